@@ -1,0 +1,60 @@
+"""The paper's generic transformer language models (its params_Transformer case).
+
+A stack of ``L`` KerasHub ``TransformerEncoder`` or ``TransformerDecoder`` blocks over token and
+learned position embeddings, with an untied output layer to the vocabulary.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
+from paramcount.formula import group
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+
+_COMMON = dict(
+    required=(v, n, d_e, M, d_f, L),
+    # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
+    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    constraints=(Divisible(d_e, M),),
+    counting="trainable weights: token and position embeddings, L blocks, untied output layer",
+    family="paper",
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+        "paper_base": dict(v=30000, n=512, d_e=768, M=12, d_f=3072, L=12),
+        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+    },
+)
+
+
+def _lm(block):
+    return group(
+        "transformer_lm",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            position_embedding(n),
+            match="embeddings",
+        ),
+        block,
+        dense("head", d_e, v, match="lm_head"),
+    )
+
+
+register(Architecture(
+    id="transformer_encoder",
+    title="Transformer encoder LM: L keras_hub TransformerEncoder blocks",
+    source="Saleh & Paquelet 2024 (params_Transformer); Vaswani et al. 2017",
+    formula=_lm(encoder_block(times=L)),
+    reference="reference_models.transformer:encoder",
+    **_COMMON,
+))
+
+register(Architecture(
+    id="transformer_decoder",
+    title="Transformer decoder LM: L keras_hub TransformerDecoder blocks, no cross-attention",
+    source="Saleh & Paquelet 2024 (params_Transformer); Radford et al. 2018",
+    formula=_lm(decoder_block(times=L)),
+    reference="reference_models.transformer:decoder",
+    **_COMMON,
+))

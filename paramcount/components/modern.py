@@ -1,0 +1,73 @@
+"""Components of 2020s decoder LMs (seed 004): RMS norm, gated feed-forward, mixture of experts,
+and the position schemes that cost no parameters."""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.formula import Term, group, leaf, zero
+from paramcount.symbols import E, d_e, d_f, declare
+
+__all__ = ["rms_norm", "gated_feed_forward", "mixture_of_experts", "rotary_positions", "alibi"]
+
+k_act = declare("k", "experts each token is routed to (top-k)")
+
+
+def rms_norm(name: str, width=d_e, *, scale=1, match: str | None = None) -> Term:
+    """RMS normalisation: a scale vector of ``width`` (none when ``scale=0``), never a shift."""
+    return leaf(name, scale * width, match=match,
+                note="RMS norm: scale only" if scale == 1 else "RMS norm without a learned scale")
+
+
+def gated_feed_forward(
+    name: str = "ffn",
+    *,
+    width=d_e,
+    inner=d_f,
+    bias=0,
+    match: str | None = None,
+    names: tuple[str, str, str] = (
+        "feedforward_gate_dense", "feedforward_intermediate_dense", "feedforward_output_dense"),
+) -> Term:
+    """Gated feed-forward (SwiGLU, GeGLU): gate and up projections ``width → inner``, then down."""
+    gate, up, down = names
+    return group(
+        name,
+        dense("gate", width, inner, bias=bias, match=gate),
+        dense("up", width, inner, bias=bias, match=up),
+        dense("down", inner, width, bias=bias, match=down),
+        match=match,
+    )
+
+
+def mixture_of_experts(
+    name: str = "moe",
+    *,
+    experts=E,
+    top_k=k_act,
+    expert: Term,
+    router: Term,
+    shared: Term | None = None,
+    match: str | None = None,
+) -> Term:
+    """A mixture-of-experts layer: ``experts`` copies of the ``expert`` network, a router, and
+    optionally an always-active shared expert.
+
+    The expert term carries ``active = top_k`` copies: the parameters one token actually uses,
+    which :meth:`paramcount.formula.Term.active_total` sums beside the total.
+    """
+    experts_term = Term(
+        "experts", None, (expert,), experts, expert.match, note=f"{experts} experts",
+        active_times=top_k,
+    ) if not expert.is_leaf else Term(
+        "experts", expert.expr, (), experts, expert.match, note=f"{experts} experts",
+        active_times=top_k,
+    )
+    return group(name, router, experts_term, shared, match=match)
+
+
+def rotary_positions(name: str = "positions") -> Term:
+    return zero(name, "rotary position embedding (RoPE): a rotation computed from the position")
+
+
+def alibi(name: str = "positions") -> Term:
+    return zero(name, "ALiBi: a fixed linear bias on attention scores, not learned")

@@ -1,0 +1,254 @@
+"""The formula tree: an architecture's parameter count as a tree of named terms.
+
+A :class:`Term` is either a *leaf*, holding a SymPy expression for the parameters of one
+component (a projection, a norm, an embedding table), or a *group* of child terms. Any term may be
+repeated ``times`` (``blocks × L``). The total, the per-component breakdown, the LaTeX and the
+verification against Keras all read this one tree, so nothing is computed twice in two places.
+
+A term may also carry ``match``, a regular expression for one or more whole segments of a Keras
+weight path (``transformer_layer_\\d+``, ``self_attention/query``). A Keras weight belongs to a leaf
+when the leaf's ``match`` and the ``match`` of every ancestor that has one each match a run of
+whole segments of the weight's path. That is how the verifier attributes weights to components.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import sympy
+
+__all__ = ["Term", "Leaf", "group", "leaf", "zero"]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A leaf of a formula tree, flattened: where it sits and what it costs in all."""
+
+    path: str  # dotted component path, e.g. "blocks.attention.query"
+    term: Term
+    multiplier: sympy.Expr  # product of the ``times`` of the leaf and its ancestors
+    active_multiplier: sympy.Expr  # the same with ``active_times`` where a term has one
+    patterns: tuple[re.Pattern[str], ...]  # ancestors' and the leaf's own ``match``
+
+    @property
+    def expr(self) -> sympy.Expr:
+        """The leaf's parameters in the whole model (multiplicity included)."""
+        return self.multiplier * self.term.expr
+
+    @property
+    def active_expr(self) -> sympy.Expr:
+        """The leaf's parameters one token uses (fewer than ``expr`` only under a router)."""
+        return self.active_multiplier * self.term.expr
+
+    def claims(self, weight_path: str) -> bool:
+        if not self.term.match:
+            return False
+        return all(p.search(weight_path) for p in self.patterns)
+
+
+def _segment_pattern(match: str) -> re.Pattern[str]:
+    return re.compile(r"(?:^|/)(?:" + match + r")(?:/|$)")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A named term of a parameter-count formula.
+
+    Args:
+        name: str. Component name shown in breakdowns (``attention``, ``norm_1``, ``head``).
+        expr: sympy expression or None. The parameters of one instance, for a leaf.
+        children: tuple of Term. The parts, for a group.
+        times: sympy expression. How many instances the model holds (``L`` for a block).
+        match: str or None. Regex for whole path segments of the Keras weights this term covers.
+        note: str. Why the term is what it is (e.g. "sinusoidal: computed, not learned").
+        trainable: bool. Whether the weights are trainable (counted apart otherwise).
+        active_times: sympy expression or None. Instances one token uses, where fewer than
+            ``times`` (top-k of E experts); None means all of them.
+    """
+
+    name: str
+    expr: sympy.Expr | None = None
+    children: tuple[Term, ...] = ()
+    times: sympy.Expr = sympy.Integer(1)
+    match: str | None = None
+    note: str = ""
+    trainable: bool = True
+    active_times: sympy.Expr | None = None
+    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.expr is not None and self.children:
+            raise ValueError(f"term {self.name!r}: a term is a leaf or a group, not both")
+        if self.expr is None and not self.children:
+            raise ValueError(f"term {self.name!r}: a group needs children (use zero() for none)")
+        if "." in self.name:
+            raise ValueError(f"term {self.name!r}: names may not contain '.'")
+        names = [c.name for c in self.children]
+        dupes = sorted({x for x in names if names.count(x) > 1})
+        if dupes:
+            raise ValueError(f"term {self.name!r}: duplicate child names {dupes}")
+        object.__setattr__(self, "expr", None if self.expr is None else sympy.sympify(self.expr))
+        object.__setattr__(self, "times", sympy.sympify(self.times))
+        if self.active_times is not None:
+            object.__setattr__(self, "active_times", sympy.sympify(self.active_times))
+        if self.match:
+            object.__setattr__(self, "_pattern", _segment_pattern(self.match))
+
+    # --- structure ------------------------------------------------------------------------------
+    @property
+    def is_leaf(self) -> bool:
+        return self.expr is not None
+
+    def per_instance(self) -> sympy.Expr:
+        """Parameters of one instance (``times`` not applied)."""
+        if self.is_leaf:
+            return self.expr
+        return sympy.Add(*(c.total() for c in self.children))
+
+    def total(self) -> sympy.Expr:
+        """Parameters of all instances of this term."""
+        return self.times * self.per_instance()
+
+    def trainable_total(self, trainable: bool = True) -> sympy.Expr:
+        """Sum over the leaves that are (or are not) trainable."""
+        return sympy.Add(*(lf.expr for lf in self.leaves() if lf.term.trainable == trainable))
+
+    def active_total(self) -> sympy.Expr:
+        """Parameters one token uses: the total, with top-k in place of all experts."""
+        return sympy.Add(*(lf.active_expr for lf in self.leaves() if lf.term.trainable))
+
+    @property
+    def has_active(self) -> bool:
+        return any(t.active_times is not None for _, _, t in self.walk())
+
+    def leaves(self) -> Iterator[Leaf]:
+        one = sympy.Integer(1)
+        yield from self._leaves("", one, one, ())
+
+    def _leaves(
+        self, prefix: str, mult: sympy.Expr, active: sympy.Expr,
+        patterns: tuple[re.Pattern[str], ...],
+    ) -> Iterator[Leaf]:
+        path = f"{prefix}.{self.name}" if prefix else self.name
+        mult = mult * self.times
+        active = active * (self.times if self.active_times is None else self.active_times)
+        if self._pattern is not None:
+            patterns = (*patterns, self._pattern)
+        if self.is_leaf:
+            yield Leaf(path, self, mult, active, patterns)
+            return
+        for child in self.children:
+            yield from child._leaves(path, mult, active, patterns)
+
+    def walk(self, prefix: str = "") -> Iterator[tuple[str, int, Term]]:
+        """Pre-order walk yielding (dotted path, depth, term); the root's path is its name."""
+        yield from self._walk(prefix, 0)
+
+    def _walk(self, prefix: str, depth: int) -> Iterator[tuple[str, int, Term]]:
+        path = f"{prefix}.{self.name}" if prefix else self.name
+        yield path, depth, self
+        for child in self.children:
+            yield from child._walk(path, depth + 1)
+
+    def find(self, dotted: str) -> Term:
+        """The sub-term at a dotted path relative to this term (``blocks.attention``)."""
+        node = self
+        for part in dotted.split(".") if dotted else []:
+            for child in node.children:
+                if child.name == part:
+                    node = child
+                    break
+            else:
+                raise KeyError(dotted)
+        return node
+
+    def free_symbols(self) -> set[sympy.Symbol]:
+        syms: set[sympy.Symbol] = set(self.times.free_symbols)
+        if self.active_times is not None:
+            syms |= self.active_times.free_symbols
+        if self.is_leaf:
+            syms |= self.expr.free_symbols
+        for c in self.children:
+            syms |= c.free_symbols()
+        return syms
+
+    def replace(self, dotted: str, new: Term | None) -> Term:
+        """A copy with the sub-term at ``dotted`` replaced (or removed when ``new`` is None).
+
+        Used to derive variants and, in tests, deliberately broken formulas.
+        """
+        head, _, rest = dotted.partition(".")
+        kids: list[Term] = []
+        found = False
+        for child in self.children:
+            if child.name != head:
+                kids.append(child)
+                continue
+            found = True
+            if rest:
+                kids.append(child.replace(rest, new))
+            elif new is not None:
+                kids.append(new)
+        if not found:
+            raise KeyError(dotted)
+        return Term(self.name, None, tuple(kids), self.times, self.match, self.note,
+                    self.trainable, self.active_times)
+
+    # --- evaluation -----------------------------------------------------------------------------
+    def evaluate(self, values: Mapping[sympy.Symbol, int]) -> int:
+        return to_int(self.total(), values, self.name)
+
+    def breakdown(self, values: Mapping[sympy.Symbol, int]) -> dict[str, int | dict]:
+        """Nested name → count mapping (counts include every multiplicity above them)."""
+        return self._breakdown(values, sympy.Integer(1))
+
+    def _breakdown(self, values: Mapping[sympy.Symbol, int], mult: sympy.Expr) -> dict:
+        out: dict[str, int | dict] = {}
+        for child in self.children:
+            m = mult * child.times
+            if child.is_leaf:
+                out[child.name] = to_int(m * child.expr, values, child.name)
+            else:
+                out[child.name] = child._breakdown(values, m)
+        return out
+
+    # --- display --------------------------------------------------------------------------------
+    def latex(self) -> str:
+        return sympy.latex(self.total())
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle N_{{\\mathrm{{{self.name}}}}} = {self.latex()}$"
+
+    def _latex(self, printer) -> str:  # sympy.latex(term) hook
+        return self.latex()
+
+
+def to_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "") -> int:
+    """Evaluate an expression at integer values, insisting on an exact integer result."""
+    out = sympy.sympify(expr).xreplace({k: sympy.Integer(v) for k, v in values.items()})
+    if out.free_symbols:
+        missing = ", ".join(sorted(s.name for s in out.free_symbols))
+        raise ValueError(f"{what or 'expression'}: no value for {missing}")
+    if not out.is_Integer:
+        raise ValueError(f"{what or 'expression'} evaluates to {out}, not an integer")
+    return int(out)
+
+
+# --- constructors -------------------------------------------------------------------------------
+def leaf(name: str, expr, *, match: str | None = None, times=1, note: str = "",
+         trainable: bool = True) -> Term:
+    return Term(name, sympy.sympify(expr), (), sympy.sympify(times), match, note, trainable)
+
+
+def group(name: str, *children: Term | None, times=1, match: str | None = None,
+          note: str = "") -> Term:
+    """A named group of terms; ``None`` children are dropped (for optional parts)."""
+    kids = tuple(c for c in children if c is not None)
+    return Term(name, None, kids, sympy.sympify(times), match, note)
+
+
+def zero(name: str, note: str) -> Term:
+    """A part with no parameters, kept in the tree so the breakdown says why it costs nothing."""
+    return Term(name, sympy.Integer(0), note=note)

@@ -1,0 +1,201 @@
+"""Hyperparameter values: parsing, domains, defaults and constraints, checked in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from paramcount import symbols
+from paramcount.errors import ConstraintError, HyperparameterError
+
+__all__ = ["Constraint", "Divisible", "Relation", "parse_assignments", "check_value", "resolve"]
+
+
+def _fmt(expr: sympy.Expr) -> str:
+    return str(expr).replace("*", "·")
+
+
+def _val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:
+    return sympy.sympify(expr).xreplace({k: sympy.Integer(v) for k, v in values.items()})
+
+
+class Constraint:
+    """A condition on hyperparameter values; ``check`` returns an error message or None."""
+
+    def symbols(self) -> set[sympy.Symbol]:
+        raise NotImplementedError
+
+    def check(self, values: Mapping[sympy.Symbol, int]) -> str | None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Divisible(Constraint):
+    """``dividend`` is a multiple of ``divisor`` (d_e divisible by M; M by M_kv)."""
+
+    dividend: sympy.Expr
+    divisor: sympy.Expr
+
+    def symbols(self) -> set[sympy.Symbol]:
+        return set(sympy.sympify(self.dividend).free_symbols | sympy.sympify(self.divisor).free_symbols)
+
+    def check(self, values):
+        a, b = _val(self.dividend, values), _val(self.divisor, values)
+        if not (a.is_Integer and b.is_Integer):
+            return None
+        if int(a) % int(b):
+            return (f"{_fmt(self.dividend)} ({a}) must be divisible by {_fmt(self.divisor)} ({b}); "
+                    f"allowed: multiples of {b}")
+        return None
+
+    def describe(self) -> str:
+        return f"{_fmt(self.dividend)} divisible by {_fmt(self.divisor)}"
+
+
+_OPS = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+
+
+@dataclass(frozen=True)
+class Relation(Constraint):
+    """``lhs op rhs`` (op one of ==, <=, >=), enforced only where ``when`` (a flag) is nonzero."""
+
+    lhs: sympy.Expr
+    op: str
+    rhs: sympy.Expr
+    when: sympy.Expr | None = None
+    reason: str = ""
+
+    def symbols(self) -> set[sympy.Symbol]:
+        out = sympy.sympify(self.lhs).free_symbols | sympy.sympify(self.rhs).free_symbols
+        if self.when is not None:
+            out |= sympy.sympify(self.when).free_symbols
+        return set(out)
+
+    def check(self, values):
+        if self.when is not None:
+            w = _val(self.when, values)
+            if not w.is_Integer:
+                return None
+            if int(w) == 0:
+                return None
+        a, b = _val(self.lhs, values), _val(self.rhs, values)
+        if not (a.is_Number and b.is_Number):
+            return None
+        if not _OPS[self.op](a, b):
+            why = f" ({self.reason})" if self.reason else ""
+            cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
+            return f"{_fmt(self.lhs)} ({a}) must be {self.op} {_fmt(self.rhs)} ({b}){cond}{why}"
+        return None
+
+    def describe(self) -> str:
+        cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
+        return f"{_fmt(self.lhs)} {self.op} {_fmt(self.rhs)}{cond}"
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, int]:
+    """Parse ``SYM=VALUE`` strings (the CLI's ``--set``) into a name → int mapping."""
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not sep or not name or not raw:
+            raise HyperparameterError(f"--set expects SYM=VALUE, got {item!r}")
+        symbols.info(name)  # unknown symbol -> UnknownSymbolError
+        out[name] = _parse_int(name, raw)
+    return out
+
+
+def _parse_int(name: str, raw: str) -> int:
+    text = raw.replace("_", "")
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            f = float(text)  # accept 1e4 and 4096.0, but only when exactly integral
+        except ValueError:
+            f = None
+        if f is None or not f.is_integer():
+            raise HyperparameterError(f"{name}={raw!r}: not an integer") from None
+        value = int(f)
+    return value
+
+
+def check_value(name: str, value) -> int:
+    """A value's type and domain: positive integers; 0 or 1 for flags."""
+    info = symbols.info(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise HyperparameterError(f"{name}={value!r}: not an integer")
+    if info.flag:
+        if value not in (0, 1):
+            raise HyperparameterError(f"{name}={value}: a flag is 0 or 1 ({info.description})")
+    elif value < 1:
+        raise HyperparameterError(f"{name}={value}: must be a positive integer ({info.description})")
+    return value
+
+
+def resolve(
+    arch_id: str,
+    given: Mapping[str, int],
+    *,
+    required: tuple[sympy.Symbol, ...],
+    optional: Mapping[sympy.Symbol, sympy.Expr],
+    fixed: Mapping[sympy.Symbol, sympy.Expr],
+    constraints: tuple[Constraint, ...],
+) -> dict[str, int]:
+    """Check given values and fill in defaults: the complete, valid hyperparameter set."""
+    settable = {s.name for s in required} | {s.name for s in optional}
+    values: dict[sympy.Symbol, int] = {}
+    pinned: dict[sympy.Symbol, int] = {}  # fixed symbols given anyway: must equal their value
+    for name, value in given.items():
+        sym = symbols.info(name).symbol
+        if name not in settable:
+            if sym in fixed:
+                pinned[sym] = check_value(name, value)
+                continue
+            raise HyperparameterError(
+                f"{name} is not a hyperparameter of {arch_id}; its hyperparameters: "
+                + ", ".join(sorted(settable)))
+        values[sym] = check_value(name, value)
+    missing = [s.name for s in required if s not in values]
+    if missing:
+        described = "; ".join(f"{m} ({symbols.info(m).description})" for m in missing)
+        raise HyperparameterError(f"missing hyperparameter(s) for {arch_id}: {described}")
+    _check(constraints, values)
+    pending = {**{k: v for k, v in optional.items() if k not in values}, **fixed}
+    while pending:
+        progressed = False
+        for sym, expr in list(pending.items()):
+            val = _val(expr, values)
+            if val.free_symbols:
+                continue
+            if not val.is_Integer:
+                raise ConstraintError(
+                    f"{sym.name} = {_fmt(expr)} = {val} is not an integer for {arch_id}")
+            values[sym] = int(val)
+            del pending[sym]
+            progressed = True
+        if not progressed:
+            raise ValueError(f"{arch_id}: defaults depend on each other: {list(pending)}")
+    _check(constraints, values)
+    for sym, value in pinned.items():
+        if values[sym] != value:
+            raise HyperparameterError(
+                f"{sym.name} cannot be set for {arch_id}: it is fixed to {_fmt(fixed[sym])} "
+                f"= {values[sym]} there (got {value})")
+    order = [*required, *optional, *fixed]
+    return {s.name: values[s] for s in order}
+
+
+def _check(constraints: tuple[Constraint, ...], values: Mapping[sympy.Symbol, int]) -> None:
+    for c in constraints:
+        msg = c.check(values)
+        if msg:
+            raise ConstraintError(msg)

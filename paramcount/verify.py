@@ -1,0 +1,223 @@
+"""The verifier: formula against the Keras reference model, weight by weight.
+
+For an (architecture, hyperparameter set) it builds the reference model (without allocating its
+weights), reads every weight's path and shape, assigns each weight to the formula leaf that claims
+it (see :mod:`paramcount.formula`), and compares exact integers per component and in total,
+trainable and non-trainable apart. A weight no leaf claims, or more than one leaf claims, is a
+mismatch of its own. TensorFlow is imported here, on first use, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from paramcount import keras_hub_meta
+from paramcount.registry import Architecture, Preset, get
+
+__all__ = ["ComponentResult", "Verification", "verify", "build_reference", "keras_weights"]
+
+
+@dataclass(frozen=True)
+class ComponentResult:
+    """One formula leaf against the Keras weights it claims."""
+
+    path: str
+    expected: int
+    actual: int
+    weights: tuple[str, ...]
+    trainable: bool = True
+
+    @property
+    def difference(self) -> int:
+        return self.actual - self.expected
+
+    @property
+    def ok(self) -> bool:
+        return self.difference == 0
+
+
+@dataclass(frozen=True)
+class Weight:
+    path: str
+    size: int
+    trainable: bool
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The outcome of one verification; ``ok`` is the CI gate."""
+
+    arch: str
+    name: str
+    hparams: dict[str, int]
+    formula: int
+    keras: int
+    formula_nontrainable: int
+    keras_nontrainable: int
+    components: tuple[ComponentResult, ...]
+    unclaimed: tuple[Weight, ...] = ()
+    contested: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    keras_hub_preset: str | None = None
+    keras_hub_params: int | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def difference(self) -> int:
+        return self.keras - self.formula
+
+    @property
+    def ok(self) -> bool:
+        return (self.difference == 0 and self.keras_nontrainable == self.formula_nontrainable
+                and all(c.ok for c in self.components) and not self.unclaimed
+                and not self.contested)
+
+    @property
+    def status(self) -> str:
+        return "match" if self.ok else "MISMATCH"
+
+    @property
+    def metadata_status(self) -> str:
+        """KerasHub's published figure against the Keras build ("" when there is none)."""
+        if self.keras_hub_params is None:
+            return ""
+        return "agrees" if self.keras_hub_params == self.keras + self.keras_nontrainable else "differs"
+
+    def mismatches(self) -> list[str]:
+        """One line per problem, naming the component and the difference."""
+        out = [f"{c.path}: formula {c.expected:,}, Keras {c.actual:,} ({c.difference:+,})"
+               for c in self.components if not c.ok]
+        out += [f"unclaimed Keras weight {w.path} {list(w.shape)} ({w.size:,})"
+                for w in self.unclaimed]
+        out += [f"Keras weight {p} claimed by several components: {', '.join(ls)}"
+                for p, ls in self.contested]
+        if self.keras_nontrainable != self.formula_nontrainable:
+            out.append(f"non-trainable: formula {self.formula_nontrainable:,}, "
+                       f"Keras {self.keras_nontrainable:,}")
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "arch": self.arch,
+            "preset": self.name,
+            "hparams": dict(self.hparams),
+            "formula": self.formula,
+            "keras": self.keras,
+            "difference": self.difference,
+            "status": "match" if self.ok else "mismatch",
+            "formula_nontrainable": self.formula_nontrainable,
+            "keras_nontrainable": self.keras_nontrainable,
+            "keras_hub_preset": self.keras_hub_preset,
+            "keras_hub_params": self.keras_hub_params,
+            "mismatches": self.mismatches(),
+        }
+
+    def _repr_markdown_(self) -> str:
+        from paramcount.render import verification_markdown
+
+        return verification_markdown(self)
+
+
+def build_reference(arch: Architecture, hparams: Mapping[str, int]):
+    """Import and call the architecture's reference builder (this imports TensorFlow)."""
+    module, _, func = arch.reference.partition(":")
+    builder = getattr(importlib.import_module(module), func)
+    return builder(dict(hparams))
+
+
+def keras_weights(model) -> list[Weight]:
+    """Every distinct weight of a model (a tied weight appears once)."""
+    seen: set[int] = set()
+    out: list[Weight] = []
+    for w in model.weights:
+        if id(w) in seen:
+            continue
+        seen.add(id(w))
+        shape = tuple(int(d) for d in w.shape)
+        out.append(Weight(w.path, math.prod(shape), bool(w.trainable), shape))
+    return out
+
+
+def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight], *,
+            name: str = "custom", preset: Preset | None = None) -> Verification:
+    """Attribute weights to the formula's leaves and compare (no Keras needed: testable alone)."""
+    values = arch.values(hparams)
+    leaves = list(arch.formula.leaves())
+    claimed: dict[str, list[Weight]] = {lf.path: [] for lf in leaves}
+    unclaimed: list[Weight] = []
+    contested: list[tuple[str, tuple[str, ...]]] = []
+    for w in weights:
+        owners = [lf.path for lf in leaves if lf.claims(w.path)]
+        if not owners:
+            unclaimed.append(w)
+        elif len(owners) > 1:
+            contested.append((w.path, tuple(owners)))
+        else:
+            claimed[owners[0]].append(w)
+    results = []
+    for lf in leaves:
+        ws = claimed[lf.path]
+        expected = _int(lf.expr, values, lf.path)
+        # A weight of the wrong trainability is not the component's: it shows as a difference.
+        actual = sum(w.size for w in ws if w.trainable == lf.term.trainable)
+        wrong = [w for w in ws if w.trainable != lf.term.trainable]
+        unclaimed.extend(wrong)
+        results.append(ComponentResult(lf.path, expected, actual, tuple(w.path for w in ws),
+                                       lf.term.trainable))
+    meta_preset = preset.keras_hub if (preset and arch.keras_hub_metadata) else None
+    return Verification(
+        arch=arch.id,
+        name=name,
+        hparams=dict(hparams),
+        formula=_int(arch.formula.trainable_total(True), values, "total"),
+        keras=sum(w.size for w in weights if w.trainable),
+        formula_nontrainable=_int(arch.formula.trainable_total(False), values, "non-trainable"),
+        keras_nontrainable=sum(w.size for w in weights if not w.trainable),
+        components=tuple(results),
+        unclaimed=tuple(unclaimed),
+        contested=tuple(contested),
+        keras_hub_preset=meta_preset,
+        keras_hub_params=keras_hub_meta.published_params(meta_preset) if meta_preset else None,
+    )
+
+
+def _int(expr, values, what) -> int:
+    from paramcount.formula import to_int
+
+    return to_int(expr, values, what)
+
+
+def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *,
+           preset: str | Preset | None = None, name: str | None = None) -> Verification:
+    """Verify one architecture at one hyperparameter set (given directly or as a preset name).
+
+    Example:
+        >>> verify("gpt2", preset="gpt2_base_en").ok
+        True
+    """
+    arch = get(arch) if isinstance(arch, str) else arch
+    if isinstance(preset, str):
+        preset = arch.preset(preset)
+    if preset is not None:
+        given = {**preset.hparams, **(hparams or {})}
+        name = name or preset.name
+    else:
+        given = dict(hparams or {})
+        name = name or "custom"
+    resolved = arch.resolve(given)
+    model = build_reference(arch, resolved)
+    result = compare(arch, resolved, keras_weights(model), name=name, preset=preset)
+    _release(model)
+    return result
+
+
+def _release(model) -> None:
+    # Many models are built in one process (verify --all, the report): drop Keras' global
+    # name counters and graph state so memory stays flat and layer names stay stable.
+    import keras
+
+    del model
+    keras.backend.clear_session()

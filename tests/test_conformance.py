@@ -1,0 +1,46 @@
+"""Formula against Keras for every registered architecture and every hyperparameter set it has
+(published presets at full size, and its example sets): a new architecture is tested the moment
+it is registered."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from paramcount import registry
+from paramcount.verify import verify
+
+CASES = [(a.id, hs.name) for a in registry.architectures().values() for hs in a.hparam_sets()]
+
+
+@pytest.mark.parametrize(("arch_id", "preset"), CASES, ids=[f"{a}-{p}" for a, p in CASES])
+def test_formula_equals_keras(arch_id, preset):
+    result = verify(arch_id, preset=preset)
+    assert result.ok, "\n".join(result.mismatches())
+    assert result.formula == result.keras
+    if result.keras_hub_params is not None:
+        # KerasHub's own published figure: a third, independent count.
+        assert result.keras_hub_params == result.keras + result.keras_nontrainable
+
+
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_components_sum_to_total(arch_id):
+    arch = registry.get(arch_id)
+    leaves = sympy.Add(*(lf.expr for lf in arch.formula.leaves()))
+    assert sympy.expand(leaves - arch.total()) == 0
+    for hs in arch.hparam_sets():
+        values = arch.values(hs.hparams)
+        flat = []
+        stack = [arch.formula.breakdown(values)]
+        while stack:
+            for val in stack.pop().values():
+                (stack.append if isinstance(val, dict) else flat.append)(val)
+        assert sum(flat) == arch.count(hs.hparams)
+
+
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_every_architecture_has_hparam_sets(arch_id):
+    arch = registry.get(arch_id)
+    assert arch.hparam_sets(), f"{arch_id} has no preset and no example to verify"
+    for hs in arch.hparam_sets():
+        assert arch.resolve(hs.hparams) == hs.hparams  # resolved sets are fixed points
