@@ -36,6 +36,8 @@ class Preset:
     source: str
     keras_hub: str | None = None  # KerasHub preset whose metadata "params" is a second check
     official: bool = True
+    # Where KerasHub's published figure disagrees with its own build: why (a finding, reported).
+    keras_hub_differs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Architecture:
         constraints: tuple of Constraint. Checked on every hyperparameter set.
         reference: str. ``"module:function"`` building the Keras model from hyperparameters.
         counting: str. What the count includes and excludes (heads, tied weights).
-        presets: str or None. Preset family: ``paramcount/presets/<presets>.toml``.
+        presets: str, tuple of str, or None. Preset files ``paramcount/presets/<name>.toml``.
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
         family: str. Grouping in the report (``paper``, ``keras_hub``, ...).
@@ -69,7 +71,7 @@ class Architecture:
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     constraints: tuple[Constraint, ...] = ()
-    presets: str | None = None
+    presets: str | tuple[str, ...] | None = None
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     family: str = "transformer"
@@ -98,15 +100,23 @@ class Architecture:
     def values(self, hparams: Mapping[str, int]) -> dict[sympy.Symbol, int]:
         return {symbols.get(k): v for k, v in hparams.items()}
 
+    def presets_table(self) -> dict[str, Preset]:
+        """The published presets of this architecture, in file order."""
+        files = (self.presets,) if isinstance(self.presets, str) else (self.presets or ())
+        out: dict[str, Preset] = {}
+        for f in files:
+            out.update(load_presets(f))
+        return out
+
     def hparam_sets(self) -> list[HparamSet]:
-        """Every preset of the architecture's family, then its example sets."""
-        sets = [HparamSet(self, p) for p in load_presets(self.presets).values()] if self.presets else []
+        """Every published preset of the architecture, then its example sets."""
+        sets = [HparamSet(self, p) for p in self.presets_table().values()]
         for name, hp in self.examples.items():
             sets.append(HparamSet(self, Preset(name, hp, "paramcount example", official=False)))
         return sets
 
     def preset(self, name: str) -> Preset:
-        presets = load_presets(self.presets) if self.presets else {}
+        presets = self.presets_table()
         if name in presets:
             return presets[name]
         if name in self.examples:
@@ -212,5 +222,9 @@ def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
             symbols.info(k)
             if isinstance(val, bool) or not isinstance(val, int):
                 raise InputFileError(f"{where}: preset {name!r}: {k} = {val!r} is not an integer")
-        out[name] = Preset(name, dict(hp), source, table.get("keras_hub"))
+        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs"}
+        if extra:
+            raise InputFileError(f"{where}: preset {name!r}: unknown keys {sorted(extra)}")
+        out[name] = Preset(name, dict(hp), source, table.get("keras_hub"),
+                           keras_hub_differs=table.get("keras_hub_differs"))
     return out
