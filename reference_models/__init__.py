@@ -8,3 +8,29 @@ Every builder takes one argument, the resolved hyperparameters (a ``dict[str, in
 paramcount's symbol names), and returns a built ``keras.Model``. Importing this package imports
 Keras and TensorFlow: only the verifier does so, lazily.
 """
+
+import os
+
+
+def _import_quietly() -> None:
+    """Import TensorFlow, Keras and KerasHub with the C++ side's stderr silenced.
+
+    TensorFlow 2.21 logs oneDNN and CUDA-probing notices from C++ on every start, whatever
+    TF_CPP_MIN_LOG_LEVEL says; they would bury the CLI's own output. Only the import is silenced:
+    a failing import still raises, with its Python traceback, after stderr is restored.
+    """
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        import keras  # noqa: F401
+        import keras_hub  # noqa: F401
+        import tensorflow  # noqa: F401
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+_import_quietly()

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # keep TensorFlow's start-up chatter off stderr
-
-import keras  # noqa: E402
+import keras
 
 
 @contextlib.contextmanager

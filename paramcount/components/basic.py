@@ -36,7 +36,7 @@ def embedding(name: str, rows, width=d_e, *, match: str | None = None, note: str
     return leaf(name, rows * width, match=match, note=note or f"{rows} × {width} table")
 
 
-def position_embedding(n_positions, width=d_e, *, name: str = "position_embedding",
+def position_embedding(n_positions, width=d_e, *, name: str = "position",
                        match: str | None = "position_embedding") -> Term:
     """Learned absolute positions: one vector per position."""
     return embedding(name, n_positions, width, match=match, note="learned absolute positions")

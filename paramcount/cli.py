@@ -1,0 +1,195 @@
+"""The ``paramcount`` command line: thin over the library.
+
+``list``, ``formula`` and ``count`` read formulas only and never import TensorFlow; ``verify`` and
+``report`` import it lazily. Bad input ends with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from paramcount import registry
+from paramcount.errors import ParamcountError
+from paramcount.hparams import parse_assignments
+
+__all__ = ["main", "entrypoint", "build_parser"]
+
+
+class UsageError(ParamcountError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _emit_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+def _hparams(arch, args) -> tuple[dict[str, int], str | None]:
+    """Preset values, then --set overrides on top; resolved and validated."""
+    given: dict[str, int] = {}
+    name = None
+    if getattr(args, "preset", None):
+        preset = arch.preset(args.preset)
+        given.update(preset.hparams)
+        name = preset.name
+    if getattr(args, "set", None):
+        given.update(parse_assignments(args.set))
+        name = f"{name}+custom" if name else "custom"
+    return arch.resolve(given), name
+
+
+# --- commands -----------------------------------------------------------------------------------
+def cmd_list(args) -> int:
+    archs = registry.architectures()
+    width = max(len(a) for a in archs)
+    for aid in sorted(archs):
+        arch = archs[aid]
+        n = len(arch.presets_table())
+        presets = f"  [{n} preset{'s' if n != 1 else ''}]" if n else ""
+        print(f"{aid:<{width}}  {arch.title}{presets}")
+    return 0
+
+
+def cmd_formula(args) -> int:
+    from paramcount import render
+
+    arch = registry.get(args.arch)
+    if args.json:
+        _emit_json(render.formula_json(arch))
+    elif args.latex:
+        print(render.formula_latex(arch))
+    else:
+        print(render.formula_text(arch))
+    return 0
+
+
+def cmd_count(args) -> int:
+    from paramcount import render
+
+    arch = registry.get(args.arch)
+    if not args.preset and not args.set:
+        raise UsageError("count needs --preset NAME or --set SYM=VALUE ...; presets of "
+                         f"{arch.id}: {', '.join(p.name for p in arch.hparam_sets()) or 'none'}")
+    hp, name = _hparams(arch, args)
+    if args.json:
+        _emit_json(render.count_json(arch, hp, name))
+    else:
+        print(render.count_text(arch, hp, name))
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from paramcount import render
+    from paramcount.verify import verify
+
+    ids = args.arch or sorted(registry.architectures())
+    archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
+    jobs = []
+    for arch in archs:
+        if args.preset or args.set:
+            hp, name = _hparams(arch, args)
+            jobs.append((arch, hp, name))
+        else:
+            jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
+    results = []
+    for i, (arch, hp, name) in enumerate(jobs):
+        if not args.quiet and not args.json and sys.stderr.isatty():
+            sys.stderr.write(f"\r[{i + 1}/{len(jobs)}] {arch.id} {name:<40}")
+            sys.stderr.flush()
+        results.append(verify(arch, hp, name=name))
+    if not args.quiet and not args.json and sys.stderr.isatty():
+        sys.stderr.write("\r" + " " * 60 + "\r")
+    if args.json:
+        _emit_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
+                  f"Keras {r.keras:>16,}  diff {r.difference:+,}")
+            for m in r.mismatches():
+                print(f"         - {m}")
+        bad = sum(not r.ok for r in results)
+        print(f"{len(results) - bad} match, {bad} mismatch")
+    return 0 if all(r.ok for r in results) else 1
+
+
+def cmd_report(args) -> int:
+    from paramcount import report
+
+    path = report.write_report(args.output)
+    if not args.quiet:
+        print(f"wrote {path}")
+    return 0
+
+
+# --- parser -------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="paramcount",
+                description="Exact, symbolic parameter counts for neural language models, "
+                            "verified against Keras / KerasHub.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                           metavar="{list,formula,count,verify,report}")
+
+    s = sub.add_parser("list", help="architectures, one line each")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("formula", help="an architecture's formula, its symbols and their meanings")
+    s.add_argument("arch")
+    fmt = s.add_mutually_exclusive_group()
+    fmt.add_argument("--latex", action="store_true", help="print the total as LaTeX")
+    fmt.add_argument("--json", action="store_true", help="print formula, symbols, components")
+    s.set_defaults(func=cmd_formula)
+
+    def hp_options(s):
+        s.add_argument("--preset", metavar="NAME", help="a published preset or example set")
+        s.add_argument("--set", metavar="SYM=VALUE", nargs="+", action="extend",
+                       help="hyperparameter values (on top of --preset, if given)")
+        s.add_argument("--json", action="store_true", help="machine-readable output")
+
+    s = sub.add_parser("count", help="evaluate the formula (never imports TensorFlow)")
+    s.add_argument("arch")
+    hp_options(s)
+    s.set_defaults(func=cmd_count)
+
+    s = sub.add_parser("verify", help="formula against the Keras model; exit 1 on any mismatch")
+    s.add_argument("arch", nargs="*", help="architectures (default: all)")
+    hp_options(s)
+    s.add_argument("--all", action="store_true",
+                   help="every architecture, every preset and example set")
+    s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("report", help="write the markdown conformance report")
+    s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_report)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "all", False) and (args.arch or args.preset or args.set):
+            raise UsageError("--all takes no architectures, --preset or --set")
+        return args.func(args)
+    except ParamcountError as exc:
+        sys.stderr.write(f"paramcount: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("paramcount: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entrypoint() -> None:
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,188 @@
+"""The markdown conformance report: deterministic, written atomically.
+
+Same inputs (formulas, presets, reference models, library versions) give a byte-identical file:
+no timestamps, no machine names, sorted everywhere. The report is built as a list of sections,
+each a function of the verifications, so a new kind of finding is one more section.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from paramcount import registry
+from paramcount.render import (
+    _md_escape,
+    breakdown_markdown,
+    formula_latex,
+    human,
+    symbols_markdown,
+)
+from paramcount.verify import Verification, verify
+
+__all__ = ["generate", "write_report", "verify_all", "versions"]
+
+DEFAULT_OUTPUT = Path("reports") / "conformance.md"
+
+CONVENTION = """\
+## Counting convention
+
+- **Trainable and non-trainable apart.** Every figure is the number of trainable parameters (the
+  paper's quantity). Non-trainable weights are counted separately and shown only where a model
+  has any; the formula states which of its terms are non-trainable.
+- **Tied weights counted once**, where they are defined: a token embedding reused as the output
+  projection of an LM head appears under the embedding; the head shows a zero term that says so.
+- **Heads:** a *backbone* (ids without a suffix, KerasHub's `*Backbone`) has no LM head; task
+  models (`*_causal_lm`, `*_masked_lm`) include theirs. Each architecture's "counts" line says
+  exactly which parts are included.
+- **Zero-parameter parts** (sinusoidal or rotary positions, ALiBi, dropout, softmax, tied heads)
+  are listed as zero terms, so a breakdown says why they cost nothing.
+- **Three figures per preset:** the formula evaluated at the preset's hyperparameters; the
+  reference model built in Keras from those hyperparameters (no weights allocated, nothing
+  downloaded), summed weight by weight; and, where KerasHub publishes one, the `params` figure of
+  its installed preset metadata. *Status* compares the first two, component by component: every
+  Keras weight is attributed by its path to exactly one formula component.
+"""
+
+
+def verify_all(arch_ids: Iterable[str] | None = None, *,
+               verifier: Callable[..., Verification] = verify,
+               progress: Callable[[str], None] | None = None) -> list[Verification]:
+    """Verify every hyperparameter set (presets and examples) of the given architectures."""
+    archs = registry.architectures()
+    ids = sorted(archs) if arch_ids is None else list(arch_ids)
+    jobs = [(aid, hs.preset) for aid in ids for hs in registry.get(aid).hparam_sets()]
+    out = []
+    for i, (aid, preset) in enumerate(jobs):
+        if progress:
+            progress(f"[{i + 1}/{len(jobs)}] {aid} {preset.name}")
+        out.append(verifier(aid, preset=preset.name))
+    return out
+
+
+def versions() -> dict[str, str]:
+    import keras
+    import keras_hub
+    import sympy
+    import tensorflow as tf
+
+    return {"TensorFlow": tf.__version__, "Keras": keras.__version__,
+            "KerasHub": keras_hub.__version__, "SymPy": sympy.__version__}
+
+
+def _summary(results: list[Verification]) -> str:
+    n_ok = sum(r.ok for r in results)
+    meta = [r for r in results if r.keras_hub_params is not None]
+    agree = sum(r.metadata_status == "agrees" for r in meta)
+    archs = len({r.arch for r in results})
+    lines = [
+        "## Summary", "",
+        f"{archs} architectures, {len(results)} hyperparameter sets: **{n_ok} match**, "
+        f"**{len(results) - n_ok} mismatch**. KerasHub's published figure is available for "
+        f"{len(meta)} of them: {agree} agree with the build, {len(meta) - agree} differ.", "",
+        "| architecture | hyperparameters | formula | Keras | KerasHub published | difference "
+        "| status |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        pub = "" if r.keras_hub_params is None else f"{r.keras_hub_params:,}"
+        if r.metadata_status == "differs":
+            pub += " (differs)"
+        lines.append(f"| [{r.arch}](#{r.arch}) | {r.name} | {r.formula:,} | {r.keras:,} | {pub} "
+                     f"| {r.difference:+,} | {'✅ match' if r.ok else '❌ MISMATCH'} |")
+    return "\n".join(lines)
+
+
+def _findings(results: list[Verification]) -> str:
+    lines = ["## Findings", ""]
+    differs = [r for r in results if r.metadata_status == "differs"]
+    bad = [r for r in results if not r.ok]
+    if not differs and not bad:
+        lines.append("None: every formula equals its Keras build, and every KerasHub published "
+                     "figure equals KerasHub's own build.")
+        return "\n".join(lines)
+    for r in bad:
+        lines.append(f"- **{r.arch} [{r.name}]: formula and Keras differ by {r.difference:+,}.**")
+        lines += [f"  - {_md_escape(m)}" for m in r.mismatches()]
+    for r in differs:
+        reason = registry.get(r.arch).preset(r.name).keras_hub_differs or "no explanation recorded"
+        built = r.keras + r.keras_nontrainable
+        lines.append(
+            f"- KerasHub publishes {r.keras_hub_params:,} parameters for `{r.keras_hub_preset}`, "
+            f"but its own `{r.arch}` build at those hyperparameters holds {built:,} "
+            f"({r.keras_hub_params - built:+,}): {_md_escape(reason)}")
+    return "\n".join(lines)
+
+
+def _architectures(results: list[Verification]) -> str:
+    by_arch: dict[str, list[Verification]] = {}
+    for r in results:
+        by_arch.setdefault(r.arch, []).append(r)
+    out = ["## Architectures"]
+    for aid in sorted(by_arch):
+        arch = registry.get(aid)
+        sets = [(r.name, r.hparams) for r in by_arch[aid]]
+        hp_lines = [f"| {r.name} | " + ", ".join(f"{k}={v}" for k, v in r.hparams.items())
+                    + f" | {_md_escape(_source(arch, r.name))} |" for r in by_arch[aid]]
+        out += [
+            "", f"### {aid}", "",
+            f"{_md_escape(arch.title)}.", "",
+            f"- source: {arch.source}",
+            f"- counts: {arch.counting}",
+        ]
+        if arch.constraints:
+            out.append("- constraints: " + "; ".join(c.describe() for c in arch.constraints))
+        out += ["", "$$", formula_latex(arch).replace("\n\n", "\n$$\n\n$$\n"), "$$", "",
+                symbols_markdown(arch), "",
+                "| hyperparameter set | values | source |", "|---|---|---|", *hp_lines, "",
+                breakdown_markdown(arch, sets)]
+    return "\n".join(out)
+
+
+def _source(arch, name: str) -> str:
+    return arch.preset(name).source
+
+
+def _versions_section(vers: dict[str, str]) -> str:
+    lines = ["## Versions", "", "| package | version |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in vers.items()]
+    return "\n".join(lines)
+
+
+SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _findings, _architectures]
+
+
+def generate(results: list[Verification] | None = None, *,
+             vers: dict[str, str] | None = None) -> str:
+    """The report's text (verifies everything when no results are given)."""
+    results = verify_all() if results is None else results
+    total = sum(r.formula for r in results)
+    head = [
+        "# paramcount conformance report", "",
+        "Generated by `paramcount report`; do not edit by hand. Every number below is computed: "
+        "formulas by SymPy, builds by Keras / KerasHub, published figures read from KerasHub's "
+        "installed preset metadata. The same inputs give a byte-identical file.", "",
+        f"Parameters verified in all: {total:,} ({human(total)}).", "",
+        CONVENTION,
+        _versions_section(vers or versions()),
+    ]
+    body = [section(results) for section in SECTIONS]
+    return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
+
+
+def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None) -> Path:
+    """Write atomically: a temporary file in the same folder, then a rename over the target."""
+    path = Path(path)
+    text = generate() if text is None else text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
