@@ -9,6 +9,11 @@ A term may also carry ``match``, a regular expression for one or more whole segm
 weight path (``transformer_layer_\\d+``, ``self_attention/query``). A Keras weight belongs to a leaf
 when the leaf's ``match`` and the ``match`` of every ancestor that has one each match a run of
 whole segments of the weight's path. That is how the verifier attributes weights to components.
+
+A leaf may also carry ``part = (i, k)``: it then claims only the i-th of k equal slices, along the
+last axis, of each weight it matches. Keras fuses an LSTM's four gates (a GRU's three) into one
+kernel, recurrent kernel and bias, gate after gate along the last axis; ``part`` lets each gate be a
+leaf of its own. The k leaves that share a weight must hold slices 0..k-1 between them.
 """
 
 from __future__ import annotations
@@ -66,6 +71,8 @@ class Term:
         trainable: bool. Whether the weights are trainable (counted apart otherwise).
         active_times: sympy expression or None. Instances one token uses, where fewer than
             ``times`` (top-k of E experts); None means all of them.
+        part: (int, int) or None. For a leaf: claim only slice ``i`` of ``k`` equal slices (last
+            axis) of each matched weight, e.g. one gate of a fused LSTM kernel; None: all of it.
     """
 
     name: str
@@ -76,6 +83,7 @@ class Term:
     note: str = ""
     trainable: bool = True
     active_times: sympy.Expr | None = None
+    part: tuple[int, int] | None = None
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -91,6 +99,11 @@ class Term:
             raise ValueError(f"term {self.name!r}: duplicate child names {dupes}")
         object.__setattr__(self, "expr", None if self.expr is None else sympy.sympify(self.expr))
         object.__setattr__(self, "times", sympy.sympify(self.times))
+        if self.part is not None:
+            i, k = self.part
+            if self.children or not (isinstance(i, int) and isinstance(k, int) and 0 <= i < k):
+                raise ValueError(f"term {self.name!r}: part must be (i, k) with 0 <= i < k, "
+                                 "on a leaf")
         if self.active_times is not None:
             object.__setattr__(self, "active_times", sympy.sympify(self.active_times))
         if self.match:
@@ -238,8 +251,9 @@ def to_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "")
 
 # --- constructors -------------------------------------------------------------------------------
 def leaf(name: str, expr, *, match: str | None = None, times=1, note: str = "",
-         trainable: bool = True) -> Term:
-    return Term(name, sympy.sympify(expr), (), sympy.sympify(times), match, note, trainable)
+         trainable: bool = True, part: tuple[int, int] | None = None) -> Term:
+    return Term(name, sympy.sympify(expr), (), sympy.sympify(times), match, note, trainable,
+                part=part)
 
 
 def group(name: str, *children: Term | None, times=1, match: str | None = None,

@@ -150,13 +150,19 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
     unclaimed: list[Weight] = []
     contested: list[tuple[str, tuple[str, ...]]] = []
     for w in weights:
-        owners = [lf.path for lf in leaves if lf.claims(w.path)]
+        owners = [lf for lf in leaves if lf.claims(w.path)]
         if not owners:
             unclaimed.append(w)
-        elif len(owners) > 1:
-            contested.append((w.path, tuple(owners)))
+        elif len(owners) == 1 and owners[0].term.part is None:
+            claimed[owners[0].path].append(w)
         else:
-            claimed[owners[0]].append(w)
+            shares = _slices(w, owners)
+            if shares is None:
+                contested.append((w.path, tuple(lf.path for lf in owners)))
+                continue
+            for i, piece in enumerate(shares):
+                owner = next((lf for lf in owners if lf.term.part[0] == i), None)
+                (claimed[owner.path].append if owner else unclaimed.append)(piece)
     results = []
     for lf in leaves:
         ws = claimed[lf.path]
@@ -182,6 +188,20 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
         keras_hub_preset=meta_preset,
         keras_hub_params=keras_hub_meta.published_params(meta_preset) if meta_preset else None,
     )
+
+
+def _slices(w: Weight, owners: list) -> list[Weight] | None:
+    """A weight cut into the equal last-axis slices its owners claim by ``part`` (one gate each);
+    None when the owners do not partition it (whole and partial claims mixed, slice counts that
+    differ, a slice claimed twice, or a last axis the count does not divide)."""
+    parts = [lf.term.part for lf in owners]
+    if any(p is None for p in parts) or len({k for _, k in parts}) != 1:
+        return None
+    k = parts[0][1]
+    if len({i for i, _ in parts}) != len(parts) or not w.shape or w.shape[-1] % k:
+        return None
+    shape = (*w.shape[:-1], w.shape[-1] // k)
+    return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, shape) for i in range(k)]
 
 
 def _int(expr, values, what) -> int:
