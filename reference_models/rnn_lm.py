@@ -1,0 +1,52 @@
+"""Recurrent LMs from plain ``keras.layers``: Embedding → L × SimpleRNN/LSTM/GRU → Dense(v).
+
+Layers are named ``embedding``, ``rnn_0`` ... ``rnn_{L-1}`` and ``head``; a bidirectional layer is
+``keras.layers.Bidirectional`` named ``rnn_i`` around ``forward_rnn_i`` / ``backward_rnn_i``. A
+tied output layer is ``keras_hub.layers.ReversibleEmbedding`` called in reverse (no bias).
+"""
+
+from __future__ import annotations
+
+import keras
+import keras_hub
+
+from reference_models._build import stateless
+
+_LAYERS = {"simple_rnn": keras.layers.SimpleRNN, "lstm": keras.layers.LSTM,
+           "gru": keras.layers.GRU}
+
+
+def recurrent(kind: str, units: int, name: str, *, bidirectional: bool, reset_after: bool = True,
+              **kwargs):
+    extra = {"reset_after": reset_after} if kind == "gru" else {}
+    layer = _LAYERS[kind](units, name=name, **extra, **kwargs)
+    return keras.layers.Bidirectional(layer, name=name) if bidirectional else layer
+
+
+def _lm(kind: str, hp: dict[str, int]) -> keras.Model:
+    with stateless():
+        tokens = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+        if hp["tied"]:
+            table = keras_hub.layers.ReversibleEmbedding(hp["v"], hp["d_e"], tie_weights=True,
+                                                         name="embedding")
+        else:
+            table = keras.layers.Embedding(hp["v"], hp["d_e"], name="embedding")
+        x = table(tokens)
+        for i in range(hp["L"]):
+            x = recurrent(kind, hp["d_h"], f"rnn_{i}", bidirectional=bool(hp["bi"]),
+                          reset_after=bool(hp.get("reset_after", 1)), return_sequences=True)(x)
+        logits = table(x, reverse=True) if hp["tied"] else keras.layers.Dense(
+            hp["v"], name="head")(x)
+        return keras.Model(tokens, logits, name=f"{kind}_lm")
+
+
+def simple_rnn_lm(hp: dict[str, int]) -> keras.Model:
+    return _lm("simple_rnn", hp)
+
+
+def lstm_lm(hp: dict[str, int]) -> keras.Model:
+    return _lm("lstm", hp)
+
+
+def gru_lm(hp: dict[str, int]) -> keras.Model:
+    return _lm("gru", hp)
