@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -122,9 +123,19 @@ def cmd_verify(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from pathlib import Path
+
     from paramcount import report
 
-    path = report.write_report(args.output)
+    # Check the destination before the (long) verification run, and again when writing.
+    target = Path(args.output)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir() or not os.access(target.parent, os.W_OK):
+            raise OSError("not a writable file path")
+        path = report.write_report(target)
+    except OSError as exc:
+        raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
         print(f"wrote {path}")
     return 0

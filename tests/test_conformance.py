@@ -8,14 +8,14 @@ import pytest
 import sympy
 
 from paramcount import registry
-from paramcount.verify import verify
+from tests._shared import verified
 
 CASES = [(a.id, hs.name) for a in registry.architectures().values() for hs in a.hparam_sets()]
 
 
 @pytest.mark.parametrize(("arch_id", "preset"), CASES, ids=[f"{a}-{p}" for a, p in CASES])
 def test_formula_equals_keras(arch_id, preset):
-    result = verify(arch_id, preset=preset)
+    result = verified(arch_id, preset)
     assert result.ok, "\n".join(result.mismatches())
     assert result.formula == result.keras
     if result.keras_hub_params is not None:

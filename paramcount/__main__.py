@@ -1,0 +1,3 @@
+from paramcount.cli import entrypoint
+
+entrypoint()

@@ -1,0 +1,118 @@
+"""The formula tree and the weight-to-component attribution."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from paramcount import components as C
+from paramcount import registry
+from paramcount.formula import group, leaf, zero
+from paramcount.symbols import L, M, d_e, d_k, d_v
+from paramcount.verify import Weight, compare
+
+
+def test_attention_tree_sums_to_the_papers_closed_form():
+    tree = C.attention()
+    assert sympy.expand(tree.total() - C.paper_attention_total()) == 0
+
+
+def test_grouped_query_attention_reduces_key_and_value():
+    M_kv = sympy.Symbol("M_kv", integer=True, positive=True)
+    tree = C.attention(kv_heads=M_kv, bias=0)
+    assert sympy.expand(tree.total() - (2 * M * d_e * d_k + 2 * M_kv * d_e * d_k)).subs(d_v, d_k) == 0
+
+
+def test_times_multiplies_and_breakdown_nests():
+    t = group("m", leaf("a", d_e, match="a"), group("b", leaf("c", 2, match="c"), times=L))
+    assert t.total() == d_e + 2 * L
+    assert t.breakdown({d_e: 5, L: 3}) == {"a": 5, "b": {"c": 6}}
+    assert [lf.path for lf in t.leaves()] == ["m.a", "m.b.c"]
+
+
+def test_zero_terms_keep_their_reason():
+    z = C.sinusoidal_positions()
+    assert z.total() == 0 and "not learned" in z.note
+
+
+def test_term_validation():
+    with pytest.raises(ValueError, match="duplicate"):
+        group("g", leaf("a", 1), leaf("a", 2))
+    with pytest.raises(ValueError, match="'.'"):
+        leaf("a.b", 1)
+
+
+def test_match_is_by_whole_path_segments():
+    t = group("m", group("blk", leaf("q", 1, match="query"), match=r"layer_\d+"))
+    (lf,) = t.leaves()
+    assert lf.claims("layer_3/query/kernel")
+    assert not lf.claims("layer_3/query_norm/kernel")  # a segment prefix is not a match
+    assert not lf.claims("other/query/kernel")  # the ancestor's match is required too
+
+
+def test_replace_removes_and_swaps():
+    arch = registry.get("gpt2")
+    smaller = arch.formula.replace("blocks.norm_2", None)
+    assert sympy.expand(arch.total() - smaller.total()) == 2 * L * d_e
+    swapped = arch.formula.replace("final_norm", zero("final_norm", "none"))
+    assert sympy.expand(arch.total() - swapped.total()) == 2 * d_e
+
+
+def _weights(**sizes):
+    return [Weight(p, s, True, (s,)) for p, s in sizes.items()]
+
+
+def test_compare_reports_unclaimed_contested_and_component_differences():
+    arch = registry.get("gpt2")
+    hp = arch.resolve(dict(v=10, n=4, d_e=8, M=2, d_f=16, L=1))
+    # A model missing the final norm and carrying a stray weight.
+    good = compare(arch, hp, _real_weights(arch, hp))
+    assert good.ok
+    weights = [w for w in _real_weights(arch, hp) if not w.path.startswith("layer_norm/")]
+    weights.append(Weight("stray/kernel", 7, True, (7,)))
+    bad = compare(arch, hp, weights)
+    assert not bad.ok
+    text = "\n".join(bad.mismatches())
+    assert "final_norm: formula 16, Keras 0 (-16)" in text
+    assert "unclaimed Keras weight stray/kernel" in text
+    assert bad.difference == 7 - 16
+
+
+def test_compare_flags_a_weight_claimed_twice():
+    from paramcount.registry import Architecture
+
+    f = group("x", leaf("a", d_e, match="w"), leaf("b", 0, match="w"))
+    arch = Architecture(id="twice", title="t", source="s", formula=f, required=(d_e,),
+                        reference="none:none", counting="c")
+    res = compare(arch, {"d_e": 3}, [Weight("w/kernel", 3, True, (3,))])
+    assert not res.ok
+    assert any("claimed by several components: x.a, x.b" in m for m in res.mismatches())
+
+
+def test_nontrainable_weights_are_counted_apart():
+    from paramcount.registry import Architecture
+
+    f = group("x", leaf("a", d_e, match="w"))
+    arch = Architecture(id="nt", title="t", source="s", formula=f, required=(d_e,),
+                        reference="none:none", counting="c")
+    res = compare(arch, {"d_e": 3}, [Weight("w/kernel", 3, False, (3,))])
+    assert not res.ok
+    assert res.keras == 0 and res.keras_nontrainable == 3
+
+
+def _real_weights(arch, hp):
+    from paramcount.verify import build_reference, keras_weights
+
+    return keras_weights(build_reference(arch, hp))
+
+
+def test_registered_formulas_use_only_declared_symbols():
+    for arch in registry.architectures().values():
+        declared = set(arch.required) | set(arch.optional) | set(arch.fixed)
+        assert arch.formula.free_symbols() <= declared
+
+
+def test_latex_hooks():
+    arch = registry.get("gpt2")
+    assert arch.formula._repr_latex_().startswith("$\\displaystyle N_{\\mathrm{gpt2}} = ")
+    assert sympy.latex(arch.formula) == sympy.latex(arch.total())

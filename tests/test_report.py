@@ -1,0 +1,61 @@
+"""The conformance report: golden file, determinism, atomic writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paramcount import report
+from tests._shared import cached_verifier
+
+GOLDEN = Path(__file__).resolve().parent.parent / "reports" / "conformance.md"
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return report.generate(report.verify_all(verifier=cached_verifier))
+
+
+def test_golden_report(text, request):
+    """reports/conformance.md is what `paramcount report` writes now (update: --update-golden)."""
+    if request.config.getoption("--update-golden"):
+        report.write_report(GOLDEN, text)
+    assert GOLDEN.exists(), "reports/conformance.md is missing: run `paramcount report`"
+    assert GOLDEN.read_text(encoding="utf-8") == text, (
+        "reports/conformance.md is stale: regenerate with `paramcount report` "
+        "(or pytest --update-golden) and commit it")
+
+
+def test_report_is_deterministic(text):
+    assert report.generate(report.verify_all(verifier=cached_verifier)) == text
+
+
+def test_report_states_convention_versions_and_every_architecture(text):
+    from paramcount import registry
+
+    assert "## Counting convention" in text and "Tied weights counted once" in text
+    for pkg in ("TensorFlow", "Keras", "KerasHub", "SymPy"):
+        assert f"| {pkg} | " in text
+    for aid in registry.architectures():
+        assert f"\n### {aid}\n" in text
+    assert "❌" not in text
+
+
+def test_write_is_atomic(tmp_path, monkeypatch):
+    target = tmp_path / "r.md"
+    target.write_text("old report\n")
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report.os, "replace", boom)
+    with pytest.raises(OSError):
+        report.write_report(target, "new report\n")
+    assert target.read_text() == "old report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.md"]  # no temporary file left behind
+
+
+def test_write_creates_folder(tmp_path):
+    out = report.write_report(tmp_path / "sub" / "r.md", "x\n")
+    assert out.read_text() == "x\n"
