@@ -22,7 +22,7 @@ _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
     constraints=(Divisible(d_e, M),),
-    presets="gpt2",
+    presets=("gpt2", "gpt3"),
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},
 )

@@ -1,0 +1,69 @@
+"""Pieces shared by the decoder-only KerasHub families (OPT, GPT-NeoX, BLOOM, Falcon, Phi-3, Gemma,
+Gemma 3, SmolLM3, GPT-OSS): their option flags and the few layer shapes the generic components
+do not cover (a fused query-key-value projection, per-head QK norms, Gemma's post-norms).
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.formula import Term, group, leaf
+from paramcount.symbols import M, M_kv, d_e, d_k, declare
+
+__all__ = ["post_norm", "qk_norm", "fused_qkv", "qk_norms", "gemma_attention", "post_norms"]
+
+post_norm = declare(
+    "post_norm",
+    "1 when attention and feed-forward outputs are RMS-normalised again before the residual add "
+    "(Gemma 2/3 post-norms)",
+    flag=True,
+)
+qk_norm = declare(
+    "qk_norm", "1 when queries and keys are RMS-normalised per head before attention (QK norm)",
+    flag=True,
+)
+
+
+def fused_qkv(name: str = "query_key_value", *, width=d_e, heads=M, key_dim=d_k, bias=1,
+              match: str = "query_key_value") -> Term:
+    """One projection producing queries, keys and values for every head (GPT-NeoX).
+
+    Same count as three separate projections: ``3·M·d_k`` outputs of ``width`` inputs, plus biases.
+    """
+    return leaf(name, width * 3 * heads * key_dim + bias * 3 * heads * key_dim, match=match,
+                note="queries, keys and values from one fused projection")
+
+
+def qk_norms(flag=qk_norm, key_dim=d_k) -> tuple[Term, Term]:
+    """RMS norms over each head's query and key vectors: one scale of ``d_k``, shared by heads."""
+    return (
+        leaf("query_norm", flag * key_dim, match="query_norm",
+             note="RMS norm over each query head (scale of d_k shared by the heads)"),
+        leaf("key_norm", flag * key_dim, match="key_norm",
+             note="RMS norm over each key head (scale of d_k shared by the heads)"),
+    )
+
+
+def gemma_attention(*, with_qk_norm=None) -> Term:
+    """Gemma's attention: M query heads, M_kv key/value heads of width d_k, no biases anywhere.
+
+    ``d_k`` is free (Gemma 7B: 16·256 = 4096 ≠ d_e = 3072); M_kv = 1 is multi-query attention.
+    """
+    parts = [
+        dense("query", d_e, M * d_k, bias=0, match="query"),
+        dense("key", d_e, M_kv * d_k, bias=0, match="key"),
+        dense("value", d_e, M_kv * d_k, bias=0, match="value"),
+    ]
+    if with_qk_norm is not None:
+        parts += list(qk_norms(with_qk_norm))
+    parts.append(dense("output", M * d_k, d_e, bias=0, match="attention_output"))
+    return group("attention", *parts, match="attention")
+
+
+def post_norms(flag=post_norm) -> tuple[Term, Term]:
+    """Gemma 2/3's extra RMS norms on the attention and feed-forward outputs (when ``flag``)."""
+    return (
+        leaf("post_attention_norm", flag * d_e, match="post_attention_norm",
+             note="RMS norm (scale only) on the attention output; none when post_norm = 0"),
+        leaf("post_ffw_norm", flag * d_e, match="post_ffw_norm",
+             note="RMS norm (scale only) on the feed-forward output; none when post_norm = 0"),
+    )
