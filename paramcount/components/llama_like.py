@@ -1,0 +1,173 @@
+"""Pieces shared by the Llama lineage of KerasHub decoders (Llama, Llama 3, Mistral, Mixtral,
+Qwen 2/2.5, Qwen MoE, Qwen 3, Qwen 3 MoE).
+
+All of them hold the same skeleton, and name its weights the same way:
+
+- ``token_embedding`` — a ``ReversibleEmbedding``: the token table ``embeddings`` (v × d_e) and,
+  unless the head is tied, a separate output projection ``reverse_embeddings`` (d_e × v);
+- ``transformer_layer_i`` — pre-norm blocks: RMS norm ``self_attention_layernorm``, grouped-query
+  attention ``self_attention`` (``query``/``key``/``value``/``attention_output`` EinsumDense
+  layers, rotary positions), RMS norm ``feedforward_layernorm``, then a SwiGLU feed-forward or a
+  mixture of SwiGLU experts;
+- ``sequence_output_layernorm`` — the final RMS norm.
+
+RMS norms here hold a scale and no shift; there is no learned position table (RoPE).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components.basic import attention, dense, embedding
+from paramcount.components.modern import (
+    gated_feed_forward,
+    k_act,
+    mixture_of_experts,
+    rms_norm,
+    rotary_positions,
+)
+from paramcount.formula import Term, group, leaf
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
+
+__all__ = [
+    "tied",
+    "d_fe",
+    "d_fs",
+    "embeddings",
+    "output_head",
+    "gqa_attention",
+    "swiglu",
+    "moe_swiglu",
+    "decoder_blocks",
+    "final_norm",
+    "backbone",
+]
+
+tied = declare("tied", "1 when the output head is the token embedding reused (tied), else 0",
+               flag=True)
+d_fe = declare("d_fe", "feed-forward inner width of each routed expert")
+d_fs = declare("d_fs", "feed-forward inner width of the always-active shared expert")
+
+BLOCK = r"transformer_layer_\d+"
+
+
+def embeddings() -> Term:
+    """The token table; positions are rotary, computed and not learned."""
+    return group(
+        "embeddings",
+        embedding("token", v, match="token_embedding/embeddings"),
+        rotary_positions(),
+    )
+
+
+def output_head(tie=tied) -> Term:
+    """The LM head KerasHub keeps inside the backbone: ``reverse_embeddings`` (d_e × v), absent
+    when the head is the token embedding transposed (``tie`` = 1)."""
+    if tie == 1:
+        from paramcount.formula import zero
+
+        return zero("head", "tied: the output projection is the token embedding, transposed")
+    note = ("untied output projection (ReversibleEmbedding.reverse_embeddings)" if tie == 0 else
+            "output projection: d_e × v when untied, nothing when tied to the token embedding")
+    return leaf("head", (1 - tie) * d_e * v, match="token_embedding/reverse_embeddings",
+                note=note)
+
+
+def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
+    """Grouped-query self-attention: M query heads and M_kv key/value heads of width ``key_dim``.
+
+    ``bias`` is a (q, k, v, o) tuple or one value for all four (Qwen 2: ``(1, 1, 1, 0)``).
+    ``qk_norm`` adds the per-head RMS norms Qwen 3 applies to queries and keys (``key_dim`` each).
+    """
+    att = attention(
+        "attention", match="self_attention", heads=M, kv_heads=M_kv, key_dim=key_dim,
+        value_dim=key_dim, bias=bias,
+    )
+    if not qk_norm:
+        return att
+    return group(
+        "attention",
+        *att.children,
+        rms_norm("query_norm", key_dim, match="query_dense_layernorm"),
+        rms_norm("key_norm", key_dim, match="key_dense_layernorm"),
+        match="self_attention",
+    )
+
+
+def swiglu(name: str = "ffn", inner=d_f, *, match: str | None = None) -> Term:
+    """SwiGLU feed-forward, no biases: gate and up ``d_e → inner``, down ``inner → d_e``."""
+    return gated_feed_forward(name, inner=inner, bias=0, match=match)
+
+
+def moe_swiglu(
+    *,
+    block: str,
+    inner=d_f,
+    fused_gate_up: bool = False,
+    experts=E,
+    top_k=k_act,
+    shared: Term | None = None,
+) -> Term:
+    """A mixture of SwiGLU experts as KerasHub holds it: a bias-free router ``d_e → E``
+    (``sparse_feedforward_gate_dense``) and the experts' weights stacked along a leading E axis
+    (``experts/expert_feedforward_*``), optionally with an always-active shared expert.
+
+    ``block`` is the regex of the MoE layer's own (auto-generated) name. With ``fused_gate_up``
+    the gate and up projections are one (E, d_e, 2·inner) tensor, as Qwen's MoE layers keep them.
+    """
+    if fused_gate_up:
+        expert = group(
+            "expert",
+            leaf("gate_up", 2 * d_e * inner, match="expert_feedforward_gate_dense",
+                 note="gate and up projections stored as one d_e × 2·inner tensor"),
+            dense("down", inner, d_e, bias=0, match="expert_feedforward_output_dense"),
+            match="experts",
+        )
+    else:
+        expert = gated_feed_forward(
+            "expert", inner=inner, bias=0, match="experts",
+            names=("expert_feedforward_gate_dense", "expert_feedforward_intermediate_dense",
+                   "expert_feedforward_output_dense"),
+        )
+    return mixture_of_experts(
+        "moe",
+        experts=experts,
+        top_k=top_k,
+        expert=expert,
+        router=dense("router", d_e, experts, bias=0, match="sparse_feedforward_gate_dense"),
+        shared=shared,
+        match=block,
+    )
+
+
+def decoder_blocks(ffn: Term, *, attention_term: Term | None = None, times=L) -> Term:
+    """``times`` pre-norm decoder blocks: RMS norm, attention, RMS norm, ``ffn``."""
+    return group(
+        "blocks",
+        rms_norm("attention_norm", match="self_attention_layernorm"),
+        attention_term if attention_term is not None else gqa_attention(),
+        rms_norm("ffn_norm", match="feedforward_layernorm"),
+        ffn,
+        times=times,
+        match=BLOCK,
+    )
+
+
+def final_norm() -> Term:
+    return rms_norm("final_norm", match="sequence_output_layernorm")
+
+
+def backbone(name: str, blocks: Term, *, tie=tied) -> Term:
+    """The whole backbone: embeddings, blocks, final norm and (KerasHub keeps it here) the head."""
+    return group(name, embeddings(), blocks, final_norm(), output_head(tie))
+
+
+def closed_form_dense(*, tie=tied, bias_qkv=0, qk_norm=0, key_dim=d_k) -> sympy.Expr:
+    """The dense Llama-lineage count written out by hand, for cross-checking the tree:
+
+    v·d_e·(2 − tied) + d_e + L·(d_e·d_k·(2M + 2M_kv) + bias·d_k·(M + 2M_kv)
+                               + 2·qk_norm·d_k + 3·d_e·d_f + 2·d_e)
+    """
+    per_block = (d_e * key_dim * (2 * M + 2 * M_kv) + bias_qkv * key_dim * (M + 2 * M_kv)
+                 + 2 * qk_norm * key_dim + 3 * d_e * d_f + 2 * d_e)
+    return v * d_e * (2 - tie) + d_e + L * per_block
