@@ -104,7 +104,7 @@ def relative_position_table(name: str = "relative_positions") -> Term:
     and key projections, so no further weights)."""
     return group(
         name,
-        embedding("table", 2 * k_rel, d_e, match="rel_embedding",
+        embedding("table", 2 * k_rel, d_e, match="rel_embedding$",
                   note="2·k_rel relative-distance buckets, shared by all layers"),
         layer_norm("norm", match="rel_embeddings_layer_norm"),
         match="rel_embedding",

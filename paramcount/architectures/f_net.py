@@ -1,0 +1,53 @@
+"""FNet (Lee-Thorp et al. 2022) as KerasHub builds it: FNetBackbone.
+
+BERT's layout with self-attention replaced by Fourier mixing: a 2-D discrete Fourier transform
+(real part) over the sequence and hidden axes, which has no parameters. A block is that mixing,
+a layer norm, the feed-forward network and a second layer norm. The embeddings (token, position,
+segment, their norm) are followed by a d_e → d_e dense projection, as in the original code.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense, feed_forward, layer_norm
+from paramcount.components.encoders import fourier_mixing, token_position_embeddings
+from paramcount.formula import group
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, d_e, d_f, n, s, v
+
+register(Architecture(
+    id="f_net",
+    title="FNet backbone (keras_hub.models.FNetBackbone): Fourier mixing in place of attention",
+    source="Lee-Thorp et al. 2022; keras_hub/src/models/f_net/f_net_backbone.py",
+    formula=group(
+        "f_net",
+        group(
+            "embeddings",
+            *token_position_embeddings(segments=s).children,
+            dense("projection", d_e, d_e, match="embedding_projection",
+                  note="dense d_e → d_e after the embedding norm"),
+        ),
+        group(
+            "blocks",
+            fourier_mixing(),
+            layer_norm("norm_1", match="mixing_layer_norm"),
+            feed_forward(names=("intermediate_dense", "output_dense")),
+            layer_norm("norm_2", match="output_layer_norm"),
+            times=L,
+            match=r"f_net_layer_\d+",
+        ),
+        dense("pooler", d_e, d_e, match="pooled_dense"),
+    ),
+    reference="reference_models.f_net:backbone",
+    counting="trainable weights of the backbone: token, position and segment tables and their "
+             "norm, the embedding projection, L blocks (Fourier mixing costs nothing; two norms "
+             "and the feed-forward network do), the pooler",
+    required=(v, n, d_e, d_f, L),
+    optional={s: 4},
+    presets="f_net",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_e=45, d_f=13, L=3, s=3),
+    },
+))
