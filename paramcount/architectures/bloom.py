@@ -1,0 +1,54 @@
+"""BLOOM (BigScience 2022) as KerasHub builds it: keras_hub.models.BloomBackbone.
+
+Token embedding followed by a layer norm (BLOOM's embedding norm), ALiBi instead of position
+embeddings (no parameters), L pre-LN blocks with biases on every projection, a final layer norm.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, embedding, feed_forward, layer_norm
+from paramcount.components.modern import alibi
+from paramcount.formula import group
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v, zeta
+
+register(Architecture(
+    id="bloom",
+    title="BLOOM backbone (keras_hub.models.BloomBackbone): ALiBi, embedding layer norm",
+    source="BigScience Workshop 2022, 'BLOOM: A 176B-Parameter Open-Access Multilingual "
+           "Language Model'; keras_hub/src/models/bloom/bloom_{backbone,decoder,attention}.py",
+    formula=group(
+        "bloom",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            layer_norm("norm", match="embedding_layernorm"),
+            alibi(),
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match="pre_attention_layernorm"),
+            attention("attention", match="self_attention", bias=zeta,
+                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
+            layer_norm("norm_2", match="post_attention_layernorm"),
+            feed_forward(names=("mlp_intermediate_dense", "mlp_output_dense")),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        layer_norm("final_norm", match="final_layernorm"),
+    ),
+    required=(v, d_e, M, d_f, L),
+    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    constraints=(Divisible(d_e, M),),
+    reference="reference_models.bloom:backbone",
+    counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "
+             "final norm; no LM head (BloomCausalLM ties it to the token embedding)",
+    presets="bloom",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+    },
+))

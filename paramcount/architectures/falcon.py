@@ -1,0 +1,56 @@
+"""Falcon as KerasHub builds it: keras_hub.models.FalconBackbone.
+
+KerasHub implements the Falcon-RW layout (Penedo et al. 2023, the RefinedWeb models): a token
+embedding, ALiBi (no parameters), L *sequential* pre-LN blocks with full multi-head attention and
+biases on every projection, a final layer norm. The larger Falcon models' parallel attention+MLP
+and multi-query attention are not in KerasHub's FalconBackbone (its constructor has no option for
+either), so they are not formulated here.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, embedding, feed_forward, layer_norm
+from paramcount.components.modern import alibi
+from paramcount.formula import group
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v, zeta
+
+register(Architecture(
+    id="falcon",
+    title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
+    source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
+           "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
+    formula=group(
+        "falcon",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            alibi(),
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match="input_layernorm"),
+            attention("attention", match="attention", bias=zeta,
+                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
+            layer_norm("norm_2", match="post_attention_layernorm"),
+            feed_forward(names=("dense_h_to_4h", "dense_4h_to_h")),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        layer_norm("final_norm", match="final_layernorm"),
+    ),
+    required=(v, d_e, M, d_f, L),
+    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    constraints=(Divisible(d_e, M),),
+    reference="reference_models.falcon:backbone",
+    counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
+             "no LM head (FalconCausalLM ties it to the token embedding)",
+    presets="falcon",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+    },
+))
