@@ -1,0 +1,72 @@
+"""Gemma and Gemma 2 (Gemma Team 2024) as KerasHub builds them: keras_hub.models.GemmaBackbone.
+
+A token embedding (tied output head, scaled by √d_e: no weights), rotary positions, L pre-norm
+blocks and a final RMS norm. Attention has M query heads and M_kv key/value heads of a free width
+d_k (Gemma 7B: 16·256 = 4096 ≠ d_e = 3072; Gemma 2B is multi-query, M_kv = 1), no biases. The
+feed-forward is GeGLU: gate and up projections of width d_f each, then down.
+
+RMS norm conventions: Gemma's RMS norm multiplies by (1 + scale), the scale initialised to zero;
+it is one d_e-wide vector all the same. Gemma 2 adds a norm after attention and after the
+feed-forward (``post_norm = 1``: 4 norms a block instead of 2); its logit soft-capping and
+alternating sliding-window attention hold no weights.
+
+d_f is the width of *each* of the gate and up projections (Hugging Face's ``intermediate_size``).
+KerasHub's ``intermediate_dim`` and the Gemma papers' "feedforward hidden dims" are 2·d_f (both
+halves together); the reference passes ``intermediate_dim = 2·d_f``.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import embedding
+from paramcount.components.decoders import gemma_attention, post_norm, post_norms
+from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.formula import group, zero
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+
+_post_attention, _post_ffw = post_norms(post_norm)
+
+register(Architecture(
+    id="gemma",
+    title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
+    source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
+           "'Gemma 2: Improving Open Language Models at a Practical Size'; "
+           "keras_hub/src/models/gemma/gemma_{backbone,decoder_block,attention}.py",
+    formula=group(
+        "gemma",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            rotary_positions(),
+        ),
+        group(
+            "blocks",
+            rms_norm("norm_1", match="pre_attention_norm"),
+            gemma_attention(),
+            _post_attention,
+            rms_norm("norm_2", match="pre_ffw_norm"),
+            gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
+            _post_ffw,
+            times=L,
+            match=r"decoder_block_\d+",
+        ),
+        rms_norm("final_norm", match="final_normalization"),
+        zero("head", "tied: the output projection is the token embedding, transposed "
+                     "(soft-capped in Gemma 2: no weights)"),
+    ),
+    required=(v, d_e, M, d_k, d_f, L),
+    optional={M_kv: M, post_norm: 0},
+    constraints=(Divisible(M, M_kv),),
+    reference="reference_models.gemma:backbone",
+    counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
+             "final norm",
+    presets="gemma",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),
+        "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, post_norm=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, post_norm=0),
+    },
+))
