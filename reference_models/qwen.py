@@ -1,0 +1,20 @@
+"""Qwen 2 / 2.5: KerasHub's QwenBackbone, built from constructor arguments (nothing downloaded)."""
+
+from __future__ import annotations
+
+import keras_hub
+
+from reference_models.llama import build
+
+
+def backbone(hp: dict[str, int]):
+    return build(
+        keras_hub.models.QwenBackbone,
+        vocabulary_size=hp["v"],
+        num_layers=hp["L"],
+        num_query_heads=hp["M"],
+        num_key_value_heads=hp["M_kv"],
+        hidden_dim=hp["d_e"],
+        intermediate_dim=hp["d_f"],
+        tie_word_embeddings=bool(hp["tied"]),
+    )
