@@ -1,0 +1,69 @@
+"""The Vision Transformer (Dosovitskiy et al. 2021) as KerasHub builds it: ViTBackbone.
+
+An H × W × C image is cut into (H/P)·(W/P) patches of P × P pixels; a strided convolution (one
+P·P·C → d_e linear map per patch, with bias) embeds them; a learned class token is prepended and
+learned positions added (one per patch, plus one for the class token); L pre-LN encoder blocks
+(layer norm, multi-head attention, layer norm, GELU MLP) and a final layer norm follow.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, feed_forward, layer_norm
+from paramcount.formula import group, leaf
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, declare, zeta
+
+H = declare("H", "image height in pixels")
+W = declare("W", "image width in pixels")
+P = declare("P", "patch side in pixels (P × P patches)")
+C = declare("C", "image channels")
+cls = declare("cls", "1 when a learned class token is prepended to the patches, else 0", flag=True)
+
+n_patches = (H / P) * (W / P)
+
+register(Architecture(
+    id="vit",
+    title="ViT backbone (keras_hub.models.ViTBackbone): patch embedding, class token, positions",
+    source="Dosovitskiy et al. 2021, section 3.1; keras_hub/src/models/vit/vit_backbone.py",
+    formula=group(
+        "vit",
+        group(
+            "embeddings",
+            leaf("patch", P * P * C * d_e + d_e, match="patch_embedding",
+                 note="Conv2D, kernel P × P × C → d_e, stride P, with bias: one linear map per "
+                      "patch"),
+            leaf("class_token", cls * d_e, match="class_token",
+                 note="a learned d_e vector prepended to the patches"),
+            leaf("position", (n_patches + cls) * d_e, match="position_embedding",
+                 note="learned: one per patch, (H/P)·(W/P), plus one for the class token"),
+            match="vit_patching_and_embedding",
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match="ln_1"),
+            attention(match="mha", bias=zeta),
+            layer_norm("norm_2", match="ln_2"),
+            feed_forward(match="mlp", names=("dense_1", "dense_2")),
+            times=L,
+            match=r"transformer_block_\d+",
+        ),
+        layer_norm("final_norm", match="ln"),
+    ),
+    required=(H, P, d_e, M, d_f, L),
+    optional={W: H, C: 3, cls: 1, zeta: 1},
+    fixed={d_k: d_e / M, d_v: d_e / M},
+    constraints=(Divisible(d_e, M), Divisible(H, P), Divisible(W, P)),
+    reference="reference_models.vit:backbone",
+    counting="trainable weights of the backbone: patch embedding, class token, positions, L "
+             "encoder blocks, final norm; no classification head",
+    presets="vit",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(H=32, P=8, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(H=21, W=14, P=7, C=5, d_e=15, M=5, d_f=13, L=3),
+        "grayscale_no_class_token": dict(H=28, P=4, C=1, d_e=16, M=2, d_f=24, L=2, cls=0),
+        "no_attention_bias": dict(H=16, W=24, P=8, d_e=12, M=3, d_f=20, L=1, zeta=0),
+    },
+    family="keras_hub",
+))
