@@ -1,0 +1,117 @@
+"""Gemma 3 (Gemma Team 2025), text backbone, as KerasHub builds it: keras_hub.models.Gemma3Backbone
+without a vision encoder.
+
+Gemma 2's block (GeGLU feed-forward, RMS norms with (1 + scale), pre- and post-norms around
+attention and feed-forward, tied head) with QK norm: an RMS norm over each query head and each
+key head (one d_k-wide scale each, shared by the heads). Five of every six layers attend in a
+sliding window with local rotary positions, the sixth globally with long-range rotary positions:
+the layers differ in masks and rotary wavelengths only, never in weights, so one block formula
+times L covers both kinds (the reference builds them interleaved as the checkpoints do).
+
+Unlike GemmaBackbone, Gemma3Backbone's ``intermediate_dim`` is the width of each of the gate and
+up projections (``gate_dim_reduction=1``): it equals d_f here.
+
+``gemma3_embedding`` is the same backbone built as an embedding model (EmbeddingGemma): the
+causal mask becomes bidirectional (no weights) and mean pooling feeds two bias-free dense layers,
+d_e → d_pool → d_sent.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense, embedding
+from paramcount.components.decoders import gemma_attention, post_norm, post_norms, qk_norm
+from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.formula import group, zero
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
+
+d_pool = declare("d_pool", "hidden width of an embedding model's pooling head (EmbeddingGemma)")
+d_sent = declare("d_sent", "width of the sentence embedding an embedding model outputs")
+
+_post_attention, _post_ffw = post_norms(post_norm)
+
+_BACKBONE = (
+    group(
+        "embeddings",
+        embedding("token", v, match="token_embedding"),
+        rotary_positions(),
+    ),
+    group(
+        "blocks",
+        rms_norm("norm_1", match="pre_attention_norm"),
+        gemma_attention(with_qk_norm=qk_norm),
+        _post_attention,
+        rms_norm("norm_2", match="pre_ffw_norm"),
+        gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
+        _post_ffw,
+        times=L,
+        match=r"decoder_block_\d+",
+        note="sliding-window (local) and global layers alike: they differ in mask and rotary "
+             "wavelength, not in weights",
+    ),
+    rms_norm("final_norm", match="final_normalization"),
+)
+
+_COMMON = dict(
+    required=(v, d_e, M, d_k, d_f, L),
+    constraints=(Divisible(M, M_kv),),
+    family="keras_hub",
+)
+
+register(Architecture(
+    id="gemma3",
+    title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
+          "local/global layers",
+    source="Gemma Team 2025, 'Gemma 3 Technical Report'; "
+           "keras_hub/src/models/gemma3/gemma3_{backbone,decoder_block,attention,layers}.py",
+    formula=group(
+        "gemma3",
+        *_BACKBONE,
+        zero("head", "tied: the output projection is the token embedding, transposed"),
+    ),
+    optional={M_kv: M, qk_norm: 1, post_norm: 1},
+    reference="reference_models.gemma3:backbone",
+    counting="trainable weights of the text backbone: token embedding (also the tied head), "
+             "L blocks, final norm; the vision+text presets' SigLIP encoder is not counted "
+             "(those presets are not listed)",
+    presets="gemma3",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=7),
+        "no_qk_no_post": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, qk_norm=0,
+                              post_norm=0),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3),
+    },
+    **_COMMON,
+))
+
+register(Architecture(
+    id="gemma3_embedding",
+    title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
+          "EmbeddingGemma",
+    source="Vera et al. 2025, 'EmbeddingGemma'; keras_hub/src/models/gemma3/gemma3_backbone.py",
+    formula=group(
+        "gemma3_embedding",
+        *_BACKBONE,
+        group(
+            "pooling_head",
+            zero("mean_pool", "mean over the unpadded positions: no weights"),
+            dense("dense", d_e, d_pool, bias=0, match="pooling_dense_1"),
+            dense("projection", d_pool, d_sent, bias=0, match="embedding_projection"),
+            zero("normalize", "unit (L2) normalisation: no weights"),
+        ),
+    ),
+    optional={M_kv: M, qk_norm: 1, post_norm: 1, d_pool: 4 * d_e, d_sent: d_e},
+    reference="reference_models.gemma3:embedding_backbone",
+    counting="trainable weights: token embedding, L bidirectional blocks, final norm, pooling "
+             "head (two bias-free dense layers)",
+    presets="gemma3_embedding",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, d_pool=40, d_sent=24),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, qk_norm=0,
+                          post_norm=0),
+    },
+    **_COMMON,
+))
