@@ -1,0 +1,73 @@
+"""Qwen1.5-MoE (Qwen Team 2024, "Qwen1.5-MoE: Matching 7B Model Performance with 1/3 Activated
+Parameters") as KerasHub builds it: QwenMoeBackbone.
+
+Qwen 2's attention (q/k/v biases, no output bias) and, in every block, a mixture of E fine-grained
+SwiGLU experts of width d_fe (top k per token) beside a shared SwiGLU expert of width d_fs that
+every token uses, scaled by a sigmoid gate d_e → 1. KerasHub stores each expert's gate and up
+projections as one (E, d_e, 2·d_fe) tensor.
+
+KerasHub's ``decoder_sparse_step`` and ``mlp_only_layers`` would make some blocks dense, but the
+backbone never passes a block its index, so either option turns every block alike; the published
+model uses neither (step 1, no dense blocks), and so does this formula: every block is sparse and
+``intermediate_dim`` (the dense width) holds no weight.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.components.llama_like import (
+    backbone,
+    d_fe,
+    d_fs,
+    decoder_blocks,
+    gqa_attention,
+    moe_swiglu,
+    swiglu,
+    tied,
+)
+from paramcount.components.modern import k_act
+from paramcount.formula import group
+from paramcount.hparams import Divisible, Relation
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
+
+SHARED = group(
+    "shared",
+    swiglu("expert", d_fs, match="shared_expert_dense"),
+    dense("gate", d_e, 1, bias=0, match="shared_expert_gate_dense"),
+)
+
+register(Architecture(
+    id="qwen_moe",
+    title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
+    source="Qwen Team 2024 (Qwen1.5-MoE blog and config); "
+           "keras_hub/src/models/qwen_moe/qwen_moe_backbone.py",
+    formula=backbone(
+        "qwen_moe",
+        decoder_blocks(
+            moe_swiglu(block=r"qwen_sparse_moe_block(?:_\d+)?", inner=d_fe, fused_gate_up=True,
+                       shared=SHARED),
+            attention_term=gqa_attention(bias=(1, 1, 1, 0)),
+        ),
+    ),
+    required=(v, d_e, M, M_kv, L, E, d_fe, d_fs),
+    optional={k_act: 4, tied: 0},
+    fixed={d_k: d_e / M},
+    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    reference="reference_models.qwen_moe:backbone",
+    counting="trainable weights of the backbone: token embedding, L decoder blocks (router, E "
+             "routed experts, shared expert and its gate), final RMS norm and the LM head "
+             "KerasHub keeps in the backbone (none when tied); active parameters count k of the "
+             "E routed experts and the shared expert",
+    presets="qwen_moe",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, L=2, E=6, d_fe=12, d_fs=40),
+        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, L=3, E=5, d_fe=7, d_fs=11, k=2,
+                              tied=1),
+        "tiny_mha_untied": dict(v=13, d_e=8, M=2, M_kv=2, L=1, E=4, d_fe=3, d_fs=5, k=4,
+                                tied=0),
+    },
+))
