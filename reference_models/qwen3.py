@@ -1,0 +1,21 @@
+"""Qwen 3: KerasHub's Qwen3Backbone, built from constructor arguments (nothing downloaded)."""
+
+from __future__ import annotations
+
+import keras_hub
+
+from reference_models.llama import build
+
+
+def backbone(hp: dict[str, int]):
+    return build(
+        keras_hub.models.Qwen3Backbone,
+        vocabulary_size=hp["v"],
+        num_layers=hp["L"],
+        num_query_heads=hp["M"],
+        num_key_value_heads=hp["M_kv"],
+        head_dim=hp["d_k"],
+        hidden_dim=hp["d_e"],
+        intermediate_dim=hp["d_f"],
+        tie_word_embeddings=bool(hp["tied"]),
+    )
