@@ -1,0 +1,26 @@
+"""Qwen 3 MoE: KerasHub's Qwen3MoeBackbone, built from constructor arguments (nothing downloaded)."""
+
+from __future__ import annotations
+
+import keras_hub
+
+from reference_models.llama import build
+
+
+def backbone(hp: dict[str, int]):
+    return build(
+        keras_hub.models.Qwen3MoeBackbone,
+        vocabulary_size=hp["v"],
+        num_layers=hp["L"],
+        num_query_heads=hp["M"],
+        num_key_value_heads=hp["M_kv"],
+        head_dim=hp["d_k"],
+        hidden_dim=hp["d_e"],
+        intermediate_dim=hp["d_f"],
+        moe_intermediate_dim=hp["d_fe"],
+        num_experts=hp["E"],
+        top_k=hp["k"],
+        tie_word_embeddings=bool(hp["tied"]),
+        # Which blocks are dense does not change the count: the first L − L_moe.
+        mlp_only_layers=list(range(hp["L"] - hp["L_moe"])),
+    )
