@@ -1,0 +1,85 @@
+"""GPT-OSS (OpenAI 2025) as KerasHub builds it: keras_hub.models.GptOssBackbone.
+
+Token embedding and an untied output projection (both in the backbone), L pre-norm blocks of
+grouped-query attention with biases on all four projections, a free head width d_k
+(64·64 = 4096 ≠ d_e = 2880) and one learned attention-sink logit per query head, then a
+mixture-of-experts feed-forward: a router (dense with bias, d_e → E) and E SwiGLU experts whose
+gate and up projections are fused (d_e → 2·d_f, with bias) before the down projection (with
+bias). Each token uses the top k experts, so the active count per token has k experts where the
+total has E. Alternate layers attend in a sliding window (no weights); RMS norms, scale only.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense, embedding
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.formula import group, leaf
+from paramcount.hparams import Divisible, Relation
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+
+_expert = group(
+    "expert",
+    leaf("gate_up", d_e * 2 * d_f + 2 * d_f, match="gate_up_proj|gate_up_proj_bias",
+         note="gate and up projections fused: d_e → 2·d_f, with bias"),
+    leaf("down", d_f * d_e + d_e, match="down_proj|down_proj_bias",
+         note="down projection d_f → d_e, with bias"),
+    match="experts",
+)
+
+register(Architecture(
+    id="gpt_oss",
+    title="GPT-OSS backbone (keras_hub.models.GptOssBackbone): MoE with top-k routing, "
+          "attention sinks, untied head",
+    source="OpenAI 2025, 'gpt-oss-120b & gpt-oss-20b Model Card'; "
+           "keras_hub/src/models/gpt_oss/gpt_oss_{backbone,decoder,attention,layer_norm}.py",
+    formula=group(
+        "gpt_oss",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding/embeddings"),
+            rotary_positions(),
+        ),
+        group(
+            "blocks",
+            rms_norm("norm_1", match="input_layernorm"),
+            group(
+                "attention",
+                dense("query", d_e, M * d_k, match="query"),
+                dense("key", d_e, M_kv * d_k, match="key"),
+                dense("value", d_e, M_kv * d_k, match="value"),
+                dense("output", M * d_k, d_e, match="attention_output"),
+                leaf("sinks", M, match="sinks",
+                     note="one learned attention-sink logit per query head"),
+                match="self_attention",
+            ),
+            rms_norm("norm_2", match="post_attention_layernorm"),
+            mixture_of_experts(
+                "moe",
+                expert=_expert,
+                router=dense("router", d_e, E, match="router_dense"),
+                match="sparse_moe_block",
+            ),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        rms_norm("final_norm", match="sequence_output_layernorm"),
+        embedding("head", v, match="token_embedding/reverse_embeddings",
+                  note="untied output projection d_e × v, held by the backbone's embedding layer"),
+    ),
+    required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
+    constraints=(
+        Divisible(M, M_kv),
+        Relation(k_act, "<=", E, reason="a token is routed to at most all E experts"),
+    ),
+    reference="reference_models.gpt_oss:backbone",
+    counting="trainable weights of the backbone, untied LM head included; the active count per "
+             "token has the k routed experts of each layer in place of all E",
+    presets="gpt_oss",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=24, E=3, k=2, L=2),
+        "odd_sizes": dict(v=97, d_e=45, M=5, M_kv=1, d_k=7, d_f=13, E=5, k=1, L=3),
+    },
+))
