@@ -1,0 +1,97 @@
+"""T5 (Raffel et al. 2020) as KerasHub builds it: T5Backbone, an encoder-decoder with L layers
+on each side.
+
+What sets it apart, each visible in the tree:
+
+- no biases anywhere, and its layer norm is an RMS norm with a scale and no β (T5LayerNorm);
+- no absolute positions: a relative position bias, an n_b × M table (n_b = 32 buckets), learned
+  in the first self-attention layer of the encoder and of the decoder only and reused above;
+- T5 v1.0 (``gated`` = 0) has a ReLU feed-forward of two matrices; v1.1 and FLAN-T5
+  (``gated`` = 1) a GeGLU of three;
+- v1.0 ties the output head to the token embedding (``tied`` = 1); v1.1 and FLAN-T5 learn a
+  separate d_e × v head, which KerasHub keeps inside the backbone's ReversibleEmbedding.
+- attention widths are M·d_k, with d_k (key_value_dim, 64 in every checkpoint) independent of
+  d_e/M; d_v = d_k.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components.encoders import (
+    gated,
+    n_b,
+    relative_bias,
+    t5_attention,
+    t5_feed_forward,
+    t5_norms,
+    tied,
+)
+from paramcount.formula import group, leaf, zero
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
+
+_FFN = t5_feed_forward()
+# The feed-forward's layers sit directly in the block (``transformer_encoder_layer_0/
+# output_projector``); the attention's own output_projector sits one level further down.
+_FFN = group("ffn", *(
+    leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
+    for c in _FFN.children))
+
+register(Architecture(
+    id="t5",
+    title="T5 backbone (keras_hub.models.T5Backbone): encoder-decoder, relative position bias, "
+          "RMS norms; v1.0 (ReLU, tied) or v1.1 (GeGLU, untied head)",
+    source="Raffel et al. 2020; T5 v1.1 release notes; keras_hub/src/models/t5/t5_backbone.py",
+    formula=group(
+        "t5",
+        group(
+            "embeddings",
+            leaf("token", v * d_e, match="token_embedding/embeddings",
+                 note="one v × d_e table shared by encoder and decoder inputs"),
+            zero("positions", "no absolute positions: relative position bias instead"),
+        ),
+        relative_bias(),
+        group(
+            "encoder",
+            t5_attention("self_attention", "self_attention"),
+            _FFN,
+            t5_norms(2),
+            times=L,
+            match=r"transformer_encoder_layer_\d+",
+        ),
+        leaf("encoder_final_norm", d_e, match="encoder_output_layer_norm",
+             note="RMS norm, scale only"),
+        group(
+            "decoder",
+            t5_attention("self_attention", "self_attention"),
+            t5_attention("cross_attention", "cross_attention"),
+            _FFN,
+            t5_norms(3),
+            times=L,
+            match=r"transformer_decoder_layer_\d+",
+        ),
+        leaf("decoder_final_norm", d_e, match="decoder_output_layer_norm",
+             note="RMS norm, scale only"),
+        leaf("head", (1 - tied) * d_e * v, match="token_embedding/reverse_embeddings",
+             note="untied output projection d_e × v (v1.1, FLAN-T5); zero when tied (v1.0), "
+                  "where the head is the token embedding, transposed"),
+    ),
+    reference="reference_models.t5:backbone",
+    counting="trainable weights of the backbone: the shared token table, the two relative "
+             "position bias tables, L encoder and L decoder blocks (bias-free projections, RMS "
+             "norms), two final norms, and the untied LM head when tied = 0 (KerasHub keeps it "
+             "in the backbone)",
+    required=(v, d_e, M, d_f, L),
+    optional={d_k: sympy.floor(d_e / M), gated: 1, tied: 0},
+    fixed={d_v: d_k, n_b: 32},
+    presets="t5",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    examples={
+        "tiny_v1_1": dict(v=100, d_e=32, M=4, d_f=48, L=2),
+        "tiny_v1_0": dict(v=100, d_e=32, M=4, d_f=64, L=2, gated=0, tied=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_k=7, d_f=13, L=3, gated=1, tied=1),
+        "odd_untied_relu": dict(v=101, d_e=30, M=3, d_k=11, d_f=17, L=1, gated=0, tied=0),
+    },
+))
