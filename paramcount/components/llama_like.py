@@ -171,3 +171,71 @@ def closed_form_dense(*, tie=tied, bias_qkv=0, qk_norm=0, key_dim=d_k) -> sympy.
     per_block = (d_e * key_dim * (2 * M + 2 * M_kv) + bias_qkv * key_dim * (M + 2 * M_kv)
                  + 2 * qk_norm * key_dim + 3 * d_e * d_f + 2 * d_e)
     return v * d_e * (2 - tie) + d_e + L * per_block
+
+
+# --- Qwen 3.5: hybrid blocks, gated DeltaNet linear attention and gated full attention ----------
+H_lk = declare("H_lk", "key (and query) heads of a linear-attention (gated DeltaNet) layer")
+H_lv = declare("H_lv", "value heads of a linear-attention (gated DeltaNet) layer")
+d_lk = declare("d_lk", "key (and query) width per head of a linear-attention layer")
+d_lv = declare("d_lv", "value width per head of a linear-attention layer")
+K_conv = declare("K_conv", "kernel width of the short causal convolution of a linear-attention "
+                 "layer")
+L_full = declare("L_full", "blocks with full (softmax) attention; the others use linear attention")
+
+
+def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn") -> Term:
+    """Gated DeltaNet (Yang et al. 2025) as KerasHub's Qwen 3.5 holds it, no biases anywhere:
+    one projection to queries, keys and values (2·H_lk·d_lk + H_lv·d_lv wide), a depthwise causal
+    convolution of width K_conv over those channels, an output gate z (H_lv·d_lv), per-head
+    β and decay inputs b and a (H_lv each), a per-head decay A (log) and time-step bias, a gated
+    RMS norm of width d_lv shared by the heads, and the output projection."""
+    conv_dim = 2 * H_lk * d_lk + H_lv * d_lv
+    return group(
+        name,
+        dense("qkv", d_e, conv_dim, bias=0, match="in_proj_qkv"),
+        leaf("conv", conv_dim * K_conv, match="conv1d_kernel",
+             note="depthwise causal convolution over the q, k, v channels (no bias)"),
+        dense("z_gate", d_e, H_lv * d_lv, bias=0, match="in_proj_z"),
+        dense("beta", d_e, H_lv, bias=0, match="in_proj_b"),
+        dense("decay", d_e, H_lv, bias=0, match="in_proj_a"),
+        leaf("A_log", H_lv, match="A_log", note="per-head decay rate (log)"),
+        leaf("dt_bias", H_lv, match="dt_bias", note="per-head time-step bias"),
+        rms_norm("norm", d_lv, match="norm"),
+        dense("output", H_lv * d_lv, d_e, bias=0, match="out_proj"),
+        match=match,
+    )
+
+
+def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
+    """Qwen 3.5's full attention: grouped-query with QK norm and an output gate, the query
+    projection producing queries and the sigmoid gate together (M·2·d_k wide)."""
+    return group(
+        name,
+        dense("query", d_e, M * 2 * key_dim, bias=0, match="query",
+              note="queries and their output gate: M·2·d_k"),
+        dense("key", d_e, M_kv * key_dim, bias=0, match="key"),
+        dense("value", d_e, M_kv * key_dim, bias=0, match="value"),
+        dense("output", M * key_dim, d_e, bias=0, match="attention_output"),
+        rms_norm("query_norm", key_dim, match="query_norm"),
+        rms_norm("key_norm", key_dim, match="key_norm"),
+        match="self_attention",
+    )
+
+
+def hybrid_blocks(ffn: Term, *, times=L, full=L_full) -> Term:
+    """Qwen 3.5's L blocks: each an RMS norm, a token mixer (full attention in ``full`` of them,
+    gated DeltaNet in the rest), an RMS norm and ``ffn``."""
+    import dataclasses
+
+    def rep(term, t):
+        return dataclasses.replace(term, times=t)
+
+    return group(
+        "blocks",
+        rep(rms_norm("mixer_norm", match="input_layernorm"), times),
+        rep(gated_attention(), full),
+        rep(gated_delta_net(), times - full),
+        rep(rms_norm("ffn_norm", match="post_attention_layernorm"), times),
+        rep(ffn, times),
+        match=BLOCK,
+    )
