@@ -125,8 +125,11 @@ class Term:
         return self.times * self.per_instance()
 
     def trainable_total(self, trainable: bool = True) -> sympy.Expr:
-        """Sum over the leaves that are (or are not) trainable."""
-        return sympy.Add(*(lf.expr for lf in self.leaves() if lf.term.trainable == trainable))
+        """The total over the leaves that are (or are not) trainable, keeping the tree's
+        structure (``L·(...)``) so it prints the way the model is built."""
+        if self.is_leaf:
+            return self.total() if self.trainable == trainable else sympy.Integer(0)
+        return self.times * sympy.Add(*(c.trainable_total(trainable) for c in self.children))
 
     def active_total(self) -> sympy.Expr:
         """Parameters one token uses: the total, with top-k in place of all experts."""

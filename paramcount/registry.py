@@ -3,28 +3,38 @@
 Each module of :mod:`paramcount.architectures` calls :func:`register` for the architectures it
 defines; :func:`get` and :func:`architectures` import that package on first use, so the registry
 is filled by registration calls, not by a hand-kept list. Nothing here imports TensorFlow: the
-reference model is named by a ``"module:function"`` string and imported only by the verifier.
+reference model is named by a ``"module:function"`` string (or given as a callable whose module
+imports Keras only inside it) and built only by the verifier.
+
+Users register architectures of their own the same way, from any module: call :func:`register`
+at import, and load the module with :func:`load_plugins` (the CLI's ``--plugin MODULE`` option
+or the ``PARAMCOUNT_PLUGINS`` environment variable do that). See ``examples/user_architecture``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import os
 import pkgutil
+import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 import sympy
 
 from paramcount import symbols
 from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownPresetError
-from paramcount.formula import Term
+from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
 
-__all__ = ["Architecture", "Preset", "HparamSet", "register", "unregister", "get", "architectures",
-           "load_presets"]
+__all__ = ["Architecture", "Preset", "HparamSet", "Breakdown", "register", "unregister", "get",
+           "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +63,13 @@ class Architecture:
         optional: mapping Symbol -> expr. Settable hyperparameters with defaults (may use others).
         fixed: mapping Symbol -> expr. Values the reference implementation imposes.
         constraints: tuple of Constraint. Checked on every hyperparameter set.
-        reference: str. ``"module:function"`` building the Keras model from hyperparameters.
+        reference: str or callable. ``"module:function"``, or the function itself, building the
+            Keras model from a dict of resolved hyperparameters (symbol name -> int). A callable
+            should import Keras inside its body so that ``formula`` and ``count`` stay light.
         counting: str. What the count includes and excludes (heads, tied weights).
-        presets: str, tuple of str, or None. Preset files ``paramcount/presets/<name>.toml``.
+        presets: str, path, or a tuple of them, or None. A name ``<name>`` is the packaged file
+            ``paramcount/presets/<name>.toml``; a path (a ``pathlib.Path``, or a string ending in
+            ``.toml``) is a preset file of the user's own, in the same format.
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
         family: str. Grouping in the report (``paper``, ``keras_hub``, ...).
@@ -66,12 +80,12 @@ class Architecture:
     source: str
     formula: Term
     required: tuple[sympy.Symbol, ...]
-    reference: str
+    reference: str | Callable[[dict[str, int]], object]
     counting: str
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     constraints: tuple[Constraint, ...] = ()
-    presets: str | tuple[str, ...] | None = None
+    presets: str | os.PathLike | tuple[str | os.PathLike, ...] | None = None
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     family: str = "transformer"
@@ -102,7 +116,8 @@ class Architecture:
 
     def presets_table(self) -> dict[str, Preset]:
         """The published presets of this architecture, in file order."""
-        files = (self.presets,) if isinstance(self.presets, str) else (self.presets or ())
+        single = isinstance(self.presets, (str, os.PathLike))
+        files = (self.presets,) if single else (self.presets or ())
         out: dict[str, Preset] = {}
         for f in files:
             out.update(load_presets(f))
@@ -126,13 +141,70 @@ class Architecture:
 
     # --- formula --------------------------------------------------------------------------------
     def total(self) -> sympy.Expr:
-        return self.formula.total()
+        """The trainable-parameter formula (the paper's quantity)."""
+        return self.formula.trainable_total(True)
 
     def count(self, hparams: Mapping[str, int]) -> int:
-        return self.formula.evaluate(self.values(hparams))
+        """Trainable parameters at ``hparams`` (non-trainable ones: :meth:`count_nontrainable`)."""
+        return to_int(self.total(), self.values(hparams), self.id)
+
+    def count_nontrainable(self, hparams: Mapping[str, int]) -> int:
+        return to_int(self.formula.trainable_total(False), self.values(hparams), self.id)
 
     def _repr_latex_(self) -> str:
-        return self.formula._repr_latex_()
+        name = self.id.replace("_", r"\_")  # `lstm_lm` is a name, not a subscript
+        return f"$\\displaystyle N_{{\\mathrm{{{name}}}}} = {self.formula.latex()}$"
+
+    def breakdown(self, *presets: str, **hparams: int) -> Breakdown:
+        """Per-component counts, one column per preset (``hparams`` on top of each), or one
+        column of ``hparams`` alone; displays itself as a table in Jupyter.
+
+        Example:
+            >>> get("gpt2").breakdown("gpt2_base_en").total
+            124439808
+        """
+        sets: list[tuple[str, dict[str, int]]] = []
+        for name in presets:
+            given = {**self.preset(name).hparams, **hparams}
+            sets.append((f"{name}+custom" if hparams else name, self.resolve(given)))
+        if not presets:
+            sets.append(("custom", self.resolve(hparams)))
+        return Breakdown(self, tuple(sets))
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """An architecture's per-component counts at one or more hyperparameter sets.
+
+    In Jupyter it displays as the component table of the report (``_repr_markdown_``: formulas
+    in LaTeX, exact counts); ``str()`` gives the text of ``paramcount count``.
+    """
+
+    arch: Architecture
+    sets: tuple[tuple[str, dict[str, int]], ...]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {name: self.arch.count(hp) for name, hp in self.sets}
+
+    @property
+    def total(self) -> int:
+        """The total of the first (often the only) hyperparameter set."""
+        return self.arch.count(self.sets[0][1])
+
+    def to_dict(self) -> dict[str, dict]:
+        """Set name -> nested component -> count (as ``paramcount count --json``)."""
+        return {name: self.arch.formula.breakdown(self.arch.values(hp)) for name, hp in self.sets}
+
+    def __str__(self) -> str:
+        from paramcount.render import count_text
+
+        return "\n\n".join(count_text(self.arch, hp, name) for name, hp in self.sets)
+
+    def _repr_markdown_(self) -> str:
+        from paramcount.render import breakdown_markdown
+
+        return breakdown_markdown(self.arch, list(self.sets))
 
 
 @dataclass(frozen=True)
@@ -156,6 +228,7 @@ _LOADED = False
 
 
 def register(arch: Architecture, *, replace: bool = False) -> Architecture:
+    """Add an architecture to the registry (from the module that defines it, at import)."""
     if arch.id in _REGISTRY and not replace:
         raise ValueError(f"architecture {arch.id!r} is already registered")
     _REGISTRY[arch.id] = arch
@@ -192,13 +265,81 @@ def get(arch_id: str) -> Architecture:
             f"unknown architecture {arch_id!r}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
+PLUGINS_ENV = "PARAMCOUNT_PLUGINS"
+
+
+def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> list[str]:
+    """Import user modules that register architectures; returns the modules loaded.
+
+    Each name is a module (``mypkg.archs``, importable from ``sys.path`` or the current folder)
+    or the path of a Python file (``examples/user_architecture/sentiment.py``). With ``env``, the
+    names in ``$PARAMCOUNT_PLUGINS`` (separated by commas or the path separator) come first.
+    A module is imported once, however often it is named.
+    """
+    wanted: list[str] = []
+    if env:
+        raw = os.environ.get(PLUGINS_ENV, "")
+        wanted += [x.strip() for x in raw.replace(os.pathsep, ",").split(",") if x.strip()]
+    wanted += list(names or ())
+    _load_builtin()
+    loaded = []
+    for name in dict.fromkeys(wanted):
+        loaded.append(_import_plugin(name))
+    return loaded
+
+
+class PluginError(InputFileError):
+    """A user module named by ``--plugin`` or ``$PARAMCOUNT_PLUGINS`` that cannot be loaded."""
+
+
+def _import_plugin(name: str) -> str:
+    try:
+        if name.endswith(".py") or os.sep in name or "/" in name:
+            path = Path(name).resolve()
+            if not path.is_file():
+                raise PluginError(f"plugin {name!r}: no such file")
+            digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+            mod_name = f"paramcount_plugin_{path.stem}_{digest}"
+            if mod_name in sys.modules:
+                return mod_name
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(mod_name, None)
+                raise
+            return mod_name
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())  # `paramcount --plugin mymod` from the project folder
+        importlib.import_module(name)
+        return name
+    except PluginError:
+        raise
+    except ModuleNotFoundError as exc:
+        raise PluginError(f"plugin {name!r}: {exc}") from None
+    except Exception as exc:  # a plugin that fails to import: one line, not a traceback
+        raise PluginError(f"plugin {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
+
+
 @cache
-def load_presets(family: str) -> dict[str, Preset]:
-    """Read ``paramcount/presets/<family>.toml``: one table per preset.
+def load_presets(family: str | os.PathLike) -> dict[str, Preset]:
+    """Read ``paramcount/presets/<family>.toml`` (or a preset file at a path): one table per
+    preset.
 
     Each table has ``source`` (where the numbers come from), optional ``keras_hub`` (the
     KerasHub preset name whose metadata ``params`` is compared), and ``hparams``.
     """
+    if isinstance(family, os.PathLike) or str(family).endswith(".toml"):
+        path = Path(family)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputFileError(f"cannot read preset file {path}: {exc.strerror or exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise InputFileError(f"{path}: {exc}") from None
+        return parse_presets(data, str(path))
     ref = resources.files("paramcount.presets").joinpath(f"{family}.toml")
     try:
         data = tomllib.loads(ref.read_text(encoding="utf-8"))

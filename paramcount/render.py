@@ -42,7 +42,10 @@ def _pretty(expr: sympy.Expr) -> str:
 
 
 def component_label(term: Term) -> str:
-    return term.name if term.times == 1 else f"{term.name} × {_pretty(term.times)}"
+    if term.times == 1:
+        return term.name
+    times = _pretty(term.times)
+    return f"{term.name} × ({times})" if term.times.is_Add else f"{term.name} × {times}"
 
 
 # --- formula ------------------------------------------------------------------------------------
@@ -76,7 +79,7 @@ def formula_text(arch: Architecture) -> str:
 
 
 def formula_latex(arch: Architecture) -> str:
-    out = f"N_{{\\mathrm{{{_tex_name(arch.id)}}}}} = {arch.formula.latex()}"
+    out = f"N_{{\\mathrm{{{_tex_name(arch.id)}}}}} = {sympy.latex(arch.total())}"
     if arch.formula.has_active:
         out += f"\n\nN_{{\\mathrm{{active}}}} = {sympy.latex(arch.formula.active_total())}"
     return out
@@ -99,7 +102,7 @@ def formula_json(arch: Architecture) -> dict:
         "source": arch.source,
         "counting": arch.counting,
         "total": str(arch.total()),
-        "latex": arch.formula.latex(),
+        "latex": sympy.latex(arch.total()),
         "symbols": {name: {"description": symbols.info(name).description, "role": role,
                            **({"value": extra} if extra else {})}
                     for name, role, extra in _roles(arch)},
@@ -135,11 +138,17 @@ def count_text(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     for depth, label, count in count_rows(arch, hparams):
         lines.append(f"{'  ' * depth + label:<44}{count:>18,}")
     total = arch.count(hparams)
-    lines.append(f"{'total':<44}{total:>18,}  ({human(total)})")
+    lines.append(f"{'total (trainable)':<44}{total:>18,}  ({human(total)})")
+    frozen = arch.count_nontrainable(hparams)
+    if frozen:
+        lines.append(f"{'non-trainable (not in the total)':<44}{frozen:>18,}")
     if arch.formula.has_active:
         active = arch.formula.active_total().xreplace(
             {k: sympy.Integer(v) for k, v in arch.values(hparams).items()})
         lines.append(f"{'active per token':<44}{int(active):>18,}  ({human(int(active))})")
+    from paramcount.context import context, context_lines
+
+    lines += context_lines(context(arch, hparams))
     return "\n".join(lines)
 
 
@@ -147,11 +156,17 @@ def count_json(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     values = arch.values(hparams)
     out = {"arch": arch.id, "hparams": dict(hparams), "total": arch.count(hparams),
            "components": arch.formula.breakdown(values)}
+    frozen = arch.count_nontrainable(hparams)
+    if frozen:
+        out["nontrainable"] = frozen  # components include these; "total" does not
     if name:
         out["preset"] = name
     if arch.formula.has_active:
         out["active"] = int(arch.formula.active_total().xreplace(
             {k: sympy.Integer(v) for k, v in values.items()}))
+    from paramcount.context import context, context_json
+
+    out["context"] = context_json(context(arch, hparams))
     return out
 
 
@@ -185,7 +200,10 @@ def breakdown_markdown(arch: Architecture, sets: Sequence[tuple[str, Mapping[str
         counts = " | ".join(f"{rows[i][2]:,}" for rows in per_set)
         lines.append(f"| {label} | {tex} | {counts} |")
     totals = " | ".join(f"**{arch.count(hp):,}**" for _, hp in sets)
-    lines.append(f"| **total** | | {totals} |")
+    lines.append(f"| **total (trainable)** | ${sympy.latex(arch.total())}$ | {totals} |")
+    if any(arch.count_nontrainable(hp) for _, hp in sets):
+        frozen = " | ".join(f"{arch.count_nontrainable(hp):,}" for _, hp in sets)
+        lines.append(f"| non-trainable | | {frozen} |")
     if arch.formula.has_active:
         act = []
         for _, hp in sets:

@@ -31,7 +31,7 @@ def test_formula_equals_keras(arch_id, preset):
 @pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
 def test_components_sum_to_total(arch_id):
     arch = registry.get(arch_id)
-    leaves = sympy.Add(*(lf.expr for lf in arch.formula.leaves()))
+    leaves = sympy.Add(*(lf.expr for lf in arch.formula.leaves() if lf.term.trainable))
     assert sympy.expand(leaves - arch.total()) == 0
     for hs in arch.hparam_sets():
         values = arch.values(hs.hparams)
@@ -40,7 +40,7 @@ def test_components_sum_to_total(arch_id):
         while stack:
             for val in stack.pop().values():
                 (stack.append if isinstance(val, dict) else flat.append)(val)
-        assert sum(flat) == arch.count(hs.hparams)
+        assert sum(flat) == arch.count(hs.hparams) + arch.count_nontrainable(hs.hparams)
 
 
 @pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
