@@ -1,17 +1,15 @@
-"""SmolLM3: KerasHub's SmolLM3Backbone, with SmolLM3's layout of rotary layers (every fourth
-layer without RoPE, as its config's ``no_rope_layers``); neither that nor the sequence length
-or rotary base changes a weight's shape."""
+"""SmolLM3: KerasHub's SmolLM3Backbone, built from constructor arguments (nothing downloaded)."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models.llama import build
 
 
 def backbone(hp: dict[str, int]):
     layers = hp["L"]
-    return stateless_backbone(
+    return build(
         keras_hub.models.SmolLM3Backbone,
         vocabulary_size=hp["v"],
         hidden_dim=hp["d_e"],
@@ -19,11 +17,12 @@ def backbone(hp: dict[str, int]):
         num_layers=layers,
         num_attention_heads=hp["M"],
         num_key_value_heads=hp["M_kv"],
-        attention_bias=bool(hp["zeta"]),
+        attention_bias=bool(hp["b_qkv"]),
         attention_dropout=0.0,
-        rope_layer_enabled_list=[(i + 1) % 4 != 0 for i in range(layers)],
+        # SmolLM3's pattern: RoPE off in every fourth layer (NoPE); no parameter depends on it.
+        rope_layer_enabled_list=[int((i + 1) % 4 != 0) for i in range(layers)],
         layer_types=["full_attention"] * layers,
-        mlp_bias=bool(hp["ffn_bias"]),
+        mlp_bias=bool(hp["b_ffn"]),
         layer_norm_epsilon=1e-6,
         max_position_embeddings=65536,
         rope_theta=5_000_000.0,
