@@ -1,0 +1,253 @@
+"""Solve for a size: the valid value(s) of one hyperparameter that bring the total closest to a
+parameter budget (``paramcount solve llama --target 7e9 --for d_e --set L=32 ...``).
+
+Formula only: nothing here imports TensorFlow. The total is the formula's (``paramcount count``'s
+total) with every other hyperparameter held at the given value; the unknown's valid values are the
+ones the architecture accepts (:meth:`Architecture.resolve`: positive integers, 0/1 for a flag,
+every declared constraint — divisibility, M_kv | M, relations — and integer fixed values such as
+d_k = d_e/M). The real solutions of total(x) = N locate the answer; the nearest valid integers on
+either side of each solution are the candidates, each evaluated exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import sympy
+
+from paramcount import registry, symbols
+from paramcount.errors import HyperparameterError, ParamcountError
+from paramcount.formula import to_int
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture
+
+__all__ = ["Candidate", "Solution", "solve", "parse_target", "solution_text", "solution_json"]
+
+_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
+_SCAN = 100_000  # valid-value checks at most per side of a solution
+
+
+def parse_target(text: str | int | float) -> int:
+    """A parameter budget: ``7e9``, ``7B``, ``6.7b``, ``350M``, ``1.5T``, ``7_000_000_000``."""
+    if isinstance(text, bool):
+        raise HyperparameterError(f"--target {text!r}: not a number of parameters")
+    if isinstance(text, int):
+        value = text
+    else:
+        raw = str(text).strip().replace("_", "").replace(",", "")
+        m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", raw)
+        if not m:
+            raise HyperparameterError(
+                f"--target {text!r}: expected a number such as 7e9, 7B, 350M or 7000000000")
+        from decimal import Decimal
+
+        value = Decimal(m.group(1)) * _SUFFIX[m.group(2).lower()]
+        if value != value.to_integral_value():
+            raise HyperparameterError(f"--target {text!r}: not a whole number of parameters")
+        value = int(value)
+    if value < 1:
+        raise HyperparameterError(f"--target {text!r}: must be a positive number of parameters")
+    return value
+
+
+@dataclass(frozen=True)
+class Candidate:
+    value: int
+    hparams: Mapping[str, int]
+    total: int
+    target: int
+
+    @property
+    def difference(self) -> int:
+        return self.total - self.target
+
+
+@dataclass(frozen=True)
+class Solution:
+    arch: str
+    symbol: str
+    target: int
+    given: Mapping[str, int]
+    below: Candidate | None  # the valid value with the largest total ≤ target
+    above: Candidate | None  # the valid value with the smallest total ≥ target
+    total_expr: sympy.Expr  # the total as a function of the unknown (others substituted)
+    step: str = ""  # what the valid values are (e.g. "multiples of 32")
+
+    @property
+    def best(self) -> Candidate:
+        options = [c for c in (self.below, self.above) if c is not None]
+        return min(options, key=lambda c: (abs(c.difference), c.total > self.target))
+
+
+def _total_in(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -> sympy.Expr:
+    """The formula total with every hyperparameter but ``sym`` replaced (defaults, fixed)."""
+    values = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
+    env: dict[sympy.Symbol, sympy.Expr] = dict(values)
+    for s, e in arch.optional.items():
+        if s not in env and s != sym:
+            env[s] = e
+    for s, e in arch.fixed.items():
+        env[s] = e
+    expr = arch.formula.total()
+    for _ in range(20):
+        new = expr.xreplace(env)
+        if new == expr:
+            break
+        expr = new
+    return sympy.simplify(expr)
+
+
+def _valid(arch: Architecture, given: Mapping[str, int], name: str, x: int) -> dict | None:
+    try:
+        return arch.resolve({**given, name: x})
+    except ParamcountError:
+        return None
+
+
+def _step(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -> int:
+    """A step all valid values share, from the constraints where ``sym`` is the dividend."""
+    step = 1
+    vals = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
+    for c in arch.constraints:
+        if isinstance(c, Divisible) and sympy.sympify(c.dividend) == sym:
+            b = sympy.sympify(c.divisor).xreplace(vals)
+            if b.is_Integer and int(b) > 0:
+                step = math.lcm(step, int(b))
+    return step
+
+
+def _divisor_candidates(arch, sym, given) -> set[int] | None:
+    """Where ``sym`` divides a known value (M | d_e), its valid values are divisors of that."""
+    vals = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
+    out: set[int] | None = None
+    for c in arch.constraints:
+        if isinstance(c, Divisible) and sympy.sympify(c.divisor) == sym:
+            a = sympy.sympify(c.dividend).xreplace(vals)
+            if a.is_Integer and int(a) > 0:
+                divs = set(sympy.divisors(int(a)))
+                out = divs if out is None else out & divs
+    return out
+
+
+def solve(arch: Architecture | str, target: int | str, unknown: str,
+          given: Mapping[str, int] | None = None) -> Solution:
+    """The valid values of ``unknown`` whose totals are nearest ``target`` from below and above."""
+    arch = registry.get(arch) if isinstance(arch, str) else arch
+    target = parse_target(target)
+    sym = symbols.get(unknown)  # unknown symbol -> UnknownSymbolError
+    if sym in arch.fixed:
+        raise HyperparameterError(
+            f"{unknown} is fixed to {arch.fixed[sym]} in {arch.id}; solve for one of "
+            + ", ".join(s.name for s in arch.settable))
+    if sym not in arch.settable:
+        raise HyperparameterError(f"{unknown} is not a hyperparameter of {arch.id}; its "
+                                  "hyperparameters: " + ", ".join(s.name for s in arch.settable))
+    given = {k: v for k, v in (given or {}).items() if k != unknown}
+    missing = [s.name for s in arch.required if s != sym and s.name not in given]
+    if missing:
+        raise HyperparameterError(f"solve {arch.id} for {unknown} needs the other required "
+                                  f"hyperparameters: missing {', '.join(missing)} (--set or "
+                                  "--preset)")
+    for k in given:  # unknown names / not settable: the usual message
+        if symbols.get(k) not in arch.settable and symbols.get(k) not in arch.fixed:
+            arch.resolve(given)
+    expr = _total_in(arch, sym, given)
+    if sym not in expr.free_symbols:
+        raise HyperparameterError(f"the total of {arch.id} does not depend on {unknown}")
+
+    def candidate(x: int) -> Candidate | None:
+        hp = _valid(arch, given, unknown, x)
+        if hp is None:
+            return None
+        return Candidate(x, hp, to_int(arch.formula.total(), arch.values(hp), "total"), target)
+
+    found: dict[int, Candidate] = {}
+    step_text = ""
+    if symbols.info(sym).flag:
+        xs = [0, 1]
+        step_text = "0 or 1"
+    else:
+        divisors = _divisor_candidates(arch, sym, given)
+        if divisors is not None:
+            xs = sorted(divisors)
+            step_text = "divisors of " + ", ".join(
+                f"{sympy.sympify(c.dividend)}" for c in arch.constraints
+                if isinstance(c, Divisible) and sympy.sympify(c.divisor) == sym)
+        else:
+            step = _step(arch, sym, given)
+            step_text = f"multiples of {step}" if step > 1 else "positive integers"
+            xs = _near_roots(expr - target, sym, step, lambda x: candidate(x) is not None)
+    for x in xs:
+        c = candidate(x)
+        if c is not None:
+            found[x] = c
+    if not found:
+        raise HyperparameterError(f"no valid value of {unknown} for {arch.id} with the given "
+                                  "hyperparameters")
+    below = [c for c in found.values() if c.total <= target]
+    above = [c for c in found.values() if c.total >= target]
+    return Solution(
+        arch.id, unknown, target, dict(given),
+        max(below, key=lambda c: (c.total, -c.value)) if below else None,
+        min(above, key=lambda c: (c.total, c.value)) if above else None,
+        expr, step_text)
+
+
+def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
+    """Valid integers next to each positive real root of f (and the smallest valid value)."""
+    num = sympy.numer(sympy.together(f))
+    roots: list[float] = []
+    try:
+        poly = sympy.Poly(num, x)
+        for r in poly.nroots(n=30, maxsteps=200):
+            if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
+                roots.append(float(sympy.re(r)))
+    except (sympy.PolynomialError, sympy.polys.polyerrors.NoConvergence):
+        pass
+    out: set[int] = set()
+    starts = [step * max(1, math.floor(r / step)) for r in roots] + [step]
+    for s in starts:
+        for direction in (-1, 1):
+            k = s if direction == -1 else s + step
+            for _ in range(_SCAN):
+                if k < 1:
+                    break
+                if valid(k):
+                    out.add(k)
+                    break
+                k += direction * step
+    return sorted(out)
+
+
+def solution_text(sol: Solution) -> str:
+    from paramcount.render import human
+
+    given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
+    lines = [f"{sol.arch}: {sol.symbol} for a total of {sol.target:,} ({human(sol.target)})"
+             + (f" with {given}" if given else ""),
+             f"total({sol.symbol}) = {str(sympy.expand(sol.total_expr)).replace('**', '^').replace('*', '·')}",
+             f"valid {sol.symbol}: {sol.step}"]
+    best = sol.best
+    for label, c in (("below", sol.below), ("above", sol.above)):
+        if c is None:
+            lines.append(f"  nearest {label}: none")
+            continue
+        mark = "  <- closest" if c is best else ""
+        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}  total {c.total:,} "
+                     f"({human(c.total)}, {c.difference:+,}){mark}")
+    return "\n".join(lines)
+
+
+def solution_json(sol: Solution) -> dict:
+    def cand(c: Candidate | None):
+        if c is None:
+            return None
+        return {"value": c.value, "total": c.total, "difference": c.difference,
+                "hparams": dict(c.hparams)}
+
+    return {"arch": sol.arch, "for": sol.symbol, "target": sol.target, "given": dict(sol.given),
+            "valid": sol.step, "total_expr": str(sympy.expand(sol.total_expr)),
+            "below": cand(sol.below), "above": cand(sol.above), "closest": cand(sol.best)}

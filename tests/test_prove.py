@@ -1,0 +1,145 @@
+"""Proofs (paramcount.prove): formula ≡ Keras as polynomials, and exact residuals when not."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from fractions import Fraction
+
+import pytest
+
+from paramcount import prove, registry
+from paramcount.cli import main
+from paramcount.components import layer_norm
+from paramcount.symbols import L, M, d_e
+
+# A few architectures proven in the default run: plain, every flag combination, GQA constraints.
+QUICK = [a for a in ("gpt2", "lstm_lm", "llama") if a in registry.architectures()]
+
+
+@pytest.mark.parametrize("arch_id", QUICK)
+def test_prove_quick(arch_id):
+    p = prove.cached_prove(arch_id)
+    assert p.status == "proven", prove.proof_text(p)
+    arch = registry.get(arch_id)
+    flags = [s for s in arch.settable if s.name in ("bi", "tied", "reset_after")]
+    assert len(p.cases) == 2 ** len(flags)
+    for c in p.cases:
+        assert c.error_bound < prove.TARGET_ERROR
+        assert c.builds == c.points_per_node * 3  # L ∈ {1, 2, 3}: degree 1 + margin 1
+        assert c.structural == {"L": (1, 2, 3)}
+
+
+def _broken(arch_id: str, new_id: str, path: str, term):
+    arch = registry.get(arch_id)
+    return dataclasses.replace(arch, id=new_id, formula=arch.formula.replace(path, term),
+                               presets=None, keras_hub_metadata=False)
+
+
+@pytest.fixture
+def broken_gpt2():
+    """gpt2 with norm_2 a γ-only norm (β missing): Keras has L·d_e more in that component."""
+    arch = _broken("gpt2", "gpt2_broken_for_test", "blocks.norm_2",
+                   layer_norm("norm_2", beta=0, match="feedforward_layer_norm"))
+    registry.register(arch)
+    try:
+        yield arch
+    finally:
+        registry.unregister(arch.id)
+
+
+@pytest.fixture
+def gpt2_without_norm():
+    """gpt2 with norm_2 removed: its Keras weights are claimed by no component."""
+    arch = _broken("gpt2", "gpt2_missing_norm_for_test", "blocks.norm_2", None)
+    registry.register(arch)
+    try:
+        yield arch
+    finally:
+        registry.unregister(arch.id)
+
+
+def test_refutes_wrong_component_with_exact_residual(broken_gpt2):
+    p = prove.prove(broken_gpt2)
+    assert p.status == "refuted"
+    (case,) = p.cases
+    assert [(r.component, r.expr) for r in case.residuals] == [("blocks.norm_2", L * d_e)]
+    assert "blocks.norm_2: +L·d_e (Keras builds more than the formula counts)" in \
+        prove.proof_text(p)
+
+
+def test_refutes_missing_component_names_unclaimed_weights(gpt2_without_norm):
+    (case,) = prove.prove(gpt2_without_norm).cases
+    assert case.status == "refuted"
+    (res,) = case.residuals
+    assert res.component == prove.UNCLAIMED and res.expr == 2 * L * d_e
+    assert "transformer_layer_#/feedforward_layer_norm/gamma" in res.weights
+
+
+def test_verify_prints_residual_for_a_mismatch(broken_gpt2, capsys):
+    assert main(["verify", broken_gpt2.id, "--set", "v=50", "n=8", "d_e=12", "M=3", "d_f=7",
+                 "L=2", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "~ residual blocks.norm_2: +L·d_e" in out
+    assert main(["verify", broken_gpt2.id, "--set", "v=50", "n=8", "d_e=12", "M=3", "d_f=7",
+                 "L=2", "--json"]) == 1
+    (res,) = json.loads(capsys.readouterr().out)
+    assert res["residuals"] == [{"component": "blocks.norm_2", "residual": "L*d_e",
+                                 "weights": [], "note": ""}]
+
+
+def test_prove_cli_exit_status(broken_gpt2, capsys):
+    assert main(["prove", broken_gpt2.id, "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "REFUTED" in out and "residual blocks.norm_2: +L·d_e" in out
+    assert main(["prove", "no_such_arch"]) == 2
+
+
+def test_parametrization_of_constraints():
+    if "llama" not in registry.architectures():
+        pytest.skip("llama not registered")
+    arch = registry.get("llama")
+    case = prove.parametrize(arch, {s: 0 for s in arch.settable if s.name == "tied"})
+    names = {x.name for x in case.free}
+    assert names == {"v", "d_f", "L", "M_kv", "M'", "d_e'"}
+    # every point is valid: M = M_kv·M', d_e = M·d_e'
+    hp = case.hparams({x: 3 + i for i, x in enumerate(case.free)})
+    assert hp["M"] % hp["M_kv"] == 0 and hp["d_e"] % hp["M"] == 0
+    assert arch.resolve(hp)
+    # back to the original symbols: d_e' is d_e/M
+    de_ = next(x for x in case.free if x.name == "d_e'")
+    assert case.to_original(de_ * M) == d_e
+
+
+def test_parametrization_of_flag_relation():
+    arch = registry.get("lstm_lm")
+    by_case = {c.label: c for c in prove.cases(arch)}
+    tied_bi = by_case["bi=1, tied=1"]
+    assert "d_e" not in {x.name for x in tied_bi.free}  # eliminated: d_e = 2·d_h
+    hp = tied_bi.hparams({x: 5 for x in tied_bi.free})
+    assert hp["d_e"] == 2 * hp["d_h"]
+    assert "d_e" in {x.name for x in by_case["bi=1, tied=0"].free}
+
+
+def test_structural_symbols_are_layer_counts():
+    assert {s.name for s in prove.structural_symbols(registry.get("gpt2"))} == {"L"}
+
+
+def test_exact_univariate_interpolation():
+    xs = [3, 4, 5, 6]
+    ys = [Fraction(2 * x**3 - x + 7) for x in xs]
+    assert prove._vandermonde_solve(xs, ys) == [7, -1, 0, 2]
+
+
+def test_report_section_is_deterministic():
+    results = [type("R", (), {"arch": "gpt2"})()]
+    a = prove.proofs_section(results)
+    assert "## Proofs" in a and "| gpt2 | (no options) | ✅ proven |" in a
+    assert prove.proofs_section(results) == a
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_prove_every_architecture(arch_id):
+    p = prove.cached_prove(arch_id)
+    assert p.status == "proven", prove.proof_text(p)

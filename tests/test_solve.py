@@ -1,0 +1,106 @@
+"""paramcount solve: the valid value of one hyperparameter whose total is nearest a budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from paramcount import registry
+from paramcount.cli import main
+from paramcount.errors import HyperparameterError, UnknownSymbolError
+from paramcount.solve import parse_target, solve
+
+LLAMA_7B_L32 = dict(v=32000, M=32, M_kv=32, d_f=11008, L=32)
+
+
+def _total(arch_id, **hp):
+    arch = registry.get(arch_id)
+    return arch.count(arch.resolve(hp))
+
+
+@pytest.mark.skipif("llama" not in registry.architectures(), reason="llama not registered")
+def test_llama_7b_d_e_with_32_layers():
+    sol = solve("llama", "7e9", "d_e", LLAMA_7B_L32)
+    below, above = sol.below, sol.above
+    # d_e must be a multiple of M = 32: the two answers are neighbouring multiples around 7e9
+    assert (below.value, above.value) == (4192, 4224)
+    assert below.total == _total("llama", d_e=4192, **LLAMA_7B_L32) == 6_947_858_528
+    assert above.total == _total("llama", d_e=4224, **LLAMA_7B_L32) == 7_018_197_120
+    assert below.total <= 7e9 <= above.total
+    assert sol.best is above  # 18.2M above beats 52.1M below
+
+
+@pytest.mark.skipif("llama" not in registry.architectures(), reason="llama not registered")
+def test_llama_preset_then_override(capsys):
+    assert main(["solve", "llama", "--target", "7B", "--for", "d_e", "--preset", "llama2_7b_en",
+                 "--set", "L=32", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["below"]["value"] == 4192 and out["above"]["value"] == 4224
+    assert out["closest"]["total"] == 7_018_197_120
+    assert "d_e" not in out["given"]
+
+
+@pytest.mark.skipif("llama" not in registry.architectures(), reason="llama not registered")
+def test_divisor_unknown_respects_m_kv_divides_m():
+    sol = solve("llama", "6.6e9", "M_kv", dict(v=32000, M=32, d_e=4096, d_f=11008, L=32))
+    # only divisors of M are valid; the count grows with M_kv
+    assert 32 % sol.below.value == 0 and 32 % sol.above.value == 0
+    assert sol.below.total <= 6.6e9 <= sol.above.total
+
+
+def test_gpt2_d_e_respects_divisibility_and_is_nearest():
+    hp = dict(v=50257, n=1024, M=12, d_f=3072, L=12)
+    sol = solve("gpt2", "124_439_808", "d_e", hp)
+    assert sol.best.value == 768 and sol.best.difference == 0  # GPT-2 small exactly
+    sol = solve("gpt2", "130M", "d_e", hp)
+    assert sol.below.value % 12 == 0 and sol.above.value == sol.below.value + 12
+    assert sol.below.total < 130_000_000 < sol.above.total
+    assert sol.below.total == _total("gpt2", d_e=sol.below.value, **hp)
+
+
+def test_layers_and_flags():
+    sol = solve("gpt2", "124M", "L", dict(v=50257, n=1024, M=12, d_f=3072, d_e=768))
+    assert (sol.below.value, sol.above.value) == (11, 12)
+    sol = solve("lstm_lm", "1", "tied", dict(v=100, d_e=8, d_h=8, L=1))
+    assert sol.above.value == 1 and sol.below is None  # tying is the smaller model
+
+
+def test_target_below_the_smallest_model():
+    sol = solve("gpt2", "10", "d_e", dict(v=50257, n=1024, M=12, d_f=3072, L=12))
+    assert sol.below is None and sol.above.value == 12
+
+
+def test_parse_target():
+    assert parse_target("7e9") == parse_target("7B") == parse_target("7_000_000_000") == 7 * 10**9
+    assert parse_target("6.7b") == 6_700_000_000 and parse_target("350M") == 350_000_000
+    assert parse_target("1.5T") == 1_500_000_000_000
+    for bad in ("seven", "-5", "0", "1.5", "7X"):
+        with pytest.raises(HyperparameterError):
+            parse_target(bad)
+
+
+def test_errors():
+    hp = dict(v=50257, n=1024, L=12, d_f=3072, d_e=768)
+    with pytest.raises(HyperparameterError, match="does not depend on M"):
+        solve("gpt2", "1e8", "M", hp)
+    with pytest.raises(HyperparameterError, match="fixed"):
+        solve("gpt2", "1e8", "d_k", {**hp, "M": 12})
+    with pytest.raises(HyperparameterError, match="missing"):
+        solve("gpt2", "1e8", "d_e", dict(v=1))
+    with pytest.raises(UnknownSymbolError):
+        solve("gpt2", "1e8", "width", hp)
+    assert main(["solve", "gpt2", "--target", "big", "--for", "d_e"]) == 2
+
+
+def test_solve_cli_text_and_no_tensorflow():
+    code = ("import sys; from paramcount.cli import main; "
+            "rc = main(['solve', 'gpt2', '--target', '1.5e9', '--for', 'd_e', '--set', 'v=50257', "
+            "'n=1024', 'M=25', 'd_f=6400', 'L=48']); "
+            "assert 'tensorflow' not in sys.modules; sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "nearest below: d_e = 1,550  total 1,494,065,450" in out.stdout
+    assert "nearest above: d_e = 1,575  total 1,525,718,325" in out.stdout
+    assert "valid d_e: multiples of 25" in out.stdout
