@@ -1,7 +1,8 @@
 """The ``paramcount`` command line: thin over the library.
 
-``list``, ``formula`` and ``count`` read formulas only and never import TensorFlow; ``verify`` and
-``report`` import it lazily. Bad input ends with one line on stderr and exit status 2.
+``list``, ``formula``, ``count`` and ``solve`` read formulas only and never import TensorFlow;
+``verify``, ``prove`` and ``report`` import it lazily. Bad input ends with one line on stderr and
+exit status 2.
 """
 
 from __future__ import annotations
@@ -110,16 +111,86 @@ def cmd_verify(args) -> int:
     if not args.quiet and not args.json and sys.stderr.isatty():
         sys.stderr.write("\r" + " " * 60 + "\r")
     if args.json:
-        _emit_json([r.to_json() for r in results])
+        _emit_json([with_residuals(r) for r in results])
     else:
         for r in results:
             print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
                   f"Keras {r.keras:>16,}  diff {r.difference:+,}")
             for m in r.mismatches():
                 print(f"         - {m}")
+            for line in residual_lines(r):
+                print(f"         ~ residual {line}")
         bad = sum(not r.ok for r in results)
         print(f"{len(results) - bad} match, {bad} mismatch")
     return 0 if all(r.ok for r in results) else 1
+
+
+def residual_lines(r) -> list[str]:
+    """For a mismatch: Keras − formula per component, as exact polynomials (paramcount.prove)."""
+    if r.ok:
+        return []
+    from paramcount import prove
+
+    try:
+        return [res.text() for res in prove.explain_hparams(r.arch, r.hparams)]
+    except ParamcountError as exc:
+        return [f"not recovered: {exc}"]
+
+
+def with_residuals(r) -> dict:
+    out = r.to_json()
+    if not r.ok:
+        from paramcount import prove
+
+        try:
+            out["residuals"] = [x.to_json() for x in prove.explain_hparams(r.arch, r.hparams)]
+        except ParamcountError as exc:
+            out["residuals"] = {"error": str(exc)}
+    return out
+
+
+def cmd_prove(args) -> int:
+    from paramcount import prove
+
+    ids = args.arch or sorted(registry.architectures())
+    for a in ids:
+        registry.get(a)  # unknown ids fail before anything is built
+    proofs = []
+    for aid in ids:
+        if not args.quiet and not args.json and sys.stderr.isatty():
+            sys.stderr.write(f"\rproving {aid:<40}")
+            sys.stderr.flush()
+        p = prove.prove(aid)
+        proofs.append(p)
+        if not args.json:
+            if not args.quiet and sys.stderr.isatty():
+                sys.stderr.write("\r" + " " * 50 + "\r")
+            print(prove.proof_text(p), flush=True)
+    if args.json:
+        _emit_json([p.to_json() for p in proofs])
+    else:
+        states = [p.status for p in proofs]
+        print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
+              f"{states.count('error')} error; {sum(p.builds for p in proofs)} Keras builds, "
+              f"{sum(p.seconds for p in proofs):.1f} s")
+    return 0 if all(p.status == "proven" for p in proofs) else 1
+
+
+def cmd_solve(args) -> int:
+    from paramcount import solve
+
+    arch = registry.get(args.arch)
+    given: dict[str, int] = {}
+    if args.preset:
+        given.update(arch.preset(args.preset).hparams)
+    if args.set:
+        given.update(parse_assignments(args.set))
+    sol = solve.solve(arch, args.target, args.unknown, given)
+    if args.json:
+        _emit_json(solve.solution_json(sol))
+    else:
+        print(solve.solution_text(sol))
+    return 0
 
 
 def cmd_report(args) -> int:
@@ -147,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
                 description="Exact, symbolic parameter counts for neural language models, "
                             "verified against Keras / KerasHub.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
-                           metavar="{list,formula,count,verify,report}")
+                           metavar="{list,formula,count,verify,prove,solve,report}")
 
     s = sub.add_parser("list", help="architectures, one line each")
     s.set_defaults(func=cmd_list)
@@ -177,6 +248,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every architecture, every preset and example set")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("prove", help="prove formula = Keras as polynomials in every free "
+                                     "hyperparameter (every option value); exit 1 unless proven")
+    s.add_argument("arch", nargs="*", help="architectures (default: all)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=cmd_prove)
+
+    s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
+                                     "a budget (formula only)")
+    s.add_argument("arch")
+    s.add_argument("--target", required=True, metavar="N", help="parameters: 7e9, 7B, 350M, ...")
+    s.add_argument("--for", dest="unknown", required=True, metavar="SYM",
+                   help="the hyperparameter to solve for")
+    hp_options(s)
+    s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("report", help="write the markdown conformance report")
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md")

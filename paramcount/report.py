@@ -154,6 +154,21 @@ def _versions_section(vers: dict[str, str]) -> str:
 SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _findings, _architectures]
 
 
+def _proofs_section(results: list[Verification]) -> str:
+    from paramcount.prove import proofs_section
+
+    return proofs_section(results)
+
+
+def _rules_of_thumb_section(results: list[Verification]) -> str:
+    from paramcount.context import rules_of_thumb_section
+
+    return rules_of_thumb_section(results)
+
+
+SECTIONS += [_proofs_section, _rules_of_thumb_section]
+
+
 def generate(results: list[Verification] | None = None, *,
              vers: dict[str, str] | None = None) -> str:
     """The report's text (verifies everything when no results are given)."""
