@@ -21,8 +21,9 @@ the formula be caught, and the extra nodes and points test the assumption as the
 
 **Method.** *Structural* parameters make builds longer as they grow: the layer counts (``L``,
 ``L_*``) and any other parameter of a ``times`` that changes the number of Keras weights (measured
-on two tiny builds; experts stacked in one weight do not). They take the small values 1..δ+1: exact interpolation nodes (a polynomial of degree ≤ δ in x
-that vanishes at δ+1 values of x vanishes identically). At each such node the other parameters are
+on two tiny builds; experts stacked in one weight do not). They take the small values 1..δ+1:
+exact interpolation nodes (a polynomial of degree ≤ δ in x that vanishes at δ+1 values of x
+vanishes identically). At each such node the other parameters are
 drawn uniformly at random from large ranges S_x and the residual R_c = K_c − F_c evaluated: by the
 Schwartz–Zippel lemma (per-variable form), a nonzero R_c vanishes at one random point with
 probability ≤ Σ_x δ_x/|S_x|, at p independent points with probability ≤ (Σ_x δ_x/|S_x|)^p; p is
@@ -828,8 +829,8 @@ def _explain(case: Case, oracle: _Oracle, ranges, *, max_degree: int = 8) -> tup
     for c in comps:
         p = polys[c]
         if p is None:
-            out.append(Residual(_short(c), None, note="the interpolated residual failed the check at a "
-                                              "random point"))
+            out.append(Residual(_short(c), None, note="the interpolated residual failed the "
+                                                      "check at a random point"))
         elif p != 0:
             weights = tuple(sorted(oracle.unclaimed_paths)) if c == UNCLAIMED else ()
             out.append(Residual(_short(c), case.to_original(p), weights))

@@ -226,9 +226,10 @@ def solution_text(sol: Solution) -> str:
     from paramcount.render import human
 
     given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
+    expr = str(sympy.expand(sol.total_expr)).replace("**", "^").replace("*", "·")
     lines = [f"{sol.arch}: {sol.symbol} for a total of {sol.target:,} ({human(sol.target)})"
              + (f" with {given}" if given else ""),
-             f"total({sol.symbol}) = {str(sympy.expand(sol.total_expr)).replace('**', '^').replace('*', '·')}",
+             f"total({sol.symbol}) = {expr}",
              f"valid {sol.symbol}: {sol.step}"]
     best = sol.best
     for label, c in (("below", sol.below), ("above", sol.above)):

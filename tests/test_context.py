@@ -75,7 +75,7 @@ def test_count_shows_context(capsys):
     js = json.loads(capsys.readouterr().out)["context"]
     assert js["non_embedding"] == 85_056_000 and js["bytes"]["bf16"] == 248_879_616
     assert js["approximations"][0]["relative_error_exact"] == str(
-        Fraction(12 * 12 * 768 * 768 - 85_056_000, 85_056_000)).replace("/", "/")
+        Fraction(12 * 12 * 768 * 768 - 85_056_000, 85_056_000))
 
 
 def test_count_context_does_not_import_tensorflow():
@@ -90,4 +90,5 @@ def test_report_section():
                        "hparams": registry.get("gpt2").resolve(GPT2_SMALL)})()
     text = context.rules_of_thumb_section([r])
     assert text.startswith("## How good are the rules of thumb")
-    assert "| gpt2 | gpt2_base_en | 124,439,808 | 85,056,000 (85.1M) | 84,934,656 | -0.143% |" in text
+    row = "| gpt2 | gpt2_base_en | 124,439,808 | 85,056,000 (85.1M) | 84,934,656 | -0.143% |"
+    assert row in text
