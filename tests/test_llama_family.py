@@ -179,3 +179,33 @@ def test_largest_preset_builds_without_allocating():
     assert result.ok, "\n".join(result.mismatches())
     # 405B float32 weights would take 1.6 TB; the build holds shapes only.
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 4 * 1024 * 1024  # KiB: < 4 GiB
+
+
+def test_gated_delta_net_equals_closed_form():
+    """Gated DeltaNet as Qwen 3.5 holds it, written out: projections to q, k, v (2·H_lk·d_lk +
+    H_lv·d_lv), z (H_lv·d_lv), β and decay (H_lv each), the depthwise conv over the q, k, v
+    channels, A and the time-step bias (H_lv each), the gated norm (d_lv), the output projection."""
+    from paramcount.components.llama_like import H_lk, H_lv, K_conv, d_lk, d_lv, gated_delta_net
+
+    qkv = 2 * H_lk * d_lk + H_lv * d_lv
+    closed = (d_e * (qkv + H_lv * d_lv + 2 * H_lv) + K_conv * qkv + 2 * H_lv + d_lv
+              + H_lv * d_lv * d_e)
+    assert sympy.expand(gated_delta_net().total() - closed) == 0
+
+
+def test_qwen3_5_mixers_split_the_blocks():
+    from paramcount.components.llama_like import L_full
+
+    blocks = registry.get("qwen3_5").formula.find("blocks")
+    assert blocks.find("full_attention").times == L_full
+    assert blocks.find("linear_attention").times == L - L_full
+    assert blocks.find("ffn").times == L
+
+
+def test_qwen3_moe_dense_blocks_trade_experts_for_a_dense_ffn():
+    arch = registry.get("qwen3_moe")
+    name = "qwen3_moe_30b_a3b_en"
+    hp = arch.resolve(arch.preset(name).hparams)
+    one_dense = _count(arch, name, L_moe=hp["L"] - 1)
+    experts = hp["d_e"] * hp["E"] + hp["E"] * 3 * hp["d_e"] * hp["d_fe"]
+    assert _count(arch, name) - one_dense == experts - 3 * hp["d_e"] * hp["d_f"]

@@ -16,6 +16,8 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
+import dataclasses
+
 import sympy
 
 from paramcount.components.basic import attention, dense, embedding
@@ -26,7 +28,7 @@ from paramcount.components.modern import (
     rms_norm,
     rotary_positions,
 )
-from paramcount.formula import Term, group, leaf
+from paramcount.formula import Term, group, leaf, zero
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
 
 __all__ = [
@@ -64,8 +66,6 @@ def output_head(tie=tied) -> Term:
     """The LM head KerasHub keeps inside the backbone: ``reverse_embeddings`` (d_e × v), absent
     when the head is the token embedding transposed (``tie`` = 1)."""
     if tie == 1:
-        from paramcount.formula import zero
-
         return zero("head", "tied: the output projection is the token embedding, transposed")
     note = ("untied output projection (ReversibleEmbedding.reverse_embeddings)" if tie == 0 else
             "output projection: d_e × v when untied, nothing when tied to the token embedding")
@@ -225,7 +225,6 @@ def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
 def hybrid_blocks(ffn: Term, *, times=L, full=L_full) -> Term:
     """Qwen 3.5's L blocks: each an RMS norm, a token mixer (full attention in ``full`` of them,
     gated DeltaNet in the rest), an RMS norm and ``ffn``."""
-    import dataclasses
 
     def rep(term, t):
         return dataclasses.replace(term, times=t)
