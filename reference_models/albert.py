@@ -21,3 +21,8 @@ def backbone(hp: dict[str, int]):
         max_sequence_length=hp["n"],
         num_segments=hp["s"],
     )
+
+
+def masked_lm(hp: dict[str, int]):
+    # MaskedLMHead ties its output projection to the (d_emb-wide) token table.
+    return keras_hub.models.AlbertMaskedLM(backbone=backbone(hp), preprocessor=None)

@@ -11,43 +11,73 @@ Two parameter-reduction ideas, both visible in the tree:
 
 from __future__ import annotations
 
-from paramcount.components import dense
+from paramcount.components import dense, layer_norm
 from paramcount.components.encoders import L_g, L_r, d_emb, encoder_stack, factorised_embeddings
-from paramcount.formula import group
+from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, s, v, zeta
 
-register(Architecture(
-    id="albert",
-    title="ALBERT backbone (keras_hub.models.AlbertBackbone): factorised embeddings, one "
-          "shared block per group",
-    source="Lan et al. 2020; keras_hub/src/models/albert/albert_backbone.py",
-    formula=group(
-        "albert",
-        factorised_embeddings(),
-        encoder_stack(
-            L_g * L_r, match=r"group_\d+_inner_layer_\d+",
-            note="cross-layer sharing: L_g·L_r distinct blocks, each shared by L/L_g layers; "
-                 "a shared block counts once (L does not enter the count)",
-        ),
-        dense("pooler", d_e, d_e, match="pooled_dense"),
+_BACKBONE = (
+    factorised_embeddings(),
+    encoder_stack(
+        L_g * L_r, match=r"group_\d+_inner_layer_\d+",
+        note="cross-layer sharing: L_g·L_r distinct blocks, each shared by L/L_g layers; "
+             "a shared block counts once (L does not enter the count)",
     ),
-    reference="reference_models.albert:backbone",
-    counting="trainable weights of the backbone: d_emb-wide token, position and segment tables "
-             "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
-             "blocks counted once each, the pooler",
+    dense("pooler", d_e, d_e, match="pooled_dense"),
+)
+
+_COMMON = dict(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
     fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
     constraints=(Divisible(d_e, M), Divisible(L, L_g)),
     presets="albert",
     family="keras_hub",
-    keras_hub_metadata=True,
     examples={
         "tiny": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
         "grouped": dict(v=101, n=9, d_emb=6, d_e=24, M=3, d_f=40, L=6, L_g=3, L_r=2),
         "deep_shared": dict(v=50, n=8, d_emb=4, d_e=16, M=2, d_f=24, L=12, L_g=2, L_r=1),
     },
+)
+
+register(Architecture(
+    id="albert",
+    title="ALBERT backbone (keras_hub.models.AlbertBackbone): factorised embeddings, one "
+          "shared block per group",
+    source="Lan et al. 2020; keras_hub/src/models/albert/albert_backbone.py",
+    formula=group("albert", *_BACKBONE),
+    reference="reference_models.albert:backbone",
+    counting="trainable weights of the backbone: d_emb-wide token, position and segment tables "
+             "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
+             "blocks counted once each, the pooler",
+    keras_hub_metadata=True,
+    **_COMMON,
+))
+
+register(Architecture(
+    id="albert_masked_lm",
+    title="ALBERT masked LM (keras_hub.models.AlbertMaskedLM): backbone + MLM head back to d_emb",
+    source="Lan et al. 2020; keras_hub/src/models/albert/albert_masked_lm.py",
+    formula=group(
+        "albert_masked_lm",
+        *_BACKBONE,
+        group(
+            "mlm_head",
+            dense("transform", d_e, d_emb, match="intermediate_dense",
+                  note="the head narrows d_e back to the factorised width d_emb"),
+            layer_norm("norm", d_emb, match="intermediate_layer_norm"),
+            leaf("output_bias", v, match="output_bias",
+                 note="the output projection is the d_emb-wide token table (tied); only its "
+                      "bias is new"),
+            match="mlm_head",
+        ),
+    ),
+    reference="reference_models.albert:masked_lm",
+    counting="trainable weights of backbone (pooler included) and MLM head: d_e→d_emb transform, "
+             "its norm, output bias; the output projection is the token table (tied), counted "
+             "once",
+    **_COMMON,
 ))
