@@ -236,6 +236,6 @@ def rules_of_thumb_section(results) -> str:
         out.append("No published preset of a GPT-style stack among these results.")
     if mem:
         out += ["", f"Memory of the weights ({BYTES_CONVENTION}):", "",
-                "| architecture | preset | parameters | fp32 | bf16 | int8 | with Adam |",
+                "| architecture | preset | weights (all) | fp32 | bf16 | int8 | with Adam |",
                 "|---|---|---:|---:|---:|---:|---:|", *mem]
     return "\n".join(out)

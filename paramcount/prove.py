@@ -910,17 +910,20 @@ def proof_json(p: ArchProof) -> dict:
 
 METHOD_TEXT = f"""\
 Both sides are polynomials in the free hyperparameters once the constraints are written as
-substitutions (`d_e = M·d_e'` for "d_e divisible by M"), so equality is decided as an identity of
-polynomials, component by component (every formula leaf, plus the Keras weights no leaf claims),
-for every value of every 0/1 option flag. **Assumption:** Keras' count of each component is a
-polynomial whose degree in each parameter is at most the formula's plus {MARGIN}. Layer-like
-parameters (those a `times` multiplies by) take the values 1..δ+1 — exact interpolation nodes;
-at each node the other parameters are drawn at random from large ranges (values below 2^24, the
-products that make one hyperparameter sharing that budget) and the residual must vanish at every
-draw: by the Schwartz–Zippel lemma a nonzero residual survives one draw with probability at most
-Σ δ_x/|S_x|, and draws are added until the bound on a false proof is below {TARGET_ERROR:g}. The
-randomness is seeded (the report is deterministic). Models are built without allocating any
-weight, so size costs nothing."""
+substitutions (`d_e = M·d_e'` for "d_e divisible by M", `M = M_kv·M'` for "M divisible by M_kv";
+a term that is polynomial only piecewise, such as a projection present only when d_emb ≠ d_e,
+splits the case in two). Equality is then decided as an identity of polynomials, component by
+component (every formula leaf, plus the Keras weights no leaf claims), for every value of every
+0/1 option flag. **Assumption:** Keras' count of each component is a polynomial whose degree in
+each parameter is at most the formula's plus {MARGIN} (the bounds are listed per case). Layer
+counts (`L`, `L_*`, and any multiplicity that adds Keras weights, measured on two tiny builds) take
+the values 1..δ+1: exact interpolation nodes. At each node the other parameters are drawn at
+random (each hyperparameter below 2^24; a product of parameters shares that budget) and every
+residual must vanish at every draw: by the Schwartz–Zippel lemma a nonzero residual survives one
+draw with probability at most Σ δ_x/|S_x|, and draws are added until the bound on a false proof is
+below {TARGET_ERROR:g} per case. The randomness is seeded, so the outcome is reproducible. Models are
+built without allocating any weight (a stateless scope; task models not compiled), so size costs
+nothing. The Keras-build counts include the two-build probes of the multiplicities."""
 
 
 # --- report -------------------------------------------------------------------------------------

@@ -143,3 +143,24 @@ def test_report_section_is_deterministic():
 def test_prove_every_architecture(arch_id):
     p = prove.cached_prove(arch_id)
     assert p.status == "proven", prove.proof_text(p)
+
+
+def test_piecewise_term_splits_the_case():
+    if "electra" not in registry.architectures():
+        pytest.skip("electra not registered")
+    arch = registry.get("electra")
+    labels = [c.label for c in prove.cases(arch)]
+    assert labels == ["d_emb = d_e", "d_emb ≠ d_e"]
+    hp = arch.resolve(arch.preset("electra_small_discriminator_uncased_en").hparams)
+    assert prove.case_of(arch, hp).label == ("d_emb = d_e" if hp["d_emb"] == hp["d_e"]
+                                             else "d_emb ≠ d_e")
+
+
+def test_stacked_experts_are_not_structural_but_layers_are():
+    if "mixtral" not in registry.architectures():
+        pytest.skip("mixtral not registered")
+    arch = registry.get("mixtral")
+    (case,) = prove.cases(arch)
+    assert {x.name for x in case.structural} >= {"L", "k"}  # candidates: layers, times, top-k
+    measured = prove.classify(case, prove._Oracle(case))
+    assert {x.name for x in measured.structural} == {"L"}  # E experts live in one weight
