@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from paramcount import registry
+from paramcount import progress, registry
 from paramcount.errors import ParamcountError
 from paramcount.hparams import parse_assignments
 
@@ -102,14 +102,9 @@ def cmd_verify(args) -> int:
             jobs.append((arch, hp, name))
         else:
             jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
-    results = []
-    for i, (arch, hp, name) in enumerate(jobs):
-        if not args.quiet and not args.json and sys.stderr.isatty():
-            sys.stderr.write(f"\r[{i + 1}/{len(jobs)}] {arch.id} {name:<40}")
-            sys.stderr.flush()
-        results.append(verify(arch, hp, name=name))
-    if not args.quiet and not args.json and sys.stderr.isatty():
-        sys.stderr.write("\r" + " " * 60 + "\r")
+    results = [verify(arch, hp, name=name)
+               for arch, hp, name in progress.track(jobs, describe=lambda j: f"{j[0].id} {j[2]}",
+                                                    quiet=args.quiet)]
     if args.json:
         _emit_json([with_residuals(r) for r in results])
     else:
@@ -156,16 +151,14 @@ def cmd_prove(args) -> int:
     for a in ids:
         registry.get(a)  # unknown ids fail before anything is built
     proofs = []
-    for aid in ids:
-        if not args.quiet and not args.json and sys.stderr.isatty():
-            sys.stderr.write(f"\rproving {aid:<40}")
-            sys.stderr.flush()
-        p = prove.prove(aid)
-        proofs.append(p)
-        if not args.json:
-            if not args.quiet and sys.stderr.isatty():
-                sys.stderr.write("\r" + " " * 50 + "\r")
-            print(prove.proof_text(p), flush=True)
+    with progress.Bar(len(ids), quiet=args.quiet) as bar:
+        for aid in ids:
+            bar.advance(f"proving {aid}")
+            p = prove.prove(aid)
+            proofs.append(p)
+            if not args.json:
+                bar.clear()  # the proof's lines, then the bar again at the next one
+                print(prove.proof_text(p), flush=True)
     if args.json:
         _emit_json([p.to_json() for p in proofs])
     else:
@@ -204,7 +197,9 @@ def cmd_report(args) -> int:
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.is_dir() or not os.access(target.parent, os.W_OK):
             raise OSError("not a writable file path")
-        path = report.write_report(target)
+        with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
+            results = report.verify_all(progress=bar)
+        path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
@@ -217,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
                             "verified against Keras / KerasHub.")
+    plugin_help = ("a module (or .py file) registering architectures of your own; repeatable. "
+                   f"Also read from ${registry.PLUGINS_ENV} (comma-separated)")
+    p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
                            metavar="{list,formula,count,verify,prove,solve,report}")
 
@@ -269,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_report)
+    for command in sub.choices.values():  # --plugin also after the command name
+        command.add_argument("--plugin", metavar="MODULE", action="append", dest="plugin_after",
+                             default=argparse.SUPPRESS, help=plugin_help)
     return p
 
 
@@ -276,6 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        registry.load_plugins([*args.plugin, *getattr(args, "plugin_after", [])])
         if getattr(args, "all", False) and (args.arch or args.preset or args.set):
             raise UsageError("--all takes no architectures, --preset or --set")
         return args.func(args)

@@ -1,0 +1,84 @@
+"""The progress bar: drawn only on a terminal, never in CI or with --quiet; counts what is left."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from paramcount import progress
+
+
+class TTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.fixture(autouse=True)
+def _no_ci(monkeypatch):
+    for var in ("CI", "PARAMCOUNT_PROGRESS", "TERM"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_draws_on_a_terminal_naming_each_item_and_what_is_left():
+    out = TTY()
+    items = list(progress.track(["gpt2 a", "gpt2 b", "bert c"], stream=out))
+    assert items == ["gpt2 a", "gpt2 b", "bert c"]
+    text = out.getvalue()
+    assert "1/3  gpt2 a  (2 left" in text and "3/3  bert c  (0 left" in text
+    assert "[######" in text
+    assert text.endswith("\r\x1b[K")  # the line is cleared at the end
+
+
+@pytest.mark.parametrize("setup", ["not_a_tty", "quiet", "ci", "forced_off", "dumb"])
+def test_quiet_off_a_terminal_in_ci_or_when_asked(setup, monkeypatch):
+    out = io.StringIO() if setup == "not_a_tty" else TTY()
+    if setup == "ci":
+        monkeypatch.setenv("CI", "true")
+    if setup == "forced_off":
+        monkeypatch.setenv("PARAMCOUNT_PROGRESS", "0")
+    if setup == "dumb":
+        monkeypatch.setenv("TERM", "dumb")
+    assert list(progress.track(range(3), stream=out, quiet=setup == "quiet")) == [0, 1, 2]
+    assert out.getvalue() == ""
+
+
+def test_forced_on_and_callback_form(monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("PARAMCOUNT_PROGRESS", "1")
+    out = io.StringIO()
+    with progress.Bar(2, stream=out) as bar:
+        bar("llama llama2_7b_en")
+        bar("llama llama2_13b")
+        assert bar.done == 1
+    assert bar.done == 2
+    assert "2/2  llama llama2_13b  (0 left" in out.getvalue()
+
+
+def test_cli_verify_uses_the_bar_and_stays_quiet_when_piped(capsys, monkeypatch):
+    from paramcount.cli import main
+
+    calls = []
+    real = progress.track
+
+    def spy(items, **kw):
+        calls.append(kw)
+        return real(items, **kw)
+
+    monkeypatch.setattr(progress, "track", spy)
+    assert main(["verify", "gpt2", "--preset", "tiny", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert calls and calls[0]["quiet"] is True
+    assert err == "" and "1 match, 0 mismatch" in out
+
+
+def test_clear_makes_room_for_output_and_the_next_step_redraws():
+    out = TTY()
+    with progress.Bar(2, stream=out) as bar:
+        bar.advance("proving gpt2")
+        bar.clear()
+        out.write("gpt2: proven\n")
+        bar.advance("proving bert")
+    text = out.getvalue()
+    assert "1/2  proving gpt2" in text and "\r\x1b[Kgpt2: proven\n" in text
+    assert text.index("gpt2: proven") < text.index("2/2  proving bert")
