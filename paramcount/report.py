@@ -57,9 +57,15 @@ def verify_all(arch_ids: Iterable[str] | None = None, *,
     out = []
     for i, (aid, preset) in enumerate(jobs):
         if progress:
-            progress(f"[{i + 1}/{len(jobs)}] {aid} {preset.name}")
+            progress(f"{aid} {preset.name}")
         out.append(verifier(aid, preset=preset.name))
     return out
+
+
+def count_jobs(arch_ids: Iterable[str] | None = None) -> int:
+    """How many verifications :func:`verify_all` will run (for a progress bar)."""
+    ids = sorted(registry.architectures()) if arch_ids is None else list(arch_ids)
+    return sum(len(registry.get(aid).hparam_sets()) for aid in ids)
 
 
 def versions() -> dict[str, str]:
@@ -68,8 +74,14 @@ def versions() -> dict[str, str]:
     import sympy
     import tensorflow as tf
 
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # the figures beside the report are drawn by it (not imported here: version only)
+        mpl = version("matplotlib")
+    except PackageNotFoundError:
+        mpl = "not installed"
     return {"TensorFlow": tf.__version__, "Keras": keras.__version__,
-            "KerasHub": keras_hub.__version__, "SymPy": sympy.__version__}
+            "KerasHub": keras_hub.__version__, "SymPy": sympy.__version__, "Matplotlib": mpl}
 
 
 def _summary(results: list[Verification]) -> str:
@@ -151,7 +163,31 @@ def _versions_section(vers: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _findings, _architectures]
+def _plots_section(results: list[Verification]) -> str:
+    """Links to the figures :func:`write_report` draws beside the report (paramcount.plots)."""
+    from paramcount.plots import REPORT_FIGURES, report_figure_names
+
+    names = report_figure_names(results)
+    if not names:
+        return "## Plots\n\nNo published presets among these results: nothing to draw."
+    lines = ["## Plots", "",
+             "Drawn from the formulas at every published preset (example sets left out; a task "
+             "model that shares its backbone's presets is drawn once, as the backbone)."]
+    for name in names:
+        lines += ["", f"![{REPORT_FIGURES[name]}]({name})"]
+    if "composition.svg" in names:
+        lines += ["", "Classes of component: each formula leaf is classified by its component "
+                  "names, read from the leaf upwards; the first name that contains `norm` makes it "
+                  "a norm, `attention` (or is `query`/`key`/`value`) attention, `ffn`/`mlp`/"
+                  "`moe`/`experts`/`router` feed-forward, `rnn`/`lstm`/`gru` (or a gate name) "
+                  "recurrent, `embed` (or is `token`/`position`/`segment`) embeddings, `head`/"
+                  "`pooler`/`classifier` head. A leaf with no such name takes its sibling leaves' "
+                  "class when they agree, else *other* (`paramcount.plots.RULES`)."]
+    return "\n".join(lines)
+
+
+SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _plots_section, _findings,
+                                                       _architectures]
 
 
 def _proofs_section(results: list[Verification]) -> str:
@@ -187,11 +223,23 @@ def generate(results: list[Verification] | None = None, *,
     return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
 
 
-def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None) -> Path:
-    """Write atomically: a temporary file in the same folder, then a rename over the target."""
+def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
+                 results: list[Verification] | None = None) -> Path:
+    """Write atomically: a temporary file in the same folder, then a rename over the target.
+
+    With ``results`` (or when neither ``text`` nor ``results`` is given, so everything is
+    verified here), the figures the report links to are written beside it first
+    (``composition.svg``, ``scaling.svg``; see :mod:`paramcount.plots`).
+    """
     path = Path(path)
-    text = generate() if text is None else text
+    if text is None:
+        results = verify_all() if results is None else results
+        text = generate(results)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if results is not None:
+        from paramcount.plots import write_plots
+
+        write_plots(results, path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

@@ -1,0 +1,331 @@
+"""Pictures of the counts: where the parameters go, and how the total grows with width and depth.
+
+Two figures, drawn with Matplotlib from the formula trees (nothing is built in Keras here):
+
+- :func:`composition_figure`: per preset, the share of the parameters in each *class* of
+  component (embeddings, attention, feed-forward, recurrent layers, norms, head, other), as
+  stacked horizontal bars.
+- :func:`scaling_figure`: the total against the width ``d_e`` and against the depth ``L``, one
+  series per architecture, one point per published preset (log-log).
+
+**How a component is classified** (:func:`classify`). A formula leaf has a dotted path of
+component names, e.g. ``gpt2.blocks.self_attention.query``. The names are read from the leaf
+upwards, the root excluded (``query``, then ``self_attention``, then ``blocks``); the first name
+that matches one of the :data:`RULES` decides, the rules being tried in their order for each name.
+A leaf none of whose names matches takes the class of its sibling leaves (inside a group below the
+root) when those that are classified agree (the ``input`` and ``output`` gates beside an LSTM's ``forget`` gate), and is
+``other`` otherwise. So a norm is a norm wherever it sits (``embeddings.norm``,
+``blocks.attention_norm``, ``mlm_head.norm``), a query projection is attention, an LSTM gate is
+recurrent, and ``embeddings.projection`` is an embedding. Zero-parameter terms (RoPE, tied heads)
+add nothing to any class.
+
+**Determinism.** :meth:`Plot.svg` renders with a fixed ``svg.hashsalt``, no date in the metadata,
+text kept as text (``svg.fonttype = "none"``) in the DejaVu Sans that ships with Matplotlib, and no
+global state: the same counts and the same Matplotlib version give a byte-identical file, so a
+changed SVG in a diff is a changed count.
+
+Matplotlib is imported only inside the drawing functions; :func:`classify` and
+:func:`composition` need only the formula tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from paramcount import registry
+from paramcount.formula import to_int
+from paramcount.registry import Architecture
+
+__all__ = [
+    "CLASSES",
+    "RULES",
+    "REPORT_FIGURES",
+    "Plot",
+    "classify",
+    "classify_leaves",
+    "composition",
+    "composition_figure",
+    "preset_sets",
+    "scaling_figure",
+    "report_figure_names",
+    "report_plots",
+    "write_plots",
+]
+
+CLASSES = ("embeddings", "attention", "feed-forward", "recurrent", "norms", "head", "other")
+
+#: (class, regex over one component name), tried in this order for each name, leaf first.
+RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (cls, re.compile(rx)) for cls, rx in (
+        ("norms", r"norm"),
+        ("attention", r"attention|attn|relative_position|^(query|key|value|qkv)$"),
+        ("feed-forward", r"ffn|ffw|mlp|feed_?forward|^(moe|experts?|router)$"),
+        ("recurrent", r"rnn|lstm|gru|recurrent|^(forget|cell|candidate|reset|update)$"),
+        ("embeddings", r"embed|^(token|position|positions|segment)$"),
+        ("head", r"head|pooler|classifier|^logits$"),
+    )
+)
+
+COLORS = {  # fixed, colour-blind-friendly (Okabe-Ito), one per class
+    "embeddings": "#0072B2",
+    "attention": "#E69F00",
+    "feed-forward": "#009E73",
+    "recurrent": "#CC79A7",
+    "norms": "#F0E442",
+    "head": "#D55E00",
+    "other": "#999999",
+}
+
+REPORT_FIGURES = {
+    "composition.svg": "Where the parameters go: share of each class of component, per preset",
+    "scaling.svg": "Total parameters against width d_e and depth L, per architecture",
+}
+
+_RC = {
+    "svg.hashsalt": "paramcount",
+    "svg.fonttype": "none",
+    "font.family": ["DejaVu Sans"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "path.simplify": False,
+}
+
+
+def classify(path: str) -> str | None:
+    """The class of the formula leaf at dotted ``path`` (root first) by its own names, or None
+    when no name matches (see :func:`classify_leaves` for the siblings' rule)."""
+    names = path.split(".")[1:] or path.split(".")
+    for name in reversed(names):
+        for cls, rx in RULES:
+            if rx.search(name):
+                return cls
+    return None
+
+
+def classify_leaves(arch: Architecture | str) -> dict[str, str]:
+    """Leaf path -> class for every leaf of an architecture's formula, by the rule above."""
+    arch = registry.get(arch) if isinstance(arch, str) else arch
+    paths = [lf.path for lf in arch.formula.leaves()]
+    own = {p: classify(p) for p in paths}
+    out = {}
+    for p in paths:
+        cls = own[p]
+        parent = p.rpartition(".")[0]
+        if cls is None and "." in parent:  # siblings inside a group, not the whole model
+            kin = {own[q] for q in paths if q.rpartition(".")[0] == parent and own[q]}
+            cls = kin.pop() if len(kin) == 1 else None
+        out[p] = cls or "other"
+    return out
+
+
+def composition(arch: Architecture | str, hparams: Mapping[str, int]) -> dict[str, int]:
+    """Parameters per class (every class of :data:`CLASSES`, in that order) at ``hparams``."""
+    arch = registry.get(arch) if isinstance(arch, str) else arch
+    values = arch.values(arch.resolve(hparams))
+    classes = classify_leaves(arch)
+    out = dict.fromkeys(CLASSES, 0)
+    for lf in arch.formula.leaves():
+        out[classes[lf.path]] += to_int(lf.expr, values, lf.path)
+    return out
+
+
+def preset_sets(arch_ids: Iterable[str], *, examples: bool = False
+                ) -> list[tuple[str, Architecture, dict[str, int]]]:
+    """(label, architecture, hyperparameters) for each architecture's published presets (and
+    example sets with ``examples``); presets with hyperparameters identical to an earlier one of
+    the same architecture (a fine-tune, a quantised copy) are dropped."""
+    out = []
+    for aid in arch_ids:
+        arch = registry.get(aid)
+        seen: set[tuple] = set()
+        for hs in arch.hparam_sets():
+            if not hs.preset.official and not examples:
+                continue
+            key = tuple(sorted(hs.hparams.items()))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((f"{arch.id} · {hs.name}", arch, hs.hparams))
+    return out
+
+
+@dataclass
+class Plot:
+    """A Matplotlib figure that renders to deterministic SVG and displays itself in Jupyter."""
+
+    figure: object  # matplotlib.figure.Figure
+
+    def svg(self) -> bytes:
+        import io
+
+        import matplotlib
+
+        buf = io.BytesIO()
+        with matplotlib.rc_context(_RC):
+            self.figure.savefig(buf, format="svg", metadata={"Date": None},
+                                bbox_inches="tight", pad_inches=0.1)
+        return buf.getvalue()
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the SVG atomically (temporary file, then a rename)."""
+        return _write_atomic(Path(path), self.svg())
+
+    def _repr_svg_(self) -> str:
+        return self.svg().decode("utf-8")
+
+
+def _new_figure(width: float, height: float):
+    import matplotlib
+
+    from matplotlib.figure import Figure  # no pyplot: no global figure list, no GUI backend
+
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(width, height), dpi=100)
+    return fig
+
+
+def composition_figure(sets: Sequence[tuple[str, Architecture, Mapping[str, int]]], *,
+                       title: str | None = None) -> Plot:
+    """Stacked horizontal bars, one per (label, architecture, hyperparameters): the percentage
+    of the parameters in each class. See :func:`preset_sets` for the usual ``sets``."""
+    import matplotlib
+
+    if not sets:
+        raise ValueError("composition_figure: no hyperparameter sets to draw")
+    rows = [(label, composition(arch, hp)) for label, arch, hp in sets]
+    used = [c for c in CLASSES if any(counts[c] for _, counts in rows)]
+    with matplotlib.rc_context(_RC):
+        fig = _new_figure(8.0, 1.4 + 0.2 * len(rows))
+        ax = fig.add_subplot()
+        ys = list(range(len(rows)))
+        left = [0.0] * len(rows)
+        for cls in used:
+            shares = [100.0 * counts[cls] / (sum(counts.values()) or 1) for _, counts in rows]
+            ax.barh(ys, shares, left=left, height=0.75, color=COLORS[cls], label=cls,
+                    edgecolor="white", linewidth=0.3)
+            left = [a + b for a, b in zip(left, shares, strict=True)]
+        ax.set_yticks(ys, [label for label, _ in rows])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of parameters (%)")
+        ax.set_title(title or "Where the parameters go")
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0 + 0.35 / (1 + 0.2 * len(rows))),
+                  ncol=len(used), frameon=False)
+        ax.spines[["top", "right"]].set_visible(False)
+    return Plot(fig)
+
+
+def scaling_figure(arch_ids: Iterable[str] | None = None, *,
+                   series: Mapping[str, Sequence[tuple[str, Architecture, Mapping[str, int]]]]
+                   | None = None, title: str | None = None) -> Plot:
+    """Total parameters against ``d_e`` (left) and ``L`` (right), log-log, one series per
+    architecture (its published presets), or per entry of ``series`` (label -> sets)."""
+    import matplotlib
+
+    if series is None:
+        series = {aid: preset_sets([aid]) for aid in (arch_ids or ())}
+    markers = "osD^vP*Xh<>p"
+    with matplotlib.rc_context(_RC):
+        fig = _new_figure(10.0, 4.2)
+        axes = fig.subplots(1, 2, sharey=True)
+        colors = matplotlib.colormaps["tab10"].colors
+        drawn = 0
+        for i, (label, sets) in enumerate(series.items()):
+            points = sorted({(hp.get("d_e"), hp.get("L"), arch.count(hp))
+                             for _, arch, hp in sets if "d_e" in hp and "L" in hp})
+            if not points:
+                continue
+            drawn += 1
+            style = dict(color=colors[i % len(colors)], marker=markers[i % len(markers)],
+                         markersize=5, linestyle="none", alpha=0.85)
+            for ax, key in zip(axes, (0, 1), strict=True):
+                pts = sorted(points, key=lambda p: (p[key], p[2]))
+                ax.plot([p[key] for p in pts], [p[2] for p in pts], label=label, **style)
+        if not drawn:
+            raise ValueError("scaling_figure: no presets with both d_e and L to draw")
+        for ax, sym in zip(axes, ("d_e", "L"), strict=True):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(f"${sym}$ ({'width' if sym == 'd_e' else 'blocks'})")
+            ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
+            ax.spines[["top", "right"]].set_visible(False)
+        axes[0].set_ylabel("total parameters $N$")
+        axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        fig.suptitle(title or "Total parameters against width and depth")
+    return Plot(fig)
+
+
+# --- the report's figures -----------------------------------------------------------------------
+def _report_archs(results) -> list[str]:
+    """Architectures of the results, one per preset file (the backbone over its task models:
+    ``gpt2`` over ``gpt2_causal_lm``, which share presets), in id order."""
+    seen_files: set = set()
+    out = []
+    for aid in sorted({r.arch for r in results}):
+        arch = registry.get(aid)
+        key = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
+        if not arch.presets or key in seen_files:
+            continue
+        seen_files.add(key)
+        out.append(aid)
+    return out
+
+
+def _report_data(results):
+    verified = {(r.arch, r.name) for r in results}
+    archs = _report_archs(results)
+    sets = [s for s in preset_sets(archs) if (s[1].id, s[0].split(" · ", 1)[1]) in verified]
+    series = {aid: [s for s in sets if s[1].id == aid] for aid in archs}
+    series = {aid: s for aid, s in series.items()
+              if len({(hp.get("d_e"), hp.get("L")) for _, _, hp in s if "d_e" in hp and "L" in hp})
+              >= 2}
+    return sets, series
+
+
+def report_figure_names(results) -> list[str]:
+    """The file names :func:`write_plots` writes for these results (no Matplotlib needed)."""
+    sets, series = _report_data(results)
+    return [name for name, wanted in (("composition.svg", sets), ("scaling.svg", series))
+            if wanted]
+
+
+def report_plots(results) -> dict[str, Plot]:
+    """The report's figures (file name -> Plot) for a list of verifications: official presets
+    only (example sets are toy sizes), task models that share a backbone's presets left out."""
+    sets, series = _report_data(results)
+    out: dict[str, Plot] = {}
+    if sets:
+        out["composition.svg"] = composition_figure(
+            sets, title="Where the parameters go (share of each class of component, per preset)")
+    if series:
+        out["scaling.svg"] = scaling_figure(series=series)
+    return out
+
+
+def write_plots(results, directory: str | os.PathLike) -> list[Path]:
+    """Write the report's figures into ``directory`` (beside the report); returns the paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    return [plot.save(directory / name) for name, plot in report_plots(results).items()]
+
+
+def _write_atomic(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
