@@ -1,0 +1,108 @@
+"""paramcount.testing.assert_param_count and its pytest plugin, as a user's project uses them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from paramcount.errors import ConstraintError
+from paramcount.testing import assert_param_count, param_count_check
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "pytest_helper"
+TINY = dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)
+
+
+def test_the_example_project_tests_pass(monkeypatch):
+    """examples/pytest_helper, run as its owner would (pytest on the folder, the fixture coming
+    from the installed plugin, entry point pytest11); in this process, where TensorFlow is
+    already imported, to keep the test run short."""
+
+    class Outcomes:
+        def __init__(self):
+            self.passed, self.failed = [], []
+
+        def pytest_runtest_logreport(self, report):
+            if report.when == "call" or report.outcome == "failed":
+                (self.passed if report.passed else self.failed).append(report.nodeid)
+
+    outcomes = Outcomes()
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    try:
+        code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(EXAMPLE),
+                            str(EXAMPLE)], plugins=[outcomes])
+    finally:
+        for name in ("my_model", "test_my_model"):
+            sys.modules.pop(name, None)
+    assert code == 0 and not outcomes.failed, outcomes.failed
+    assert len(outcomes.passed) == 3
+
+
+def test_the_plugin_is_registered_for_pytest():
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="pytest11") if e.name == "paramcount"]
+    assert ep.value == "paramcount.pytest_plugin"
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2():
+    import keras_hub
+
+    def build(**kw):
+        args = dict(vocabulary_size=100, max_sequence_length=16, hidden_dim=32, num_heads=4,
+                    intermediate_dim=64, num_layers=2)
+        return keras_hub.models.GPT2Backbone(**{**args, **kw})
+
+    return build
+
+
+def test_a_right_model_passes_and_returns_the_figures(tiny_gpt2):
+    result = assert_param_count(tiny_gpt2(), "gpt2", **TINY)
+    assert result.ok and result.formula == result.keras == 20_864
+    assert assert_param_count(tiny_gpt2(), "gpt2", preset="tiny").ok
+    assert assert_param_count(tiny_gpt2(), "gpt2", hparams=TINY).ok
+
+
+def test_a_wrong_model_fails_naming_each_component_and_its_difference(tiny_gpt2):
+    with pytest.raises(AssertionError) as failure:
+        assert_param_count(tiny_gpt2(intermediate_dim=48, name="my_gpt2"), "gpt2", **TINY)
+    message = str(failure.value)
+    assert message.splitlines()[:2] == [
+        "model 'my_gpt2' does not have the parameters of gpt2 "
+        "(v=100, n=16, d_e=32, M=4, d_f=64, L=2, d_k=8, d_v=8, zeta=1):",
+        "formula 20,864, model 18,784 (-2,080)",
+    ]
+    assert "  - gpt2.blocks.ffn.up: formula 4,224, Keras 3,168 (-1,056)" in message
+    assert "  - gpt2.blocks.ffn.down: formula 4,160, Keras 3,136 (-1,024)" in message
+    assert "attention" not in message  # only what differs
+
+
+def test_weights_no_component_claims_are_named(tiny_gpt2):
+    import keras
+
+    backbone = tiny_gpt2()
+    logits = keras.layers.Dense(3, name="my_classifier")(backbone.output[:, 0, :])
+    model = keras.Model(backbone.input, logits)
+    check = param_count_check(backbone, "gpt2", **TINY)
+    assert check.ok
+    with pytest.raises(AssertionError, match=r"unclaimed Keras weight .*my_classifier/kernel "
+                                             r"\[32, 3\] \(96\)"):
+        assert_param_count(model, "gpt2", **TINY)
+
+
+def test_bad_hyperparameters_are_reported_as_such(tiny_gpt2):
+    with pytest.raises(ConstraintError, match="divisible"):
+        assert_param_count(tiny_gpt2(), "gpt2", **{**TINY, "M": 5})
+
+
+def test_full_size_preset_on_a_stateless_model():
+    from reference_models.gpt2 import backbone
+
+    from paramcount.registry import get
+
+    hp = get("gpt2").resolve(get("gpt2").preset("gpt2_base_en").hparams)
+    result = assert_param_count(backbone(hp), "gpt2", preset="gpt2_base_en")
+    assert result.keras == 124_439_808
