@@ -161,3 +161,39 @@ def test_t5_fast_build_restores_the_classes():
     with t5.fast_build():
         assert "build" in T5TransformerLayer.__dict__
     assert {c: dict(c.__dict__) for c in before} == before
+
+
+def test_esm_options_change_the_count_by_their_term():
+    hp = dict(v=33, d_e=320, M=20, d_f=1280, L=6)
+    rotary = count("esm", **hp)
+    assert rotary == published_params("esm2_t6_8M")
+    assert count("esm", **hp, abs_pos=1, n=1026) == rotary + 1026 * 320
+    assert count("esm", **hp, emb_norm=1) == rotary + 2 * 320
+    biases = 6 * (4 * 320 + 1280 + 320)  # q, k, v, o and the two feed-forward layers
+    assert count("esm", **hp, zeta=0) == rotary - biases
+
+
+def test_t5gemma_unbalanced_cross_attention_reads_the_encoder_width():
+    arch = registry.get("t5gemma")
+    key = arch.formula.find("decoder.cross_attention.key")
+    query = arch.formula.find("decoder.cross_attention.query")
+    assert str(key.expr) == "M_kv_dec*d_e*d_k_dec + M_kv_dec*d_k_dec*zeta"
+    assert str(query.expr) == "M_dec*d_e_dec*d_k_dec + M_dec*d_k_dec*zeta"
+    # 9B-2B = the 9B-9B encoder + the 2B-2B decoder whose cross-attention keys and values
+    # read 3,584-wide encoder states instead of 2,304-wide ones.
+    def parts(preset):
+        hp = arch.preset(preset).hparams
+        return arch.formula.breakdown(arch.values(arch.resolve(hp)))
+
+    nine, two, mixed = (parts(f"t5gemma_{s}_ul2") for s in ("9b_9b", "2b_2b", "9b_2b"))
+    assert mixed["encoder"] == nine["encoder"]
+    widen = 26 * (3584 - 2304) * 4 * 256  # L_dec · Δwidth · M_kv_dec · d_k_dec, keys and values
+    for proj in ("key", "value"):
+        assert (mixed["decoder"]["cross_attention"][proj]
+                == two["decoder"]["cross_attention"][proj] + widen)
+    assert mixed["decoder"]["ffn"] == two["decoder"]["ffn"]
+
+
+def test_xlnet_base_against_the_hugging_face_figure():
+    # xlnet-base-cased holds 116,718,336 weights (no LM head): the same tensors KerasHub builds.
+    assert count("xlnet", v=32000, d_e=768, M=12, d_f=3072, L=12) == 116_718_336

@@ -12,8 +12,13 @@ table, transposed, unless untied.
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
-from paramcount.components import rotary_positions
+from paramcount.components import (
+    attention,
+    embedding,
+    gated_feed_forward,
+    rms_norm,
+    rotary_positions,
+)
 from paramcount.components.encoders import tied
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
@@ -25,8 +30,6 @@ d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
 M_dec = declare("M_dec", "decoder attention (query) heads")
 M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
 d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
-
-_NORM_NOTE = "RMS norm: scale only"
 
 
 def _norms(prefix: str, width, *parts: str):

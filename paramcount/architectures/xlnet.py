@@ -10,8 +10,13 @@ embedding of width d_e.
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, feed_forward, layer_norm
-from paramcount.components import sinusoidal_positions
+from paramcount.components import (
+    attention,
+    embedding,
+    feed_forward,
+    layer_norm,
+    sinusoidal_positions,
+)
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register

@@ -20,10 +20,23 @@ from paramcount.formula import Term, group, leaf, zero
 from paramcount.symbols import M, d_e, d_f, declare, n, s, v, zeta
 
 __all__ = [
-    "d_emb", "L_g", "L_r", "eta", "k_rel", "n_b", "gated", "tied",
-    "token_position_embeddings", "factorised_embeddings", "encoder_stack",
-    "fourier_mixing", "relative_position_table", "t5_attention", "t5_feed_forward", "t5_norms",
+    "L_g",
+    "L_r",
+    "d_emb",
+    "encoder_stack",
+    "eta",
+    "factorised_embeddings",
+    "fourier_mixing",
+    "gated",
+    "k_rel",
+    "n_b",
     "relative_bias",
+    "relative_position_table",
+    "t5_attention",
+    "t5_feed_forward",
+    "t5_norms",
+    "tied",
+    "token_position_embeddings",
 ]
 
 # --- symbols -------------------------------------------------------------------------------------
