@@ -235,7 +235,8 @@ class Term:
         return sympy.latex(self.total())
 
     def _repr_latex_(self) -> str:
-        return f"$\\displaystyle N_{{\\mathrm{{{self.name}}}}} = {self.latex()}$"
+        name = self.name.replace("_", r"\_")  # `final_norm` is a name, not a subscript
+        return f"$\\displaystyle N_{{\\mathrm{{{name}}}}} = {self.latex()}$"
 
     def _latex(self, printer) -> str:  # sympy.latex(term) hook
         return self.latex()

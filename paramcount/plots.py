@@ -128,13 +128,15 @@ def classify_leaves(arch: Architecture | str) -> dict[str, str]:
 
 
 def composition(arch: Architecture | str, hparams: Mapping[str, int]) -> dict[str, int]:
-    """Parameters per class (every class of :data:`CLASSES`, in that order) at ``hparams``."""
+    """Trainable parameters per class (every class of :data:`CLASSES`, in that order) at
+    ``hparams``; they add up to the total (non-trainable buffers are not drawn)."""
     arch = registry.get(arch) if isinstance(arch, str) else arch
     values = arch.values(arch.resolve(hparams))
     classes = classify_leaves(arch)
     out = dict.fromkeys(CLASSES, 0)
     for lf in arch.formula.leaves():
-        out[classes[lf.path]] += to_int(lf.expr, values, lf.path)
+        if lf.term.trainable:
+            out[classes[lf.path]] += to_int(lf.expr, values, lf.path)
     return out
 
 

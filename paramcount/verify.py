@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from paramcount import keras_hub_meta
 from paramcount.registry import Architecture, Preset, get
 
-__all__ = ["ComponentResult", "Verification", "verify", "build_reference", "keras_weights"]
+__all__ = ["ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
+           "reference_weights"]
 
 
 @dataclass(frozen=True)
@@ -234,10 +235,28 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
         given = dict(hparams or {})
         name = name or "custom"
     resolved = arch.resolve(given)
-    model = build_reference(arch, resolved)
-    result = compare(arch, resolved, keras_weights(model), name=name, preset=preset)
-    _release(model)
-    return result
+    return compare(arch, resolved, reference_weights(arch, resolved), name=name, preset=preset)
+
+
+_BUILT: dict[tuple, list[Weight]] = {}
+_BUILT_MAX = 512
+
+
+def reference_weights(arch: Architecture, hparams: Mapping[str, int]) -> list[Weight]:
+    """The weights of the reference model at ``hparams``, built once per process.
+
+    Keyed by the builder and the resolved hyperparameters: presets that differ only in their
+    trained weights (a fine-tune, an instruction-tuned twin) share one build. The formula is not
+    part of the key, so a broken formula is still compared against a real build.
+    """
+    key = (arch.reference, tuple(sorted(hparams.items())))
+    if key not in _BUILT:
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.pop(next(iter(_BUILT)))
+        model = build_reference(arch, hparams)
+        _BUILT[key] = keras_weights(model)
+        _release(model)
+    return _BUILT[key]
 
 
 def _release(model) -> None:

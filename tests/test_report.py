@@ -13,22 +13,34 @@ GOLDEN = Path(__file__).resolve().parent.parent / "reports" / "conformance.md"
 
 
 @pytest.fixture(scope="module")
-def text() -> str:
-    return report.generate(report.verify_all(verifier=cached_verifier))
+def results():
+    return report.verify_all(verifier=cached_verifier)
 
 
-def test_golden_report(text, request):
-    """reports/conformance.md is what `paramcount report` writes now (update: --update-golden)."""
+@pytest.fixture(scope="module")
+def text(results) -> str:
+    return report.generate(results)
+
+
+def test_golden_report(text, results, request, tmp_path):
+    """reports/conformance.md and its figures are what `paramcount report` writes now
+    (update: pytest --update-golden)."""
+    from paramcount.plots import write_plots
+
     if request.config.getoption("--update-golden"):
-        report.write_report(GOLDEN, text)
+        report.write_report(GOLDEN, text, results=results)
     assert GOLDEN.exists(), "reports/conformance.md is missing: run `paramcount report`"
     assert GOLDEN.read_text(encoding="utf-8") == text, (
         "reports/conformance.md is stale: regenerate with `paramcount report` "
         "(or pytest --update-golden) and commit it")
+    for fresh in write_plots(results, tmp_path):
+        committed = GOLDEN.parent / fresh.name
+        assert committed.exists() and committed.read_bytes() == fresh.read_bytes(), (
+            f"reports/{fresh.name} is stale: regenerate with `paramcount report`")
 
 
-def test_report_is_deterministic(text):
-    assert report.generate(report.verify_all(verifier=cached_verifier)) == text
+def test_report_is_deterministic(text, results):
+    assert report.generate(results) == text
 
 
 def test_report_states_convention_versions_and_every_architecture(text):
