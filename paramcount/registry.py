@@ -225,10 +225,26 @@ class HparamSet:
 
 _REGISTRY: dict[str, Architecture] = {}
 _LOADED = False
+_IMPORTING_BUILTIN = False
+
+
+def _import_builtin(module: str) -> None:
+    global _IMPORTING_BUILTIN
+    outer, _IMPORTING_BUILTIN = _IMPORTING_BUILTIN, True
+    try:
+        importlib.import_module(module)
+    finally:
+        _IMPORTING_BUILTIN = outer
 
 
 def register(arch: Architecture, *, replace: bool = False) -> Architecture:
-    """Add an architecture to the registry (from the module that defines it, at import)."""
+    """Add an architecture to the registry (from the module that defines it, at import).
+
+    A user's architecture is registered after every built-in one is loaded, so an id that
+    clashes with a built-in is an error here (unless ``replace=True``), not a surprise later.
+    """
+    if not _IMPORTING_BUILTIN:
+        _load_builtin()
     if arch.id in _REGISTRY and not replace:
         raise ValueError(f"architecture {arch.id!r} is already registered")
     _REGISTRY[arch.id] = arch
@@ -248,7 +264,7 @@ def _load_builtin() -> None:
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+            _import_builtin(f"{pkg.__name__}.{mod.name}")
 
 
 def architectures() -> dict[str, Architecture]:
@@ -256,8 +272,34 @@ def architectures() -> dict[str, Architecture]:
     return dict(_REGISTRY)
 
 
-def get(arch_id: str) -> Architecture:
+def _load_module_of(arch_id: str) -> None:
+    """Import just the built-in module that defines ``arch_id``, when its name shows which.
+
+    Ids are KerasHub folder names, and task variants add a suffix (``gpt2_causal_lm`` lives in
+    ``gpt2.py``), so the module is the longest ``_``-prefix of the id that names one. This keeps
+    ``paramcount count`` from building all fifty formula trees to answer for one. When no module
+    matches (or it does not define the id), everything is loaded: the answer is the same either
+    way, only slower.
+    """
+    if _LOADED or arch_id in _REGISTRY:
+        return
+    parts = arch_id.split("_")
+    for i in range(len(parts), 0, -1):
+        name = "_".join(parts[:i])
+        if not name.isidentifier() or name.startswith("_"):
+            continue
+        module = f"paramcount.architectures.{name}"
+        if importlib.util.find_spec(module) is not None:
+            _import_builtin(module)
+            if arch_id in _REGISTRY:
+                return
     _load_builtin()
+
+
+def get(arch_id: str) -> Architecture:
+    _load_module_of(arch_id)
+    if arch_id not in _REGISTRY:
+        _load_builtin()  # for the list of known ids in the message
     try:
         return _REGISTRY[arch_id]
     except KeyError:
@@ -281,7 +323,8 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
         raw = os.environ.get(PLUGINS_ENV, "")
         wanted += [x.strip() for x in raw.replace(os.pathsep, ",").split(",") if x.strip()]
     wanted += list(names or ())
-    _load_builtin()
+    if wanted:
+        _load_builtin()  # so a plugin's id that clashes with a built-in one is caught here
     loaded = []
     for name in dict.fromkeys(wanted):
         loaded.append(_import_plugin(name))

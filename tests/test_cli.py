@@ -155,3 +155,15 @@ def test_console_script_runs():
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("paramcount: error: unknown architecture")
     assert "Traceback" not in proc.stderr
+
+
+def test_count_loads_only_the_module_it_needs():
+    """`count gpt2_causal_lm` imports gpt2.py alone (speed), and still sees every id on demand."""
+    code = ("import sys; from paramcount import registry; from paramcount.cli import main; "
+            "main(['count', 'gpt2_causal_lm', '--preset', 'tiny']); "
+            "mods = sorted(m for m in sys.modules if m.startswith('paramcount.architectures.')); "
+            "assert mods == ['paramcount.architectures.gpt2'], mods; "
+            "assert registry.get('lstm_lm').id == 'lstm_lm'; "
+            "assert len(registry.architectures()) > 40")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
