@@ -33,7 +33,7 @@ from fractions import Fraction
 
 from paramcount.formula import to_int
 from paramcount.registry import Architecture
-from paramcount.symbols import L, d_e, n, v
+from paramcount.symbols import L, d_e, v
 
 __all__ = [
     "EMBEDDING_RULE",
@@ -103,7 +103,7 @@ class Approximation:
         return Fraction(self.value - self.exact, self.exact)
 
     def error_text(self) -> str:
-        return f"{float(self.relative_error) * 100:+.3f}%"
+        return f"{float(self.relative_error) * 100:+.3g}%"  # 3 significant digits
 
 
 @dataclass(frozen=True)
