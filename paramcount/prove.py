@@ -398,7 +398,7 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             raise UnsupportedError(f"{arch.id} [{_label(flags)}]: {lf.path} = {_pretty(e)} is not "
                                    "a polynomial in the free parameters")
         formula[lf.path] = sympy.expand(e)
-    degrees = {x: max((sympy.degree(e, x) if e.has(x) else 0) for e in formula.values())
+    degrees = {x: int(max((sympy.degree(e, x) if e.has(x) else 0) for e in formula.values()))
                for x in free}
     struct = set()
     for s in structural_symbols(arch):
@@ -419,6 +419,8 @@ def _allocation_free() -> Iterator[None]:
     """Build with no weight allocated at all: a global stateless scope, and task models not
     compiled (compiling creates an optimizer variable, which a stateless scope refuses; it adds no
     model weight)."""
+    import reference_models  # noqa: F401  (imports TensorFlow with its start-up notices muted)
+
     import keras
 
     try:
@@ -461,6 +463,8 @@ class _Oracle:
         return self.cache[key]
 
     def _measure(self, point) -> dict[str, int]:
+        import reference_models  # noqa: F401  (first: TensorFlow's start-up notices muted)
+
         import keras
 
         from paramcount.verify import build_reference, compare, keras_weights

@@ -95,6 +95,15 @@ def test_prove_cli_exit_status(broken_gpt2, capsys):
     assert main(["prove", "no_such_arch"]) == 2
 
 
+def test_prove_cli_json(capsys):
+    assert main(["prove", "lstm_lm", "--json"]) == 0
+    (p,) = json.loads(capsys.readouterr().out)
+    assert p["status"] == "proven" and len(p["cases"]) == 4
+    case = p["cases"][0]
+    assert case["degree_bounds"]["L"] == 2 and case["interpolation_nodes"] == {"L": [1, 2, 3]}
+    assert case["error_bound"] < prove.TARGET_ERROR and case["builds"] > 0
+
+
 def test_parametrization_of_constraints():
     if "llama" not in registry.architectures():
         pytest.skip("llama not registered")
