@@ -90,7 +90,6 @@ def cmd_count(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from paramcount import render
     from paramcount.verify import verify
 
     ids = args.arch or sorted(registry.architectures())

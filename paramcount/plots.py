@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paramcount import registry
+from paramcount._io import write_atomic
 from paramcount.formula import to_int
 from paramcount.registry import Architecture
 
@@ -179,7 +179,7 @@ class Plot:
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the SVG atomically (temporary file, then a rename)."""
-        return _write_atomic(Path(path), self.svg())
+        return write_atomic(path, self.svg())
 
     def _repr_svg_(self) -> str:
         return self.svg().decode("utf-8")
@@ -318,16 +318,3 @@ def write_plots(results, directory: str | os.PathLike) -> list[Path]:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     return [plot.save(directory / name) for name, plot in report_plots(results).items()]
-
-
-def _write_atomic(path: Path, data: bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -8,11 +8,11 @@ each a function of the verifications, so a new kind of finding is one more secti
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from paramcount import registry
+from paramcount._io import write_atomic
 from paramcount.render import (
     _md_escape,
     breakdown_markdown,
@@ -122,9 +122,9 @@ def _findings(results: list[Verification]) -> str:
         reason = registry.get(r.arch).preset(r.name).keras_hub_differs or "no explanation recorded"
         built = r.keras + r.keras_nontrainable
         lines.append(
-            f"- KerasHub publishes {r.keras_hub_params:,} parameters for `{r.keras_hub_preset}`, "
-            f"but its own `{r.arch}` build at those hyperparameters holds {built:,} "
-            f"({r.keras_hub_params - built:+,}): {_md_escape(reason)}")
+            f"- **`{r.keras_hub_preset}`** ({r.arch}): KerasHub publishes "
+            f"{r.keras_hub_params:,}; its own build holds {built:,} "
+            f"(published {r.keras_hub_params - built:+,}). {_md_escape(reason)}")
     return "\n".join(lines)
 
 
@@ -240,12 +240,4 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
         from paramcount.plots import write_plots
 
         write_plots(results, path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, text)

@@ -20,7 +20,7 @@ import sympy
 from paramcount import registry, symbols
 from paramcount.components.llama_like import closed_form_dense, tied
 from paramcount.components.modern import k_act
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k
 
 DENSE = {
     "llama": dict(tie=tied),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -61,13 +62,18 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(report.os, "replace", boom)
+    from paramcount import _io
+
+    monkeypatch.setattr(_io.os, "replace", boom)
     with pytest.raises(OSError):
         report.write_report(target, "new report\n")
     assert target.read_text() == "old report\n"
     assert [p.name for p in tmp_path.iterdir()] == ["r.md"]  # no temporary file left behind
 
 
-def test_write_creates_folder(tmp_path):
+def test_write_creates_folder_with_ordinary_permissions(tmp_path):
     out = report.write_report(tmp_path / "sub" / "r.md", "x\n")
     assert out.read_text() == "x\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
