@@ -232,6 +232,7 @@ def scaling_figure(arch_ids: Iterable[str] | None = None, *,
     """Total parameters against ``d_e`` (left) and ``L`` (right), log-log, one series per
     architecture (its published presets), or per entry of ``series`` (label -> sets)."""
     import matplotlib
+    import matplotlib.ticker
 
     if series is None:
         series = {aid: preset_sets([aid]) for aid in (arch_ids or ())}
@@ -260,6 +261,10 @@ def scaling_figure(arch_ids: Iterable[str] | None = None, *,
             ax.set_xlabel(f"${sym}$ ({'width' if sym == 'd_e' else 'blocks'})")
             ax.grid(True, which="major", linewidth=0.4, alpha=0.5)
             ax.spines[["top", "right"]].set_visible(False)
+            # Plain integers at powers of two (widths and depths are), no crowded minor labels.
+            ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=2))
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         axes[0].set_ylabel("total parameters $N$")
         axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         fig.suptitle(title or "Total parameters against width and depth")
