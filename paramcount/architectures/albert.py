@@ -12,11 +12,12 @@ Two parameter-reduction ideas, both visible in the tree:
 from __future__ import annotations
 
 from paramcount.components import dense, layer_norm
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import L_g, L_r, d_emb, encoder_stack, factorised_embeddings
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, s, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 _BACKBONE = (
     factorised_embeddings(),
@@ -31,7 +32,7 @@ _BACKBONE = (
 _COMMON = dict(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M), Divisible(L, L_g)),
     presets="albert",
     family="keras_hub",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, s, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 _BACKBONE = (
     group(
@@ -23,7 +24,7 @@ _BACKBONE = (
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     presets="bert",
     family="keras_hub",

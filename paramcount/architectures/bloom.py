@@ -7,11 +7,12 @@ embeddings (no parameters), L pre-LN blocks with biases on every projection, a f
 from __future__ import annotations
 
 from paramcount.components import attention, embedding, feed_forward, layer_norm
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import alibi
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, v, zeta
 
 register(Architecture(
     id="bloom",
@@ -39,7 +40,7 @@ register(Architecture(
         layer_norm("final_norm", match="final_layernorm"),
     ),
     required=(v, d_e, M, d_f, L),
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     reference="reference_models.bloom:backbone",
     counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "

@@ -11,11 +11,12 @@ weights.
 from __future__ import annotations
 
 from paramcount.components import embedding, layer_norm
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import encoder_stack, k_rel, relative_position_table
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 register(Architecture(
     id="deberta_v3",
@@ -43,7 +44,7 @@ register(Architecture(
              "positions, no pooler",
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     presets="deberta_v3",
     family="keras_hub",

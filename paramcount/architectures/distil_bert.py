@@ -6,11 +6,12 @@ learned-position tables, an embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 register(Architecture(
     id="distil_bert",
@@ -25,7 +26,7 @@ register(Architecture(
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     required=(v, n, d_e, M, d_f, L),
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     presets="distil_bert",
     family="keras_hub",

@@ -10,11 +10,12 @@ from __future__ import annotations
 import sympy
 
 from paramcount.components import dense
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import d_emb, encoder_stack, eta, factorised_embeddings
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, s, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 register(Architecture(
     id="electra",
@@ -34,7 +35,7 @@ register(Architecture(
              "generator head",
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
+    fixed={**EVEN_HEADS, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
     constraints=(Divisible(d_e, M),),
     presets="electra",
     family="keras_hub",

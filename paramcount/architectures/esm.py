@@ -9,10 +9,11 @@ norm. Blocks are pre-LN; no token-type table, no pooler, no contact or LM head.
 from __future__ import annotations
 
 from paramcount.components import attention, embedding, feed_forward, layer_norm
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, declare, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, declare, n, v, zeta
 
 abs_pos = declare("abs_pos", "1 for a learned absolute position table, 0 for rotary positions "
                   "(no weights)", flag=True)
@@ -52,7 +53,7 @@ register(Architecture(
              "optional embedding norm, L pre-LN blocks, final norm; no LM or contact head",
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
-    fixed={d_k: d_e / M, d_v: d_e / M},
+    fixed=EVEN_HEADS,
     constraints=(Divisible(d_e, M),),
     presets="esm",
     family="keras_hub",

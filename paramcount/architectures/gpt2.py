@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 _BACKBONE = (
     group(
@@ -20,7 +21,7 @@ _BACKBONE = (
 
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     presets=("gpt2", "gpt3"),
     family="keras_hub",

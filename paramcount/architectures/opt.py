@@ -8,10 +8,11 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 register(Architecture(
     id="opt",
@@ -30,7 +31,7 @@ register(Architecture(
         layer_norm("final_norm", match="layer_norm"),
     ),
     required=(v, n, d_e, M, d_f, L),
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     reference="reference_models.opt:backbone",
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "

@@ -9,11 +9,12 @@ feed-forward, RMS norms (scale only) throughout.
 from __future__ import annotations
 
 from paramcount.components import attention, embedding
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_v, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, v
 
 register(Architecture(
     id="phi3",
@@ -42,7 +43,7 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
-    fixed={d_k: d_e / M, d_v: d_e / M},
+    fixed=EVEN_HEADS,
     constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
     reference="reference_models.phi3:backbone",
     counting="trainable weights of the backbone, which includes the untied LM head "

@@ -7,15 +7,16 @@ learned position embeddings, with an untied output layer to the vocabulary.
 from __future__ import annotations
 
 from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     counting="trainable weights: token and position embeddings, L blocks, untied output layer",
     family="paper",

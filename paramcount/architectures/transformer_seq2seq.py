@@ -14,10 +14,11 @@ transformation", section 3.4).
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, d_k, d_v, declare, zeta
+from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, declare, zeta
 
 v_src = declare("v_src", "source vocabulary size")
 v_tgt = declare("v_tgt", "target vocabulary size")
@@ -52,7 +53,7 @@ register(Architecture(
     required=(v_src, v_tgt, d_e, M, d_f, L_enc, L_dec),
     optional={shared: 0, tied: 0},
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(
         Divisible(d_e, M),
         Relation(v_src, "==", v_tgt, when=shared,

@@ -13,10 +13,11 @@ Option ``bn``: Zerveas et al. use batch normalization in place of layer normaliz
 from __future__ import annotations
 
 from paramcount.components import attention, dense, feed_forward
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, declare, n, zeta
+from paramcount.symbols import L, M, d_e, d_f, declare, n, zeta
 
 d_x = declare("d_x", "input features (variables) per time step of a multivariate series")
 d_y = declare("d_y", "outputs of a supervised head: classes, or values to regress")
@@ -72,7 +73,7 @@ register(Architecture(
     ),
     required=(d_x, n, d_e, M, d_f, L),
     optional={d_y: 1, bn: 1, pretrain: 0},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
     constraints=(Divisible(d_e, M),),
     reference="reference_models.tst:tst",
     counting="trainable weights: input projection, positions, L encoder blocks, output layer; "

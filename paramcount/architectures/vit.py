@@ -9,10 +9,11 @@ learned positions added (one per patch, plus one for the class token); L pre-LN 
 from __future__ import annotations
 
 from paramcount.components import attention, feed_forward, layer_norm
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, declare, zeta
+from paramcount.symbols import L, M, d_e, d_f, declare, zeta
 
 H = declare("H", "image height in pixels")
 W = declare("W", "image width in pixels")
@@ -52,7 +53,7 @@ register(Architecture(
     ),
     required=(H, P, d_e, M, d_f, L),
     optional={W: H, C: 3, cls: 1, zeta: 1},
-    fixed={d_k: d_e / M, d_v: d_e / M},
+    fixed=EVEN_HEADS,
     constraints=(Divisible(d_e, M), Divisible(H, P), Divisible(W, P)),
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "

@@ -17,10 +17,11 @@ from paramcount.components import (
     layer_norm,
     sinusoidal_positions,
 )
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
+from paramcount.symbols import L, M, d_e, d_f, d_k, v
 
 register(Architecture(
     id="xlnet",
@@ -59,7 +60,7 @@ register(Architecture(
              "attention, relative-position projection, per-head biases and segment encodings, "
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
-    fixed={d_k: d_e / M, d_v: d_e / M},
+    fixed=EVEN_HEADS,
     constraints=(Divisible(d_e, M),),
     presets="xlnet",
     family="keras_hub",

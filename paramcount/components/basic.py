@@ -18,7 +18,12 @@ import sympy
 from paramcount.formula import Term, group, leaf, zero
 from paramcount.symbols import M, d_e, d_f, d_k, d_v, zeta
 
+#: The heads split the model width evenly (KerasHub's ``key_dim = hidden_dim // num_heads``):
+#: as an architecture's ``fixed`` values, with ``Divisible(d_e, M)`` among its constraints.
+EVEN_HEADS = {d_k: d_e / M, d_v: d_e / M}
+
 __all__ = [
+    "EVEN_HEADS",
     "embedding",
     "position_embedding",
     "sinusoidal_positions",
