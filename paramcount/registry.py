@@ -260,7 +260,7 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from paramcount import architectures as pkg
+    pkg = importlib.import_module("paramcount.architectures")
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):

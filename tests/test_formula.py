@@ -116,3 +116,25 @@ def test_latex_hooks():
     arch = registry.get("gpt2")
     assert arch.formula._repr_latex_().startswith("$\\displaystyle N_{\\mathrm{gpt2}} = ")
     assert sympy.latex(arch.formula) == sympy.latex(arch.total())
+
+
+def test_public_surface_counts_without_tensorflow():
+    import subprocess
+    import sys
+
+    code = ("import sys, paramcount; "
+            "assert paramcount.count('gpt2', preset='gpt2_base_en') == 124_439_808; "
+            "assert paramcount.count('gpt2', {'L': 1}, preset='gpt2_base_en') < 124_439_808; "
+            "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_pytest_plugin_import_stays_light():
+    import subprocess
+    import sys
+
+    code = ("import sys, paramcount.pytest_plugin; "
+            "assert 'sympy' not in sys.modules and 'tensorflow' not in sys.modules")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
