@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models.llama import build
+from reference_models._build import stateless_backbone as build
 
 
 def backbone(hp: dict[str, int]):

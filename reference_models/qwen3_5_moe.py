@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models.llama import build
+from reference_models._build import stateless_backbone as build
 from reference_models.qwen3_5 import hybrid_kwargs
 
 
