@@ -56,13 +56,6 @@ UNLISTED = {
          "t5gemma_ml_ml_prefixlm_it"),
         "T5Gemma ML size: its shape is not confirmed from a published source offline",
     ),
-    **dict.fromkeys(
-        ("gemma3_4b", "gemma3_instruct_4b", "gemma3_12b", "gemma3_instruct_12b", "gemma3_27b",
-         "gemma3_instruct_27b", "medgemma_4b", "medgemma_instruct_4b", "medgemma_1.5_instruct_4b",
-         "medgemma_instruct_27b", "translategemma_4b_it", "translategemma_12b_it",
-         "translategemma_27b_it"),
-        "Gemma 3 with its SigLIP vision encoder: not yet formulated",
-    ),
 }
 
 

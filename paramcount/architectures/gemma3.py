@@ -73,8 +73,8 @@ register(Architecture(
     optional={M_kv: M, qk_norm: 1, post_norm: 1},
     reference="reference_models.gemma3:backbone",
     counting="trainable weights of the text backbone: token embedding (also the tied head), "
-             "L blocks, final norm; the vision+text presets' SigLIP encoder is not counted "
-             "(those presets are not listed)",
+             "L blocks, final norm; the vision+text presets, with their SigLIP encoder, are "
+             "gemma3_vision's",
     presets="gemma3",
     keras_hub_metadata=True,
     examples={
