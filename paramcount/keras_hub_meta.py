@@ -12,7 +12,7 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 
-__all__ = ["published_params", "keras_hub_root"]
+__all__ = ["published_params", "keras_hub_root", "preset_names", "preset_model", "UNLISTED"]
 
 
 def keras_hub_root() -> Path | None:
@@ -53,3 +53,18 @@ def published_params(preset: str) -> int | None:
 
 def preset_names() -> list[str]:
     return sorted(_all_presets())
+
+
+def preset_model(preset: str) -> str | None:
+    """The KerasHub model folder a preset belongs to (``bert`` for ``bge_small_en``), or None."""
+    meta = _all_presets().get(preset)
+    return None if meta is None else meta["_model"]
+
+
+#: KerasHub presets of a family paramcount covers that no preset file lists, each with the reason
+#: (a test keeps this table and the preset files together covering every such preset).
+UNLISTED: dict[str, str] = dict.fromkeys(
+    ("t5gemma_ml_ml_ul2", "t5gemma_ml_ml_prefixlm", "t5gemma_ml_ml_ul2_it",
+     "t5gemma_ml_ml_prefixlm_it"),
+    "T5Gemma ML size: its shape is not confirmed from a published source offline",
+)

@@ -47,24 +47,17 @@ def test_missing_preset_file(tmp_path):
         load_presets(tmp_path / "absent.toml")
 
 
-# KerasHub presets of a covered family (one whose folder some preset file already names) that no
-# preset file lists, each with the reason. A preset KerasHub adds, or one listed here that a
-# preset file gains, fails the test below until this table says so.
-UNLISTED = {
-    **dict.fromkeys(
-        ("t5gemma_ml_ml_ul2", "t5gemma_ml_ml_prefixlm", "t5gemma_ml_ml_ul2_it",
-         "t5gemma_ml_ml_prefixlm_it"),
-        "T5Gemma ML size: its shape is not confirmed from a published source offline",
-    ),
-}
-
-
 def test_every_keras_hub_preset_of_a_covered_family_is_listed_or_explained():
-    all_presets = keras_hub_meta._all_presets()
+    # A covered family is a KerasHub model folder some preset file already names. A preset
+    # KerasHub adds there, or one in UNLISTED that a preset file gains, fails here until
+    # keras_hub_meta.UNLISTED says so.
     listed = {p.keras_hub for _, p in PRESETS if p.keras_hub}
-    covered = {all_presets[name]["_model"] for name in listed if name in all_presets}
-    missing = sorted(name for name, meta in all_presets.items()
-                     if meta["_model"] in covered and name not in listed and name not in UNLISTED)
+    covered = {keras_hub_meta.preset_model(name) for name in listed} - {None}
+    missing = sorted(name for name in keras_hub_meta.preset_names()
+                     if keras_hub_meta.preset_model(name) in covered
+                     and name not in listed and name not in keras_hub_meta.UNLISTED)
     assert not missing, f"KerasHub presets neither in a preset file nor explained: {missing}"
-    stale = sorted(name for name in UNLISTED if name in listed or name not in all_presets)
+    stale = sorted(name for name in keras_hub_meta.UNLISTED
+                   if name in listed or keras_hub_meta.preset_model(name) is None)
     assert not stale, f"UNLISTED names a preset that is listed, or that KerasHub lacks: {stale}"
+    assert all(reason.strip() for reason in keras_hub_meta.UNLISTED.values())
