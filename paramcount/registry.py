@@ -89,6 +89,12 @@ class Architecture:
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     family: str = "transformer"
+    # The family's table symbol ↔ KerasHub argument ↔ HF key (paramcount.mapping.Table), read by
+    # the reference builders and the config readers; None where no config reader exists yet.
+    mapping: object | None = None
+    # Where transformers' parameters sit on the tree, and its deltas
+    # (paramcount.frameworks.Transformers); None where there is no transformers reference.
+    transformers: object | None = None
 
     def __post_init__(self) -> None:
         declared = set(self.required) | set(self.optional) | set(self.fixed)
