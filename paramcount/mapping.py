@@ -123,6 +123,8 @@ class Table:
         hf_classes: mapping HF class name → architecture id (``LlamaForCausalLM`` → ``llama``).
             The first class that names an id is the class its transformers reference builds.
         keras_classes: mapping KerasHub class name → architecture id (``LlamaBackbone``).
+        hf_builds: mapping architecture id → HF class, for ids checked against a class whose
+            configs read as another id.
         hf_constants: config keys the transformers reference always sets (to the value the
             formula assumes: ``attention_bias=False``).
         requires: tuple of Require. Options the formula cannot represent otherwise.
@@ -136,6 +138,9 @@ class Table:
     hf_constants: Mapping[str, object] = field(default_factory=dict)
     requires: tuple[Require, ...] = ()
     free: frozenset[str] = frozenset()
+    # Architecture id → HF class it is checked against without being what a config of that class
+    # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
+    hf_builds: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for f in self.fields:
@@ -155,7 +160,9 @@ class Table:
         return {**out, **self.hf_constants}
 
     def hf_class(self, arch_id: str) -> str | None:
-        return next((c for c, a in self.hf_classes.items() if a == arch_id), None)
+        """The transformers class the reference of ``arch_id`` builds."""
+        first = next((c for c, a in self.hf_classes.items() if a == arch_id), None)
+        return first or self.hf_builds.get(arch_id)
 
     # --- backward: a config → hyperparameters ------------------------------------------------
     def from_hf(self, config: Mapping, *, where: str, fixed=None) -> tuple[dict[str, int], list[str]]:
@@ -188,7 +195,13 @@ class Table:
             if raw is None:
                 pending.append(f)
                 continue
-            values[f.symbol] = _value(f, framework, raw, where, key)
+            value = _value(f, framework, raw, where, key)
+            if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
+                other = next(g.key(framework) for g in self.fields
+                             if g.symbol == f.symbol and g.key(framework) in config)
+                raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
+                                     f"{config[other]}; the formula has one {f.symbol}")
+            values[f.symbol] = value
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             default = f.default(framework)
             if default is None:
