@@ -135,3 +135,39 @@ def for_framework(arch, framework: str):
 def deltas(arch) -> tuple[Delta, ...]:
     ref = getattr(arch, "transformers", None)
     return ref.deltas if ref is not None else ()
+
+
+def _subtotal(root: Term, path: str, values) -> int:
+    """Parameters of the term at ``path`` in the whole model (ancestors' ``times`` applied);
+    0 when the tree has no such term."""
+    from paramcount.formula import to_int
+
+    node, mult = root, root.times
+    for part in path.split("."):
+        node = next((c for c in node.children if c.name == part), None)
+        if node is None:
+            return 0
+        mult = mult * node.times
+    return to_int(mult * node.per_instance(), values, path)
+
+
+def delta_rows(arch, hparams) -> list[tuple[Delta, int, int]]:
+    """Each declared delta of ``arch`` with its Keras and transformers counts at ``hparams``."""
+    ref = getattr(arch, "transformers", None)
+    if ref is None:
+        return []
+    values = arch.values(hparams)
+    hf_root = _with_deltas(arch.formula, ref.deltas)
+    return [(d, _subtotal(arch.formula, d.path, values), _subtotal(hf_root, d.path, values))
+            for d in ref.deltas]
+
+
+def delta_lines(arch, hparams) -> list[str]:
+    """``count --framework transformers``: what differs from the Keras build, and why."""
+    rows = delta_rows(arch, hparams)
+    if not rows:
+        return ["no deltas: transformers builds the weights Keras builds"]
+    out = ["deltas (transformers − Keras):"]
+    for d, keras, hf in rows:
+        out.append(f"  {d.path:<42}{hf - keras:>+18,}  ({keras:,} → {hf:,}): {d.reason}")
+    return out

@@ -111,6 +111,7 @@ class Reading:
     source: str  # "transformers config" or "KerasHub config"
     cls: str  # the class the file names (LlamaForCausalLM, LlamaBackbone)
     ignored: tuple[str, ...] = ()
+    where: str = ""  # the file read
 
 
 @dataclass(frozen=True)

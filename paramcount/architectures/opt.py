@@ -29,14 +29,17 @@ MAPPING = Table(
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=2048),
     ),
     model_type="opt",
-    hf_classes={"OPTModel": "opt"},
+    # OPTForCausalLM's lm_head is embed_tokens itself (tie_word_embeddings, required true), so
+    # its configs count as the backbone.
+    hf_classes={"OPTModel": "opt", "OPTForCausalLM": "opt"},
     keras_classes={"OPTBackbone": "opt"},
-    hf_constants={"do_layer_norm_before": True, "enable_bias": True,
+    hf_constants={"tie_word_embeddings": True, "do_layer_norm_before": True, "enable_bias": True,
                   "layer_norm_elementwise_affine": True, "_remove_final_layer_norm": False},
     requires=(
         Require("do_layer_norm_before", (True,),
                 "post-LN OPT (OPT-350m) has no final layer norm in transformers"),
         Require("_remove_final_layer_norm", (False,), "the formula has a final layer norm"),
+        Require("tie_word_embeddings", (True,), "OPTForCausalLM's head counts only when tied"),
         Require("enable_bias", (True,), "the formula has biases on every projection"),
         Require("layer_norm_elementwise_affine", (True,), "the formula's layer norms are affine"),
     ),
