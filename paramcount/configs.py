@@ -100,7 +100,7 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
                              f"{', '.join(table.hf_classes)}")
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
-    hparams, ignored = table.from_hf(data, where=where, fixed=arch.fixed)
+    hparams, ignored = arch.mapping.from_hf(data, where=where, fixed=arch.fixed)
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
 
 
@@ -113,25 +113,26 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
                              f"{', '.join(classes)}")
     target = _target(arch_id, table.keras_classes[cls], table, where)
     arch = registry.get(target)
-    hparams, ignored = table.from_keras(data["config"], where=where, fixed=arch.fixed)
+    hparams, ignored = arch.mapping.from_keras(data["config"], where=where, fixed=arch.fixed)
     return Reading(target, hparams, "KerasHub config", cls, tuple(ignored), where)
 
 
 def _target(arch_id: str | None, picked: str, table, where: str) -> str:
+    """The architecture a file is read as: the one it picks, or the one named, when that one's
+    table is of the same family (Llama 3 configs say model_type "llama")."""
     if arch_id is None or arch_id == picked:
         return picked
-    arch = registry.get(arch_id)
-    if arch.mapping is not table and arch.mapping is not None and (
-            arch.mapping.model_type != table.model_type):
-        raise InputFileError(f"{where}: a {picked} config cannot be read as {arch_id}")
-    if arch.mapping is None:
+    mapping = registry.get(arch_id).mapping
+    if mapping is None:
         raise InputFileError(f"{where}: {arch_id} has no config reader yet")
+    if mapping is not table and mapping.model_type != table.model_type:
+        raise InputFileError(f"{where}: a {picked} config cannot be read as {arch_id}")
     return arch_id
 
 
 def check_missing(reading: Reading, given: Mapping[str, int]) -> None:
-    """After ``--set`` is merged in (``given``): refuse, naming the file and the config key, when a hyperparameter the formula needs is
-    neither in the file nor set by the user."""
+    """After ``--set`` is merged in (``given``): refuse, naming the file and the config key,
+    when a hyperparameter the formula needs is neither in the file nor set by the user."""
     arch = registry.get(reading.arch)
     framework = "keras" if reading.source.startswith("KerasHub") else "hf"
     absent = [s.name for s in arch.required if s.name not in given]
