@@ -106,11 +106,10 @@ def cmd_count(args) -> int:
 
     reading = _reading(args, args.arch)
     if reading is None and not args.arch:
-        raise UsageError("count needs an architecture, or --config PATH")
+        raise UsageError("the following arguments are required: arch (or --config PATH)")
     arch = registry.get(reading.arch if reading else args.arch)
     if not args.preset and not args.set and reading is None:
-        raise UsageError("count needs --preset NAME, --config PATH or --set SYM=VALUE ...; "
-                         "presets of "
+        raise UsageError("count needs --preset NAME or --set SYM=VALUE ...; presets of "
                          f"{arch.id}: {', '.join(p.name for p in arch.hparam_sets()) or 'none'}")
     hp, name = _hparams(arch, args, reading)
     framework = args.framework
@@ -176,6 +175,7 @@ def cmd_verify(args) -> int:
     jobs = [(arch, hp, name, fw) for arch, hp, name in jobs for fw in fws
             if fw == "keras" or arch.transformers is not None]
     results = []
+    skipped: list[dict] = []
     for arch, hp, name, fw in progress.track(jobs, describe=lambda j: f"{j[0].id} {j[2]}",
                                              quiet=args.quiet):
         try:
@@ -185,10 +185,12 @@ def cmd_verify(args) -> int:
                 raise
             # transformers' own validation refuses a set Keras builds (an odd rotary width):
             # reported, not a mismatch of the formula.
+            skipped.append({"arch": arch.id, "preset": name, "framework": fw,
+                            "status": "skipped", "reason": str(exc)})
             if not args.json:
                 print(f"{'skipped':<8} {arch.id:<24} {name:<28} {exc}")
     if args.json:
-        _emit_json([with_residuals(r) for r in results])
+        _emit_json([with_residuals(r) for r in results] + skipped)
     else:
         for r in results:
             print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "

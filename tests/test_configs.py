@@ -143,7 +143,7 @@ def test_config_option_conflicts(capsys, tmp_path):
     code, _, err = run(capsys, "count", "--config", str(tmp_path / "none.json"))
     assert code == 2 and "cannot read config" in err
     code, _, err = run(capsys, "count")
-    assert code == 2 and "needs an architecture, or --config PATH" in err
+    assert code == 2 and "required: arch (or --config PATH)" in err
 
 
 def test_unknown_keys_are_shown_not_dropped(capsys, tmp_path):
