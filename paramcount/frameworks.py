@@ -54,6 +54,9 @@ class Transformers:
     deltas: tuple[Delta, ...] = ()
     # Constructor arguments beyond the config (``add_pooling_layer=False``).
     kwargs: Mapping[str, object] = field(default_factory=dict)
+    # What transformers' config validation adds to the architecture's constraints (an even
+    # rotary width): the sets that break them are refused there, and ``prove`` samples inside.
+    constraints: tuple = ()
 
 
 def torch_path(name: str) -> str:
@@ -129,7 +132,8 @@ def for_framework(arch, framework: str):
     ref = getattr(arch, "transformers", None)
     if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
-    return dataclasses.replace(arch, formula=tree(arch.formula, ref))
+    return dataclasses.replace(arch, formula=tree(arch.formula, ref),
+                               constraints=(*ref.constraints, *arch.constraints))
 
 
 def deltas(arch) -> tuple[Delta, ...]:

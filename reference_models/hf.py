@@ -84,3 +84,36 @@ def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
 def versions() -> dict[str, str]:
     return {"torch": torch.__version__, "transformers": transformers.__version__}
 
+
+
+class _Variable:
+    """A PyTorch weight seen the way the Keras-side tools read a Keras variable."""
+
+    def __init__(self, w: Weight):
+        self.path, self.shape, self.trainable = w.path, w.shape, w.trainable
+
+
+class WeightsView:
+    """A transformers model's weights behind a Keras model's ``weights`` attribute, so tools
+    written for Keras references (``verify.keras_weights``, ``prove``'s oracle) take it as is."""
+
+    def __init__(self, weights: list[Weight]):
+        self.weights = [_Variable(w) for w in weights]
+
+
+def view(arch_id: str, hp: Mapping[str, int]) -> WeightsView:
+    """``hp`` → the transformers weights of ``arch_id``, as a reference builder returns them."""
+    return WeightsView(weights(arch_id, hp))
+
+
+def proof_arch(arch):
+    """The architecture as transformers builds it, with a reference builder that returns the
+    transformers weights: ``paramcount.prove.prove(proof_arch(arch))`` proves formula + deltas
+    ≡ transformers for all hyperparameters, with prove's own oracle."""
+    import dataclasses
+    import functools
+
+    from paramcount.frameworks import for_framework
+
+    return dataclasses.replace(for_framework(arch, "transformers"),
+                               reference=functools.partial(view, arch.id))

@@ -167,3 +167,29 @@ def test_missing_extra_is_one_line(tmp_path):
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1
     assert "pip install 'paramcount[transformers]'" in out.stderr
+
+
+# --- prove: formula + deltas ≡ transformers for every hyperparameter value ---------------------
+FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second; deltas included
+
+
+@pytest.mark.parametrize("arch_id", [
+    pytest.param(a, marks=() if a in FAST_PROOFS else pytest.mark.slow) for a in with_reference()])
+def test_prove_formula_with_deltas_equals_transformers(arch_id):
+    from paramcount import prove
+
+    p = prove.prove(hf.proof_arch(registry.get(arch_id)))
+    assert p.status == "proven", prove.proof_text(p)
+
+
+def test_prove_refutes_a_missing_delta_with_its_residual():
+    import dataclasses
+
+    from paramcount import prove
+
+    arch = registry.get("opt")
+    bad = dataclasses.replace(arch, transformers=frameworks.Transformers(
+        weights=arch.transformers.weights))
+    p = prove.prove(hf.proof_arch(bad))
+    assert p.status == "refuted"
+    assert "residual embeddings.position: +2·d_e" in prove.proof_text(p)

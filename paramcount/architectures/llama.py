@@ -51,7 +51,8 @@ MAPPING = Table(
 
 # LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
 # a tied lm_head is the embedding itself, listed once by named_parameters()).
-TRANSFORMERS = Transformers(weights={
+# transformers validates an even rotary width: d_k = d_e/M even.
+TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
     "embeddings.token": "model/embed_tokens",
     "blocks": r"layers/\d+",
     "blocks.attention_norm": "input_layernorm",

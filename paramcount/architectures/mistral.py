@@ -7,6 +7,8 @@ width d_k defaults to d_e/M; Mistral Small 3 (Magistral) sets it apart (128 with
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.architectures.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu
 from paramcount.hparams import Divisible
@@ -56,7 +58,8 @@ register(Architecture(
     keras_hub_metadata=True,
     family="keras_hub",
     mapping=MAPPING,
-    transformers=LLAMA_TRANSFORMERS,  # MistralForCausalLM names its parameters as Llama's does
+    # MistralForCausalLM names its parameters as Llama's does; its rotary width d_k is free here
+    transformers=dataclasses.replace(LLAMA_TRANSFORMERS, constraints=(Divisible(d_k, 2),)),
     examples={
         "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
         "tiny_wide_heads": dict(v=31, d_e=20, M=4, M_kv=1, d_f=27, L=3, d_k=9),
