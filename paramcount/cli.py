@@ -120,6 +120,7 @@ def cmd_count(args) -> int:
         from paramcount import frameworks
 
         shown = frameworks.for_framework(arch, framework)
+        shown.resolve(hp)  # transformers' own constraints (an even rotary width)
     else:
         shown = arch
     if args.json:
@@ -234,11 +235,18 @@ def cmd_prove(args) -> int:
     ids = args.arch or sorted(registry.architectures())
     for a in ids:
         registry.get(a)  # unknown ids fail before anything is built
+    if args.framework == "transformers" and not args.arch:  # those that have a reference
+        ids = [a for a in ids if registry.get(a).transformers is not None]
     proofs = []
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
             bar.advance(f"proving {aid}")
-            p = prove.prove(aid)
+            if args.framework == "transformers":  # formula + deltas ≡ transformers
+                from paramcount.verify import require_transformers
+
+                p = prove.prove(require_transformers().proof_arch(registry.get(aid)))
+            else:
+                p = prove.prove(aid)
             proofs.append(p)
             if not args.json:
                 bar.clear()  # the proof's lines, then the bar again at the next one
@@ -349,6 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("arch", nargs="*", help="architectures (default: all)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.add_argument("--framework", choices=("keras", "transformers"), default="keras",
+                   help="the reference proven against (default keras; transformers proves the "
+                        "formula with its declared deltas)")
     s.set_defaults(func=cmd_prove)
 
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "

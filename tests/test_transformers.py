@@ -193,3 +193,14 @@ def test_prove_refutes_a_missing_delta_with_its_residual():
     p = prove.prove(hf.proof_arch(bad))
     assert p.status == "refuted"
     assert "residual embeddings.position: +2·d_e" in prove.proof_text(p)
+
+
+def test_cli_prove_framework_transformers(capsys):
+    assert main(["prove", "opt", "--framework", "transformers", "--quiet"]) == 0
+    assert "opt: PROVEN" in capsys.readouterr().out
+
+
+def test_count_framework_transformers_refuses_what_transformers_refuses(capsys):
+    code = main(["count", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
+    err = capsys.readouterr().err
+    assert code == 2 and "divisible by 2·M" in err.replace("2*M", "2·M")
