@@ -73,6 +73,10 @@ class Architecture:
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
         family: str. Grouping in the report (``paper``, ``keras_hub``, ...).
+        mapping: paramcount.mapping.Table or None. The family's symbol ↔ KerasHub argument ↔
+            HF config key table: the reference builders' arguments and the config readers.
+        transformers: paramcount.frameworks.Transformers or None. Where transformers'
+            parameters sit on the tree (by name), and its declared deltas.
     """
 
     id: str

@@ -204,3 +204,16 @@ def test_count_framework_transformers_refuses_what_transformers_refuses(capsys):
     code = main(["count", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
     err = capsys.readouterr().err
     assert code == 2 and "divisible by 2·M" in err.replace("2*M", "2·M")
+
+
+def test_cli_verify_config_both_frameworks(capsys, tmp_path):
+    cfg = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "vocab_size": 97,
+           "hidden_size": 24, "num_hidden_layers": 2, "ffn_dim": 40, "num_attention_heads": 4,
+           "max_position_embeddings": 11, "word_embed_proj_dim": 24}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code = main(["verify", "--config", str(path), "--framework", "all"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.startswith(f"read {path} (transformers config, OPTForCausalLM) as opt: v=97")
+    assert "2 match, 0 mismatch" in out
