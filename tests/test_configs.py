@@ -27,6 +27,13 @@ PUBLISHED = {
     "gpt2-medium.json": ("gpt2_causal_lm", 354_823_168),
     "bert-base-uncased.json": ("bert_masked_lm", 109_514_298),
     "opt-125m.json": ("opt", 125_239_296),
+    "llama-2-13b-hf.json": ("llama", 13_015_864_320),
+    "llama-2-70b-hf.json": ("llama", 68_976_648_192),
+    "mistral-7b-v0.3.json": ("mistral", 7_248_023_552),
+    "gpt2-large.json": ("gpt2_causal_lm", 774_030_080),
+    "gpt2-xl.json": ("gpt2_causal_lm", 1_557_611_200),
+    "bert-large-uncased.json": ("bert_masked_lm", 335_174_458),
+    "opt-1.3b.json": ("opt", 1_315_758_080),
 }
 
 
