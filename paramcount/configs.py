@@ -100,7 +100,7 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
                              f"{', '.join(table.hf_classes)}")
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
-    hparams, ignored = arch.mapping.from_hf(data, where=where, fixed=arch.fixed)
+    hparams, ignored = (arch.mapping or table).from_hf(data, where=where, fixed=arch.fixed)
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
 
 
@@ -113,7 +113,8 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
                              f"{', '.join(classes)}")
     target = _target(arch_id, table.keras_classes[cls], table, where)
     arch = registry.get(target)
-    hparams, ignored = arch.mapping.from_keras(data["config"], where=where, fixed=arch.fixed)
+    hparams, ignored = (arch.mapping or table).from_keras(data["config"], where=where,
+                                                          fixed=arch.fixed)
     return Reading(target, hparams, "KerasHub config", cls, tuple(ignored), where)
 
 
@@ -136,6 +137,6 @@ def check_missing(reading: Reading, given: Mapping[str, int]) -> None:
     arch = registry.get(reading.arch)
     framework = "keras" if reading.source.startswith("KerasHub") else "hf"
     absent = [s.name for s in arch.required if s.name not in given]
-    if absent:
+    if absent and arch.mapping is not None:
         keys = ", ".join(f"{arch.mapping.missing(s, framework)} ({s})" for s in absent)
         raise InputFileError(f"{reading.where}: missing key {keys}, which {arch.id} needs")

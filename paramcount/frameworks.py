@@ -148,10 +148,10 @@ def _subtotal(root: Term, path: str, values) -> int:
 
     node, mult = root, root.times
     for part in path.split("."):
-        node = next((c for c in node.children if c.name == part), None)
-        if node is None:
+        child = next((c for c in node.children if c.name == part), None)
+        if child is None:
             return 0
-        mult = mult * node.times
+        node, mult = child, mult * child.times
     return to_int(mult * node.per_instance(), values, path)
 
 

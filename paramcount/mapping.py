@@ -236,7 +236,7 @@ class Table:
     def missing(self, symbol: str, framework: str) -> str:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
         f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
-        return f.key(framework) if f else symbol
+        return (f.key(framework) if f else None) or symbol
 
 
 def _show(val) -> str:

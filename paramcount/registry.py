@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -32,6 +33,10 @@ from paramcount import symbols
 from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownPresetError
 from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
+
+if TYPE_CHECKING:
+    from paramcount.frameworks import Transformers
+    from paramcount.mapping import Table
 
 __all__ = ["Architecture", "Preset", "HparamSet", "Breakdown", "register", "unregister", "get",
            "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
@@ -95,10 +100,10 @@ class Architecture:
     family: str = "transformer"
     # The family's table symbol ↔ KerasHub argument ↔ HF key (paramcount.mapping.Table), read by
     # the reference builders and the config readers; None where no config reader exists yet.
-    mapping: object | None = None
+    mapping: Table | None = None
     # Where transformers' parameters sit on the tree, and its deltas
     # (paramcount.frameworks.Transformers); None where there is no transformers reference.
-    transformers: object | None = None
+    transformers: Transformers | None = None
 
     def __post_init__(self) -> None:
         declared = set(self.required) | set(self.optional) | set(self.fixed)
