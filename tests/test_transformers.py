@@ -216,3 +216,24 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     assert code == 0, out
     assert out.startswith(f"read {path} (transformers config, OPTForCausalLM) as opt: v=97")
     assert "2 match, 0 mismatch" in out
+
+
+@pytest.mark.parametrize("model_type, cls", [
+    ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
+    ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM")])
+def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
+    """A config.json as this transformers writes it: every key is read, required or declared
+    free; and the count is what transformers builds from it."""
+    from paramcount.configs import read_config
+
+    cfg = transformers.AutoConfig.for_model(model_type)
+    cfg.architectures = [cls]
+    cfg.save_pretrained(tmp_path)
+    reading = read_config(tmp_path)
+    assert reading.ignored == ()
+    with torch.device("meta"):
+        model = getattr(transformers, cls)(cfg)
+    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    arch = registry.get(reading.arch)
+    assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
+        == built

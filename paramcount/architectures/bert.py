@@ -38,8 +38,10 @@ MAPPING = Table(
     hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm"},
     keras_classes={"BertBackbone": "bert"},
     hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
-                  "is_decoder": False},
+                  "is_decoder": False, "tie_word_embeddings": True},
     requires=(
+        Require("tie_word_embeddings", (True,),
+                "BertForMaskedLM's decoder counts only as the token embedding, tied"),
         Require("position_embedding_type", ("absolute",),
                 "relative position types add a distance table the formula does not have"),
         Require("add_cross_attention", (False,), "BERT here is an encoder without cross-attention"),
