@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -32,6 +33,10 @@ from paramcount import symbols
 from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownPresetError
 from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
+
+if TYPE_CHECKING:
+    from paramcount.frameworks import Transformers
+    from paramcount.mapping import Table
 
 __all__ = ["Architecture", "Preset", "HparamSet", "Breakdown", "register", "unregister", "get",
            "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
@@ -73,6 +78,10 @@ class Architecture:
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
         family: str. Grouping in the report (``paper``, ``keras_hub``, ...).
+        mapping: paramcount.mapping.Table or None. The family's symbol ↔ KerasHub argument ↔
+            HF config key table: the reference builders' arguments and the config readers.
+        transformers: paramcount.frameworks.Transformers or None. Where transformers'
+            parameters sit on the tree (by name), and its declared deltas.
     """
 
     id: str
@@ -89,6 +98,12 @@ class Architecture:
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     family: str = "transformer"
+    # The family's table symbol ↔ KerasHub argument ↔ HF key (paramcount.mapping.Table), read by
+    # the reference builders and the config readers; None where no config reader exists yet.
+    mapping: Table | None = None
+    # Where transformers' parameters sit on the tree, and its deltas
+    # (paramcount.frameworks.Transformers); None where there is no transformers reference.
+    transformers: Transformers | None = None
 
     def __post_init__(self) -> None:
         declared = set(self.required) | set(self.optional) | set(self.fixed)

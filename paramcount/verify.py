@@ -65,6 +65,15 @@ class Verification:
     keras_hub_preset: str | None = None
     keras_hub_params: int | None = None
     notes: tuple[str, ...] = field(default=())
+    # Which framework built the reference: "keras" (the ``keras*`` fields hold its counts) or
+    # "transformers" (they then hold PyTorch's, against the tree with its declared deltas).
+    framework: str = "keras"
+
+    @property
+    def reference_label(self) -> str:
+        from paramcount.frameworks import label
+
+        return label(self.framework)
 
     @property
     def difference(self) -> int:
@@ -89,15 +98,16 @@ class Verification:
 
     def mismatches(self) -> list[str]:
         """One line per problem, naming the component and the difference."""
-        out = [f"{c.path}: formula {c.expected:,}, Keras {c.actual:,} ({c.difference:+,})"
+        ref = self.reference_label
+        out = [f"{c.path}: formula {c.expected:,}, {ref} {c.actual:,} ({c.difference:+,})"
                for c in self.components if not c.ok]
-        out += [f"unclaimed Keras weight {w.path} {list(w.shape)} ({w.size:,})"
+        out += [f"unclaimed {ref} weight {w.path} {list(w.shape)} ({w.size:,})"
                 for w in self.unclaimed]
-        out += [f"Keras weight {p} claimed by several components: {', '.join(ls)}"
+        out += [f"{ref} weight {p} claimed by several components: {', '.join(ls)}"
                 for p, ls in self.contested]
         if self.keras_nontrainable != self.formula_nontrainable:
             out.append(f"non-trainable: formula {self.formula_nontrainable:,}, "
-                       f"Keras {self.keras_nontrainable:,}")
+                       f"{ref} {self.keras_nontrainable:,}")
         return out
 
     def to_json(self) -> dict:
@@ -114,6 +124,7 @@ class Verification:
             "keras_hub_preset": self.keras_hub_preset,
             "keras_hub_params": self.keras_hub_params,
             "mismatches": self.mismatches(),
+            "framework": self.framework,
         }
 
     def _repr_markdown_(self) -> str:
@@ -149,7 +160,8 @@ def keras_weights(model) -> list[Weight]:
 
 
 def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight], *,
-            name: str = "custom", preset: Preset | None = None) -> Verification:
+            name: str = "custom", preset: Preset | None = None,
+            framework: str = "keras") -> Verification:
     """Attribute weights to the formula's leaves and compare (no Keras needed: testable alone)."""
     values = arch.values(hparams)
     leaves = list(arch.formula.leaves())
@@ -194,6 +206,7 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
         contested=tuple(contested),
         keras_hub_preset=meta_preset,
         keras_hub_params=keras_hub_meta.published_params(meta_preset) if meta_preset else None,
+        framework=framework,
     )
 
 
@@ -218,7 +231,8 @@ def _int(expr, values, what) -> int:
 
 
 def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *,
-           preset: str | Preset | None = None, name: str | None = None) -> Verification:
+           preset: str | Preset | None = None, name: str | None = None,
+           framework: str = "keras") -> Verification:
     """Verify one architecture at one hyperparameter set (given directly or as a preset name).
 
     Example:
@@ -235,7 +249,48 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
         given = dict(hparams or {})
         name = name or "custom"
     resolved = arch.resolve(given)
+    if framework != "keras":
+        return verify_transformers(arch, resolved, name=name)
     return compare(arch, resolved, reference_weights(arch, resolved), name=name, preset=preset)
+
+
+def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
+                        name: str = "custom") -> Verification:
+    """The same attribution against the transformers model: PyTorch parameters by name onto the
+    tree with its declared deltas (:func:`paramcount.frameworks.for_framework`)."""
+    from paramcount.frameworks import for_framework
+
+    hf_arch = for_framework(arch, "transformers")
+    return compare(hf_arch, resolved, transformers_weights(arch, resolved), name=name,
+                   framework="transformers")
+
+
+def transformers_weights(arch: Architecture, hparams: Mapping[str, int]) -> list[Weight]:
+    """The transformers model's weights at ``hparams``, built once per process (imports torch;
+    a one-line error saying how to install the extra when it is missing)."""
+    key = ("transformers", arch.id, tuple(sorted(hparams.items())))
+    if key not in _BUILT:
+        hf = require_transformers()
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[key] = hf.weights(arch, hparams)
+    return _BUILT[key]
+
+
+def require_transformers():
+    """The transformers reference module, or a ParamcountError saying how to install it."""
+    from paramcount.errors import ParamcountError
+
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise ParamcountError(
+            f"--framework transformers needs torch and transformers ({exc.name} is not "
+            "installed): pip install 'paramcount[transformers]'") from None
+    from reference_models import hf
+
+    return hf
 
 
 _BUILT: dict[tuple, list[Weight]] = {}

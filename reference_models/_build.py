@@ -34,3 +34,11 @@ def stateless() -> Iterator[None]:
 def stateless_backbone(cls, **kwargs):
     with stateless():
         return cls(**kwargs)
+
+
+def from_table(arch_id: str, cls, hp: dict[str, int]):
+    """``cls`` built stateless from the constructor arguments the family's mapping table gives
+    for ``hp`` (paramcount.mapping: the one place a family's argument names are written)."""
+    from paramcount.registry import get
+
+    return stateless_backbone(cls, **get(arch_id).mapping.keras_kwargs(hp))

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.BertBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        max_sequence_length=hp["n"],
-        num_segments=hp["s"],
-    )
+    return from_table("bert", keras_hub.models.BertBackbone, hp)
 
 
 def masked_lm(hp: dict[str, int]):

@@ -8,4 +8,4 @@ from reference_models import llama
 
 
 def backbone(hp: dict[str, int]):
-    return llama.backbone(hp, cls=keras_hub.models.Llama3Backbone)
+    return llama.backbone(hp, cls=keras_hub.models.Llama3Backbone, arch="llama3")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS
-from paramcount.formula import group, leaf
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
@@ -21,6 +23,55 @@ _BACKBONE = (
     dense("pooler", d_e, d_e, match="pooled_dense"),
 )
 
+# symbol ↔ BertBackbone argument ↔ BertConfig key.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_heads", hf="num_attention_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
+        Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
+    ),
+    model_type="bert",
+    hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm"},
+    keras_classes={"BertBackbone": "bert"},
+    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
+                  "is_decoder": False, "tie_word_embeddings": True},
+    requires=(
+        Require("tie_word_embeddings", (True,),
+                "BertForMaskedLM's decoder counts only as the token embedding, tied"),
+        Require("position_embedding_type", ("absolute",),
+                "relative position types add a distance table the formula does not have"),
+        Require("add_cross_attention", (False,), "BERT here is an encoder without cross-attention"),
+    ),
+    free=frozenset({
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
+    }),
+)
+
+_HF_ENCODER = {
+    "embeddings": "embeddings",
+    "embeddings.token": "word_embeddings",
+    "embeddings.position": "position_embeddings",
+    "embeddings.segment": "token_type_embeddings",
+    "embeddings.norm": "LayerNorm",
+    "blocks": r"encoder/layer/\d+",
+    "blocks.attention": "attention",
+    "blocks.attention.query": "self/query",
+    "blocks.attention.key": "self/key",
+    "blocks.attention.value": "self/value",
+    "blocks.attention.output": "output/dense",
+    "blocks.norm_1": "attention/output/LayerNorm",
+    # the feed-forward's output is ``layer.i.output``, the attention's ``attention.output``
+    "blocks.ffn.up": "intermediate/dense",
+    "blocks.ffn.down": r"\d+/output/dense",
+    "blocks.norm_2": r"\d+/output/LayerNorm",
+    "pooler": "pooler/dense",
+}
+
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
@@ -29,6 +80,7 @@ _COMMON = dict(
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},
+    mapping=MAPPING,
 )
 
 register(Architecture(
@@ -40,6 +92,7 @@ register(Architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
+    transformers=Transformers(weights=_HF_ENCODER),
     **_COMMON,
 ))
 
@@ -62,5 +115,18 @@ register(Architecture(
     reference="reference_models.bert:masked_lm",
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
+    transformers=Transformers(
+        weights={
+            **_HF_ENCODER,
+            "mlm_head": "cls/predictions",
+            "mlm_head.transform": "transform/dense",
+            "mlm_head.norm": "transform/LayerNorm",
+            "mlm_head.output_bias": "predictions/bias",
+        },
+        deltas=(Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
+                                                "BertModel(add_pooling_layer=False), no pooler"),
+                      "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
+                      "backbone's"),),
+    ),
     **_COMMON,
 ))

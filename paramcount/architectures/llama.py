@@ -9,11 +9,66 @@ own, tied (``tie_word_embeddings=True``) it is the token table transposed.
 from __future__ import annotations
 
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu, tied
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 FORMULA = backbone("llama", decoder_blocks(swiglu()))
+
+# symbol ↔ LlamaBackbone argument ↔ LlamaConfig key (shared by Llama 3, with its own class).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        # KerasHub's Llama has no head_dim argument: d_k is fixed to d_e/M, and a config may
+        # state it only with that value.
+        Field("d_k", hf="head_dim"),
+        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
+              hf_default=0, keras_default=0),
+    ),
+    model_type="llama",
+    hf_classes={"LlamaForCausalLM": "llama"},
+    keras_classes={"LlamaBackbone": "llama"},
+    hf_constants={"attention_bias": False, "mlp_bias": False},
+    requires=(
+        Require("attention_bias", (False,), "KerasHub's Llama attention has no biases"),
+        Require("mlp_bias", (False,), "KerasHub's Llama feed-forward has no biases"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+        "rope_parameters", "attention_dropout", "pretraining_tp", "rope_max_wavelength",
+        "rope_position_scaling_factor", "layer_norm_epsilon", "dropout",
+        "rope_frequency_adjustment_factor", "rope_low_freq_factor", "rope_high_freq_factor",
+        "rope_pretraining_sequence_length",
+    }),
+)
+
+# LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
+# a tied lm_head is the embedding itself, listed once by named_parameters()).
+# transformers validates an even rotary width: d_k = d_e/M even.
+TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+    "embeddings.token": "model/embed_tokens",
+    "blocks": r"layers/\d+",
+    "blocks.attention_norm": "input_layernorm",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "o_proj",
+    "blocks.ffn_norm": "post_attention_layernorm",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.gate": "gate_proj",
+    "blocks.ffn.up": "up_proj",
+    "blocks.ffn.down": "down_proj",
+    "final_norm": "model/norm",
+    "head": "lm_head",
+})
 
 register(Architecture(
     id="llama",
@@ -30,6 +85,8 @@ register(Architecture(
     presets="llama",
     keras_hub_metadata=True,
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny_mha": dict(v=101, d_e=24, M=4, M_kv=4, d_f=40, L=2),
         "tiny_gqa_tied": dict(v=37, d_e=30, M=6, M_kv=2, d_f=53, L=3, tied=1),

@@ -5,10 +5,19 @@ costs no parameters). The 3.2 models tie the LM head to the token embedding; 3 a
 
 from __future__ import annotations
 
+import dataclasses
+
+from paramcount.architectures.llama import MAPPING as LLAMA_MAPPING
+from paramcount.architectures.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu, tied
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+
+# Llama's table under Llama3Backbone; transformers builds Llama 3 with LlamaForCausalLM, whose
+# config files (model_type "llama") read as ``llama``, the same formula.
+MAPPING = dataclasses.replace(LLAMA_MAPPING, hf_classes={}, hf_builds={"llama3": "LlamaForCausalLM"},
+                              keras_classes={"Llama3Backbone": "llama3"})
 
 register(Architecture(
     id="llama3",
@@ -26,6 +35,8 @@ register(Architecture(
     presets="llama3",
     keras_hub_metadata=True,
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=LLAMA_TRANSFORMERS,
     examples={
         "tiny_gqa": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
         "tiny_tied_odd": dict(v=61, d_e=18, M=3, M_kv=3, d_f=35, L=3, tied=1),

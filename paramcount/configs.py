@@ -1,0 +1,142 @@
+"""Configuration files in: a Hugging Face ``config.json`` or a KerasHub preset's ``config.json``
+→ an architecture id and its hyperparameters, through the family's table
+(:mod:`paramcount.mapping`, read backward).
+
+- A Hugging Face config (or a folder holding ``config.json``): ``model_type`` picks the family,
+  ``architectures[0]`` the task class (``LlamaForCausalLM``, ``BertModel``, ``BertForMaskedLM``),
+  and the class the architecture id. Without ``architectures`` the family's first class is meant.
+- A KerasHub preset config, ``{"module", "class_name", "config", "registered_name"}``
+  (``keras.saving.serialize_keras_object(backbone)``): the class picks the id, the constructor
+  arguments in ``config`` give the hyperparameters.
+
+Every problem is one :class:`~paramcount.errors.InputFileError` line naming the file and the key.
+Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from paramcount import registry
+from paramcount.errors import InputFileError
+from paramcount.mapping import Reading
+
+__all__ = ["read_config", "load_json", "supported", "check_missing"]
+
+
+def load_json(path: str | Path) -> tuple[dict, str]:
+    """The JSON object in ``path`` (or ``path/config.json``) and the file's name for messages."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{p}: not a UTF-8 text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{p}: malformed JSON: {exc.msg} (line {exc.lineno}, column "
+                             f"{exc.colno})") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{p}: expected a JSON object, got {type(data).__name__}")
+    return data, str(p)
+
+
+def _tables() -> list:
+    """Every registered architecture's table, once each (a family shares one among its ids)."""
+    seen: dict[int, object] = {}
+    for arch in registry.architectures().values():
+        if arch.mapping is not None:
+            seen.setdefault(id(arch.mapping), arch.mapping)
+    return list(seen.values())
+
+
+def supported() -> tuple[list[str], list[str]]:
+    """HF model types and KerasHub classes the readers know, sorted."""
+    tables = _tables()
+    types = sorted({t.model_type for t in tables if t.model_type and t.hf_classes})
+    classes = sorted({c for t in tables for c in t.keras_classes})
+    return types, classes
+
+
+def is_keras(data: Mapping) -> bool:
+    return isinstance(data.get("class_name"), str) and isinstance(data.get("config"), dict)
+
+
+def read_config(path: str | Path, arch_id: str | None = None) -> Reading:
+    """Read a config file. With ``arch_id``, read it with that architecture's table (the file's
+    family must be the architecture's); otherwise the file picks the architecture."""
+    data, where = load_json(path)
+    if is_keras(data):
+        return _read_keras(data, where, arch_id)
+    return _read_hf(data, where, arch_id)
+
+
+def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
+    model_type = data.get("model_type")
+    if not isinstance(model_type, str):
+        raise InputFileError(f"{where}: no model_type key (a transformers config.json has one; a "
+                             "KerasHub config has class_name and config)")
+    archs = data.get("architectures")
+    if archs is not None and not (isinstance(archs, list) and archs
+                                  and all(isinstance(a, str) for a in archs)):
+        raise InputFileError(f"{where}: architectures = {json.dumps(archs)}: expected a list of "
+                             "class names")
+    family = [t for t in _tables() if t.model_type == model_type and t.hf_classes]
+    if not family:
+        types, _ = supported()
+        raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
+                             f"{', '.join(types)}")
+    table = family[0]
+    cls = archs[0] if archs else next(iter(table.hf_classes))
+    if cls not in table.hf_classes:
+        raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
+                             f"model_type {model_type!r}; supported: "
+                             f"{', '.join(table.hf_classes)}")
+    target = _target(arch_id, table.hf_classes[cls], table, where)
+    arch = registry.get(target)
+    hparams, ignored = (arch.mapping or table).from_hf(data, where=where, fixed=arch.fixed)
+    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
+
+
+def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
+    cls = data["class_name"]
+    table = next((t for t in _tables() if cls in t.keras_classes), None)
+    if table is None:
+        _, classes = supported()
+        raise InputFileError(f"{where}: KerasHub class {cls!r} is not supported; supported: "
+                             f"{', '.join(classes)}")
+    target = _target(arch_id, table.keras_classes[cls], table, where)
+    arch = registry.get(target)
+    hparams, ignored = (arch.mapping or table).from_keras(data["config"], where=where,
+                                                          fixed=arch.fixed)
+    return Reading(target, hparams, "KerasHub config", cls, tuple(ignored), where)
+
+
+def _target(arch_id: str | None, picked: str, table, where: str) -> str:
+    """The architecture a file is read as: the one it picks, or the one named, when that one's
+    table is of the same family (Llama 3 configs say model_type "llama")."""
+    if arch_id is None or arch_id == picked:
+        return picked
+    mapping = registry.get(arch_id).mapping
+    if mapping is None:
+        raise InputFileError(f"{where}: {arch_id} has no config reader yet")
+    if mapping is not table and mapping.model_type != table.model_type:
+        raise InputFileError(f"{where}: a {picked} config cannot be read as {arch_id}")
+    return arch_id
+
+
+def check_missing(reading: Reading, given: Mapping[str, int]) -> None:
+    """After ``--set`` is merged in (``given``): refuse, naming the file and the config key,
+    when a hyperparameter the formula needs is neither in the file nor set by the user."""
+    arch = registry.get(reading.arch)
+    framework = "keras" if reading.source.startswith("KerasHub") else "hf"
+    absent = [s.name for s in arch.required if s.name not in given]
+    if absent and arch.mapping is not None:
+        keys = ", ".join(f"{arch.mapping.missing(s, framework)} ({s})" for s in absent)
+        raise InputFileError(f"{reading.where}: missing key {keys}, which {arch.id} needs")

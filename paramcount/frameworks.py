@@ -1,0 +1,177 @@
+"""The second framework: where transformers' weights sit on the one formula tree, and the
+declared deltas where transformers builds the same published model with other weights.
+
+An architecture that transformers can build declares a :class:`Transformers`:
+
+- ``weights``: component path (relative to the root, dotted: ``blocks.attention.query``) → a
+  regular expression over whole segments of a PyTorch parameter name, written with ``/`` for
+  ``.`` (``layers/\\d+``, ``self_attn/q_proj``). Groups may have one too; a parameter belongs to a
+  leaf when its pattern and every ancestor's match, exactly as Keras weights do. An entry may be
+  ``(pattern, (i, k))`` to claim the i-th of k last-axis slices of a fused weight (GPT-2's
+  ``c_attn`` holds q, k and v).
+- ``deltas``: :class:`Delta` rows, each replacing (or adding) one term of the tree for
+  transformers, with the reason: OPT's n + 2 position rows, a pooler one class lacks.
+
+:func:`tree` applies the deltas and re-points every term's ``match`` (and ``part``) at the
+transformers names, so :func:`paramcount.verify.compare` attributes PyTorch parameters with the
+same code that attributes Keras weights, and ``count --framework transformers`` evaluates the same
+tree. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from paramcount.formula import Term
+
+__all__ = ["FRAMEWORKS", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
+
+FRAMEWORKS = ("keras", "transformers")
+_LABEL = {"keras": "Keras", "transformers": "transformers"}
+
+
+def label(framework: str) -> str:
+    return _LABEL.get(framework, framework)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A term transformers builds differently: ``term`` takes the place of the term at ``path``
+    (or is added under ``path``'s parent when nothing is there; None removes it)."""
+
+    path: str
+    term: Term | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Transformers:
+    """How transformers builds an architecture (see the module docstring)."""
+
+    weights: Mapping[str, str | tuple[str, tuple[int, int]]]
+    deltas: tuple[Delta, ...] = ()
+    # Constructor arguments beyond the config (``add_pooling_layer=False``).
+    kwargs: Mapping[str, object] = field(default_factory=dict)
+    # What transformers' config validation adds to the architecture's constraints (an even
+    # rotary width): the sets that break them are refused there, and ``prove`` samples inside.
+    constraints: tuple = ()
+
+
+def torch_path(name: str) -> str:
+    """A PyTorch parameter name as a weight path: ``model.layers.0.q_proj.weight`` →
+    ``model/layers/0/q_proj/weight`` (so the segment patterns of :mod:`paramcount.formula`
+    apply unchanged)."""
+    return name.replace(".", "/")
+
+
+def _with_deltas(root: Term, deltas: tuple[Delta, ...]) -> Term:
+    for d in deltas:
+        root = _put(root, d.path.split("."), d.term)
+    return root
+
+
+def _put(node: Term, parts: list[str], new: Term | None) -> Term:
+    head, rest = parts[0], parts[1:]
+    kids = list(node.children)
+    idx = next((i for i, c in enumerate(kids) if c.name == head), None)
+    if rest:
+        if idx is None:
+            raise KeyError(".".join(parts))
+        kids[idx] = _put(kids[idx], rest, new)
+    elif idx is None:
+        if new is None:
+            raise KeyError(head)
+        kids.append(new)
+    elif new is None:
+        del kids[idx]
+    else:
+        kids[idx] = new
+    return dataclasses.replace(node, children=tuple(kids))
+
+
+def _rematch(node: Term, prefix: str, weights: Mapping) -> Term:
+    path = f"{prefix}.{node.name}" if prefix else node.name
+    spec = weights.get(path)
+    match, part = (spec if isinstance(spec, tuple) else (spec, None))
+    kids = tuple(_rematch(c, path, weights) for c in node.children)
+    return dataclasses.replace(node, children=kids, match=match,
+                               part=part if node.is_leaf else None)
+
+
+def tree(root: Term, ref: Transformers) -> Term:
+    """The formula tree as transformers builds it: deltas applied, matches on PyTorch names."""
+    with_deltas = _with_deltas(root, ref.deltas)
+    unknown = [p for p in ref.weights if not _exists(with_deltas, p)]
+    if unknown:
+        raise ValueError(f"{root.name}: transformers patterns for no component: {unknown}")
+    return dataclasses.replace(
+        with_deltas, children=tuple(_rematch(c, "", ref.weights) for c in with_deltas.children),
+        match=None)
+
+
+def _exists(root: Term, path: str) -> bool:
+    try:
+        root.find(path)
+    except KeyError:
+        return False
+    return True
+
+
+def for_framework(arch, framework: str):
+    """The architecture as ``framework`` builds it: itself for Keras; for transformers a copy
+    whose tree carries the deltas and the PyTorch match patterns (ParamcountError when the
+    architecture has no transformers reference)."""
+    if framework == "keras":
+        return arch
+    from paramcount.errors import ParamcountError
+
+    if framework != "transformers":
+        raise ParamcountError(f"unknown framework {framework!r}; known: {', '.join(FRAMEWORKS)}")
+    ref = getattr(arch, "transformers", None)
+    if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
+        raise ParamcountError(f"{arch.id} has no transformers reference yet")
+    return dataclasses.replace(arch, formula=tree(arch.formula, ref),
+                               constraints=(*ref.constraints, *arch.constraints))
+
+
+def deltas(arch) -> tuple[Delta, ...]:
+    ref = getattr(arch, "transformers", None)
+    return ref.deltas if ref is not None else ()
+
+
+def _subtotal(root: Term, path: str, values) -> int:
+    """Parameters of the term at ``path`` in the whole model (ancestors' ``times`` applied);
+    0 when the tree has no such term."""
+    from paramcount.formula import to_int
+
+    node, mult = root, root.times
+    for part in path.split("."):
+        child = next((c for c in node.children if c.name == part), None)
+        if child is None:
+            return 0
+        node, mult = child, mult * child.times
+    return to_int(mult * node.per_instance(), values, path)
+
+
+def delta_rows(arch, hparams) -> list[tuple[Delta, int, int]]:
+    """Each declared delta of ``arch`` with its Keras and transformers counts at ``hparams``."""
+    ref = getattr(arch, "transformers", None)
+    if ref is None:
+        return []
+    values = arch.values(hparams)
+    hf_root = _with_deltas(arch.formula, ref.deltas)
+    return [(d, _subtotal(arch.formula, d.path, values), _subtotal(hf_root, d.path, values))
+            for d in ref.deltas]
+
+
+def delta_lines(arch, hparams) -> list[str]:
+    """``count --framework transformers``: what differs from the Keras build, and why."""
+    rows = delta_rows(arch, hparams)
+    if not rows:
+        return ["no deltas: transformers builds the weights Keras builds"]
+    out = ["deltas (transformers − Keras):"]
+    for d, keras, hf in rows:
+        out.append(f"  {d.path:<42}{hf - keras:>+18,}  ({keras:,} → {hf:,}): {d.reason}")
+    return out

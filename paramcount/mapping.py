@@ -1,0 +1,259 @@
+"""One table per family: paramcount symbol ↔ KerasHub constructor argument ↔ HF config key.
+
+A family declares its correspondence once, as a :class:`Table` of :class:`Field` rows, and the
+table is read both ways:
+
+- forward, hyperparameters → framework arguments: the Keras reference builders take their
+  constructor arguments from :meth:`Table.keras_kwargs`, the transformers references their config
+  from :meth:`Table.hf_config`;
+- backward, a configuration file → hyperparameters: :mod:`paramcount.configs` reads a Hugging Face
+  ``config.json`` with :meth:`Table.from_hf` and a KerasHub preset's ``config.json`` with
+  :meth:`Table.from_keras`.
+
+Transforms are small and declared: a scale (KerasHub Gemma's ``intermediate_dim`` is 2·d_f), a
+flag held as a bool (``tie_word_embeddings``), the default a framework uses when a key is absent
+or null (HF's ``num_key_value_heads`` defaults to the query heads, GPT-2's ``n_inner`` to 4·d_e).
+Options the formula cannot represent are :class:`Require` rows: a config that sets them otherwise
+is refused, naming the key, rather than counted wrongly.
+
+Nothing here imports a framework: ``count --config`` stays as light as ``count``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import sympy
+
+from paramcount import symbols
+from paramcount.errors import InputFileError
+
+__all__ = ["Field", "Require", "Table", "Reading", "HF_GENERIC_KEYS", "KERAS_GENERIC_KEYS"]
+
+# Keys of every HF config that never change a parameter count (tokens, dtype, generation,
+# bookkeeping). A family lists its own harmless keys in ``Table.free``.
+HF_GENERIC_KEYS = frozenset({
+    "architectures", "model_type", "transformers_version", "torch_dtype", "dtype",
+    "bos_token_id", "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id",
+    "use_cache", "initializer_range", "return_dict", "output_attentions", "output_hidden_states",
+    "id2label", "label2id", "problem_type", "task_specific_params", "tokenizer_class",
+    "prefix", "finetuning_task", "auto_map", "quantization_config", "gradient_checkpointing",
+    "max_length", "num_beams", "temperature", "top_k", "top_p", "do_sample",
+})
+# Keys of every Keras layer config (``Backbone.get_config()``) that change no count.
+KERAS_GENERIC_KEYS = frozenset({"name", "trainable", "dtype"})
+
+
+@dataclass(frozen=True)
+class Field:
+    """One hyperparameter of a family, as paramcount, KerasHub and transformers spell it.
+
+    Args:
+        symbol: str. The paramcount symbol (``v``, ``d_e``, ``M_kv``, ``tied``).
+        keras: str or None. The KerasHub constructor argument (None: KerasHub has none; the
+            builder then relies on the symbol being fixed or defaulted the way KerasHub does).
+        hf: str or None. The key of the transformers config.
+        keras_scale: int. KerasHub's value is ``keras_scale`` × the symbol (Gemma: 2·d_f).
+        hf_scale: int. The same for the HF key.
+        flag: bool. A 0/1 symbol the frameworks hold as a bool.
+        hf_default: int, sympy expression or None. The value transformers uses when the key is
+            absent or null, as a value of the *symbol*, possibly in other symbols (``M``,
+            ``4*d_e``). None: the key is needed (or the architecture's own default applies).
+        keras_default: the same for a KerasHub constructor argument left out or None.
+    """
+
+    symbol: str
+    keras: str | None = None
+    hf: str | None = None
+    keras_scale: int = 1
+    hf_scale: int = 1
+    flag: bool = False
+    hf_default: int | sympy.Expr | None = None
+    keras_default: int | sympy.Expr | None = None
+
+    def key(self, framework: str) -> str | None:
+        return self.keras if framework == "keras" else self.hf
+
+    def scale(self, framework: str) -> int:
+        return self.keras_scale if framework == "keras" else self.hf_scale
+
+    def default(self, framework: str):
+        return self.keras_default if framework == "keras" else self.hf_default
+
+    def out(self, framework: str, value: int):
+        """The framework's value for the symbol's ``value``."""
+        return bool(value) if self.flag else self.scale(framework) * value
+
+
+@dataclass(frozen=True)
+class Require:
+    """A config value the formula needs: any other value is refused, naming the key.
+
+    ``allowed`` holds the accepted values; an absent key (or null) is accepted when
+    ``absent_ok`` (the framework's default is then one of the allowed values).
+    """
+
+    key: str
+    allowed: tuple
+    reason: str
+    framework: str = "hf"  # "hf" or "keras"
+    absent_ok: bool = True
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a config reader made of a file: the architecture, its hyperparameters, and the keys
+    it did not read (shown to the user, never silently dropped)."""
+
+    arch: str
+    hparams: dict[str, int]
+    source: str  # "transformers config" or "KerasHub config"
+    cls: str  # the class the file names (LlamaForCausalLM, LlamaBackbone)
+    ignored: tuple[str, ...] = ()
+    where: str = ""  # the file read
+
+
+@dataclass(frozen=True)
+class Table:
+    """A family's correspondence, declared once.
+
+    Args:
+        fields: tuple of Field.
+        model_type: str or None. The HF ``model_type`` of the family.
+        hf_classes: mapping HF class name → architecture id (``LlamaForCausalLM`` → ``llama``).
+            The first class that names an id is the class its transformers reference builds.
+        keras_classes: mapping KerasHub class name → architecture id (``LlamaBackbone``).
+        hf_builds: mapping architecture id → HF class, for ids checked against a class whose
+            configs read as another id.
+        hf_constants: config keys the transformers reference always sets (to the value the
+            formula assumes: ``attention_bias=False``).
+        requires: tuple of Require. Options the formula cannot represent otherwise.
+        free: keys known to change no count (``rope_theta``, dropouts, epsilons).
+    """
+
+    fields: tuple[Field, ...]
+    model_type: str | None = None
+    hf_classes: Mapping[str, str] = field(default_factory=dict)
+    keras_classes: Mapping[str, str] = field(default_factory=dict)
+    hf_constants: Mapping[str, object] = field(default_factory=dict)
+    requires: tuple[Require, ...] = ()
+    free: frozenset[str] = frozenset()
+    # Architecture id → HF class it is checked against without being what a config of that class
+    # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
+    hf_builds: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for f in self.fields:
+            symbols.info(f.symbol)  # every symbol must be in the vocabulary
+        object.__setattr__(self, "free", frozenset(self.free))
+
+    # --- forward: hyperparameters → framework arguments --------------------------------------
+    def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
+        """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
+        return {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
+                if f.keras and f.symbol in hp}
+
+    def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
+        """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
+        decides a count), plus the family's constants."""
+        out = {f.hf: f.out("hf", hp[f.symbol]) for f in self.fields if f.hf and f.symbol in hp}
+        return {**out, **self.hf_constants}
+
+    def hf_class(self, arch_id: str) -> str | None:
+        """The transformers class the reference of ``arch_id`` builds."""
+        first = next((c for c, a in self.hf_classes.items() if a == arch_id), None)
+        return first or self.hf_builds.get(arch_id)
+
+    # --- backward: a config → hyperparameters ------------------------------------------------
+    def from_hf(self, config: Mapping, *, where: str, fixed=None) -> tuple[dict[str, int], list[str]]:
+        return self._read(config, "hf", where, fixed or {})
+
+    def from_keras(self, config: Mapping, *, where: str,
+                   fixed=None) -> tuple[dict[str, int], list[str]]:
+        return self._read(config, "keras", where, fixed or {})
+
+    def _read(self, config: Mapping, framework: str, where: str,
+              fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
+        """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
+        which a config may state only as they are) and the keys nobody reads."""
+        for req in self.requires:
+            if req.framework != framework:
+                continue
+            val = config.get(req.key)
+            if val is None and req.absent_ok:
+                continue
+            if val not in req.allowed:
+                raise InputFileError(
+                    f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
+        values: dict[str, int] = {}
+        pending: list[Field] = []
+        for f in self.fields:
+            key = f.key(framework)
+            if key is None:
+                continue
+            raw = config.get(key)
+            if raw is None:
+                pending.append(f)
+                continue
+            value = _value(f, framework, raw, where, key)
+            if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
+                other = next(g.key(framework) for g in self.fields
+                             if g.symbol == f.symbol and g.key(framework) in config)
+                raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
+                                     f"{config[other]}; the formula has one {f.symbol}")
+            values[f.symbol] = value
+        for f in pending:  # defaults may use the values read (M_kv defaults to M)
+            default = f.default(framework)
+            if default is None:
+                continue
+            expr = sympy.sympify(default).xreplace(
+                {symbols.get(k): sympy.Integer(x) for k, x in values.items()})
+            if expr.free_symbols or not expr.is_Integer:
+                missing = ", ".join(sorted(s.name for s in expr.free_symbols))
+                raise InputFileError(f"{where}: {f.key(framework)} is absent and its default "
+                                     f"needs {missing or 'an integer'}")
+            values[f.symbol] = int(expr)
+        for f in self.fields:  # a config may state a fixed value only as it is
+            sym = symbols.get(f.symbol)
+            if sym not in fixed or f.symbol not in values:
+                continue
+            want = sympy.sympify(fixed[sym]).xreplace(
+                {symbols.get(k): sympy.Integer(x) for k, x in values.items() if k != f.symbol})
+            if want.free_symbols:
+                continue
+            if want != values[f.symbol]:
+                raise InputFileError(
+                    f"{where}: {f.key(framework)} = {_show(config.get(f.key(framework)))} cannot "
+                    f"be counted: the formula fixes {f.symbol} = {fixed[sym]} = {want}")
+            del values[f.symbol]
+        known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
+        generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
+        ignored = sorted(k for k in config if k not in known and k not in self.free
+                         and k not in generic and not k.startswith("_"))
+        return values, ignored
+
+    def missing(self, symbol: str, framework: str) -> str:
+        """The config key that would give ``symbol`` (for a 'missing key' message)."""
+        f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
+        return (f.key(framework) if f else None) or symbol
+
+
+def _show(val) -> str:
+    import json
+
+    return json.dumps(val)
+
+
+def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
+    if f.flag:
+        if not isinstance(raw, bool):
+            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")
+        return int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
+        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected a positive integer")
+    scale = f.scale(framework)
+    if raw % scale:
+        raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {scale}, as "
+                             f"{f.symbol} needs ({key} = {scale}·{f.symbol})")
+    return raw // scale

@@ -1,0 +1,119 @@
+"""transformers references: any architecture with a mapping table and a transformers class,
+built from a transformers config on torch's meta device (nothing allocated, nothing downloaded).
+
+One builder for every family: the config comes from the family's table (forward direction,
+``Table.hf_config``), the class from its ``hf_classes``, extra constructor arguments from its
+``Transformers.kwargs``. Imports torch and transformers: only ``verify --framework
+transformers`` (and the tests) reach this module.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections.abc import Mapping
+
+import torch
+import transformers
+
+from paramcount.errors import ParamcountError
+from paramcount.frameworks import torch_path
+from paramcount.verify import Weight
+
+__all__ = ["Refused", "build", "config", "weights", "torch_weights"]
+
+
+class Refused(ParamcountError):
+    """transformers' config validation rejects a hyperparameter set that Keras builds."""
+
+_CONFIG_CLASS = transformers.AutoConfig
+
+
+def config(arch, hp: Mapping[str, int]):
+    """The transformers config object for resolved hyperparameters ``hp``; a set transformers
+    refuses (an odd rotary width, which Keras builds) raises :class:`Refused`."""
+    table = arch.mapping
+    try:
+        return _CONFIG_CLASS.for_model(table.model_type, **table.hf_config(hp))
+    except Exception as exc:  # noqa: BLE001 (huggingface_hub wraps validation errors)
+        cause = getattr(exc, "__cause__", None) or exc
+        reason = " ".join(str(cause).split())
+        raise Refused(f"transformers cannot build {arch.id} here: {reason}") from None
+
+
+def build(arch, hp: Mapping[str, int]):
+    """The transformers model of ``arch`` at ``hp``, on the meta device."""
+    cls = getattr(transformers, arch.mapping.hf_class(arch.id))
+    cfg = config(arch, hp)
+    was = gc.isenabled()
+    gc.disable()  # as for Keras builds: the collector's passes cost more than the build
+    try:
+        with torch.device("meta"):
+            return cls(cfg, **dict(arch.transformers.kwargs))
+    finally:
+        if was:
+            gc.enable()
+
+
+def torch_weights(model) -> list[Weight]:
+    """Every distinct parameter (a tied one once: named_parameters() drops duplicates) as
+    trainable, and every persistent buffer (what a state_dict saves) as non-trainable.
+    Non-persistent buffers (rotary inv_freq, position_ids) are computed, not weights."""
+    out = [Weight(torch_path(n), math.prod(p.shape), True, tuple(p.shape))
+           for n, p in model.named_parameters(remove_duplicate=True)]
+    seen: set[int] = set()
+    for mod_name, mod in model.named_modules():
+        for b_name, buf in mod._buffers.items():
+            if buf is None or b_name in mod._non_persistent_buffers_set or id(buf) in seen:
+                continue
+            seen.add(id(buf))
+            name = f"{mod_name}.{b_name}" if mod_name else b_name
+            out.append(Weight(torch_path(name), math.prod(buf.shape), False, tuple(buf.shape)))
+    return out
+
+
+def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
+    """The oracle ``prove`` and ``verify`` call: hyperparameters → the transformers weights."""
+    if isinstance(arch, str):
+        from paramcount.registry import get
+
+        arch = get(arch)
+    return torch_weights(build(arch, hp))
+
+
+def versions() -> dict[str, str]:
+    return {"torch": torch.__version__, "transformers": transformers.__version__}
+
+
+
+class _Variable:
+    """A PyTorch weight seen the way the Keras-side tools read a Keras variable."""
+
+    def __init__(self, w: Weight):
+        self.path, self.shape, self.trainable = w.path, w.shape, w.trainable
+
+
+class WeightsView:
+    """A transformers model's weights behind a Keras model's ``weights`` attribute, so tools
+    written for Keras references (``verify.keras_weights``, ``prove``'s oracle) take it as is."""
+
+    def __init__(self, weights: list[Weight]):
+        self.weights = [_Variable(w) for w in weights]
+
+
+def view(arch_id: str, hp: Mapping[str, int]) -> WeightsView:
+    """``hp`` → the transformers weights of ``arch_id``, as a reference builder returns them."""
+    return WeightsView(weights(arch_id, hp))
+
+
+def proof_arch(arch):
+    """The architecture as transformers builds it, with a reference builder that returns the
+    transformers weights: ``paramcount.prove.prove(proof_arch(arch))`` proves formula + deltas
+    ≡ transformers for all hyperparameters, with prove's own oracle."""
+    import dataclasses
+    import functools
+
+    from paramcount.frameworks import for_framework
+
+    return dataclasses.replace(for_framework(arch, "transformers"),
+                               reference=functools.partial(view, arch.id))

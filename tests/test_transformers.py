@@ -1,0 +1,239 @@
+"""transformers as the second reference: formula (with its declared deltas) against the PyTorch
+model built on the meta device, parameter by parameter name. Skipped without torch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from paramcount import frameworks, registry  # noqa: E402
+from paramcount.cli import main  # noqa: E402
+from paramcount.verify import verify  # noqa: E402
+from reference_models import hf  # noqa: E402
+
+CONFIGS = Path(__file__).with_name("configs")
+BIG = 20_000_000_000  # larger presets are built in the slow run only (about 1 s each)
+
+
+def with_reference() -> list[str]:
+    return sorted(a for a, arch in registry.architectures().items()
+                  if arch.transformers is not None)
+
+
+def sets(big: bool):
+    out = []
+    for arch_id in with_reference():
+        arch = registry.get(arch_id)
+        for hs in arch.hparam_sets():
+            if (arch.count(hs.hparams) > BIG) == big:
+                out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}"))
+    return out
+
+
+def _check(arch_id: str, name: str) -> None:
+    try:
+        r = verify(arch_id, preset=name, framework="transformers")
+    except hf.Refused as exc:
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse.
+        assert "even rotary dimension" in str(exc)
+        return
+    assert r.ok, r.mismatches()
+    assert r.framework == "transformers" and r.keras == r.formula
+
+
+@pytest.mark.parametrize("arch_id, name", sets(big=False))
+def test_formula_with_deltas_equals_transformers(arch_id, name):
+    _check(arch_id, name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id, name", sets(big=True))
+def test_formula_with_deltas_equals_transformers_large(arch_id, name):
+    _check(arch_id, name)
+
+
+def test_every_covered_family_is_checked():
+    assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
+            "opt"} <= set(with_reference())
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
+def test_published_config_builds_what_count_says(capsys, name):
+    """The class the file names, built by transformers from the file itself (not through the
+    table), has the count `count --config` prints."""
+    data = json.loads((CONFIGS / name).read_text())
+    cls = getattr(transformers, data["architectures"][0])
+    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
+        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
+    with torch.device("meta"):
+        model = cls(cfg)
+    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    assert main(["count", "--config", str(CONFIGS / name), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == built
+
+
+def test_tied_parameters_count_once_and_buffers_apart():
+    arch = registry.get("llama")
+    ws = hf.weights(arch, arch.resolve(dict(v=50, d_e=16, M=4, M_kv=2, d_f=24, L=1, tied=1)))
+    names = [w.path for w in ws]
+    assert "lm_head/weight" not in names and "model/embed_tokens/weight" in names
+    assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
+
+
+def test_declared_hf_defaults_are_transformers_defaults():
+    """Where a table says what transformers does with an absent key, transformers agrees."""
+    cases = {  # model type → config keys given; the field whose default is checked
+        "llama": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
+        "mistral": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
+        "gpt2": ({"n_embd": 64, "n_head": 8, "n_layer": 1, "vocab_size": 10, "n_positions": 8},
+                 "n_inner", 256),
+    }
+    for model_type, (given, key, want) in cases.items():
+        table = next(a.mapping for a in registry.architectures().values()
+                     if a.mapping is not None and a.mapping.model_type == model_type)
+        cfg = transformers.AutoConfig.for_model(model_type, **given)
+        field = next(f for f in table.fields if f.hf == key)
+        values = {f.symbol: getattr(cfg, f.hf) for f in table.fields
+                  if f.hf in given}
+        import sympy
+
+        from paramcount import symbols
+        default = sympy.sympify(field.hf_default).xreplace(
+            {symbols.get(k): v for k, v in values.items()})
+        assert default == want
+        if model_type == "gpt2":  # GPT-2 keeps None and decides in the model
+            with torch.device("meta"):
+                m = transformers.GPT2Model(cfg)
+            assert m.h[0].mlp.c_fc.weight.shape[-1] == want
+        else:
+            assert getattr(cfg, key) == want
+    for model_type, key, want in [("llama", "tie_word_embeddings", False),
+                                  ("gpt2", "tie_word_embeddings", True),
+                                  ("bert", "type_vocab_size", 2)]:
+        assert getattr(transformers.AutoConfig.for_model(model_type), key) == want
+
+
+def test_cli_verify_framework_all(capsys):
+    code = main(["verify", "opt", "--preset", "tiny", "--framework", "all"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Keras" in out and "transformers" in out and "2 match, 0 mismatch" in out
+
+
+def test_cli_verify_refused_set_is_skipped_not_failed(capsys):
+    code = main(["verify", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("skipped") and "0 match, 0 mismatch" in out
+
+
+def test_a_wrong_delta_is_a_named_mismatch():
+    arch = registry.get("opt")
+    broken = frameworks.Transformers(weights=arch.transformers.weights)  # the delta left out
+    import dataclasses
+
+    from paramcount.verify import compare
+
+    hp = arch.resolve(arch.preset("tiny").hparams)
+    bad = dataclasses.replace(arch, transformers=broken)
+    r = compare(frameworks.for_framework(bad, "transformers"), hp, hf.weights(arch, hp),
+                framework="transformers")
+    assert not r.ok
+    assert r.mismatches() == ["opt.embeddings.position: formula 512, transformers 576 (+64)"]
+
+
+def test_missing_extra_is_one_line(tmp_path):
+    """Without torch, --framework transformers says how to install the extra."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('torch', 'transformers') or name.startswith('torch.'):\n"
+        "            raise ImportError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, _Block())\n")
+    import os
+
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    out = subprocess.run([sys.executable, "-m", "paramcount", "verify", "gpt2", "--preset", "tiny",
+                          "--framework", "transformers"], capture_output=True, text=True, env=env)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1
+    assert "pip install 'paramcount[transformers]'" in out.stderr
+
+
+# --- prove: formula + deltas ≡ transformers for every hyperparameter value ---------------------
+FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second; deltas included
+
+
+@pytest.mark.parametrize("arch_id", [
+    pytest.param(a, marks=() if a in FAST_PROOFS else pytest.mark.slow) for a in with_reference()])
+def test_prove_formula_with_deltas_equals_transformers(arch_id):
+    from paramcount import prove
+
+    p = prove.prove(hf.proof_arch(registry.get(arch_id)))
+    assert p.status == "proven", prove.proof_text(p)
+
+
+def test_prove_refutes_a_missing_delta_with_its_residual():
+    import dataclasses
+
+    from paramcount import prove
+
+    arch = registry.get("opt")
+    bad = dataclasses.replace(arch, transformers=frameworks.Transformers(
+        weights=arch.transformers.weights))
+    p = prove.prove(hf.proof_arch(bad))
+    assert p.status == "refuted"
+    assert "residual embeddings.position: +2·d_e" in prove.proof_text(p)
+
+
+def test_cli_prove_framework_transformers(capsys):
+    assert main(["prove", "opt", "--framework", "transformers", "--quiet"]) == 0
+    assert "opt: PROVEN" in capsys.readouterr().out
+
+
+def test_count_framework_transformers_refuses_what_transformers_refuses(capsys):
+    code = main(["count", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
+    err = capsys.readouterr().err
+    assert code == 2 and "divisible by 2·M" in err.replace("2*M", "2·M")
+
+
+def test_cli_verify_config_both_frameworks(capsys, tmp_path):
+    cfg = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "vocab_size": 97,
+           "hidden_size": 24, "num_hidden_layers": 2, "ffn_dim": 40, "num_attention_heads": 4,
+           "max_position_embeddings": 11, "word_embed_proj_dim": 24}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    code = main(["verify", "--config", str(path), "--framework", "all"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.startswith(f"read {path} (transformers config, OPTForCausalLM) as opt: v=97")
+    assert "2 match, 0 mismatch" in out
+
+
+@pytest.mark.parametrize("model_type, cls", [
+    ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
+    ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM")])
+def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
+    """A config.json as this transformers writes it: every key is read, required or declared
+    free; and the count is what transformers builds from it."""
+    from paramcount.configs import read_config
+
+    cfg = transformers.AutoConfig.for_model(model_type)
+    cfg.architectures = [cls]
+    cfg.save_pretrained(tmp_path)
+    reading = read_config(tmp_path)
+    assert reading.ignored == ()
+    with torch.device("meta"):
+        model = getattr(transformers, cls)(cfg)
+    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    arch = registry.get(reading.arch)
+    assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
+        == built
