@@ -92,3 +92,29 @@ def test_stack_rejects_unknown_kinds_and_patterns():
         LayerKinds((("a", L_moe),), lambda i: "a")
     total = kinds.stack("s", common=(leaf("n", d_e),), per_kind={"a": (leaf("x", 3),)}).total()
     assert sympy.expand(total - (L * d_e + 3 * L_moe)) == 0
+
+
+def test_gemma4_pattern_every_sixth_layer_global_or_layer_types():
+    from paramcount.architectures.gemma4 import LOCAL_AND_GLOBAL
+
+    assert LOCAL_AND_GLOBAL.counts(12) == {"L_global": 2, "L_local": 10}
+    assert LOCAL_AND_GLOBAL.counts(7, sliding_window_pattern=2) == {"L_global": 3, "L_local": 4}
+    types = ["full_attention", "sliding_attention", "full_attention"]
+    assert LOCAL_AND_GLOBAL.counts(3, layer_types=types) == {"L_global": 2, "L_local": 1}
+
+
+def test_gemma4_global_layers_trade_head_width_and_value_projection():
+    arch = registry.get("gemma4")
+    base = dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6)
+
+    def count(**kw):
+        return arch.count(arch.resolve(dict(base, **kw)))
+
+    # a global layer with the local layers' shapes costs what a local one does
+    assert count(L_global=1) == count(L_global=2)
+    # global heads twice as wide: query, key, value, output and both QK norms double
+    wider = count(L_global=1, d_kg=16) - count(L_global=1)
+    assert wider == 32 * 4 * 8 + 2 * 32 * 2 * 8 + 4 * 8 * 32 + 2 * 8
+    # keys doubling as values (one global kv head): the value projection goes, keys shrink
+    keqv = count(L_global=1, keqv=1, M_kvg=1) - count(L_global=1)
+    assert keqv == -(32 * 2 * 8) - (32 * 2 * 8 - 32 * 1 * 8)
