@@ -199,7 +199,8 @@ def test_qwen3_5_mixers_split_the_blocks():
 
     blocks = registry.get("qwen3_5").formula.find("blocks")
     assert blocks.find("full_attention").times == L_full
-    assert blocks.find("linear_attention").times == L - L_full
+    assert blocks.find("linear_attention").times == symbols.get("L_linear")
+    assert registry.get("qwen3_5").fixed[symbols.get("L_linear")] == L - L_full
     assert blocks.find("ffn").times == L
 
 
