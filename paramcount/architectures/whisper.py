@@ -57,11 +57,14 @@ register(Architecture(
         ),
         group(
             "decoder",
-            embedding("token", v, match="decoder_token_and_position_embedding/token_embedding",
-                      note="v × d_e table, also the tied LM head"),
-            embedding("positions", n,
-                      match="decoder_token_and_position_embedding/position_embedding",
-                      note="learned n × d_e position table"),
+            group(
+                "embeddings",
+                embedding("token", v, match="token_embedding",
+                          note="v × d_e table, also the tied LM head"),
+                embedding("positions", n, match="position_embedding",
+                          note="learned n × d_e position table"),
+                match="decoder_token_and_position_embedding",
+            ),
             group(
                 "blocks",
                 layer_norm("norm_1", match="self_attention_layer_norm"),
