@@ -82,7 +82,10 @@ register(Architecture(
              "routed experts, shared expert and its gate in each sparse block, a dense SwiGLU in "
              "the others), final RMS norm and the LM head "
              "KerasHub keeps in the backbone (none when tied); active parameters count k of the "
-             "E routed experts and the shared expert",
+             "E routed experts and the shared expert. L_moe is the published rule's count; "
+             "KerasHub's backbone never passes a block its index, so it builds every block "
+             "alike (all dense for mlp_only_layers=[0] or decoder_sparse_step > 1: L_moe = 0), "
+             "and the reference gives each block its index where L_moe is strictly between",
     presets="qwen_moe",
     keras_hub_metadata=True,
     family="keras_hub",
