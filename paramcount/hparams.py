@@ -136,6 +136,10 @@ def check_value(name: str, value) -> int:
     if info.flag:
         if value not in (0, 1):
             raise HyperparameterError(f"{name}={value}: a flag is 0 or 1 ({info.description})")
+    elif info.zero_ok:
+        if value < 0:
+            raise HyperparameterError(
+                f"{name}={value}: must be a non-negative integer ({info.description})")
     elif value < 1:
         raise HyperparameterError(f"{name}={value}: must be a positive integer ({info.description})")
     return value

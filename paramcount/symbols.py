@@ -26,6 +26,9 @@ class SymbolInfo:
     symbol: sympy.Symbol
     description: str
     flag: bool = False
+    # A count that may be zero: the layers of one kind in a heterogeneous stack (no dense
+    # blocks at all is a valid model). Every other non-flag symbol is a positive integer.
+    zero_ok: bool = False
 
     @property
     def name(self) -> str:
@@ -35,18 +38,22 @@ class SymbolInfo:
 _TABLE: dict[str, SymbolInfo] = {}
 
 
-def declare(name: str, description: str, *, flag: bool = False) -> sympy.Symbol:
-    """Declare a hyperparameter symbol (idempotent for identical declarations)."""
-    if flag:
+def declare(name: str, description: str, *, flag: bool = False,
+            zero_ok: bool = False) -> sympy.Symbol:
+    """Declare a hyperparameter symbol (idempotent for identical declarations).
+
+    ``zero_ok`` makes a non-flag symbol a non-negative count rather than a positive one.
+    """
+    if flag or zero_ok:
         sym = sympy.Symbol(name, integer=True, nonnegative=True)
     else:
         sym = sympy.Symbol(name, integer=True, positive=True)
     known = _TABLE.get(name)
     if known is not None:
-        if known.flag != flag:
+        if known.flag != flag or known.zero_ok != zero_ok:
             raise ValueError(f"symbol {name!r} declared twice with different kinds")
         return known.symbol
-    _TABLE[name] = SymbolInfo(sym, description, flag)
+    _TABLE[name] = SymbolInfo(sym, description, flag, zero_ok)
     return sym
 
 

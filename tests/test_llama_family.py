@@ -121,8 +121,9 @@ def test_qwen_moe_shared_expert_is_always_active():
     moe = arch.formula.find("blocks.moe")
     shared = moe.find("shared")
     assert not shared.has_active  # no router in front of it: every token uses it
-    # routed experts: k of E active; shared expert and its gate: all of them
-    active = moe.active_total()
+    # routed experts: k of E active; shared expert and its gate: all of them (per sparse block:
+    # the term repeats L_moe times)
+    active = moe.active_total() / moe.times
     assert sympy.expand(active - (d_e * E + k_act * 3 * d_e * symbols.get("d_fe")
                                   + 3 * d_e * symbols.get("d_fs") + d_e)) == 0
 
@@ -198,7 +199,8 @@ def test_qwen3_5_mixers_split_the_blocks():
 
     blocks = registry.get("qwen3_5").formula.find("blocks")
     assert blocks.find("full_attention").times == L_full
-    assert blocks.find("linear_attention").times == L - L_full
+    assert blocks.find("linear_attention").times == symbols.get("L_linear")
+    assert registry.get("qwen3_5").fixed[symbols.get("L_linear")] == L - L_full
     assert blocks.find("ffn").times == L
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy
 
 from paramcount.components.llama_like import (
+    FULL_AND_LINEAR,
     H_lk,
     H_lv,
     K_conv,
@@ -23,16 +24,14 @@ from paramcount.components.llama_like import (
     swiglu,
     tied,
 )
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 HYBRID_OPTIONAL = {L_full: sympy.floor(L / 4), tied: 0, H_lk: 16, H_lv: 32, d_lk: 128,
                    d_lv: 128, K_conv: 4}
-HYBRID_CONSTRAINTS = (
-    Divisible(M, M_kv),
-    Relation(L_full, "<=", L, reason="full-attention blocks are some of the L blocks"),
-)
+HYBRID_CONSTRAINTS = (Divisible(M, M_kv), *FULL_AND_LINEAR.constraints())
+HYBRID_FIXED = FULL_AND_LINEAR.fixed()
 
 register(Architecture(
     id="qwen3_5",
@@ -43,6 +42,7 @@ register(Architecture(
     formula=backbone("qwen3_5", hybrid_blocks(swiglu())),
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional=HYBRID_OPTIONAL,
+    fixed=HYBRID_FIXED,
     constraints=HYBRID_CONSTRAINTS,
     reference="reference_models.qwen3_5:backbone",
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "

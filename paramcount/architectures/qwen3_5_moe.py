@@ -9,7 +9,7 @@ width d_fs that every token uses, scaled by a sigmoid gate d_e → 1.
 
 from __future__ import annotations
 
-from paramcount.architectures.qwen3_5 import HYBRID_CONSTRAINTS, HYBRID_OPTIONAL
+from paramcount.architectures.qwen3_5 import HYBRID_CONSTRAINTS, HYBRID_FIXED, HYBRID_OPTIONAL
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
 from paramcount.components.modern import k_act, mixture_of_experts
@@ -44,6 +44,7 @@ register(Architecture(
     formula=backbone("qwen3_5_moe", hybrid_blocks(MOE)),
     required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
     optional=HYBRID_OPTIONAL,
+    fixed=HYBRID_FIXED,
     constraints=(*HYBRID_CONSTRAINTS,
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     reference="reference_models.qwen3_5_moe:backbone",

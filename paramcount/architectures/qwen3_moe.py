@@ -4,14 +4,14 @@ them: Qwen3MoeBackbone.
 Qwen 3's attention (grouped-query, QK norm, no biases) and, in place of the dense feed-forward, E
 fine-grained SwiGLU experts of width d_fe with a bias-free router; each token uses k of them and,
 unlike Qwen1.5-MoE, there is no shared expert. KerasHub stores each expert's gate and up
-projections as one (E, d_e, 2·d_fe) tensor. Blocks listed in ``mlp_only_layers`` keep a dense
-SwiGLU of width d_f instead: L_moe of the L blocks are sparse (all of them in every published
-model).
+projections as one (E, d_e, 2·d_fe) tensor. Blocks listed in ``mlp_only_layers`` (and, with
+``decoder_sparse_step`` > 1, the blocks off the step) keep a dense SwiGLU of width d_f instead: a
+heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
+(:data:`paramcount.components.stacks.MOE_AND_DENSE`); every published model has L_moe = L.
+Unlike QwenMoeBackbone, Qwen3MoeBackbone passes each block its index.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 from paramcount.components.llama_like import (
     BLOCK,
@@ -23,27 +23,23 @@ from paramcount.components.llama_like import (
     tied,
 )
 from paramcount.components.modern import k_act, rms_norm
-from paramcount.formula import group
+from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
-L_moe = declare("L_moe", "blocks whose feed-forward is the mixture of experts (the other L − "
-                "L_moe are dense)")
-
-
-def _times(term, times):
-    return dataclasses.replace(term, times=times)
-
-
-BLOCKS = group(
+BLOCKS = MOE_AND_DENSE.stack(
     "blocks",
-    _times(rms_norm("attention_norm", match="self_attention_layernorm"), L),
-    _times(gqa_attention(qk_norm=True), L),
-    _times(rms_norm("ffn_norm", match="feedforward_layernorm"), L),
-    _times(moe_swiglu(block=r"qwen3_sparse_moe_block(?:_\d+)?", inner=d_fe, fused_gate_up=True),
-           L_moe),
-    _times(swiglu("dense_ffn", match=r"qwen3_moe_mlp(?:_\d+)?"), L - L_moe),
+    common=(
+        rms_norm("attention_norm", match="self_attention_layernorm"),
+        gqa_attention(qk_norm=True),
+        rms_norm("ffn_norm", match="feedforward_layernorm"),
+    ),
+    per_kind={
+        "moe": (moe_swiglu(block=r"qwen3_sparse_moe_block(?:_\d+)?", inner=d_fe,
+                           fused_gate_up=True),),
+        "dense": (swiglu("dense_ffn", match=r"qwen3_moe_mlp(?:_\d+)?"),),
+    },
     match=BLOCK,
     note="L blocks: attention and norms in each, the experts in L_moe of them, a dense "
          "feed-forward in the rest",
@@ -57,9 +53,10 @@ register(Architecture(
     formula=backbone("qwen3_moe", BLOCKS),
     required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
+    fixed=MOE_AND_DENSE.fixed(),
     constraints=(Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 Relation(L_moe, "<=", L, reason="sparse blocks are some of the L blocks")),
+                 *MOE_AND_DENSE.constraints()),
     reference="reference_models.qwen3_moe:backbone",
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and "
              "E experts in each sparse block, a dense feed-forward in the others), final RMS "
@@ -74,5 +71,6 @@ register(Architecture(
                                        d_fe=7, k=2, tied=1, L_moe=1),
         "tiny_default_heads": dict(v=13, d_e=8, M=2, M_kv=2, d_f=6, L=2, E=4, d_fe=3, k=4,
                                    tied=0, L_moe=2),
+        "tiny_all_dense": dict(v=13, d_e=8, M=2, M_kv=1, d_f=6, L=2, E=4, d_fe=3, L_moe=0),
     },
 ))

@@ -6,30 +6,40 @@ SwiGLU experts of width d_fe (top k per token) beside a shared SwiGLU expert of 
 every token uses, scaled by a sigmoid gate d_e → 1. KerasHub stores each expert's gate and up
 projections as one (E, d_e, 2·d_fe) tensor.
 
-KerasHub's ``decoder_sparse_step`` and ``mlp_only_layers`` would make some blocks dense, but the
-backbone never passes a block its index, so either option turns every block alike; the published
-model uses neither (step 1, no dense blocks), and so does this formula: every block is sparse and
-``intermediate_dim`` (the dense width) holds no weight.
+``decoder_sparse_step`` and ``mlp_only_layers`` make some blocks dense (a SwiGLU of width d_f,
+no shared expert): a heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
+(:data:`paramcount.components.stacks.MOE_AND_DENSE` turns a configuration into the counts). The
+published model has step 1 and no dense block (L_moe = L).
+
+KerasHub's QwenMoeBackbone never passes a block its index (``layer_index`` keeps its default 0),
+so each block applies the rule to index 0 and the stack comes out all alike: all sparse when
+``decoder_sparse_step`` is 1 and 0 is not in ``mlp_only_layers``, otherwise all dense (KerasHub's
+test configuration with ``mlp_only_layers=[0]``, meant to make one block dense, builds two dense
+blocks: 5,392 parameters, L_moe = 0 here). This formula is the published model's, with any L_moe;
+the reference builds KerasHub's blocks with their index given, which is KerasHub's backbone
+whenever L_moe is 0 or L (every preset, and that test) and what its own decoder builds otherwise.
+``MOE_AND_DENSE.counts(L, ..., index_seen=0)`` gives the L_moe KerasHub's backbone really has.
 """
 
 from __future__ import annotations
 
 from paramcount.components.basic import dense
+from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.components.llama_like import (
+    BLOCK,
     backbone,
     d_fe,
     d_fs,
-    decoder_blocks,
     gqa_attention,
     moe_swiglu,
     swiglu,
     tied,
 )
-from paramcount.components.modern import k_act
+from paramcount.components.modern import k_act, rms_norm
 from paramcount.formula import group
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
 SHARED = group(
     "shared",
@@ -37,29 +47,45 @@ SHARED = group(
     dense("gate", d_e, 1, bias=0, match="shared_expert_gate_dense"),
 )
 
+BLOCKS = MOE_AND_DENSE.stack(
+    "blocks",
+    common=(
+        rms_norm("attention_norm", match="self_attention_layernorm"),
+        gqa_attention(bias=(1, 1, 1, 0)),
+        rms_norm("ffn_norm", match="feedforward_layernorm"),
+    ),
+    per_kind={
+        "moe": (moe_swiglu(block=r"qwen_sparse_moe_block(?:_\d+)?", inner=d_fe,
+                           fused_gate_up=True, shared=SHARED),),
+        "dense": (swiglu("dense_ffn", match=r"qwen_moe_mlp(?:_\d+)?"),),
+    },
+    match=BLOCK,
+    note="L blocks: attention and norms in each, the experts in L_moe of them, a dense "
+         "feed-forward in the other L_dense",
+)
+
 register(Architecture(
     id="qwen_moe",
     title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
     source="Qwen Team 2024 (Qwen1.5-MoE blog and config); "
            "keras_hub/src/models/qwen_moe/qwen_moe_backbone.py",
-    formula=backbone(
-        "qwen_moe",
-        decoder_blocks(
-            moe_swiglu(block=r"qwen_sparse_moe_block(?:_\d+)?", inner=d_fe, fused_gate_up=True,
-                       shared=SHARED),
-            attention_term=gqa_attention(bias=(1, 1, 1, 0)),
-        ),
-    ),
+    formula=backbone("qwen_moe", BLOCKS),
     required=(v, d_e, M, M_kv, L, E, d_fe, d_fs),
-    optional={k_act: 4, tied: 0},
-    fixed={d_k: d_e / M},
+    # The published config sets the dense width (intermediate_size) to the shared expert's.
+    optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
+    fixed={d_k: d_e / M, **MOE_AND_DENSE.fixed()},
     constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *MOE_AND_DENSE.constraints()),
     reference="reference_models.qwen_moe:backbone",
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router, E "
-             "routed experts, shared expert and its gate), final RMS norm and the LM head "
+             "routed experts, shared expert and its gate in each sparse block, a dense SwiGLU in "
+             "the others), final RMS norm and the LM head "
              "KerasHub keeps in the backbone (none when tied); active parameters count k of the "
-             "E routed experts and the shared expert",
+             "E routed experts and the shared expert. L_moe is the published rule's count; "
+             "KerasHub's backbone never passes a block its index, so it builds every block "
+             "alike (all dense for mlp_only_layers=[0] or decoder_sparse_step > 1: L_moe = 0), "
+             "and the reference gives each block its index where L_moe is strictly between",
     presets="qwen_moe",
     keras_hub_metadata=True,
     family="keras_hub",
@@ -69,5 +95,11 @@ register(Architecture(
                               tied=1),
         "tiny_mha_untied": dict(v=13, d_e=8, M=2, M_kv=2, L=1, E=4, d_fe=3, d_fs=5, k=4,
                                 tied=0),
+        "tiny_dense_blocks": dict(v=31, d_e=12, M=3, M_kv=1, L=4, E=3, d_fe=5, d_fs=7, d_f=9,
+                                  k=2, L_moe=2),
+        # KerasHub's QwenMoeBackboneTest configuration with mlp_only_layers=[0]: the backbone
+        # builds both blocks dense (see the notes), 5,392 parameters.
+        "keras_hub_test_mlp_only_0": dict(v=20, d_e=16, M=4, M_kv=2, L=2, E=4, d_fe=16,
+                                          d_fs=32, d_f=32, k=2, tied=0, L_moe=0),
     },
 ))

@@ -16,8 +16,6 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
-import dataclasses
-
 import sympy
 
 from paramcount.components.basic import attention, dense, embedding
@@ -28,6 +26,7 @@ from paramcount.components.modern import (
     rms_norm,
     rotary_positions,
 )
+from paramcount.components.stacks import LayerKinds
 from paramcount.formula import Term, group, leaf, zero
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
 
@@ -222,19 +221,30 @@ def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
     )
 
 
-def hybrid_blocks(ffn: Term, *, times=L, full=L_full) -> Term:
-    """Qwen 3.5's L blocks: each an RMS norm, a token mixer (full attention in ``full`` of them,
-    gated DeltaNet in the rest), an RMS norm and ``ffn``."""
+def _full_or_linear(i: int, *, layer_types: list[str] | None = None,
+                    full_attention_interval: int = 4) -> str:
+    """Qwen 3.5's rule: ``layer_types[i]``, else every ``full_attention_interval``-th layer
+    (the last of each group) uses full attention."""
+    if layer_types is not None:
+        return "full" if layer_types[i] == "full_attention" else "linear"
+    return "full" if (i + 1) % full_attention_interval == 0 else "linear"
 
-    def rep(term, t):
-        return dataclasses.replace(term, times=t)
 
-    return group(
+L_linear = declare("L_linear", "blocks with linear (gated DeltaNet) attention (L − L_full)",
+                   zero_ok=True)
+FULL_AND_LINEAR = LayerKinds((("full", L_full), ("linear", L_linear)), _full_or_linear)
+
+
+def hybrid_blocks(ffn: Term) -> Term:
+    """Qwen 3.5's L blocks, a heterogeneous stack (:data:`FULL_AND_LINEAR`): each an RMS norm, a
+    token mixer (full attention in L_full of them, gated DeltaNet in the other L_linear), an RMS
+    norm and ``ffn``."""
+    return FULL_AND_LINEAR.stack(
         "blocks",
-        rep(rms_norm("mixer_norm", match="input_layernorm"), times),
-        rep(gated_attention(), full),
-        rep(gated_delta_net(), times - full),
-        rep(rms_norm("ffn_norm", match="post_attention_layernorm"), times),
-        rep(ffn, times),
+        common=(rms_norm("mixer_norm", match="input_layernorm"),
+                rms_norm("ffn_norm", match="post_attention_layernorm"), ffn),
+        per_kind={"full": (gated_attention(),), "linear": (gated_delta_net(),)},
         match=BLOCK,
+        note="L blocks: full attention in L_full of them, gated DeltaNet in the other L_linear",
     )
+

@@ -1,0 +1,143 @@
+"""Moonshine (Jeffries et al. 2024, "Moonshine: Speech Recognition for Live Transcription and
+Voice Commands") as KerasHub builds it: MoonshineBackbone.
+
+An encoder-decoder over the raw waveform. The front end is three convolutions: 1 → d_e channels
+(kernel 127, stride 64, no bias) followed by a one-group norm (scale and shift), d_e → 2·d_e
+(kernel 7, stride 3) and 2·d_e → d_e (kernel 3, stride 2), both with biases. Then L_enc
+pre-norm encoder blocks and L_dec decoder blocks with cross-attention; every layer norm has a
+scale and no shift, attention projections carry biases only with ``attention_bias`` (ζ; off in
+the published models), and positions are rotary over part of each head (no learned table). The
+feed-forward is x_f·d_e wide: GELU (two biased dense layers) in the encoder, SwiGLU (its gate and
+up projections as one d_e × 2·d_f layer) in the decoder; ``encoder_use_swiglu_activation`` and
+``decoder_use_swiglu_activation`` swap them (flags glu_enc, glu_dec). KerasHub's
+``intermediate_dim`` holds no weight: the width comes from ``feedforward_expansion_factor``.
+The LM head is the token table, transposed (tied).
+
+Each rotary embedding keeps its inverse frequencies as a non-trainable weight: f_rot = ⌊p·d_k⌋/2
+(rounded down to whole pairs) per stack, p = ``partial_rotary_factor`` = 0.62, counted apart.
+The decoder's attention layers and norms are left unnamed by KerasHub (auto-numbered), so a
+decoder block's self- and cross-attention are one term × 2 and its three norms (before
+self-attention, cross-attention and the feed-forward) one term × 3.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components import attention, dense, embedding, layer_norm
+from paramcount.components.audio import conv1d
+from paramcount.components.stacks import repeat
+from paramcount.formula import group, leaf, zero
+from paramcount.hparams import Divisible
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, d_k, declare, v, zeta
+
+M_dec = declare("M_dec", "decoder attention (query) heads")
+d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
+x_f = declare("x_f", "feed-forward expansion factor: d_f = x_f·d_e")
+glu_enc = declare("glu_enc", "1 when the encoder's feed-forward is SwiGLU, 0 for GELU",
+                  flag=True)
+glu_dec = declare("glu_dec", "1 when the decoder's feed-forward is SwiGLU, 0 for GELU",
+                  flag=True)
+f_rot = declare("f_rot", "rotary inverse frequencies of the encoder's heads (⌊p·d_k⌋/2 for a "
+                "partial rotary factor p)")
+f_rot_dec = declare("f_rot_dec", "rotary inverse frequencies of the decoder's heads")
+
+
+def _mlp(glu, *, match: str):
+    """MoonshineMLP: ``dense_1`` d_e → (1 + glu)·d_f (SwiGLU's gate and up as one layer), then
+    ``dense_2`` d_f → d_e, both with biases."""
+    return group(
+        "ffn",
+        dense("up", d_e, (1 + glu) * d_f, match="dense_1",
+              note="d_e → d_f (GELU), or → 2·d_f: SwiGLU's gate and up as one layer"),
+        dense("down", d_f, d_e, match="dense_2"),
+        match=match,
+    )
+
+
+register(Architecture(
+    id="moonshine",
+    title="Moonshine backbone (keras_hub.models.MoonshineBackbone): speech encoder-decoder over "
+          "the raw waveform, convolutional front end",
+    source="Jeffries et al. 2024 (Moonshine), usefulsensors/moonshine model.py; "
+           "keras_hub/src/models/moonshine/moonshine_{backbone,encoder,decoder,layers}.py",
+    formula=group(
+        "moonshine",
+        embedding("token_embedding", v, match="token_embedding",
+                  note="v × d_e decoder table, also the tied LM head"),
+        group(
+            "encoder",
+            group(
+                "front_end",
+                conv1d("conv_1", 1, d_e, kernel=127, bias=0, match="conv1",
+                       note="convolution over the waveform, kernel 127, stride 64, no bias"),
+                leaf("group_norm", 2 * d_e, match="group_norm",
+                     note="group norm with one group: scale and shift"),
+                conv1d("conv_2", d_e, 2 * d_e, kernel=7, match="conv2",
+                       note="convolution, kernel 7, stride 3"),
+                conv1d("conv_3", 2 * d_e, d_e, kernel=3, match="conv3",
+                       note="convolution, kernel 3, stride 2"),
+            ),
+            leaf("rotary", f_rot, match="encoder_rotary_embedding", trainable=False,
+                 note="rotary inverse frequencies, a non-trainable weight"),
+            group(
+                "blocks",
+                layer_norm("norm_1", beta=0, match="self_attention_layer_norm"),
+                attention("self_attention", match="self_attention_layer", key_dim=d_k,
+                          value_dim=d_k, bias=zeta),
+                layer_norm("norm_2", beta=0, match="feedforward_layer_norm"),
+                _mlp(glu_enc, match="feedforward"),
+                times=L_enc,
+                match=r"encoder_block_\d+",
+            ),
+            layer_norm("final_norm", beta=0, match="encoder_final_layer_norm"),
+        ),
+        group(
+            "decoder",
+            leaf("rotary", f_rot_dec, match="decoder_rotary_embedding", trainable=False,
+                 note="rotary inverse frequencies, a non-trainable weight"),
+            group(
+                "blocks",
+                repeat(layer_norm("norms", beta=0, match=r"layer_normalization(?:_\d+)?"), 3),
+                group(
+                    "attentions",
+                    *attention("attention", match=None, heads=M_dec, key_dim=d_k_dec,
+                               value_dim=d_k_dec, bias=zeta).children,
+                    times=2,
+                    match=r"moonshine_multi_head_attention(?:_\d+)?",
+                    note="self-attention (causal, rotary) and cross-attention over the encoder "
+                         "output: the same projections, unnamed in KerasHub",
+                ),
+                _mlp(glu_dec, match=r"moonshine_mlp(?:_\d+)?"),
+                times=L_dec,
+                match=r"decoder_block_\d+",
+            ),
+            layer_norm("final_norm", beta=0, match="decoder_post_norm"),
+        ),
+        zero("head", "tied: the output projection is the token table, transposed"),
+    ),
+    reference="reference_models.moonshine:backbone",
+    counting="trainable weights of the backbone: the convolutional front end and its group "
+             "norm, L_enc encoder and L_dec decoder blocks, their final norms and the token "
+             "table (the LM head is tied); the two rotary inverse-frequency vectors are "
+             "non-trainable, counted apart",
+    required=(v, d_e, M, L_enc),
+    optional={L_dec: L_enc, M_dec: M, x_f: 4, zeta: 0, glu_enc: 0, glu_dec: 1,
+              # KerasHub's default partial_rotary_factor 0.62 = 31/100 of each head's width,
+              # in whole pairs: ⌊⌊0.62·d_k⌋ / 2⌋ = ⌊31·d_k / 100⌋
+              f_rot: sympy.floor(31 * d_k / 100), f_rot_dec: sympy.floor(31 * d_k_dec / 100)},
+    fixed={d_k: d_e / M, d_k_dec: d_e / M_dec, d_f: x_f * d_e},
+    constraints=(Divisible(d_e, M), Divisible(d_e, M_dec)),
+    presets="moonshine",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, L_enc=2),
+        "odd_sizes": dict(v=97, d_e=21, M=3, M_dec=7, L_enc=3, L_dec=1, x_f=3, f_rot=2,
+                          f_rot_dec=1),
+        "all_glu_biases": dict(v=13, d_e=16, M=2, M_dec=4, L_enc=1, L_dec=2, zeta=1,
+                               glu_enc=1, glu_dec=1),
+        "all_gelu": dict(v=13, d_e=12, M=2, L_enc=2, L_dec=1, x_f=2, glu_dec=0),
+    },
+))

@@ -1,0 +1,134 @@
+"""Heterogeneous layer stacks: L layers that differ by a declared pattern.
+
+Many models interleave layers of several *kinds* in one stack: dense feed-forward blocks among
+mixture-of-experts blocks (Qwen MoE's ``decoder_sparse_step`` and ``mlp_only_layers``), global
+among sliding-window attention layers whose weights differ, linear among full attention. The
+parameter count only depends on how many layers of each kind there are, so each kind's count is a
+symbol (``L_moe``, ``L_dense``) and the stack a group whose parts repeat by those counts: the
+parts every layer has ``× L``, the parts of one kind ``× L_kind``.
+
+:class:`LayerKinds` declares the kinds once: their count symbols, that they add up to L (the last
+kind's count is the remainder, a derived value), and the pattern that says which kind layer i is,
+so a model's configuration (``decoder_sparse_step=2, mlp_only_layers=[0]``) turns into the counts
+with :meth:`LayerKinds.counts`. Architectures are data on top of it: which parts each kind holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from paramcount.formula import Term, group
+from paramcount.hparams import Relation
+from paramcount.symbols import L, declare
+
+__all__ = ["LayerKinds", "repeat", "L_moe", "L_dense", "MOE_AND_DENSE"]
+
+
+def repeat(term: Term, times) -> Term:
+    """``term`` with its multiplicity replaced (a part held by ``times`` of the layers)."""
+    return dataclasses.replace(term, times=sympy.sympify(times))
+
+
+@dataclass(frozen=True)
+class LayerKinds:
+    """The kinds of layer in a stack of ``total`` layers, each kind's count a symbol.
+
+    Args:
+        kinds: (name, symbol) pairs, in the order breakdowns show them. Every count but the last
+            is a hyperparameter; the last is the remainder ``total − Σ others`` (a derived value).
+        pattern: (layer index, options) -> kind name. Which kind layer i (0-based) is, given the
+            model's configuration options; :meth:`counts` applies it to every layer.
+        total: the stack's layer count (L).
+    """
+
+    kinds: tuple[tuple[str, sympy.Symbol], ...]
+    pattern: Callable[..., str]
+    total: sympy.Expr = L
+
+    def __post_init__(self) -> None:
+        if len(self.kinds) < 2:
+            raise ValueError("a heterogeneous stack has at least two kinds of layer")
+
+    def symbol(self, kind: str) -> sympy.Symbol:
+        return dict(self.kinds)[kind]
+
+    @property
+    def free(self) -> tuple[sympy.Symbol, ...]:
+        """The counts a user sets (all but the last kind's)."""
+        return tuple(s for _, s in self.kinds[:-1])
+
+    @property
+    def remainder(self) -> sympy.Symbol:
+        return self.kinds[-1][1]
+
+    def fixed(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """The last kind's count as the remainder: L_last = L − Σ other counts."""
+        return {self.remainder: self.total - sympy.Add(*self.free)}
+
+    def constraints(self) -> tuple[Relation, ...]:
+        return (Relation(sympy.Add(*self.free), "<=", self.total,
+                         reason="the layers of each kind are some of the stack's layers"),)
+
+    def counts(self, layers: int, **options) -> dict[str, int]:
+        """Each kind's count (by symbol name) for a stack of ``layers`` layers configured by
+        ``options``: the declared pattern applied to every layer index."""
+        names = [k for k, _ in self.kinds]
+        tally = dict.fromkeys(names, 0)
+        for i in range(layers):
+            kind = self.pattern(i, **options)
+            if kind not in tally:
+                raise ValueError(f"pattern gave unknown kind {kind!r} for layer {i}; "
+                                 f"kinds: {names}")
+            tally[kind] += 1
+        return {sym.name: tally[k] for k, sym in self.kinds}
+
+    def stack(
+        self,
+        name: str,
+        *,
+        common: Sequence[Term] = (),
+        per_kind: Mapping[str, Sequence[Term]],
+        match: str | None = None,
+        note: str = "",
+    ) -> Term:
+        """The stack as one group: ``common`` parts × total, each kind's parts × its count.
+
+        Parts keep their own names, so a kind's parts must be named apart from the others'
+        (``moe`` and ``dense_ffn``, not ``ffn`` twice)."""
+        unknown = set(per_kind) - {k for k, _ in self.kinds}
+        if unknown:
+            raise ValueError(f"stack {name!r}: unknown kinds {sorted(unknown)}")
+        parts = [repeat(t, self.total) for t in common]
+        for kind, sym in self.kinds:
+            parts += [repeat(t, sym) for t in per_kind.get(kind, ())]
+        if not note:
+            note = (f"{self.total} layers: " + ", ".join(
+                f"{sym} {kind}" for kind, sym in self.kinds))
+        return group(name, *parts, match=match, note=note)
+
+
+# --- Mixture-of-experts stacks: sparse blocks among dense ones ----------------------------------
+L_moe = declare("L_moe", "blocks whose feed-forward is the mixture of experts (the other L − "
+                "L_moe are dense)", zero_ok=True)
+L_dense = declare("L_dense", "blocks with a dense feed-forward in a mixture-of-experts stack "
+                  "(L − L_moe)", zero_ok=True)
+
+
+def _moe_or_dense(i: int, *, decoder_sparse_step: int = 1, mlp_only_layers: Sequence[int] = (),
+                  num_experts: int = 1, index_seen: int | None = None) -> str:
+    """The rule of Qwen's MoE configs (HF ``Qwen2MoeDecoderLayer``, KerasHub's
+    ``QwenMoeTransformerDecoder``): layer i is sparse unless it is in ``mlp_only_layers``, the
+    model has no experts, or i + 1 is not a multiple of ``decoder_sparse_step``.
+
+    ``index_seen`` replaces the index the rule sees: KerasHub's QwenMoeBackbone never passes a
+    block its index, so every block applies the rule to index 0 (``index_seen=0``)."""
+    j = i if index_seen is None else index_seen
+    sparse = j not in mlp_only_layers and num_experts > 0 and (j + 1) % decoder_sparse_step == 0
+    return "moe" if sparse else "dense"
+
+
+MOE_AND_DENSE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _moe_or_dense)

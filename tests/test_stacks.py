@@ -1,0 +1,120 @@
+"""Heterogeneous layer stacks: per-kind layer counts as symbols, derived from a declared pattern.
+
+What the generic conformance test (every preset and example verified against Keras) does not
+cover: the pattern turning a configuration into counts, the remainder kind, the zero-count domain,
+and KerasHub's QwenMoe test configuration that its backbone builds differently from the option's
+meaning.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from paramcount import registry
+from paramcount.components.stacks import MOE_AND_DENSE, L_dense, L_moe, LayerKinds
+from paramcount.errors import ConstraintError, HyperparameterError
+from paramcount.formula import leaf
+from paramcount.symbols import L, d_e
+
+# KerasHub's QwenMoeBackboneTest.setUp (keras_hub/src/models/qwen_moe/qwen_moe_backbone_test.py).
+KERAS_HUB_TEST = dict(v=20, d_e=16, M=4, M_kv=2, L=2, E=4, d_fe=16, d_fs=32, d_f=32, k=2, tied=0)
+
+
+@pytest.mark.parametrize(("options", "published", "as_built"), [
+    (dict(), 4, 4),
+    (dict(mlp_only_layers=[0]), 3, 0),
+    (dict(decoder_sparse_step=2), 2, 0),
+    (dict(decoder_sparse_step=2, mlp_only_layers=[1]), 1, 0),
+    (dict(mlp_only_layers=[3]), 3, 4),
+    (dict(num_experts=0), 0, 0),
+])
+def test_moe_pattern_gives_the_counts(options, published, as_built):
+    assert MOE_AND_DENSE.counts(4, **options) == {"L_moe": published, "L_dense": 4 - published}
+    # KerasHub's QwenMoeBackbone: every block sees index 0
+    assert MOE_AND_DENSE.counts(4, index_seen=0, **options)["L_moe"] == as_built
+
+
+def test_remainder_kind_is_derived_and_bounded():
+    assert MOE_AND_DENSE.fixed() == {L_dense: L - L_moe}
+    arch = registry.get("qwen_moe")
+    hp = arch.resolve(dict(KERAS_HUB_TEST, L_moe=1))
+    assert (hp["L_moe"], hp["L_dense"]) == (1, 1)
+    assert arch.resolve(KERAS_HUB_TEST)["L_dense"] == 0  # L_moe defaults to L: all sparse
+    with pytest.raises(ConstraintError, match="L_moe"):
+        arch.resolve(dict(KERAS_HUB_TEST, L_moe=3))
+    with pytest.raises(HyperparameterError, match="non-negative"):
+        arch.resolve(dict(KERAS_HUB_TEST, L_moe=-1))
+    with pytest.raises(HyperparameterError, match="cannot be set"):
+        arch.resolve(dict(KERAS_HUB_TEST, L_dense=2))  # derived: L − L_moe = 0
+
+
+def test_keras_hub_mlp_only_layers_test_configuration_has_5392_parameters():
+    arch = registry.get("qwen_moe")
+
+    def count(hp):
+        return arch.count(arch.resolve(hp))
+
+    as_built = MOE_AND_DENSE.counts(2, mlp_only_layers=[0], index_seen=0)
+    assert count(dict(KERAS_HUB_TEST, L_moe=as_built["L_moe"])) == 5392
+    # the option's meaning (the published models' rule): block 0 dense, block 1 sparse
+    meant = MOE_AND_DENSE.counts(2, mlp_only_layers=[0])
+    assert meant == {"L_moe": 1, "L_dense": 1}
+    assert count(dict(KERAS_HUB_TEST, L_moe=meant["L_moe"])) == (5392 + 11696) // 2
+    assert count(KERAS_HUB_TEST) == 11696  # the test's own expected count, all sparse
+
+
+def test_keras_hub_backbone_builds_5392_for_mlp_only_layers_0():
+    keras_hub = pytest.importorskip("keras_hub")
+    from reference_models._build import stateless_backbone
+
+    model = stateless_backbone(
+        keras_hub.models.QwenMoeBackbone, vocabulary_size=20, num_layers=2, num_query_heads=4,
+        num_key_value_heads=2, hidden_dim=16, intermediate_dim=32, moe_intermediate_dim=16,
+        shared_expert_intermediate_dim=32, num_experts=4, top_k=2, mlp_only_layers=[0])
+    assert model.count_params() == 5392
+
+
+def test_stack_repeats_common_parts_by_total_and_kinds_by_count():
+    blocks = registry.get("qwen_moe").formula.find("blocks")
+    assert blocks.find("attention").times == L
+    assert blocks.find("moe").times == L_moe
+    assert blocks.find("dense_ffn").times == L_dense
+
+
+def test_stack_rejects_unknown_kinds_and_patterns():
+    kinds = LayerKinds((("a", L_moe), ("b", L_dense)), lambda i: "c")
+    with pytest.raises(ValueError, match="unknown kinds"):
+        kinds.stack("s", per_kind={"z": (leaf("x", d_e),)})
+    with pytest.raises(ValueError, match="unknown kind 'c'"):
+        kinds.counts(2)
+    with pytest.raises(ValueError, match="two kinds"):
+        LayerKinds((("a", L_moe),), lambda i: "a")
+    total = kinds.stack("s", common=(leaf("n", d_e),), per_kind={"a": (leaf("x", 3),)}).total()
+    assert sympy.expand(total - (L * d_e + 3 * L_moe)) == 0
+
+
+def test_gemma4_pattern_every_sixth_layer_global_or_layer_types():
+    from paramcount.architectures.gemma4 import LOCAL_AND_GLOBAL
+
+    assert LOCAL_AND_GLOBAL.counts(12) == {"L_global": 2, "L_local": 10}
+    assert LOCAL_AND_GLOBAL.counts(7, sliding_window_pattern=2) == {"L_global": 3, "L_local": 4}
+    types = ["full_attention", "sliding_attention", "full_attention"]
+    assert LOCAL_AND_GLOBAL.counts(3, layer_types=types) == {"L_global": 2, "L_local": 1}
+
+
+def test_gemma4_global_layers_trade_head_width_and_value_projection():
+    arch = registry.get("gemma4")
+    base = dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6)
+
+    def count(**kw):
+        return arch.count(arch.resolve(dict(base, **kw)))
+
+    # a global layer with the local layers' shapes costs what a local one does
+    assert count(L_global=1) == count(L_global=2)
+    # global heads twice as wide: query, key, value, output and both QK norms double
+    wider = count(L_global=1, d_kg=16) - count(L_global=1)
+    assert wider == 32 * 4 * 8 + 2 * 32 * 2 * 8 + 4 * 8 * 32 + 2 * 8
+    # keys doubling as values (one global kv head): the value projection goes, keys shrink
+    keqv = count(L_global=1, keqv=1, M_kvg=1) - count(L_global=1)
+    assert keqv == -(32 * 2 * 8) - (32 * 2 * 8 - 32 * 1 * 8)
