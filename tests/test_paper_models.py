@@ -186,6 +186,17 @@ def test_transformer_base_closed_form_and_options():
         count("transformer", **{**base, "v_tgt": 100}, shared=1)
 
 
+def test_keras_io_text_generation_gpt_floors_its_head_width():
+    # keras-io's text_generation_gpt: TokenAndPositionEmbedding, 2 TransformerDecoder blocks,
+    # Dense(v) head; d_e = 256 with M = 3 heads, which KerasHub floors to 3 heads of 85.
+    hp = dict(v=5000, n=128, d_e=256, M=3, d_f=128, L=2)
+    attn = 3 * (256 * 255 + 255) + 255 * 256 + 256
+    block = attn + (256 * 128 + 128 + 128 * 256 + 256) + 2 * 2 * 256
+    assert count("transformer_decoder", **hp) == 5000 * 256 + 128 * 256 + 2 * block + 256 * 5000 + 5000
+    assert count("transformer_decoder", **hp) == 3_255_938
+    assert registry.get("transformer_decoder").resolve(hp)["d_k"] == 85
+
+
 # --- ViT and TST -------------------------------------------------------------------------------
 def test_vit_base_16_at_224():
     n = count("vit", H=224, P=16, d_e=768, M=12, d_f=3072, L=12)

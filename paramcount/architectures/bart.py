@@ -12,7 +12,6 @@ from paramcount.components import decoder_block, embedding, layer_norm, position
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import encoder_stack
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -44,7 +43,6 @@ register(Architecture(
              "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
     presets="bart",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
@@ -25,7 +24,6 @@ _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},

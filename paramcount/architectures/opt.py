@@ -10,7 +10,6 @@ from __future__ import annotations
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -32,7 +31,6 @@ register(Architecture(
     ),
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
     reference="reference_models.opt:backbone",
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
              "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",

@@ -9,21 +9,21 @@ from __future__ import annotations
 from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
-    # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
+    # keras_hub's blocks use key_dim = d_e // M (floored: d_e = 256, M = 3 gives 3 heads of 85,
+    # keras-io's text_generation_gpt) and always give the projections biases.
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
     counting="trainable weights: token and position embeddings, L blocks, untied output layer",
     family="paper",
     examples={
         "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
         "paper_base": dict(v=30000, n=512, d_e=768, M=12, d_f=3072, L=12),
         "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+        "floored_heads": dict(v=97, n=9, d_e=20, M=3, d_f=11, L=2),
     },
 )
 
@@ -57,5 +57,9 @@ register(Architecture(
     source="Saleh & Paquelet 2024 (params_Transformer); Radford et al. 2018",
     formula=_lm(decoder_block(times=L)),
     reference="reference_models.transformer:decoder",
-    **_COMMON,
+    **{**_COMMON, "examples": {
+        **_COMMON["examples"],
+        # keras-io's text_generation_gpt (3,255,938): 3 heads floored to 85 in a 256-wide model
+        "keras_io_text_generation_gpt": dict(v=5000, n=128, d_e=256, M=3, d_f=128, L=2),
+    }},
 ))

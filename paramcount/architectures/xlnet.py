@@ -19,7 +19,6 @@ from paramcount.components import (
 )
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 
@@ -61,7 +60,6 @@ register(Architecture(
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
     fixed=EVEN_HEADS,
-    constraints=(Divisible(d_e, M),),
     presets="xlnet",
     family="keras_hub",
     examples={
