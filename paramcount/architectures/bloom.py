@@ -10,6 +10,7 @@ from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import alibi
 from paramcount.formula import group
+from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, v, zeta
 
@@ -40,6 +41,8 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
+    # BloomAttention refuses a d_e that M does not divide.
+    constraints=(Divisible(d_e, M),),
     reference="reference_models.bloom:backbone",
     counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "
              "final norm; no LM head (BloomCausalLM ties it to the token embedding)",

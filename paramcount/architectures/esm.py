@@ -11,6 +11,7 @@ from __future__ import annotations
 from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
+from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, declare, n, v, zeta
 
@@ -53,6 +54,9 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     fixed=EVEN_HEADS,
+    # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
+    # (prove refutes it): an exact split only, as the checkpoints have.
+    constraints=(Divisible(d_e, M),),
     presets="esm",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -13,6 +13,7 @@ from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import alibi
 from paramcount.formula import group
+from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, v, zeta
 
@@ -42,6 +43,8 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
+    # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
+    constraints=(Divisible(d_e, M),),
     reference="reference_models.falcon:backbone",
     counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
              "no LM head (FalconCausalLM ties it to the token embedding)",
