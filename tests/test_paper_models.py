@@ -210,6 +210,13 @@ def test_vit_base_16_at_224():
         count("vit", H=225, P=16, d_e=768, M=12, d_f=3072, L=12)
 
 
+def test_vit_mlp_and_patch_biases_switch_apart():
+    # KerasHub's use_mlp_bias (b_ffn) and use_patch_bias (b_patch)
+    hp = dict(H=224, P=16, d_e=768, M=12, d_f=3072, L=12)
+    assert count("vit", **hp) - count("vit", **hp, b_ffn=0) == 12 * (3072 + 768)
+    assert count("vit", **hp) - count("vit", **hp, b_patch=0) == 768
+
+
 def test_tst_batch_norm_adds_only_non_trainable_statistics():
     arch = registry.get("tst")
     hp = dict(d_x=5, n=12, d_e=16, M=4, d_f=32, L=3)
