@@ -197,6 +197,17 @@ def test_keras_io_text_generation_gpt_floors_its_head_width():
     assert registry.get("transformer_decoder").resolve(hp)["d_k"] == 85
 
 
+@pytest.mark.parametrize("arch_id", ["transformer_encoder", "transformer_decoder"])
+def test_transformer_lm_head_widths_and_bias_are_free_as_in_the_paper(arch_id):
+    # the paper's attention: 2·M·d_e·(d_k + d_v) + ζ·(M·(2·d_k + d_v) + d_e)
+    hp = dict(v=97, n=9, d_e=20, M=3, d_f=11, L=2)
+    def attn(d_k, d_v, z):
+        return 2 * 3 * 20 * (d_k + d_v) + z * (3 * (2 * d_k + d_v) + 20)
+    base = count(arch_id, **hp)  # KerasHub's: d_k = d_v = 20 // 3 = 6, ζ = 1
+    assert count(arch_id, **hp, d_k=7, d_v=5, zeta=0) - base == 2 * (attn(7, 5, 0) - attn(6, 6, 1))
+    assert count(arch_id, **hp, d_k=9) - base == 2 * (attn(9, 9, 1) - attn(6, 6, 1))  # d_v = d_k
+
+
 # --- ViT and TST -------------------------------------------------------------------------------
 def test_vit_base_16_at_224():
     n = count("vit", H=224, P=16, d_e=768, M=12, d_f=3072, L=12)
