@@ -129,6 +129,30 @@ def test_tied_head_needs_matching_widths():
     assert count("gru_lm", v=100, d_e=8, d_h=4, L=2, tied=1, bi=1) > 0
 
 
+def test_output_width_other_than_v():
+    hp = dict(v=100, d_e=8, d_h=6, L=2)
+    assert count("lstm_lm", **hp) - count("lstm_lm", **hp, v_out=3) == (6 + 1) * (100 - 3)
+    with pytest.raises(ConstraintError, match="v_out"):  # a tied head predicts the vocabulary
+        count("lstm_lm", v=100, d_e=8, d_h=8, L=2, tied=1, v_out=3)
+
+
+def test_layers_of_different_widths_and_cell_types_are_data():
+    from paramcount.architectures.rnn_lm import stacked_rnn_lm
+
+    # mixed_rnn_lm: LSTM (d_h1) → GRU (d_h2, reset_after: two biases) → SimpleRNN (d_h3)
+    v, e, h1, h2, h3 = 101, 16, 24, 12, 20
+    n = count("mixed_rnn_lm", v=v, d_e=e, d_h1=h1, d_h2=h2, d_h3=h3)
+    lstm, gru, rnn = 4 * (e * h1 + h1 * h1 + h1), 3 * (h1 * h2 + h2 * h2 + 2 * h2), \
+        h2 * h3 + h3 * h3 + h3
+    assert n == v * e + lstm + gru + rnn + h3 * v + v
+    # the same kinds as a uniform stack: equal widths give lstm_lm's count
+    same = stacked_rnn_lm(("lstm", "lstm"), id="two_lstm_test")
+    hp = dict(v=50, d_e=7, d_h1=5, d_h2=5, bi=1)
+    assert same.count(same.resolve(hp)) == count("lstm_lm", v=50, d_e=7, d_h=5, L=2, bi=1)
+    with pytest.raises(ValueError, match="cell types"):
+        stacked_rnn_lm(("lstm", "transformer"), id="bad_test")
+
+
 def test_zaremba_lstm_lms_match_their_published_sizes():
     # ~20M (medium) and ~66M (large), as cited for Zaremba et al. 2014 (Press & Wolf 2017)
     medium = count("lstm_lm", v=10000, d_e=650, d_h=650, L=2)
