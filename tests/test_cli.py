@@ -111,7 +111,7 @@ def test_verify_exits_1_on_a_mismatch(capsys):
         (["count", "llama", "--preset", "tiny_mha", "--set", "d_e=30"],
          "d_e (30) must be divisible by M (4); allowed: multiples of 4"),
         (["count", "gpt2", "--preset", "tiny", "--set", "d_k=3"],
-         "d_k cannot be set for gpt2: it is fixed to d_e/M = 8 there (got 3)"),
+         "d_k cannot be set for gpt2: it is fixed to floor(d_e/M) = 8 there (got 3)"),
         (["count", "gpt2", "--preset", "tiny", "--set", "s=2"], "s is not a hyperparameter of gpt2"),
         (["count", "gpt2"], "count needs --preset NAME or --set SYM=VALUE"),
         (["verify", "gpt5"], "unknown architecture 'gpt5'"),
