@@ -37,7 +37,7 @@ def _encode_decode(hp: dict[str, int]):
 def seq2seq_lstm(hp: dict[str, int]) -> keras.Model:
     with stateless():
         inputs, _, y = _encode_decode(hp)
-        logits = keras.layers.Dense(hp["v_tgt"], name="head")(y)
+        logits = keras.layers.Dense(hp["v_out"], name="head")(y)
         return keras.Model(inputs, logits, name="seq2seq_lstm")
 
 
@@ -49,5 +49,5 @@ def seq2seq_attention(hp: dict[str, int]) -> keras.Model:
         context = keras.layers.AdditiveAttention(use_scale=True, name="attention")(
             [query, enc, keys])
         joined = keras.layers.Concatenate(name="concat_context")([y, context])
-        logits = keras.layers.Dense(hp["v_tgt"], name="head")(joined)
+        logits = keras.layers.Dense(hp["v_out"], name="head")(joined)
         return keras.Model(inputs, logits, name="seq2seq_attention")

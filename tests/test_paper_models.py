@@ -185,6 +185,14 @@ def test_sutskever_seq2seq_is_384m_with_64m_recurrent():
     assert round(total / 1e6) == 384  # "the resulting LSTM has 384M parameters"
 
 
+def test_seq2seq_output_width_other_than_v_tgt():
+    hp = dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2)
+    assert count("seq2seq_lstm", **hp) - count("seq2seq_lstm", **hp, v_out=5) == (9 + 1) * 36
+    wide = (9 + 9 + 1) * 36  # the attention model's head reads [decoder output; context]
+    assert count("seq2seq_attention", **hp, d_a=4) - count(
+        "seq2seq_attention", **hp, d_a=4, v_out=5) == wide
+
+
 def test_attention_adds_bahdanau_weights_and_a_wider_softmax():
     hp = dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2)
     d_a = 10

@@ -11,13 +11,14 @@ outputs, e_tj = v_aᵀ·tanh(W_a·s_t + U_a·h_j) (W_a, U_a without biases, d_a 
 vector concatenated to the decoder's output before the softmax layer.
 
 Option ``bi``: a bidirectional encoder (Bahdanau's choice); the decoder starts from the forward
-direction's states, and attention reads 2·d_h-wide encoder outputs.
+direction's states, and attention reads 2·d_h-wide encoder outputs. The output layer is
+``v_out`` wide: the target vocabulary unless set otherwise.
 """
 
 from __future__ import annotations
 
 from paramcount.components import dense, embedding
-from paramcount.components.recurrent import bi, recurrent_stack
+from paramcount.components.recurrent import bi, recurrent_stack, v_out
 from paramcount.formula import group, leaf, zero
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, d_e, d_h, declare
@@ -51,9 +52,10 @@ register(Architecture(
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
                               "aligned at the top: a copy, no weights"),
-        dense("head", d_h, v_tgt, match="head", note="Dense(d_h → v_tgt) with bias"),
+        dense("head", d_h, v_out, match="head",
+              note="Dense(d_h → v_out) with bias; v_out = v_tgt unless set"),
     ),
-    optional={bi: 0},
+    optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_lstm",
     counting="trainable weights: source and target embeddings, encoder and decoder LSTM layers "
              "(one bias per gate, Keras' convention), output layer",
@@ -64,6 +66,8 @@ register(Architecture(
         "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1),
         "deeper_decoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=3),
         "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=3, L_dec=2, bi=1),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2,
+                                       v_out=5),
     },
     family="paper",
 ))
@@ -89,17 +93,19 @@ register(Architecture(
                       "(AdditiveAttention's scale)"),
             zero("context", "softmax-weighted sum of the encoder outputs: no weights"),
         ),
-        dense("head", d_h + _enc_width, v_tgt, match="head",
-              note="Dense([decoder output; context] → v_tgt) with bias"),
+        dense("head", d_h + _enc_width, v_out, match="head",
+              note="Dense([decoder output; context] → v_out) with bias; v_out = v_tgt unless set"),
     ),
     required=(*_REQUIRED, d_a),
-    optional={bi: 0},
+    optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_attention",
     counting="trainable weights: embeddings, encoder and decoder LSTM layers, additive attention "
              "(W_a, U_a, v_a), output layer over [decoder output; context]",
     examples={
         "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2, d_a=10),
         "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1, d_a=3),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=2,
+                                       d_a=4, v_out=3),
         "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=3,
                                       d_a=7, bi=1),
         # Bahdanau et al.'s sizes (30k vocabularies, 620-d embeddings, 1000 units, alignment
