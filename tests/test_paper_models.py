@@ -193,6 +193,28 @@ def test_seq2seq_output_width_other_than_v_tgt():
         "seq2seq_attention", **hp, d_a=4, v_out=5) == wide
 
 
+def test_seq2seq_layers_of_different_widths_and_cell_types_are_data():
+    from paramcount.architectures.seq2seq import stacked_seq2seq
+
+    # equal LSTM stacks as data give seq2seq_lstm's count
+    same = stacked_seq2seq(("lstm", "lstm"), ("lstm", "lstm"), id="s2s_same_test")
+    hp = dict(v_src=31, v_tgt=41, d_e=6)
+    assert same.count(same.resolve({**hp, "d_enc1": 9, "d_enc2": 9})) == count(
+        "seq2seq_lstm", **hp, d_h=9, L_enc=2, L_dec=2)
+    # a deeper decoder: its bottom layer starts from nothing and has a width of its own
+    deep = stacked_seq2seq(("gru",), ("lstm", "simple_rnn"), id="s2s_deep_test")
+    assert {s.name for s in deep.required} == {"v_src", "v_tgt", "d_e", "d_enc1", "d_dec1"}
+    e, h, g = 6, 5, 7  # d_e, d_dec1 (LSTM), d_enc1 (GRU; also the SimpleRNN it starts)
+    n = deep.count(deep.resolve({**hp, "d_enc1": g, "d_dec1": h}))
+    assert n == (31 + 41) * e + 3 * (e * g + g * g + 2 * g) + 4 * (e * h + h * h + h) \
+        + (h * g + g * g + g) + g * 41 + 41
+    from paramcount.verify import verify  # and Keras builds the same, bidirectional encoder too
+
+    assert verify(deep, {**hp, "d_enc1": g, "d_dec1": h, "bi": 1}).ok
+    with pytest.raises(ValueError, match="state"):  # an LSTM's (h, c) cannot start a GRU
+        stacked_seq2seq(("lstm",), ("gru",), id="s2s_bad_test")
+
+
 def test_attention_adds_bahdanau_weights_and_a_wider_softmax():
     hp = dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2)
     d_a = 10
