@@ -189,3 +189,15 @@ def test_stacked_experts_are_not_structural_but_layers_are():
     assert {x.name for x in case.structural} >= {"L", "k"}  # candidates: layers, times, top-k
     measured = prove.classify(case, prove._Oracle(case))
     assert {x.name for x in measured.structural} == {"L"}  # E experts live in one weight
+
+
+def test_a_flag_used_only_in_defaults_is_not_a_case():
+    # Gemma's post_norm only sets the defaults of post_attn_norm and post_ffw_norm
+    arch = registry.get("gemma")
+    assert [s.name for s in prove.case_flags(arch)] == ["post_attn_norm", "post_ffw_norm"]
+    labels = [c.label for c in prove.cases(arch)]
+    assert labels == [f"post_attn_norm={a}, post_ffw_norm={f}" for a in (0, 1) for f in (0, 1)]
+    hp = arch.resolve(arch.preset("gemma2_2b_en").hparams)
+    assert prove.case_of(arch, hp).label == "post_attn_norm=1, post_ffw_norm=1"
+    assert prove.case_of(arch, {**hp, "post_ffw_norm": 0}).label == \
+        "post_attn_norm=1, post_ffw_norm=0"
