@@ -372,7 +372,7 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             raise UnsupportedError(f"{arch.id}: unknown constraint {c!r}")
 
     unequal: list[tuple[sympy.Expr, sympy.Expr]] = []
-    floors: dict[sympy.Expr, sympy.Expr] = {}  # floor(a/b) -> its parameter (remainder cases)
+    remainders: list[tuple[sympy.Symbol, sympy.Symbol]] = []  # (r, b) of a = b·q + r, 0 < r < b
     conditions: list[str] = []
     checks: list[tuple] = []
     # Head-width floors first: they substitute d_e and M, and the other conditions (found first,
@@ -397,10 +397,14 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             a, b = args
             oa, ob = orig(a), orig(b)
             checks.append((kind, oa, ob))
+            # the label without multiples of b (d_e − M after "M <= d_e": "M divides d_e")
+            shown = sympy.Add(*[t for t in sympy.Add.make_args(sympy.expand(oa))
+                                if not _integer_poly(t / ob, sorted(ob.free_symbols | t.free_symbols,
+                                                                    key=lambda x: x.name))])
             if kind == "divides":
                 q = fresh(a.name, oa / ob)
                 assign(a, b * q)
-                conditions.append(f"{_pretty(ob)} divides {_pretty(oa)}")
+                conditions.append(f"{_pretty(ob)} divides {_pretty(shown)}")
                 notes.append(f"{a.name} = {b.name}·{q.name}")
             else:
                 # a = b·q + r with 0 < r < b, i.e. b = r + t (r, t ≥ 1), floor(a/b) = q. Fresh
@@ -411,8 +415,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
                 t = fresh(b.name, ob - sympy.Mod(oa, ob))
                 assign(b, r + t)
                 assign(a, (r + t) * q + r)
-                floors[sympy.floor(oa / ob)] = q
-                conditions.append(f"{_pretty(ob)} does not divide {_pretty(oa)}")
+                remainders.append((r, b))
+                conditions.append(f"{_pretty(ob)} does not divide {_pretty(shown)}")
                 notes.append(f"{a.name} = {b.name}·{q.name} + {r.name}, {b.name} = {r.name} + "
                              f"{t.name}")
         else:
@@ -434,7 +438,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             if not (e.free_symbols & set(fixed)):
                 break
             e = e.xreplace(fixed)
-        e = e.xreplace(floors).xreplace(defaults_sub)
+        e = _resolve_floors(e.xreplace(defaults_sub), [r / sub.get(b, b) for r, b in remainders],
+                            free)
         for a, b in unequal:
             e = e.xreplace({sympy.KroneckerDelta(a, b): 0, sympy.KroneckerDelta(b, a): 0})
         e = sympy.cancel(sympy.expand(e))
@@ -456,6 +461,21 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
     return Case(arch, tuple((s.name, int(v)) for s, v in flags.items()), free, frozenset(struct),
                 given, inverse, formula, degrees, tuple(notes), tuple(conditions),
                 tuple(unequal), tuple(checks))
+
+
+def _resolve_floors(e: sympy.Expr, fractions: Sequence[sympy.Expr],
+                    free: Sequence[sympy.Symbol]) -> sympy.Expr:
+    """Replace each floor(X) whose X is an integer polynomial k in the free parameters, or k plus
+    one of ``fractions`` (r/b of a remainder case, 0 < r/b < 1), by k: its exact value there."""
+    def value(atom):
+        x = sympy.cancel(atom.args[0])
+        for frac in (0, *fractions):
+            k = sympy.cancel(x - frac)
+            if _integer_poly(k, free):
+                return k
+        return atom
+
+    return e.replace(lambda t: isinstance(t, sympy.floor), value)
 
 
 def _label(flags: Mapping[sympy.Symbol, int]) -> str:

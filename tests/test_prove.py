@@ -160,12 +160,12 @@ def test_piecewise_term_splits_the_case():
         pytest.skip("electra not registered")
     arch = registry.get("electra")
     labels = [c.label for c in prove.cases(arch)]
-    assert labels == ["M divides d_e, d_e = d_emb", "M does not divide d_e, d_e = d_emb",
-                      "M divides d_e, d_e ≠ d_emb", "M does not divide d_e, d_e ≠ d_emb"]
+    assert labels == ["M divides d_e, d_emb = d_e", "M does not divide d_e, d_emb = d_e",
+                      "M divides d_e, d_emb ≠ d_e", "M does not divide d_e, d_emb ≠ d_e"]
     hp = arch.resolve(arch.preset("electra_small_discriminator_uncased_en").hparams)
     assert prove.case_of(arch, hp).label == ("M divides d_e, "
-                                             + ("d_e = d_emb" if hp["d_emb"] == hp["d_e"]
-                                                else "d_e ≠ d_emb"))
+                                             + ("d_emb = d_e" if hp["d_emb"] == hp["d_e"]
+                                                else "d_emb ≠ d_e"))
 
 
 def test_floored_head_width_splits_on_divisibility():

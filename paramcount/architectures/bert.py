@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
@@ -24,6 +24,7 @@ _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},

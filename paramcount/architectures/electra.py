@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy
 
 from paramcount.components import dense
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import d_emb, encoder_stack, eta, factorised_embeddings
 from paramcount.formula import group
 from paramcount.registry import Architecture, register
@@ -35,6 +35,7 @@ register(Architecture(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
+    constraints=(HEADS_FIT,),
     presets="electra",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -6,7 +6,7 @@ embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
 from paramcount.formula import group
 from paramcount.registry import Architecture, register
@@ -21,6 +21,7 @@ def roberta_formula(name: str):
 COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
     family="keras_hub",
     keras_hub_metadata=True,
     examples={

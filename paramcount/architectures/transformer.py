@@ -13,9 +13,8 @@ feed-forward layers keep their biases either way.
 from __future__ import annotations
 
 from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group
-from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
 
@@ -24,8 +23,7 @@ _COMMON = dict(
     # keras_hub's blocks use key_dim = d_e // M (floored: d_e = 256, M = 3 gives 3 heads of 85,
     # keras-io's text_generation_gpt) and always give the projections biases: the defaults.
     optional={d_k: EVEN_HEADS[d_k], d_v: d_k, zeta: 1},
-    constraints=(Relation(M, "<=", d_e, reason="KerasHub's blocks refuse a head width "
-                                                "d_e // M of zero"),),
+    constraints=(HEADS_FIT,),
     counting="trainable weights: token and position embeddings, L blocks, untied output layer",
     family="paper",
     examples={

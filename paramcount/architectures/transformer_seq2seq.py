@@ -14,7 +14,7 @@ transformation", section 3.4).
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
@@ -55,6 +55,7 @@ register(Architecture(
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
     fixed={**EVEN_HEADS, zeta: 1},
     constraints=(
+        HEADS_FIT,
         Relation(v_src, "==", v_tgt, when=shared,
                  reason="one shared table serves a joint source-target vocabulary"),
     ),

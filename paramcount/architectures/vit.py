@@ -11,7 +11,7 @@ b_ffn) and of the patch convolution (``use_patch_bias``: b_patch) apart; all are
 from __future__ import annotations
 
 from paramcount.components import attention, feed_forward, layer_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
@@ -60,7 +60,7 @@ register(Architecture(
     required=(H, P, d_e, M, d_f, L),
     optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
     fixed=EVEN_HEADS,
-    constraints=(Divisible(H, P), Divisible(W, P)),
+    constraints=(HEADS_FIT, Divisible(H, P), Divisible(W, P)),
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "
              "encoder blocks, final norm; no classification head",
