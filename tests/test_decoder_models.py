@@ -16,8 +16,11 @@ def _count(arch_id: str, preset: str) -> int:
 
 
 def _total_with_fixed(arch_id: str) -> sympy.Expr:
+    """The total with the fixed values in, where M divides d_e (KerasHub's floor(d_e/M) is then
+    d_e/M): the case every published checkpoint is in, and the only one some families allow."""
     arch = registry.get(arch_id)
-    return sympy.expand(arch.total().subs(arch.fixed))
+    total = arch.total().subs(arch.fixed)
+    return sympy.expand(total.replace(lambda t: isinstance(t, sympy.floor), lambda t: t.args[0]))
 
 
 # Brown et al. 2020, table 2.1, n_params column.
@@ -46,6 +49,10 @@ def test_gpt2_block_count_does_not_depend_on_the_head_count():
     # Why GPT-3 XL's inconsistent head count (24 heads of 128 in a 2048-wide model) cannot
     # change its figure: with d_k = d_e/M, M cancels.
     assert M not in _total_with_fixed("gpt2").free_symbols
+    # where M does not divide d_e, the floored heads are narrower: then M counts
+    gpt2 = registry.get("gpt2")
+    hp = dict(v=5000, n=128, d_e=256, d_f=128, L=2)
+    assert gpt2.count(gpt2.resolve({**hp, "M": 4})) != gpt2.count(gpt2.resolve({**hp, "M": 3}))
 
 
 def test_opt_and_gpt2_have_the_same_formula():
