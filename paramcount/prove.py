@@ -65,6 +65,7 @@ __all__ = [
     "Residual",
     "UnsupportedError",
     "cases",
+    "case_flags",
     "parametrize",
     "case_of",
     "prove",
@@ -192,11 +193,24 @@ def classify(case: Case, oracle: _Oracle) -> Case:
 
 def cases(arch: Architecture) -> list[Case]:
     """Every option case of an architecture (each value of each 0/1 flag), parametrized."""
-    flags = [s for s in arch.settable if symbols.info(s).flag]
+    flags = case_flags(arch)
     out: list[Case] = []
     for combo in itertools.product((0, 1), repeat=len(flags)):
         out += _split_cases(arch, dict(zip(flags, combo)), ())
     return out
+
+
+def case_flags(arch: Architecture) -> list[sympy.Symbol]:
+    """The 0/1 flags that are dimensions of the cases: those the formula, the fixed values or the
+    constraints use. A flag used only in the defaults of others (Gemma's ``post_norm``, the
+    shorthand for ``post_attn_norm`` and ``post_ffw_norm``) adds no case of its own: the flags it
+    defaults are enumerated, and it keeps its default."""
+    used = set(arch.formula.free_symbols())
+    for e in arch.fixed.values():
+        used |= sympy.sympify(e).free_symbols
+    for c in arch.constraints:
+        used |= c.symbols()
+    return [s for s in arch.settable if symbols.info(s).flag and s in used]
 
 
 def _split_cases(arch, flags, splits, depth: int = 0) -> list[Case]:
@@ -211,9 +225,9 @@ def _split_cases(arch, flags, splits, depth: int = 0) -> list[Case]:
 
 def case_of(arch: Architecture, hparams: Mapping[str, int]) -> Case:
     """The case (flag values) a hyperparameter set belongs to."""
-    flags = {s: int(hparams[s.name]) for s in arch.settable
-             if symbols.info(s).flag and s.name in hparams}
-    missing = [s for s in arch.settable if symbols.info(s).flag and s not in flags]
+    dims = case_flags(arch)
+    flags = {s: int(hparams[s.name]) for s in dims if s.name in hparams}
+    missing = [s for s in dims if s not in flags]
     for s in missing:
         flags[s] = int(arch.resolve({k: v for k, v in hparams.items()
                                      if symbols.get(k) in arch.settable})[s.name])
@@ -231,6 +245,9 @@ def _meets(case: Case, hparams: Mapping[str, int]) -> bool:
         av = a.xreplace(vals)
         if kind == "mod":
             ok = av.is_Integer and int(av) % rest[0] == rest[1]
+        elif kind in ("divides", "remainder"):
+            bv = rest[0].xreplace(vals)
+            ok = av.is_Integer and bv.is_Integer and (int(av) % int(bv) == 0) == (kind == "divides")
         else:
             equal = av == rest[0].xreplace(vals)
             ok = equal if kind == "eq" else not equal
@@ -254,6 +271,11 @@ def _split_of(atom: sympy.Expr, free: Sequence[sympy.Symbol]):
         return [(("eq", a, b),), (("neq", a, b),)]
     if isinstance(atom, (sympy.floor, sympy.ceiling)):
         num, den = sympy.fraction(sympy.together(atom.args[0]))
+        if isinstance(atom, sympy.floor) and isinstance(num, sympy.Symbol) \
+                and isinstance(den, sympy.Symbol) and {num, den} <= set(free):
+            # floor(a/b) of two free parameters (KerasHub's hidden_dim // num_heads): b divides
+            # a, or a = b·q + r with 0 < r < b; each side is a polynomial parametrization.
+            return [(("divides", num, den),), (("remainder", num, den),)]
         if den.is_Integer and den > 1:
             for x in sorted(num.free_symbols & set(free), key=lambda s: s.name):
                 if sympy.degree(num, x) == 1:
@@ -269,7 +291,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
     ``("neq", a, b)`` a ≠ b, ``("mod", x, c, r)`` x ≡ r (mod c), each over the parameters.
     """
     fl = {s: sympy.Integer(v) for s, v in flags.items()}
-    settable = [s for s in arch.settable if s not in fl]
+    # flags outside the case (see case_flags) keep their defaults: never free parameters
+    settable = [s for s in arch.settable if s not in fl and not symbols.info(s).flag]
     sub: dict[sympy.Symbol, sympy.Expr] = {}
     inverse: dict[sympy.Symbol, sympy.Expr] = {}
     notes: list[str] = []
@@ -349,9 +372,12 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             raise UnsupportedError(f"{arch.id}: unknown constraint {c!r}")
 
     unequal: list[tuple[sympy.Expr, sympy.Expr]] = []
+    remainders: list[tuple[sympy.Symbol, sympy.Symbol]] = []  # (r, b) of a = b·q + r, 0 < r < b
     conditions: list[str] = []
     checks: list[tuple] = []
-    for action in splits:
+    # Head-width floors first: they substitute d_e and M, and the other conditions (found first,
+    # in the original symbols; see the ordering of ``odd`` below) are then read through them.
+    for action in sorted(splits, key=lambda a: a[0] not in ("divides", "remainder")):
         kind, *args = action
         if kind == "eq":
             a, b = (sympy.expand(cur(x)) for x in args)
@@ -364,9 +390,35 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             conditions.append(f"{_pretty(orig(args[0]))} = {_pretty(orig(args[1]))}")
             checks.append(("eq", orig(args[0]), orig(args[1])))
         elif kind == "neq":
-            unequal.append(tuple(args))
+            unequal.append(tuple(sympy.expand(cur(x)) for x in args))
             conditions.append(f"{_pretty(orig(args[0]))} ≠ {_pretty(orig(args[1]))}")
             checks.append(("neq", orig(args[0]), orig(args[1])))
+        elif kind in ("divides", "remainder"):
+            a, b = args
+            oa, ob = orig(a), orig(b)
+            checks.append((kind, oa, ob))
+            # the label without multiples of b (d_e − M after "M <= d_e": "M divides d_e")
+            shown = sympy.Add(*[t for t in sympy.Add.make_args(sympy.expand(oa))
+                                if not _integer_poly(t / ob, sorted(ob.free_symbols | t.free_symbols,
+                                                                    key=lambda x: x.name))])
+            if kind == "divides":
+                q = fresh(a.name, oa / ob)
+                assign(a, b * q)
+                conditions.append(f"{_pretty(ob)} divides {_pretty(shown)}")
+                notes.append(f"{a.name} = {b.name}·{q.name}")
+            else:
+                # a = b·q + r with 0 < r < b, i.e. b = r + t (r, t ≥ 1), floor(a/b) = q. Fresh
+                # parameters are positive, so q = 0 (a < b) is left out; it follows from the
+                # polynomial identity in q, as the equality of "<=" relations does above.
+                q = fresh(a.name, sympy.floor(oa / ob))
+                r = fresh("r", sympy.Mod(oa, ob))
+                t = fresh(b.name, ob - sympy.Mod(oa, ob))
+                assign(b, r + t)
+                assign(a, (r + t) * q + r)
+                remainders.append((r, b))
+                conditions.append(f"{_pretty(ob)} does not divide {_pretty(shown)}")
+                notes.append(f"{a.name} = {b.name}·{q.name} + {r.name}, {b.name} = {r.name} + "
+                             f"{t.name}")
         else:
             x, c, rem = args
             checks.append(("mod", orig(x), c, rem))
@@ -386,12 +438,14 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             if not (e.free_symbols & set(fixed)):
                 break
             e = e.xreplace(fixed)
-        e = e.xreplace(defaults_sub)
+        e = _resolve_floors(e.xreplace(defaults_sub), [r / sub.get(b, b) for r, b in remainders],
+                            free)
         for a, b in unequal:
             e = e.xreplace({sympy.KroneckerDelta(a, b): 0, sympy.KroneckerDelta(b, a): 0})
         e = sympy.cancel(sympy.expand(e))
-        odd = [t for t in sympy.preorder_traversal(e)
-               if isinstance(t, (sympy.KroneckerDelta, sympy.floor, sympy.ceiling))]
+        odd = sorted((t for t in sympy.preorder_traversal(e)
+                      if isinstance(t, (sympy.KroneckerDelta, sympy.floor, sympy.ceiling))),
+                     key=lambda t: not isinstance(t, sympy.KroneckerDelta))
         if odd:
             raise _NeedsSplit(_split_of(odd[0], free))
         if not _is_poly(e, free):
@@ -407,6 +461,21 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
     return Case(arch, tuple((s.name, int(v)) for s, v in flags.items()), free, frozenset(struct),
                 given, inverse, formula, degrees, tuple(notes), tuple(conditions),
                 tuple(unequal), tuple(checks))
+
+
+def _resolve_floors(e: sympy.Expr, fractions: Sequence[sympy.Expr],
+                    free: Sequence[sympy.Symbol]) -> sympy.Expr:
+    """Replace each floor(X) whose X is an integer polynomial k in the free parameters, or k plus
+    one of ``fractions`` (r/b of a remainder case, 0 < r/b < 1), by k: its exact value there."""
+    def value(atom):
+        x = sympy.cancel(atom.args[0])
+        for frac in (0, *fractions):
+            k = sympy.cancel(x - frac)
+            if _integer_poly(k, free):
+                return k
+        return atom
+
+    return e.replace(lambda t: isinstance(t, sympy.floor), value)
 
 
 def _label(flags: Mapping[sympy.Symbol, int]) -> str:

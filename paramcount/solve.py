@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import mpmath
 import sympy
 
 from paramcount import registry, symbols
@@ -28,6 +29,7 @@ __all__ = ["Candidate", "Solution", "solve", "parse_target", "solution_text", "s
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 _SCAN = 100_000  # valid-value checks at most per side of a solution
+_FLOOR_WINDOW = 64  # valid values checked on each side of a relaxed root when the formula floors
 
 
 def parse_target(text: str | int | float) -> int:
@@ -198,6 +200,11 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
 
 def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
     """Valid integers next to each positive real root of f (and the smallest valid value)."""
+    # A floored head width (KerasHub's d_e // M) is within 1 of d_e/M: the roots of the relaxed
+    # polynomial are near the true crossing, and a window of valid values around them (below)
+    # holds the nearest ones on each side, whose exact totals the caller compares.
+    floored = f.has(sympy.floor)
+    f = f.replace(lambda t: isinstance(t, sympy.floor), lambda t: t.args[0])
     num = sympy.numer(sympy.together(f))
     roots: list[float] = []
     try:
@@ -205,10 +212,13 @@ def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
         for r in poly.nroots(n=30, maxsteps=200):
             if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
                 roots.append(float(sympy.re(r)))
-    except (sympy.PolynomialError, sympy.polys.polyerrors.NoConvergence):
+    except (sympy.PolynomialError, mpmath.libmp.NoConvergence):
         pass
     out: set[int] = set()
     starts = [step * max(1, math.floor(r / step)) for r in roots] + [step]
+    if floored:
+        starts += [s + k * step for s in starts for k in range(-_FLOOR_WINDOW, _FLOOR_WINDOW + 1)]
+        out |= {k for k in set(starts) if k >= 1 and valid(k)}
     for s in starts:
         for direction in (-1, 1):
             k = s if direction == -1 else s + step

@@ -24,6 +24,15 @@ def recurrent(kind: str, units: int, name: str, *, bidirectional: bool, reset_af
 
 
 def _lm(kind: str, hp: dict[str, int]) -> keras.Model:
+    return _build([(kind, hp["d_h"])] * hp["L"], hp, f"{kind}_lm")
+
+
+def stack_lm(kinds: tuple[str, ...], hp: dict[str, int]) -> keras.Model:
+    """A stack whose layer i is ``kinds[i]`` with ``d_h{i+1}`` units."""
+    return _build([(k, hp[f"d_h{i}"]) for i, k in enumerate(kinds, 1)], hp, "stacked_rnn_lm")
+
+
+def _build(layers: list[tuple[str, int]], hp: dict[str, int], name: str) -> keras.Model:
     with stateless():
         tokens = keras.Input(shape=(None,), dtype="int32", name="token_ids")
         if hp["tied"]:
@@ -32,12 +41,12 @@ def _lm(kind: str, hp: dict[str, int]) -> keras.Model:
         else:
             table = keras.layers.Embedding(hp["v"], hp["d_e"], name="embedding")
         x = table(tokens)
-        for i in range(hp["L"]):
-            x = recurrent(kind, hp["d_h"], f"rnn_{i}", bidirectional=bool(hp["bi"]),
+        for i, (kind, units) in enumerate(layers):
+            x = recurrent(kind, units, f"rnn_{i}", bidirectional=bool(hp["bi"]),
                           reset_after=bool(hp.get("reset_after", 1)), return_sequences=True)(x)
         logits = table(x, reverse=True) if hp["tied"] else keras.layers.Dense(
-            hp["v"], name="head")(x)
-        return keras.Model(tokens, logits, name=f"{kind}_lm")
+            hp["v_out"], name="head")(x)
+        return keras.Model(tokens, logits, name=name)
 
 
 def simple_rnn_lm(hp: dict[str, int]) -> keras.Model:

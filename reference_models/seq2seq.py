@@ -37,7 +37,7 @@ def _encode_decode(hp: dict[str, int]):
 def seq2seq_lstm(hp: dict[str, int]) -> keras.Model:
     with stateless():
         inputs, _, y = _encode_decode(hp)
-        logits = keras.layers.Dense(hp["v_tgt"], name="head")(y)
+        logits = keras.layers.Dense(hp["v_out"], name="head")(y)
         return keras.Model(inputs, logits, name="seq2seq_lstm")
 
 
@@ -49,5 +49,34 @@ def seq2seq_attention(hp: dict[str, int]) -> keras.Model:
         context = keras.layers.AdditiveAttention(use_scale=True, name="attention")(
             [query, enc, keys])
         joined = keras.layers.Concatenate(name="concat_context")([y, context])
-        logits = keras.layers.Dense(hp["v_tgt"], name="head")(joined)
+        logits = keras.layers.Dense(hp["v_out"], name="head")(joined)
         return keras.Model(inputs, logits, name="seq2seq_attention")
+
+
+def stacked_seq2seq(encoder: tuple[str, ...], decoder: tuple[str, ...],
+                    hp: dict[str, int]) -> keras.Model:
+    """Encoder layer i (``encoder_rnn_{i}``) is ``encoder[i]`` of ``d_enc{i+1}`` units; decoder
+    layer j (``decoder_rnn_{j}``) starts from the encoder layer aligned with it at the top (its
+    forward direction's state) and has that layer's width, or ``d_dec{j+1}`` below it."""
+    with stateless():
+        source = keras.Input(shape=(None,), dtype="int32", name="source_ids")
+        target = keras.Input(shape=(None,), dtype="int32", name="target_ids")
+        x = keras.layers.Embedding(hp["v_src"], hp["d_e"], name="source_embedding")(source)
+        states, widths = [], []
+        for i, kind in enumerate(encoder):
+            units = hp[f"d_enc{i + 1}"]
+            x, *s = recurrent(kind, units, f"encoder_rnn_{i}", bidirectional=bool(hp["bi"]),
+                              reset_after=bool(hp.get("reset_after", 1)),
+                              return_sequences=True, return_state=True)(x)
+            states.append(s[:2] if kind == "lstm" else s[:1])
+            widths.append(units)
+        y = keras.layers.Embedding(hp["v_tgt"], hp["d_e"], name="target_embedding")(target)
+        offset = len(encoder) - len(decoder)
+        for j, kind in enumerate(decoder):
+            i = j + offset
+            units = widths[i] if i >= 0 else hp[f"d_dec{j + 1}"]
+            layer = recurrent(kind, units, f"decoder_rnn_{j}", bidirectional=False,
+                              reset_after=bool(hp.get("reset_after", 1)), return_sequences=True)
+            y = layer(y, initial_state=states[i]) if i >= 0 else layer(y)
+        logits = keras.layers.Dense(hp["v_out"], name="head")(y)
+        return keras.Model((source, target), logits, name="stacked_seq2seq")

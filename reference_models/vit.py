@@ -38,5 +38,7 @@ def backbone(hp: dict[str, int]):
             mlp_dim=hp["d_f"],
             use_mha_bias=bool(hp["zeta"]),
             use_class_token=bool(hp["cls"]),
+            use_mlp_bias=bool(hp["b_ffn"]),
+            use_patch_bias=bool(hp["b_patch"]),
             data_format="channels_last",
         )

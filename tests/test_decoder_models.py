@@ -16,8 +16,11 @@ def _count(arch_id: str, preset: str) -> int:
 
 
 def _total_with_fixed(arch_id: str) -> sympy.Expr:
+    """The total with the fixed values in, where M divides d_e (KerasHub's floor(d_e/M) is then
+    d_e/M): the case every published checkpoint is in, and the only one some families allow."""
     arch = registry.get(arch_id)
-    return sympy.expand(arch.total().subs(arch.fixed))
+    total = arch.total().subs(arch.fixed)
+    return sympy.expand(total.replace(lambda t: isinstance(t, sympy.floor), lambda t: t.args[0]))
 
 
 # Brown et al. 2020, table 2.1, n_params column.
@@ -46,6 +49,10 @@ def test_gpt2_block_count_does_not_depend_on_the_head_count():
     # Why GPT-3 XL's inconsistent head count (24 heads of 128 in a 2048-wide model) cannot
     # change its figure: with d_k = d_e/M, M cancels.
     assert M not in _total_with_fixed("gpt2").free_symbols
+    # where M does not divide d_e, the floored heads are narrower: then M counts
+    gpt2 = registry.get("gpt2")
+    hp = dict(v=5000, n=128, d_e=256, d_f=128, L=2)
+    assert gpt2.count(gpt2.resolve({**hp, "M": 4})) != gpt2.count(gpt2.resolve({**hp, "M": 3}))
 
 
 def test_opt_and_gpt2_have_the_same_formula():
@@ -66,8 +73,13 @@ def test_bloom_is_falcon_rw_plus_an_embedding_norm():
 def test_gemma2_post_norms_add_two_vectors_per_block():
     arch = registry.get("gemma")
     hp = arch.resolve(arch.preset("gemma2_2b_en").hparams)
-    without = arch.count({**hp, "post_norm": 0})
+    without = arch.count({**hp, "post_attn_norm": 0, "post_ffw_norm": 0})
     assert arch.count(hp) - without == 2 * hp["L"] * hp["d_e"]
+    # KerasHub's use_post_attention_norm and use_post_ffw_norm switch them apart
+    attn_only = arch.count({**hp, "post_ffw_norm": 0})
+    assert attn_only - without == hp["L"] * hp["d_e"]
+    # post_norm is the presets' shorthand: it sets both unless either is given
+    assert arch.resolve({**arch.preset("gemma2_2b_en").hparams, "post_norm": 0})["post_ffw_norm"] == 0
 
 
 def test_gemma3_qk_norm_adds_two_head_width_vectors_per_block():
@@ -124,3 +136,15 @@ def test_smollm3_rotary_frequencies_are_counted_apart_as_non_trainable():
     hp = arch.resolve(arch.preset("smollm3_3b_en").hparams)
     frozen = arch.formula.trainable_total(False).xreplace(arch.values(hp))
     assert frozen == hp["L"] * hp["d_k"] // 2 == 2304
+
+
+def test_nanogpt_without_biases_is_124_337_664_and_with_them_gpt2():
+    # nanoGPT's default bias=False drops every linear and layer-norm bias of GPT-2 small
+    nano = registry.get("nanogpt")
+    hp = nano.resolve(nano.preset("nanogpt_gpt2").hparams)
+    assert nano.count(hp) == 124_337_664
+    L, d_e, d_f = hp["L"], hp["d_e"], hp["d_f"]
+    biases = L * (2 * d_e + 3 * d_e + d_e + d_f + d_e) + d_e  # 2 norms, c_attn, c_proj, mlp; ln_f
+    assert nano.count({**hp, "bias": 1}) - nano.count(hp) == biases
+    gpt2 = registry.get("gpt2_causal_lm")
+    assert nano.count({**hp, "bias": 1}) == gpt2.count(gpt2.resolve(gpt2.preset("gpt2_base_en").hparams))

@@ -129,6 +129,30 @@ def test_tied_head_needs_matching_widths():
     assert count("gru_lm", v=100, d_e=8, d_h=4, L=2, tied=1, bi=1) > 0
 
 
+def test_output_width_other_than_v():
+    hp = dict(v=100, d_e=8, d_h=6, L=2)
+    assert count("lstm_lm", **hp) - count("lstm_lm", **hp, v_out=3) == (6 + 1) * (100 - 3)
+    with pytest.raises(ConstraintError, match="v_out"):  # a tied head predicts the vocabulary
+        count("lstm_lm", v=100, d_e=8, d_h=8, L=2, tied=1, v_out=3)
+
+
+def test_layers_of_different_widths_and_cell_types_are_data():
+    from paramcount.architectures.rnn_lm import stacked_rnn_lm
+
+    # mixed_rnn_lm: LSTM (d_h1) → GRU (d_h2, reset_after: two biases) → SimpleRNN (d_h3)
+    v, e, h1, h2, h3 = 101, 16, 24, 12, 20
+    n = count("mixed_rnn_lm", v=v, d_e=e, d_h1=h1, d_h2=h2, d_h3=h3)
+    lstm, gru, rnn = 4 * (e * h1 + h1 * h1 + h1), 3 * (h1 * h2 + h2 * h2 + 2 * h2), \
+        h2 * h3 + h3 * h3 + h3
+    assert n == v * e + lstm + gru + rnn + h3 * v + v
+    # the same kinds as a uniform stack: equal widths give lstm_lm's count
+    same = stacked_rnn_lm(("lstm", "lstm"), id="two_lstm_test")
+    hp = dict(v=50, d_e=7, d_h1=5, d_h2=5, bi=1)
+    assert same.count(same.resolve(hp)) == count("lstm_lm", v=50, d_e=7, d_h=5, L=2, bi=1)
+    with pytest.raises(ValueError, match="cell types"):
+        stacked_rnn_lm(("lstm", "transformer"), id="bad_test")
+
+
 def test_zaremba_lstm_lms_match_their_published_sizes():
     # ~20M (medium) and ~66M (large), as cited for Zaremba et al. 2014 (Press & Wolf 2017)
     medium = count("lstm_lm", v=10000, d_e=650, d_h=650, L=2)
@@ -161,6 +185,36 @@ def test_sutskever_seq2seq_is_384m_with_64m_recurrent():
     assert round(total / 1e6) == 384  # "the resulting LSTM has 384M parameters"
 
 
+def test_seq2seq_output_width_other_than_v_tgt():
+    hp = dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2)
+    assert count("seq2seq_lstm", **hp) - count("seq2seq_lstm", **hp, v_out=5) == (9 + 1) * 36
+    wide = (9 + 9 + 1) * 36  # the attention model's head reads [decoder output; context]
+    assert count("seq2seq_attention", **hp, d_a=4) - count(
+        "seq2seq_attention", **hp, d_a=4, v_out=5) == wide
+
+
+def test_seq2seq_layers_of_different_widths_and_cell_types_are_data():
+    from paramcount.architectures.seq2seq import stacked_seq2seq
+
+    # equal LSTM stacks as data give seq2seq_lstm's count
+    same = stacked_seq2seq(("lstm", "lstm"), ("lstm", "lstm"), id="s2s_same_test")
+    hp = dict(v_src=31, v_tgt=41, d_e=6)
+    assert same.count(same.resolve({**hp, "d_enc1": 9, "d_enc2": 9})) == count(
+        "seq2seq_lstm", **hp, d_h=9, L_enc=2, L_dec=2)
+    # a deeper decoder: its bottom layer starts from nothing and has a width of its own
+    deep = stacked_seq2seq(("gru",), ("lstm", "simple_rnn"), id="s2s_deep_test")
+    assert {s.name for s in deep.required} == {"v_src", "v_tgt", "d_e", "d_enc1", "d_dec1"}
+    e, h, g = 6, 5, 7  # d_e, d_dec1 (LSTM), d_enc1 (GRU; also the SimpleRNN it starts)
+    n = deep.count(deep.resolve({**hp, "d_enc1": g, "d_dec1": h}))
+    assert n == (31 + 41) * e + 3 * (e * g + g * g + 2 * g) + 4 * (e * h + h * h + h) \
+        + (h * g + g * g + g) + g * 41 + 41
+    from paramcount.verify import verify  # and Keras builds the same, bidirectional encoder too
+
+    assert verify(deep, {**hp, "d_enc1": g, "d_dec1": h, "bi": 1}).ok
+    with pytest.raises(ValueError, match="state"):  # an LSTM's (h, c) cannot start a GRU
+        stacked_seq2seq(("lstm",), ("gru",), id="s2s_bad_test")
+
+
 def test_attention_adds_bahdanau_weights_and_a_wider_softmax():
     hp = dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2)
     d_a = 10
@@ -186,6 +240,28 @@ def test_transformer_base_closed_form_and_options():
         count("transformer", **{**base, "v_tgt": 100}, shared=1)
 
 
+def test_keras_io_text_generation_gpt_floors_its_head_width():
+    # keras-io's text_generation_gpt: TokenAndPositionEmbedding, 2 TransformerDecoder blocks,
+    # Dense(v) head; d_e = 256 with M = 3 heads, which KerasHub floors to 3 heads of 85.
+    hp = dict(v=5000, n=128, d_e=256, M=3, d_f=128, L=2)
+    attn = 3 * (256 * 255 + 255) + 255 * 256 + 256
+    block = attn + (256 * 128 + 128 + 128 * 256 + 256) + 2 * 2 * 256
+    assert count("transformer_decoder", **hp) == 5000 * 256 + 128 * 256 + 2 * block + 256 * 5000 + 5000
+    assert count("transformer_decoder", **hp) == 3_255_938
+    assert registry.get("transformer_decoder").resolve(hp)["d_k"] == 85
+
+
+@pytest.mark.parametrize("arch_id", ["transformer_encoder", "transformer_decoder"])
+def test_transformer_lm_head_widths_and_bias_are_free_as_in_the_paper(arch_id):
+    # the paper's attention: 2·M·d_e·(d_k + d_v) + ζ·(M·(2·d_k + d_v) + d_e)
+    hp = dict(v=97, n=9, d_e=20, M=3, d_f=11, L=2)
+    def attn(d_k, d_v, z):
+        return 2 * 3 * 20 * (d_k + d_v) + z * (3 * (2 * d_k + d_v) + 20)
+    base = count(arch_id, **hp)  # KerasHub's: d_k = d_v = 20 // 3 = 6, ζ = 1
+    assert count(arch_id, **hp, d_k=7, d_v=5, zeta=0) - base == 2 * (attn(7, 5, 0) - attn(6, 6, 1))
+    assert count(arch_id, **hp, d_k=9) - base == 2 * (attn(9, 9, 1) - attn(6, 6, 1))  # d_v = d_k
+
+
 # --- ViT and TST -------------------------------------------------------------------------------
 def test_vit_base_16_at_224():
     n = count("vit", H=224, P=16, d_e=768, M=12, d_f=3072, L=12)
@@ -197,6 +273,13 @@ def test_vit_base_16_at_224():
         "vit", H=224, W=160, P=16, C=1, d_e=64, M=4, d_f=32, L=1, cls=0) == 2 * 64
     with pytest.raises(ConstraintError, match="P"):
         count("vit", H=225, P=16, d_e=768, M=12, d_f=3072, L=12)
+
+
+def test_vit_mlp_and_patch_biases_switch_apart():
+    # KerasHub's use_mlp_bias (b_ffn) and use_patch_bias (b_patch)
+    hp = dict(H=224, P=16, d_e=768, M=12, d_f=3072, L=12)
+    assert count("vit", **hp) - count("vit", **hp, b_ffn=0) == 12 * (3072 + 768)
+    assert count("vit", **hp) - count("vit", **hp, b_patch=0) == 768
 
 
 def test_tst_batch_norm_adds_only_non_trainable_statistics():

@@ -23,7 +23,8 @@ def test_prove_quick(arch_id):
     assert p.status == "proven", prove.proof_text(p)
     arch = registry.get(arch_id)
     flags = [s for s in arch.settable if s.name in ("bi", "tied", "reset_after")]
-    assert len(p.cases) == 2 ** len(flags)
+    floored = 2 if arch_id == "gpt2" else 1  # M | d_e or not (KerasHub floors d_e // M)
+    assert len(p.cases) == 2 ** len(flags) * floored
     for c in p.cases:
         assert c.error_bound < prove.TARGET_ERROR
         assert c.builds == c.points_per_node * 3  # L ∈ {1, 2, 3}: degree 1 + margin 1
@@ -159,10 +160,25 @@ def test_piecewise_term_splits_the_case():
         pytest.skip("electra not registered")
     arch = registry.get("electra")
     labels = [c.label for c in prove.cases(arch)]
-    assert labels == ["d_emb = d_e", "d_emb ≠ d_e"]
+    assert labels == ["M divides d_e, d_emb = d_e", "M does not divide d_e, d_emb = d_e",
+                      "M divides d_e, d_emb ≠ d_e", "M does not divide d_e, d_emb ≠ d_e"]
     hp = arch.resolve(arch.preset("electra_small_discriminator_uncased_en").hparams)
-    assert prove.case_of(arch, hp).label == ("d_emb = d_e" if hp["d_emb"] == hp["d_e"]
-                                             else "d_emb ≠ d_e")
+    assert prove.case_of(arch, hp).label == ("M divides d_e, "
+                                             + ("d_emb = d_e" if hp["d_emb"] == hp["d_e"]
+                                                else "d_emb ≠ d_e"))
+
+
+def test_floored_head_width_splits_on_divisibility():
+    # KerasHub's key_dim = d_e // M: M | d_e (d_e = M·d_e'), or d_e = M·q + r with 0 < r < M
+    arch = registry.get("gpt2")
+    divides, remainder = prove.cases(arch)
+    assert (divides.label, remainder.label) == ("M divides d_e", "M does not divide d_e")
+    for i in range(5):
+        hp = remainder.hparams({x: 2 + i + j for j, x in enumerate(remainder.free)})
+        assert hp["d_e"] % hp["M"] != 0
+        assert arch.resolve(hp)["d_k"] == hp["d_e"] // hp["M"]
+    assert prove.case_of(arch, {**arch.preset("tiny").hparams, "M": 3}) == remainder
+    assert prove.case_of(arch, arch.preset("tiny").hparams) == divides
 
 
 def test_stacked_experts_are_not_structural_but_layers_are():
@@ -173,3 +189,15 @@ def test_stacked_experts_are_not_structural_but_layers_are():
     assert {x.name for x in case.structural} >= {"L", "k"}  # candidates: layers, times, top-k
     measured = prove.classify(case, prove._Oracle(case))
     assert {x.name for x in measured.structural} == {"L"}  # E experts live in one weight
+
+
+def test_a_flag_used_only_in_defaults_is_not_a_case():
+    # Gemma's post_norm only sets the defaults of post_attn_norm and post_ffw_norm
+    arch = registry.get("gemma")
+    assert [s.name for s in prove.case_flags(arch)] == ["post_attn_norm", "post_ffw_norm"]
+    labels = [c.label for c in prove.cases(arch)]
+    assert labels == [f"post_attn_norm={a}, post_ffw_norm={f}" for a in (0, 1) for f in (0, 1)]
+    hp = arch.resolve(arch.preset("gemma2_2b_en").hparams)
+    assert prove.case_of(arch, hp).label == "post_attn_norm=1, post_ffw_norm=1"
+    assert prove.case_of(arch, {**hp, "post_ffw_norm": 0}).label == \
+        "post_attn_norm=1, post_ffw_norm=0"

@@ -51,14 +51,19 @@ def test_divisor_unknown_respects_m_kv_divides_m():
     assert sol.below.total <= 6.6e9 <= sol.above.total
 
 
-def test_gpt2_d_e_respects_divisibility_and_is_nearest():
+def test_gpt2_d_e_is_nearest_and_llama_d_e_respects_divisibility():
     hp = dict(v=50257, n=1024, M=12, d_f=3072, L=12)
     sol = solve("gpt2", "124_439_808", "d_e", hp)
     assert sol.best.value == 768 and sol.best.difference == 0  # GPT-2 small exactly
+    # GPT-2 floors the head width (KerasHub's d_e // M): every d_e ≥ M is a model
     sol = solve("gpt2", "130M", "d_e", hp)
-    assert sol.below.value % 12 == 0 and sol.above.value == sol.below.value + 12
+    assert sol.above.value == sol.below.value + 1
     assert sol.below.total < 130_000_000 < sol.above.total
     assert sol.below.total == _total("gpt2", d_e=sol.below.value, **hp)
+    hp = dict(v=32000, M=32, M_kv=32, d_f=11008, L=32)
+    sol = solve("llama", "7e9", "d_e", hp)
+    assert sol.below.value % 32 == 0 and sol.above.value == sol.below.value + 32
+    assert sol.below.total <= 7_000_000_000 <= sol.above.total
 
 
 def test_layers_and_flags():
@@ -84,8 +89,10 @@ def test_parse_target():
 
 def test_errors():
     hp = dict(v=50257, n=1024, L=12, d_f=3072, d_e=768)
+    # (GPT-2's count depends on M through the floored head width d_e // M; nanoGPT's fused
+    # projection does not split by heads)
     with pytest.raises(HyperparameterError, match="does not depend on M"):
-        solve("gpt2", "1e8", "M", hp)
+        solve("nanogpt", "1e8", "M", dict(v=50257, n=1024, L=12, d_e=768))
     with pytest.raises(HyperparameterError, match="fixed"):
         solve("gpt2", "1e8", "d_k", {**hp, "M": 12})
     with pytest.raises(HyperparameterError, match="missing"):
@@ -101,6 +108,7 @@ def test_solve_cli_text_and_no_tensorflow():
             "'n=1024', 'M=25', 'd_f=6400', 'L=48']); "
             "assert 'tensorflow' not in sys.modules; sys.exit(rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "nearest below: d_e = 1,550  total 1,494,065,450" in out.stdout
-    assert "nearest above: d_e = 1,575  total 1,525,718,325" in out.stdout
-    assert "valid d_e: multiples of 25" in out.stdout
+    # GPT-2 floors the head width (d_e // M), so every d_e is a model, not only multiples of M
+    assert "nearest below: d_e = 1,556  total 1,499,846,876" in out.stdout
+    assert "nearest above: d_e = 1,557  total 1,500,810,447" in out.stdout
+    assert "valid d_e: positive integers" in out.stdout

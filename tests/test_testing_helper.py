@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.errors import ConstraintError
+from paramcount.errors import HyperparameterError
 from paramcount.testing import assert_param_count, param_count_check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,8 +94,14 @@ def test_weights_no_component_claims_are_named(tiny_gpt2):
 
 
 def test_bad_hyperparameters_are_reported_as_such(tiny_gpt2):
-    with pytest.raises(ConstraintError, match="divisible"):
-        assert_param_count(tiny_gpt2(), "gpt2", **{**TINY, "M": 5})
+    with pytest.raises(HyperparameterError, match="positive integer"):
+        assert_param_count(tiny_gpt2(), "gpt2", **{**TINY, "M": 0})
+
+
+def test_heads_that_do_not_split_the_width_are_floored_as_keras_hub_does(tiny_gpt2):
+    # 32 // 3 = 10: three heads of 10, so the attention is 30 wide inside a 32-wide model
+    result = assert_param_count(tiny_gpt2(num_heads=3), "gpt2", **{**TINY, "M": 3})
+    assert result.formula == result.keras
 
 
 def test_full_size_preset_on_a_stateless_model():

@@ -12,7 +12,7 @@ Two parameter-reduction ideas, both visible in the tree:
 from __future__ import annotations
 
 from paramcount.components import dense, layer_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import L_g, L_r, d_emb, encoder_stack, factorised_embeddings
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
@@ -33,7 +33,7 @@ _COMMON = dict(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M), Divisible(L, L_g)),
+    constraints=(HEADS_FIT, Divisible(L, L_g)),
     presets="albert",
     family="keras_hub",
     examples={

@@ -9,10 +9,9 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -44,7 +43,7 @@ register(Architecture(
              "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets="bart",
     family="keras_hub",
     keras_hub_metadata=True,

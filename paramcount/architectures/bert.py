@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
@@ -76,7 +75,7 @@ _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},

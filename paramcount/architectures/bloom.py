@@ -41,6 +41,7 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
+    # BloomAttention refuses a d_e that M does not divide.
     constraints=(Divisible(d_e, M),),
     reference="reference_models.bloom:backbone",
     counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "

@@ -45,6 +45,7 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
     fixed={**EVEN_HEADS, zeta: 1},
+    # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     constraints=(Divisible(d_e, M),),
     presets="deberta_v3",
     family="keras_hub",

@@ -6,10 +6,9 @@ learned-position tables, an embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -27,7 +26,7 @@ register(Architecture(
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets="distil_bert",
     family="keras_hub",
     keras_hub_metadata=True,

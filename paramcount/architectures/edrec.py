@@ -9,9 +9,8 @@ so the architecture is checked on example sets.
 from __future__ import annotations
 
 from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, zero
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 
@@ -56,7 +55,7 @@ register(Architecture(
              "decoder blocks; EdRecBackbone has no final norm and no LM head",
     required=(v, d_e, M, d_f, L_enc, L_dec),
     fixed={**EVEN_HEADS, zeta: 0},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_f=64, L_enc=2, L_dec=2),

@@ -10,10 +10,9 @@ from __future__ import annotations
 import sympy
 
 from paramcount.components import dense
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import d_emb, encoder_stack, eta, factorised_embeddings
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
@@ -36,7 +35,7 @@ register(Architecture(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets="electra",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -54,6 +54,8 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     fixed=EVEN_HEADS,
+    # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
+    # (prove refutes it): an exact split only, as the checkpoints have.
     constraints=(Divisible(d_e, M),),
     presets="esm",
     family="keras_hub",

@@ -43,6 +43,7 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
+    # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     constraints=(Divisible(d_e, M),),
     reference="reference_models.falcon:backbone",
     counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "

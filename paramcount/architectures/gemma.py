@@ -8,7 +8,9 @@ feed-forward is GeGLU: gate and up projections of width d_f each, then down.
 RMS norm conventions: Gemma's RMS norm multiplies by (1 + scale), the scale initialised to zero;
 it is one d_e-wide vector all the same. Gemma 2 adds a norm after attention and after the
 feed-forward (``post_norm = 1``: 4 norms a block instead of 2); its logit soft-capping and
-alternating sliding-window attention hold no weights.
+alternating sliding-window attention hold no weights. KerasHub switches the two post-norms apart
+(``use_post_attention_norm``, ``use_post_ffw_norm``): so do ``post_attn_norm`` and
+``post_ffw_norm``, whose default is ``post_norm`` (the presets' one value for both).
 
 d_f is the width of *each* of the gate and up projections (Hugging Face's ``intermediate_size``).
 KerasHub's ``intermediate_dim`` and the Gemma papers' "feedforward hidden dims" are 2·d_f (both
@@ -18,14 +20,22 @@ halves together); the reference passes ``intermediate_dim = 2·d_f``.
 from __future__ import annotations
 
 from paramcount.components import embedding
-from paramcount.components.decoders import gemma_attention, post_norm, post_norms
+from paramcount.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+)
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
-_post_attention, _post_ffw = post_norms(post_norm)
+# KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
+_post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
+_POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
 
 register(Architecture(
     id="gemma",
@@ -56,7 +66,7 @@ register(Architecture(
                      "(soft-capped in Gemma 2: no weights)"),
     ),
     required=(v, d_e, M, d_k, d_f, L),
-    optional={M_kv: M, post_norm: 0},
+    optional={M_kv: M, post_norm: 0, **_POST},
     constraints=(Divisible(M, M_kv),),
     reference="reference_models.gemma:backbone",
     counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
@@ -68,5 +78,7 @@ register(Architecture(
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),
         "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, post_norm=1),
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, post_norm=0),
+        "post_attention_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
+                                         post_attn_norm=1, post_ffw_norm=0),
     },
 ))

@@ -19,7 +19,14 @@ d_e → d_pool → d_sent.
 from __future__ import annotations
 
 from paramcount.components import dense, embedding
-from paramcount.components.decoders import gemma_attention, post_norm, post_norms, qk_norm
+from paramcount.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+    qk_norm,
+)
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
@@ -29,7 +36,9 @@ from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
 d_pool = declare("d_pool", "hidden width of an embedding model's pooling head (EmbeddingGemma)")
 d_sent = declare("d_sent", "width of the sentence embedding an embedding model outputs")
 
-_post_attention, _post_ffw = post_norms(post_norm)
+# KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
+_post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
+_POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
 
 _BACKBONE = (
     group(
@@ -70,7 +79,7 @@ register(Architecture(
         *_BACKBONE,
         zero("head", "tied: the output projection is the token embedding, transposed"),
     ),
-    optional={M_kv: M, qk_norm: 1, post_norm: 1},
+    optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
     reference="reference_models.gemma3:backbone",
     counting="trainable weights of the text backbone: token embedding (also the tied head), "
              "L blocks, final norm; the vision+text presets, with their SigLIP encoder, are "
@@ -82,6 +91,8 @@ register(Architecture(
         "no_qk_no_post": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, qk_norm=0,
                               post_norm=0),
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3),
+        "post_ffw_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
+                                   post_attn_norm=0, post_ffw_norm=1),
     },
     **_COMMON,
 ))
@@ -102,7 +113,7 @@ register(Architecture(
             zero("normalize", "unit (L2) normalisation: no weights"),
         ),
     ),
-    optional={M_kv: M, qk_norm: 1, post_norm: 1, d_pool: 4 * d_e, d_sent: d_e},
+    optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST, d_pool: 4 * d_e, d_sent: d_e},
     reference="reference_models.gemma3:embedding_backbone",
     counting="trainable weights: token embedding, L bidirectional blocks, final norm, pooling "
              "head (two bias-free dense layers)",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -70,7 +69,7 @@ TRANSFORMERS = Transformers(weights={
 _COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets=("gpt2", "gpt3"),
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},

@@ -8,10 +8,9 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -67,7 +66,7 @@ register(Architecture(
     ),
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     reference="reference_models.opt:backbone",
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
              "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",

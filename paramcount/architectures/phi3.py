@@ -44,6 +44,7 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
     fixed=EVEN_HEADS,
+    # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
     constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
     reference="reference_models.phi3:backbone",
     counting="trainable weights of the backbone, which includes the untied LM head "

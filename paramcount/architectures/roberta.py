@@ -6,10 +6,9 @@ embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
 from paramcount.formula import group
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -22,7 +21,7 @@ def roberta_formula(name: str):
 COMMON = dict(
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     family="keras_hub",
     keras_hub_metadata=True,
     examples={

@@ -11,13 +11,29 @@ outputs, e_tj = v_aᵀ·tanh(W_a·s_t + U_a·h_j) (W_a, U_a without biases, d_a 
 vector concatenated to the decoder's output before the softmax layer.
 
 Option ``bi``: a bidirectional encoder (Bahdanau's choice); the decoder starts from the forward
-direction's states, and attention reads 2·d_h-wide encoder outputs.
+direction's states, and attention reads 2·d_h-wide encoder outputs. The output layer is
+``v_out`` wide: the target vocabulary unless set otherwise.
+
+Stacks whose layers differ are data: :func:`stacked_seq2seq` takes the encoder's and the
+decoder's cell types in order; encoder layer i is d_enc{i} wide, and a decoder layer takes the
+width of the encoder layer it starts from (aligned at the top; its state must fit: an LSTM's
+(h, c) only an LSTM, a GRU's or SimpleRNN's h a GRU or SimpleRNN), the decoder layers below the
+encoder's depth their own d_dec{j}. ``mixed_seq2seq`` is one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from paramcount.components import dense, embedding
-from paramcount.components.recurrent import bi, recurrent_stack
+from paramcount.components.recurrent import (
+    GATES,
+    bi,
+    layered_stack,
+    recurrent_stack,
+    reset_after,
+    v_out,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, d_e, d_h, declare
@@ -51,9 +67,10 @@ register(Architecture(
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
                               "aligned at the top: a copy, no weights"),
-        dense("head", d_h, v_tgt, match="head", note="Dense(d_h → v_tgt) with bias"),
+        dense("head", d_h, v_out, match="head",
+              note="Dense(d_h → v_out) with bias; v_out = v_tgt unless set"),
     ),
-    optional={bi: 0},
+    optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_lstm",
     counting="trainable weights: source and target embeddings, encoder and decoder LSTM layers "
              "(one bias per gate, Keras' convention), output layer",
@@ -64,6 +81,8 @@ register(Architecture(
         "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1),
         "deeper_decoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=3),
         "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=3, L_dec=2, bi=1),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2,
+                                       v_out=5),
     },
     family="paper",
 ))
@@ -89,17 +108,19 @@ register(Architecture(
                       "(AdditiveAttention's scale)"),
             zero("context", "softmax-weighted sum of the encoder outputs: no weights"),
         ),
-        dense("head", d_h + _enc_width, v_tgt, match="head",
-              note="Dense([decoder output; context] → v_tgt) with bias"),
+        dense("head", d_h + _enc_width, v_out, match="head",
+              note="Dense([decoder output; context] → v_out) with bias; v_out = v_tgt unless set"),
     ),
     required=(*_REQUIRED, d_a),
-    optional={bi: 0},
+    optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_attention",
     counting="trainable weights: embeddings, encoder and decoder LSTM layers, additive attention "
              "(W_a, U_a, v_a), output layer over [decoder output; context]",
     examples={
         "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2, d_a=10),
         "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1, d_a=3),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=2,
+                                       d_a=4, v_out=3),
         "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=3,
                                       d_a=7, bi=1),
         # Bahdanau et al.'s sizes (30k vocabularies, 620-d embeddings, 1000 units, alignment
@@ -108,4 +129,97 @@ register(Architecture(
                                     L_dec=1, d_a=1000, bi=1),
     },
     family="paper",
+))
+
+
+def _state(kind: str) -> str:
+    return "(h, c)" if kind == "lstm" else "h"
+
+
+def stacked_seq2seq(encoder: Sequence[str], decoder: Sequence[str], *, id: str,
+                    title: str | None = None,
+                    examples: Mapping[str, Mapping[str, int]] | None = None) -> Architecture:
+    """A recurrent encoder-decoder whose layers are given as data (cell types, bottom first)."""
+    encoder, decoder = tuple(encoder), tuple(decoder)
+    if not encoder or not decoder or any(k not in GATES for k in encoder + decoder):
+        raise ValueError(f"{id}: cell types must be among {', '.join(GATES)} "
+                         f"(got {encoder} and {decoder})")
+    enc_w = [declare(f"d_enc{i}", f"units of encoder layer {i} (and of the decoder layer it "
+                                  "starts)") for i in range(1, len(encoder) + 1)]
+    offset = len(encoder) - len(decoder)  # decoder layer j starts from encoder layer j + offset
+    dec_w = []
+    for j, kind in enumerate(decoder):
+        i = j + offset
+        if i < 0:
+            dec_w.append(declare(f"d_dec{j + 1}", f"units of decoder layer {j + 1} (below the "
+                                                  "encoder's depth: no state passed to it)"))
+        elif _state(kind) != _state(encoder[i]):
+            raise ValueError(f"{id}: decoder layer {j + 1} ({kind}) cannot start from encoder "
+                             f"layer {i + 1} ({encoder[i]}): state {_state(encoder[i])} is not "
+                             f"{_state(kind)}")
+        else:
+            dec_w.append(enc_w[i])
+    optional = {bi: 0, v_out: v_tgt}
+    if "gru" in encoder + decoder:
+        optional[reset_after] = 1
+    return Architecture(
+        id=id,
+        title=title or (f"RNN encoder-decoder, encoder {' → '.join(encoder)}, decoder "
+                        f"{' → '.join(decoder)} (layers as data)"),
+        source="Sutskever, Vinyals & Le 2014, generalised: layers declared as data; "
+               "keras.layers.{SimpleRNN,LSTM,GRU}",
+        formula=group(
+            id,
+            group("embeddings",
+                  embedding("source", v_src, match="source_embedding"),
+                  embedding("target", v_tgt, match="target_embedding")),
+            layered_stack("encoder", tuple(zip(encoder, enc_w)), d_in=d_e, directions=1 + bi,
+                          prefix="encoder_rnn"),
+            layered_stack("decoder", tuple(zip(decoder, dec_w)), d_in=d_e, prefix="decoder_rnn"),
+            zero("state_passing", "decoder layers start from the encoder layers' final states, "
+                                  "aligned at the top: a copy, no weights"),
+            dense("head", dec_w[-1], v_out, match="head",
+                  note="Dense(top decoder layer → v_out) with bias; v_out = v_tgt unless set"),
+        ),
+        required=(v_src, v_tgt, d_e, *dict.fromkeys(enc_w + dec_w)),
+        optional=optional,
+        reference=_StackReference(encoder, decoder),
+        counting="trainable weights: source and target embeddings, the encoder and decoder "
+                 "layers as declared, output layer",
+        examples=dict(examples or {}),
+        family="paper",
+    )
+
+
+class _StackReference:
+    """The Keras builder of a declared encoder-decoder (imports Keras only when called)."""
+
+    def __init__(self, encoder: tuple[str, ...], decoder: tuple[str, ...]):
+        self.kinds = (encoder, decoder)
+
+    def __call__(self, hp: dict[str, int]):
+        from reference_models.seq2seq import stacked_seq2seq as build
+
+        return build(*self.kinds, hp)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _StackReference) and other.kinds == self.kinds
+
+    def __hash__(self) -> int:
+        return hash(self.kinds)
+
+    def __repr__(self) -> str:
+        return f"reference_models.seq2seq:stacked_seq2seq{self.kinds}"
+
+
+register(stacked_seq2seq(
+    ("lstm", "gru", "simple_rnn"), ("gru", "simple_rnn"),
+    id="mixed_seq2seq",
+    title="RNN encoder-decoder with mixed layers: encoder LSTM → GRU → SimpleRNN, decoder GRU → "
+          "SimpleRNN (layers as data)",
+    examples={
+        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_enc1=12, d_enc2=10, d_enc3=6),
+        "bidirectional_other_output": dict(v_src=31, v_tgt=41, d_e=6, d_enc1=9, d_enc2=5,
+                                           d_enc3=7, bi=1, v_out=4, reset_after=0),
+    },
 ))

@@ -14,9 +14,9 @@ transformation", section 3.4).
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, declare, zeta
 
@@ -55,7 +55,7 @@ register(Architecture(
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
     fixed={**EVEN_HEADS, zeta: 1},
     constraints=(
-        Divisible(d_e, M),
+        HEADS_FIT,
         Relation(v_src, "==", v_tgt, when=shared,
                  reason="one shared table serves a joint source-target vocabulary"),
     ),

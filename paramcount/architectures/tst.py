@@ -13,9 +13,8 @@ Option ``bn``: Zerveas et al. use batch normalization in place of layer normaliz
 from __future__ import annotations
 
 from paramcount.components import attention, dense, feed_forward
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, declare, n, zeta
 
@@ -74,7 +73,7 @@ register(Architecture(
     required=(d_x, n, d_e, M, d_f, L),
     optional={d_y: 1, bn: 1, pretrain: 0},
     fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     reference="reference_models.tst:tst",
     counting="trainable weights: input projection, positions, L encoder blocks, output layer; "
              "batch norms' moving statistics counted apart, as non-trainable",

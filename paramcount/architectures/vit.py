@@ -4,12 +4,14 @@ An H × W × C image is cut into (H/P)·(W/P) patches of P × P pixels; a stride
 P·P·C → d_e linear map per patch, with bias) embeds them; a learned class token is prepended and
 learned positions added (one per patch, plus one for the class token); L pre-LN encoder blocks
 (layer norm, multi-head attention, layer norm, GELU MLP) and a final layer norm follow.
+KerasHub switches the biases of the attention (``use_mha_bias``: ζ), of the MLP (``use_mlp_bias``:
+b_ffn) and of the patch convolution (``use_patch_bias``: b_patch) apart; all are on by default.
 """
 
 from __future__ import annotations
 
 from paramcount.components import attention, feed_forward, layer_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
@@ -20,6 +22,10 @@ W = declare("W", "image width in pixels")
 P = declare("P", "patch side in pixels (P × P patches)")
 C = declare("C", "image channels")
 cls = declare("cls", "1 when a learned class token is prepended to the patches, else 0", flag=True)
+# KerasHub's use_patch_bias and use_mlp_bias (b_ffn as SmolLM3 declares it)
+b_patch = declare("b_patch", "1 when the patch-embedding convolution carries a bias, else 0",
+                  flag=True)
+b_ffn = declare("b_ffn", "1 when the feed-forward projections carry biases, else 0", flag=True)
 
 n_patches = (H / P) * (W / P)
 
@@ -31,9 +37,9 @@ register(Architecture(
         "vit",
         group(
             "embeddings",
-            leaf("patch", P * P * C * d_e + d_e, match="patch_embedding",
-                 note="Conv2D, kernel P × P × C → d_e, stride P, with bias: one linear map per "
-                      "patch"),
+            leaf("patch", P * P * C * d_e + b_patch * d_e, match="patch_embedding",
+                 note="Conv2D, kernel P × P × C → d_e, stride P, with bias unless b_patch = 0: "
+                      "one linear map per patch"),
             leaf("class_token", cls * d_e, match="class_token",
                  note="a learned d_e vector prepended to the patches"),
             leaf("position", (n_patches + cls) * d_e, match="position_embedding",
@@ -45,16 +51,16 @@ register(Architecture(
             layer_norm("norm_1", match="ln_1"),
             attention(match="mha", bias=zeta),
             layer_norm("norm_2", match="ln_2"),
-            feed_forward(match="mlp", names=("dense_1", "dense_2")),
+            feed_forward(match="mlp", names=("dense_1", "dense_2"), bias=b_ffn),
             times=L,
             match=r"transformer_block_\d+",
         ),
         layer_norm("final_norm", match="ln"),
     ),
     required=(H, P, d_e, M, d_f, L),
-    optional={W: H, C: 3, cls: 1, zeta: 1},
+    optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
     fixed=EVEN_HEADS,
-    constraints=(Divisible(d_e, M), Divisible(H, P), Divisible(W, P)),
+    constraints=(HEADS_FIT, Divisible(H, P), Divisible(W, P)),
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "
              "encoder blocks, final norm; no classification head",
@@ -65,6 +71,7 @@ register(Architecture(
         "odd_sizes": dict(H=21, W=14, P=7, C=5, d_e=15, M=5, d_f=13, L=3),
         "grayscale_no_class_token": dict(H=28, P=4, C=1, d_e=16, M=2, d_f=24, L=2, cls=0),
         "no_attention_bias": dict(H=16, W=24, P=8, d_e=12, M=3, d_f=20, L=1, zeta=0),
+        "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
     },
     family="keras_hub",
 ))

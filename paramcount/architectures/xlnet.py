@@ -17,9 +17,8 @@ from paramcount.components import (
     layer_norm,
     sinusoidal_positions,
 )
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 
@@ -61,7 +60,7 @@ register(Architecture(
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
     fixed=EVEN_HEADS,
-    constraints=(Divisible(d_e, M),),
+    constraints=(HEADS_FIT,),
     presets="xlnet",
     family="keras_hub",
     examples={

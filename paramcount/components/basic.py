@@ -16,14 +16,21 @@ from __future__ import annotations
 import sympy
 
 from paramcount.formula import Term, group, leaf, zero
+from paramcount.hparams import Relation
 from paramcount.symbols import M, d_e, d_f, d_k, d_v, zeta
 
-#: The heads split the model width evenly (KerasHub's ``key_dim = hidden_dim // num_heads``):
-#: as an architecture's ``fixed`` values, with ``Divisible(d_e, M)`` among its constraints.
-EVEN_HEADS = {d_k: d_e / M, d_v: d_e / M}
+#: The heads split the model width (KerasHub's ``key_dim = hidden_dim // num_heads``), as an
+#: architecture's ``fixed`` values. The floor is KerasHub's: where its layers floor, the
+#: architecture drops ``Divisible(d_e, M)`` and d_e = 256 with M = 3 gives heads of 85 (M·d_k =
+#: 255 ≠ d_e); where the reference needs an exact split, the constraint stays and the floor is exact.
+EVEN_HEADS = {d_k: sympy.floor(d_e / M), d_v: sympy.floor(d_e / M)}
+#: With the floor, d_e < M would give heads of width zero, which KerasHub refuses: the constraint
+#: a flooring architecture states instead of ``Divisible(d_e, M)``.
+HEADS_FIT = Relation(M, "<=", d_e, reason="fewer heads than the width: d_e // M must not be 0")
 
 __all__ = [
     "EVEN_HEADS",
+    "HEADS_FIT",
     "embedding",
     "position_embedding",
     "sinusoidal_positions",

@@ -9,12 +9,25 @@ from paramcount.components.basic import dense
 from paramcount.formula import Term, group, leaf
 from paramcount.symbols import M, M_kv, d_e, d_k, declare
 
-__all__ = ["post_norm", "qk_norm", "fused_qkv", "qk_norms", "gemma_attention", "post_norms"]
+__all__ = ["post_norm", "post_attn_norm", "post_ffw_norm", "qk_norm", "fused_qkv", "qk_norms",
+           "gemma_attention", "post_norms"]
 
 post_norm = declare(
     "post_norm",
     "1 when attention and feed-forward outputs are RMS-normalised again before the residual add "
     "(Gemma 2/3 post-norms)",
+    flag=True,
+)
+post_attn_norm = declare(
+    "post_attn_norm",
+    "1 when the attention output is RMS-normalised again before the residual add (Gemma's "
+    "use_post_attention_norm; defaults to post_norm)",
+    flag=True,
+)
+post_ffw_norm = declare(
+    "post_ffw_norm",
+    "1 when the feed-forward output is RMS-normalised again before the residual add (Gemma's "
+    "use_post_ffw_norm; defaults to post_norm)",
     flag=True,
 )
 qk_norm = declare(
@@ -59,11 +72,14 @@ def gemma_attention(*, with_qk_norm=None) -> Term:
     return group("attention", *parts, match="attention")
 
 
-def post_norms(flag=post_norm) -> tuple[Term, Term]:
-    """Gemma 2/3's extra RMS norms on the attention and feed-forward outputs (when ``flag``)."""
+def post_norms(flag=post_norm, ffw_flag=None) -> tuple[Term, Term]:
+    """Gemma 2/3's extra RMS norms on the attention output (when ``flag``) and the feed-forward
+    output (when ``ffw_flag``, by default the same ``flag``): KerasHub switches them apart
+    (``use_post_attention_norm``, ``use_post_ffw_norm``)."""
+    ffw_flag = flag if ffw_flag is None else ffw_flag
     return (
         leaf("post_attention_norm", flag * d_e, match="post_attention_norm",
-             note="RMS norm (scale only) on the attention output; none when post_norm = 0"),
-        leaf("post_ffw_norm", flag * d_e, match="post_ffw_norm",
-             note="RMS norm (scale only) on the feed-forward output; none when post_norm = 0"),
+             note=f"RMS norm (scale only) on the attention output; none when {flag} = 0"),
+        leaf("post_ffw_norm", ffw_flag * d_e, match="post_ffw_norm",
+             note=f"RMS norm (scale only) on the feed-forward output; none when {ffw_flag} = 0"),
     )

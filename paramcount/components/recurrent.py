@@ -18,13 +18,17 @@ from __future__ import annotations
 from paramcount.formula import Term, group, leaf
 from paramcount.symbols import d_h, declare
 
-__all__ = ["GATES", "bi", "reset_after", "recurrent_cell", "recurrent_stack"]
+__all__ = ["GATES", "bi", "reset_after", "v_out", "recurrent_cell", "recurrent_stack",
+           "layered_stack"]
 
 bi = declare("bi", "1 when the recurrent layers are bidirectional (forward and backward, "
                    "outputs concatenated), else 0", flag=True)
 reset_after = declare("reset_after", "1 when a GRU applies its reset gate after the recurrent "
                                      "product (Keras' default; a second bias per gate), else 0",
                       flag=True)
+
+v_out = declare("v_out", "width of the output layer: the (target) vocabulary unless the head "
+                         "predicts something else (classes, a shortlist)")
 
 # Gate blocks in Keras' order along the last axis of kernel, recurrent_kernel and bias.
 GATES: dict[str, tuple[str, ...]] = {
@@ -95,3 +99,28 @@ def recurrent_stack(
                  note="each reads the previous layer's output (directions·d_h); "
                       "× (layers − 1)·directions")
     return group(name, first, rest if layers != 1 else None)
+
+
+def layered_stack(
+    name: str,
+    layers,
+    *,
+    d_in,
+    directions=1,
+    prefix: str = "rnn",
+    gru_reset_after=reset_after,
+) -> Term:
+    """A stack whose layers differ: ``layers`` is data, one ``(kind, units)`` pair per layer, in
+    order (``(("lstm", d_h1), ("gru", d_h2))``), so widths and cell types may change from layer to
+    layer. Layer i is ``{prefix}_{i}`` in Keras and ``layer_{i+1}`` in the breakdown; it reads the
+    previous layer's output, ``directions·units`` wide (the first reads ``d_in``).
+    """
+    terms = []
+    width = d_in
+    for i, (kind, units) in enumerate(layers):
+        terms.append(group(f"layer_{i + 1}",
+                           *recurrent_cell(kind, width, units, gru_reset_after=gru_reset_after),
+                           times=directions, match=f"{prefix}_{i}",
+                           note=f"{kind}, {units} units, reads {width}; × directions"))
+        width = directions * units
+    return group(name, *terms)
