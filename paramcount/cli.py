@@ -90,8 +90,6 @@ def cmd_count(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from paramcount.verify import verify
-
     ids = args.arch or sorted(registry.architectures())
     archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
     jobs = []
@@ -101,9 +99,11 @@ def cmd_verify(args) -> int:
             jobs.append((arch, hp, name))
         else:
             jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
-    results = [verify(arch, hp, name=name)
-               for arch, hp, name in progress.track(jobs, describe=lambda j: f"{j[0].id} {j[2]}",
-                                                    quiet=args.quiet)]
+    from paramcount import parallel
+
+    with progress.Bar(len(jobs), quiet=args.quiet) as bar:
+        results = parallel.verify_jobs([parallel.Job(arch, hp, name) for arch, hp, name in jobs],
+                                       n_jobs=args.jobs, progress=bar)
     if args.json:
         _emit_json([with_residuals(r) for r in results])
     else:
@@ -197,7 +197,10 @@ def cmd_report(args) -> int:
         if target.is_dir() or not os.access(target.parent, os.W_OK):
             raise OSError("not a writable file path")
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
-            results = report.verify_all(progress=bar)
+            results = report.verify_all(progress=bar, n_jobs=args.jobs)
+        from paramcount import parallel
+
+        parallel.prove_into_cache(sorted({r.arch for r in results}), n_jobs=args.jobs)
         path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
@@ -207,6 +210,21 @@ def cmd_report(args) -> int:
 
 
 # --- parser -------------------------------------------------------------------------------------
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return n
+
+
+def _jobs_option(s) -> None:
+    s.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: one per core; 1: in this process)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
@@ -244,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--all", action="store_true",
                    help="every architecture, every preset and example set")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _jobs_option(s)
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("prove", help="prove formula = Keras as polynomials in every free "
@@ -265,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", help="write the markdown conformance report")
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
     s.add_argument("--quiet", action="store_true")
+    _jobs_option(s)
     s.set_defaults(func=cmd_report)
     for command in sub.choices.values():  # --plugin also after the command name
         command.add_argument("--plugin", metavar="MODULE", action="append", dest="plugin_after",
