@@ -17,11 +17,13 @@ Nothing here imports SymPy or TensorFlow (``count`` reads it on every call).
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
-import tempfile
 from pathlib import Path
+
+try:  # the built-in SHA-256: hashlib would load OpenSSL, a noticeable share of a compiled count
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - other Python builds
+    from hashlib import sha256 as _sha256
 
 __all__ = ["CACHE_DIR_ENV", "CACHE_ENV", "enabled", "cache_dir", "key", "get", "put",
            "get_json", "put_json", "source_fingerprint"]
@@ -44,7 +46,7 @@ def cache_dir() -> Path:
 
 def key(*parts: object) -> str:
     """A hex digest of ``parts`` (strings, bytes, numbers, None, or nested tuples/lists of them)."""
-    h = hashlib.sha256()
+    h = _sha256()
     _feed(h, parts)
     return h.hexdigest()
 
@@ -80,6 +82,8 @@ def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
     """Store ``data`` atomically under ``kind/digest``; the path, or None when not stored."""
     if not enabled():
         return None
+    import tempfile
+
     target = _path(kind, digest, suffix)
     tmp = None
     try:
@@ -99,6 +103,8 @@ def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
 
 
 def get_json(kind: str, digest: str):
+    import json
+
     raw = get(kind, digest, ".json")
     if raw is None:
         return None
@@ -109,6 +115,8 @@ def get_json(kind: str, digest: str):
 
 
 def put_json(kind: str, digest: str, obj) -> Path | None:
+    import json
+
     return put(kind, digest, json.dumps(obj, sort_keys=True).encode(), ".json")
 
 
@@ -127,7 +135,7 @@ def source_fingerprint() -> str:
         from paramcount import __version__
 
         root = Path(__file__).resolve().parent
-        h = hashlib.sha256(f"paramcount {__version__}\0".encode())
+        h = _sha256(f"paramcount {__version__}\0".encode())
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):

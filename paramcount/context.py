@@ -28,12 +28,12 @@ Formula only: nothing here imports TensorFlow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 # SymPy-free at import: ``count``'s compiled path (paramcount.compiled) formats its numbers with
-# this module without building a formula tree.
+# this module without building a formula tree. (NamedTuples rather than dataclasses: importing
+# dataclasses imports inspect, a tenth of a compiled count's time.)
 if TYPE_CHECKING:
     from paramcount.registry import Architecture
 
@@ -92,8 +92,7 @@ def rule_applies(arch: Architecture) -> bool:
             and not any("cross" in s for s in segments) and not arch.formula.has_active)
 
 
-@dataclass(frozen=True)
-class Approximation:
+class Approximation(NamedTuple):
     """A closed-form approximation against the exact count it approximates."""
 
     name: str
@@ -112,8 +111,7 @@ class Approximation:
         return f"{float(self.relative_error) * 100:+.3g}%"  # 3 significant digits
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     total: int  # every weight, trainable or not
     trainable: int
     embedding: int

@@ -8,15 +8,14 @@ formatter here, so the two paths cannot word a count differently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from paramcount.context import Context, context_json, context_lines, human
 
 __all__ = ["Counted", "count_text", "count_json"]
 
 
-@dataclass(frozen=True)
-class Counted:
+class Counted(NamedTuple):
     """A count at one resolved hyperparameter set, everything ``count`` shows."""
 
     arch: str
