@@ -182,7 +182,7 @@ def bench_large(t: Table, allocating: bool) -> None:
                   "≤ 1.5 s", limit_s=1.5, note=status)
         else:
             t.add(what, d["verify"], "", None, "≤ 1.5 s", limit_s=1.5,
-                  note=status or "allocating anchor skipped (--allocating)")
+                  note=status or "allocating anchor skipped: --no-allocating")
         if meta and arch_id == "gpt2":
             t.add(f"verify `{preset}` against transformers", d["verify"],
                   "transformers meta-device build of the same model", meta["build"])
