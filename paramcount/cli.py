@@ -149,6 +149,11 @@ def cmd_prove(args) -> int:
     ids = args.arch or sorted(registry.architectures())
     for a in ids:
         registry.get(a)  # unknown ids fail before anything is built
+    from paramcount import parallel
+
+    # Several architectures: proven in worker processes into the proof cache first; the loop
+    # below then reads each outcome from there, in order.
+    parallel.prove_into_cache(ids, n_jobs=args.jobs)
     proofs = []
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
@@ -270,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("arch", nargs="*", help="architectures (default: all)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _jobs_option(s)
     s.set_defaults(func=cmd_prove)
 
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "

@@ -172,6 +172,8 @@ def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None) -> N
     from paramcount import cache
 
     n = default_jobs() if n_jobs is None else n_jobs
-    if n <= 1 or not cache.enabled() or len(arch_ids) <= 1:
+    if n <= 1 or not cache.enabled() or len(arch_ids) <= 1 or "tensorflow" in sys.modules:
+        # (With TensorFlow loaded here, workers could not be forked: spawned ones would import
+        # it again and not see user plugins' architectures; the serial pass proves them.)
         return
     run_grouped(_prove_one, list(arch_ids), [[i] for i in range(len(arch_ids))], jobs=n)
