@@ -102,6 +102,22 @@ def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
         return None
 
 
+def prune(kind: str, keep: int) -> None:
+    """Remove all but the ``keep`` newest entries of ``kind`` (best effort): every edit of
+    paramcount's sources keys new entries, and nothing else would ever remove the old ones."""
+    try:
+        with os.scandir(cache_dir() / kind) as it:
+            entries = [(e.stat().st_mtime, e.path) for e in it if e.is_file()]
+    except OSError:
+        return
+    entries.sort(reverse=True)
+    for _, path in entries[keep:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
 def get_json(kind: str, digest: str):
     import json
 
@@ -305,7 +321,8 @@ def cached_proof(arch, prove_uncached):
     proof = prove_uncached(arch)
     if proof.status != "error":  # an error may be the environment's (memory, a flaky build)
         try:
-            put(PROOF_KIND, digest, pickle.dumps(proof), ".pickle")
+            if put(PROOF_KIND, digest, pickle.dumps(proof), ".pickle") is not None:
+                prune(PROOF_KIND, 2000)  # some 40 builtin architectures' worth of edits
         except (pickle.PicklingError, TypeError, AttributeError):
             pass
     return proof

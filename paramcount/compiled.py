@@ -231,7 +231,10 @@ def store(arch) -> bool:
         src = generate(arch)
     except NotImplementedError:
         return False
-    return cache.put(KIND, _digest(arch.id), src.encode(), ".py") is not None
+    if cache.put(KIND, _digest(arch.id), src.encode(), ".py") is None:
+        return False
+    cache.prune(KIND, 1000)  # each edit of paramcount's sources keys new entries
+    return True
 
 
 # --- evaluation (no SymPy) -----------------------------------------------------------------------

@@ -114,3 +114,13 @@ def test_writes_are_atomic_and_an_unwritable_dir_is_no_error(tmp_path, monkeypat
     monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "ok"))
     assert cache.put("k", "d", b"data") is not None and cache.get("k", "d") == b"data"
     assert [p.name for p in (tmp_path / "ok" / "k").iterdir()] == ["d"]  # no temporary left
+
+
+def test_prune_keeps_the_newest(cache_dir):
+    import os
+
+    for i in range(5):
+        path = cache.put("k", f"d{i}", b"x")
+        os.utime(path, (i, i))
+    cache.prune("k", 2)
+    assert sorted(p.name for p in (cache_dir / "k").iterdir()) == ["d3", "d4"]
