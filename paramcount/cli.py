@@ -102,7 +102,8 @@ def cmd_verify(args) -> int:
     from paramcount import parallel
 
     with progress.Bar(len(jobs), quiet=args.quiet) as bar:
-        results = parallel.verify_jobs([parallel.Job(arch, hp, name) for arch, hp, name in jobs],
+        results = parallel.verify_jobs([parallel.Job(arch, hp, name or "custom")
+                                        for arch, hp, name in jobs],
                                        n_jobs=args.jobs, progress=bar)
     if args.json:
         _emit_json([with_residuals(r) for r in results])

@@ -153,8 +153,8 @@ def generate(arch) -> str:
     # The nested components, exactly as Term.breakdown forms them.
     comp_exprs: list = []
 
-    def nested(term, mult) -> object:
-        out = {}
+    def nested(term, mult) -> dict:
+        out: dict[str, object] = {}
         for child in term.children:
             m = mult * child.times
             if child.is_leaf:
@@ -196,7 +196,8 @@ def generate(arch) -> str:
         out.append(f"    ({s.name!r}, {_names(e)!r}, {i}),")
     out += [")", ""]
     out += _lambdas("DEFAULT_FNS", [e for _, e in defaults]) + [""]
-    cons, cexprs = [], []
+    cons: list[tuple] = []
+    cexprs: list = []
     for c in arch.constraints:
         if isinstance(c, Divisible):
             cons.append(("div", None, _names(c.dividend) + _names(c.divisor), None, len(cexprs)))

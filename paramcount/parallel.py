@@ -124,6 +124,7 @@ def run_grouped(fn: Callable, items: Sequence, groups: list[list[int]], *, jobs:
     else:
         fork = "fork" in multiprocessing.get_all_start_methods() and "tensorflow" not in sys.modules
         ctx = multiprocessing.get_context("fork" if fork else "spawn")
+        tasks: list[tuple[Callable | None, list[int], list | None]]
         if fork:
             init_args: tuple = ({"fn": fn, "items": items},)
             tasks = [(None, g, None) for g in groups]
@@ -156,7 +157,7 @@ def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,
     results in the jobs' order."""
     n = default_jobs() if n_jobs is None else n_jobs
     return run_grouped(_verify_job, list(jobs), _groups(jobs), jobs=n, progress=progress,
-                       label=lambda j: j.label())
+                       label=lambda j: j.label())  # type: ignore[attr-defined]
 
 
 def _prove_one(arch_id: str) -> str:
