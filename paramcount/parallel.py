@@ -137,6 +137,8 @@ def run_grouped(fn: Callable, items: Sequence, groups: list[list[int]], *, jobs:
                     results[i] = res
                     if progress:
                         progress(label(items[i]))
+            pool.close()  # a clean shutdown: terminate() (the with's exit) leaks semaphores
+            pool.join()
     for res in results:
         if isinstance(res, _Failed):
             res.reraise()
