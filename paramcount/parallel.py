@@ -146,7 +146,14 @@ def run_grouped(fn: Callable, items: Sequence, groups: list[list[int]], *, jobs:
 
 
 def _verify_job(job: Job):
+    from paramcount import registry
+    from paramcount.errors import ParamcountError
     from paramcount.verify import verify
+
+    try:  # a spawned worker: load the module that declares the architecture's symbols
+        registry.get(job.arch.id)  # type: ignore[attr-defined]
+    except ParamcountError:
+        pass  # not a built-in: a spawned worker knows only what the job carries
 
     if job.preset is not None:  # as report.verify_all asks: KerasHub's figure beside it
         return verify(job.arch, preset=job.preset)  # type: ignore[arg-type]
