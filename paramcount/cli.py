@@ -147,8 +147,6 @@ def cmd_count(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from paramcount.verify import verify
-
     if len(args.arch) > 1 and getattr(args, "config", None):
         raise UsageError("--config reads one architecture; name at most one")
     reading = _reading(args, args.arch[0] if args.arch else None)
@@ -173,23 +171,21 @@ def cmd_verify(args) -> int:
             jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
     if reading is not None and not args.json:
         print("\n".join(_reading_lines(reading)))
+    from paramcount import parallel
+
     jobs = [(arch, hp, name, fw) for arch, hp, name in jobs for fw in fws
             if fw == "keras" or arch.transformers is not None]
-    results = []
-    skipped: list[dict] = []
-    for arch, hp, name, fw in progress.track(jobs, describe=lambda j: f"{j[0].id} {j[2]}",
-                                             quiet=args.quiet):
-        try:
-            results.append(verify(arch, hp, name=name, framework=fw))
-        except ParamcountError as exc:
-            if fw == "keras" or type(exc).__name__ != "Refused":
-                raise
-            # transformers' own validation refuses a set Keras builds (an odd rotary width):
-            # reported, not a mismatch of the formula.
-            skipped.append({"arch": arch.id, "preset": name, "framework": fw,
-                            "status": "skipped", "reason": str(exc)})
-            if not args.json:
-                print(f"{'skipped':<8} {arch.id:<24} {name:<28} {exc}")
+    with progress.Bar(len(jobs), quiet=args.quiet) as bar:
+        outcomes = parallel.verify_jobs([parallel.Job(arch, hp, name or "custom", framework=fw)
+                                         for arch, hp, name, fw in jobs],
+                                        n_jobs=args.jobs, progress=bar)
+    # transformers' own validation refuses some sets Keras builds (an odd rotary width): those
+    # come back as skipped rows, reported, not mismatches of the formula.
+    results = [r for r in outcomes if not isinstance(r, dict)]
+    skipped: list[dict] = [r for r in outcomes if isinstance(r, dict)]
+    if not args.json:
+        for row in skipped:
+            print(f"{'skipped':<8} {row['arch']:<24} {row['preset']:<28} {row['reason']}")
     if args.json:
         _emit_json([with_residuals(r) for r in results] + skipped)
     else:
@@ -237,6 +233,12 @@ def cmd_prove(args) -> int:
         registry.get(a)  # unknown ids fail before anything is built
     if args.framework == "transformers" and not args.arch:  # those that have a reference
         ids = [a for a in ids if registry.get(a).transformers is not None]
+    if args.framework == "keras":
+        from paramcount import parallel
+
+        # Several architectures: proven in worker processes into the proof cache first; the
+        # loop below then reads each outcome from there, in order.
+        parallel.prove_into_cache(ids, n_jobs=args.jobs)
     proofs = []
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
@@ -290,7 +292,10 @@ def cmd_report(args) -> int:
         if target.is_dir() or not os.access(target.parent, os.W_OK):
             raise OSError("not a writable file path")
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
-            results = report.verify_all(progress=bar)
+            results = report.verify_all(progress=bar, n_jobs=args.jobs)
+        from paramcount import parallel
+
+        parallel.prove_into_cache(sorted({r.arch for r in results}), n_jobs=args.jobs)
         path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
@@ -300,6 +305,21 @@ def cmd_report(args) -> int:
 
 
 # --- parser -------------------------------------------------------------------------------------
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return n
+
+
+def _jobs_option(s) -> None:
+    s.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="worker processes (default: one per core; 1: in this process)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
@@ -350,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--all", action="store_true",
                    help="every architecture, every preset and example set")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _jobs_option(s)
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("prove", help="prove formula = Keras as polynomials in every free "
@@ -360,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--framework", choices=("keras", "transformers"), default="keras",
                    help="the reference proven against (default keras; transformers proves the "
                         "formula with its declared deltas)")
+    _jobs_option(s)
     s.set_defaults(func=cmd_prove)
 
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
@@ -374,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("report", help="write the markdown conformance report")
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
     s.add_argument("--quiet", action="store_true")
+    _jobs_option(s)
     s.set_defaults(func=cmd_report)
     for command in sub.choices.values():  # --plugin also after the command name
         command.add_argument("--plugin", metavar="MODULE", action="append", dest="plugin_after",

@@ -28,12 +28,14 @@ Formula only: nothing here imports TensorFlow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, NamedTuple
 
-from paramcount.formula import to_int
-from paramcount.registry import Architecture
-from paramcount.symbols import L, d_e, v
+# SymPy-free at import: ``count``'s compiled path (paramcount.compiled) formats its numbers with
+# this module without building a formula tree. (NamedTuples rather than dataclasses: importing
+# dataclasses imports inspect, a tenth of a compiled count's time.)
+if TYPE_CHECKING:
+    from paramcount.registry import Architecture
 
 __all__ = [
     "EMBEDDING_RULE",
@@ -44,7 +46,9 @@ __all__ = [
     "embedding_paths",
     "rule_applies",
     "context",
+    "context_of",
     "context_lines",
+    "human",
     "context_json",
 ]
 
@@ -80,14 +84,15 @@ def embedding_paths(arch: Architecture) -> list[str]:
 
 def rule_applies(arch: Architecture) -> bool:
     """A GPT-style stack: L, d_e and v in the formula, attention, no cross-attention, no router."""
+    from paramcount.symbols import L, d_e, v
+
     syms = arch.formula.free_symbols()
     segments = {seg.lower() for p, _, _ in arch.formula.walk() for seg in p.split(".")}
     return ({L, d_e, v} <= syms and any("attention" in s for s in segments)
             and not any("cross" in s for s in segments) and not arch.formula.has_active)
 
 
-@dataclass(frozen=True)
-class Approximation:
+class Approximation(NamedTuple):
     """A closed-form approximation against the exact count it approximates."""
 
     name: str
@@ -106,8 +111,7 @@ class Approximation:
         return f"{float(self.relative_error) * 100:+.3g}%"  # 3 significant digits
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     total: int  # every weight, trainable or not
     trainable: int
     embedding: int
@@ -129,13 +133,21 @@ class Context:
 
 def context(arch: Architecture, hparams: Mapping[str, int]) -> Context:
     """The context numbers for a resolved hyperparameter set."""
+    from paramcount.formula import to_int
+
     values = arch.values(hparams)
     trainable = to_int(arch.formula.trainable_total(True), values, "total")
     total = to_int(arch.formula.total(), values, "total")
     emb = sum(to_int(lf.expr, values, lf.path) for lf in arch.formula.leaves()
               if lf.term.trainable and is_embedding(lf.path))
+    return context_of(total, trainable, emb, rule_applies(arch), hparams)
+
+
+def context_of(total: int, trainable: int, emb: int, applies: bool,
+               hparams: Mapping[str, int]) -> Context:
+    """The context from the counts it rests on (evaluated by SymPy or by compiled code)."""
     approx: list[Approximation] = []
-    if rule_applies(arch):
+    if applies:
         ell, d, vv = hparams.get("L"), hparams.get("d_e"), hparams.get("v")
         if ell and d and vv:
             nn = hparams.get("n", 0)
@@ -150,6 +162,14 @@ def context(arch: Architecture, hparams: Mapping[str, int]) -> Context:
     return Context(total, trainable, emb, tuple(approx))
 
 
+def human(n: int) -> str:
+    """Short magnitude: 124.4M, 1.56B, 20.9K (for prose; tables carry exact integers)."""
+    for div, unit in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if abs(n) >= div:
+            return f"{n / div:.3g}{unit}"
+    return str(n)
+
+
 def _size(b: int) -> str:
     for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if b >= div:
@@ -159,8 +179,6 @@ def _size(b: int) -> str:
 
 def context_lines(ctx: Context) -> list[str]:
     """Lines appended to ``paramcount count`` (label left, figure right)."""
-    from paramcount.render import human
-
     lines = [("non-embedding (Kaplan et al. 2020)", f"{ctx.non_embedding:,}",
               f"({human(ctx.non_embedding)})")]
     for a in ctx.approximations:
@@ -201,7 +219,6 @@ def rules_of_thumb_section(results) -> str:
     """The report's "How good are the rules of thumb" section: per published preset where the
     approximations apply, their exact relative errors; and the bytes the weights take."""
     from paramcount import registry
-    from paramcount.render import human
 
     rows, mem = [], []
     for r in sorted(results, key=lambda r: (r.arch, r.name)):

@@ -770,8 +770,14 @@ def _case_result(case, status, oracle, start, nodes, ranges, points, bound, *, r
 
 
 def prove(arch: Architecture | str) -> ArchProof:
-    """Prove (or refute) one architecture, every option case."""
-    arch = registry.get(arch) if isinstance(arch, str) else arch
+    """Prove (or refute) one architecture, every option case; an outcome whose inputs have not
+    changed since it was proven is read from the on-disk cache (paramcount.cache.cached_proof)."""
+    from paramcount.cache import cached_proof
+
+    return cached_proof(registry.get(arch) if isinstance(arch, str) else arch, _prove)
+
+
+def _prove(arch: Architecture) -> ArchProof:
     out = []
     try:
         all_cases = cases(arch)

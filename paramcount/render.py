@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import sympy
 
 from paramcount import symbols
+from paramcount.context import human
 from paramcount.formula import Term
 from paramcount.registry import Architecture
 
@@ -27,14 +28,6 @@ __all__ = [
     "verification_markdown",
     "human",
 ]
-
-
-def human(n: int) -> str:
-    """Short magnitude: 124.4M, 1.56B, 20.9K (for prose; tables carry exact integers)."""
-    for div, unit in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
-        if abs(n) >= div:
-            return f"{n / div:.3g}{unit}"
-    return str(n)
 
 
 def _pretty(expr: sympy.Expr) -> str:
@@ -132,42 +125,31 @@ def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int
     return rows
 
 
-def count_text(arch: Architecture, hparams: Mapping[str, int], name: str | None = None) -> str:
-    hp = ", ".join(f"{k}={v}" for k, v in hparams.items())
-    lines = [f"{arch.id}{' [' + name + ']' if name else ''} ({hp})"]
-    for depth, label, count in count_rows(arch, hparams):
-        lines.append(f"{'  ' * depth + label:<44}{count:>18,}")
-    total = arch.count(hparams)
-    lines.append(f"{'total (trainable)':<44}{total:>18,}  ({human(total)})")
-    frozen = arch.count_nontrainable(hparams)
-    if frozen:
-        lines.append(f"{'non-trainable (not in the total)':<44}{frozen:>18,}")
-    if arch.formula.has_active:
-        active = arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in arch.values(hparams).items()})
-        lines.append(f"{'active per token':<44}{int(active):>18,}  ({human(int(active))})")
-    from paramcount.context import context, context_lines
+def counted(arch: Architecture, hparams: Mapping[str, int], name: str | None = None):
+    """Everything ``count`` shows, evaluated by SymPy (the reference for paramcount.compiled)."""
+    from paramcount.context import context
+    from paramcount.count_output import Counted
 
-    lines += context_lines(context(arch, hparams))
-    return "\n".join(lines)
+    values = arch.values(hparams)
+    active = None
+    if arch.formula.has_active:
+        active = int(arch.formula.active_total().xreplace(
+            {k: sympy.Integer(v) for k, v in values.items()}))
+    return Counted(arch.id, name, dict(hparams), tuple(count_rows(arch, hparams)),
+                   arch.formula.breakdown(values), arch.count(hparams),
+                   arch.count_nontrainable(hparams), active, context(arch, hparams))
+
+
+def count_text(arch: Architecture, hparams: Mapping[str, int], name: str | None = None) -> str:
+    from paramcount import count_output
+
+    return count_output.count_text(counted(arch, hparams, name))
 
 
 def count_json(arch: Architecture, hparams: Mapping[str, int], name: str | None = None) -> dict:
-    values = arch.values(hparams)
-    out = {"arch": arch.id, "hparams": dict(hparams), "total": arch.count(hparams),
-           "components": arch.formula.breakdown(values)}
-    frozen = arch.count_nontrainable(hparams)
-    if frozen:
-        out["nontrainable"] = frozen  # components include these; "total" does not
-    if name:
-        out["preset"] = name
-    if arch.formula.has_active:
-        out["active"] = int(arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
-    from paramcount.context import context, context_json
+    from paramcount import count_output
 
-    out["context"] = context_json(context(arch, hparams))
-    return out
+    return count_output.count_json(counted(arch, hparams, name))
 
 
 # --- markdown -----------------------------------------------------------------------------------

@@ -49,11 +49,20 @@ CONVENTION = """\
 
 def verify_all(arch_ids: Iterable[str] | None = None, *,
                verifier: Callable[..., Verification] = verify,
-               progress: Callable[[str], None] | None = None) -> list[Verification]:
-    """Verify every hyperparameter set (presets and examples) of the given architectures."""
+               progress: Callable[[str], None] | None = None,
+               n_jobs: int | None = 1) -> list[Verification]:
+    """Verify every hyperparameter set (presets and examples) of the given architectures; with
+    the default verifier, in ``n_jobs`` worker processes (None: one per core)."""
     archs = registry.architectures()
     ids = sorted(archs) if arch_ids is None else list(arch_ids)
     jobs = [(aid, hs.preset) for aid in ids for hs in registry.get(aid).hparam_sets()]
+    if verifier is verify and n_jobs != 1:
+        from paramcount import parallel
+
+        return parallel.verify_jobs(
+            [parallel.Job(registry.get(aid), registry.get(aid).resolve(p.hparams), p.name, p)
+             for aid, p in jobs],
+            n_jobs=n_jobs, progress=progress)
     out = []
     for i, (aid, preset) in enumerate(jobs):
         if progress:

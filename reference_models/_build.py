@@ -9,6 +9,9 @@ from collections.abc import Iterator
 import keras
 
 
+_FROZEN = False
+
+
 @contextlib.contextmanager
 def stateless() -> Iterator[None]:
     """Build inside this scope and no weight is allocated: shapes (and so counts) are exact, at
@@ -20,7 +23,17 @@ def stateless() -> Iterator[None]:
     Python's cyclic garbage collector is paused meanwhile: Keras creates some 15 tracked objects
     per weight, and with SymPy's caches in the heap the collector's passes cost more than the
     build itself at 70B+ sizes (Llama 2 70B: 5.2 s with it, 1.7 s without, measured).
+
+    The first build of a process also freezes what the imports left in the heap (TensorFlow,
+    Keras, SymPy's caches: objects that live as long as the process): the collector's passes
+    after each build then skip them, which halves the collection a 96-layer build's garbage
+    costs. Only the objects alive at the first build are frozen, so every model built later is
+    still reclaimed.
     """
+    global _FROZEN
+    if not _FROZEN:
+        gc.freeze()
+        _FROZEN = True
     was = gc.isenabled()
     gc.disable()
     try:

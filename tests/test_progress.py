@@ -59,13 +59,13 @@ def test_cli_verify_uses_the_bar_and_stays_quiet_when_piped(capsys, monkeypatch)
     from paramcount.cli import main
 
     calls = []
-    real = progress.track
 
-    def spy(items, **kw):
-        calls.append(kw)
-        return real(items, **kw)
+    class Spy(progress.Bar):  # verify draws one bar over the (possibly parallel) sets
+        def __init__(self, total, **kw):
+            calls.append(kw)
+            super().__init__(total, **kw)
 
-    monkeypatch.setattr(progress, "track", spy)
+    monkeypatch.setattr(progress, "Bar", Spy)
     assert main(["verify", "gpt2", "--preset", "tiny", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert calls and calls[0]["quiet"] is True

@@ -6,6 +6,7 @@ from paramcount.components import dense, embedding, encoder_block, layer_norm, p
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
@@ -82,6 +83,9 @@ _COMMON = dict(
     mapping=MAPPING,
 )
 
+# transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
+_HF_HEADS = (Divisible(d_e, M),)
+
 register(Architecture(
     id="bert",
     title="BERT backbone (keras_hub.models.BertBackbone): segment embeddings and pooler included",
@@ -91,7 +95,7 @@ register(Architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF_ENCODER),
+    transformers=Transformers(constraints=_HF_HEADS, weights=_HF_ENCODER),
     **_COMMON,
 ))
 
@@ -115,6 +119,7 @@ register(Architecture(
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
+        constraints=_HF_HEADS,
         weights={
             **_HF_ENCODER,
             "mlm_head": "cls/predictions",

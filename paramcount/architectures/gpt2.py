@@ -6,6 +6,7 @@ from paramcount.components import decoder_block, embedding, layer_norm, position
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -49,7 +50,8 @@ MAPPING = Table(
 
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
-TRANSFORMERS = Transformers(weights={
+# transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
+TRANSFORMERS = Transformers(constraints=(Divisible(d_e, M),), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
     "blocks": r"h/\d+",
@@ -102,6 +104,7 @@ register(Architecture(
     counting="trainable weights of backbone and LM head; the head is the token embedding reused "
              "(tied), counted once",
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
-    transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"}),
+    transformers=Transformers(constraints=TRANSFORMERS.constraints,
+                              weights={**TRANSFORMERS.weights, "head": "lm_head"}),
     **_COMMON,
 ))

@@ -11,6 +11,7 @@ from paramcount.components import decoder_block, embedding, layer_norm, position
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -75,6 +76,8 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
+        # transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
+        constraints=(Divisible(d_e, M),),
         weights={
             "embeddings.token": "embed_tokens",
             "embeddings.position": "embed_positions",

@@ -1,0 +1,328 @@
+"""An on-disk cache for results that are costly to recompute and cheap to key: compiled counts
+(:mod:`paramcount.compiled`) and proof outcomes (:mod:`paramcount.prove`).
+
+Nothing here imports SymPy or TensorFlow (``count`` reads it on every call).
+
+- **Where.** ``$PARAMCOUNT_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/paramcount``, else
+  ``~/.cache/paramcount``. ``PARAMCOUNT_CACHE=0`` (or ``off``/``no``/``false``) disables it:
+  every lookup misses and nothing is written.
+- **Keys.** A caller hashes everything that could change the value (:func:`key`); the entry is a
+  file named by that hash, so a changed input never finds a stale entry — it finds none.
+- **Safety.** Writes go to a temporary file in the same folder, then ``os.replace``: a reader sees
+  the old entry, the new one or none, never half of one. A cache folder that cannot be created or
+  written (read-only home, a full disk) is not an error: the value is simply recomputed next time.
+  An entry that cannot be read or parsed is a miss.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+try:  # the built-in SHA-256: hashlib would load OpenSSL, a noticeable share of a compiled count
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - other Python builds
+    from hashlib import sha256 as _sha256
+
+__all__ = ["CACHE_DIR_ENV", "CACHE_ENV", "enabled", "cache_dir", "key", "get", "put",
+           "get_json", "put_json", "source_fingerprint"]
+
+CACHE_DIR_ENV = "PARAMCOUNT_CACHE_DIR"
+CACHE_ENV = "PARAMCOUNT_CACHE"
+
+
+def enabled() -> bool:
+    return os.environ.get(CACHE_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get(CACHE_DIR_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "paramcount"
+
+
+def key(*parts: object) -> str:
+    """A hex digest of ``parts`` (strings, bytes, numbers, None, or nested tuples/lists of them)."""
+    h = _sha256()
+    _feed(h, parts)
+    return h.hexdigest()
+
+
+def _feed(h, obj: object) -> None:
+    # Length-prefixed, type-tagged: ("ab", "c") and ("a", "bc") hash differently.
+    if isinstance(obj, (tuple, list)):
+        h.update(b"(%d" % len(obj))
+        for x in obj:
+            _feed(h, x)
+        h.update(b")")
+        return
+    data = obj if isinstance(obj, bytes) else repr(obj).encode()
+    h.update(b"%s%d:" % (type(obj).__name__.encode(), len(data)))
+    h.update(data)
+
+
+def _path(kind: str, digest: str, suffix: str) -> Path:
+    return cache_dir() / kind / f"{digest}{suffix}"
+
+
+def get(kind: str, digest: str, suffix: str = "") -> bytes | None:
+    """The bytes stored under ``kind/digest``, or None (missing, unreadable or disabled)."""
+    if not enabled():
+        return None
+    try:
+        return _path(kind, digest, suffix).read_bytes()
+    except OSError:
+        return None
+
+
+def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
+    """Store ``data`` atomically under ``kind/digest``; the path, or None when not stored."""
+    if not enabled():
+        return None
+    import tempfile
+
+    target = _path(kind, digest, suffix)
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+        return target
+    except OSError:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        return None
+
+
+def prune(kind: str, keep: int) -> None:
+    """Remove all but the ``keep`` newest entries of ``kind`` (best effort): every edit of
+    paramcount's sources keys new entries, and nothing else would ever remove the old ones."""
+    try:
+        with os.scandir(cache_dir() / kind) as it:
+            entries = [(e.stat().st_mtime, e.path) for e in it if e.is_file()]
+    except OSError:
+        return
+    entries.sort(reverse=True)
+    for _, path in entries[keep:]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def get_json(kind: str, digest: str):
+    import json
+
+    raw = get(kind, digest, ".json")
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def put_json(kind: str, digest: str, obj) -> Path | None:
+    import json
+
+    return put(kind, digest, json.dumps(obj, sort_keys=True).encode(), ".json")
+
+
+_FINGERPRINT: str | None = None
+
+
+def source_fingerprint() -> str:
+    """A digest of paramcount's own source and preset files (and its version).
+
+    Anything a formula tree, its hyperparameters, presets or the count's wording derive from is
+    in these files, so an entry keyed by this digest is never used after any of them changes
+    (a checkout, an edit, an upgrade). Reading ~110 small files costs a few milliseconds.
+    """
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        from paramcount import __version__
+
+        root = Path(__file__).resolve().parent
+        h = _sha256(f"paramcount {__version__}\0".encode())
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith((".py", ".toml")):
+                    p = os.path.join(dirpath, name)
+                    with open(p, "rb") as fh:
+                        data = fh.read()
+                    h.update(os.path.relpath(p, root).encode() + b"\0%d\0" % len(data) + data)
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
+# --- proofs ---------------------------------------------------------------------------------------
+PROOF_KIND = "proofs"
+PROOF_FORMAT = 1  # bump when what a cached proof holds changes shape
+_LIBRARIES = ("tensorflow", "tensorflow-cpu", "keras", "keras-hub", "sympy", "numpy")
+
+
+@functools.cache
+def _module_sources(module_name: str, whole_package: bool = False) -> list[tuple[str, bytes]]:
+    """The source of a module (of a package: its ``__init__``, or with ``whole_package`` every
+    file of it), found without importing it."""
+    found = _locate(module_name)
+    if found is None:
+        return [(module_name, b"<not found>")]
+    origin, package_dir = found
+    files = [origin]
+    if package_dir and whole_package:
+        files = []
+        for dirpath, dirnames, filenames in os.walk(package_dir):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+    out = []
+    for f in files:
+        with open(f, "rb") as fh:
+            out.append((os.path.basename(f), fh.read()))
+    return out
+
+
+def _locate(module_name: str) -> tuple[str, str | None] | None:
+    """(source file, package folder or None) of a module, without importing it or its parents
+    (``importlib.util.find_spec("reference_models.gpt2")`` would import TensorFlow)."""
+    import importlib.util
+
+    top, *rest = module_name.split(".")
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return None
+    origin = spec.origin
+    package_dir = os.path.dirname(origin) if spec.submodule_search_locations else None
+    for part in rest:
+        if package_dir is None:
+            return None
+        sub = os.path.join(package_dir, part)
+        if os.path.isfile(os.path.join(sub, "__init__.py")):
+            origin, package_dir = os.path.join(sub, "__init__.py"), sub
+        elif os.path.isfile(sub + ".py"):
+            origin, package_dir = sub + ".py", None
+        else:
+            return None
+    return origin, package_dir
+
+
+def _local_imports(module_name: str, source: bytes) -> set[str]:
+    """Modules of the same top-level package that ``source`` imports (helpers a builder uses)."""
+    import ast
+
+    top = module_name.partition(".")[0]
+    found: set[str] = set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.partition(".")[0] == top}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            base = node.module
+            if node.level:  # relative: resolve against the importing module's package
+                parent = module_name.rsplit(".", node.level)[0]
+                base = f"{parent}.{node.module}"
+            if base.partition(".")[0] == top:
+                found.add(base)
+                found |= {f"{base}.{a.name}" for a in node.names}  # `from pkg import module`
+    return found
+
+
+def builder_sources(reference) -> list[tuple[str, bytes]]:
+    """The source a reference builder runs: its module and, transitively, the modules of the same
+    package it imports (``reference_models._build``, ``reference_models.llama`` for Llama 3)."""
+    if callable(reference):
+        module_name = getattr(reference, "__module__", "") or ""
+        qual = getattr(reference, "__qualname__", repr(reference))
+    else:
+        module_name, _, qual = str(reference).partition(":")
+    seen: dict[str, list[tuple[str, bytes]]] = {}
+    todo = [module_name]
+    while todo:
+        name = todo.pop()
+        if name in seen or not name:
+            continue
+        srcs = _module_sources(name)
+        if srcs and srcs[0][1] == b"<not found>" and name != module_name:
+            continue  # `from pkg import function`, not a module
+        seen[name] = srcs
+        for _, src in srcs:
+            todo += sorted(_local_imports(name, src) - set(seen))
+    return [(qual, b"")] + [(f"{n}/{f}", src) for n in sorted(seen) for f, src in seen[n]]
+
+
+@functools.cache
+def library_versions() -> dict[str, str]:
+    import importlib.metadata as md
+    import platform
+
+    out = {"python": platform.python_version()}
+    for lib in _LIBRARIES:
+        try:
+            out[lib] = md.version(lib)
+        except md.PackageNotFoundError:
+            pass
+    return out
+
+
+def proof_key(arch, prove_module: str = "paramcount.prove") -> str:
+    """Everything a proof of ``arch`` depends on: the formula tree and the hyperparameters'
+    roles and constraints as exact expressions (``srepr``: symbols with their assumptions), the
+    reference builder's source, the libraries' versions, and the prover's own source (with the
+    verifier's attribution of weights to components, which it runs)."""
+    import sympy
+
+    def sr(e) -> str:
+        return "None" if e is None else sympy.srepr(e)
+
+    tree = [(path, sr(t.expr), sr(t.times), sr(t.active_times), t.match, t.part, t.trainable)
+            for path, _, t in arch.formula.walk()]
+    roles = ([sr(s) for s in arch.required],
+             [(sr(s), sr(e)) for s, e in arch.optional.items()],
+             [(sr(s), sr(e)) for s, e in arch.fixed.items()])
+    constraints = [(type(c).__name__, [(k, sr(v) if isinstance(v, sympy.Basic) else repr(v))
+                                       for k, v in sorted(vars(c).items())])
+                   for c in arch.constraints]
+    method = [src for m in (prove_module, "paramcount.verify", "paramcount.formula",
+                            "paramcount.hparams") for src in _module_sources(m, True)]
+    return key(PROOF_FORMAT, arch.id, tree, roles, constraints,
+               builder_sources(arch.reference), sorted(library_versions().items()), method)
+
+
+def cached_proof(arch, prove_uncached):
+    """``prove_uncached(arch)``, or its outcome from the cache when nothing it depends on has
+    changed (:func:`proof_key`). Outcomes are stored pickled: they hold SymPy residuals, and the
+    key pins the library versions that read them back."""
+    import pickle
+
+    if not enabled():
+        return prove_uncached(arch)
+    digest = proof_key(arch)
+    raw = get(PROOF_KIND, digest, ".pickle")
+    if raw is not None:
+        try:
+            return pickle.loads(raw)
+        except Exception:  # a damaged or foreign entry is a miss
+            pass
+    proof = prove_uncached(arch)
+    if proof.status != "error":  # an error may be the environment's (memory, a flaky build)
+        try:
+            if put(PROOF_KIND, digest, pickle.dumps(proof), ".pickle") is not None:
+                prune(PROOF_KIND, 2000)  # some 40 builtin architectures' worth of edits
+        except (pickle.PicklingError, TypeError, AttributeError):
+            pass
+    return proof

@@ -1,0 +1,469 @@
+"""``count`` without SymPy: each architecture's formula tree compiled to integer arithmetic.
+
+Importing SymPy costs more than everything else ``paramcount count`` does. So the first count of
+an architecture (through SymPy, :mod:`paramcount.render`) also writes that architecture's tree as
+generated Python — hyperparameter roles, defaults, constraints, presets, the breakdown's labels
+and every count it shows as plain integer expressions — to the on-disk cache
+(:mod:`paramcount.cache`); later counts run that code and never import SymPy.
+
+**Why a cache entry and not a generated module in the package.** The key must be computable
+without building the tree (building it is what costs), and it must change whenever the tree could:
+it is a digest of paramcount's own sources and presets (:func:`paramcount.cache.source_fingerprint`,
+the package version included), so an edited formula can never be answered from a stale entry,
+and nobody has to remember to regenerate a committed file. Where the cache cannot be written
+(read-only home), ``count`` stays correct and runs through SymPy.
+
+**Same answers, same errors.** The compiled path handles only input it can fully check — presets
+and examples of the packaged architectures, ``--set NAME=DIGITS`` — and *defers* on anything else:
+an unknown name or preset, a value out of its domain, a violated constraint, a non-integer
+default, user plugins. Deferring means running the ordinary (SymPy) command, so every error
+message and exit status is that path's own, by construction. Tests check that both evaluators
+give the same output for every preset, every example set and random sets.
+
+Division is exact: ``_q`` keeps integers where the quotient is whole and falls back to
+:class:`fractions.Fraction` otherwise; a count that is not a whole number defers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+from paramcount import cache
+
+__all__ = ["Defer", "generate", "load", "store", "evaluate", "try_count", "entrypoint"]
+
+KIND = "count"
+FORMAT = 1  # bump when the generated code's shape changes
+
+
+class Defer(Exception):
+    """The compiled path cannot answer this input exactly as the SymPy path would: use that."""
+
+
+# --- helpers the generated code calls ------------------------------------------------------------
+def _q(a, b):
+    """a / b, exactly: an int when whole, a Fraction otherwise."""
+    if isinstance(a, int) and isinstance(b, int) and b and a % b == 0:
+        return a // b
+    from fractions import Fraction
+
+    return Fraction(a) / Fraction(b)
+
+
+def _floor(x):
+    return x if isinstance(x, int) else math.floor(x)
+
+
+def _i(x) -> int:
+    """A count: a whole number or defer (SymPy's path raises its own error there)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    if getattr(x, "denominator", None) == 1:
+        return int(x)
+    raise Defer(f"not an integer: {x}")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) or getattr(x, "denominator", None) == 1
+
+
+# --- generation (SymPy) --------------------------------------------------------------------------
+def _code(expr, sym: str = "_s_{}") -> str:
+    """Python source evaluating a SymPy expression exactly; a symbol ``x`` reads as ``sym``
+    formatted with its name (an int local ``_s_x``, or ``V['x']``)."""
+    import sympy
+
+    def c(e) -> str:
+        return _code(e, sym)
+
+    if expr.is_Integer:
+        return repr(int(expr))
+    if expr.is_Rational:
+        return f"_q({int(expr.p)}, {int(expr.q)})"
+    if expr.is_Symbol:
+        return sym.format(repr(expr.name) if "[" in sym else expr.name)
+    if expr.is_Add:
+        return "(" + " + ".join(c(a) for a in expr.args) + ")"
+    if expr.is_Mul:
+        num, den = [], []
+        for f in expr.args:
+            if f.is_Rational and not f.is_Integer:
+                num.append(repr(int(f.p)))
+                den.append(repr(int(f.q)))
+            elif f.is_Pow and f.exp.is_Integer and f.exp < 0:
+                den.append(c(f.base ** (-f.exp)))
+            else:
+                num.append(c(f))
+        top = "(" + " * ".join(num or ["1"]) + ")"
+        return f"_q({top}, ({' * '.join(den)}))" if den else top
+    if expr.is_Pow and expr.exp.is_Integer:
+        if expr.exp > 0:
+            return f"({c(expr.base)} ** {int(expr.exp)})"
+        return f"_q(1, ({c(expr.base)} ** {int(-expr.exp)}))"
+    if isinstance(expr, sympy.floor):
+        return f"_floor({c(expr.args[0])})"
+    if isinstance(expr, sympy.KroneckerDelta):
+        return f"(1 if {c(expr.args[0])} == {c(expr.args[1])} else 0)"
+    raise NotImplementedError(f"cannot compile {type(expr).__name__}: {expr}")
+
+
+def _names(expr) -> tuple[str, ...]:
+    import sympy
+
+    return tuple(sorted(s.name for s in sympy.sympify(expr).free_symbols))
+
+
+def _fn(name: str, exprs: Sequence) -> list[str]:
+    """``def name(V)``: the list of the expressions' values at a complete hyperparameter set."""
+    lines = [f"def {name}(V):"]
+    used = sorted({n for e in exprs for n in _names(e)})
+    lines += [f"    _s_{n} = V[{n!r}]" for n in used]
+    lines.append(f"    return [{', '.join(_code(e) for e in exprs)}]")
+    return lines
+
+
+def _lambdas(name: str, exprs: Sequence) -> list[str]:
+    """``name = (lambda V: ..., ...)``: one function per expression, each reading only its own
+    symbols (a default or a constraint is evaluated as soon as the symbols it names are known)."""
+    return [f"{name} = ("] + [f"    lambda V: {_code(e, 'V[{}]')}," for e in exprs] + [")"]
+
+
+def generate(arch) -> str:
+    """The Python source of ``arch``'s compiled count (an Architecture of the registry)."""
+    import sympy
+
+    from paramcount.context import is_embedding, rule_applies
+    from paramcount.hparams import Divisible, Relation
+    from paramcount.render import component_label
+
+    f = arch.formula
+    syms = sorted({s.name for s in (*arch.required, *arch.optional, *arch.fixed)})
+    # The breakdown rows, exactly as render.count_rows forms them.
+    row_meta, row_exprs = [], []
+    mults: dict[str, sympy.Expr] = {}
+    for path, depth, term in f.walk():
+        mult = mults.get(path.rpartition(".")[0], sympy.Integer(1)) * term.times
+        mults[path] = mult
+        if depth:
+            row_meta.append((depth, component_label(term)))
+            row_exprs.append(mult * term.per_instance())
+    # The nested components, exactly as Term.breakdown forms them.
+    comp_exprs: list = []
+
+    def nested(term, mult) -> dict:
+        out: dict[str, object] = {}
+        for child in term.children:
+            m = mult * child.times
+            if child.is_leaf:
+                out[child.name] = len(comp_exprs)
+                comp_exprs.append(m * child.expr)
+            else:
+                out[child.name] = nested(child, m)
+        return out
+
+    comp_shape = nested(f, sympy.Integer(1))
+    emb = [lf.expr for lf in f.leaves() if lf.term.trainable and is_embedding(lf.path)]
+    totals = [f.trainable_total(True), f.trainable_total(False), f.total()]
+    if f.has_active:
+        totals.append(f.active_total())
+
+    presets = {p.name: dict(p.hparams) for p in arch.presets_table().values()}
+    for name, hp in arch.examples.items():
+        presets.setdefault(name, dict(hp))  # arch.preset(): the presets' table first
+    flags = sorted(n for n in syms if _flag(n))
+    zero_ok = sorted(n for n in syms if _zero_ok(n))
+    defaults = [*((s, e) for s, e in arch.optional.items()), *arch.fixed.items()]
+    digest = cache.key(sympy.srepr(f.total()), [sympy.srepr(e) for e in row_exprs + comp_exprs],
+                       [sympy.srepr(e) for _, e in defaults])
+
+    out = [f"# paramcount.compiled: the count of {arch.id!r}, generated from its formula tree.",
+           f"# tree {digest}", "",
+           f"ID = {arch.id!r}", f"TREE = {digest!r}",
+           f"REQUIRED = {tuple(s.name for s in arch.required)!r}",
+           f"OPTIONAL = {tuple(s.name for s in arch.optional)!r}",
+           f"FIXED = {tuple(s.name for s in arch.fixed)!r}",
+           f"FLAGS = frozenset({flags!r})",
+           f"ZERO_OK = frozenset({zero_ok!r})",
+           f"PRESETS = {presets!r}",
+           f"ROWS = {tuple(row_meta)!r}",
+           f"COMPONENTS = {comp_shape!r}",
+           f"EMBEDDINGS = {len(emb)}",
+           f"HAS_ACTIVE = {bool(f.has_active)!r}",
+           f"RULE_APPLIES = {bool(rule_applies(arch))!r}", ""]
+    out += ["DEFAULTS = ("]
+    for i, (s, e) in enumerate(defaults):
+        out.append(f"    ({s.name!r}, {_names(e)!r}, {i}),")
+    out += [")", ""]
+    out += _lambdas("DEFAULT_FNS", [e for _, e in defaults]) + [""]
+    cons: list[tuple] = []
+    cexprs: list = []
+    for c in arch.constraints:
+        if isinstance(c, Divisible):
+            cons.append(("div", None, _names(c.dividend) + _names(c.divisor), None, len(cexprs)))
+            cexprs += [sympy.sympify(c.dividend), sympy.sympify(c.divisor)]
+        elif isinstance(c, Relation):
+            when = None
+            if c.when is not None:
+                when = (_names(c.when), len(cexprs))
+                cexprs.append(sympy.sympify(c.when))
+            cons.append(("rel", c.op, _names(c.lhs) + _names(c.rhs), when, len(cexprs)))
+            cexprs += [sympy.sympify(c.lhs), sympy.sympify(c.rhs)]
+        else:
+            raise NotImplementedError(f"cannot compile constraint {type(c).__name__}")
+    out.append(f"CONSTRAINTS = {tuple(cons)!r}")
+    out += _lambdas("CONSTRAINT_FNS", cexprs) + [""]
+    out += _fn("rows", row_exprs) + [""]
+    out += _fn("components", comp_exprs) + [""]
+    out += _fn("embeddings", emb) + [""]
+    out += _fn("totals", totals) + [""]
+    return "\n".join(out)
+
+
+def _flag(name: str) -> bool:
+    from paramcount import symbols
+
+    return symbols.info(name).flag
+
+
+def _zero_ok(name: str) -> bool:  # a count that may be 0 (layers of one kind in a mixed stack)
+    from paramcount import symbols
+
+    return symbols.info(name).zero_ok
+
+
+def store(arch) -> bool:
+    """Compile ``arch`` into the cache (best effort: False when it cannot be stored)."""
+    try:
+        src = generate(arch)
+    except NotImplementedError:
+        return False
+    if cache.put(KIND, _digest(arch.id), src.encode(), ".py") is None:
+        return False
+    cache.prune(KIND, 1000)  # each edit of paramcount's sources keys new entries
+    return True
+
+
+# --- evaluation (no SymPy) -----------------------------------------------------------------------
+def _digest(arch_id: str) -> str:
+    return cache.key(FORMAT, cache.source_fingerprint(), arch_id)
+
+
+def load(arch_id: str) -> dict | None:
+    """The compiled namespace of ``arch_id``, or None when not (yet) in the cache."""
+    raw = cache.get(KIND, _digest(arch_id), ".py")
+    if raw is None:
+        return None
+    ns: dict = {"_q": _q, "_floor": _floor, "__name__": f"paramcount.compiled.{arch_id}"}
+    try:
+        exec(compile(raw, f"<paramcount compiled {arch_id}>", "exec"), ns)
+    except Exception:  # a damaged entry is a miss
+        return None
+    return ns
+
+
+def _violated(ns: dict, values: Mapping[str, int]) -> bool:
+    """Whether a constraint fails, read as hparams.Divisible/Relation read it (a constraint
+    whose symbols are not all known yet, or whose sides are not whole numbers, is not checked)."""
+    fns = ns["CONSTRAINT_FNS"]
+    for kind, op, deps, when, i in ns["CONSTRAINTS"]:
+        if not all(d in values for d in deps):
+            continue
+        if kind == "div":
+            a, b = fns[i](values), fns[i + 1](values)
+            if _is_int(a) and _is_int(b) and int(a) % int(b):
+                return True
+            continue
+        if when is not None:
+            wdeps, wi = when
+            if not all(d in values for d in wdeps):
+                continue
+            w = fns[wi](values)
+            if not _is_int(w) or int(w) == 0:
+                continue
+        a, b = fns[i](values), fns[i + 1](values)
+        if not {"==": a == b, "<=": a <= b, ">=": a >= b}[op]:
+            return True
+    return False
+
+
+def _check_value(ns: dict, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Defer(name)
+    if name in ns["FLAGS"]:
+        if value not in (0, 1):
+            raise Defer(name)
+    elif value < (0 if name in ns.get("ZERO_OK", ()) else 1):
+        raise Defer(name)
+    return value
+
+
+def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
+    """hparams.resolve, compiled: the complete set, or Defer where that would raise."""
+    required, optional, fixed = ns["REQUIRED"], ns["OPTIONAL"], ns["FIXED"]
+    settable = set(required) | set(optional)
+    values: dict[str, int] = {}
+    pinned: dict[str, int] = {}
+    for name, value in given.items():
+        if name not in settable:
+            if name in fixed:
+                pinned[name] = _check_value(ns, name, value)
+                continue
+            raise Defer(name)
+        values[name] = _check_value(ns, name, value)
+    if any(s not in values for s in required) or _violated(ns, values):
+        raise Defer("missing or constrained")
+    defaults = {name: (deps, i) for name, deps, i in ns["DEFAULTS"]}
+    pending = {**{k: defaults[k] for k in optional if k not in values},
+               **{k: defaults[k] for k in fixed}}
+    while pending:
+        progressed = False
+        for name, (deps, i) in list(pending.items()):
+            if not all(d in values for d in deps):
+                continue
+            values[name] = _i(ns["DEFAULT_FNS"][i](values))
+            del pending[name]
+            progressed = True
+        if not progressed:
+            raise Defer("defaults depend on each other")
+    if _violated(ns, values):
+        raise Defer("constrained")
+    if any(values[k] != v for k, v in pinned.items()):
+        raise Defer("pinned")
+    return {k: values[k] for k in (*required, *optional, *fixed)}
+
+
+def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
+    """A resolved set's :class:`~paramcount.count_output.Counted`, by the compiled code."""
+    from paramcount.context import context_of
+    from paramcount.count_output import Counted
+
+    V = dict(hparams)
+    rows = tuple((d, label, _i(x)) for (d, label), x in zip(ns["ROWS"], ns["rows"](V)))
+    leaves = [_i(x) for x in ns["components"](V)]
+
+    def fill(shape):
+        return {k: fill(s) if isinstance(s, dict) else leaves[s] for k, s in shape.items()}
+
+    totals = [_i(x) for x in ns["totals"](V)]
+    trainable, frozen, everything = totals[:3]
+    emb = sum(_i(x) for x in ns["embeddings"](V))
+    active = totals[3] if ns["HAS_ACTIVE"] else None
+    ctx = context_of(everything, trainable, emb, ns["RULE_APPLIES"], hparams)
+    return Counted(ns["ID"], name, dict(hparams), rows, fill(ns["COMPONENTS"]), trainable,
+                   frozen, active, ctx)
+
+
+def _parse(argv: Sequence[str]) -> tuple[str, str | None, list[tuple[str, str]], bool] | None:
+    """``count ARCH [--preset NAME] [--set A=1 ...] [--json]``, in the plainest spelling only;
+    None for anything else (abbreviations, ``--opt=value``, help, unknown options, repeats)."""
+    if len(argv) < 2 or argv[0] != "count":
+        return None
+    arch, preset, sets, as_json = None, None, [], False
+    seen: set[str] = set()
+    i = 1
+    while i < len(argv):
+        tok = argv[i]
+        if tok in ("--preset", "--json", "--set") and tok in seen and tok != "--set":
+            return None
+        if tok == "--json":
+            as_json = True
+        elif tok == "--preset":
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                return None
+            preset = argv[i + 1]
+            i += 1
+        elif tok == "--set":
+            j = i + 1
+            while j < len(argv) and not argv[j].startswith("-"):
+                sets.append(argv[j].partition("=")[::2])
+                j += 1
+            if j == i + 1:
+                return None
+            i = j - 1
+        elif tok.startswith("-") or arch is not None:
+            return None
+        else:
+            arch = tok
+        seen.add(tok)
+        i += 1
+    if arch is None or (preset is None and not sets):
+        return None
+    return arch, preset, sets, as_json
+
+
+def _plain_int(raw: str) -> int:
+    # Only the spelling every integer parser reads the same way; anything else defers.
+    if not raw.isascii() or not raw.isdigit() or (raw.startswith("0") and raw != "0"):
+        raise Defer(raw)
+    return int(raw)
+
+
+def try_count(argv: Sequence[str]) -> str | None:
+    """The output of ``paramcount <argv>`` when the compiled path can give it, else None."""
+    parsed = _parse(argv)
+    if parsed is None or os.environ.get("PARAMCOUNT_PLUGINS", "").strip():
+        return None
+    arch_id, preset, sets, as_json = parsed
+    ns = load(arch_id)
+    if ns is None:
+        return None
+    try:
+        given: dict[str, int] = {}
+        name = None
+        if preset is not None:
+            if preset not in ns["PRESETS"]:
+                raise Defer(preset)
+            given.update(ns["PRESETS"][preset])
+            name = preset
+        if sets:
+            names = [k.strip() for k, _ in sets]
+            if len(set(names)) != len(names):
+                raise Defer("repeated name")
+            for k, raw in sets:
+                if not k.strip() or not raw.strip():
+                    raise Defer(k)
+                given[k.strip()] = _plain_int(raw.strip())
+            name = f"{name}+custom" if name else "custom"
+        hp = resolve(ns, given)
+        counted = evaluate(ns, hp, name)
+    except Defer:
+        return None
+    except (ArithmeticError, TypeError, ValueError, KeyError):
+        return None  # the SymPy path says what is wrong, in its words
+    from paramcount import count_output
+
+    if as_json:
+        import json
+
+        return json.dumps(count_output.count_json(counted), indent=2) + "\n"
+    return count_output.count_text(counted) + "\n"
+
+
+def entrypoint() -> None:
+    """The ``paramcount`` command: the compiled count where it answers, the full CLI otherwise
+    (which, for a count the cache does not hold yet, also compiles it for next time)."""
+    argv = sys.argv[1:]
+    out = try_count(argv)
+    if out is not None:
+        try:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass
+        sys.exit(0)
+    from paramcount.cli import main
+
+    code = main(argv)
+    parsed = _parse(argv)
+    plugins = os.environ.get("PARAMCOUNT_PLUGINS", "").strip()
+    if code == 0 and parsed is not None and not plugins and cache.enabled():
+        from paramcount import registry
+
+        try:
+            store(registry.get(parsed[0]))
+        except Exception:  # compiling is an optimisation: never fail a count over it
+            pass
+    sys.exit(code)
