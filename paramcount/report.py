@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from paramcount import registry
-from paramcount._io import write_atomic
+from paramcount._io import check_output, write_group
 from paramcount.render import (
     _md_escape,
     breakdown_markdown,
@@ -225,19 +225,23 @@ def generate(results: list[Verification] | None = None, *,
 
 def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
                  results: list[Verification] | None = None) -> Path:
-    """Write atomically: a temporary file in the same folder, then a rename over the target.
+    """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
+    so everything is verified here), the figures it links to (``composition.svg``,
+    ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
 
-    With ``results`` (or when neither ``text`` nor ``results`` is given, so everything is
-    verified here), the figures the report links to are written beside it first
-    (``composition.svg``, ``scaling.svg``; see :mod:`paramcount.plots`).
+    The report and its figures are one group (:func:`paramcount._io.write_group`): every target
+    is checked and every file written to a synced temporary file before any is renamed, the
+    report last, so the figures never pair with a different report.
     """
     path = Path(path)
+    check_output(path)
     if text is None:
         results = verify_all() if results is None else results
         text = generate(results)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    files: dict[Path, str | bytes] = {}
     if results is not None:
-        from paramcount.plots import write_plots
+        from paramcount.plots import report_plots
 
-        write_plots(results, path.parent)
-    return write_atomic(path, text)
+        files.update({path.parent / name: plot.svg() for name, plot in report_plots(results).items()})
+    files[path] = text
+    return write_group(files)[-1]
