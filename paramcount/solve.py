@@ -197,18 +197,40 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
 
 
 def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
-    """Valid integers next to each positive real root of f (and the smallest valid value)."""
+    """Valid integers next to each positive real root of f (and the smallest valid value).
+
+    Roots are located numerically, then pinned to the integer below them by exact integer
+    bisection on f (no float decides the answer: at 1e150 parameters a double has lost 130
+    digits). Where the numerical root finder fails (it does not converge for some huge targets),
+    the sign change of f over the positive integers is found by exact doubling and bisection.
+    """
     num = sympy.numer(sympy.together(f))
-    roots: list[float] = []
     try:
         poly = sympy.Poly(num, x)
-        for r in poly.nroots(n=30, maxsteps=200):
-            if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
-                roots.append(float(sympy.re(r)))
-    except (sympy.PolynomialError, sympy.polys.polyerrors.NoConvergence):
-        pass
+    except sympy.PolynomialError:
+        poly = None
+
+    def sign(k: int) -> int:
+        v = poly.eval(k) if poly is not None else num.xreplace({x: sympy.Integer(k)})
+        return (bool(v > 0)) - (bool(v < 0))
+
+    roots: list[int] = []
+    approx: list[float] = []
+    if poly is not None:
+        try:
+            for r in poly.nroots(n=30, maxsteps=200):
+                if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
+                    approx.append(float(sympy.re(r)))
+        except Exception:  # noqa: BLE001 -- mpmath's NoConvergence and kin: use bisection below
+            approx = []
+        for r in approx:
+            roots.append(_pin(sign, max(1, math.floor(r))))
+        if not approx:
+            root = _first_sign_change(sign)
+            if root is not None:
+                roots.append(root)
     out: set[int] = set()
-    starts = [step * max(1, math.floor(r / step)) for r in roots] + [step]
+    starts = [step * max(1, r // step) for r in roots] + [step]
     for s in starts:
         for direction in (-1, 1):
             k = s if direction == -1 else s + step
@@ -220,6 +242,44 @@ def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
                     break
                 k += direction * step
     return sorted(out)
+
+
+_MAX_BITS = 4096  # unknowns beyond 2**4096 are not looked for
+
+
+def _pin(sign, guess: int) -> int:
+    """The integer k next to ``guess`` with a sign change of f between k and k+1 (exact)."""
+    s0 = sign(guess)
+    if s0 == 0:
+        return guess
+    width = max(2, guess >> 20)  # the float guess is good to ~1e-9 relative; widen till bracketed
+    for _ in range(64):
+        lo, hi = max(1, guess - width), guess + width
+        if sign(lo) != sign(hi) or sign(lo) == 0 or sign(hi) == 0:
+            return _bisect(sign, lo, hi)
+        width *= 4
+    return guess
+
+
+def _bisect(sign, lo: int, hi: int) -> int:
+    slo = sign(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sign(mid) == slo:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _first_sign_change(sign) -> int | None:
+    lo, s = 1, sign(1)
+    hi = 2
+    while hi.bit_length() <= _MAX_BITS:
+        if sign(hi) != s:
+            return _bisect(sign, lo, hi)
+        lo, hi = hi, hi * 2
+    return None
 
 
 def solution_text(sol: Solution) -> str:
