@@ -155,3 +155,23 @@ def test_check_output_accepts_new_files_in_new_folders(tmp_path):
     assert _io.check_output(tmp_path / "a" / "b" / "r.md") == tmp_path / "a" / "b" / "r.md"
     assert not (tmp_path / "a").exists()  # checking creates nothing
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
+    """Issue 11 item 9: figures a finding states are computed, or marked as quoted with their
+    source; no "Parameters verified in all" summing twins and examples."""
+    from paramcount import registry
+    from paramcount.verify import verify
+
+    found = [(aid, p) for aid, arch in sorted(registry.architectures().items())
+             for p in arch.presets_table().values() if p.keras_hub_differs and p.keras_hub]
+    if not found:
+        pytest.skip("no preset file records a KerasHub disagreement")
+    aid, preset = found[0]
+    r = verify(aid, preset=preset.name)
+    assert r.metadata_status == "differs"
+    text = report.generate([r], vers={"x": "1"})
+    assert "Parameters verified in all" not in text
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- **`{r.keras_hub_preset}`**")]
+    assert f"KerasHub publishes {r.keras_hub_params:,}" in line
+    assert "Quoted from `presets/" in line and "(not computed)" in line
