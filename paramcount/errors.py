@@ -60,9 +60,10 @@ def did_you_mean(name: str, known: Iterable[str], what: str) -> str:
     import difflib
 
     known = sorted(set(known))
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    shown = repr(name) if len(name) <= 60 else repr(name[:40]) + f"... ({len(name)} characters)"
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6) if len(name) <= 200 else []
     if close:
-        return f"unknown {what} {name!r}; did you mean " + " or ".join(repr(c) for c in close) + "?"
+        return f"unknown {what} {shown}; did you mean " + " or ".join(repr(c) for c in close) + "?"
     if len(known) <= 12:
-        return f"unknown {what} {name!r}; known: {', '.join(known) or 'none'}"
-    return f"unknown {what} {name!r}; known: {', '.join(known[:10])}, ... ({len(known)} in all)"
+        return f"unknown {what} {shown}; known: {', '.join(known) or 'none'}"
+    return f"unknown {what} {shown}; known: {', '.join(known[:10])}, ... ({len(known)} in all)"

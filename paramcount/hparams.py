@@ -138,7 +138,8 @@ def parse_assignments(items: Iterable[str]) -> dict[str, int]:
     for item in items:
         name, sep, raw = item.partition("=")
         if not sep or not name or not raw:
-            raise HyperparameterError(f"--set expects SYM=VALUE, got {item!r}")
+            shown = repr(item) if len(item) <= 60 else repr(item[:40]) + "..."
+            raise HyperparameterError(f"--set expects SYM=VALUE, got {shown}")
         symbols.info(name)  # unknown symbol -> UnknownSymbolError
         value = _parse_int(name, raw)
         if name in out:
@@ -151,7 +152,11 @@ def parse_assignments(items: Iterable[str]) -> dict[str, int]:
 def _parse_int(name: str, raw: str) -> int:
     value = parse_int_literal(raw)
     if value is None:
-        raise HyperparameterError(f"{name}={raw!r}: not an integer ({INTEGER_RULE})")
+        shown = repr(raw) if len(raw) <= 40 else repr(raw[:30]) + f"... ({len(raw)} characters)"
+        if _INT_RE.fullmatch(raw):
+            raise HyperparameterError(f"{name}={shown}: more digits than Python reads as an "
+                                      "integer (sys.get_int_max_str_digits)")
+        raise HyperparameterError(f"{name}={shown}: not an integer ({INTEGER_RULE})")
     return value
 
 
