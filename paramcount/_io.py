@@ -22,6 +22,7 @@ The rules, in one place (``paramcount report --output PATH`` and every figure be
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -109,10 +110,9 @@ def _write_temp(path: Path, data: str | bytes) -> str:
         if old is not None:
             os.fchmod(fd, stat.S_IMODE(old.st_mode))
             if hasattr(os, "fchown"):
-                try:
+                # Not root: the file becomes ours, as with any editor.
+                with contextlib.suppress(PermissionError):
                     os.fchown(fd, old.st_uid, old.st_gid)
-                except PermissionError:  # not root: the file becomes ours, as any editor does
-                    pass
         else:
             umask = os.umask(0)
             os.umask(umask)

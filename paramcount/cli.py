@@ -16,10 +16,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from paramcount.errors import ParamcountError
 
-__all__ = ["main", "entrypoint", "build_parser"]
+__all__ = ["build_parser", "entrypoint", "main"]
 
 
 class UsageError(ParamcountError):
@@ -29,7 +30,7 @@ class UsageError(ParamcountError):
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):  # type: ignore[override,unused-ignore]
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
@@ -37,16 +38,15 @@ def _emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
-# Loaded by main() (see the module's docstring): the registry imports SymPy.
-registry = None  # type: ignore[assignment]
-progress = None  # type: ignore[assignment]
+if TYPE_CHECKING:
+    from paramcount import progress, registry
 
 
 def _load() -> None:
-    global registry, progress
-    from paramcount import progress as _progress, registry as _registry
-
-    registry, progress = _registry, _progress
+    """Bind ``registry`` and ``progress`` here, inside main() (see the module's docstring: the
+    registry imports SymPy)."""
+    global progress, registry
+    from paramcount import progress, registry
 
 
 def parse_assignments(items):
@@ -152,7 +152,7 @@ def _verify_one(verify, arch, hp, name, preset, max_build, bar):
         return verify(arch, hp, preset=preset, name=name)
     except KeyboardInterrupt:
         raise
-    except Exception as exc:  # noqa: BLE001 -- any builder failure is reported, not raised
+    except Exception as exc:
         return ErrorRow(arch.id, name, hp, exc)
 
 
@@ -303,7 +303,6 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from paramcount import report
-
     from paramcount._io import check_output
 
     # Check the destination before the (long) verification run (the true reason, exit 2), and
@@ -491,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
-    except Exception as exc:  # noqa: BLE001 -- a bug of ours: one line, the traceback on request
+    except Exception as exc:
         if os.environ.get("PARAMCOUNT_DEBUG"):
             raise
         text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]

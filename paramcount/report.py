@@ -251,7 +251,7 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
     if text is None:
         results = verify_all() if results is None else results
         text = generate(results)
-    files: dict[Path, str | bytes] = {}
+    files: dict[str | os.PathLike, str | bytes] = {}
     if results is not None:
         from paramcount.plots import report_plots
 

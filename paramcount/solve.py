@@ -24,10 +24,11 @@ from paramcount.formula import to_int
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture
 
-__all__ = ["Candidate", "Solution", "solve", "parse_target", "solution_text", "solution_json"]
+__all__ = ["Candidate", "Solution", "parse_target", "solution_json", "solution_text", "solve"]
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
-_SCAN = 100_000  # valid-value checks at most per side of a solution
+_SCAN = 100_000
+_MAX_EXPONENT = 1000  # targets up to 10^1000 parameters  # valid-value checks at most per side of a solution
 
 
 def parse_target(text: str | int | float) -> int:
@@ -42,12 +43,18 @@ def parse_target(text: str | int | float) -> int:
         if not m:
             raise HyperparameterError(
                 f"--target {text!r}: expected a number such as 7e9, 7B, 350M or 7000000000")
-        from decimal import Decimal
+        from decimal import Decimal, localcontext
 
-        value = Decimal(m.group(1)) * _SUFFIX[m.group(2).lower()]
-        if value != value.to_integral_value():
+        number = Decimal(m.group(1))
+        if number.adjusted() > _MAX_EXPONENT:  # 1e999999999 would take the machine's memory
+            raise HyperparameterError(f"--target {text!r}: more than 10^{_MAX_EXPONENT} "
+                                      "parameters is not a model")
+        with localcontext() as ctx:
+            ctx.prec = _MAX_EXPONENT + 50  # exact: no rounding of the digits given
+            exact = number * _SUFFIX[m.group(2).lower()]
+        if exact != exact.to_integral_value():
             raise HyperparameterError(f"--target {text!r}: not a whole number of parameters")
-        value = int(value)
+        value = int(exact)
     if value < 1:
         raise HyperparameterError(f"--target {text!r}: must be a positive number of parameters")
     return value
@@ -221,7 +228,7 @@ def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
             for r in poly.nroots(n=30, maxsteps=200):
                 if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
                     approx.append(float(sympy.re(r)))
-        except Exception:  # noqa: BLE001 -- mpmath's NoConvergence and kin: use bisection below
+        except Exception:
             approx = []
         for r in approx:
             roots.append(_pin(sign, max(1, math.floor(r))))

@@ -53,7 +53,7 @@ BAD: list[list[str]] = [
     # solve
     ["solve", "llama", "--for", "d_e", "--target", "7e9"],
     *[[*SOLVE, "--target", t] for t in ["0", "-7e9", "7x", "", "seven", "1.5", "7e9e9", "nan",
-                                        "inf", "0.1", "1e-3", "7BB", "--"]],
+                                        "inf", "0.1", "1e-3", "7BB", "--", "1e99999999"]],
     [*SOLVE, "d_e=4096", "--target", "7e9"], ["solve", "llama", "--target", "7e9", "--for", "q",
                                              *L7],
     ["solve", "llama", "--target", "7e9", "--for", "d_k", *L7],

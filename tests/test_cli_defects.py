@@ -184,7 +184,7 @@ def test_ctrl_c_is_one_line_and_130(delay):
                             text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:  # finished before the signal: nothing to check
         return
     assert "Traceback" not in err
@@ -210,7 +210,7 @@ def test_a_large_build_is_announced(capsys, monkeypatch):
     from paramcount import budget
 
     monkeypatch.setattr(budget, "NOTICE_AT", 10)
-    code, out, err = run(capsys, "verify", "gpt2", "--preset", "tiny")
+    code, _, err = run(capsys, "verify", "gpt2", "--preset", "tiny")
     assert code == 0
     assert "paramcount: gpt2 [tiny]: a large build (" in err and "may take a while" in err
 
@@ -255,7 +255,8 @@ def test_plugin_verify_has_no_tensorflow_noise(tmp_path):
 
 
 def _sentiment_ids() -> list[str]:
-    text = open(os.path.join(ROOT, "examples/user_architecture/sentiment.py")).read()
+    with open(os.path.join(ROOT, "examples/user_architecture/sentiment.py")) as fh:
+        text = fh.read()
     import re
 
     return sorted(set(re.findall(r'\bid="([a-z0-9_]+)"', text)))[:1]
@@ -292,3 +293,15 @@ def _a_differing_preset():
             if p.keras_hub_differs and p.keras_hub:
                 return aid, p
     pytest.skip("no preset file records a KerasHub disagreement")
+
+
+def test_solve_target_keeps_every_digit(capsys):
+    """Decimal's default 28 digits rounded a 31-digit target; and 1e99999999 is refused at once
+    instead of building a number of a hundred million digits."""
+    from paramcount.solve import parse_target
+
+    assert parse_target("1234567890123456789012345678901") == 1234567890123456789012345678901
+    assert parse_target("1234567890123456789012345678.901k") == 1234567890123456789012345678901
+    err = one_error(capsys, "solve", "llama", "--target", "1e99999999", "--for", "d_e", "--set",
+                    "L=32", "v=32000", "M=32", "M_kv=32", "d_f=11008")
+    assert "more than 10^1000 parameters" in err

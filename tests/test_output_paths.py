@@ -69,7 +69,10 @@ def _snapshot(folder):
         for n in dirs + files:
             p = os.path.join(root, n)
             st = os.lstat(p)
-            body = open(p, "rb").read() if stat.S_ISREG(st.st_mode) else None
+            body = None
+            if stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as fh:
+                    body = fh.read()
             out[p] = (st.st_mode, st.st_ino, body)
     return out
 
