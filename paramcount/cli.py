@@ -191,7 +191,7 @@ def cmd_verify(args) -> int:
         else:
             jobs += [(arch, hs.hparams, hs.name, hs.name) for hs in arch.hparam_sets()]
     for arch, hp, name, _ in jobs:  # refuse a runaway build before any build starts
-        budget.check(arch, hp, name, args.max_build)
+        budget.check(arch, hp, name or "custom", args.max_build)
     # TensorFlow imported with its C++ start-up notices silenced (they ignore
     # TF_CPP_MIN_LOG_LEVEL), before a plugin's builder imports it loudly.
     import reference_models  # noqa: F401
