@@ -21,8 +21,15 @@ from collections.abc import Mapping
 
 from paramcount.errors import ParamcountError
 
-__all__ = ["DEFAULT_LIMIT", "NOTICE_AT", "LIMIT_ENV", "BuildTooLargeError", "build_size", "limit",
-           "check"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "LIMIT_ENV",
+    "NOTICE_AT",
+    "BuildTooLargeError",
+    "build_size",
+    "check",
+    "limit",
+]
 
 DEFAULT_LIMIT = 100_000
 NOTICE_AT = 5_000

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "ConstraintError",
+    "HyperparameterError",
+    "InputFileError",
+    "OutputPathError",
     "ParamcountError",
     "UnknownArchitectureError",
     "UnknownPresetError",
     "UnknownSymbolError",
-    "HyperparameterError",
-    "ConstraintError",
-    "InputFileError",
-    "OutputPathError",
     "did_you_mean",
 ]
 

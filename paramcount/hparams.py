@@ -11,8 +11,16 @@ import sympy
 from paramcount import symbols
 from paramcount.errors import ConstraintError, HyperparameterError
 
-__all__ = ["Constraint", "Divisible", "Relation", "INTEGER_RULE", "parse_int_literal", "parse_assignments",
-           "check_value", "resolve"]
+__all__ = [
+    "INTEGER_RULE",
+    "Constraint",
+    "Divisible",
+    "Relation",
+    "check_value",
+    "parse_assignments",
+    "parse_int_literal",
+    "resolve",
+]
 
 
 def _fmt(expr: sympy.Expr) -> str:

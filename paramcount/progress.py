@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO, TypeVar
 
-__all__ = ["Bar", "track", "enabled"]
+__all__ = ["Bar", "enabled", "track"]
 
 T = TypeVar("T")
 
