@@ -3,6 +3,10 @@
 ``list``, ``formula``, ``count`` and ``solve`` read formulas only and never import TensorFlow;
 ``verify``, ``prove`` and ``report`` import it lazily. Bad input ends with one line on stderr and
 exit status 2.
+
+Importing this module is cheap (argparse and the exceptions): SymPy, the registry and everything
+else load inside :func:`main`, so a Ctrl-C at any moment after start-up is one line and exit
+status 130, never a traceback from an import.
 """
 
 from __future__ import annotations
@@ -12,12 +16,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from paramcount import progress, registry
 from paramcount.errors import ParamcountError
-from paramcount.hparams import parse_assignments
 
-__all__ = ["main", "entrypoint", "build_parser"]
+__all__ = ["build_parser", "entrypoint", "main"]
 
 
 class UsageError(ParamcountError):
@@ -27,12 +30,30 @@ class UsageError(ParamcountError):
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):  # type: ignore[override,unused-ignore]
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def _emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+if TYPE_CHECKING:
+    from paramcount import progress, registry
+
+
+def _load() -> None:
+    """Bind ``registry`` and ``progress`` here, inside main() (see the module's docstring: the
+    registry imports SymPy)."""
+    global progress, registry
+    from paramcount import progress, registry
+
+
+def parse_assignments(items):
+    from paramcount.hparams import parse_assignments as parse
+
+    return parse(items)
+
 
 
 def _reading(args, arch_id: str | None):
@@ -64,7 +85,19 @@ def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
         from paramcount import configs
 
         configs.check_missing(reading, given)
+    elif name is not None:
+        # The preset's own values: a bad one is the preset file's fault, so say which file.
+        try:
+            return arch.resolve(given), name
+        except ParamcountError as exc:
+            raise type(exc)(f"preset {name!r} of {arch.id} ({_preset_file(arch)}): {exc}") from None
     return arch.resolve(given), name
+
+
+def _preset_file(arch) -> str:
+    files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
+    names = [str(f) if str(f).endswith(".toml") else f"presets/{f}.toml" for f in files if f]
+    return ", ".join(names) or "examples in its module"
 
 
 def _reading_lines(reading) -> list[str]:
@@ -80,11 +113,13 @@ def _reading_lines(reading) -> list[str]:
 def cmd_list(args) -> int:
     archs = registry.architectures()
     width = max(len(a) for a in archs)
+    lines = []  # all of them before any is printed: a bad preset file fails with no output
     for aid in sorted(archs):
         arch = archs[aid]
         n = len(arch.presets_table())
         presets = f"  [{n} preset{'s' if n != 1 else ''}]" if n else ""
-        print(f"{aid:<{width}}  {arch.title}{presets}")
+        lines.append(f"{aid:<{width}}  {arch.title}{presets}")
+    print("\n".join(lines))
     return 0
 
 
@@ -146,7 +181,30 @@ def cmd_count(args) -> int:
     return 0
 
 
+def _keras_hub_note(r) -> str:
+    """The third figure of the three-way check, and whether a disagreement is explained."""
+    if getattr(r, "keras_hub_params", None) is None:
+        return ""
+    if r.metadata_status == "agrees":
+        return f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): agrees"
+    built = r.keras + r.keras_nontrainable
+    why = _differs_reason(r)
+    return (f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): differs from its "
+            f"own build by {r.keras_hub_params - built:+,}; "
+            + (f"explained in the preset file: {why}" if why else "UNEXPLAINED"))
+
+
+def _differs_reason(r) -> str | None:
+    try:
+        return registry.get(r.arch).preset(r.name).keras_hub_differs
+    except ParamcountError:
+        return None
+
+
 def cmd_verify(args) -> int:
+    from paramcount import budget, parallel
+    from paramcount.verify import ErrorRow
+
     if len(args.arch) > 1 and getattr(args, "config", None):
         raise UsageError("--config reads one architecture; name at most one")
     reading = _reading(args, args.arch[0] if args.arch else None)
@@ -166,19 +224,24 @@ def cmd_verify(args) -> int:
     for arch in archs:
         if args.preset or args.set or reading:
             hp, name = _hparams(arch, args, reading)
-            jobs.append((arch, hp, name))
+            # The preset as published (no --set on top): KerasHub's figure is the third check.
+            jobs.append((arch, hp, name, None if (args.set or reading) else args.preset))
         else:
-            jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
+            jobs += [(arch, hs.hparams, hs.name, hs.name) for hs in arch.hparam_sets()]
+    for arch, hp, name, _ in jobs:  # refuse a runaway build before any build starts
+        budget.check(arch, hp, name or "custom", args.max_build)
     if reading is not None and not args.json:
         print("\n".join(_reading_lines(reading)))
-    from paramcount import parallel
-
-    jobs = [(arch, hp, name, fw) for arch, hp, name in jobs for fw in fws
+    runs = [parallel.Job(arch, hp, name or "custom", preset=preset, framework=fw)
+            for arch, hp, name, preset in jobs for fw in fws
             if fw == "keras" or arch.transformers is not None]
-    with progress.Bar(len(jobs), quiet=args.quiet) as bar:
-        outcomes = parallel.verify_jobs([parallel.Job(arch, hp, name or "custom", framework=fw)
-                                         for arch, hp, name, fw in jobs],
-                                        n_jobs=args.jobs, progress=bar)
+    with progress.Bar(len(runs), quiet=args.quiet) as bar:
+        for job in runs:
+            size = budget.build_size(job.arch, job.hparams)
+            if size > budget.NOTICE_AT:
+                bar.note(f"{job.arch.id} [{job.name}]: a large build ({size:,} layer instances), "
+                         "this may take a while")
+        outcomes = parallel.verify_jobs(runs, n_jobs=args.jobs, progress=bar)
     # transformers' own validation refuses some sets Keras builds (an odd rotary width): those
     # come back as skipped rows, reported, not mismatches of the formula.
     results = [r for r in outcomes if not isinstance(r, dict)]
@@ -190,14 +253,22 @@ def cmd_verify(args) -> int:
         _emit_json([with_residuals(r) for r in results] + skipped)
     else:
         for r in results:
+            if isinstance(r, ErrorRow):
+                print(f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {r.error}")
+                continue
             print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
                   f"{r.reference_label} {r.keras:>16,}  diff {r.difference:+,}")
             for m in r.mismatches():
                 print(f"         - {m}")
             for line in residual_lines(r):
                 print(f"         ~ residual {line}")
-        bad = sum(not r.ok for r in results)
-        print(f"{len(results) - bad} match, {bad} mismatch")
+            note = _keras_hub_note(r)
+            if note:
+                print(f"         = {note}")
+        errors = sum(isinstance(r, ErrorRow) for r in results)
+        bad = sum(not r.ok for r in results) - errors
+        print(f"{len(results) - bad - errors} match, {bad} mismatch"
+              + (f", {errors} error" if errors else ""))
     return 0 if all(r.ok for r in results) else 1
 
 
@@ -214,7 +285,15 @@ def residual_lines(r) -> list[str]:
 
 
 def with_residuals(r) -> dict:
+    from paramcount.verify import ErrorRow
+
     out = r.to_json()
+    if isinstance(r, ErrorRow):
+        return out
+    if r.keras_hub_params is not None:
+        out["keras_hub_status"] = r.metadata_status
+        out["keras_hub_differs_explained"] = (_differs_reason(r)
+                                              if r.metadata_status == "differs" else None)
     if not r.ok and r.framework == "keras":
         from paramcount import prove
 
@@ -242,7 +321,7 @@ def cmd_prove(args) -> int:
     proofs = []
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
-            bar.advance(f"proving {aid}")
+            bar.advance(f"{aid}: proving")
             if args.framework == "transformers":  # formula + deltas ≡ transformers
                 from paramcount.verify import require_transformers
 
@@ -271,7 +350,11 @@ def cmd_solve(args) -> int:
     if args.preset:
         given.update(arch.preset(args.preset).hparams)
     if args.set:
-        given.update(parse_assignments(args.set))
+        extra = parse_assignments(args.set)
+        if args.unknown in extra:
+            raise UsageError(f"--for {args.unknown} and --set {args.unknown}={extra[args.unknown]}"
+                             f" both given: solve finds {args.unknown}; drop one")
+        given.update(extra)
     sol = solve.solve(arch, args.target, args.unknown, given)
     if args.json:
         _emit_json(solve.solution_json(sol))
@@ -284,13 +367,12 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from paramcount import report
+    from paramcount._io import check_output
 
-    # Check the destination before the (long) verification run, and again when writing.
-    target = Path(args.output)
+    # Check the destination before the (long) verification run (the true reason, exit 2), and
+    # again when writing.
+    target = check_output(Path(args.output))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_dir() or not os.access(target.parent, os.W_OK):
-            raise OSError("not a writable file path")
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
         from paramcount import parallel
@@ -320,13 +402,33 @@ def _jobs_option(s) -> None:
                    help="worker processes (default: one per core; 1: in this process)")
 
 
+def _count_arg(text: str) -> int:
+    from paramcount.hparams import parse_int_literal
+
+    value = parse_int_literal(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _version() -> str:
+    from paramcount import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from paramcount.budget import DEFAULT_LIMIT, LIMIT_ENV
+    from paramcount.hparams import INTEGER_RULE
+    from paramcount.registry import PLUGINS_ENV
+
     p = _Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
                             "verified against Keras / KerasHub.")
     plugin_help = ("a module (or .py file) registering architectures of your own; repeatable. "
-                   f"Also read from ${registry.PLUGINS_ENV} (comma-separated)")
+                   f"Also read from ${PLUGINS_ENV} (comma-separated)")
     p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
+    p.add_argument("--version", action="version", version=f"paramcount {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
                            metavar="{list,formula,count,verify,prove,solve,report}")
 
@@ -343,7 +445,8 @@ def build_parser() -> argparse.ArgumentParser:
     def hp_options(s):
         s.add_argument("--preset", metavar="NAME", help="a published preset or example set")
         s.add_argument("--set", metavar="SYM=VALUE", nargs="+", action="extend",
-                       help="hyperparameter values (on top of --preset, if given)")
+                       help="hyperparameter values (on top of --preset, if given), each symbol "
+                            f"once; {INTEGER_RULE}")
         s.add_argument("--json", action="store_true", help="machine-readable output")
 
     def config_options(s, frameworks, default, default_help):
@@ -371,6 +474,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every architecture, every preset and example set")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _jobs_option(s)
+    s.add_argument("--max-build", metavar="N", type=_count_arg, default=None,
+                   help="refuse a Keras build of more than N layer instances (estimated from the "
+                        f"formula before building; default ${LIMIT_ENV} or {DEFAULT_LIMIT:,}; "
+                        "0: no limit)")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("prove", help="prove formula = Keras as polynomials in every free "
@@ -404,24 +511,102 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+INTERNAL_ERROR = 70  # EX_SOFTWARE: neither bad input (2) nor a mismatch (1)
+
+
+class OutputError(ParamcountError):
+    pass
+
+
+class _Stdout:
+    """stdout, where a failed write (``> /dev/full``, a closed descriptor) is one line of error,
+    exit status 2, instead of an OSError traceback or output silently lost."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _guard(self, fn, *a):
+        try:
+            return fn(*a)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: the stream was closed
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise OutputError(f"cannot write the output: {reason}") from None
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """After a failed or broken stdout, point fd 1 at /dev/null so that the interpreter's final
+    flush of what is still buffered adds no "Exception ignored" lines."""
     try:
-        args = parser.parse_args(argv)
-        registry.load_plugins([*args.plugin, *getattr(args, "plugin_after", [])])
-        if getattr(args, "all", False) and (args.arch or args.preset or args.set
-                                            or getattr(args, "config", None)):
-            raise UsageError("--all takes no architectures, --preset, --config or --set")
-        return args.func(args)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    _load()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
+    # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
+    # setting wins.
+    if not os.environ.get("TF_CPP_MIN_LOG_LEVEL"):
+        os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    registry.load_plugins([*args.plugin, *getattr(args, "plugin_after", [])])
+    if getattr(args, "all", False) and (args.arch or args.preset or args.set
+                                        or getattr(args, "config", None)):
+        raise UsageError("--all takes no architectures, --preset, --config or --set")
+    code = args.func(args)
+    sys.stdout.flush()
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    real = sys.stdout
+    try:
+        if real is None:  # started with stdout closed (`paramcount list >&-`)
+            sys.stderr.write("paramcount: error: standard output is closed\n")
+            return 2
+        sys.stdout = _Stdout(real)
+        return _run(argv)
     except ParamcountError as exc:
+        if isinstance(exc, OutputError):
+            _silence_stdout()
         sys.stderr.write(f"paramcount: error: {exc}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("paramcount: interrupted\n")
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except Exception as exc:
+        if os.environ.get("PARAMCOUNT_DEBUG"):
+            raise
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        sys.stderr.write(f"paramcount: internal error: {text} (a bug: please report it; "
+                         "PARAMCOUNT_DEBUG=1 shows the traceback)\n")
+        return INTERNAL_ERROR
+    finally:
+        if real is not None:
+            sys.stdout = real
 
 
 def entrypoint() -> None:
-    sys.exit(main(sys.argv[1:]))
+    try:
+        code = main(sys.argv[1:])
+    except KeyboardInterrupt:  # between main's handlers and here
+        code = 130
+    sys.exit(code)

@@ -445,15 +445,32 @@ def try_count(argv: Sequence[str]) -> str | None:
 def entrypoint() -> None:
     """The ``paramcount`` command: the compiled count where it answers, the full CLI otherwise
     (which, for a count the cache does not hold yet, also compiles it for next time)."""
-    argv = sys.argv[1:]
-    out = try_count(argv)
+    try:
+        code = _main(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's 128 + SIGINT
+        sys.stderr.write("paramcount: interrupted\n")
+        code = 130
+    sys.exit(code)
+
+
+def _main(argv: list[str]) -> int:
+    out = try_count(argv) if sys.stdout is not None else None
     if out is not None:
         try:
             sys.stdout.write(out)
             sys.stdout.flush()
         except BrokenPipeError:
             pass
-        sys.exit(0)
+        except (OSError, ValueError) as exc:  # > /dev/full, a closed stream: as the CLI says it
+            reason = getattr(exc, "strerror", None) or str(exc)
+            sys.stderr.write(f"paramcount: error: cannot write the output: {reason}\n")
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)  # nothing left for the interpreter's final flush to fail on
+            except OSError:
+                pass
+            return 2
+        return 0
     from paramcount.cli import main
 
     code = main(argv)
@@ -466,4 +483,4 @@ def entrypoint() -> None:
             store(registry.get(parsed[0]))
         except Exception:  # compiling is an optimisation: never fail a count over it
             pass
-    sys.exit(code)
+    return code

@@ -7,14 +7,18 @@ catch them the usual way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
+    "ConstraintError",
+    "HyperparameterError",
+    "InputFileError",
+    "OutputPathError",
     "ParamcountError",
     "UnknownArchitectureError",
     "UnknownPresetError",
     "UnknownSymbolError",
-    "HyperparameterError",
-    "ConstraintError",
-    "InputFileError",
+    "did_you_mean",
 ]
 
 
@@ -44,3 +48,22 @@ class ConstraintError(ParamcountError):
 
 class InputFileError(ParamcountError):
     """A data file (presets, hyperparameters) that cannot be read or is malformed."""
+
+
+class OutputPathError(ParamcountError):
+    """An output path that cannot be written: checked before any work (``paramcount._io``)."""
+
+
+def did_you_mean(name: str, known: Iterable[str], what: str) -> str:
+    """``unknown WHAT 'name'; did you mean 'x'?`` for a near miss, else a short list of the known
+    names (the full list of fifty architectures is no help to someone who mistyped one)."""
+    import difflib
+
+    known = sorted(set(known))
+    shown = repr(name) if len(name) <= 60 else repr(name[:40]) + f"... ({len(name)} characters)"
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6) if len(name) <= 200 else []
+    if close:
+        return f"unknown {what} {shown}; did you mean " + " or ".join(repr(c) for c in close) + "?"
+    if len(known) <= 12:
+        return f"unknown {what} {shown}; known: {', '.join(known) or 'none'}"
+    return f"unknown {what} {shown}; known: {', '.join(known[:10])}, ... ({len(known)} in all)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -10,7 +11,16 @@ import sympy
 from paramcount import symbols
 from paramcount.errors import ConstraintError, HyperparameterError
 
-__all__ = ["Constraint", "Divisible", "Relation", "parse_assignments", "check_value", "resolve"]
+__all__ = [
+    "INTEGER_RULE",
+    "Constraint",
+    "Divisible",
+    "Relation",
+    "check_value",
+    "parse_assignments",
+    "parse_int_literal",
+    "resolve",
+]
 
 
 def _fmt(expr: sympy.Expr) -> str:
@@ -50,11 +60,26 @@ class Divisible(Constraint):
             return None
         if int(a) % int(b):
             return (f"{_fmt(self.dividend)} ({a}) must be divisible by {_fmt(self.divisor)} ({b}); "
-                    f"allowed: multiples of {b}")
+                    f"{_allowed(self.dividend, self.divisor, int(a), int(b), values)}")
         return None
 
     def describe(self) -> str:
         return f"{_fmt(self.dividend)} divisible by {_fmt(self.divisor)}"
+
+
+def _allowed(dividend, divisor, a: int, b: int, values) -> str:
+    """What to change, said of the symbol a user most likely just set: a lone symbol as the
+    divisor takes the divisors of the dividend (M_kv of M = 32: 1, 2, 4, 8, 16, 32); a lone
+    symbol as the dividend takes the multiples of the divisor."""
+    divisor, dividend = sympy.sympify(divisor), sympy.sympify(dividend)
+    options = []
+    if divisor.is_Symbol and a > 0:
+        divs = sympy.divisors(a)
+        shown = ", ".join(map(str, divs)) if len(divs) <= 16 else f"{len(divs)} values"
+        options.append(f"{divisor} one of the divisors of {a}: {shown}")
+    if dividend.is_Symbol:
+        options.append(f"{dividend} a multiple of {b}")
+    return "allowed: " + ("; or ".join(options) if options else f"values where {b} divides {a}")
 
 
 _OPS = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
@@ -97,42 +122,58 @@ class Relation(Constraint):
         return f"{_fmt(self.lhs)} {self.op} {_fmt(self.rhs)}{cond}"
 
 
+INTEGER_RULE = ("an integer is written in ASCII decimal digits, optionally signed, with '_' "
+                "allowed between digits (1_000_000): no spaces, no decimal point, no exponent")
+_INT_RE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
+
+
+def parse_int_literal(text: str) -> int | None:
+    """The value of an integer literal under :data:`INTEGER_RULE`, or None. Never through float:
+    ``9007199254740993`` stays itself, and ``4096.0``, ``1e3``, ``٣`` and `` 3`` are refused."""
+    if not _INT_RE.fullmatch(text):
+        return None
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        return None
+
+
 def parse_assignments(items: Iterable[str]) -> dict[str, int]:
-    """Parse ``SYM=VALUE`` strings (the CLI's ``--set``) into a name → int mapping."""
+    """Parse ``SYM=VALUE`` strings (the CLI's ``--set``) into a name → int mapping.
+
+    A symbol given twice is an error, not "the last one wins": ``--set L=2 L=3`` is a typo."""
     out: dict[str, int] = {}
     for item in items:
         name, sep, raw = item.partition("=")
-        name, raw = name.strip(), raw.strip()
         if not sep or not name or not raw:
-            raise HyperparameterError(f"--set expects SYM=VALUE, got {item!r}")
+            shown = repr(item) if len(item) <= 60 else repr(item[:40]) + "..."
+            raise HyperparameterError(f"--set expects SYM=VALUE, got {shown}")
         symbols.info(name)  # unknown symbol -> UnknownSymbolError
-        out[name] = _parse_int(name, raw)
+        value = _parse_int(name, raw)
+        if name in out:
+            raise HyperparameterError(f"--set gives {name} twice ({name}={out[name]} and "
+                                      f"{name}={raw}); give each hyperparameter once")
+        out[name] = value
     return out
 
 
 def _parse_int(name: str, raw: str) -> int:
-    text = raw.replace("_", "")
-    try:
-        value = int(text)
-    except ValueError:
-        try:
-            f = float(text)  # accept 1e4 and 4096.0, but only when exactly integral
-        except ValueError:
-            f = None
-        if f is None or not f.is_integer():
-            raise HyperparameterError(f"{name}={raw!r}: not an integer") from None
-        value = int(f)
+    value = parse_int_literal(raw)
+    if value is None:
+        shown = repr(raw) if len(raw) <= 40 else repr(raw[:30]) + f"... ({len(raw)} characters)"
+        if _INT_RE.fullmatch(raw):
+            raise HyperparameterError(f"{name}={shown}: more digits than Python reads as an "
+                                      "integer (sys.get_int_max_str_digits)")
+        raise HyperparameterError(f"{name}={shown}: not an integer ({INTEGER_RULE})")
     return value
 
 
 def check_value(name: str, value) -> int:
-    """A value's type and domain: positive integers; 0 or 1 for flags."""
+    """A value's type and domain: positive integers; 0 or 1 for flags. Floats are refused, even
+    integral ones: a float has already lost digits above 2**53."""
     info = symbols.info(name)
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise HyperparameterError(f"{name}={value!r}: not an integer")
+        raise HyperparameterError(f"{name}={value!r}: not an integer")
     if info.flag:
         if value not in (0, 1):
             raise HyperparameterError(f"{name}={value}: a flag is 0 or 1 ({info.description})")
@@ -191,9 +232,10 @@ def resolve(
     _check(constraints, values)
     for sym, value in pinned.items():
         if values[sym] != value:
+            expr = fixed[sym]
+            how = f"{values[sym]}" if expr.is_Number else f"{_fmt(expr)} = {values[sym]}"
             raise HyperparameterError(
-                f"{sym.name} cannot be set for {arch_id}: it is fixed to {_fmt(fixed[sym])} "
-                f"= {values[sym]} there (got {value})")
+                f"{sym.name} cannot be set for {arch_id}: it is fixed to {how} there (got {value})")
     order = [*required, *optional, *fixed]
     return {s.name: values[s] for s in order}
 

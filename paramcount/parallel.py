@@ -148,26 +148,30 @@ def run_grouped(fn: Callable, items: Sequence, groups: list[list[int]], *, jobs:
 
 
 def _verify_job(job: Job):
+    import reference_models  # noqa: F401  (TensorFlow's C++ start-up notices silenced)
     from paramcount import registry
     from paramcount.errors import ParamcountError
-    from paramcount.verify import verify
+    from paramcount.verify import ErrorRow, verify
 
     try:  # a spawned worker: load the module that declares the architecture's symbols
         registry.get(job.arch.id)  # type: ignore[attr-defined]
     except ParamcountError:
         pass  # not a built-in: a spawned worker knows only what the job carries
 
-    if job.preset is not None:  # as report.verify_all asks: KerasHub's figure beside it
-        return verify(job.arch, preset=job.preset, framework=job.framework)  # type: ignore[arg-type]
     try:
-        return verify(job.arch, job.hparams, name=job.name,  # type: ignore[arg-type]
-                      framework=job.framework)
+        # with the preset (as published), KerasHub's figure is checked beside it
+        return verify(job.arch, job.hparams, preset=job.preset,  # type: ignore[arg-type]
+                      name=job.name, framework=job.framework)
+    except KeyboardInterrupt:
+        raise
     except ParamcountError as exc:
         if job.framework == "keras" or type(exc).__name__ != "Refused":
             raise
         # transformers' own validation refuses a set Keras builds: a skipped row, not an error
         return {"arch": job.arch.id, "preset": job.name,  # type: ignore[attr-defined]
                 "framework": job.framework, "status": "skipped", "reason": str(exc)}
+    except Exception as exc:  # the reference builder raised (a plugin's, its missing module):
+        return ErrorRow(job.arch.id, job.name, job.hparams, exc)  # a row; the others go on
 
 
 def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,

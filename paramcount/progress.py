@@ -2,8 +2,10 @@
 
 It draws only when it helps a person watching: stderr is a terminal, ``--quiet`` was not given,
 and the environment does not say it is CI (``CI`` set to anything but ``0``/``false``) or a dumb
-terminal. Otherwise it writes nothing at all, so CI logs and redirected output stay clean. Set
-``PARAMCOUNT_PROGRESS=1`` (or ``0``) to force it on (or off).
+terminal. Otherwise, unless ``--quiet`` (or ``PARAMCOUNT_PROGRESS=0``), it writes one plain line
+per architecture (the first word of a step's label) to stderr, so a CI log shows that a long
+``verify --all`` is alive without carriage-return noise. Set ``PARAMCOUNT_PROGRESS=1`` (or ``0``)
+to force the bar on (or all progress off).
 
 One line, redrawn in place and cleared at the end::
 
@@ -29,11 +31,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO, TypeVar
 
-__all__ = ["Bar", "track", "enabled"]
+__all__ = ["Bar", "enabled", "track"]
 
 T = TypeVar("T")
 
 _FORCE_ENV = "PARAMCOUNT_PROGRESS"
+
+
+def _forced_off() -> bool:
+    return os.environ.get(_FORCE_ENV, "").strip().lower() in {"0", "false", "no", "off"}
 
 
 def enabled(stream: TextIO | None = None, *, quiet: bool = False) -> bool:
@@ -65,6 +71,9 @@ class Bar:
         self.done = 0
         self.stream = sys.stderr if stream is None else stream
         self.active = enabled(self.stream, quiet=quiet) and self.total > 0
+        # Not a terminal: a plain line whenever the architecture changes (see the docstring).
+        self.lines = not self.active and not quiet and not _forced_off() and self.total > 0
+        self._group: str | None = None
         self.width = width
         self._clock = clock
         self._start = clock()
@@ -97,6 +106,26 @@ class Bar:
         self._started = True
         if self.active:
             self._write(self.line(label))
+        elif self.lines and label:
+            group = label.split()[0].rstrip(":")
+            if group != self._group:
+                self._group = group
+                self._plain(f"paramcount: {self.done + 1}/{self.total} {group}")
+
+    def _plain(self, text: str) -> None:
+        try:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # progress is a courtesy: a closed stderr stops nothing
+            self.lines = False
+
+    def note(self, text: str) -> None:
+        """A message of its own line (a long build under way), unless quiet."""
+        if self.active:
+            self.clear()
+            self._plain(f"paramcount: {text}")
+        elif self.lines:
+            self._plain(f"paramcount: {text}")
 
     def clear(self) -> None:
         """Erase the bar for now (to print a line of output); the next step redraws it."""

@@ -30,9 +30,15 @@ from typing import TYPE_CHECKING
 import sympy
 
 from paramcount import symbols
-from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownPresetError
+from paramcount.errors import (
+    InputFileError,
+    ParamcountError,
+    UnknownArchitectureError,
+    UnknownPresetError,
+    did_you_mean,
+)
 from paramcount.formula import Term, to_int
-from paramcount.hparams import Constraint, resolve
+from paramcount.hparams import Constraint, check_value, resolve
 
 if TYPE_CHECKING:
     from paramcount.frameworks import Transformers
@@ -151,8 +157,8 @@ class Architecture:
             return presets[name]
         if name in self.examples:
             return Preset(name, self.examples[name], "paramcount example", official=False)
-        known = ", ".join([*presets, *self.examples]) or "none"
-        raise UnknownPresetError(f"unknown preset {name!r} for {self.id}; known: {known}")
+        raise UnknownPresetError(did_you_mean(name, [*presets, *self.examples], "preset")
+                                 .replace(f"{name!r};", f"{name!r} for {self.id};", 1))
 
     # --- formula --------------------------------------------------------------------------------
     def total(self) -> sympy.Expr:
@@ -318,8 +324,7 @@ def get(arch_id: str) -> Architecture:
     try:
         return _REGISTRY[arch_id]
     except KeyError:
-        raise UnknownArchitectureError(
-            f"unknown architecture {arch_id!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise UnknownArchitectureError(did_you_mean(arch_id, _REGISTRY, "architecture")) from None
 
 
 PLUGINS_ENV = "PARAMCOUNT_PLUGINS"
@@ -342,7 +347,14 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
         _load_builtin()  # so a plugin's id that clashes with a built-in one is caught here
     loaded = []
     for name in dict.fromkeys(wanted):
-        loaded.append(_import_plugin(name))
+        before, modules = set(_REGISTRY), set(sys.modules)
+        mod_name = _import_plugin(name)
+        if mod_name not in modules and set(_REGISTRY) == before:
+            # A plugin that registers nothing is a mistake (a forgotten register() call, the
+            # wrong file): saying nothing would let `verify` pass while checking nothing of it.
+            raise PluginError(f"plugin {name!r} registered no architecture (a plugin calls "
+                              "paramcount.register(Architecture(...)) when imported)")
+        loaded.append(mod_name)
     return loaded
 
 
@@ -418,9 +430,17 @@ def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
             raise InputFileError(f"{where}: preset {name!r} needs a source")
         hp = table["hparams"]
         for k, val in hp.items():
-            symbols.info(k)
-            if isinstance(val, bool) or not isinstance(val, int):
-                raise InputFileError(f"{where}: preset {name!r}: {k} = {val!r} is not an integer")
+            try:
+                symbols.info(k)
+                if isinstance(val, bool) or not isinstance(val, int):
+                    raise InputFileError(f"{k} = {val!r} is not an integer")
+                check_value(k, val)
+            except ParamcountError as exc:
+                raise type(exc)(f"{where}: preset {name!r}: {exc}") from None
+        for key in ("keras_hub", "keras_hub_differs"):
+            if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+                raise InputFileError(f"{where}: preset {name!r}: {key} = {table[key]!r} is not "
+                                     "a non-empty string")
         extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs"}
         if extra:
             raise InputFileError(f"{where}: preset {name!r}: unknown keys {sorted(extra)}")

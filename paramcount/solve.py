@@ -16,7 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import mpmath
 import sympy
 
 from paramcount import registry, symbols
@@ -25,11 +24,12 @@ from paramcount.formula import to_int
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture
 
-__all__ = ["Candidate", "Solution", "solve", "parse_target", "solution_text", "solution_json"]
+__all__ = ["Candidate", "Solution", "parse_target", "solution_json", "solution_text", "solve"]
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 _SCAN = 100_000  # valid-value checks at most per side of a solution
 _FLOOR_WINDOW = 64  # valid values checked on each side of a relaxed root when the formula floors
+_MAX_EXPONENT = 1000  # targets up to 10^1000 parameters
 
 
 def parse_target(text: str | int | float) -> int:
@@ -44,12 +44,18 @@ def parse_target(text: str | int | float) -> int:
         if not m:
             raise HyperparameterError(
                 f"--target {text!r}: expected a number such as 7e9, 7B, 350M or 7000000000")
-        from decimal import Decimal
+        from decimal import Decimal, localcontext
 
-        value = Decimal(m.group(1)) * _SUFFIX[m.group(2).lower()]
-        if value != value.to_integral_value():
+        number = Decimal(m.group(1))
+        if number.adjusted() > _MAX_EXPONENT:  # 1e999999999 would take the machine's memory
+            raise HyperparameterError(f"--target {text!r}: more than 10^{_MAX_EXPONENT} "
+                                      "parameters is not a model")
+        with localcontext() as ctx:
+            ctx.prec = _MAX_EXPONENT + 50  # exact: no rounding of the digits given
+            exact = number * _SUFFIX[m.group(2).lower()]
+        if exact != exact.to_integral_value():
             raise HyperparameterError(f"--target {text!r}: not a whole number of parameters")
-        value = int(value)
+        value = int(exact)
     if value < 1:
         raise HyperparameterError(f"--target {text!r}: must be a positive number of parameters")
     return value
@@ -199,23 +205,45 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
 
 
 def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
-    """Valid integers next to each positive real root of f (and the smallest valid value)."""
+    """Valid integers next to each positive real root of f (and the smallest valid value).
+
+    Roots are located numerically, then pinned to the integer below them by exact integer
+    bisection on f (no float decides the answer: at 1e150 parameters a double has lost 130
+    digits). Where the numerical root finder fails (it does not converge for some huge targets),
+    the sign change of f over the positive integers is found by exact doubling and bisection.
+    """
     # A floored head width (KerasHub's d_e // M) is within 1 of d_e/M: the roots of the relaxed
     # polynomial are near the true crossing, and a window of valid values around them (below)
     # holds the nearest ones on each side, whose exact totals the caller compares.
     floored = f.has(sympy.floor)
     f = f.replace(lambda t: isinstance(t, sympy.floor), lambda t: t.args[0])
     num = sympy.numer(sympy.together(f))
-    roots: list[float] = []
     try:
         poly = sympy.Poly(num, x)
-        for r in poly.nroots(n=30, maxsteps=200):
-            if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
-                roots.append(float(sympy.re(r)))
-    except (sympy.PolynomialError, mpmath.libmp.NoConvergence):
-        pass
+    except sympy.PolynomialError:
+        poly = None
+
+    def sign(k: int) -> int:
+        v = poly.eval(k) if poly is not None else num.xreplace({x: sympy.Integer(k)})
+        return (bool(v > 0)) - (bool(v < 0))
+
+    roots: list[int] = []
+    approx: list[float] = []
+    if poly is not None:
+        try:
+            for r in poly.nroots(n=30, maxsteps=200):
+                if abs(sympy.im(r)) < 1e-9 * max(1.0, abs(sympy.re(r))) and sympy.re(r) > 0:
+                    approx.append(float(sympy.re(r)))
+        except Exception:
+            approx = []
+        for r in approx:
+            roots.append(_pin(sign, max(1, math.floor(r))))
+        if not approx:
+            root = _first_sign_change(sign)
+            if root is not None:
+                roots.append(root)
     out: set[int] = set()
-    starts = [step * max(1, math.floor(r / step)) for r in roots] + [step]
+    starts = [step * max(1, r // step) for r in roots] + [step]
     if floored:
         starts += [s + k * step for s in starts for k in range(-_FLOOR_WINDOW, _FLOOR_WINDOW + 1)]
         out |= {k for k in set(starts) if k >= 1 and valid(k)}
@@ -230,6 +258,44 @@ def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
                     break
                 k += direction * step
     return sorted(out)
+
+
+_MAX_BITS = 4096  # unknowns beyond 2**4096 are not looked for
+
+
+def _pin(sign, guess: int) -> int:
+    """The integer k next to ``guess`` with a sign change of f between k and k+1 (exact)."""
+    s0 = sign(guess)
+    if s0 == 0:
+        return guess
+    width = max(2, guess >> 20)  # the float guess is good to ~1e-9 relative; widen till bracketed
+    for _ in range(64):
+        lo, hi = max(1, guess - width), guess + width
+        if sign(lo) != sign(hi) or sign(lo) == 0 or sign(hi) == 0:
+            return _bisect(sign, lo, hi)
+        width *= 4
+    return guess
+
+
+def _bisect(sign, lo: int, hi: int) -> int:
+    slo = sign(lo)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if sign(mid) == slo:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _first_sign_change(sign) -> int | None:
+    lo, s = 1, sign(1)
+    hi = 2
+    while hi.bit_length() <= _MAX_BITS:
+        if sign(hi) != s:
+            return _bisect(sign, lo, hi)
+        lo, hi = hi, hi * 2
+    return None
 
 
 def solution_text(sol: Solution) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from paramcount.errors import UnknownSymbolError
+from paramcount.errors import UnknownSymbolError, did_you_mean
 
 __all__ = ["SymbolInfo", "declare", "get", "info", "all_symbols"]
 
@@ -66,8 +66,7 @@ def info(name: str | sympy.Symbol) -> SymbolInfo:
     try:
         return _TABLE[key]
     except KeyError:
-        known = ", ".join(sorted(_TABLE))
-        raise UnknownSymbolError(f"unknown symbol {key!r}; known symbols: {known}") from None
+        raise UnknownSymbolError(did_you_mean(str(key), _TABLE, "symbol")) from None
 
 
 def all_symbols() -> dict[str, SymbolInfo]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from paramcount import keras_hub_meta
 from paramcount.registry import Architecture, Preset, get
 
-__all__ = ["ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
+__all__ = ["ErrorRow", "ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
            "reference_weights"]
 
 
@@ -326,3 +326,19 @@ def _release(model) -> None:
     # free_memory=False: its full gc.collect() costs about a second after a large build, and the
     # collector (paused only during builds) reclaims the same objects on its own schedule.
     keras.backend.clear_session(free_memory=False)
+
+
+class ErrorRow:
+    """A verification that could not run: the reference builder raised (a plugin's builder, its
+    missing module). Reported as a row of its own; ``verify`` carries on with the others."""
+
+    ok = False
+    status = "error"
+
+    def __init__(self, arch: str, name: str, hparams, exc: BaseException) -> None:
+        self.arch, self.name, self.hparams = arch, name, dict(hparams)
+        self.error = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]
+
+    def to_json(self) -> dict:
+        return {"arch": self.arch, "preset": self.name, "hparams": self.hparams,
+                "status": "error", "error": self.error}

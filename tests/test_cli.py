@@ -98,9 +98,9 @@ def test_verify_exits_1_on_a_mismatch(capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["formula", "gpt5"], "unknown architecture 'gpt5'; known: "),
-        (["count", "gpt2", "--preset", "gpt2_huge"], "unknown preset 'gpt2_huge' for gpt2; known: "),
-        (["count", "gpt2", "--set", "q=3"], "unknown symbol 'q'; known symbols: "),
+        (["formula", "gpt5"], "unknown architecture 'gpt5'; did you mean 'gpt2'"),
+        (["count", "gpt2", "--preset", "gpt2_huge"], "unknown preset 'gpt2_huge' for gpt2; did you mean "),
+        (["count", "gpt2", "--set", "q=3"], "unknown symbol 'q'; known: "),
         (["count", "gpt2", "--set", "v=10", "n=4", "d_e=8", "M=2", "d_f=4"],
          "missing hyperparameter(s) for gpt2: L (blocks (layers))"),
         (["count", "gpt2", "--preset", "tiny", "--set", "L=0"], "L=0: must be a positive integer"),
@@ -109,7 +109,8 @@ def test_verify_exits_1_on_a_mismatch(capsys):
         (["count", "gpt2", "--preset", "tiny", "--set", "L=two"], "L='two': not an integer"),
         (["count", "gpt2", "--preset", "tiny", "--set", "L"], "--set expects SYM=VALUE, got 'L'"),
         (["count", "llama", "--preset", "tiny_mha", "--set", "d_e=30"],
-         "d_e (30) must be divisible by M (4); allowed: multiples of 4"),
+         "d_e (30) must be divisible by M (4); allowed: M one of the divisors of 30: 1, 2, 3, 5, 6, 10, "
+         "15, 30; or d_e a multiple of 4"),
         (["count", "gpt2", "--preset", "tiny", "--set", "d_k=3"],
          "d_k cannot be set for gpt2: it is fixed to floor(d_e/M) = 8 there (got 3)"),
         (["count", "gpt2", "--preset", "tiny", "--set", "s=2"], "s is not a hyperparameter of gpt2"),

@@ -149,7 +149,7 @@ def _slow(args, capsys) -> tuple[int, str, str]:
 @pytest.mark.parametrize("args", [
     ["count", "gpt2", "--preset", "nope"],
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L=0"],
-    ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "d_e=770"],
+    ["count", "llama", "--preset", "llama2_7b_en", "--set", "d_e=4100"],
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "zz=1"],
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "d_k=3"],
     ["count", "gpt2", "--set", "L=2"],

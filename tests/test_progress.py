@@ -30,17 +30,27 @@ def test_draws_on_a_terminal_naming_each_item_and_what_is_left():
     assert text.endswith("\r\x1b[K")  # the line is cleared at the end
 
 
-@pytest.mark.parametrize("setup", ["not_a_tty", "quiet", "ci", "forced_off", "dumb"])
-def test_quiet_off_a_terminal_in_ci_or_when_asked(setup, monkeypatch):
+@pytest.mark.parametrize("setup", ["quiet", "forced_off"])
+def test_silent_when_asked(setup, monkeypatch):
+    out = TTY()
+    if setup == "forced_off":
+        monkeypatch.setenv("PARAMCOUNT_PROGRESS", "0")
+    assert list(progress.track(range(3), stream=out, quiet=setup == "quiet")) == [0, 1, 2]
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("setup", ["not_a_tty", "ci", "dumb"])
+def test_plain_line_per_architecture_off_a_terminal(setup, monkeypatch):
+    """A CI log must show that a long run is alive: a plain line (no bar, no carriage return)
+    each time the architecture changes."""
     out = io.StringIO() if setup == "not_a_tty" else TTY()
     if setup == "ci":
         monkeypatch.setenv("CI", "true")
-    if setup == "forced_off":
-        monkeypatch.setenv("PARAMCOUNT_PROGRESS", "0")
     if setup == "dumb":
         monkeypatch.setenv("TERM", "dumb")
-    assert list(progress.track(range(3), stream=out, quiet=setup == "quiet")) == [0, 1, 2]
-    assert out.getvalue() == ""
+    items = ["gpt2 a", "gpt2 b", "bert c"]
+    assert list(progress.track(items, stream=out)) == items
+    assert out.getvalue() == "paramcount: 1/3 gpt2\nparamcount: 3/3 bert\n"
 
 
 def test_forced_on_and_callback_form(monkeypatch):
@@ -55,21 +65,15 @@ def test_forced_on_and_callback_form(monkeypatch):
     assert "2/2  llama llama2_13b  (0 left" in out.getvalue()
 
 
-def test_cli_verify_uses_the_bar_and_stays_quiet_when_piped(capsys, monkeypatch):
+def test_cli_verify_progress_lines_and_quiet(capsys, monkeypatch):
     from paramcount.cli import main
 
-    calls = []
-
-    class Spy(progress.Bar):  # verify draws one bar over the (possibly parallel) sets
-        def __init__(self, total, **kw):
-            calls.append(kw)
-            super().__init__(total, **kw)
-
-    monkeypatch.setattr(progress, "Bar", Spy)
     assert main(["verify", "gpt2", "--preset", "tiny", "--quiet"]) == 0
     out, err = capsys.readouterr()
-    assert calls and calls[0]["quiet"] is True
     assert err == "" and "1 match, 0 mismatch" in out
+    assert main(["verify", "gpt2", "--preset", "tiny"]) == 0  # capsys: not a terminal
+    out, err = capsys.readouterr()
+    assert err == "paramcount: 1/1 gpt2\n" and "1 match, 0 mismatch" in out
 
 
 def test_clear_makes_room_for_output_and_the_next_step_redraws():

@@ -1,5 +1,5 @@
-"""README's commands and sample output are what the tool does (formula-only commands; verify,
-prove and report are exercised by their own tests)."""
+"""README's commands run, and the output README shows is what they print (formula-only commands;
+verify, prove and report are exercised by their own tests, and too slow to run here)."""
 
 from __future__ import annotations
 
@@ -9,30 +9,99 @@ from pathlib import Path
 
 import pytest
 
+from paramcount import registry
 from paramcount.cli import main
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-COMMANDS = [ln.strip().split("#")[0].strip() for ln in README.splitlines()
-            if re.match(r"^ {4}paramcount (list|formula|count|solve)\b", ln)]
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+FAST = ("list", "formula", "count", "solve")
+
+
+def _commands() -> list[list[str]]:
+    """Every `paramcount ...` line of README's indented blocks whose command is formula-only,
+    with a usage alternative `[--latex | --json]` expanded into each choice."""
+    out = []
+    for ln in README.splitlines():
+        m = re.match(r"^ {4}(?:\$ )?paramcount (.*)$", ln)
+        if not m:
+            continue
+        text = m.group(1).split("#")[0].strip()
+        alts = re.search(r"\[(--\S+(?: \| --\S+)*)\]", text)
+        variants = [text]
+        if alts:
+            variants = [text.replace(alts.group(0), "").strip()] + [
+                text.replace(alts.group(0), opt) for opt in alts.group(1).split(" | ")]
+        for v in variants:
+            argv = shlex.split(v)
+            cmd = next((a for a in argv if not a.startswith("-") and not a.endswith(".py")), None)
+            if cmd in FAST:
+                out.append(argv)
+    return out
+
+
+COMMANDS = _commands()
+
+
+def _shown_outputs() -> list[tuple[list[str], list[str]]]:
+    """`$ paramcount ...` blocks: the command and the lines README shows under it."""
+    out = []
+    for m in re.finditer(r"^ {4}\$ paramcount (.*)\n((?: {4}.*\n)+)", README, re.M):
+        shown = [ln[4:] for ln in m.group(2).splitlines()]
+        out.append((shlex.split(m.group(1)), shown))
+    return out
 
 
 def test_readme_lists_formula_only_commands():
-    assert len(COMMANDS) >= 5
+    assert len(COMMANDS) >= 7 and _shown_outputs()
 
 
-@pytest.mark.parametrize("line", COMMANDS)
-def test_readme_command_runs(line, capsys):
-    argv = shlex.split(line)[1:]
-    argv = [a for a in argv if a not in ("[--latex", "|", "--json]")]  # the usage alternatives
+@pytest.fixture(autouse=True)
+def _forget_plugins():
+    before = set(registry.architectures())
+    yield
+    for aid in set(registry.architectures()) - before:
+        registry.unregister(aid)
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_readme_command_runs(argv, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the plugin example is named by a path relative to the checkout
     assert main(argv) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.strip()
 
 
-def test_readme_sample_output_matches(capsys):
-    block = README.split("$ paramcount count gpt2 --preset gpt2_base_en\n", 1)[1]
-    sample = [ln[4:] for ln in block.split("\n\n", 1)[0].splitlines()]
-    assert main(["count", "gpt2", "--preset", "gpt2_base_en"]) == 0
+@pytest.mark.parametrize(("argv", "shown"), _shown_outputs(), ids=lambda x: " ".join(x)[:40])
+def test_readme_shown_output_is_printed(argv, shown, capsys):
+    """Line for line, in order; `...` stands for any number of lines left out."""
+    assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    for line in sample:
-        if line.strip() != "...":
-            assert line in out, line
+    pos = 0
+    skip = False
+    for line in shown:
+        if line.strip() == "...":
+            skip = True
+            continue
+        if skip:
+            assert line in out[pos:], line
+            pos = out.index(line, pos) + 1
+        else:
+            assert pos < len(out) and out[pos] == line, (line, out[pos:pos + 1])
+            pos += 1
+        skip = False
+
+
+def test_benchmark_outcomes_say_missed_where_a_target_is_missed():
+    """Every README benchmark row with a time target says whether it was met, and says "missed"
+    exactly where the measured time is not under the target."""
+    rows = [ln for ln in README.splitlines() if ln.startswith("| ") and " s |" in ln
+            and re.search(r"< [0-9.]+ s", ln)]
+    assert rows
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        time = float(re.match(r"([0-9.]+) s", cells[1]).group(1))
+        target = float(re.search(r"< ([0-9.]+) s", cells[3]).group(1))
+        memory = re.match(r"(\d+) MB", cells[2])
+        mem_target = re.search(r"< (\d+) MB", cells[3])
+        met = time < target and (not memory or not mem_target
+                                 or int(memory.group(1)) < int(mem_target.group(1)))
+        assert cells[4].endswith("target met" if met else "target missed"), row

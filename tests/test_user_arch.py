@@ -46,7 +46,25 @@ def test_every_preset_and_example_verifies(sentiment, results):
     for result in results:
         assert result.ok, result.mismatches()
     assert sentiment.count(sentiment.preset("house_base").hparams | {"d_k": 64, "d_v": 64,
-                                                                      "zeta": 1}) == 42_130_437
+                                                                      "zeta": 1}) == HOUSE_BASE
+
+
+# house_base (v=32000, n=512, d_e=512, M=8, d_f=2048, L=8, c=5, pooler=1), counted by hand from
+# the layers the builder creates, not from the formula: keras_hub's TokenAndPositionEmbedding,
+# eight keras_hub TransformerEncoder blocks (post-norm; query/key/value/output projections with
+# biases, two layer norms of scale and offset, a feed-forward of two biased dense layers), a
+# biased d_e -> d_e pooler and a biased d_e -> c classifier.
+_d, _f = 512, 2048
+_TOKEN = 32000 * _d                                     # 16,384,000
+_POSITION = 512 * _d                                    #    262,144
+_ATTENTION = 4 * (_d * _d + _d)                         #  1,050,624 (q, k, v, output)
+_NORMS = 2 * (2 * _d)                                   #      2,048
+_FFN = (_d * _f + _f) + (_f * _d + _d)                  #  2,099,712
+_BLOCK = _ATTENTION + _NORMS + _FFN                     #  3,152,384
+_POOLER = _d * _d + _d                                  #    262,656
+_CLASSIFIER = _d * 5 + 5                                #      2,565
+HOUSE_BASE = _TOKEN + _POSITION + 8 * _BLOCK + _POOLER + _CLASSIFIER
+assert HOUSE_BASE == 42_130_437  # the figure README and the report state
 
 
 def test_a_wrong_user_formula_fails_verification(sentiment):

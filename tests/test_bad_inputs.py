@@ -1,0 +1,132 @@
+"""A battery of bad inputs (issue 11): each ends with exit status 2, exactly one line on stderr
+(``paramcount: error: ...``), nothing on stdout, no traceback, and no file changed.
+
+In-process through ``paramcount.cli.main`` (fast); a few through a real subprocess at the end.
+Nothing here starts a Keras build: every input is refused before any work.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from paramcount.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T = ["count", "gpt2", "--preset", "tiny", "--set"]
+L7 = ["--set", "L=32", "v=32000", "M=32", "M_kv=32", "d_f=11008"]
+SOLVE = ["solve", "llama", "--for", "d_e", *L7]
+
+BAD: list[list[str]] = [
+    # the command line itself
+    [], ["frobnicate"], ["--frobnicate"], ["count"], ["formula"], ["solve", "llama"],
+    ["formula", "gpt2", "--latex", "--json"], ["count", "gpt2", "--preset"],
+    ["count", "gpt2", "--set"], ["list", "extra"], ["verify", "--all", "gpt2"],
+    ["verify", "--all", "--preset", "tiny"], ["verify", "--all", "--set", "L=1"],
+    ["verify", "gpt2", "--max-build", "-1"], ["verify", "gpt2", "--max-build", "x"],
+    ["verify", "gpt2", "--max-build", "1.5"], ["report", "--output"], ["prove", "--frob"],
+    # unknown names
+    ["formula", "gpt5"], ["formula", "gtp2"], ["formula", "lamma"], ["formula", ""],
+    ["formula", "GPT2"], ["formula", "gpt2 "], ["formula", "x" * 5000], [*T, "L" * 5000],
+    [*T, "q" * 5000 + "=1"], ["formula", "../gpt2"], ["formula", "gpt2;ls"],
+    ["count", "nope", "--set", "v=1"], ["verify", "gpt5"], ["verify", "gpt2", "gpt5"],
+    ["prove", "gpt5"], ["solve", "gpt5", "--target", "7e9", "--for", "d_e"],
+    ["count", "gpt2", "--preset", "gpt2_huge"], ["count", "gpt2", "--preset", ""],
+    ["count", "mixtral", "--preset", "mixtral_8x7b_en"], ["verify", "gpt2", "--preset", "nope"],
+    [*T, "q=3"], [*T, "d_ee=4"], [*T, "=3"], [*T, "L"], [*T, "L="], [*T, "=="], [*T, " L=2"],
+    [*T, "L =2"], [*T, "tied=1"], [*T, "s=2"], [*T, "E=4"],
+    # integers: one rule, never through float
+    *[[*T, f"L={v}"] for v in ["0", "-3", "2.5", "two", "2.0", "1e3", "1e400", "٣", " 3", "3 ",
+                               "0x10", "0b1", "3_", "_3", "1__0", "+", "-", "3.", "½", "inf",
+                               "nan", "9007199254740993.0", "1,000", "३", "1" * 5000, "𝟑",
+                               "3\n", "0_0", "-0"]],
+    [*T, "zeta=2"], [*T, "zeta=-1"], [*T, "zeta=0"], [*T, "d_e=3"], [*T, "d_k=3"],
+    [*T, "L=2", "L=3"], [*T, "L=2", "--set", "L=2"], [*T, "v=0"], [*T, "n=0"], [*T, "M=0"],
+    [*T, "d_f=-1"], [*T, "M=33"],
+    ["count", "gpt2"], ["count", "gpt2", "--set", "v=10", "n=4", "d_e=8", "M=2", "d_f=4"],
+    ["count", "llama", "--preset", "llama2_7b_en", "--set", "M_kv=5"],
+    ["count", "llama", "--preset", "llama2_7b_en", "--set", "M_kv=64"],
+    ["count", "llama", "--preset", "llama2_7b_en", "--set", "d_e=4097"],
+    # solve
+    ["solve", "llama", "--for", "d_e", "--target", "7e9"],
+    *[[*SOLVE, "--target", t] for t in ["0", "-7e9", "7x", "", "seven", "1.5", "7e9e9", "nan",
+                                        "inf", "0.1", "1e-3", "7BB", "--", "1e99999999"]],
+    [*SOLVE, "d_e=4096", "--target", "7e9"], ["solve", "llama", "--target", "7e9", "--for", "q",
+                                             *L7],
+    ["solve", "llama", "--target", "7e9", "--for", "d_k", *L7],
+    ["solve", "gpt2", "--target", "7e9", "--for", "s", "--preset", "gpt2_base_en"],
+    ["solve", "llama", "--target", "7e9", "--for", "d_e", "--set", "L=32"],
+    # runaway builds, refused before starting
+    ["verify", "gpt2", "--preset", "tiny", "--set", "L=100000"],
+    ["verify", "gpt2", "--preset", "tiny", "--set", "L=10000000000"],
+    ["verify", "gpt2", "--preset", "tiny", "--max-build", "5"],
+    # plugins
+    ["--plugin", "no_such_plugin_module_xyz", "list"], ["--plugin", "/no/such/file.py", "list"],
+    ["list", "--plugin", "no_such_plugin_module_xyz"],
+]
+
+# Output paths: refused before any work.
+PATHS = ["/dev/full", "/dev/null", "/etc/passwd/x.md", "/proc/version", "/", "/proc/x/y.md",
+         "/dev/full/x.md", "."]
+
+
+def test_the_battery_is_large_enough():
+    assert len(BAD) + len(PATHS) >= 100
+
+
+@pytest.fixture
+def guarded(tmp_path, monkeypatch):
+    """Run in an empty folder holding one precious file; afterwards, nothing may have changed
+    there, nor in the repository's report."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "precious.md").write_text("precious\n")
+    from paramcount import report
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the input was checked")
+
+    monkeypatch.setattr(report, "verify_all", no_work)
+    golden = os.path.join(ROOT, "reports", "conformance.md")
+    before = os.stat(golden).st_mtime_ns if os.path.exists(golden) else None
+    yield tmp_path
+    assert sorted(os.listdir(tmp_path)) == ["precious.md"]
+    assert (tmp_path / "precious.md").read_text() == "precious\n"
+    assert (os.stat(golden).st_mtime_ns if os.path.exists(golden) else None) == before
+
+
+def _check(capsys, argv):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # only --help / --version exit this way, and none is here
+        pytest.fail(f"SystemExit({exc.code}) for {argv}")
+    out, err = capsys.readouterr()
+    assert code == 2, (argv, code, out, err)
+    assert out == "", (argv, out)
+    assert err.count("\n") == 1 and err.endswith("\n"), (argv, err)
+    assert err.startswith("paramcount: error: "), (argv, err)
+    assert "Traceback" not in err and len(err) < 600, (argv, err)
+
+
+@pytest.mark.parametrize("argv", BAD, ids=lambda a: " ".join(a)[:60])
+def test_bad_input(argv, capsys, guarded):
+    _check(capsys, argv)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_bad_output_path(path, capsys, guarded):
+    _check(capsys, ["report", "--quiet", "--output", path])
+
+
+@pytest.mark.parametrize("argv", [["formula", "gtp2"], [*T, "L=2.0"],
+                                  ["report", "--output", "/dev/full"],
+                                  ["verify", "gpt2", "--preset", "tiny", "--set", "L=100000"]])
+def test_bad_input_in_a_real_process(argv, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "paramcount", *argv], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": ROOT},
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("paramcount: error: ")
+    assert os.listdir(tmp_path) == []

@@ -1,0 +1,66 @@
+"""Determinism, tested so that it can fail: the same output generated twice, in two separate
+processes (fresh caches, fresh hash seeds), compared byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The report's sections over two architectures, and its figures. The proofs and rules-of-thumb
+# sections are left out here (they cost a minute per process); the full report is compared by
+# the slow test below.
+REPORT_SUBSET = """
+import hashlib, sys
+from paramcount import report
+from paramcount.plots import report_plots
+results = report.verify_all(sys.argv[1:])
+skip = {"_proofs_section", "_rules_of_thumb_section"}
+sys.stdout.write("\\n\\n".join(s(results) for s in report.SECTIONS if s.__name__ not in skip))
+for name, plot in sorted(report_plots(results).items()):
+    sys.stdout.write(f"\\n{name} " + hashlib.sha256(plot.svg()).hexdigest())
+"""
+
+
+def _twice(argv: list[str], seeds=("1", "2"), timeout: int = 600) -> list[bytes]:
+    outs = []
+    for seed in seeds:  # different hash seeds: set and dict orders of strings differ
+        proc = subprocess.run([sys.executable, *argv], capture_output=True, cwd=ROOT,
+                              timeout=timeout,
+                              env={**os.environ, "PYTHONPATH": ROOT, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+        outs.append(proc.stdout)
+    return outs
+
+
+@pytest.mark.parametrize("argv", [
+    ["formula", "llama", "--json"], ["formula", "mixtral", "--latex"],
+    ["count", "qwen3_moe", "--preset", "qwen3_moe_30b_a3b_en", "--json"],
+    ["count", "t5", "--preset", "t5_base_multi", "--json"], ["list"],
+])
+def test_formula_and_count_output_is_byte_identical_across_processes(argv):
+    a, b = _twice(["-m", "paramcount", *argv])
+    assert a and a == b
+
+
+def test_report_subset_is_byte_identical_across_processes():
+    a, b = _twice(["-c", REPORT_SUBSET, "albert", "lstm_lm"])
+    assert b"## Summary" in a and b".svg " in a
+    assert hashlib.sha256(a).hexdigest() == hashlib.sha256(b).hexdigest()
+
+
+@pytest.mark.slow
+def test_full_report_is_byte_identical_across_processes(tmp_path):
+    outs = []
+    for i in (1, 2):
+        out = tmp_path / str(i) / "conformance.md"
+        subprocess.run([sys.executable, "-m", "paramcount", "report", "--quiet", "--output",
+                        str(out)], check=True, cwd=ROOT, timeout=1800,
+                       env={**os.environ, "PYTHONPATH": ROOT, "PYTHONHASHSEED": str(i)})
+        outs.append({p.name: p.read_bytes() for p in sorted(out.parent.iterdir())})
+    assert outs[0] == outs[1] and "conformance.md" in outs[0]
