@@ -180,3 +180,28 @@ def test_gemma3n_presets_are_explained_not_listed():
         pytest.skip("KerasHub not installed")
     for p in presets:
         assert "vision" in keras_hub_meta.UNLISTED[p] and "audio" in keras_hub_meta.UNLISTED[p]
+
+
+def test_gemma3n_counts_what_keras_hub_builds_for_any_m_kv_up_to_m():
+    arch = registry.get("gemma3n")
+    arch.resolve(dict(GEMMA3N_TINY, M=3, M_kv=2))  # KerasHub builds it (M // M_kv groups)
+    with pytest.raises(ConstraintError, match="M_kv"):
+        arch.resolve(dict(GEMMA3N_TINY, M=2, M_kv=3))
+
+
+def test_gemma3n_proof_grid_stays_small():
+    # What keeps `prove gemma3n` near a minute and a half of CPU: per option case (4), exact
+    # interpolation over A (degree 3: A·A² prediction coefficients) and the two layer counts,
+    # and 2 random points per node because every width keeps a full random range (no
+    # divisibility substitution). Computed from the parametrization alone, no build.
+    from paramcount import prove
+
+    arch = registry.get("gemma3n")
+    all_cases = prove.cases(arch)
+    assert len(all_cases) == 4
+    for case in all_cases:
+        nodes = prove._nodes(case)
+        assert {x.name: len(v) for x, v in nodes.items()} == {"A": 5, "L'": 3, "L_kvs": 3}
+        ranges = prove._ranges(case, prove.VALUE_BITS[0])
+        per_point = sum(case.bound(x) / (hi - lo) for x, (lo, hi) in ranges.items())
+        assert per_point ** prove.MIN_POINTS < prove.TARGET_ERROR
