@@ -130,11 +130,11 @@ BLOCKS = KV_SHARED_AND_OWN.stack(
     ),
     per_kind={
         "kv_shared": (group(
-            "unused_key_value", *_key_value(
-                "built by KerasHub but never used: the block reads the keys "
-                "and values of the last earlier block of its attention type (transformers does "
-                "not build it)"),
-            match=r"decoder_block_\d+_kv_shared/attention"),),
+            "unused_key_value", *_key_value("built, never used"),
+            match=r"decoder_block_\d+_kv_shared/attention",
+            note="built by KerasHub but never used: a KV-shared block reads the keys and values "
+                 "of the last earlier block of its attention type (transformers does not build "
+                 "these)"),),
         "own_kv": (group("key_value", *_key_value(""),
                          match=r"decoder_block_\d+/attention"),),
     },
