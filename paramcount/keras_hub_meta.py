@@ -68,3 +68,10 @@ UNLISTED: dict[str, str] = dict.fromkeys(
      "t5gemma_ml_ml_prefixlm_it"),
     "T5Gemma ML size: its shape is not confirmed from a published source offline",
 )
+
+# Gemma 3n: the text decoder is formulated (``gemma3n``), the rest of the checkpoint is not.
+UNLISTED.update(dict.fromkeys(
+    ("gemma3n_e2b", "gemma3n_e2b_it", "gemma3n_e4b", "gemma3n_e4b_it"),
+    "Gemma 3n: multimodal checkpoint; its MobileNetV5 vision encoder and Conformer audio encoder "
+    "(and their embedders) are not yet formulated, only the text decoder (gemma3n)",
+))

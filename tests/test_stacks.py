@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.components.stacks import MOE_AND_DENSE, L_dense, L_moe, LayerKinds
 from paramcount.errors import ConstraintError, HyperparameterError
 from paramcount.formula import leaf
@@ -118,3 +118,90 @@ def test_gemma4_global_layers_trade_head_width_and_value_projection():
     # keys doubling as values (one global kv head): the value projection goes, keys shrink
     keqv = count(L_global=1, keqv=1, M_kvg=1) - count(L_global=1)
     assert keqv == -(32 * 2 * 8) - (32 * 2 * 8 - 32 * 1 * 8)
+
+
+GEMMA3N_TINY = dict(v=50, d_e=8, M=2, M_kv=1, d_k=4, d_f=16, L=3, v_p=40, d_p=2, A=3, r_l=1)
+
+
+@pytest.mark.parametrize(("layers", "shared", "expected"), [
+    (35, 15, 15),  # E4B: the last 15 of 35 blocks reuse keys and values
+    (30, 10, 10),
+    (4, 0, 0),
+    (4, 4, 0),  # KerasHub's rule i ≥ L − L_kvs > 0: none shared when L_kvs = L
+])
+def test_gemma3n_kv_sharing_pattern(layers, shared, expected):
+    from paramcount.architectures.gemma3n import KV_SHARED_AND_OWN
+
+    counts = KV_SHARED_AND_OWN.counts(layers, num_hidden_layers=layers,
+                                      num_kv_shared_layers=shared)
+    assert counts == {"L_kvs": expected, "L_kvo": layers - expected}
+
+
+def test_gemma3n_kv_shared_blocks_keep_their_unused_key_value_weights():
+    arch = registry.get("gemma3n")
+
+    def count(**kw):
+        return arch.count(arch.resolve(dict(GEMMA3N_TINY, **kw)))
+
+    # KerasHub builds a shared block's key/value projections and key norm: same total
+    assert count(L_kvs=0) == count(L_kvs=2)
+    tree = arch.formula.find("blocks")
+    assert tree.find("unused_key_value").times == symbols.get("L_kvs")
+    assert tree.find("key_value").times == symbols.get("L_kvo")
+    with pytest.raises(ConstraintError, match="L_kvs"):
+        arch.resolve(dict(GEMMA3N_TINY, L_kvs=3))  # a shared block needs a computing one
+
+
+def test_gemma3n_altup_laurel_and_per_layer_inputs():
+    arch = registry.get("gemma3n")
+
+    def count(**kw):
+        return arch.count(arch.resolve(dict(GEMMA3N_TINY, **kw)))
+
+    d_e_, n = 8, 3
+    # one more AltUp copy: two more d_e × d_e projections; per block a wider router and
+    # (A+1)³ − A³ prediction and (A+1)² − A² correction coefficients
+    per_block = d_e_ + (4 ** 3 - 3 ** 3) + (4 ** 2 - 3 ** 2)
+    assert count(A=4) - count() == 2 * d_e_ * d_e_ + n * per_block
+    # LAuReL rank + 1: one more row and column per block
+    assert count(r_l=2) - count() == n * 2 * d_e_
+    # per-layer width + 1: a table column and a projection output per block, the norm, and
+    # each block's gate and projection
+    assert count(d_p=3) - count() == 40 * n + d_e_ * n + 1 + n * 2 * d_e_
+    assert count(altup_cs=0) - count() == -n * d_e_
+
+
+def test_gemma3n_presets_are_explained_not_listed():
+    from paramcount import keras_hub_meta
+
+    presets = [p for p in keras_hub_meta.preset_names()
+               if keras_hub_meta.preset_model(p) == "gemma3n"]
+    if not presets:
+        pytest.skip("KerasHub not installed")
+    for p in presets:
+        assert "vision" in keras_hub_meta.UNLISTED[p] and "audio" in keras_hub_meta.UNLISTED[p]
+
+
+def test_gemma3n_counts_what_keras_hub_builds_for_any_m_kv_up_to_m():
+    arch = registry.get("gemma3n")
+    arch.resolve(dict(GEMMA3N_TINY, M=3, M_kv=2))  # KerasHub builds it (M // M_kv groups)
+    with pytest.raises(ConstraintError, match="M_kv"):
+        arch.resolve(dict(GEMMA3N_TINY, M=2, M_kv=3))
+
+
+def test_gemma3n_proof_grid_stays_small():
+    # What keeps `prove gemma3n` near a minute and a half of CPU: per option case (4), exact
+    # interpolation over A (degree 3: A·A² prediction coefficients) and the two layer counts,
+    # and 2 random points per node because every width keeps a full random range (no
+    # divisibility substitution). Computed from the parametrization alone, no build.
+    from paramcount import prove
+
+    arch = registry.get("gemma3n")
+    all_cases = prove.cases(arch)
+    assert len(all_cases) == 4
+    for case in all_cases:
+        nodes = prove._nodes(case)
+        assert {x.name: len(v) for x, v in nodes.items()} == {"A": 5, "L'": 3, "L_kvs": 3}
+        ranges = prove._ranges(case, prove.VALUE_BITS[0])
+        per_point = sum(case.bound(x) / (hi - lo) for x, (lo, hi) in ranges.items())
+        assert per_point ** prove.MIN_POINTS < prove.TARGET_ERROR
