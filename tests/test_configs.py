@@ -34,6 +34,9 @@ PUBLISHED = {
     "gpt2-xl.json": ("gpt2_causal_lm", 1_557_611_200),
     "bert-large-uncased.json": ("bert_masked_lm", 335_174_458),
     "opt-1.3b.json": ("opt", 1_315_758_080),
+    # Qwen/Qwen2.5-0.5B and Qwen/Qwen2.5-7B config.json (Qwen2.5 technical report, table 1)
+    "qwen2.5-0.5b.json": ("qwen", 494_032_768),
+    "qwen2.5-7b.json": ("qwen", 7_615_616_512),
 }
 
 
@@ -190,6 +193,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "mistral": ("convert_mistral", "mistral-7b-v0.1.json"),
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
+    "qwen": ("convert_qwen", "qwen2.5-7b.json"),
 }
 
 
@@ -217,7 +221,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
