@@ -37,6 +37,9 @@ PUBLISHED = {
     # Qwen/Qwen2.5-0.5B and Qwen/Qwen2.5-7B config.json (Qwen2.5 technical report, table 1)
     "qwen2.5-0.5b.json": ("qwen", 494_032_768),
     "qwen2.5-7b.json": ("qwen", 7_615_616_512),
+    # Qwen/Qwen3-0.6B and Qwen/Qwen3-8B config.json (Qwen3 technical report, table 1)
+    "qwen3-0.6b.json": ("qwen3", 596_049_920),
+    "qwen3-8b.json": ("qwen3", 8_190_735_360),
 }
 
 
@@ -194,6 +197,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
     "qwen": ("convert_qwen", "qwen2.5-7b.json"),
+    "qwen3": ("convert_qwen3", "qwen3-8b.json"),
 }
 
 
@@ -221,7 +225,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
