@@ -40,6 +40,10 @@ PUBLISHED = {
     # Qwen/Qwen3-0.6B and Qwen/Qwen3-8B config.json (Qwen3 technical report, table 1)
     "qwen3-0.6b.json": ("qwen3", 596_049_920),
     "qwen3-8b.json": ("qwen3", 8_190_735_360),
+    # EleutherAI/pythia-70m and EleutherAI/gpt-neox-20b config.json (Biderman et al. 2023,
+    # table 1; Black et al. 2022): GPTNeoXForCausalLM, untied head included
+    "pythia-70m.json": ("gpt_neo_x", 70_426_624),
+    "gpt-neox-20b.json": ("gpt_neo_x", 20_554_567_680),
 }
 
 
@@ -225,7 +229,8 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
+              "gpt_neo_x"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
