@@ -60,6 +60,7 @@ class Field:
         hf_default: int, sympy expression or None. The value transformers uses when the key is
             absent or null, as a value of the *symbol*, possibly in other symbols (``M``,
             ``4*d_e``). None: the key is needed (or the architecture's own default applies).
+            With ``hf=None`` it is the value transformers always builds (no key sets it).
         keras_default: the same for a KerasHub constructor argument left out or None.
     """
 
@@ -191,6 +192,10 @@ class Table:
         for f in self.fields:
             key = f.key(framework)
             if key is None:
+                # No key, but a default: the framework fixes the value (BLOOM's MLP width is
+                # 4·hidden_size in transformers, which has no key for it).
+                if f.default(framework) is not None:
+                    pending.append(f)
                 continue
             raw = config.get(key)
             if raw is None:
@@ -211,8 +216,8 @@ class Table:
                 {symbols.get(k): sympy.Integer(x) for k, x in values.items()})
             if expr.free_symbols or not expr.is_Integer:
                 missing = ", ".join(sorted(s.name for s in expr.free_symbols))
-                raise InputFileError(f"{where}: {f.key(framework)} is absent and its default "
-                                     f"needs {missing or 'an integer'}")
+                raise InputFileError(f"{where}: {f.key(framework) or f.symbol} is absent and "
+                                     f"its default needs {missing or 'an integer'}")
             values[f.symbol] = int(expr)
         for f in self.fields:  # a config may state a fixed value only as it is
             sym = symbols.get(f.symbol)
