@@ -41,8 +41,12 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except hf.Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse.
-        assert "even rotary dimension" in str(exc)
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse,
+        # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
+        # another model, is skipped too.
+        arch = registry.get(arch_id)
+        broken = frameworks.broken_limit(arch, arch.resolve(arch.preset(name).hparams))
+        assert "even rotary dimension" in str(exc) or (broken and broken in str(exc))
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -133,6 +137,17 @@ def test_cli_verify_refused_set_is_skipped_not_failed(capsys):
     assert code == 0 and out.startswith("skipped") and "0 match, 0 mismatch" in out
 
 
+def test_a_set_transformers_would_build_otherwise_is_skipped(capsys):
+    """BLOOM's MLP is 4·d_e wide in transformers whatever d_f says: such a set is skipped (not a
+    mismatch), count refuses it for transformers, and prove samples inside the limit."""
+    code = main(["verify", "bloom", "--preset", "tiny", "--framework", "transformers"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("skipped") and "d_f (64) must be == 4·d_e (128)" in out
+    code = main(["count", "bloom", "--preset", "tiny", "--framework", "transformers"])
+    assert code == 2 and "4·d_e" in capsys.readouterr().err
+    assert main(["verify", "bloom", "--preset", "tiny_4x", "--framework", "transformers"]) == 0
+
+
 def test_a_wrong_delta_is_a_named_mismatch():
     arch = registry.get("opt")
     broken = frameworks.Transformers(weights=arch.transformers.weights)  # the delta left out
@@ -221,7 +236,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
 @pytest.mark.parametrize("model_type, cls", [
     ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("qwen2", "Qwen2ForCausalLM"),
-    ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM")])
+    ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM"),
+    ("bloom", "BloomForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
