@@ -116,6 +116,8 @@ def cmd_count(args) -> int:
     if framework is None:  # a transformers config means the model transformers builds from it
         hf_config = reading is not None and reading.source == "transformers config"
         framework = "transformers" if hf_config and arch.transformers is not None else "keras"
+        if framework not in arch.checked_by:  # the model only transformers builds
+            framework = arch.checked_by[0]
     if framework != "keras":
         from paramcount import frameworks
 
@@ -129,6 +131,7 @@ def cmd_count(args) -> int:
             out["config"] = {"file": reading.where, "source": reading.source,
                              "class": reading.cls, "read": reading.hparams,
                              "ignored": list(reading.ignored)}
+        out["checked_by"] = list(arch.checked_by)
         if framework != "keras":
             out["framework"] = framework
             out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
@@ -141,6 +144,8 @@ def cmd_count(args) -> int:
             print(f"counted as transformers builds it: {arch.mapping.hf_class(arch.id)} "
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))
+        if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)
+            print(f"checked by {' and '.join(arch.checked_by)} only: no Keras build exists")
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
     return 0
@@ -173,10 +178,17 @@ def cmd_verify(args) -> int:
             jobs += [(arch, hs.hparams, hs.name) for hs in arch.hparam_sets()]
     if reading is not None and not args.json:
         print("\n".join(_reading_lines(reading)))
-    jobs = [(arch, hp, name, fw) for arch, hp, name in jobs for fw in fws
-            if fw == "keras" or arch.transformers is not None]
     results = []
     skipped: list[dict] = []
+    for arch, _, name in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
+        if "keras" in fws and "keras" not in arch.checked_by:
+            reason = f"no Keras build: checked by {' and '.join(arch.checked_by)} only"
+            skipped.append({"arch": arch.id, "preset": name, "framework": "keras",
+                            "status": "skipped", "reason": reason})
+            if not args.json:
+                print(f"{'skipped':<8} {arch.id:<24} {name:<28} {reason}")
+    jobs = [(arch, hp, name, fw) for arch, hp, name in jobs for fw in fws
+            if fw in arch.checked_by]
     for arch, hp, name, fw in progress.track(jobs, describe=lambda j: f"{j[0].id} {j[2]}",
                                              quiet=args.quiet):
         try:
@@ -241,7 +253,8 @@ def cmd_prove(args) -> int:
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
             bar.advance(f"proving {aid}")
-            if args.framework == "transformers":  # formula + deltas ≡ transformers
+            # formula + deltas ≡ transformers; also for a model only transformers builds
+            if args.framework == "transformers" or "keras" not in registry.get(aid).checked_by:
                 from paramcount.verify import require_transformers
 
                 p = prove.prove(require_transformers().proof_arch(registry.get(aid)))

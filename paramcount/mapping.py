@@ -21,7 +21,7 @@ Nothing here imports a framework: ``count --config`` stays as light as ``count``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import sympy
@@ -143,6 +143,9 @@ class Table:
     # Architecture id → HF class it is checked against without being what a config of that class
     # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
     hf_builds: Mapping[str, str] = field(default_factory=dict)
+    # A config as transformers reads it → the keys the fields read, for a family whose keys
+    # decide each other (Falcon-7B's multi_query means one key/value head); None: as it is.
+    hf_normalize: Callable[[Mapping], Mapping] | None = None
 
     def __post_init__(self) -> None:
         for f in self.fields:
@@ -174,10 +177,8 @@ class Table:
                    fixed=None) -> tuple[dict[str, int], list[str]]:
         return self._read(config, "keras", where, fixed or {})
 
-    def _read(self, config: Mapping, framework: str, where: str,
-              fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
-        """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
-        which a config may state only as they are) and the keys nobody reads."""
+    def refusal(self, config: Mapping, framework: str) -> tuple[Require, object] | None:
+        """The first requirement ``config`` breaks (and the value it has), or None."""
         for req in self.requires:
             if req.framework != framework:
                 continue
@@ -185,8 +186,20 @@ class Table:
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
-                raise InputFileError(
-                    f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
+                return req, val
+        return None
+
+    def _read(self, config: Mapping, framework: str, where: str,
+              fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
+        """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
+        which a config may state only as they are) and the keys nobody reads."""
+        if framework == "hf" and self.hf_normalize is not None:
+            config = self.hf_normalize(config)
+        broken = self.refusal(config, framework)
+        if broken is not None:
+            req, val = broken
+            raise InputFileError(
+                f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
         values: dict[str, int] = {}
         pending: list[Field] = []
         for f in self.fields:

@@ -20,6 +20,7 @@ from paramcount.render import (
     human,
     symbols_markdown,
 )
+from paramcount.frameworks import label
 from paramcount.verify import Verification, verify
 
 __all__ = ["generate", "write_report", "verify_all", "versions"]
@@ -58,7 +59,11 @@ def verify_all(arch_ids: Iterable[str] | None = None, *,
     for i, (aid, preset) in enumerate(jobs):
         if progress:
             progress(f"{aid} {preset.name}")
-        out.append(verifier(aid, preset=preset.name))
+        arch = registry.get(aid)
+        if "keras" in arch.checked_by:
+            out.append(verifier(aid, preset=preset.name))
+        else:  # a model only transformers builds (Falcon-7B/40B) is checked there
+            out.append(verifier(aid, preset=preset.name, framework=arch.checked_by[0]))
     return out
 
 
@@ -143,6 +148,7 @@ def _architectures(results: list[Verification]) -> str:
             f"{_md_escape(arch.title)}.", "",
             f"- source: {arch.source}",
             f"- counts: {arch.counting}",
+            f"- checked by: {', '.join(label(f) for f in arch.checked_by)}",
         ]
         if arch.constraints:
             out.append("- constraints: " + "; ".join(c.describe() for c in arch.constraints))

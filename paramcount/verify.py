@@ -258,6 +258,11 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
         given = dict(hparams or {})
         name = name or "custom"
     resolved = arch.resolve(given)
+    if framework == "keras" and "keras" not in arch.checked_by:
+        from paramcount.errors import ParamcountError
+
+        raise ParamcountError(f"{arch.id} is built by {' and '.join(arch.checked_by)} only, "
+                              "not by Keras")
     if framework != "keras":
         return verify_transformers(arch, resolved, name=name)
     return compare(arch, resolved, reference_weights(arch, resolved), name=name, preset=preset)

@@ -47,6 +47,11 @@ PUBLISHED = {
     # bigscience/bloom-560m and bigscience/bloom-7b1 config.json (BigScience 2022, table 3)
     "bloom-560m.json": ("bloom", 559_214_592),
     "bloom-7b1.json": ("bloom", 7_069_016_064),
+    # tiiuae/falcon-rw-1b (KerasHub's layout), tiiuae/falcon-7b and tiiuae/falcon-40b config.json
+    # (Almazrouei et al. 2023, table 2); the last two only transformers builds
+    "falcon-rw-1b.json": ("falcon", 1_311_625_216),
+    "falcon-7b.json": ("falcon_parallel", 6_921_720_704),
+    "falcon-40b.json": ("falcon_parallel", 41_303_293_952),
 }
 
 
@@ -188,9 +193,32 @@ def test_tables_read_back_what_they_write(arch_id):
             back, ignored = table.from_hf(table.hf_config(hp), where="x", fixed=arch.fixed)
             assert arch.resolve(back) == hp, hs.name
             assert not ignored
+        if "keras" not in arch.checked_by:  # no KerasHub constructor (Falcon-7B/40B)
+            assert table.keras_kwargs(hp) == {} and not table.keras_classes
+            continue
         back, ignored = table.from_keras(table.keras_kwargs(hp), where="x", fixed=arch.fixed)
         assert arch.resolve(back) == hp, (hs.name, back)
         assert not ignored
+
+
+def test_falcon_configs_pick_the_layout_that_builds_them(capsys, tmp_path):
+    """One model_type, two layouts: a Falcon-RW config reads as KerasHub's falcon, Falcon-7B's
+    (multi_query, parallel) and Falcon-40B's (new_decoder_architecture) as falcon_parallel, and
+    count says that only transformers checks the latter."""
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-7b.json"))
+    assert code == 0 and "as falcon_parallel: " in out and "M_kv=1" in out and "n_ln=1" in out
+    assert "checked by transformers only" in out
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-40b.json"), "--json")
+    data = json.loads(out)
+    assert data["checked_by"] == ["transformers"]
+    assert data["config"]["read"] | {"M_kv": 8, "n_ln": 2, "zeta": 0} == data["config"]["read"]
+    rw = json.loads((CONFIGS / "falcon-rw-1b.json").read_text())
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, rw), "--json")
+    assert json.loads(out)["arch"] == "falcon"
+    assert json.loads(out)["checked_by"] == ["keras", "transformers"]
+    # Read as falcon, a Falcon-7B config is refused with the key that rules it out.
+    code, _, err = run(capsys, "count", "falcon", "--config", str(CONFIGS / "falcon-7b.json"))
+    assert code == 2 and "parallel_attn = true cannot be counted" in err
 
 
 def test_count_config_imports_no_framework(tmp_path):
@@ -238,7 +266,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
-              "gpt_neo_x", "bloom"]
+              "gpt_neo_x", "bloom", "falcon"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

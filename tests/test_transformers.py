@@ -148,6 +148,18 @@ def test_a_set_transformers_would_build_otherwise_is_skipped(capsys):
     assert main(["verify", "bloom", "--preset", "tiny_4x", "--framework", "transformers"]) == 0
 
 
+def test_a_model_only_transformers_builds_is_checked_there(capsys):
+    """Falcon-7B/40B: verify skips Keras with the reason, checks transformers; prove proves it
+    against transformers without being asked."""
+    code = main(["verify", "falcon_parallel", "--preset", "tiny_gqa_two_norms",
+                 "--framework", "all"])
+    out = capsys.readouterr().out
+    assert code == 0 and "no Keras build: checked by transformers only" in out
+    assert "1 match, 0 mismatch" in out
+    with pytest.raises(Exception, match="built by transformers only"):
+        verify("falcon_parallel", preset="tiny_mqa")
+
+
 def test_a_wrong_delta_is_a_named_mismatch():
     arch = registry.get("opt")
     broken = frameworks.Transformers(weights=arch.transformers.weights)  # the delta left out
@@ -237,7 +249,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("qwen2", "Qwen2ForCausalLM"),
     ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM"),
-    ("bloom", "BloomForCausalLM")])
+    ("bloom", "BloomForCausalLM"), ("falcon", "FalconForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
