@@ -72,6 +72,9 @@ class Field:
     flag: bool = False
     hf_default: int | sympy.Expr | None = None
     keras_default: int | sympy.Expr | None = None
+    # The HF key's value for each value 0, 1, … of the symbol (an enumerated key: Falcon's
+    # num_ln_in_parallel_attn 1 or 2 is the flag split_ln 0 or 1); empty: the value itself.
+    hf_values: tuple = ()
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -84,6 +87,8 @@ class Field:
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
+        if framework != "keras" and self.hf_values:
+            return self.hf_values[value]
         return bool(value) if self.flag else self.scale(framework) * value
 
 
@@ -264,6 +269,13 @@ def _show(val) -> str:
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
+    if framework != "keras" and f.hf_values:
+        hits = [i for i, x in enumerate(f.hf_values)
+                if x == raw and isinstance(x, bool) == isinstance(raw, bool)]
+        if not hits:
+            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected one of "
+                                 f"{', '.join(_show(x) for x in f.hf_values)}")
+        return hits[0]
     if f.flag:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")

@@ -206,12 +206,12 @@ def test_falcon_configs_pick_the_layout_that_builds_them(capsys, tmp_path):
     (multi_query, parallel) and Falcon-40B's (new_decoder_architecture) as falcon_parallel, and
     count says that only transformers checks the latter."""
     code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-7b.json"))
-    assert code == 0 and "as falcon_parallel: " in out and "M_kv=1" in out and "n_ln=1" in out
+    assert code == 0 and "as falcon_parallel: " in out and "M_kv=1" in out and "split_ln=0" in out
     assert "checked by transformers only" in out
     code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-40b.json"), "--json")
     data = json.loads(out)
     assert data["checked_by"] == ["transformers"]
-    assert data["config"]["read"] | {"M_kv": 8, "n_ln": 2, "zeta": 0} == data["config"]["read"]
+    assert data["config"]["read"] | {"M_kv": 8, "split_ln": 1, "zeta": 0} == data["config"]["read"]
     rw = json.loads((CONFIGS / "falcon-rw-1b.json").read_text())
     code, out, _ = run(capsys, "count", "--config", _write(tmp_path, rw), "--json")
     assert json.loads(out)["arch"] == "falcon"

@@ -16,7 +16,7 @@ from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import alibi, rotary_positions
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v, zeta
@@ -124,8 +124,9 @@ register(Architecture(
 
 
 # --- Falcon-7B / 40B / 180B: the layout KerasHub's constructor cannot express ----------------
-n_ln = declare("n_ln", "layer norms per parallel block: 1 (one norm read by attention and MLP, "
-               "Falcon-7B) or 2 (one each, Falcon-40B/180B)")
+split_ln = declare("split_ln", "1 when a parallel block has a layer norm for attention and one "
+                   "for the MLP (Falcon-40B/180B), 0 when one norm feeds both (Falcon-7B)",
+                   flag=True)
 
 
 def _parallel_keys(config: Mapping) -> Mapping:
@@ -152,7 +153,8 @@ FALCON_PARALLEL_MAPPING = Table(
         Field("M_kv", hf="num_kv_heads", hf_default=M),
         Field("d_e", hf="hidden_size"),
         Field("d_f", hf="ffn_hidden_size", hf_default=4 * d_e),
-        Field("n_ln", hf="num_ln_in_parallel_attn", hf_default=2),
+        # 1 or 2 norms per block; transformers' default with new_decoder_architecture is 2
+        Field("split_ln", hf="num_ln_in_parallel_attn", hf_values=(1, 2), hf_default=1),
         Field("zeta", hf="bias", flag=True, hf_default=0),
     ),
     model_type="falcon",
@@ -197,8 +199,8 @@ register(Architecture(
         group(
             "blocks",
             layer_norm("norm_attention", match=_W["blocks.norm_attention"]),
-            leaf("norm_ffn", 2 * d_e * (n_ln - 1), match=_W["blocks.norm_ffn"],
-                 note="layer norm of the MLP input: only with two norms per block (n_ln = 2)"),
+            leaf("norm_ffn", 2 * d_e * split_ln, match=_W["blocks.norm_ffn"],
+                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1)"),
             group(
                 "attention",
                 leaf("query_key_value", (M + 2 * M_kv) * d_k * (d_e + zeta),
@@ -222,10 +224,11 @@ register(Architecture(
                      "(counted once)"),
     ),
     required=(v, d_e, M, L),
-    optional={M_kv: 1, d_f: 4 * d_e, n_ln: 1, zeta: 0},
+    optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
     fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(n_ln, "<=", 2, reason="one norm for both branches, or one each")),
+    # the even rotary width transformers validates is this model's own constraint: only
+    # transformers builds it
+    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
     # The transformers build, seen as a reference (prove's oracle); verify labels it transformers.
     reference="reference_models.falcon:parallel",
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
@@ -237,7 +240,7 @@ register(Architecture(
     frameworks=("transformers",),
     examples={
         "tiny_mqa": dict(v=97, d_e=32, M=4, L=2),
-        "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, n_ln=2),
+        "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, split_ln=1),
         "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
     },
 ))
