@@ -52,6 +52,8 @@ PUBLISHED = {
     "falcon-rw-1b.json": ("falcon", 1_311_625_216),
     "falcon-7b.json": ("falcon_parallel", 6_921_720_704),
     "falcon-40b.json": ("falcon_parallel", 41_303_293_952),
+    # Qwen/Qwen1.5-MoE-A2.7B config.json (Qwen1.5-MoE blog: 14.3B parameters in all)
+    "qwen1.5-moe-a2.7b.json": ("qwen_moe", 14_315_784_192),
 }
 
 
@@ -145,6 +147,11 @@ def _llama(**changes):
       "position_embedding_type": "relative_key"}, "position_embedding_type = \"relative_key\""),
     ({"model_type": "bloom", "architectures": ["BloomForCausalLM"], "n_inner": 2048},
      "n_inner = 2048 cannot be counted: transformers' BloomMLP ignores n_inner"),
+    ({"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"],
+      "mlp_only_layers": [0, 5]}, "mlp_only_layers = [0, 5] cannot be counted: every block is a "
+     "mixture of experts"),
+    ({"model_type": "qwen2_moe", "decoder_sparse_step": 2},
+     "decoder_sparse_step = 2 cannot be counted"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -238,6 +245,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "bert": ("convert_bert", "bert-base-uncased.json"),
     "qwen": ("convert_qwen", "qwen2.5-7b.json"),
     "qwen3": ("convert_qwen3", "qwen3-8b.json"),
+    "qwen_moe": ("convert_qwen_moe", "qwen1.5-moe-a2.7b.json"),
 }
 
 
@@ -266,7 +274,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
-              "gpt_neo_x", "bloom", "falcon"]
+              "gpt_neo_x", "bloom", "falcon", "qwen_moe"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
