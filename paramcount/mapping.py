@@ -75,6 +75,11 @@ class Field:
     # The HF key's value for each value 0, 1, … of the symbol (an enumerated key: Falcon's
     # num_ln_in_parallel_attn 1 or 2 is the flag split_ln 0 or 1); empty: the value itself.
     hf_values: tuple = ()
+    # A per-block list of kinds (Qwen 3.5's layer_types): the symbol counts the blocks of
+    # ``kinds[0]`` among ``len(list)`` = ``per_block`` blocks, the rest are ``kinds[1]``; written
+    # with those blocks first (which blocks changes no count).
+    kinds: tuple[str, str] | None = None
+    per_block: str = "L"
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -160,13 +165,13 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        return {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
+        return {f.keras: _out(f, "keras", hp) for f in self.fields
                 if f.keras and f.symbol in hp}
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
-        out = {f.hf: f.out("hf", hp[f.symbol]) for f in self.fields if f.hf and f.symbol in hp}
+        out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
         return {**out, **self.hf_constants}
 
     def hf_class(self, arch_id: str) -> str | None:
@@ -219,7 +224,8 @@ class Table:
             if raw is None:
                 pending.append(f)
                 continue
-            value = _value(f, framework, raw, where, key)
+            value = (_count(f, raw, where, key, values) if f.kinds
+                     else _value(f, framework, raw, where, key))
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
                              if g.symbol == f.symbol and g.key(framework) in config)
@@ -266,6 +272,23 @@ def _show(val) -> str:
     import json
 
     return json.dumps(val)
+
+
+def _out(f: Field, framework: str, hp: Mapping[str, int]):
+    if f.kinds is None:
+        return f.out(framework, hp[f.symbol])
+    first, rest = f.kinds
+    return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])
+
+
+def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> int:
+    """The blocks of ``f.kinds[0]`` in a per-block list (its length must be the blocks read)."""
+    if not isinstance(raw, list) or any(x not in f.kinds for x in raw):
+        raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, f.kinds))}")
+    if f.per_block in values and len(raw) != values[f.per_block]:
+        raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
+                             "blocks")
+    return raw.count(f.kinds[0])
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
