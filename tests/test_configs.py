@@ -154,6 +154,12 @@ def _llama(**changes):
      "mixture of experts"),
     ({"model_type": "qwen2_moe", "decoder_sparse_step": 2},
      "decoder_sparse_step = 2 cannot be counted"),
+    ({"model_type": "qwen3_5_text", "num_hidden_layers": 2,
+      "layer_types": ["full_attention", "mamba"]},
+     'layer_types: expected a list of "full_attention" or "linear_attention"'),
+    ({"model_type": "qwen3_5_text", "num_hidden_layers": 3,
+      "layer_types": ["full_attention", "linear_attention"]},
+     "layer_types has 2 entries for 3 blocks"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -289,7 +295,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
               "gpt_neo_x", "bloom", "falcon", "qwen_moe",
-              "qwen3_moe"]
+              "qwen3_moe", "qwen3_5", "qwen3_5_moe"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

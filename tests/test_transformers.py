@@ -250,7 +250,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("qwen2", "Qwen2ForCausalLM"),
     ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM"),
     ("bloom", "BloomForCausalLM"), ("falcon", "FalconForCausalLM"),
-    ("qwen2_moe", "Qwen2MoeForCausalLM"), ("qwen3_moe", "Qwen3MoeForCausalLM")])
+    ("qwen2_moe", "Qwen2MoeForCausalLM"), ("qwen3_moe", "Qwen3MoeForCausalLM"),
+    ("qwen3_5_text", "Qwen3_5ForCausalLM"), ("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
