@@ -283,12 +283,13 @@ def _out(f: Field, framework: str, hp: Mapping[str, int]):
 
 def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> int:
     """The blocks of ``f.kinds[0]`` in a per-block list (its length must be the blocks read)."""
-    if not isinstance(raw, list) or any(x not in f.kinds for x in raw):
-        raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, f.kinds))}")
+    kinds = f.kinds or ()
+    if not isinstance(raw, list) or any(x not in kinds for x in raw):
+        raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, kinds))}")
     if f.per_block in values and len(raw) != values[f.per_block]:
         raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
                              "blocks")
-    return raw.count(f.kinds[0])
+    return raw.count(kinds[0])
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
