@@ -283,7 +283,7 @@ def _out(f: Field, framework: str, hp: Mapping[str, int]):
 
 def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> int:
     """The blocks of ``f.kinds[0]`` in a per-block list (its length must be the blocks read)."""
-    kinds = f.kinds or ()
+    kinds: tuple[str, ...] = f.kinds or ("",)
     if not isinstance(raw, list) or any(x not in kinds for x in raw):
         raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, kinds))}")
     if f.per_block in values and len(raw) != values[f.per_block]:
