@@ -56,6 +56,10 @@ PUBLISHED = {
     "qwen1.5-moe-a2.7b.json": ("qwen_moe", 14_315_784_192),
     # Qwen/Qwen3-30B-A3B config.json (Qwen3 technical report, table 2)
     "qwen3-30b-a3b.json": ("qwen3_moe", 30_532_122_624),
+    # the text_config of Qwen/Qwen3.5-27B (as public code copies it; the checkpoint's vision
+    # encoder and multi-token-prediction layers are not in Qwen3_5ForCausalLM), as a text config:
+    # the count is transformers' build of this file, not a published figure
+    "qwen3.5-27b-text.json": ("qwen3_5", 26_895_998_464),
 }
 
 
