@@ -164,6 +164,9 @@ def _llama(**changes):
     ({"model_type": "qwen3_5_text", "num_hidden_layers": 3,
       "layer_types": ["full_attention", "linear_attention"]},
      "layer_types has 2 entries for 3 blocks"),
+    # Qwen2Config's absent num_key_value_heads is 32, not the query heads: it must be given
+    ({"model_type": "qwen2", "vocab_size": 10, "num_hidden_layers": 1, "num_attention_heads": 4,
+      "hidden_size": 16, "intermediate_size": 8}, "missing key num_key_value_heads (M_kv)"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),

@@ -65,7 +65,8 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
-            "opt"} <= set(with_reference())
+            "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
+            "qwen3_moe", "qwen3_5", "qwen3_5_moe"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -98,6 +99,9 @@ def test_declared_hf_defaults_are_transformers_defaults():
         "mistral": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
         "gpt2": ({"n_embd": 64, "n_head": 8, "n_layer": 1, "vocab_size": 10, "n_positions": 8},
                  "n_inner", 256),
+        "qwen3": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 128),
+        "falcon": ({"hidden_size": 64, "num_attention_heads": 8}, "ffn_hidden_size", 256),
+        "qwen3_5_text": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 256),
     }
     for model_type, (given, key, want) in cases.items():
         table = next(a.mapping for a in registry.architectures().values()
@@ -120,7 +124,11 @@ def test_declared_hf_defaults_are_transformers_defaults():
             assert getattr(cfg, key) == want
     for model_type, key, want in [("llama", "tie_word_embeddings", False),
                                   ("gpt2", "tie_word_embeddings", True),
-                                  ("bert", "type_vocab_size", 2)]:
+                                  ("bert", "type_vocab_size", 2),
+                                  ("qwen2", "tie_word_embeddings", False),
+                                  ("qwen3", "tie_word_embeddings", False),
+                                  ("falcon", "tie_word_embeddings", True),
+                                  ("bloom", "tie_word_embeddings", True)]:
         assert getattr(transformers.AutoConfig.for_model(model_type), key) == want
 
 

@@ -30,7 +30,8 @@ MAPPING = Table(
         Field("v", keras="vocabulary_size", hf="vocab_size"),
         Field("L", keras="num_layers", hf="num_hidden_layers"),
         Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
+        # no default: an absent key is not M in transformers (its dataclass default is fixed)
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
         Field("d_e", keras="hidden_dim", hf="hidden_size"),
         Field("d_k", keras="head_dim", hf="head_dim", hf_default=128),
         Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
