@@ -151,6 +151,8 @@ def cmd_count(args) -> int:
     if framework is None:  # a transformers config means the model transformers builds from it
         hf_config = reading is not None and reading.source == "transformers config"
         framework = "transformers" if hf_config and arch.transformers is not None else "keras"
+        if framework not in arch.checked_by:  # the model only transformers builds
+            framework = arch.checked_by[0]
     if framework != "keras":
         from paramcount import frameworks
 
@@ -164,6 +166,7 @@ def cmd_count(args) -> int:
             out["config"] = {"file": reading.where, "source": reading.source,
                              "class": reading.cls, "read": reading.hparams,
                              "ignored": list(reading.ignored)}
+        out["checked_by"] = list(arch.checked_by)
         if framework != "keras":
             out["framework"] = framework
             out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
@@ -176,6 +179,8 @@ def cmd_count(args) -> int:
             print(f"counted as transformers builds it: {arch.mapping.hf_class(arch.id)} "
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))
+        if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)
+            print(f"checked by {' and '.join(arch.checked_by)} only: no Keras build exists")
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
     return 0
@@ -232,9 +237,14 @@ def cmd_verify(args) -> int:
         budget.check(arch, hp, name or "custom", args.max_build)
     if reading is not None and not args.json:
         print("\n".join(_reading_lines(reading)))
+    skipped: list[dict] = []
+    for arch, _, name, _ in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
+        if "keras" in fws and "keras" not in arch.checked_by:
+            reason = f"no Keras build: checked by {' and '.join(arch.checked_by)} only"
+            skipped.append({"arch": arch.id, "preset": name, "framework": "keras",
+                            "status": "skipped", "reason": reason})
     runs = [parallel.Job(arch, hp, name or "custom", preset=preset, framework=fw)
-            for arch, hp, name, preset in jobs for fw in fws
-            if fw == "keras" or arch.transformers is not None]
+            for arch, hp, name, preset in jobs for fw in fws if fw in arch.checked_by]
     with progress.Bar(len(runs), quiet=args.quiet) as bar:
         for job in runs:
             size = budget.build_size(job.arch, job.hparams)
@@ -245,7 +255,7 @@ def cmd_verify(args) -> int:
     # transformers' own validation refuses some sets Keras builds (an odd rotary width): those
     # come back as skipped rows, reported, not mismatches of the formula.
     results = [r for r in outcomes if not isinstance(r, dict)]
-    skipped: list[dict] = [r for r in outcomes if isinstance(r, dict)]
+    skipped += [r for r in outcomes if isinstance(r, dict)]
     if not args.json:
         for row in skipped:
             print(f"{'skipped':<8} {row['arch']:<24} {row['preset']:<28} {row['reason']}")
@@ -322,7 +332,8 @@ def cmd_prove(args) -> int:
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
             bar.advance(f"{aid}: proving")
-            if args.framework == "transformers":  # formula + deltas ≡ transformers
+            # formula + deltas ≡ transformers; also for a model only transformers builds
+            if args.framework == "transformers" or "keras" not in registry.get(aid).checked_by:
                 from paramcount.verify import require_transformers
 
                 p = prove.prove(require_transformers().proof_arch(registry.get(aid)))

@@ -92,7 +92,9 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
         types, _ = supported()
         raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
                              f"{', '.join(types)}")
-    table = family[0]
+    # Several tables may share a model_type (Falcon: KerasHub's Falcon-RW layout and the parallel
+    # Falcon-7B/40B layout): the first whose requirements the config meets reads it.
+    table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
     cls = archs[0] if archs else next(iter(table.hf_classes))
     if cls not in table.hf_classes:
         raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
@@ -102,6 +104,10 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     arch = registry.get(target)
     hparams, ignored = (arch.mapping or table).from_hf(data, where=where, fixed=arch.fixed)
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
+
+
+def _normalized(table, data: Mapping) -> Mapping:
+    return table.hf_normalize(data) if table.hf_normalize is not None else data
 
 
 def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:

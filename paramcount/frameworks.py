@@ -57,6 +57,11 @@ class Transformers:
     # What transformers' config validation adds to the architecture's constraints (an even
     # rotary width): the sets that break them are refused there, and ``prove`` samples inside.
     constraints: tuple = ()
+    # What transformers builds regardless of the hyperparameters (BLOOM's MLP is 4·d_e wide,
+    # whatever d_f says): no validation refuses such a set, transformers silently builds another
+    # model, so verify skips the sets that break a limit (as it does those transformers refuses)
+    # and ``prove`` samples inside, like ``constraints``.
+    limits: tuple = ()
 
 
 def torch_path(name: str) -> str:
@@ -133,7 +138,17 @@ def for_framework(arch, framework: str):
     if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
     return dataclasses.replace(arch, formula=tree(arch.formula, ref),
-                               constraints=(*ref.constraints, *arch.constraints))
+                               constraints=(*ref.constraints, *ref.limits, *arch.constraints))
+
+
+def broken_limit(arch, hparams) -> str | None:
+    """Why transformers would build another model than ``hparams`` describe (a broken
+    :attr:`Transformers.limits` condition), or None."""
+    ref = getattr(arch, "transformers", None)
+    if ref is None:
+        return None
+    values = arch.values(hparams)
+    return next((msg for c in ref.limits if (msg := c.check(values))), None)
 
 
 def deltas(arch) -> tuple[Delta, ...]:

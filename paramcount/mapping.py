@@ -21,7 +21,7 @@ Nothing here imports a framework: ``count --config`` stays as light as ``count``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import sympy
@@ -60,6 +60,7 @@ class Field:
         hf_default: int, sympy expression or None. The value transformers uses when the key is
             absent or null, as a value of the *symbol*, possibly in other symbols (``M``,
             ``4*d_e``). None: the key is needed (or the architecture's own default applies).
+            With ``hf=None`` it is the value transformers always builds (no key sets it).
         keras_default: the same for a KerasHub constructor argument left out or None.
     """
 
@@ -71,6 +72,14 @@ class Field:
     flag: bool = False
     hf_default: int | sympy.Expr | None = None
     keras_default: int | sympy.Expr | None = None
+    # The HF key's value for each value 0, 1, … of the symbol (an enumerated key: Falcon's
+    # num_ln_in_parallel_attn 1 or 2 is the flag split_ln 0 or 1); empty: the value itself.
+    hf_values: tuple = ()
+    # A per-block list of kinds (Qwen 3.5's layer_types): the symbol counts the blocks of
+    # ``kinds[0]`` among ``len(list)`` = ``per_block`` blocks, the rest are ``kinds[1]``; written
+    # with those blocks first (which blocks changes no count).
+    kinds: tuple[str, str] | None = None
+    per_block: str = "L"
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -83,6 +92,8 @@ class Field:
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
+        if framework != "keras" and self.hf_values:
+            return self.hf_values[value]
         return bool(value) if self.flag else self.scale(framework) * value
 
 
@@ -142,6 +153,9 @@ class Table:
     # Architecture id → HF class it is checked against without being what a config of that class
     # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
     hf_builds: Mapping[str, str] = field(default_factory=dict)
+    # A config as transformers reads it → the keys the fields read, for a family whose keys
+    # decide each other (Falcon-7B's multi_query means one key/value head); None: as it is.
+    hf_normalize: Callable[[Mapping], Mapping] | None = None
 
     def __post_init__(self) -> None:
         for f in self.fields:
@@ -151,13 +165,13 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        return {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
+        return {f.keras: _out(f, "keras", hp) for f in self.fields
                 if f.keras and f.symbol in hp}
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
-        out = {f.hf: f.out("hf", hp[f.symbol]) for f in self.fields if f.hf and f.symbol in hp}
+        out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
         return {**out, **self.hf_constants}
 
     def hf_class(self, arch_id: str) -> str | None:
@@ -173,10 +187,8 @@ class Table:
                    fixed=None) -> tuple[dict[str, int], list[str]]:
         return self._read(config, "keras", where, fixed or {})
 
-    def _read(self, config: Mapping, framework: str, where: str,
-              fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
-        """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
-        which a config may state only as they are) and the keys nobody reads."""
+    def refusal(self, config: Mapping, framework: str) -> tuple[Require, object] | None:
+        """The first requirement ``config`` breaks (and the value it has), or None."""
         for req in self.requires:
             if req.framework != framework:
                 continue
@@ -184,19 +196,36 @@ class Table:
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
-                raise InputFileError(
-                    f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
+                return req, val
+        return None
+
+    def _read(self, config: Mapping, framework: str, where: str,
+              fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
+        """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
+        which a config may state only as they are) and the keys nobody reads."""
+        if framework == "hf" and self.hf_normalize is not None:
+            config = self.hf_normalize(config)
+        broken = self.refusal(config, framework)
+        if broken is not None:
+            req, val = broken
+            raise InputFileError(
+                f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
         values: dict[str, int] = {}
         pending: list[Field] = []
         for f in self.fields:
             key = f.key(framework)
             if key is None:
+                # No key, but a default: the framework fixes the value (BLOOM's MLP width is
+                # 4·hidden_size in transformers, which has no key for it).
+                if f.default(framework) is not None:
+                    pending.append(f)
                 continue
             raw = config.get(key)
             if raw is None:
                 pending.append(f)
                 continue
-            value = _value(f, framework, raw, where, key)
+            value = (_count(f, raw, where, key, values) if f.kinds
+                     else _value(f, framework, raw, where, key))
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
                              if g.symbol == f.symbol and g.key(framework) in config)
@@ -211,8 +240,8 @@ class Table:
                 {symbols.get(k): sympy.Integer(x) for k, x in values.items()})
             if expr.free_symbols or not expr.is_Integer:
                 missing = ", ".join(sorted(s.name for s in expr.free_symbols))
-                raise InputFileError(f"{where}: {f.key(framework)} is absent and its default "
-                                     f"needs {missing or 'an integer'}")
+                raise InputFileError(f"{where}: {f.key(framework) or f.symbol} is absent and "
+                                     f"its default needs {missing or 'an integer'}")
             values[f.symbol] = int(expr)
         for f in self.fields:  # a config may state a fixed value only as it is
             sym = symbols.get(f.symbol)
@@ -245,7 +274,32 @@ def _show(val) -> str:
     return json.dumps(val)
 
 
+def _out(f: Field, framework: str, hp: Mapping[str, int]):
+    if f.kinds is None:
+        return f.out(framework, hp[f.symbol])
+    first, rest = f.kinds
+    return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])
+
+
+def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> int:
+    """The blocks of ``f.kinds[0]`` in a per-block list (its length must be the blocks read)."""
+    kinds: tuple[str, ...] = f.kinds or ("",)
+    if not isinstance(raw, list) or any(x not in kinds for x in raw):
+        raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, kinds))}")
+    if f.per_block in values and len(raw) != values[f.per_block]:
+        raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
+                             "blocks")
+    return raw.count(kinds[0])
+
+
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
+    if framework != "keras" and f.hf_values:
+        hits = [i for i, x in enumerate(f.hf_values)
+                if x == raw and isinstance(x, bool) == isinstance(raw, bool)]
+        if not hits:
+            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected one of "
+                                 f"{', '.join(_show(x) for x in f.hf_values)}")
+        return hits[0]
     if f.flag:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")

@@ -358,6 +358,9 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
                     raise UnsupportedError(f"{arch.id}: cannot parametrize '{c.describe()}'")
             else:
                 small, big = (lhs, rhs) if c.op == "<=" else (rhs, lhs)
+                gap = sympy.expand(big - small)
+                if gap.is_Number and gap >= 0:  # holds already (an earlier == made it so)
+                    continue
                 if isinstance(big, sympy.Symbol) and big in free_now() \
                         and big not in small.free_symbols:
                     t = fresh(big.name, sympy.Integer(0))

@@ -110,6 +110,10 @@ class Architecture:
     # Where transformers' parameters sit on the tree, and its deltas
     # (paramcount.frameworks.Transformers); None where there is no transformers reference.
     transformers: Transformers | None = None
+    # The frameworks that build (and so check) this architecture; None: Keras, and transformers
+    # where ``transformers`` is declared. ("transformers",) for a model KerasHub's constructor
+    # cannot express (Falcon-7B/40B): its ``reference`` is then never called.
+    frameworks: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         declared = set(self.required) | set(self.optional) | set(self.fixed)
@@ -121,6 +125,13 @@ class Architecture:
             symbols.info(sym)  # every symbol must be in the vocabulary
         object.__setattr__(self, "optional", {k: sympy.sympify(v) for k, v in self.optional.items()})
         object.__setattr__(self, "fixed", {k: sympy.sympify(v) for k, v in self.fixed.items()})
+
+    @property
+    def checked_by(self) -> tuple[str, ...]:
+        """The frameworks whose builds check this architecture's formula."""
+        if self.frameworks is not None:
+            return tuple(self.frameworks)
+        return ("keras", "transformers") if self.transformers is not None else ("keras",)
 
     # --- hyperparameters ------------------------------------------------------------------------
     @property

@@ -19,6 +19,7 @@ from paramcount.render import (
     formula_latex,
     symbols_markdown,
 )
+from paramcount.frameworks import label
 from paramcount.verify import Verification, verify
 
 __all__ = ["generate", "write_report", "verify_all", "versions"]
@@ -59,15 +60,25 @@ def verify_all(arch_ids: Iterable[str] | None = None, *,
         from paramcount import parallel
 
         return parallel.verify_jobs(
-            [parallel.Job(registry.get(aid), registry.get(aid).resolve(p.hparams), p.name, p)
+            [parallel.Job(registry.get(aid), registry.get(aid).resolve(p.hparams), p.name, p,
+                          framework=_framework(registry.get(aid)))
              for aid, p in jobs],
             n_jobs=n_jobs, progress=progress)
     out = []
     for i, (aid, preset) in enumerate(jobs):
         if progress:
             progress(f"{aid} {preset.name}")
-        out.append(verifier(aid, preset=preset.name))
+        arch = registry.get(aid)
+        if "keras" in arch.checked_by:
+            out.append(verifier(aid, preset=preset.name))
+        else:
+            out.append(verifier(aid, preset=preset.name, framework=_framework(arch)))
     return out
+
+
+def _framework(arch) -> str:
+    """Keras where it builds the model; else (Falcon-7B/40B) the framework that does."""
+    return "keras" if "keras" in arch.checked_by else arch.checked_by[0]
 
 
 def count_jobs(arch_ids: Iterable[str] | None = None) -> int:
@@ -163,6 +174,7 @@ def _architectures(results: list[Verification]) -> str:
             f"{_md_escape(arch.title)}.", "",
             f"- source: {arch.source}",
             f"- counts: {arch.counting}",
+            f"- checked by: {', '.join(label(f) for f in arch.checked_by)}",
         ]
         if arch.constraints:
             out.append("- constraints: " + "; ".join(c.describe() for c in arch.constraints))

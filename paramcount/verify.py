@@ -214,16 +214,25 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
 
 
 def _slices(w: Weight, owners: list) -> list[Weight] | None:
-    """A weight cut into the equal last-axis slices its owners claim by ``part`` (one gate each);
-    None when the owners do not partition it (whole and partial claims mixed, slice counts that
-    differ, a slice claimed twice, or a last axis the count does not divide)."""
+    """A weight cut into the equal output-axis slices its owners claim by ``part`` (one gate
+    each); None when the owners do not partition it (whole and partial claims mixed, slice counts
+    that differ, a slice claimed twice, or an output axis the count does not divide).
+
+    The output axis is the last of a Keras kernel or a GPT-2 Conv1D weight, the first of a
+    PyTorch ``nn.Linear`` weight (out × in: BLOOM's and Falcon's fused query_key_value): the last
+    axis when the count divides it, else the first."""
     parts = [lf.term.part for lf in owners]
     if any(p is None for p in parts) or len({k for _, k in parts}) != 1:
         return None
     k = parts[0][1]
-    if len({i for i, _ in parts}) != len(parts) or not w.shape or w.shape[-1] % k:
+    if len({i for i, _ in parts}) != len(parts) or not w.shape:
         return None
-    shape = (*w.shape[:-1], w.shape[-1] // k)
+    if w.shape[-1] % k == 0:
+        shape = (*w.shape[:-1], w.shape[-1] // k)
+    elif w.shape[0] % k == 0:
+        shape = (w.shape[0] // k, *w.shape[1:])
+    else:
+        return None
     return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, shape) for i in range(k)]
 
 
@@ -252,6 +261,11 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
         given = dict(hparams or {})
         name = name or "custom"
     resolved = arch.resolve(given)
+    if framework == "keras" and "keras" not in arch.checked_by:
+        from paramcount.errors import ParamcountError
+
+        raise ParamcountError(f"{arch.id} is built by {' and '.join(arch.checked_by)} only, "
+                              "not by Keras")
     if framework != "keras":
         return verify_transformers(arch, resolved, name=name)
     return compare(arch, resolved, reference_weights(arch, resolved), name=name, preset=preset)
@@ -261,9 +275,13 @@ def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
                         name: str = "custom") -> Verification:
     """The same attribution against the transformers model: PyTorch parameters by name onto the
     tree with its declared deltas (:func:`paramcount.frameworks.for_framework`)."""
-    from paramcount.frameworks import for_framework
+    from paramcount.frameworks import broken_limit, for_framework
 
     hf_arch = for_framework(arch, "transformers")
+    why = broken_limit(arch, resolved)
+    if why is not None:  # transformers would build without complaint, but another model
+        raise require_transformers().Refused(
+            f"transformers cannot build {arch.id} here: {why}")
     return compare(hf_arch, resolved, transformers_weights(arch, resolved), name=name,
                    framework="transformers")
 

@@ -49,9 +49,12 @@ def stateless_backbone(cls, **kwargs):
         return cls(**kwargs)
 
 
-def from_table(arch_id: str, cls, hp: dict[str, int]):
+def from_table(arch_id: str, cls, hp: dict[str, int], **weightless):
     """``cls`` built stateless from the constructor arguments the family's mapping table gives
-    for ``hp`` (paramcount.mapping: the one place a family's argument names are written)."""
+    for ``hp`` (paramcount.mapping: the one place a family's argument names are written).
+
+    ``weightless``: required arguments that hold no weight in the formula's model, and so have
+    no symbol (QwenMoeBackbone's dense ``intermediate_dim`` while every block is sparse)."""
     from paramcount.registry import get
 
-    return stateless_backbone(cls, **get(arch_id).mapping.keras_kwargs(hp))
+    return stateless_backbone(cls, **get(arch_id).mapping.keras_kwargs(hp), **weightless)

@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.GPTNeoXBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-    )
+    return from_table("gpt_neo_x", keras_hub.models.GPTNeoXBackbone, hp)

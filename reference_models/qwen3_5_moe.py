@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone as build
-from reference_models.qwen3_5 import hybrid_kwargs
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return build(
-        keras_hub.models.Qwen3_5MoeBackbone,
-        moe_intermediate_dim=hp["d_fe"],
-        shared_expert_intermediate_size=hp["d_fs"],
-        num_experts=hp["E"],
-        top_k=hp["k"],
-        **hybrid_kwargs(hp),
-    )
+    return from_table("qwen3_5_moe", keras_hub.models.Qwen3_5MoeBackbone, hp)

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone as build
+from reference_models._build import stateless_backbone
+from paramcount.registry import get
 
 
 def backbone(hp: dict[str, int]):
-    return build(
-        keras_hub.models.Qwen3MoeBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_query_heads=hp["M"],
-        num_key_value_heads=hp["M_kv"],
-        head_dim=hp["d_k"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        moe_intermediate_dim=hp["d_fe"],
-        num_experts=hp["E"],
-        top_k=hp["k"],
-        tie_word_embeddings=bool(hp["tied"]),
-        # Which blocks are dense does not change the count: the first L − L_moe.
-        mlp_only_layers=list(range(hp["L"] - hp["L_moe"])),
-    )
+    # The table's arguments, plus which blocks are dense (a list the table does not carry; which
+    # ones does not change the count): the first L − L_moe.
+    return stateless_backbone(keras_hub.models.Qwen3MoeBackbone,
+                              **get("qwen3_moe").mapping.keras_kwargs(hp),
+                              mlp_only_layers=list(range(hp["L"] - hp["L_moe"])))

@@ -34,6 +34,32 @@ PUBLISHED = {
     "gpt2-xl.json": ("gpt2_causal_lm", 1_557_611_200),
     "bert-large-uncased.json": ("bert_masked_lm", 335_174_458),
     "opt-1.3b.json": ("opt", 1_315_758_080),
+    # Qwen/Qwen2.5-0.5B and Qwen/Qwen2.5-7B config.json (Qwen2.5 technical report, table 1)
+    "qwen2.5-0.5b.json": ("qwen", 494_032_768),
+    "qwen2.5-7b.json": ("qwen", 7_615_616_512),
+    # Qwen/Qwen3-0.6B and Qwen/Qwen3-8B config.json (Qwen3 technical report, table 1)
+    "qwen3-0.6b.json": ("qwen3", 596_049_920),
+    "qwen3-8b.json": ("qwen3", 8_190_735_360),
+    # EleutherAI/pythia-70m and EleutherAI/gpt-neox-20b config.json (Biderman et al. 2023,
+    # table 1; Black et al. 2022): GPTNeoXForCausalLM, untied head included
+    "pythia-70m.json": ("gpt_neo_x", 70_426_624),
+    "gpt-neox-20b.json": ("gpt_neo_x", 20_554_567_680),
+    # bigscience/bloom-560m and bigscience/bloom-7b1 config.json (BigScience 2022, table 3)
+    "bloom-560m.json": ("bloom", 559_214_592),
+    "bloom-7b1.json": ("bloom", 7_069_016_064),
+    # tiiuae/falcon-rw-1b (KerasHub's layout), tiiuae/falcon-7b and tiiuae/falcon-40b config.json
+    # (Almazrouei et al. 2023, table 2); the last two only transformers builds
+    "falcon-rw-1b.json": ("falcon", 1_311_625_216),
+    "falcon-7b.json": ("falcon_parallel", 6_921_720_704),
+    "falcon-40b.json": ("falcon_parallel", 41_303_293_952),
+    # Qwen/Qwen1.5-MoE-A2.7B config.json (Qwen1.5-MoE blog: 14.3B parameters in all)
+    "qwen1.5-moe-a2.7b.json": ("qwen_moe", 14_315_784_192),
+    # Qwen/Qwen3-30B-A3B config.json (Qwen3 technical report, table 2)
+    "qwen3-30b-a3b.json": ("qwen3_moe", 30_532_122_624),
+    # the text_config of Qwen/Qwen3.5-27B (as public code copies it; the checkpoint's vision
+    # encoder and multi-token-prediction layers are not in Qwen3_5ForCausalLM), as a text config:
+    # the count is transformers' build of this file, not a published figure
+    "qwen3.5-27b-text.json": ("qwen3_5", 26_895_998_464),
 }
 
 
@@ -125,6 +151,22 @@ def _llama(**changes):
      "do_layer_norm_before = false cannot be counted: post-LN OPT (OPT-350m)"),
     ({"model_type": "bert", "architectures": ["BertModel"],
       "position_embedding_type": "relative_key"}, "position_embedding_type = \"relative_key\""),
+    ({"model_type": "bloom", "architectures": ["BloomForCausalLM"], "n_inner": 2048},
+     "n_inner = 2048 cannot be counted: transformers' BloomMLP ignores n_inner"),
+    ({"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"],
+      "mlp_only_layers": [0, 5]}, "mlp_only_layers = [0, 5] cannot be counted: every block is a "
+     "mixture of experts"),
+    ({"model_type": "qwen2_moe", "decoder_sparse_step": 2},
+     "decoder_sparse_step = 2 cannot be counted"),
+    ({"model_type": "qwen3_5_text", "num_hidden_layers": 2,
+      "layer_types": ["full_attention", "mamba"]},
+     'layer_types: expected a list of "full_attention" or "linear_attention"'),
+    ({"model_type": "qwen3_5_text", "num_hidden_layers": 3,
+      "layer_types": ["full_attention", "linear_attention"]},
+     "layer_types has 2 entries for 3 blocks"),
+    # Qwen2Config's absent num_key_value_heads is 32, not the query heads: it must be given
+    ({"model_type": "qwen2", "vocab_size": 10, "num_hidden_layers": 1, "num_attention_heads": 4,
+      "hidden_size": 16, "intermediate_size": 8}, "missing key num_key_value_heads (M_kv)"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -164,15 +206,52 @@ def test_tables_read_back_what_they_write(arch_id):
     """Forward then backward, both frameworks: every preset and example comes back."""
     arch = registry.get(arch_id)
     table = arch.mapping
+    from paramcount.frameworks import broken_limit
+
+    def carried(hp, framework) -> bool:
+        """Whether the table can write ``hp``: every option it has no key for is at its
+        default (Qwen3-MoE's dense blocks, a list of indices, are not carried yet)."""
+        keys = {f.symbol for f in table.fields if f.key(framework)}
+        return all(hp[o.name] == arch.resolve({k: x for k, x in hp.items() if k != o.name})[o.name]
+                   for o in arch.optional if o.name not in keys)
+
     for hs in arch.hparam_sets():
         hp = hs.hparams
-        if table.hf_class(arch_id) is not None:
+        # (a set transformers cannot hold, BLOOM's d_f ≠ 4·d_e, has no transformers config)
+        if table.hf_class(arch_id) is not None and broken_limit(arch, hp) is None:
+            assert carried(hp, "hf"), hs.name
             back, ignored = table.from_hf(table.hf_config(hp), where="x", fixed=arch.fixed)
             assert arch.resolve(back) == hp, hs.name
             assert not ignored
+        if "keras" not in arch.checked_by:  # no KerasHub constructor (Falcon-7B/40B)
+            assert table.keras_kwargs(hp) == {} and not table.keras_classes
+            continue
+        if not carried(hp, "keras"):
+            assert not hs.preset.official, hs.name  # every published set is carried
+            continue
         back, ignored = table.from_keras(table.keras_kwargs(hp), where="x", fixed=arch.fixed)
         assert arch.resolve(back) == hp, (hs.name, back)
         assert not ignored
+
+
+def test_falcon_configs_pick_the_layout_that_builds_them(capsys, tmp_path):
+    """One model_type, two layouts: a Falcon-RW config reads as KerasHub's falcon, Falcon-7B's
+    (multi_query, parallel) and Falcon-40B's (new_decoder_architecture) as falcon_parallel, and
+    count says that only transformers checks the latter."""
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-7b.json"))
+    assert code == 0 and "as falcon_parallel: " in out and "M_kv=1" in out and "split_ln=0" in out
+    assert "checked by transformers only" in out
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "falcon-40b.json"), "--json")
+    data = json.loads(out)
+    assert data["checked_by"] == ["transformers"]
+    assert data["config"]["read"] | {"M_kv": 8, "split_ln": 1, "zeta": 0} == data["config"]["read"]
+    rw = json.loads((CONFIGS / "falcon-rw-1b.json").read_text())
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, rw), "--json")
+    assert json.loads(out)["arch"] == "falcon"
+    assert json.loads(out)["checked_by"] == ["keras", "transformers"]
+    # Read as falcon, a Falcon-7B config is refused with the key that rules it out.
+    code, _, err = run(capsys, "count", "falcon", "--config", str(CONFIGS / "falcon-7b.json"))
+    assert code == 2 and "parallel_attn = true cannot be counted" in err
 
 
 def test_count_config_imports_no_framework(tmp_path):
@@ -190,6 +269,10 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "mistral": ("convert_mistral", "mistral-7b-v0.1.json"),
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
+    "qwen": ("convert_qwen", "qwen2.5-7b.json"),
+    "qwen3": ("convert_qwen3", "qwen3-8b.json"),
+    "qwen_moe": ("convert_qwen_moe", "qwen1.5-moe-a2.7b.json"),
+    "qwen3_moe": ("convert_qwen3_moe", "qwen3-30b-a3b.json"),
 }
 
 
@@ -217,7 +300,9 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
+              "gpt_neo_x", "bloom", "falcon", "qwen_moe",
+              "qwen3_moe", "qwen3_5", "qwen3_5_moe"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

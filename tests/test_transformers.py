@@ -41,8 +41,12 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except hf.Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse.
-        assert "even rotary dimension" in str(exc)
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse,
+        # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
+        # another model, is skipped too.
+        arch = registry.get(arch_id)
+        broken = frameworks.broken_limit(arch, arch.resolve(arch.preset(name).hparams))
+        assert "even rotary dimension" in str(exc) or (broken and broken in str(exc))
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -61,7 +65,8 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
-            "opt"} <= set(with_reference())
+            "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
+            "qwen3_moe", "qwen3_5", "qwen3_5_moe"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -94,6 +99,9 @@ def test_declared_hf_defaults_are_transformers_defaults():
         "mistral": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
         "gpt2": ({"n_embd": 64, "n_head": 8, "n_layer": 1, "vocab_size": 10, "n_positions": 8},
                  "n_inner", 256),
+        "qwen3": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 128),
+        "falcon": ({"hidden_size": 64, "num_attention_heads": 8}, "ffn_hidden_size", 256),
+        "qwen3_5_text": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 256),
     }
     for model_type, (given, key, want) in cases.items():
         table = next(a.mapping for a in registry.architectures().values()
@@ -116,7 +124,11 @@ def test_declared_hf_defaults_are_transformers_defaults():
             assert getattr(cfg, key) == want
     for model_type, key, want in [("llama", "tie_word_embeddings", False),
                                   ("gpt2", "tie_word_embeddings", True),
-                                  ("bert", "type_vocab_size", 2)]:
+                                  ("bert", "type_vocab_size", 2),
+                                  ("qwen2", "tie_word_embeddings", False),
+                                  ("qwen3", "tie_word_embeddings", False),
+                                  ("falcon", "tie_word_embeddings", True),
+                                  ("bloom", "tie_word_embeddings", True)]:
         assert getattr(transformers.AutoConfig.for_model(model_type), key) == want
 
 
@@ -131,6 +143,29 @@ def test_cli_verify_refused_set_is_skipped_not_failed(capsys):
     code = main(["verify", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("skipped") and "0 match, 0 mismatch" in out
+
+
+def test_a_set_transformers_would_build_otherwise_is_skipped(capsys):
+    """BLOOM's MLP is 4·d_e wide in transformers whatever d_f says: such a set is skipped (not a
+    mismatch), count refuses it for transformers, and prove samples inside the limit."""
+    code = main(["verify", "bloom", "--preset", "tiny", "--framework", "transformers"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("skipped") and "d_f (64) must be == 4·d_e (128)" in out
+    code = main(["count", "bloom", "--preset", "tiny", "--framework", "transformers"])
+    assert code == 2 and "4·d_e" in capsys.readouterr().err
+    assert main(["verify", "bloom", "--preset", "tiny_4x", "--framework", "transformers"]) == 0
+
+
+def test_a_model_only_transformers_builds_is_checked_there(capsys):
+    """Falcon-7B/40B: verify skips Keras with the reason, checks transformers; prove proves it
+    against transformers without being asked."""
+    code = main(["verify", "falcon_parallel", "--preset", "tiny_gqa_two_norms",
+                 "--framework", "all"])
+    out = capsys.readouterr().out
+    assert code == 0 and "no Keras build: checked by transformers only" in out
+    assert "1 match, 0 mismatch" in out
+    with pytest.raises(Exception, match="built by transformers only"):
+        verify("falcon_parallel", preset="tiny_mqa")
 
 
 def test_a_wrong_delta_is_a_named_mismatch():
@@ -220,7 +255,11 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
 
 @pytest.mark.parametrize("model_type, cls", [
     ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
-    ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM")])
+    ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("qwen2", "Qwen2ForCausalLM"),
+    ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM"),
+    ("bloom", "BloomForCausalLM"), ("falcon", "FalconForCausalLM"),
+    ("qwen2_moe", "Qwen2MoeForCausalLM"), ("qwen3_moe", "Qwen3MoeForCausalLM"),
+    ("qwen3_5_text", "Qwen3_5ForCausalLM"), ("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""

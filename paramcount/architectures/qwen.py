@@ -16,9 +16,60 @@ from paramcount.components.llama_like import (
     swiglu,
     tied,
 )
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+
+# symbol ↔ QwenBackbone argument ↔ Qwen2Config key. The two frameworks disagree on an absent
+# tie_word_embeddings: KerasHub ties by default, transformers does not.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        # no default: an absent key is not M in transformers (its dataclass default is fixed)
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        # QwenBackbone has no head_dim argument (d_k = d_e/M); Qwen2Attention reads one when a
+        # config sets it, so a config may state it only with that value.
+        Field("d_k", hf="head_dim"),
+        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
+              hf_default=0, keras_default=1),
+    ),
+    model_type="qwen2",
+    hf_classes={"Qwen2ForCausalLM": "qwen"},
+    keras_classes={"QwenBackbone": "qwen"},
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+        "rope_parameters", "attention_dropout", "use_sliding_window", "sliding_window",
+        "max_window_layers", "layer_types", "rope_max_wavelength", "rope_scaling_factor",
+        "layer_norm_epsilon", "dropout", "use_sliding_window_attention", "sliding_window_size",
+        "use_mrope",
+    }),
+)
+
+# Qwen2ForCausalLM's names: Llama's, with biases on q_proj, k_proj and v_proj (none on o_proj,
+# none in the MLP), which the same patterns claim. transformers validates an even rotary width.
+TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+    "embeddings.token": "model/embed_tokens",
+    "blocks": r"layers/\d+",
+    "blocks.attention_norm": "input_layernorm",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "o_proj",
+    "blocks.ffn_norm": "post_attention_layernorm",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.gate": "gate_proj",
+    "blocks.ffn.up": "up_proj",
+    "blocks.ffn.down": "down_proj",
+    "final_norm": "model/norm",
+    "head": "lm_head",
+})
 
 register(Architecture(
     id="qwen",
@@ -39,6 +90,8 @@ register(Architecture(
     presets="qwen",
     keras_hub_metadata=True,
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny_tied": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
         "tiny_untied_odd": dict(v=31, d_e=21, M=7, M_kv=7, d_f=13, L=3, tied=0),
