@@ -8,7 +8,8 @@ An architecture that transformers can build declares a :class:`Transformers`:
   ``.`` (``layers/\\d+``, ``self_attn/q_proj``). Groups may have one too; a parameter belongs to a
   leaf when its pattern and every ancestor's match, exactly as Keras weights do. An entry may be
   ``(pattern, (i, k))`` to claim the i-th of k last-axis slices of a fused weight (GPT-2's
-  ``c_attn`` holds q, k and v).
+  ``c_attn`` holds q, k and v); ``(pattern, (i, k, axis))`` slices another axis (Mixtral's
+  ``gate_up_proj`` stacks gate and up along axis 1).
 - ``deltas``: :class:`Delta` rows, each replacing (or adding) one term of the tree for
   transformers, with the reason: OPT's n + 2 position rows, a pooler one class lacks.
 
@@ -50,7 +51,7 @@ class Delta:
 class Transformers:
     """How transformers builds an architecture (see the module docstring)."""
 
-    weights: Mapping[str, str | tuple[str, tuple[int, int]]]
+    weights: Mapping[str, str | tuple[str, tuple[int, ...]]]
     deltas: tuple[Delta, ...] = ()
     # Constructor arguments beyond the config (``add_pooling_layer=False``).
     kwargs: Mapping[str, object] = field(default_factory=dict)

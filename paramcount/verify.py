@@ -211,17 +211,24 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
 
 
 def _slices(w: Weight, owners: list) -> list[Weight] | None:
-    """A weight cut into the equal last-axis slices its owners claim by ``part`` (one gate each);
-    None when the owners do not partition it (whole and partial claims mixed, slice counts that
-    differ, a slice claimed twice, or a last axis the count does not divide)."""
+    """A weight cut into the equal slices its owners claim by ``part`` (one gate each; along the
+    last axis unless ``part`` names another); None when the owners do not partition it (whole
+    and partial claims mixed, slice counts or axes that differ, a slice claimed twice, or an axis
+    the count does not divide)."""
     parts = [lf.term.part for lf in owners]
-    if any(p is None for p in parts) or len({k for _, k in parts}) != 1:
+    if any(p is None for p in parts):
         return None
-    k = parts[0][1]
-    if len({i for i, _ in parts}) != len(parts) or not w.shape or w.shape[-1] % k:
+    cuts = {(p[1], p[2] if len(p) == 3 else -1) for p in parts}
+    if len(cuts) != 1:
         return None
-    shape = (*w.shape[:-1], w.shape[-1] // k)
-    return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, shape) for i in range(k)]
+    ((k, axis),) = cuts
+    if (len({p[0] for p in parts}) != len(parts) or not w.shape
+            or not -len(w.shape) <= axis < len(w.shape) or w.shape[axis] % k):
+        return None
+    shape = list(w.shape)
+    shape[axis] //= k
+    return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, tuple(shape))
+            for i in range(k)]
 
 
 def _int(expr, values, what) -> int:

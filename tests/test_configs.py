@@ -34,6 +34,8 @@ PUBLISHED = {
     "gpt2-xl.json": ("gpt2_causal_lm", 1_557_611_200),
     "bert-large-uncased.json": ("bert_masked_lm", 335_174_458),
     "opt-1.3b.json": ("opt", 1_315_758_080),
+    # mistralai/Mixtral-8x7B-v0.1 config.json; 46.7B on its model card
+    "mixtral-8x7b-v0.1.json": ("mixtral", 46_702_792_704),
 }
 
 
@@ -190,6 +192,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "mistral": ("convert_mistral", "mistral-7b-v0.1.json"),
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
+    "mixtral": ("convert_mixtral", "mixtral-8x7b-v0.1.json"),
 }
 
 
@@ -217,7 +220,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -4,6 +4,8 @@ and what each option changes."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import sympy
 
@@ -74,7 +76,26 @@ def test_part_is_validated():
     with pytest.raises(ValueError, match="part"):
         leaf("g", d_e, match="x", part=(4, 4))
     with pytest.raises(ValueError, match="part"):
+        leaf("g", d_e, match="x", part=(0, 2, 1, 0))
+    with pytest.raises(ValueError, match="part"):
         Term("g", None, (leaf("a", d_e),), part=(0, 2))
+
+
+def test_part_may_slice_another_axis():
+    # transformers' Mixtral: gate and up stacked along axis 1 of (E, 2·d_f, d_e), d_e odd
+    halves = (leaf("gate", d_e * d_h, match="gate_up", part=(0, 2, 1)),
+              leaf("up", d_e * d_h, match="gate_up", part=(1, 2, 1)))
+    w = [Weight("lstm/gate_up", 2 * 3 * 5, True, (1, 2 * 3, 5))]
+    result = compare(_arch(*halves), {"d_e": 5, "d_h": 3}, w)
+    assert result.ok, result.mismatches()
+    assert [c.weights for c in result.components] == [("lstm/gate_up[0/2]",), ("lstm/gate_up[1/2]",)]
+    # the same halves on the last axis do not divide it: contested, never silently halved
+    last = tuple(dataclasses.replace(lf, part=lf.part[:2]) for lf in halves)
+    assert compare(_arch(*last), {"d_e": 5, "d_h": 3}, w).contested
+    # owners that cut different axes do not partition the weight
+    mixed = (halves[0], dataclasses.replace(halves[1], part=(1, 2)))
+    assert compare(_arch(*mixed), {"d_e": 5, "d_h": 3}, [Weight("lstm/gate_up", 60, True,
+                                                                (1, 6, 10))]).contested
 
 
 # --- recurrent layers ----------------------------------------------------------------------------
