@@ -128,6 +128,10 @@ class Table:
             configs read as another id.
         hf_constants: config keys the transformers reference always sets (to the value the
             formula assumes: ``attention_bias=False``).
+        keras_constants: constructor arguments the Keras reference always passes, that no
+            symbol gives but the constructor requires (SmolLM3's ``rope_theta``); a value may be a
+            function of the resolved hyperparameters (a per-layer list of length L). List their
+            keys in ``free`` (or ``requires``) for the reader.
         requires: tuple of Require. Options the formula cannot represent otherwise.
         free: keys known to change no count (``rope_theta``, dropouts, epsilons).
     """
@@ -137,6 +141,7 @@ class Table:
     hf_classes: Mapping[str, str] = field(default_factory=dict)
     keras_classes: Mapping[str, str] = field(default_factory=dict)
     hf_constants: Mapping[str, object] = field(default_factory=dict)
+    keras_constants: Mapping[str, object] = field(default_factory=dict)
     requires: tuple[Require, ...] = ()
     free: frozenset[str] = frozenset()
     # Architecture id → HF class it is checked against without being what a config of that class
@@ -151,8 +156,10 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        return {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
-                if f.keras and f.symbol in hp}
+        out = {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
+               if f.keras and f.symbol in hp}
+        consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
+        return {**out, **consts}
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
