@@ -39,6 +39,9 @@ PUBLISHED = {
     # HuggingFaceTB/SmolLM3-3B config.json; 3.08B (tied head), KerasHub's smollm3_3b_en figure
     # less its 2,304 RoPE inverse frequencies
     "smollm3-3b.json": ("smollm3", 3_075_098_624),
+    # openai/gpt-oss-20b config.json (its mxfp4 quantization_config left out: it changes the
+    # storage, not the count); 20.9B on the model card
+    "gpt-oss-20b.json": ("gpt_oss", 20_914_757_184),
 }
 
 
@@ -197,6 +200,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "bert": ("convert_bert", "bert-base-uncased.json"),
     "mixtral": ("convert_mixtral", "mixtral-8x7b-v0.1.json"),
     "smollm3": ("convert_smollm3", "smollm3-3b.json"),
+    "gpt_oss": ("convert_gpt_oss", "gpt-oss-20b.json"),
 }
 
 
@@ -227,7 +231,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -221,7 +221,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
 @pytest.mark.parametrize("model_type, cls", [
     ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("mixtral", "MixtralForCausalLM"),
-    ("smollm3", "SmolLM3ForCausalLM")])
+    ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
