@@ -12,6 +12,9 @@ An architecture that transformers can build declares a :class:`Transformers`:
   ``gate_up_proj`` stacks gate and up along axis 1).
 - ``deltas``: :class:`Delta` rows, each replacing (or adding) one term of the tree for
   transformers, with the reason: OPT's n + 2 position rows, a pooler one class lacks.
+- ``always``: :class:`Always` rows, options the transformers class cannot switch (Gemma 3's QK
+  norms are always there in Gemma3ForCausalLM): the reference refuses other values (the set shows
+  as skipped) and, for transformers, the option is fixed (``count``, ``prove``).
 
 :func:`tree` applies the deltas and re-points every term's ``match`` (and ``part``) at the
 transformers names, so :func:`paramcount.verify.compare` attributes PyTorch parameters with the
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 
 from paramcount.formula import Term
 
-__all__ = ["FRAMEWORKS", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
+__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -48,6 +51,15 @@ class Delta:
 
 
 @dataclass(frozen=True)
+class Always:
+    """An option the transformers class always has at ``value`` (no config key switches it)."""
+
+    symbol: object  # sympy.Symbol
+    value: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Transformers:
     """How transformers builds an architecture (see the module docstring)."""
 
@@ -58,6 +70,16 @@ class Transformers:
     # What transformers' config validation adds to the architecture's constraints (an even
     # rotary width): the sets that break them are refused there, and ``prove`` samples inside.
     constraints: tuple = ()
+    # Options the class cannot switch (see Always).
+    always: tuple[Always, ...] = ()
+
+    def refusal(self, hp: Mapping[str, int]) -> str | None:
+        """Why the class cannot build ``hp`` (an option it cannot switch), or None."""
+        for a in self.always:
+            name = getattr(a.symbol, "name", str(a.symbol))
+            if name in hp and hp[name] != a.value:
+                return f"{name} = {hp[name]}: {a.reason}"
+        return None
 
 
 def torch_path(name: str) -> str:
@@ -133,8 +155,13 @@ def for_framework(arch, framework: str):
     ref = getattr(arch, "transformers", None)
     if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
-    return dataclasses.replace(arch, formula=tree(arch.formula, ref),
-                               constraints=(*ref.constraints, *arch.constraints))
+    pinned = {a.symbol: a.value for a in ref.always}
+    return dataclasses.replace(
+        arch, formula=tree(arch.formula, ref),
+        constraints=(*ref.constraints, *arch.constraints),
+        required=tuple(s for s in arch.required if s not in pinned),
+        optional={s: e for s, e in arch.optional.items() if s not in pinned},
+        fixed={**arch.fixed, **pinned})
 
 
 def deltas(arch) -> tuple[Delta, ...]:

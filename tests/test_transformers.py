@@ -41,8 +41,11 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except hf.Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse.
-        assert "even rotary dimension" in str(exc)
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
+        # but an option the class cannot switch (declared: Transformers.always).
+        arch = registry.get(arch_id)
+        why = arch.transformers.refusal(arch.resolve(arch.preset(name).hparams))
+        assert "even rotary dimension" in str(exc) or (why and why in str(exc))
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -221,7 +224,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
 @pytest.mark.parametrize("model_type, cls", [
     ("llama", "LlamaForCausalLM"), ("mistral", "MistralForCausalLM"), ("gpt2", "GPT2LMHeadModel"),
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("mixtral", "MixtralForCausalLM"),
-    ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM")])
+    ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
+    ("gemma3_text", "Gemma3ForCausalLM")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
@@ -238,3 +242,17 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
     arch = registry.get(reading.arch)
     assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
         == built
+
+
+def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
+    """Gemma3ForCausalLM always has QK norms and post norms (Transformers.always): a set without
+    them is skipped by verify, refused by count, and held fixed by prove's cases."""
+    code = main(["verify", "gemma3", "--preset", "no_qk_no_post", "--framework", "transformers"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("skipped")
+    assert "qk_norm = 0: Gemma3ForCausalLM always normalizes queries and keys" in out
+    code = main(["count", "gemma3", "--preset", "no_qk_no_post", "--framework", "transformers"])
+    assert code == 2 and "qk_norm" in capsys.readouterr().err
+    hf_arch = frameworks.for_framework(registry.get("gemma3"), "transformers")
+    assert {s.name for s in hf_arch.fixed} >= {"qk_norm", "post_norm"}
+    assert not {s.name for s in hf_arch.settable} & {"qk_norm", "post_norm"}
