@@ -44,6 +44,9 @@ PUBLISHED = {
     "gpt-oss-20b.json": ("gpt_oss", 20_914_757_184),
     # google/gemma-3-1b-it config.json (Gemma3ForCausalLM, text only); KerasHub's gemma3_1b
     "gemma-3-1b-it.json": ("gemma3", 999_885_952),
+    # google/gemma-7b and google/gemma-2b config.json; KerasHub's gemma_7b_en and gemma_2b_en
+    "gemma-7b.json": ("gemma", 8_537_680_896),
+    "gemma-2b.json": ("gemma", 2_506_172_416),
 }
 
 
@@ -205,6 +208,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "smollm3": ("convert_smollm3", "smollm3-3b.json"),
     "gpt_oss": ("convert_gpt_oss", "gpt-oss-20b.json"),
     "gemma3": ("convert_gemma3", "gemma-3-1b-it.json"),
+    "gemma": ("convert_gemma", "gemma-7b.json"),
 }
 
 
@@ -235,7 +239,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
