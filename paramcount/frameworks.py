@@ -9,7 +9,8 @@ An architecture that transformers can build declares a :class:`Transformers`:
   leaf when its pattern and every ancestor's match, exactly as Keras weights do. An entry may be
   ``(pattern, (i, k))`` to claim the i-th of k last-axis slices of a fused weight (GPT-2's
   ``c_attn`` holds q, k and v); ``(pattern, (i, k, axis))`` slices another axis (Mixtral's
-  ``gate_up_proj`` stacks gate and up along axis 1).
+  ``gate_up_proj`` stacks gate and up along axis 1); ``(pattern, FUSED)`` shares a weight of
+  unequal pieces among the leaves that claim it (Phi-3's ``qkv_proj``).
 - ``deltas``: :class:`Delta` rows, each replacing (or adding) one term of the tree for
   transformers, with the reason: OPT's n + 2 position rows, a pooler one class lacks.
 - ``always``: :class:`Always` rows, options the transformers class cannot switch (Gemma 3's QK
@@ -63,7 +64,7 @@ class Always:
 class Transformers:
     """How transformers builds an architecture (see the module docstring)."""
 
-    weights: Mapping[str, str | tuple[str, tuple[int, ...]]]
+    weights: Mapping[str, str | tuple[str, tuple]]
     deltas: tuple[Delta, ...] = ()
     # Constructor arguments beyond the config (``add_pooling_layer=False``).
     kwargs: Mapping[str, object] = field(default_factory=dict)

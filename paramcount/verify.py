@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from paramcount import keras_hub_meta
+from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
 
 __all__ = ["ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
@@ -174,6 +175,9 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
             unclaimed.append(w)
         elif len(owners) == 1 and owners[0].term.part is None:
             claimed[owners[0].path].append(w)
+        elif all(lf.term.part == FUSED for lf in owners):
+            for lf, piece in zip(owners, _shares(w, owners, values)):
+                claimed[lf.path].append(piece)
         else:
             shares = _slices(w, owners)
             if shares is None:
@@ -208,6 +212,18 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
         keras_hub_params=keras_hub_meta.published_params(meta_preset) if meta_preset else None,
         framework=framework,
     )
+
+
+def _shares(w: Weight, owners: list, values) -> list[Weight]:
+    """A fused weight of unequal pieces (q, k and v in one tensor) shared by its owners in tree
+    order, in proportion to their formula counts (siblings: the same repeats apply to each);
+    the last takes what is left. Only the sum is checked: a wrong total shows in it, split."""
+    counts = [_int(lf.expr, values, lf.path) for lf in owners]
+    total = sum(counts)
+    sizes = [w.size * c // total if total else 0 for c in counts[:-1]]
+    sizes.append(w.size - sum(sizes))
+    return [Weight(f"{w.path}[{lf.term.name}]", n, w.trainable, (n,))
+            for lf, n in zip(owners, sizes)]
 
 
 def _slices(w: Weight, owners: list) -> list[Weight] | None:

@@ -47,6 +47,9 @@ PUBLISHED = {
     # google/gemma-7b and google/gemma-2b config.json; KerasHub's gemma_7b_en and gemma_2b_en
     "gemma-7b.json": ("gemma", 8_537_680_896),
     "gemma-2b.json": ("gemma", 2_506_172_416),
+    # microsoft/Phi-3-mini-4k-instruct config.json (auto_map left out); 3.82B, KerasHub's
+    # phi3_mini_4k_instruct_en
+    "phi-3-mini-4k-instruct.json": ("phi3", 3_821_079_552),
 }
 
 
@@ -239,7 +242,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

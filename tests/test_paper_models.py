@@ -98,6 +98,24 @@ def test_part_may_slice_another_axis():
                                                                 (1, 6, 10))]).contested
 
 
+def test_fused_leaves_share_a_weight_of_unequal_pieces():
+    # transformers' Phi-3: q (M·d_k rows), k and v (M_kv·d_k each) in one qkv_proj
+    from paramcount.formula import FUSED
+
+    qkv = (leaf("query", 3 * d_e * d_h, match="qkv", part=FUSED),
+           leaf("key", d_e * d_h, match="qkv", part=FUSED),
+           leaf("value", d_e * d_h, match="qkv", part=FUSED))
+    right = compare(_arch(*qkv), {"d_e": 5, "d_h": 2}, [Weight("lstm/qkv", 50, True, (10, 5))])
+    assert right.ok, right.mismatches()
+    assert [c.actual for c in right.components] == [30, 10, 10]
+    # a wrong total is never absorbed: the sum differs, shared out in proportion
+    wrong = compare(_arch(*qkv), {"d_e": 5, "d_h": 2}, [Weight("lstm/qkv", 55, True, (11, 5))])
+    assert not wrong.ok and wrong.keras - wrong.formula == 5
+    assert [c.actual for c in wrong.components] == [33, 11, 11]
+    with pytest.raises(ValueError, match="part"):
+        Term("g", None, (leaf("a", d_e),), part=FUSED)
+
+
 # --- recurrent layers ----------------------------------------------------------------------------
 def _layer(arch_id: str, layer: str = "layer_1") -> Term:
     return registry.get(arch_id).formula.find(f"rnn.{layer}")

@@ -79,8 +79,9 @@ MAPPING = Table(
 # GemmaForCausalLM: input_layernorm before attention, post_attention_layernorm before the
 # feed-forward (Gemma 1 has no post norms); the head is tied; embed_scale is a non-persistent
 # buffer.
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2),),
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
     always=(Always(post_norm, 0, "GemmaForCausalLM has no post norms (Gemma 2's "
                                  "Gemma2ForCausalLM is not mapped yet)"),),
     weights={

@@ -110,8 +110,9 @@ MAPPING = Table(
 # Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
 # pre_feedforward_layernorm, post_feedforward_layernorm) and q_norm / k_norm; the head is tied
 # (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2),),
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
     always=(
         Always(qk_norm, 1, "Gemma3ForCausalLM always normalizes queries and keys"),
         Always(post_norm, 1, "Gemma3ForCausalLM always has post-attention and post-feed-forward "
