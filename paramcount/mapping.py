@@ -165,7 +165,7 @@ class Table:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
         out = {f.hf: f.out("hf", hp[f.symbol]) for f in self.fields if f.hf and f.symbol in hp}
-        return {**out, **self.hf_constants}
+        return _nest({**out, **self.hf_constants})
 
     def hf_class(self, arch_id: str) -> str | None:
         """The transformers class the reference of ``arch_id`` builds."""
@@ -187,7 +187,7 @@ class Table:
         for req in self.requires:
             if req.framework != framework:
                 continue
-            val = config.get(req.key)
+            val = _get(config, req.key)
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
@@ -199,16 +199,16 @@ class Table:
             key = f.key(framework)
             if key is None:
                 continue
-            raw = config.get(key)
+            raw = _get(config, key)
             if raw is None:
                 pending.append(f)
                 continue
             value = _value(f, framework, raw, where, key)
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
-                             if g.symbol == f.symbol and g.key(framework) in config)
+                             if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
-                                     f"{config[other]}; the formula has one {f.symbol}")
+                                     f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             default = f.default(framework)
@@ -231,19 +231,55 @@ class Table:
                 continue
             if want != values[f.symbol]:
                 raise InputFileError(
-                    f"{where}: {f.key(framework)} = {_show(config.get(f.key(framework)))} cannot "
+                    f"{where}: {f.key(framework)} = {_show(_get(config, f.key(framework)))} cannot "
                     f"be counted: the formula fixes {f.symbol} = {fixed[sym]} = {want}")
             del values[f.symbol]
         known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
         generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
-        ignored = sorted(k for k in config if k not in known and k not in self.free
-                         and k not in generic and not k.startswith("_"))
-        return values, ignored
+        return values, _unread(config, "", known - {None}, self.free, generic)
 
     def missing(self, symbol: str, framework: str) -> str:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
         f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
         return (f.key(framework) if f else None) or symbol
+
+
+def _get(config: Mapping, key: str):
+    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``
+    of a multimodal transformers config); None when absent."""
+    node = config
+    for part in key.split("."):
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
+def _nest(flat: Mapping[str, object]) -> dict[str, object]:
+    """Dotted keys as nested objects (the inverse of :func:`_get`)."""
+    out: dict[str, object] = {}
+    for key, val in flat.items():
+        *path, last = key.split(".")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})  # type: ignore[assignment]
+        node[last] = val  # type: ignore[index]
+    return out
+
+
+def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
+            generic: frozenset[str]) -> list[str]:
+    """The keys nobody reads, dotted; an object that holds read keys is looked into."""
+    out: list[str] = []
+    for k, val in config.items():
+        key = prefix + k
+        if key in known or key in free or k in generic or k.startswith("_"):
+            continue
+        if isinstance(val, Mapping) and any(x.startswith(key + ".") for x in known):
+            out += _unread(val, key + ".", known, free, generic)
+        else:
+            out.append(key)
+    return sorted(out)
 
 
 def _show(val) -> str:
