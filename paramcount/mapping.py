@@ -42,7 +42,9 @@ HF_GENERIC_KEYS = frozenset({
     "max_length", "num_beams", "temperature", "top_k", "top_p", "do_sample",
 })
 # Keys of every Keras layer config (``Backbone.get_config()``) that change no count.
-KERAS_GENERIC_KEYS = frozenset({"name", "trainable", "dtype"})
+# Also the bookkeeping of a nested serialized object (Gemma3Backbone's vision_encoder).
+KERAS_GENERIC_KEYS = frozenset({"name", "trainable", "dtype", "module", "class_name",
+                                "registered_name", "build_config", "compile_config"})
 
 
 @dataclass(frozen=True)
@@ -159,13 +161,24 @@ class Table:
         out = {f.keras: f.out("keras", hp[f.symbol]) for f in self.fields
                if f.keras and f.symbol in hp}
         consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
-        return {**out, **consts}
+        return _nest({**out, **consts})
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
         out = {f.hf: f.out("hf", hp[f.symbol]) for f in self.fields if f.hf and f.symbol in hp}
         return _nest({**out, **self.hf_constants})
+
+    def meets(self, config: Mapping, framework: str) -> bool:
+        """Whether ``config`` passes this table's requirements for ``framework`` (several
+        tables may claim one KerasHub class: Gemma3Backbone with or without a vision encoder)."""
+        fw = "keras" if framework == "keras" else "hf"
+        for req in self.requires:
+            val = _get(config, req.key)
+            if req.framework == fw and not (val is None and req.absent_ok) \
+                    and val not in req.allowed:
+                return False
+        return True
 
     def hf_class(self, arch_id: str) -> str | None:
         """The transformers class the reference of ``arch_id`` builds."""

@@ -53,6 +53,10 @@ PUBLISHED = {
     # google/paligemma-3b-pt-224 config.json; 2.92B on the model card (KerasHub's
     # pali_gemma_3b_224 has 64 token rows fewer: see CONVERTER_DIFFERS)
     "paligemma-3b-pt-224.json": ("pali_gemma", 2_923_466_480),
+    # google/gemma-3-4b-it config.json (its text_config leaves vocab_size, heads and head_dim to
+    # Gemma3TextConfig's defaults); 4.3B, KerasHub's medgemma_4b (its gemma3_4b presets hold
+    # 262144 token rows, 64 fewer)
+    "gemma-3-4b-it.json": ("gemma3_vision", 4_300_079_472),
 }
 
 
@@ -259,7 +263,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
             == {k: v for k, v in arch.resolve(reading.hparams).items() if k not in skip})
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma", "gemma3_vision"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
