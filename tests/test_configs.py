@@ -57,6 +57,8 @@ PUBLISHED = {
     # Gemma3TextConfig's defaults); 4.3B, KerasHub's medgemma_4b (its gemma3_4b presets hold
     # 262144 token rows, 64 fewer)
     "gemma-3-4b-it.json": ("gemma3_vision", 4_300_079_472),
+    # google/t5gemma-2b-2b-ul2 config.json; KerasHub's t5gemma_2b_2b_ul2
+    "t5gemma-2b-2b-ul2.json": ("t5gemma", 5_596_853_760),
 }
 
 
@@ -220,6 +222,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "gemma3": ("convert_gemma3", "gemma-3-1b-it.json"),
     "gemma": ("convert_gemma", "gemma-7b.json"),
     "pali_gemma": ("convert_pali_gemma", "paligemma-3b-pt-224.json"),
+    "t5gemma": ("convert_t5gemma", "t5gemma-2b-2b-ul2.json"),
 }
 # Constructor arguments KerasHub's converter takes from another key than the table does, and
 # why: a finding, kept visible (the test checks they still differ).
@@ -263,7 +266,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
             == {k: v for k, v in arch.resolve(reading.hparams).items() if k not in skip})
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma", "gemma3_vision"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma", "gemma3_vision", "t5gemma"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -226,7 +226,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"), ("mixtral", "MixtralForCausalLM"),
     ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
     ("gemma3_text", "Gemma3ForCausalLM"), ("gemma", "GemmaForCausalLM"),
-    ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration")])
+    ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration"),
+    ("t5gemma", "T5GemmaForConditionalGeneration")])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
