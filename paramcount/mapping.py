@@ -249,7 +249,7 @@ class Table:
             del values[f.symbol]
         known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
         generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
-        return values, _unread(config, "", known - {None}, self.free, generic)
+        return values, _unread(config, "", {k for k in known if k}, self.free, generic)
 
     def missing(self, symbol: str, framework: str) -> str:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
@@ -257,10 +257,12 @@ class Table:
         return (f.key(framework) if f else None) or symbol
 
 
-def _get(config: Mapping, key: str):
+def _get(config: Mapping, key: str | None):
     """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``
     of a multimodal transformers config); None when absent."""
-    node = config
+    if key is None:
+        return None
+    node: object = config
     for part in key.split("."):
         if not isinstance(node, Mapping):
             return None

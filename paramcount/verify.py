@@ -184,7 +184,7 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
                 contested.append((w.path, tuple(lf.path for lf in owners)))
                 continue
             for i, piece in enumerate(shares):
-                owner = next((lf for lf in owners if lf.term.part[0] == i), None)
+                owner = next((lf for lf in owners if (lf.term.part or (None,))[0] == i), None)
                 (claimed[owner.path].append if owner else unclaimed.append)(piece)
     results = []
     for lf in leaves:

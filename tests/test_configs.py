@@ -266,7 +266,8 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
             == {k: v for k, v in arch.resolve(reading.hparams).items() if k not in skip})
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma", "gemma3_vision", "t5gemma"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "mixtral", "smollm3", "gpt_oss",
+              "gemma3", "gemma", "phi3", "pali_gemma", "gemma3_vision", "t5gemma"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -27,7 +27,6 @@ from paramcount.components.vision import (
 from paramcount.architectures.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, get, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
