@@ -113,8 +113,11 @@ def _block(prefix: str, *, cross: bool) -> dict[str, str]:
 # T5GemmaForConditionalGeneration: model.encoder / model.decoder, each with its token table,
 # layers and output norm; the LM head lm_head.out_proj is the decoder's table when tied (listed
 # once). Rotary inverse frequencies are non-persistent buffers.
+# transformers validates even rotary widths and each side's width divisible by its heads (even
+# with head_dim set)
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2)),
+    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
+                 Divisible(d_e_dec, M_dec)),
     weights={
         "encoder_token_embedding": "model/encoder/embed_tokens",
         "decoder_token_embedding": "model/decoder/embed_tokens",
