@@ -64,7 +64,8 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
-            "opt"} <= set(with_reference())
+            "opt", "mixtral", "smollm3", "gpt_oss", "gemma", "gemma3", "phi3", "pali_gemma",
+            "gemma3_vision", "t5gemma"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
