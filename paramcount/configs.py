@@ -112,7 +112,11 @@ def _normalized(table, data: Mapping) -> Mapping:
 
 def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
     cls = data["class_name"]
-    table = next((t for t in _tables() if cls in t.keras_classes), None)
+    # several tables may claim a class (Gemma3Backbone with or without a vision encoder): the
+    # first whose requirements the file meets reads it, else the first (which says why not)
+    claims = [t for t in _tables() if cls in t.keras_classes]
+    table = next((t for t in claims if t.meets(data["config"], "keras")),
+                 claims[0] if claims else None)
     if table is None:
         _, classes = supported()
         raise InputFileError(f"{where}: KerasHub class {cls!r} is not supported; supported: "

@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["Term", "Leaf", "group", "leaf", "zero"]
+__all__ = ["Term", "Leaf", "group", "leaf", "zero", "FUSED"]
+
+# ``part`` of leaves that share a fused weight of unequal pieces (see Term).
+FUSED = ("fused",)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,10 @@ class Term:
             ``times`` (top-k of E experts); None means all of them.
         part: (int, int) or None. For a leaf: claim only slice ``i`` of ``k`` equal slices (last
             axis) of each matched weight, e.g. one gate of a fused LSTM kernel; None: all of it.
+            ``(i, k, axis)`` slices another axis (transformers' Mixtral stacks gate and up
+            along axis 1 of an (E, 2·d_f, d_e) tensor). ``FUSED``: the leaves that claim a
+            weight share it, each its own count, in tree order (transformers' Phi-3 fuses q, k
+            and v of unequal widths into one ``qkv_proj``): only their sum is checked.
     """
 
     name: str
@@ -83,7 +90,7 @@ class Term:
     note: str = ""
     trainable: bool = True
     active_times: sympy.Expr | None = None
-    part: tuple[int, int] | None = None
+    part: tuple[int, ...] | None = None
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -99,11 +106,15 @@ class Term:
             raise ValueError(f"term {self.name!r}: duplicate child names {dupes}")
         object.__setattr__(self, "expr", None if self.expr is None else sympy.sympify(self.expr))
         object.__setattr__(self, "times", sympy.sympify(self.times))
-        if self.part is not None:
-            i, k = self.part
-            if self.children or not (isinstance(i, int) and isinstance(k, int) and 0 <= i < k):
-                raise ValueError(f"term {self.name!r}: part must be (i, k) with 0 <= i < k, "
-                                 "on a leaf")
+        if self.part is not None and self.part != FUSED:
+            i, k = self.part[:2]
+            axis = self.part[2] if len(self.part) == 3 else -1
+            if (self.children or len(self.part) not in (2, 3)
+                    or not all(isinstance(x, int) for x in (i, k, axis)) or not 0 <= i < k):
+                raise ValueError(f"term {self.name!r}: part must be (i, k) or (i, k, axis) with "
+                                 "0 <= i < k, or FUSED, on a leaf")
+        if self.part == FUSED and self.children:
+            raise ValueError(f"term {self.name!r}: part must be on a leaf")
         if self.active_times is not None:
             object.__setattr__(self, "active_times", sympy.sympify(self.active_times))
         if self.match:

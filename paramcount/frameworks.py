@@ -8,9 +8,14 @@ An architecture that transformers can build declares a :class:`Transformers`:
   ``.`` (``layers/\\d+``, ``self_attn/q_proj``). Groups may have one too; a parameter belongs to a
   leaf when its pattern and every ancestor's match, exactly as Keras weights do. An entry may be
   ``(pattern, (i, k))`` to claim the i-th of k last-axis slices of a fused weight (GPT-2's
-  ``c_attn`` holds q, k and v).
+  ``c_attn`` holds q, k and v); ``(pattern, (i, k, axis))`` slices another axis (Mixtral's
+  ``gate_up_proj`` stacks gate and up along axis 1); ``(pattern, FUSED)`` shares a weight of
+  unequal pieces among the leaves that claim it (Phi-3's ``qkv_proj``).
 - ``deltas``: :class:`Delta` rows, each replacing (or adding) one term of the tree for
   transformers, with the reason: OPT's n + 2 position rows, a pooler one class lacks.
+- ``always``: :class:`Always` rows, options the transformers class cannot switch (Gemma 3's QK
+  norms are always there in Gemma3ForCausalLM): the reference refuses other values (the set shows
+  as skipped) and, for transformers, the option is fixed (``count``, ``prove``).
 
 :func:`tree` applies the deltas and re-points every term's ``match`` (and ``part``) at the
 transformers names, so :func:`paramcount.verify.compare` attributes PyTorch parameters with the
@@ -26,7 +31,7 @@ from dataclasses import dataclass, field
 
 from paramcount.formula import Term
 
-__all__ = ["FRAMEWORKS", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
+__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -47,10 +52,19 @@ class Delta:
 
 
 @dataclass(frozen=True)
+class Always:
+    """An option the transformers class always has at ``value`` (no config key switches it)."""
+
+    symbol: object  # sympy.Symbol
+    value: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Transformers:
     """How transformers builds an architecture (see the module docstring)."""
 
-    weights: Mapping[str, str | tuple[str, tuple[int, int]]]
+    weights: Mapping[str, str | tuple[str, tuple]]
     deltas: tuple[Delta, ...] = ()
     # Constructor arguments beyond the config (``add_pooling_layer=False``).
     kwargs: Mapping[str, object] = field(default_factory=dict)
@@ -62,6 +76,16 @@ class Transformers:
     # model, so verify skips the sets that break a limit (as it does those transformers refuses)
     # and ``prove`` samples inside, like ``constraints``.
     limits: tuple = ()
+    # Options the class cannot switch (see Always).
+    always: tuple[Always, ...] = ()
+
+    def refusal(self, hp: Mapping[str, int]) -> str | None:
+        """Why the class cannot build ``hp`` (an option it cannot switch), or None."""
+        for a in self.always:
+            name = getattr(a.symbol, "name", str(a.symbol))
+            if name in hp and hp[name] != a.value:
+                return f"{name} = {hp[name]}: {a.reason}"
+        return None
 
 
 def torch_path(name: str) -> str:
@@ -137,8 +161,13 @@ def for_framework(arch, framework: str):
     ref = getattr(arch, "transformers", None)
     if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
-    return dataclasses.replace(arch, formula=tree(arch.formula, ref),
-                               constraints=(*ref.constraints, *ref.limits, *arch.constraints))
+    pinned = {a.symbol: a.value for a in ref.always}
+    return dataclasses.replace(
+        arch, formula=tree(arch.formula, ref),
+        constraints=(*ref.constraints, *ref.limits, *arch.constraints),
+        required=tuple(s for s in arch.required if s not in pinned),
+        optional={s: e for s, e in arch.optional.items() if s not in pinned},
+        fixed={**arch.fixed, **pinned})
 
 
 def broken_limit(arch, hparams) -> str | None:

@@ -42,7 +42,9 @@ HF_GENERIC_KEYS = frozenset({
     "max_length", "num_beams", "temperature", "top_k", "top_p", "do_sample",
 })
 # Keys of every Keras layer config (``Backbone.get_config()``) that change no count.
-KERAS_GENERIC_KEYS = frozenset({"name", "trainable", "dtype"})
+# Also the bookkeeping of a nested serialized object (Gemma3Backbone's vision_encoder).
+KERAS_GENERIC_KEYS = frozenset({"name", "trainable", "dtype", "module", "class_name",
+                                "registered_name", "build_config", "compile_config"})
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,10 @@ class Table:
             configs read as another id.
         hf_constants: config keys the transformers reference always sets (to the value the
             formula assumes: ``attention_bias=False``).
+        keras_constants: constructor arguments the Keras reference always passes, that no
+            symbol gives but the constructor requires (SmolLM3's ``rope_theta``); a value may be a
+            function of the resolved hyperparameters (a per-layer list of length L). List their
+            keys in ``free`` (or ``requires``) for the reader.
         requires: tuple of Require. Options the formula cannot represent otherwise.
         free: keys known to change no count (``rope_theta``, dropouts, epsilons).
     """
@@ -148,6 +154,7 @@ class Table:
     hf_classes: Mapping[str, str] = field(default_factory=dict)
     keras_classes: Mapping[str, str] = field(default_factory=dict)
     hf_constants: Mapping[str, object] = field(default_factory=dict)
+    keras_constants: Mapping[str, object] = field(default_factory=dict)
     requires: tuple[Require, ...] = ()
     free: frozenset[str] = frozenset()
     # Architecture id → HF class it is checked against without being what a config of that class
@@ -165,14 +172,27 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        return {f.keras: _out(f, "keras", hp) for f in self.fields
-                if f.keras and f.symbol in hp}
+        out = {f.keras: _out(f, "keras", hp) for f in self.fields
+               if f.keras and f.symbol in hp}
+        consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
+        return _nest({**out, **consts})
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
         out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
-        return {**out, **self.hf_constants}
+        return _nest({**out, **self.hf_constants})
+
+    def meets(self, config: Mapping, framework: str) -> bool:
+        """Whether ``config`` passes this table's requirements for ``framework`` (several
+        tables may claim one KerasHub class: Gemma3Backbone with or without a vision encoder)."""
+        fw = "keras" if framework == "keras" else "hf"
+        for req in self.requires:
+            val = _get(config, req.key)
+            if req.framework == fw and not (val is None and req.absent_ok) \
+                    and val not in req.allowed:
+                return False
+        return True
 
     def hf_class(self, arch_id: str) -> str | None:
         """The transformers class the reference of ``arch_id`` builds."""
@@ -192,7 +212,7 @@ class Table:
         for req in self.requires:
             if req.framework != framework:
                 continue
-            val = config.get(req.key)
+            val = _get(config, req.key)
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
@@ -220,7 +240,7 @@ class Table:
                 if f.default(framework) is not None:
                     pending.append(f)
                 continue
-            raw = config.get(key)
+            raw = _get(config, key)
             if raw is None:
                 pending.append(f)
                 continue
@@ -228,9 +248,9 @@ class Table:
                      else _value(f, framework, raw, where, key))
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
-                             if g.symbol == f.symbol and g.key(framework) in config)
+                             if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
-                                     f"{config[other]}; the formula has one {f.symbol}")
+                                     f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             default = f.default(framework)
@@ -253,19 +273,57 @@ class Table:
                 continue
             if want != values[f.symbol]:
                 raise InputFileError(
-                    f"{where}: {f.key(framework)} = {_show(config.get(f.key(framework)))} cannot "
+                    f"{where}: {f.key(framework)} = {_show(_get(config, f.key(framework)))} cannot "
                     f"be counted: the formula fixes {f.symbol} = {fixed[sym]} = {want}")
             del values[f.symbol]
         known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
         generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
-        ignored = sorted(k for k in config if k not in known and k not in self.free
-                         and k not in generic and not k.startswith("_"))
-        return values, ignored
+        return values, _unread(config, "", {k for k in known if k}, self.free, generic)
 
     def missing(self, symbol: str, framework: str) -> str:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
         f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
         return (f.key(framework) if f else None) or symbol
+
+
+def _get(config: Mapping, key: str | None):
+    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``
+    of a multimodal transformers config); None when absent."""
+    if key is None:
+        return None
+    node: object = config
+    for part in key.split("."):
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
+
+
+def _nest(flat: Mapping[str, object]) -> dict[str, object]:
+    """Dotted keys as nested objects (the inverse of :func:`_get`)."""
+    out: dict[str, object] = {}
+    for key, val in flat.items():
+        *path, last = key.split(".")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})  # type: ignore[assignment]
+        node[last] = val  # type: ignore[index]
+    return out
+
+
+def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
+            generic: frozenset[str]) -> list[str]:
+    """The keys nobody reads, dotted; an object that holds read keys is looked into."""
+    out: list[str] = []
+    for k, val in config.items():
+        key = prefix + k
+        if key in known or key in free or k in generic or k.startswith("_"):
+            continue
+        if isinstance(val, Mapping) and any(x.startswith(key + ".") for x in known):
+            out += _unread(val, key + ".", known, free, generic)
+        else:
+            out.append(key)
+    return sorted(out)
 
 
 def _show(val) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from paramcount import keras_hub_meta
+from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
 
 __all__ = ["ErrorRow", "ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
@@ -177,13 +178,16 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
             unclaimed.append(w)
         elif len(owners) == 1 and owners[0].term.part is None:
             claimed[owners[0].path].append(w)
+        elif all(lf.term.part == FUSED for lf in owners):
+            for lf, piece in zip(owners, _shares(w, owners, values)):
+                claimed[lf.path].append(piece)
         else:
             shares = _slices(w, owners)
             if shares is None:
                 contested.append((w.path, tuple(lf.path for lf in owners)))
                 continue
             for i, piece in enumerate(shares):
-                owner = next((lf for lf in owners if lf.term.part[0] == i), None)
+                owner = next((lf for lf in owners if (lf.term.part or (None,))[0] == i), None)
                 (claimed[owner.path].append if owner else unclaimed.append)(piece)
     results = []
     for lf in leaves:
@@ -213,27 +217,43 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
     )
 
 
-def _slices(w: Weight, owners: list) -> list[Weight] | None:
-    """A weight cut into the equal output-axis slices its owners claim by ``part`` (one gate
-    each); None when the owners do not partition it (whole and partial claims mixed, slice counts
-    that differ, a slice claimed twice, or an output axis the count does not divide).
+def _shares(w: Weight, owners: list, values) -> list[Weight]:
+    """A fused weight of unequal pieces (q, k and v in one tensor) shared by its owners in tree
+    order, in proportion to their formula counts (siblings: the same repeats apply to each);
+    the last takes what is left. Only the sum is checked: a wrong total shows in it, split."""
+    counts = [_int(lf.expr, values, lf.path) for lf in owners]
+    total = sum(counts)
+    sizes = [w.size * c // total if total else 0 for c in counts[:-1]]
+    sizes.append(w.size - sum(sizes))
+    return [Weight(f"{w.path}[{lf.term.name}]", n, w.trainable, (n,))
+            for lf, n in zip(owners, sizes)]
 
-    The output axis is the last of a Keras kernel or a GPT-2 Conv1D weight, the first of a
-    PyTorch ``nn.Linear`` weight (out × in: BLOOM's and Falcon's fused query_key_value): the last
-    axis when the count divides it, else the first."""
+
+def _slices(w: Weight, owners: list) -> list[Weight] | None:
+    """A weight cut into the equal slices its owners claim by ``part`` (one gate each); None
+    when the owners do not partition it (whole and partial claims mixed, slice counts or axes
+    that differ, a slice claimed twice, or an axis the count does not divide).
+
+    ``part`` may name the axis; otherwise it is the output axis: the last of a Keras kernel or a
+    GPT-2 Conv1D weight, the first of a PyTorch ``nn.Linear`` weight (out × in: BLOOM's and
+    Falcon's fused query_key_value): the last axis when the count divides it, else the first."""
     parts = [lf.term.part for lf in owners]
-    if any(p is None for p in parts) or len({k for _, k in parts}) != 1:
+    if any(p is None for p in parts):
         return None
-    k = parts[0][1]
-    if len({i for i, _ in parts}) != len(parts) or not w.shape:
+    cuts = {(p[1], p[2] if len(p) == 3 else None) for p in parts}
+    if len(cuts) != 1:
         return None
-    if w.shape[-1] % k == 0:
-        shape = (*w.shape[:-1], w.shape[-1] // k)
-    elif w.shape[0] % k == 0:
-        shape = (w.shape[0] // k, *w.shape[1:])
-    else:
+    ((k, axis),) = cuts
+    if len({p[0] for p in parts}) != len(parts) or not w.shape:
         return None
-    return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, shape) for i in range(k)]
+    if axis is None:
+        axis = -1 if w.shape[-1] % k == 0 else 0
+    if not -len(w.shape) <= axis < len(w.shape) or w.shape[axis] % k:
+        return None
+    shape = list(w.shape)
+    shape[axis] //= k
+    return [Weight(f"{w.path}[{i}/{k}]", w.size // k, w.trainable, tuple(shape))
+            for i in range(k)]
 
 
 def _int(expr, values, what) -> int:

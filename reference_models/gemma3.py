@@ -5,36 +5,20 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from paramcount.registry import get
 
-
-def _kwargs(hp: dict[str, int]) -> dict:
-    return dict(
-        vocabulary_size=hp["v"],
-        image_size=896,  # unused without a vision encoder
-        num_layers=hp["L"],
-        num_query_heads=hp["M"],
-        num_key_value_heads=hp["M_kv"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        head_dim=hp["d_k"],
-        use_query_key_norm=bool(hp["qk_norm"]),
-        use_post_ffw_norm=bool(hp["post_ffw_norm"]),
-        use_post_attention_norm=bool(hp["post_attn_norm"]),
-        use_sliding_window_attention=True,
-        sliding_window_size=512,
-        vision_encoder=None,
-    )
+from reference_models._build import from_table, stateless_backbone
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(keras_hub.models.Gemma3Backbone, **_kwargs(hp))
+    return from_table("gemma3", keras_hub.models.Gemma3Backbone, hp)
 
 
 def embedding_backbone(hp: dict[str, int]):
     return stateless_backbone(
         keras_hub.models.Gemma3Backbone,
-        **_kwargs(hp),
+        # the text backbone's arguments from gemma3's table, then the pooling head's
+        **get("gemma3").mapping.keras_kwargs(hp),
         use_bidirectional_attention=True,
         is_embedding_model=True,
         pooling_intermediate_dim=hp["d_pool"],

@@ -17,7 +17,7 @@ import keras
 import keras_hub
 from keras_hub.src.models.gpt_oss.gpt_oss_decoder import GptOssTransformerDecoder
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 @contextlib.contextmanager
@@ -43,15 +43,4 @@ def shape_only_calls(*classes) -> Iterator[None]:
 
 def backbone(hp: dict[str, int]):
     with shape_only_calls(GptOssTransformerDecoder):
-        return stateless_backbone(
-            keras_hub.models.GptOssBackbone,
-            vocabulary_size=hp["v"],
-            num_layers=hp["L"],
-            num_query_heads=hp["M"],
-            num_key_value_heads=hp["M_kv"],
-            hidden_dim=hp["d_e"],
-            intermediate_dim=hp["d_f"],
-            num_experts=hp["E"],
-            top_k=hp["k"],
-            head_dim=hp["d_k"],
-        )
+        return from_table("gpt_oss", keras_hub.models.GptOssBackbone, hp)

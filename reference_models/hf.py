@@ -43,6 +43,9 @@ def config(arch, hp: Mapping[str, int]):
 
 def build(arch, hp: Mapping[str, int]):
     """The transformers model of ``arch`` at ``hp``, on the meta device."""
+    why = arch.transformers.refusal(hp)
+    if why is not None:  # an option the class cannot switch: refused, shown as skipped
+        raise Refused(f"transformers cannot build {arch.id} here: {why}")
     cls = getattr(transformers, arch.mapping.hf_class(arch.id))
     cfg = config(arch, hp)
     was = gc.isenabled()

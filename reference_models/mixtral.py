@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone as build
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return build(
-        keras_hub.models.MixtralBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_query_heads=hp["M"],
-        num_key_value_heads=hp["M_kv"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        num_experts=hp["E"],
-        top_k=hp["k"],
-    )
+    return from_table("mixtral", keras_hub.models.MixtralBackbone, hp)

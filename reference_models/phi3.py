@@ -1,20 +1,12 @@
-"""Phi-3: KerasHub's Phi3Backbone. The 128k models' "su" rotary scaling holds no weights, so the
-default rotary embedding stands in for it."""
+"""Phi-3: KerasHub's Phi3Backbone, built from constructor arguments (nothing downloaded). The
+128k models' "su" rotary scaling holds no weights, so the default rotary embedding stands in."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.Phi3Backbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        num_query_heads=hp["M"],
-        num_key_value_heads=hp["M_kv"],
-    )
+    return from_table("phi3", keras_hub.models.Phi3Backbone, hp)

@@ -4,6 +4,8 @@ and what each option changes."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import sympy
 
@@ -74,7 +76,44 @@ def test_part_is_validated():
     with pytest.raises(ValueError, match="part"):
         leaf("g", d_e, match="x", part=(4, 4))
     with pytest.raises(ValueError, match="part"):
+        leaf("g", d_e, match="x", part=(0, 2, 1, 0))
+    with pytest.raises(ValueError, match="part"):
         Term("g", None, (leaf("a", d_e),), part=(0, 2))
+
+
+def test_part_may_slice_another_axis():
+    # transformers' Mixtral: gate and up stacked along axis 1 of (E, 2·d_f, d_e), d_e odd
+    halves = (leaf("gate", d_e * d_h, match="gate_up", part=(0, 2, 1)),
+              leaf("up", d_e * d_h, match="gate_up", part=(1, 2, 1)))
+    w = [Weight("lstm/gate_up", 2 * 3 * 5, True, (1, 2 * 3, 5))]
+    result = compare(_arch(*halves), {"d_e": 5, "d_h": 3}, w)
+    assert result.ok, result.mismatches()
+    assert [c.weights for c in result.components] == [("lstm/gate_up[0/2]",), ("lstm/gate_up[1/2]",)]
+    # the same halves on the last axis do not divide it: contested, never silently halved
+    last = tuple(dataclasses.replace(lf, part=lf.part[:2]) for lf in halves)
+    assert compare(_arch(*last), {"d_e": 5, "d_h": 3}, w).contested
+    # owners that cut different axes do not partition the weight
+    mixed = (halves[0], dataclasses.replace(halves[1], part=(1, 2)))
+    assert compare(_arch(*mixed), {"d_e": 5, "d_h": 3}, [Weight("lstm/gate_up", 60, True,
+                                                                (1, 6, 10))]).contested
+
+
+def test_fused_leaves_share_a_weight_of_unequal_pieces():
+    # transformers' Phi-3: q (M·d_k rows), k and v (M_kv·d_k each) in one qkv_proj
+    from paramcount.formula import FUSED
+
+    qkv = (leaf("query", 3 * d_e * d_h, match="qkv", part=FUSED),
+           leaf("key", d_e * d_h, match="qkv", part=FUSED),
+           leaf("value", d_e * d_h, match="qkv", part=FUSED))
+    right = compare(_arch(*qkv), {"d_e": 5, "d_h": 2}, [Weight("lstm/qkv", 50, True, (10, 5))])
+    assert right.ok, right.mismatches()
+    assert [c.actual for c in right.components] == [30, 10, 10]
+    # a wrong total is never absorbed: the sum differs, shared out in proportion
+    wrong = compare(_arch(*qkv), {"d_e": 5, "d_h": 2}, [Weight("lstm/qkv", 55, True, (11, 5))])
+    assert not wrong.ok and wrong.keras - wrong.formula == 5
+    assert [c.actual for c in wrong.components] == [33, 11, 11]
+    with pytest.raises(ValueError, match="part"):
+        Term("g", None, (leaf("a", d_e),), part=FUSED)
 
 
 # --- recurrent layers ----------------------------------------------------------------------------

@@ -41,12 +41,15 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except hf.Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse,
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
         # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
-        # another model, is skipped too.
+        # another model, or an option the class cannot switch (Transformers.always).
         arch = registry.get(arch_id)
-        broken = frameworks.broken_limit(arch, arch.resolve(arch.preset(name).hparams))
-        assert "even rotary dimension" in str(exc) or (broken and broken in str(exc))
+        hp = arch.resolve(arch.preset(name).hparams)
+        broken = frameworks.broken_limit(arch, hp)
+        why = arch.transformers.refusal(hp)
+        assert ("even rotary dimension" in str(exc) or (broken and broken in str(exc))
+                or (why and why in str(exc)))
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -66,7 +69,8 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
             "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
-            "qwen3_moe", "qwen3_5", "qwen3_5_moe"} <= set(with_reference())
+            "qwen3_moe", "qwen3_5", "qwen3_5_moe", "mixtral", "smollm3", "gpt_oss", "gemma",
+            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -259,7 +263,14 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("qwen3", "Qwen3ForCausalLM"), ("gpt_neox", "GPTNeoXForCausalLM"),
     ("bloom", "BloomForCausalLM"), ("falcon", "FalconForCausalLM"),
     ("qwen2_moe", "Qwen2MoeForCausalLM"), ("qwen3_moe", "Qwen3MoeForCausalLM"),
-    ("qwen3_5_text", "Qwen3_5ForCausalLM"), ("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM")])
+    ("qwen3_5_text", "Qwen3_5ForCausalLM"), ("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM"),
+    ("mixtral", "MixtralForCausalLM"),
+    ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
+    ("gemma3_text", "Gemma3ForCausalLM"), ("gemma", "GemmaForCausalLM"),
+    ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration"),
+    ("t5gemma", "T5GemmaForConditionalGeneration")])
+# (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
+# published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
@@ -276,3 +287,17 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
     arch = registry.get(reading.arch)
     assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
         == built
+
+
+def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
+    """Gemma3ForCausalLM always has QK norms and post norms (Transformers.always): a set without
+    them is skipped by verify, refused by count, and held fixed by prove's cases."""
+    code = main(["verify", "gemma3", "--preset", "no_qk_no_post", "--framework", "transformers"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("skipped")
+    assert "qk_norm = 0: Gemma3ForCausalLM always normalizes queries and keys" in out
+    code = main(["count", "gemma3", "--preset", "no_qk_no_post", "--framework", "transformers"])
+    assert code == 2 and "qk_norm" in capsys.readouterr().err
+    hf_arch = frameworks.for_framework(registry.get("gemma3"), "transformers")
+    assert {s.name for s in hf_arch.fixed} >= {"qk_norm", "post_norm"}
+    assert not {s.name for s in hf_arch.settable} & {"qk_norm", "post_norm"}

@@ -29,13 +29,90 @@ from paramcount.components.decoders import (
 )
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
+from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 # KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
 _post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
 _POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
+
+
+def _gemma2(on, off):
+    return lambda hp: on if hp["post_norm"] else off
+
+
+# symbol ↔ GemmaBackbone argument ↔ GemmaConfig key (model_type gemma: Gemma 1). GemmaBackbone's
+# intermediate_dim is 2·d_f. GemmaConfig's num_key_value_heads (16) and head_dim (256) are class
+# defaults, not derived ones: both keys are read. Gemma 2 configs (model_type gemma2,
+# Gemma2ForCausalLM) are not read yet: the class would be a second transformers class for one
+# architecture id, chosen by post_norm, with other norm names.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
+        Field("d_k", keras="head_dim", hf="head_dim"),
+        # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
+        Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
+        Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+    ),
+    model_type="gemma",
+    hf_classes={"GemmaForCausalLM": "gemma"},
+    keras_classes={"GemmaBackbone": "gemma"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    # Gemma 2's weightless options, set as KerasHub's converter sets them, so the model built
+    # is Gemma 2's when post_norm = 1
+    keras_constants={
+        "final_logit_soft_cap": _gemma2(30.0, None),
+        "attention_logit_soft_cap": _gemma2(50.0, None),
+        "use_sliding_window_attention": _gemma2(True, False),
+    },
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
+    ),
+    free=frozenset({
+        "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
+        "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
+        "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
+        "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+        "layer_norm_epsilon", "dropout",
+    }),
+)
+
+# GemmaForCausalLM: input_layernorm before attention, post_attention_layernorm before the
+# feed-forward (Gemma 1 has no post norms); the head is tied; embed_scale is a non-persistent
+# buffer.
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(Always(post_norm, 0, "GemmaForCausalLM has no post norms (Gemma 2's "
+                                 "Gemma2ForCausalLM is not mapped yet)"),
+            Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
+            Always(post_ffw_norm, 0, "GemmaForCausalLM has no post-feed-forward norm")),
+    weights={
+        "embeddings.token": "model/embed_tokens",
+        "blocks": r"layers/\d+",
+        "blocks.norm_1": "input_layernorm",
+        "blocks.attention": "self_attn",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.key": "k_proj",
+        "blocks.attention.value": "v_proj",
+        "blocks.attention.output": "o_proj",
+        "blocks.norm_2": "post_attention_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.gate": "gate_proj",
+        "blocks.ffn.up": "up_proj",
+        "blocks.ffn.down": "down_proj",
+        "final_norm": "model/norm",
+    },
+)
 
 register(Architecture(
     id="gemma",
@@ -73,6 +150,8 @@ register(Architecture(
              "final norm",
     presets="gemma",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),

@@ -29,7 +29,9 @@ from paramcount.components.decoders import (
 )
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
+from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
 
@@ -68,6 +70,87 @@ _COMMON = dict(
     family="keras_hub",
 )
 
+# symbol ↔ Gemma3Backbone argument ↔ Gemma3TextConfig key (model_type gemma3_text). The text
+# config has no switch for QK norms or post norms (Gemma3ForCausalLM always has both); KerasHub
+# has one per norm, and defaults the post norms to off. Gemma3TextConfig's num_key_value_heads
+# (4) and head_dim (256) have class defaults, not derived ones: both keys are read.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        Field("d_k", keras="head_dim", hf="head_dim"),
+        Field("qk_norm", keras="use_query_key_norm", flag=True, keras_default=1),
+        # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
+        Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
+        Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+    ),
+    model_type="gemma3_text",
+    hf_classes={"Gemma3ForCausalLM": "gemma3"},
+    keras_classes={"Gemma3Backbone": "gemma3"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    # the text backbone, as the checkpoints build it (five local layers to one global)
+    keras_constants={"image_size": None, "vision_encoder": None,
+                     "use_sliding_window_attention": True, "sliding_window_size": 512},
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 3's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
+        Require("vision_encoder", (None,), "a Gemma3Backbone with a vision encoder is "
+                "gemma3_vision, not mapped to a config reader yet", framework="keras"),
+        Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
+                "gemma3_embedding, not mapped to a config reader yet", framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
+        "rope_theta", "rope_local_base_freq", "rope_parameters", "rope_scaling",
+        "attention_dropout", "query_pre_attn_scalar", "sliding_window", "sliding_window_pattern",
+        "layer_types", "final_logit_softcapping", "attn_logit_softcapping",
+        "use_bidirectional_attention", "cache_implementation",
+        "image_size", "query_head_dim_normalize", "attention_logit_soft_cap",
+        "final_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+        "local_rope_scaling_factor", "global_rope_scaling_factor", "layer_norm_epsilon",
+        "dropout", "pooling_intermediate_dim", "embedding_dim",
+    }),
+)
+
+# Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
+# pre_feedforward_layernorm, post_feedforward_layernorm) and q_norm / k_norm; the head is tied
+# (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(
+        Always(qk_norm, 1, "Gemma3ForCausalLM always normalizes queries and keys"),
+        Always(post_norm, 1, "Gemma3ForCausalLM always has post-attention and post-feed-forward "
+                             "norms"),
+        Always(post_attn_norm, 1, "Gemma3ForCausalLM always has a post-attention norm"),
+        Always(post_ffw_norm, 1, "Gemma3ForCausalLM always has a post-feed-forward norm"),
+    ),
+    weights={
+        "embeddings.token": "model/embed_tokens",
+        "blocks": r"layers/\d+",
+        "blocks.norm_1": "input_layernorm",
+        "blocks.attention": "self_attn",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.key": "k_proj",
+        "blocks.attention.value": "v_proj",
+        "blocks.attention.query_norm": "q_norm",
+        "blocks.attention.key_norm": "k_norm",
+        "blocks.attention.output": "o_proj",
+        "blocks.post_attention_norm": "post_attention_layernorm",
+        "blocks.norm_2": "pre_feedforward_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.gate": "gate_proj",
+        "blocks.ffn.up": "up_proj",
+        "blocks.ffn.down": "down_proj",
+        "blocks.post_ffw_norm": "post_feedforward_layernorm",
+        "final_norm": "model/norm",
+    },
+)
+
 register(Architecture(
     id="gemma3",
     title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
@@ -86,6 +169,8 @@ register(Architecture(
              "gemma3_vision's",
     presets="gemma3",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=7),
         "no_qk_no_post": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, qk_norm=0,

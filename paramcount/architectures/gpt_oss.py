@@ -14,7 +14,9 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
@@ -26,6 +28,62 @@ _expert = group(
          note="down projection d_f → d_e, with bias"),
     match="experts",
 )
+
+# symbol ↔ GptOssBackbone argument ↔ GptOssConfig key. GptOssConfig's head_dim is 64 when
+# absent (d_e/M only when null), so it is read, never defaulted, from a transformers config;
+# KerasHub's head_dim=None is d_e/M.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        Field("d_k", keras="head_dim", hf="head_dim", keras_default=d_e / M),
+        Field("E", keras="num_experts", hf="num_local_experts"),
+        Field("k", keras="top_k", hf="num_experts_per_tok", keras_default=2),
+    ),
+    model_type="gpt_oss",
+    hf_classes={"GptOssForCausalLM": "gpt_oss"},
+    keras_classes={"GptOssBackbone": "gpt_oss"},
+    hf_constants={"tie_word_embeddings": False, "attention_bias": True},
+    requires=(
+        Require("tie_word_embeddings", (False,),
+                "KerasHub's GptOssBackbone always keeps an untied LM head"),
+        Require("attention_bias", (True,),
+                "KerasHub's GPT-OSS attention always has biases on all four projections"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
+        "rope_scaling", "sliding_window", "layer_types", "attention_dropout",
+        "output_router_logits", "router_aux_loss_coef", "swiglu_alpha", "swiglu_limit",
+        "experts_per_token", "initial_context_length", "rope_max_wavelength",
+        "rope_scaling_factor", "layer_norm_epsilon", "dropout",
+    }),
+)
+
+# GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
+# down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
+TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
+    "embeddings.token": "model/embed_tokens",
+    "blocks": r"layers/\d+",
+    "blocks.norm_1": "input_layernorm",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "o_proj",
+    "blocks.attention.sinks": "sinks",
+    "blocks.norm_2": "post_attention_layernorm",
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "router",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj|gate_up_proj_bias",
+    "blocks.moe.experts.expert.down": "down_proj|down_proj_bias",
+    "final_norm": "model/norm",
+    "head": "lm_head",
+})
 
 register(Architecture(
     id="gpt_oss",
@@ -78,6 +136,8 @@ register(Architecture(
     presets="gpt_oss",
     keras_hub_metadata=True,
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=24, E=3, k=2, L=2),
         "odd_sizes": dict(v=97, d_e=45, M=5, M_kv=1, d_k=7, d_f=13, E=5, k=1, L=3),

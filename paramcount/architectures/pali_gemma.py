@@ -31,11 +31,125 @@ from paramcount.components.vision import (
     vision_encoder,
 )
 from paramcount.formula import group, zero
+from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 _post_attention, _post_ffw = post_norms(post_norm)
+
+
+def _gemma2(on, off):
+    return lambda hp: on if hp["post_norm"] else off
+
+
+# symbol ↔ PaliGemmaBackbone argument ↔ PaliGemmaConfig key (nested: text_config is Gemma's,
+# vision_config SigLIP's). Where a sub-config key is absent, transformers takes its class
+# default: Gemma's head_dim 256, SigLIP's image_size 224 (the published configs rely on both).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="text_config.vocab_size"),
+        Field("v", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="text_config.num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="text_config.hidden_size"),
+        Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
+        Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
+        Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
+        Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224),
+        Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
+        Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
+        Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
+        Field("L_vis", keras="vit_num_layers", hf="vision_config.num_hidden_layers"),
+        Field("d_fvis", keras="vit_intermediate_dim", hf="vision_config.intermediate_size"),
+        # one symbol for both KerasHub switches (they must agree): see the post_norm split
+        Field("post_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
+        Field("post_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+    ),
+    model_type="paligemma",
+    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
+    keras_classes={"PaliGemmaBackbone": "pali_gemma"},
+    hf_constants={"tie_word_embeddings": True, "text_config.model_type": "gemma",
+                  "text_config.attention_bias": False,
+                  "vision_config.model_type": "siglip_vision_model",
+                  "vision_config.vision_use_head": False},
+    keras_constants={
+        "vit_pooling": None,
+        "final_logit_soft_cap": _gemma2(30.0, None),
+        "attention_logit_soft_cap": _gemma2(50.0, None),
+        "use_sliding_window_attention": _gemma2(True, False),
+    },
+    requires=(
+        Require("tie_word_embeddings", (True,), "PaliGemma's head is the token embedding"),
+        Require("text_config.model_type", ("gemma",), "only PaliGemma (1)'s Gemma decoder is "
+                "mapped to transformers; PaliGemma 2's Gemma 2 decoder is not yet"),
+        Require("text_config.attention_bias", (False,), "KerasHub's Gemma attention has no "
+                "biases"),
+        Require("vision_config.vision_use_head", (False,), "KerasHub's PaliGemma ViT is "
+                "formulated unpooled (no MAP head)"),
+        Require("vit_pooling", (None,), "KerasHub's PaliGemma ViT is formulated unpooled",
+                framework="keras"),
+    ),
+    free=frozenset({
+        # the language model is a GemmaModel (no head of its own); SigLIP has no vocabulary
+        "text_config.tie_word_embeddings", "vision_config.vocab_size",
+        "hidden_size", "image_token_index", "ignore_index", "text_config.num_image_tokens",
+        "vision_config.num_image_tokens", "vision_config.projection_dim",
+        "vision_config.projector_hidden_act", "text_config.hidden_act",
+        "text_config.hidden_activation", "text_config.rms_norm_eps",
+        "text_config.max_position_embeddings", "text_config.rope_theta",
+        "text_config.rope_parameters", "text_config.attention_dropout",
+        "text_config.use_bidirectional_attention", "text_config.is_encoder_decoder",
+        "vision_config.layer_norm_eps", "vision_config.hidden_act",
+        "vision_config.attention_dropout", "vision_config.num_channels",
+        "vit_classifier_activation", "vit_name", "query_head_dim_normalize",
+        "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
+        "sliding_window_size", "layer_norm_epsilon", "dropout",
+    }),
+)
+
+# PaliGemmaForConditionalGeneration: SiglipVisionTransformer (no head) as model.vision_tower, the
+# projector model.multi_modal_projector.linear, GemmaModel under model.language_model (Gemma 1's
+# norm names), lm_head tied to its embedding (listed once).
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(Always(post_norm, 0, "PaliGemma (1)'s GemmaModel has no post norms (PaliGemma 2's "
+                                 "Gemma 2 decoder is not mapped yet)"),),
+    weights={
+        "vision_encoder": "vision_tower",
+        "vision_encoder.embeddings.patch": "embeddings/patch_embedding",
+        "vision_encoder.embeddings.position": "embeddings/position_embedding",
+        "vision_encoder.blocks": r"encoder/layers/\d+",
+        "vision_encoder.blocks.norm_1": "layer_norm1",
+        "vision_encoder.blocks.attention": "self_attn",
+        "vision_encoder.blocks.attention.query": "q_proj",
+        "vision_encoder.blocks.attention.key": "k_proj",
+        "vision_encoder.blocks.attention.value": "v_proj",
+        "vision_encoder.blocks.attention.output": "out_proj",
+        "vision_encoder.blocks.norm_2": "layer_norm2",
+        "vision_encoder.blocks.ffn": "mlp",
+        "vision_encoder.blocks.ffn.up": "fc1",
+        "vision_encoder.blocks.ffn.down": "fc2",
+        "vision_encoder.final_norm": "post_layernorm",
+        "image_projection": "multi_modal_projector/linear",
+        "embeddings.token": "language_model/embed_tokens",
+        "blocks": r"language_model/layers/\d+",
+        "blocks.norm_1": "input_layernorm",
+        "blocks.attention": "self_attn",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.key": "k_proj",
+        "blocks.attention.value": "v_proj",
+        "blocks.attention.output": "o_proj",
+        "blocks.norm_2": "post_attention_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.gate": "gate_proj",
+        "blocks.ffn.up": "up_proj",
+        "blocks.ffn.down": "down_proj",
+        "final_norm": "language_model/norm",
+    },
+)
 
 register(Architecture(
     id="pali_gemma",
@@ -78,6 +192,8 @@ register(Architecture(
              "(also the tied head), L decoder blocks, final norm",
     presets="pali_gemma",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16,
                      M_vis=2, d_fvis=24, L_vis=2),

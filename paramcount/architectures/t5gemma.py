@@ -21,7 +21,9 @@ from paramcount.components import (
 )
 from paramcount.components.encoders import tied
 from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, M, M_kv, d_e, d_f, d_k, d_v, declare, v, zeta
 
@@ -35,6 +37,96 @@ d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
 def _norms(prefix: str, width, *parts: str):
     return [rms_norm(f"{p}_norm", width, match=f"{prefix}{p}_layernorm") for p in parts]
 
+
+
+def _types(key: str):
+    # Gemma 2's interleaving, local then global; the window changes no weight
+    return lambda hp: ["sliding_attention" if i % 2 == 0 else "full_attention"
+                       for i in range(hp[key])]
+
+
+def _side(side: str, syms: dict[str, str]) -> tuple[Field, ...]:
+    keys = {"d_e": "hidden_dim", "d_f": "intermediate_dim", "L": "num_layers",
+            "M": "num_attention_heads", "M_kv": "num_key_value_heads", "d_k": "head_dim"}
+    hf = {"d_e": "hidden_size", "d_f": "intermediate_size", "L": "num_hidden_layers",
+          "M": "num_attention_heads", "M_kv": "num_key_value_heads", "d_k": "head_dim"}
+    return tuple(Field(sym, keras=f"{side}_{keys[k]}", hf=f"{side}.{hf[k]}")
+                 for k, sym in syms.items())
+
+
+# symbol ↔ T5GemmaBackbone argument ↔ T5GemmaConfig key (nested: encoder and decoder are each a
+# T5GemmaModuleConfig). KerasHub has one vocabulary and one attention_bias for both sides; the
+# top-level vocab_size of a transformers config is not what the model builds (the sides' are).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="decoder.vocab_size"),
+        Field("v", hf="encoder.vocab_size"),
+        *_side("encoder", {"d_e": "d_e", "d_f": "d_f", "L": "L_enc", "M": "M", "M_kv": "M_kv",
+                           "d_k": "d_k"}),
+        *_side("decoder", {"d_e": "d_e_dec", "d_f": "d_f_dec", "L": "L_dec", "M": "M_dec",
+                           "M_kv": "M_kv_dec", "d_k": "d_k_dec"}),
+        Field("zeta", keras="attention_bias", hf="decoder.attention_bias", flag=True,
+              hf_default=0, keras_default=0),
+        Field("zeta", hf="encoder.attention_bias", flag=True, hf_default=0),
+        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
+              hf_default=1, keras_default=1),
+    ),
+    model_type="t5gemma",
+    hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},
+    keras_classes={"T5GemmaBackbone": "t5gemma"},
+    keras_constants={"encoder_layer_types": _types("L_enc"),
+                     "decoder_layer_types": _types("L_dec"), "sliding_window": 4096},
+    free=frozenset({
+        "vocab_size", "is_encoder_decoder", "dropout_rate", "classifier_dropout_rate",
+        "attention_dropout", "chunk_size_feed_forward",
+        *{f"{side}.{k}" for side in ("encoder", "decoder") for k in (
+            "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
+            "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
+            "query_pre_attn_scalar", "sliding_window", "layer_types", "final_logit_softcapping",
+            "attn_logit_softcapping", "dropout_rate", "is_decoder", "tie_word_embeddings",
+            "cross_attention_hidden_size", "initializer_range", "use_bidirectional_attention")},
+        "encoder_layer_types", "decoder_layer_types", "sliding_window", "dropout_rate",
+        "rms_norm_eps", "query_pre_attn_scalar", "hidden_activation", "initializer_range",
+        "cross_attention_hidden_size", "attn_logit_softcapping", "final_logit_softcapping",
+        "rope_max_wavelength",
+    }),
+)
+
+
+def _block(prefix: str, *, cross: bool) -> dict[str, str]:
+    out = {prefix: rf"model/{prefix}/layers/\d+"}
+    for att, hf in (("self_attention", "self_attn"), ("cross_attention", "cross_attn"))[
+            :2 if cross else 1]:
+        out.update({f"{prefix}.{att}": hf, f"{prefix}.{att}.query": "q_proj",
+                    f"{prefix}.{att}.key": "k_proj", f"{prefix}.{att}.value": "v_proj",
+                    f"{prefix}.{att}.output": "o_proj"})
+        short = hf.split("_")[0]
+        out[f"{prefix}.pre_{att}_norm"] = f"pre_{short}_attn_layernorm"
+        out[f"{prefix}.post_{att}_norm"] = f"post_{short}_attn_layernorm"
+    out.update({f"{prefix}.ffn": "mlp", f"{prefix}.ffn.gate": "gate_proj",
+                f"{prefix}.ffn.up": "up_proj", f"{prefix}.ffn.down": "down_proj",
+                f"{prefix}.pre_feedforward_norm": "pre_feedforward_layernorm",
+                f"{prefix}.post_feedforward_norm": "post_feedforward_layernorm"})
+    return out
+
+
+# T5GemmaForConditionalGeneration: model.encoder / model.decoder, each with its token table,
+# layers and output norm; the LM head lm_head.out_proj is the decoder's table when tied (listed
+# once). Rotary inverse frequencies are non-persistent buffers.
+# transformers validates even rotary widths and each side's width divisible by its heads (even
+# with head_dim set)
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
+                 Divisible(d_e_dec, M_dec)),
+    weights={
+        "encoder_token_embedding": "model/encoder/embed_tokens",
+        "decoder_token_embedding": "model/decoder/embed_tokens",
+        **_block("encoder", cross=False),
+        **_block("decoder", cross=True),
+        "final_norms": "model/(?:encoder|decoder)/norm",
+        "head": "lm_head/out_proj",
+    },
+)
 
 register(Architecture(
     id="t5gemma",
@@ -93,6 +185,8 @@ register(Architecture(
     presets="t5gemma",
     family="keras_hub",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=2),
         "tiny_unbalanced_untied": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=3,
