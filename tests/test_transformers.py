@@ -100,7 +100,8 @@ def test_declared_hf_defaults_are_transformers_defaults():
     """Where a table says what transformers does with an absent key, transformers agrees."""
     cases = {  # model type → config keys given; the field whose default is checked
         "llama": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
-        "mistral": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
+        # MistralConfig's absent num_key_value_heads is a fixed 8, not the query heads (16 here)
+        "mistral": ({"hidden_size": 64, "num_attention_heads": 16}, "num_key_value_heads", 8),
         "gpt2": ({"n_embd": 64, "n_head": 8, "n_layer": 1, "vocab_size": 10, "n_positions": 8},
                  "n_inner", 256),
         "qwen3": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 128),

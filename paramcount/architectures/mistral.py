@@ -23,7 +23,8 @@ MAPPING = Table(
         Field("v", keras="vocabulary_size", hf="vocab_size"),
         Field("L", keras="num_layers", hf="num_hidden_layers"),
         Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
+        # MistralConfig's absent num_key_value_heads is a fixed 8 (its dataclass default), not M
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=8),
         Field("d_e", keras="hidden_dim", hf="hidden_size"),
         Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
         Field("d_k", keras="head_dim", hf="head_dim"),
