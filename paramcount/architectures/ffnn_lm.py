@@ -11,10 +11,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.formula import group, leaf, zero
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_h, declare, n, v
-
-direct = declare("direct", "1 when an FFNN LM has Bengio's direct input-to-output connections "
-                           "(an n·d_e × v matrix), else 0", flag=True)
+from paramcount.symbols import L, d_e, d_h, direct, n, v
 
 register(Architecture(
     id="ffnn_lm",

@@ -24,10 +24,7 @@ from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_po
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-d_pool = declare("d_pool", "hidden width of an embedding model's pooling head (EmbeddingGemma)")
-d_sent = declare("d_sent", "width of the sentence embedding an embedding model outputs")
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
 
 _post_attention, _post_ffw = post_norms(post_norm)
 

@@ -26,10 +26,7 @@ from paramcount.components.modern import k_act, rms_norm
 from paramcount.formula import group
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
-
-L_moe = declare("L_moe", "blocks whose feed-forward is the mixture of experts (the other L − "
-                "L_moe are dense)")
+from paramcount.symbols import E, L, L_moe, M, M_kv, d_e, d_f, d_k, v
 
 
 def _times(term, times):

@@ -18,12 +18,7 @@ from paramcount.components import dense, embedding, layer_norm
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_f, d_k, declare, v
-
-r_w = declare("r_w", "rank of RWKV-7's low-rank decay map (decay_lora)")
-r_a = declare("r_a", "rank of RWKV-7's low-rank in-context learning-rate map (aaa_lora)")
-r_v = declare("r_v", "rank of RWKV-7's low-rank value-residual map (mv_lora)")
-r_g = declare("r_g", "rank of RWKV-7's low-rank output-gate map (gate_lora)")
+from paramcount.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
 
 
 def _low_rank(name: str, rank, *, bias: bool, match: str, note: str):

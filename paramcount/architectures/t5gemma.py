@@ -23,13 +23,23 @@ from paramcount.components.encoders import tied
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, M_kv, d_e, d_f, d_k, d_v, declare, v, zeta
-
-d_e_dec = declare("d_e_dec", "decoder width, where an encoder-decoder's sides differ")
-d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
-M_dec = declare("M_dec", "decoder attention (query) heads")
-M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    M_kv,
+    M_kv_dec,
+    d_e,
+    d_e_dec,
+    d_f,
+    d_f_dec,
+    d_k,
+    d_k_dec,
+    d_v,
+    v,
+    zeta,
+)
 
 
 def _norms(prefix: str, width, *parts: str):

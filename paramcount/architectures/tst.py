@@ -17,14 +17,7 @@ from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, n, zeta
-
-d_x = declare("d_x", "input features (variables) per time step of a multivariate series")
-d_y = declare("d_y", "outputs of a supervised head: classes, or values to regress")
-bn = declare("bn", "1 when the encoder blocks use batch normalization (TST), 0 for layer norm",
-             flag=True)
-pretrain = declare("pretrain", "1 for TST's pretraining head (reconstruct the d_x inputs at each "
-                               "step), 0 for the supervised head (n·d_e → d_y)", flag=True)
+from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
 
 
 def _norm(name: str):

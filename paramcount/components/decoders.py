@@ -7,20 +7,10 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import M, M_kv, d_e, d_k, declare
+from paramcount.symbols import M, M_kv, d_e, d_k, post_norm, qk_norm
 
 __all__ = ["post_norm", "qk_norm", "fused_qkv", "qk_norms", "gemma_attention", "post_norms"]
 
-post_norm = declare(
-    "post_norm",
-    "1 when attention and feed-forward outputs are RMS-normalised again before the residual add "
-    "(Gemma 2/3 post-norms)",
-    flag=True,
-)
-qk_norm = declare(
-    "qk_norm", "1 when queries and keys are RMS-normalised per head before attention (QK norm)",
-    flag=True,
-)
 
 
 def fused_qkv(name: str = "query_key_value", *, width=d_e, heads=M, key_dim=d_k, bias=1,

@@ -17,7 +17,7 @@ from paramcount.components.basic import (
     position_embedding,
 )
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import M, d_e, d_f, declare, n, s, v, zeta
+from paramcount.symbols import L_g, L_r, M, d_e, d_emb, d_f, eta, gated, k_rel, n, n_b, s, tied, v, zeta
 
 __all__ = [
     "L_g",
@@ -40,18 +40,6 @@ __all__ = [
 ]
 
 # --- symbols -------------------------------------------------------------------------------------
-d_emb = declare("d_emb", "factorised token-embedding width (ALBERT, ELECTRA), projected to d_e")
-L_g = declare("L_g", "ALBERT: groups of distinct blocks (num_groups); L/L_g layers share a group")
-L_r = declare("L_r", "ALBERT: distinct blocks inside a group (num_inner_repetitions)")
-eta = declare("eta", "1 when the embeddings are projected from d_emb to d_e by a dense layer",
-              flag=True)
-k_rel = declare("k_rel", "DeBERTa: relative-distance buckets each side (bucket_size); the "
-                "shared relative position table has 2·k_rel rows")
-n_b = declare("n_b", "T5: relative-position buckets of the attention bias (32 in KerasHub)")
-gated = declare("gated", "1 when the feed-forward is gated (GeGLU / SwiGLU: three matrices)",
-                flag=True)
-tied = declare("tied", "1 when the output head is the token embedding, transposed (tied)",
-               flag=True)
 
 
 # --- embeddings ---------------------------------------------------------------------------------

@@ -29,7 +29,25 @@ from paramcount.components.modern import (
     rotary_positions,
 )
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
+from paramcount.symbols import (
+    E,
+    H_lk,
+    H_lv,
+    K_conv,
+    L,
+    L_full,
+    M,
+    M_kv,
+    d_e,
+    d_f,
+    d_fe,
+    d_fs,
+    d_k,
+    d_lk,
+    d_lv,
+    tied,
+    v,
+)
 
 __all__ = [
     "tied",
@@ -45,10 +63,6 @@ __all__ = [
     "backbone",
 ]
 
-tied = declare("tied", "1 when the output head is the token embedding reused (tied), else 0",
-               flag=True)
-d_fe = declare("d_fe", "feed-forward inner width of each routed expert")
-d_fs = declare("d_fs", "feed-forward inner width of the always-active shared expert")
 
 BLOCK = r"transformer_layer_\d+"
 
@@ -174,13 +188,6 @@ def closed_form_dense(*, tie=tied, bias_qkv=0, qk_norm=0, key_dim=d_k) -> sympy.
 
 
 # --- Qwen 3.5: hybrid blocks, gated DeltaNet linear attention and gated full attention ----------
-H_lk = declare("H_lk", "key (and query) heads of a linear-attention (gated DeltaNet) layer")
-H_lv = declare("H_lv", "value heads of a linear-attention (gated DeltaNet) layer")
-d_lk = declare("d_lk", "key (and query) width per head of a linear-attention layer")
-d_lv = declare("d_lv", "value width per head of a linear-attention layer")
-K_conv = declare("K_conv", "kernel width of the short causal convolution of a linear-attention "
-                 "layer")
-L_full = declare("L_full", "blocks with full (softmax) attention; the others use linear attention")
 
 
 def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn") -> Term:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import E, d_e, d_f, declare
+from paramcount.symbols import E, d_e, d_f
+from paramcount.symbols import k as k_act
 
 __all__ = ["rms_norm", "gated_feed_forward", "mixture_of_experts", "rotary_positions", "alibi"]
 
-k_act = declare("k", "experts each token is routed to (top-k)")
 
 
 def rms_norm(name: str, width=d_e, *, scale=1, match: str | None = None) -> Term:

@@ -16,15 +16,10 @@ backward, whose outputs are concatenated: the next layer sees 2·d_h.
 from __future__ import annotations
 
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import d_h, declare
+from paramcount.symbols import bi, d_h, reset_after
 
 __all__ = ["GATES", "bi", "reset_after", "recurrent_cell", "recurrent_stack"]
 
-bi = declare("bi", "1 when the recurrent layers are bidirectional (forward and backward, "
-                   "outputs concatenated), else 0", flag=True)
-reset_after = declare("reset_after", "1 when a GRU applies its reset gate after the recurrent "
-                                     "product (Keras' default; a second bias per gate), else 0",
-                      flag=True)
 
 # Gate blocks in Keras' order along the last axis of kernel, recurrent_kernel and bias.
 GATES: dict[str, tuple[str, ...]] = {
