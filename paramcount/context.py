@@ -1,6 +1,7 @@
 """Context for a count: non-embedding parameters, the classic approximations, bytes.
 
-Formula only: nothing here imports TensorFlow.
+Formula only: nothing here imports TensorFlow. This module returns data (:class:`Context`);
+:mod:`paramcount.render` turns it into the lines of ``count``, JSON and the report's section.
 
 - **Non-embedding parameters** (Kaplan et al. 2020, "Scaling Laws for Neural Language Models":
   the size N that the scaling laws use — total minus the vocabulary and position embeddings).
@@ -31,9 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from typing import TYPE_CHECKING
+
 from paramcount.formula import to_int
-from paramcount.registry import Architecture
 from paramcount.symbols import L, d_e, v
+
+if TYPE_CHECKING:
+    from paramcount.registry import Architecture
 
 __all__ = [
     "EMBEDDING_RULE",
@@ -44,8 +49,6 @@ __all__ = [
     "embedding_paths",
     "rule_applies",
     "context",
-    "context_lines",
-    "context_json",
 ]
 
 EMBEDDING_RULE = (
@@ -150,92 +153,7 @@ def context(arch: Architecture, hparams: Mapping[str, int]) -> Context:
     return Context(total, trainable, emb, tuple(approx))
 
 
-def _size(b: int) -> str:
-    for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if b >= div:
-            return f"{b / div:.3g} {unit}"
-    return f"{b} B"
-
-
-def context_lines(ctx: Context) -> list[str]:
-    """Lines appended to ``paramcount count`` (label left, figure right)."""
-    from paramcount.render import human
-
-    lines = [("non-embedding (Kaplan et al. 2020)", f"{ctx.non_embedding:,}",
-              f"({human(ctx.non_embedding)})")]
-    for a in ctx.approximations:
-        lines.append((f"{a.name}", f"{a.value:,}", f"({a.error_text()} vs {a.compared_to})"))
-    b = ctx.bytes()
-    for k in ("fp32", "bf16", "int8"):
-        lines.append((f"weights in {k}", f"{b[k]:,} B", f"({_size(b[k])})"))
-    lines.append(("with Adam state (fp32 + 2 moments)", f"{b['adam_fp32']:,} B",
-                  f"({_size(b['adam_fp32'])})"))
-    return [f"{label:<44}{fig:>18}  {extra}" for label, fig, extra in lines]
-
-
-def context_json(ctx: Context) -> dict:
-    return {
-        "non_embedding": ctx.non_embedding,
-        "embedding": ctx.embedding,
-        "embedding_rule": EMBEDDING_RULE,
-        "approximations": [
-            {"name": a.name, "formula": a.formula, "value": a.value, "exact": a.exact,
-             "compared_to": a.compared_to,
-             "relative_error": float(a.relative_error),
-             "relative_error_exact": f"{a.relative_error.numerator}/{a.relative_error.denominator}",
-             "source": a.note}
-            for a in ctx.approximations],
-        "bytes": ctx.bytes(),
-        "bytes_convention": BYTES_CONVENTION,
-    }
-
-
 def rules_of_thumb_rows(arch: Architecture, hparams: Mapping[str, int]) -> Context | None:
     """The context of a hyperparameter set where the approximations apply, else None."""
     ctx = context(arch, hparams)
     return ctx if ctx.approximations else None
-
-
-
-def rules_of_thumb_section(results) -> str:
-    """The report's "How good are the rules of thumb" section: per published preset where the
-    approximations apply, their exact relative errors; and the bytes the weights take."""
-    from paramcount import registry
-    from paramcount.render import human
-
-    rows, mem = [], []
-    for r in sorted(results, key=lambda r: (r.arch, r.name)):
-        arch = registry.get(r.arch)
-        if not arch.preset(r.name).official:
-            continue
-        ctx = context(arch, r.hparams)
-        b = ctx.bytes()
-        mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {_size(b['fp32'])} | "
-                   f"{_size(b['bf16'])} | {_size(b['int8'])} | {_size(b['adam_fp32'])} |")
-        if not ctx.approximations:
-            continue
-        kap, meg = ctx.approximations
-        rows.append(f"| {r.arch} | {r.name} | {ctx.trainable:,} | {ctx.non_embedding:,} "
-                    f"({human(ctx.non_embedding)}) | {kap.value:,} | {kap.error_text()} | "
-                    f"{meg.value:,} | {meg.error_text()} |")
-    out = [
-        "## How good are the rules of thumb", "",
-        "Two closed forms are used everywhere to size a transformer: **12·L·d_e²** (Kaplan et al. "
-        "2020, eq. 2.1: the non-embedding parameters of a stack with d_ff = 4·d_e, biases and "
-        "norms neglected) and the **Megatron-LM** total 12·L·d_e²·(1 + 13/(12·d_e) + "
-        "(v+n)/(12·L·d_e)) (Narayanan et al. 2021, §5.1; n = 0 without learned positions). "
-        "Below, each against the exact count at every published preset of a GPT-style stack "
-        "(L, d_e, v, attention; no cross-attention; no router): the error is "
-        "(approximation − exact)/exact, computed exactly and rounded for display. "
-        f"Non-embedding: {EMBEDDING_RULE}.", "",
-    ]
-    if rows:
-        out += ["| architecture | preset | exact total | non-embedding | 12·L·d_e² | error "
-                "| Megatron-LM | error |", "|---|---|---:|---:|---:|---:|---:|---:|", *rows]
-    else:
-        out.append("No published preset of a GPT-style stack among these results.")
-    if mem:
-        out += ["", f"Memory of the weights ({BYTES_CONVENTION}):", "",
-                "| architecture | preset | weights (all) | fp32 | bf16 | int8 | with Adam |",
-                "|---|---|---:|---:|---:|---:|---:|", *mem]
-    return "\n".join(out)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -34,7 +35,10 @@ from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownP
 from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
 
-__all__ = ["Architecture", "Preset", "HparamSet", "Breakdown", "register", "unregister", "get",
+if TYPE_CHECKING:
+    from paramcount.render import Breakdown
+
+__all__ = ["Architecture", "Preset", "HparamSet", "register", "unregister", "get",
            "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
 
 
@@ -178,42 +182,9 @@ class Architecture:
             sets.append((f"{name}+custom" if hparams else name, self.resolve(given)))
         if not presets:
             sets.append(("custom", self.resolve(hparams)))
+        from paramcount.render import Breakdown  # a table to show: the rendering layer's
+
         return Breakdown(self, tuple(sets))
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """An architecture's per-component counts at one or more hyperparameter sets.
-
-    In Jupyter it displays as the component table of the report (``_repr_markdown_``: formulas
-    in LaTeX, exact counts); ``str()`` gives the text of ``paramcount count``.
-    """
-
-    arch: Architecture
-    sets: tuple[tuple[str, dict[str, int]], ...]
-
-    @property
-    def totals(self) -> dict[str, int]:
-        return {name: self.arch.count(hp) for name, hp in self.sets}
-
-    @property
-    def total(self) -> int:
-        """The total of the first (often the only) hyperparameter set."""
-        return self.arch.count(self.sets[0][1])
-
-    def to_dict(self) -> dict[str, dict]:
-        """Set name -> nested component -> count (as ``paramcount count --json``)."""
-        return {name: self.arch.formula.breakdown(self.arch.values(hp)) for name, hp in self.sets}
-
-    def __str__(self) -> str:
-        from paramcount.render import count_text
-
-        return "\n\n".join(count_text(self.arch, hp, name) for name, hp in self.sets)
-
-    def _repr_markdown_(self) -> str:
-        from paramcount.render import breakdown_markdown
-
-        return breakdown_markdown(self.arch, list(self.sets))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from paramcount import context, registry
+from paramcount import context, registry, render
 from paramcount.cli import main
 
 GPT2_SMALL = dict(v=50257, n=1024, d_e=768, M=12, d_f=3072, L=12)
@@ -88,7 +88,7 @@ def test_count_context_does_not_import_tensorflow():
 def test_report_section():
     r = type("R", (), {"arch": "gpt2", "name": "gpt2_base_en",
                        "hparams": registry.get("gpt2").resolve(GPT2_SMALL)})()
-    text = context.rules_of_thumb_section([r])
+    text = render.rules_of_thumb_section([r], {"gpt2": registry.get("gpt2")})
     assert text.startswith("## How good are the rules of thumb")
     row = "| gpt2 | gpt2_base_en | 124,439,808 | 85,056,000 (85.1M) | 84,934,656 | -0.143% |"
     assert row in text
