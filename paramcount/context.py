@@ -5,12 +5,12 @@ Formula only: nothing here imports TensorFlow. This module returns data (:class:
 
 - **Non-embedding parameters** (Kaplan et al. 2020, "Scaling Laws for Neural Language Models":
   the size N that the scaling laws use — total minus the vocabulary and position embeddings).
-  Rule, read from the tree (:data:`EMBEDDING_RULE`): a leaf is an *embedding* when its own name
-  contains ``embedding``, or it sits under a component named ``embeddings`` / ``embedding`` — and
-  its name contains none of ``norm``, ``proj``, ``scale`` (an embedding layer norm, or the
-  projection ALBERT/ELECTRA put after a narrow table, is not a lookup table). Token,
-  position and segment tables are embeddings; an untied output head is not (Kaplan et al. remove
-  the input tables; a head is a projection, and it stays in N).
+  Rule, read from the tree (:data:`EMBEDDING_RULE`): a leaf is an *embedding* when its *kind*,
+  set by the component that makes it, is ``embedding`` or ``position`` — never by its name. An
+  embedding layer norm is a ``norm``, and the projection ALBERT/ELECTRA put after a narrow table
+  a ``projection`` (a matrix applied to every token, not a lookup table). Token, position and
+  segment tables are embeddings; an untied output head is not (Kaplan et al. remove the input
+  tables; a head is a projection, and it stays in N).
 - **12·L·d_e²** (Kaplan et al. 2020, eq. 2.1 with d_attn = d_e, d_ff = 4·d_e): the block stack of
   a GPT-style model, compared with the exact non-embedding count.
 - **Megatron-LM closed form** (Narayanan et al. 2021, "Efficient Large-Scale Language Model
@@ -51,42 +51,39 @@ __all__ = [
     "context",
 ]
 
+EMBEDDING_KINDS = ("embedding", "position")
+
 EMBEDDING_RULE = (
-    "a formula leaf is an embedding when its name contains 'embedding' or it sits under a "
-    "component named 'embeddings' (or 'embedding'), unless its name contains 'norm', 'proj' or "
-    "'scale' (an embedding norm, projection or scale is not a lookup table); "
-    "non-embedding = trainable total − embeddings (Kaplan et al. 2020)")
+    "a formula leaf is an embedding when its kind, set by the component that makes it, is "
+    "'embedding' or 'position' (token, position and segment tables; ViT's patch embedding and "
+    "class token); an embedding norm, a projection after a narrow table (ALBERT, ELECTRA) and a "
+    "head are not; non-embedding = trainable total − embeddings (Kaplan et al. 2020)")
 
 BYTES_CONVENTION = (
     "fp32 / bf16 / int8: every weight at 4 / 2 / 1 bytes; Adam: fp32 weights + two fp32 moments "
     "= 12 B per trainable parameter (4 B per non-trainable one); gradients, activations and "
     "mixed-precision copies not included")
 
-_NOT_TABLES = ("norm", "proj", "scale")  # an embedding's norm, projection or scale: not a table
-
 BYTES_PER_PARAM = {"fp32": 4, "bf16": 2, "int8": 1}
 
 
-def is_embedding(path: str) -> bool:
-    """Whether a leaf (dotted path, root first) is an embedding table (see EMBEDDING_RULE)."""
-    parts = path.split(".")[1:] or path.split(".")
-    name = parts[-1].lower()
-    if any(word in name for word in _NOT_TABLES):
-        return False
-    return "embedding" in name or any(p.lower() in ("embeddings", "embedding")
-                                      for p in parts[:-1])
+def is_embedding(path: str, arch: Architecture) -> bool:
+    """Whether the leaf of ``arch`` at dotted ``path`` (root first) is an embedding (see
+    EMBEDDING_RULE)."""
+    return path in embedding_paths(arch)
 
 
 def embedding_paths(arch: Architecture) -> list[str]:
-    return [lf.path for lf in arch.formula.leaves() if lf.term.trainable and is_embedding(lf.path)]
+    return [lf.path for lf in arch.formula.leaves()
+            if lf.term.trainable and lf.kind in EMBEDDING_KINDS]
 
 
 def rule_applies(arch: Architecture) -> bool:
     """A GPT-style stack: L, d_e and v in the formula, attention, no cross-attention, no router."""
     syms = arch.formula.free_symbols()
-    segments = {seg.lower() for p, _, _ in arch.formula.walk() for seg in p.split(".")}
-    return ({L, d_e, v} <= syms and any("attention" in s for s in segments)
-            and not any("cross" in s for s in segments) and not arch.formula.has_active)
+    kinds = {lf.kind for lf in arch.formula.leaves()}
+    return ({L, d_e, v} <= syms and "attention" in kinds and "cross-attention" not in kinds
+            and "router" not in kinds and not arch.formula.has_active)
 
 
 @dataclass(frozen=True)
@@ -136,7 +133,7 @@ def context(arch: Architecture, hparams: Mapping[str, int]) -> Context:
     trainable = to_int(arch.formula.trainable_total(True), values, "total")
     total = to_int(arch.formula.total(), values, "total")
     emb = sum(to_int(lf.expr, values, lf.path) for lf in arch.formula.leaves()
-              if lf.term.trainable and is_embedding(lf.path))
+              if lf.term.trainable and lf.kind in EMBEDDING_KINDS)
     approx: list[Approximation] = []
     if rule_applies(arch):
         ell, d, vv = hparams.get("L"), hparams.get("d_e"), hparams.get("v")

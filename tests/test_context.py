@@ -26,13 +26,13 @@ def test_non_embedding_is_total_minus_token_and_position_tables():
 
 
 def test_embedding_rule():
-    assert context.is_embedding("bert.embeddings.token")
-    assert context.is_embedding("bert.embeddings.segment")
-    assert context.is_embedding("gpt2.embeddings.position")
-    assert not context.is_embedding("bert.embeddings.norm")  # an embedding norm is not a table
-    assert not context.is_embedding("albert.embeddings.projection")
-    assert not context.is_embedding("llama.head")  # an untied head stays in N
-    assert not context.is_embedding("gpt2.blocks.self_attention.query")
+    assert context.is_embedding("bert.embeddings.token", registry.get("bert"))
+    assert context.is_embedding("bert.embeddings.segment", registry.get("bert"))
+    assert context.is_embedding("gpt2.embeddings.position", registry.get("gpt2"))
+    assert not context.is_embedding("bert.embeddings.norm", registry.get("bert"))  # an embedding norm is not a table
+    assert not context.is_embedding("albert.embeddings.projection", registry.get("albert"))
+    assert not context.is_embedding("llama.head", registry.get("llama"))  # an untied head stays in N
+    assert not context.is_embedding("gpt2.blocks.self_attention.query", registry.get("gpt2"))
     assert context.embedding_paths(registry.get("bert")) == [
         "bert.embeddings.token", "bert.embeddings.position", "bert.embeddings.segment"]
 

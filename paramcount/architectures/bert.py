@@ -18,7 +18,7 @@ _BACKBONE = (
         layer_norm("norm", match="embeddings_layer_norm"),
     ),
     encoder_block(times=L),
-    dense("pooler", d_e, d_e, match="pooled_dense"),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
 )
 
 _COMMON = dict(
@@ -57,6 +57,7 @@ register(Architecture(
             leaf("output_bias", v, match="output_bias",
                  note="the output projection is the token embedding (tied); only its bias is new"),
             match="mlm_head",
+            kind="head",
         ),
     ),
     reference="reference_models.bert:masked_lm",

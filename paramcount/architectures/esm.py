@@ -26,9 +26,9 @@ register(Architecture(
         group(
             "embeddings",
             embedding("token", v, match="token_embedding"),
-            leaf("positions", abs_pos * n * d_e, match="position_embedding",
+            leaf("positions", abs_pos * n * d_e, match="position_embedding", kind="position",
                  note="learned n × d_e table when abs_pos = 1; rotary (no weights) when 0"),
-            leaf("norm", emb_norm * 2 * d_e, match="emb_layer_norm",
+            leaf("norm", emb_norm * 2 * d_e, match="emb_layer_norm", kind="norm",
                  note="layer norm (γ, β) before the first block, only when emb_norm = 1"),
         ),
         group(

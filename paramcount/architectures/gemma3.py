@@ -65,7 +65,7 @@ register(Architecture(
     formula=group(
         "gemma3",
         *_BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1},
     reference="reference_models.gemma3:backbone",
@@ -97,6 +97,7 @@ register(Architecture(
             dense("dense", d_e, d_pool, bias=0, match="pooling_dense_1"),
             dense("projection", d_pool, d_sent, bias=0, match="embedding_projection"),
             zero("normalize", "unit (L2) normalisation: no weights"),
+            kind="head",
         ),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, d_pool: 4 * d_e, d_sent: d_e},

@@ -31,7 +31,7 @@ def formula(kind: str):
         f"{kind}_lm",
         group("embeddings", embedding("token", v, match="embedding")),
         recurrent_stack("rnn", kind, d_in=d_e, layers=L, directions=1 + bi, prefix="rnn"),
-        leaf("head", (1 - tied) * (width * v + v), match="head",
+        leaf("head", (1 - tied) * (width * v + v), match="head", kind="head",
              note="Dense((1+bi)·d_h → v) with bias; 0 when tied = 1: the logits are the output "
                   "times the embedding table, transposed (counted once, in embeddings)"),
     )

@@ -50,8 +50,8 @@ register(Architecture(
         "seq2seq_lstm",
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
-                              "aligned at the top: a copy, no weights"),
-        dense("head", d_h, v_tgt, match="head", note="Dense(d_h → v_tgt) with bias"),
+                              "aligned at the top: a copy, no weights", kind="recurrent"),
+        dense("head", d_h, v_tgt, match="head", kind="head", note="Dense(d_h → v_tgt) with bias"),
     ),
     optional={bi: 0},
     reference="reference_models.seq2seq:seq2seq_lstm",
@@ -77,7 +77,7 @@ register(Architecture(
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
                               "aligned at the top (the forward direction's when bidirectional): "
-                              "a copy, no weights"),
+                              "a copy, no weights", kind="recurrent"),
         group(
             "attention",
             leaf("query", d_h * d_a, match="attention_query",
@@ -88,8 +88,9 @@ register(Architecture(
                  note="v_a: the d_a weights that turn tanh(W_a·s + U_a·h) into a score "
                       "(AdditiveAttention's scale)"),
             zero("context", "softmax-weighted sum of the encoder outputs: no weights"),
+            kind="attention",
         ),
-        dense("head", d_h + _enc_width, v_tgt, match="head",
+        dense("head", d_h + _enc_width, v_tgt, match="head", kind="head",
               note="Dense([decoder output; context] → v_tgt) with bias"),
     ),
     required=(*_REQUIRED, d_a),

@@ -33,6 +33,7 @@ BLOCKS = group(
         leaf("rope_inv_freq", d_k / 2, match="rotary_emb/inv_freq", trainable=False,
              note="RoPE inverse frequencies kept as a non-trainable weight: computed from the "
                   "head width, not learned"),
+        kind="attention",
     ),
     rms_norm("ffn_norm", match="post_attention_layernorm"),
     gated_feed_forward("ffn", bias=b_ffn, match="mlp",

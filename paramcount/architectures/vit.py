@@ -31,12 +31,12 @@ register(Architecture(
         "vit",
         group(
             "embeddings",
-            leaf("patch", P * P * C * d_e + d_e, match="patch_embedding",
+            leaf("patch", P * P * C * d_e + d_e, match="patch_embedding", kind="embedding",
                  note="Conv2D, kernel P × P × C → d_e, stride P, with bias: one linear map per "
                       "patch"),
-            leaf("class_token", cls * d_e, match="class_token",
+            leaf("class_token", cls * d_e, match="class_token", kind="embedding",
                  note="a learned d_e vector prepended to the patches"),
-            leaf("position", (n_patches + cls) * d_e, match="position_embedding",
+            leaf("position", (n_patches + cls) * d_e, match="position_embedding", kind="position",
                  note="learned: one per patch, (H/P)·(W/P), plus one for the class token"),
             match="vit_patching_and_embedding",
         ),

@@ -20,16 +20,16 @@ def fused_qkv(name: str = "query_key_value", *, width=d_e, heads=M, key_dim=d_k,
     Same count as three separate projections: ``3·M·d_k`` outputs of ``width`` inputs, plus biases.
     """
     return leaf(name, width * 3 * heads * key_dim + bias * 3 * heads * key_dim, match=match,
-                note="queries, keys and values from one fused projection")
+                note="queries, keys and values from one fused projection", kind="attention")
 
 
 def qk_norms(flag=qk_norm, key_dim=d_k) -> tuple[Term, Term]:
     """RMS norms over each head's query and key vectors: one scale of ``d_k``, shared by heads."""
     return (
         leaf("query_norm", flag * key_dim, match="query_norm",
-             note="RMS norm over each query head (scale of d_k shared by the heads)"),
+             note="RMS norm over each query head (scale of d_k shared by the heads)", kind="norm"),
         leaf("key_norm", flag * key_dim, match="key_norm",
-             note="RMS norm over each key head (scale of d_k shared by the heads)"),
+             note="RMS norm over each key head (scale of d_k shared by the heads)", kind="norm"),
     )
 
 
@@ -46,14 +46,16 @@ def gemma_attention(*, with_qk_norm=None) -> Term:
     if with_qk_norm is not None:
         parts += list(qk_norms(with_qk_norm))
     parts.append(dense("output", M * d_k, d_e, bias=0, match="attention_output"))
-    return group("attention", *parts, match="attention")
+    return group("attention", *parts, match="attention", kind="attention")
 
 
 def post_norms(flag=post_norm) -> tuple[Term, Term]:
     """Gemma 2/3's extra RMS norms on the attention and feed-forward outputs (when ``flag``)."""
     return (
         leaf("post_attention_norm", flag * d_e, match="post_attention_norm",
-             note="RMS norm (scale only) on the attention output; none when post_norm = 0"),
+             note="RMS norm (scale only) on the attention output; none when post_norm = 0",
+             kind="norm"),
         leaf("post_ffw_norm", flag * d_e, match="post_ffw_norm",
-             note="RMS norm (scale only) on the feed-forward output; none when post_norm = 0"),
+             note="RMS norm (scale only) on the feed-forward output; none when post_norm = 0",
+             kind="norm"),
     )

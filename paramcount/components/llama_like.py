@@ -80,11 +80,12 @@ def output_head(tie=tied) -> Term:
     """The LM head KerasHub keeps inside the backbone: ``reverse_embeddings`` (d_e × v), absent
     when the head is the token embedding transposed (``tie`` = 1)."""
     if tie == 1:
-        return zero("head", "tied: the output projection is the token embedding, transposed")
+        return zero("head", "tied: the output projection is the token embedding, transposed",
+                    kind="head")
     note = ("untied output projection (ReversibleEmbedding.reverse_embeddings)" if tie == 0 else
             "output projection: d_e × v when untied, nothing when tied to the token embedding")
     return leaf("head", (1 - tie) * d_e * v, match="token_embedding/reverse_embeddings",
-                note=note)
+                note=note, kind="head")
 
 
 def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
@@ -105,6 +106,7 @@ def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
         rms_norm("query_norm", key_dim, match="query_dense_layernorm"),
         rms_norm("key_norm", key_dim, match="key_dense_layernorm"),
         match="self_attention",
+        kind="attention",
     )
 
 
@@ -210,6 +212,7 @@ def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn
         rms_norm("norm", d_lv, match="norm"),
         dense("output", H_lv * d_lv, d_e, bias=0, match="out_proj"),
         match=match,
+        kind="attention",
     )
 
 
@@ -226,6 +229,7 @@ def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
         rms_norm("query_norm", key_dim, match="query_norm"),
         rms_norm("key_norm", key_dim, match="key_norm"),
         match="self_attention",
+        kind="attention",
     )
 
 

@@ -59,6 +59,7 @@ def recurrent_cell(kind: str, d_in, units=d_h, *, gru_reset_after=reset_after) -
             match=r"kernel|recurrent_kernel|bias",
             part=(i, len(gates)) if len(gates) > 1 else None,
             note=f"{_WHAT[kind, gate]}: input weights, recurrent weights, {bias_note}",
+            kind="recurrent",
         ))
     return tuple(out)
 
