@@ -34,7 +34,6 @@ from fractions import Fraction
 
 from typing import TYPE_CHECKING
 
-from paramcount.formula import to_int
 from paramcount.symbols import L, d_e, v
 
 if TYPE_CHECKING:
@@ -129,10 +128,9 @@ class Context:
 
 def context(arch: Architecture, hparams: Mapping[str, int]) -> Context:
     """The context numbers for a resolved hyperparameter set."""
-    values = arch.values(hparams)
-    trainable = to_int(arch.formula.trainable_total(True), values, "total")
-    total = to_int(arch.formula.total(), values, "total")
-    emb = sum(to_int(lf.expr, values, lf.path) for lf in arch.formula.leaves()
+    trainable = arch.count(hparams)
+    total = arch.evaluate(arch.formula.total(), hparams)
+    emb = sum(arch.evaluate(lf.expr, hparams, lf.path) for lf in arch.formula.leaves()
               if lf.term.trainable and lf.kind in EMBEDDING_KINDS)
     approx: list[Approximation] = []
     if rule_applies(arch):

@@ -24,7 +24,13 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["KINDS", "Term", "Leaf", "group", "leaf", "zero"]
+__all__ = ["KINDS", "Term", "Leaf", "group", "leaf", "zero", "pretty", "to_int"]
+
+
+def pretty(expr) -> str:
+    """An expression as paramcount prints it in text (``2·L·d_e``, ``d_e^2``): the one printer
+    of text output; LaTeX is SymPy's."""
+    return str(expr).replace("**", "^").replace("*", "·")
 
 #: What a component is, set by the component that makes it (``embedding()`` makes an
 #: ``embedding``, ``attention()`` an ``attention`` group ...). A leaf without a kind of its own

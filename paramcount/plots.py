@@ -35,7 +35,6 @@ from pathlib import Path
 
 from paramcount import registry
 from paramcount._io import write_atomic
-from paramcount.formula import to_int
 from paramcount.registry import Architecture
 
 __all__ = [
@@ -119,12 +118,12 @@ def composition(arch: Architecture | str, hparams: Mapping[str, int]) -> dict[st
     """Trainable parameters per class (every class of :data:`CLASSES`, in that order) at
     ``hparams``; they add up to the total (non-trainable buffers are not drawn)."""
     arch = registry.get(arch) if isinstance(arch, str) else arch
-    values = arch.values(arch.resolve(hparams))
+    hp = arch.resolve(hparams)
     classes = classify_leaves(arch)
     out = dict.fromkeys(CLASSES, 0)
     for lf in arch.formula.leaves():
         if lf.term.trainable:
-            out[classes[lf.path]] += to_int(lf.expr, values, lf.path)
+            out[classes[lf.path]] += arch.evaluate(lf.expr, hp, lf.path)
     return out
 
 

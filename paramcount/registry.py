@@ -34,25 +34,13 @@ from paramcount import symbols
 from paramcount.errors import InputFileError, UnknownArchitectureError, UnknownPresetError
 from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
+from paramcount.preset import HparamSet, Preset
 
 if TYPE_CHECKING:
     from paramcount.render import Breakdown
 
 __all__ = ["Architecture", "Preset", "HparamSet", "register", "unregister", "get",
            "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
-
-
-@dataclass(frozen=True)
-class Preset:
-    """Published hyperparameters of a checkpoint (or a named example set)."""
-
-    name: str
-    hparams: Mapping[str, int]
-    source: str
-    keras_hub: str | None = None  # KerasHub preset whose metadata "params" is a second check
-    official: bool = True
-    # Where KerasHub's published figure disagrees with its own build: why (a finding, reported).
-    keras_hub_differs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,12 +137,29 @@ class Architecture:
         """The trainable-parameter formula (the paper's quantity)."""
         return self.formula.trainable_total(True)
 
+    def evaluate(self, expr: sympy.Expr, hparams: Mapping[str, int], what: str = "") -> int:
+        """An expression of this architecture's symbols at resolved ``hparams``, exactly: the
+        one way a formula (or any part of its tree) is evaluated."""
+        return to_int(expr, self.values(hparams), what or self.id)
+
     def count(self, hparams: Mapping[str, int]) -> int:
         """Trainable parameters at ``hparams`` (non-trainable ones: :meth:`count_nontrainable`)."""
-        return to_int(self.total(), self.values(hparams), self.id)
+        return self.evaluate(self.total(), hparams)
 
     def count_nontrainable(self, hparams: Mapping[str, int]) -> int:
-        return to_int(self.formula.trainable_total(False), self.values(hparams), self.id)
+        return self.evaluate(self.formula.trainable_total(False), hparams)
+
+    def count_active(self, hparams: Mapping[str, int]) -> int:
+        """Parameters one token uses (top-k of E experts); the total where there is no router."""
+        return self.evaluate(self.formula.active_total(), hparams)
+
+    def given(self, preset: str | Preset | None = None,
+              hparams: Mapping[str, int] | None = None) -> dict[str, int]:
+        """A preset's hyperparameters (by name or as a Preset) with ``hparams`` on top, not yet
+        resolved: the one way a preset and overrides are merged."""
+        if isinstance(preset, str):
+            preset = self.preset(preset)
+        return {**(preset.hparams if preset is not None else {}), **(hparams or {})}
 
     def __hash__(self) -> int:
         # The mappings make the generated hash fail; equal architectures share these fields.
@@ -178,29 +183,13 @@ class Architecture:
         """
         sets: list[tuple[str, dict[str, int]]] = []
         for name in presets:
-            given = {**self.preset(name).hparams, **hparams}
-            sets.append((f"{name}+custom" if hparams else name, self.resolve(given)))
+            sets.append((f"{name}+custom" if hparams else name,
+                         self.resolve(self.given(name, hparams))))
         if not presets:
             sets.append(("custom", self.resolve(hparams)))
         from paramcount.render import Breakdown  # a table to show: the rendering layer's
 
         return Breakdown(self, tuple(sets))
-
-
-@dataclass(frozen=True)
-class HparamSet:
-    """An architecture paired with one named hyperparameter set, resolved."""
-
-    arch: Architecture
-    preset: Preset
-
-    @property
-    def name(self) -> str:
-        return self.preset.name
-
-    @property
-    def hparams(self) -> dict[str, int]:
-        return self.arch.resolve(self.preset.hparams)
 
 
 _REGISTRY: dict[str, Architecture] = {}

@@ -14,7 +14,7 @@ import sympy
 from typing import TYPE_CHECKING
 
 from paramcount import symbols
-from paramcount.formula import Term
+from paramcount.formula import Term, pretty
 
 if TYPE_CHECKING:
     from paramcount.context import Context
@@ -47,8 +47,7 @@ def human(n: int) -> str:
     return str(n)
 
 
-def _pretty(expr: sympy.Expr) -> str:
-    return str(expr).replace("**", "^").replace("*", "·")
+_pretty = pretty
 
 
 def component_label(term: Term) -> str:
@@ -127,7 +126,6 @@ def formula_json(arch: Architecture) -> dict:
 # --- counts -------------------------------------------------------------------------------------
 def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int, str, int]]:
     """(depth, label, count) per component, counts including every multiplicity above them."""
-    values = arch.values(hparams)
     rows = []
     mults: dict[str, sympy.Expr] = {}
     for path, depth, term in arch.formula.walk():
@@ -136,8 +134,7 @@ def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int
         mults[path] = mult
         if depth == 0:
             continue
-        count = int(sympy.sympify(mult * term.per_instance()).xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
+        count = arch.evaluate(mult * term.per_instance(), hparams, path)
         rows.append((depth, component_label(term), count))
     return rows
 
@@ -153,9 +150,8 @@ def count_text(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     if frozen:
         lines.append(f"{'non-trainable (not in the total)':<44}{frozen:>18,}")
     if arch.formula.has_active:
-        active = arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in arch.values(hparams).items()})
-        lines.append(f"{'active per token':<44}{int(active):>18,}  ({human(int(active))})")
+        active = arch.count_active(hparams)
+        lines.append(f"{'active per token':<44}{active:>18,}  ({human(active)})")
     from paramcount.context import context
 
     lines += context_lines(context(arch, hparams))
@@ -172,8 +168,7 @@ def count_json(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     if name:
         out["preset"] = name
     if arch.formula.has_active:
-        out["active"] = int(arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
+        out["active"] = arch.count_active(hparams)
     from paramcount.context import context
 
     out["context"] = context_json(context(arch, hparams))
@@ -215,10 +210,7 @@ def breakdown_markdown(arch: Architecture, sets: Sequence[tuple[str, Mapping[str
         frozen = " | ".join(f"{arch.count_nontrainable(hp):,}" for _, hp in sets)
         lines.append(f"| non-trainable | | {frozen} |")
     if arch.formula.has_active:
-        act = []
-        for _, hp in sets:
-            vals = {k: sympy.Integer(v) for k, v in arch.values(hp).items()}
-            act.append(f"{int(arch.formula.active_total().xreplace(vals)):,}")
+        act = [f"{arch.count_active(hp):,}" for _, hp in sets]
         lines.append(f"| active per token | ${sympy.latex(arch.formula.active_total())}$ | "
                      + " | ".join(act) + " |")
     return "\n".join(lines)

@@ -5,11 +5,40 @@ do not cover (a fused query-key-value projection, per-head QK norms, Gemma's pos
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
+from paramcount.components.basic import attention, dense, embedding, feed_forward, layer_norm
+from paramcount.components.modern import alibi
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import M, M_kv, d_e, d_k, post_norm, qk_norm
+from paramcount.symbols import L, M, M_kv, d_e, d_k, post_norm, qk_norm, v, zeta
 
-__all__ = ["post_norm", "qk_norm", "fused_qkv", "qk_norms", "gemma_attention", "post_norms"]
+__all__ = ["post_norm", "qk_norm", "fused_qkv", "qk_norms", "gemma_attention", "post_norms",
+           "alibi_decoder"]
+
+
+def alibi_decoder(name: str, *, embedding_norm: str | None, attention_match: str,
+                  norm_names: tuple[str, str], ffn_names: tuple[str, str]) -> Term:
+    """BLOOM's and Falcon-RW's backbone: a token embedding (BLOOM adds a layer norm after it),
+    ALiBi (no parameters), L sequential pre-LN blocks with full multi-head attention and biases on
+    every projection, a final layer norm. The families differ only in their layers' names."""
+    return group(
+        name,
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            None if embedding_norm is None else layer_norm("norm", match=embedding_norm),
+            alibi(),
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match=norm_names[0]),
+            attention("attention", match=attention_match, bias=zeta,
+                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
+            layer_norm("norm_2", match=norm_names[1]),
+            feed_forward(names=ffn_names),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        layer_norm("final_norm", match="final_layernorm"),
+    )
 
 
 

@@ -16,6 +16,8 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 
 import sympy
@@ -49,6 +51,9 @@ from paramcount.symbols import (
     v,
 )
 
+if TYPE_CHECKING:
+    from paramcount.registry import Architecture
+
 __all__ = [
     "tied",
     "d_fe",
@@ -61,6 +66,7 @@ __all__ = [
     "decoder_blocks",
     "final_norm",
     "backbone",
+    "keras_hub_decoder",
 ]
 
 
@@ -249,3 +255,22 @@ def hybrid_blocks(ffn: Term, *, times=L, full=L_full) -> Term:
         rep(ffn, times),
         match=BLOCK,
     )
+
+
+def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str = "",
+                      **fields) -> Architecture:
+    """A dense Llama-lineage KerasHub backbone (Qwen 2, Qwen 3 ...) as an Architecture: token
+    embedding, L pre-norm blocks of ``attention_term`` and SwiGLU, final RMS norm, and the LM head
+    KerasHub keeps in the backbone (none when ``tied``, the default). The family's module gives
+    what differs (title, source, hyperparameters, examples); the rest is shared here: the
+    reference ``reference_models.<id>:backbone``, the preset file ``<id>``, KerasHub's metadata."""
+    from paramcount.registry import Architecture
+
+    counting = ("trainable weights of the backbone: token embedding, L decoder blocks"
+                f"{counting_extra}, final RMS norm and the LM head KerasHub keeps in the backbone "
+                "(none when tied)")
+    defaults = dict(optional={tied: 1}, reference=f"reference_models.{arch_id}:backbone",
+                    counting=counting, presets=arch_id, keras_hub_metadata=True,
+                    family="keras_hub")
+    return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(
+        swiglu(), attention_term=attention_term)), **{**defaults, **fields})

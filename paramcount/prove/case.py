@@ -25,11 +25,6 @@ class UnsupportedError(ParamcountError):
     """An architecture whose constraints or formula the prover cannot parametrize."""
 
 
-def pretty(expr) -> str:
-    """An expression as the proofs print it (``2·L·d_e``, ``d_e^2``)."""
-    return str(expr).replace("**", "^").replace("*", "·")
-
-
 @dataclass(frozen=True)
 class Case:
     """One option case of an architecture, parametrized so every point is valid."""

@@ -42,12 +42,11 @@ class Oracle:
         return self.cache[key]
 
     def _measure(self, point) -> dict[str, int]:
-        import reference_models  # noqa: F401  (first: TensorFlow's start-up notices muted)
-
         import keras
-        from reference_models._build import stateless
 
+        import reference_models  # noqa: F401  (first: TensorFlow's start-up notices muted)
         from paramcount.verify import build_reference, compare, keras_weights
+        from reference_models._build import stateless
 
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))

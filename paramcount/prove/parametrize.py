@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 import sympy
 
 from paramcount import symbols
+from paramcount.formula import pretty
 from paramcount.prove.case import (
     Case,
     UnsupportedError,
     integer_poly,
     is_poly,
-    pretty,
     structural_symbols,
 )
 

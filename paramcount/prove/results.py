@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from paramcount.prove.case import UNCLAIMED, pretty
+from paramcount.formula import pretty
+from paramcount.prove.case import UNCLAIMED
 
 # The order in which an architecture's outcome is the worst of its cases'.
 STATUSES = ("refuted", "error", "inconclusive", "proven")
