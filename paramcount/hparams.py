@@ -9,12 +9,12 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import ConstraintError, HyperparameterError
+from paramcount.formula import pretty
 
 __all__ = ["Constraint", "Divisible", "Relation", "parse_assignments", "check_value", "resolve"]
 
 
-def _fmt(expr: sympy.Expr) -> str:
-    return str(expr).replace("*", "·")
+_fmt = pretty  # constraints print as every other expression does
 
 
 def _val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:

@@ -216,3 +216,17 @@ def test_a_size_failure_is_retried_smaller_and_said():
     (case,) = prove.prove(arch).cases
     assert case.status == "proven" and case.error_bound < prove.TARGET_ERROR
     assert "values kept below 2^16" in case.message and "MemoryError" in case.message
+
+
+def test_prove_prints_no_tensorflow_start_up_notices():
+    """The oracle imports reference_models (which mutes TensorFlow's C++ notices) before Keras."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "paramcount", "prove", "lstm_lm", "--quiet"],
+                          capture_output=True, text=True, cwd=root, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "oneDNN" not in proc.stderr and "cuda" not in proc.stderr

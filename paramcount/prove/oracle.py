@@ -42,11 +42,14 @@ class Oracle:
         return self.cache[key]
 
     def _measure(self, point) -> dict[str, int]:
+        # reference_models first, in a statement of its own: it imports TensorFlow with the
+        # C++ start-up notices muted (an import sorter must not move keras above it).
+        import reference_models  # noqa: F401
+        from reference_models._build import stateless  # noqa: I001
+
         import keras
 
-        import reference_models  # noqa: F401  (first: TensorFlow's start-up notices muted)
         from paramcount.verify import build_reference, compare, keras_weights
-        from reference_models._build import stateless
 
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))
