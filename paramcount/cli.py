@@ -256,7 +256,8 @@ def cmd_prove(args) -> int:
     else:
         states = [p.status for p in proofs]
         print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
-              f"{states.count('error')} error; {sum(p.builds for p in proofs)} Keras builds, "
+              f"{states.count('inconclusive')} inconclusive, {states.count('error')} error; "
+              f"{sum(p.builds for p in proofs)} Keras builds, "
               f"{sum(p.seconds for p in proofs):.1f} s")
     return 0 if all(p.status == "proven" for p in proofs) else 1
 

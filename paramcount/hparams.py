@@ -9,12 +9,12 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import ConstraintError, HyperparameterError
+from paramcount.formula import pretty
 
 __all__ = ["Constraint", "Divisible", "Relation", "parse_assignments", "check_value", "resolve"]
 
 
-def _fmt(expr: sympy.Expr) -> str:
-    return str(expr).replace("*", "·")
+_fmt = pretty  # constraints print as every other expression does
 
 
 def _val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:
@@ -32,6 +32,12 @@ class Constraint:
 
     def describe(self) -> str:
         raise NotImplementedError
+
+    def substitute(self, space) -> None:
+        """Write this constraint as a substitution over fresh parameters in ``space`` (the
+        prover's parameter space, ``paramcount.prove.parametrize.Space``), so that every point
+        of the space meets it. A constraint the prover cannot write so says it cannot."""
+        space.cannot(self)
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,10 @@ class Divisible(Constraint):
 
     def describe(self) -> str:
         return f"{_fmt(self.dividend)} divisible by {_fmt(self.divisor)}"
+
+    def substitute(self, space) -> None:
+        # d_e divisible by M: d_e = M·d_e'
+        space.multiple(self.dividend, self.divisor, self)
 
 
 _OPS = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
@@ -95,6 +105,15 @@ class Relation(Constraint):
     def describe(self) -> str:
         cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
         return f"{_fmt(self.lhs)} {self.op} {_fmt(self.rhs)}{cond}"
+
+    def substitute(self, space) -> None:
+        if self.when is not None and not space.holds(self.when, self):
+            return
+        if self.op == "==":  # one side eliminated: d_e = 2·d_h where tied
+            space.equal(self.lhs, self.rhs, self)
+        else:  # the larger side is the smaller plus a fresh positive parameter
+            small, big = (self.lhs, self.rhs) if self.op == "<=" else (self.rhs, self.lhs)
+            space.at_most(small, big, self)
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, int]:

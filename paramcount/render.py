@@ -7,14 +7,20 @@ CLI, the report and the notebook say the same thing the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from paramcount import symbols
-from paramcount.formula import Term
-from paramcount.registry import Architecture
+from paramcount.formula import Term, pretty
+
+if TYPE_CHECKING:
+    from paramcount.context import Context
+    from paramcount.registry import Architecture
 
 __all__ = [
+    "Breakdown",
     "component_label",
     "count_rows",
     "count_text",
@@ -26,6 +32,9 @@ __all__ = [
     "symbols_markdown",
     "verification_markdown",
     "human",
+    "context_lines",
+    "context_json",
+    "rules_of_thumb_section",
 ]
 
 
@@ -37,8 +46,7 @@ def human(n: int) -> str:
     return str(n)
 
 
-def _pretty(expr: sympy.Expr) -> str:
-    return str(expr).replace("**", "^").replace("*", "·")
+_pretty = pretty
 
 
 def component_label(term: Term) -> str:
@@ -117,7 +125,6 @@ def formula_json(arch: Architecture) -> dict:
 # --- counts -------------------------------------------------------------------------------------
 def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int, str, int]]:
     """(depth, label, count) per component, counts including every multiplicity above them."""
-    values = arch.values(hparams)
     rows = []
     mults: dict[str, sympy.Expr] = {}
     for path, depth, term in arch.formula.walk():
@@ -126,8 +133,7 @@ def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int
         mults[path] = mult
         if depth == 0:
             continue
-        count = int(sympy.sympify(mult * term.per_instance()).xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
+        count = arch.evaluate(mult * term.per_instance(), hparams, path)
         rows.append((depth, component_label(term), count))
     return rows
 
@@ -143,10 +149,9 @@ def count_text(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     if frozen:
         lines.append(f"{'non-trainable (not in the total)':<44}{frozen:>18,}")
     if arch.formula.has_active:
-        active = arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in arch.values(hparams).items()})
-        lines.append(f"{'active per token':<44}{int(active):>18,}  ({human(int(active))})")
-    from paramcount.context import context, context_lines
+        active = arch.count_active(hparams)
+        lines.append(f"{'active per token':<44}{active:>18,}  ({human(active)})")
+    from paramcount.context import context
 
     lines += context_lines(context(arch, hparams))
     return "\n".join(lines)
@@ -162,9 +167,8 @@ def count_json(arch: Architecture, hparams: Mapping[str, int], name: str | None 
     if name:
         out["preset"] = name
     if arch.formula.has_active:
-        out["active"] = int(arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
-    from paramcount.context import context, context_json
+        out["active"] = arch.count_active(hparams)
+    from paramcount.context import context
 
     out["context"] = context_json(context(arch, hparams))
     return out
@@ -205,10 +209,7 @@ def breakdown_markdown(arch: Architecture, sets: Sequence[tuple[str, Mapping[str
         frozen = " | ".join(f"{arch.count_nontrainable(hp):,}" for _, hp in sets)
         lines.append(f"| non-trainable | | {frozen} |")
     if arch.formula.has_active:
-        act = []
-        for _, hp in sets:
-            vals = {k: sympy.Integer(v) for k, v in arch.values(hp).items()}
-            act.append(f"{int(arch.formula.active_total().xreplace(vals)):,}")
+        act = [f"{arch.count_active(hp):,}" for _, hp in sets]
         lines.append(f"| active per token | ${sympy.latex(arch.formula.active_total())}$ | "
                      + " | ".join(act) + " |")
     return "\n".join(lines)
@@ -229,3 +230,119 @@ def verification_markdown(v) -> str:
     if problems:
         lines += ["", "Mismatches:", ""] + [f"- {_md_escape(p)}" for p in problems]
     return "\n".join(lines)
+
+
+# --- context (paramcount.context's data) -------------------------------------------------------
+def _size(b: int) -> str:
+    for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if b >= div:
+            return f"{b / div:.3g} {unit}"
+    return f"{b} B"
+
+
+def context_lines(ctx: Context) -> list[str]:
+    """Lines appended to ``paramcount count`` (label left, figure right)."""
+    lines = [("non-embedding (Kaplan et al. 2020)", f"{ctx.non_embedding:,}",
+              f"({human(ctx.non_embedding)})")]
+    for a in ctx.approximations:
+        lines.append((f"{a.name}", f"{a.value:,}", f"({a.error_text()} vs {a.compared_to})"))
+    b = ctx.bytes()
+    for k in ("fp32", "bf16", "int8"):
+        lines.append((f"weights in {k}", f"{b[k]:,} B", f"({_size(b[k])})"))
+    lines.append(("with Adam state (fp32 + 2 moments)", f"{b['adam_fp32']:,} B",
+                  f"({_size(b['adam_fp32'])})"))
+    return [f"{label:<44}{fig:>18}  {extra}" for label, fig, extra in lines]
+
+
+def context_json(ctx: Context) -> dict:
+    from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE
+
+    return {
+        "non_embedding": ctx.non_embedding,
+        "embedding": ctx.embedding,
+        "embedding_rule": EMBEDDING_RULE,
+        "approximations": [
+            {"name": a.name, "formula": a.formula, "value": a.value, "exact": a.exact,
+             "compared_to": a.compared_to,
+             "relative_error": float(a.relative_error),
+             "relative_error_exact": f"{a.relative_error.numerator}/{a.relative_error.denominator}",
+             "source": a.note}
+            for a in ctx.approximations],
+        "bytes": ctx.bytes(),
+        "bytes_convention": BYTES_CONVENTION,
+    }
+
+
+def rules_of_thumb_section(results, archs: Mapping[str, Architecture]) -> str:
+    """The report's "How good are the rules of thumb" section: per published preset where the
+    approximations apply, their exact relative errors; and the bytes the weights take.
+    ``archs`` maps each result's architecture id to the architecture."""
+    from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE, context
+
+    rows, mem = [], []
+    for r in sorted(results, key=lambda r: (r.arch, r.name)):
+        arch = archs[r.arch]
+        if not arch.preset(r.name).official:
+            continue
+        ctx = context(arch, r.hparams)
+        b = ctx.bytes()
+        mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {_size(b['fp32'])} | "
+                   f"{_size(b['bf16'])} | {_size(b['int8'])} | {_size(b['adam_fp32'])} |")
+        if not ctx.approximations:
+            continue
+        kap, meg = ctx.approximations
+        rows.append(f"| {r.arch} | {r.name} | {ctx.trainable:,} | {ctx.non_embedding:,} "
+                    f"({human(ctx.non_embedding)}) | {kap.value:,} | {kap.error_text()} | "
+                    f"{meg.value:,} | {meg.error_text()} |")
+    out = [
+        "## How good are the rules of thumb", "",
+        "Two closed forms are used everywhere to size a transformer: **12·L·d_e²** (Kaplan et al. "
+        "2020, eq. 2.1: the non-embedding parameters of a stack with d_ff = 4·d_e, biases and "
+        "norms neglected) and the **Megatron-LM** total 12·L·d_e²·(1 + 13/(12·d_e) + "
+        "(v+n)/(12·L·d_e)) (Narayanan et al. 2021, §5.1; n = 0 without learned positions). "
+        "Below, each against the exact count at every published preset of a GPT-style stack "
+        "(L, d_e, v, attention; no cross-attention; no router): the error is "
+        "(approximation − exact)/exact, computed exactly and rounded for display. "
+        f"Non-embedding: {EMBEDDING_RULE}.", "",
+    ]
+    if rows:
+        out += ["| architecture | preset | exact total | non-embedding | 12·L·d_e² | error "
+                "| Megatron-LM | error |", "|---|---|---:|---:|---:|---:|---:|---:|", *rows]
+    else:
+        out.append("No published preset of a GPT-style stack among these results.")
+    if mem:
+        out += ["", f"Memory of the weights ({BYTES_CONVENTION}):", "",
+                "| architecture | preset | weights (all) | fp32 | bf16 | int8 | with Adam |",
+                "|---|---|---:|---:|---:|---:|---:|", *mem]
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """An architecture's per-component counts at one or more hyperparameter sets.
+
+    In Jupyter it displays as the component table of the report (``_repr_markdown_``: formulas
+    in LaTeX, exact counts); ``str()`` gives the text of ``paramcount count``.
+    """
+
+    arch: Architecture
+    sets: tuple[tuple[str, dict[str, int]], ...]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {name: self.arch.count(hp) for name, hp in self.sets}
+
+    @property
+    def total(self) -> int:
+        """The total of the first (often the only) hyperparameter set."""
+        return self.arch.count(self.sets[0][1])
+
+    def to_dict(self) -> dict[str, dict]:
+        """Set name -> nested component -> count (as ``paramcount count --json``)."""
+        return {name: self.arch.formula.breakdown(self.arch.values(hp)) for name, hp in self.sets}
+
+    def __str__(self) -> str:
+        return "\n\n".join(count_text(self.arch, hp, name) for name, hp in self.sets)
+
+    def _repr_markdown_(self) -> str:
+        return breakdown_markdown(self.arch, list(self.sets))

@@ -19,7 +19,7 @@ _BACKBONE = (
         layer_norm("norm", match="embeddings_layer_norm"),
     ),
     encoder_block(times=L),
-    dense("pooler", d_e, d_e, match="pooled_dense"),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
 )
 
 # symbol ↔ BertBackbone argument ↔ BertConfig key.
@@ -109,6 +109,7 @@ register(Architecture(
             leaf("output_bias", v, match="output_bias",
                  note="the output projection is the token embedding (tied); only its bias is new"),
             match="mlm_head",
+            kind="head",
         ),
     ),
     reference="reference_models.bert:masked_lm",

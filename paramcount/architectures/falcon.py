@@ -9,10 +9,8 @@ either), so they are not formulated here.
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.modern import alibi
-from paramcount.formula import group
+from paramcount.components.decoders import alibi_decoder
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, v, zeta
@@ -22,25 +20,10 @@ register(Architecture(
     title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
     source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
            "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
-    formula=group(
-        "falcon",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            alibi(),
-        ),
-        group(
-            "blocks",
-            layer_norm("norm_1", match="input_layernorm"),
-            attention("attention", match="attention", bias=zeta,
-                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
-            layer_norm("norm_2", match="post_attention_layernorm"),
-            feed_forward(names=("dense_h_to_4h", "dense_4h_to_h")),
-            times=L,
-            match=r"transformer_layer_\d+",
-        ),
-        layer_norm("final_norm", match="final_layernorm"),
-    ),
+    formula=alibi_decoder(
+        "falcon", embedding_norm=None, attention_match="attention",
+        norm_names=("input_layernorm", "post_attention_layernorm"),
+        ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).

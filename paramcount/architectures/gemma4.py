@@ -28,15 +28,7 @@ from paramcount.components.stacks import LayerKinds
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-L_global = declare("L_global", "blocks with global attention (the others attend in a sliding "
-                   "window)", zero_ok=True)
-L_local = declare("L_local", "blocks with sliding-window attention (L − L_global)", zero_ok=True)
-d_kg = declare("d_kg", "key/query width per head of the global-attention layers")
-M_kvg = declare("M_kvg", "key/value heads of the global-attention layers (with K = V)")
-keqv = declare("keqv", "1 when global layers' keys double as values (attention_k_eq_v, with "
-               "their own M_kvg heads), else 0", flag=True)
+from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
 
 
 def _local_or_global(i: int, *, sliding_window_pattern: int = 6,

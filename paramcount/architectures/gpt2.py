@@ -96,7 +96,8 @@ register(Architecture(
     formula=group(
         "gpt2_causal_lm",
         *_BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed (counted once)"),
+        zero("head", "tied: the output projection is the token embedding, transposed (counted once)",
+             kind="head"),
     ),
     reference="reference_models.gpt2:causal_lm",
     counting="trainable weights of backbone and LM head; the head is the token embedding reused "

@@ -36,6 +36,7 @@ register(Architecture(
                 fused_qkv(),
                 dense("output", d_e, d_e, match="attention_output"),
                 match="self_attention",
+                kind="attention",
             ),
             layer_norm("norm_1", match="self_attention_layer_norm"),
             feed_forward(),

@@ -30,18 +30,23 @@ from paramcount.components.stacks import repeat
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, d_k, declare, v, zeta
-
-M_dec = declare("M_dec", "decoder attention (query) heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
-x_f = declare("x_f", "feed-forward expansion factor: d_f = x_f·d_e")
-glu_enc = declare("glu_enc", "1 when the encoder's feed-forward is SwiGLU, 0 for GELU",
-                  flag=True)
-glu_dec = declare("glu_dec", "1 when the decoder's feed-forward is SwiGLU, 0 for GELU",
-                  flag=True)
-f_rot = declare("f_rot", "rotary inverse frequencies of the encoder's heads (⌊p·d_k⌋/2 for a "
-                "partial rotary factor p)")
-f_rot_dec = declare("f_rot_dec", "rotary inverse frequencies of the decoder's heads")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    d_e,
+    d_f,
+    d_k,
+    d_k_dec,
+    f_rot,
+    f_rot_dec,
+    glu_dec,
+    glu_enc,
+    v,
+    x_f,
+    zeta,
+)
 
 
 def _mlp(glu, *, match: str):

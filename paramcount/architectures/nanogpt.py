@@ -18,10 +18,7 @@ from paramcount.components import dense, embedding, layer_norm, position_embeddi
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, n, v
-
-bias = declare("bias", "1 when every linear layer and layer norm carries a bias (nanoGPT's "
-                       "GPTConfig.bias), else 0", flag=True)
+from paramcount.symbols import L, M, bias, d_e, d_f, n, v
 
 register(Architecture(
     id="nanogpt",

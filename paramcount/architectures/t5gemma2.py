@@ -24,14 +24,23 @@ from paramcount.components.decoders import qk_norm
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, M_kv, d_e, d_f, d_k, d_v, declare, v, zeta
-
-tied = declare("tied", "1 when the output head is the token embedding, transposed (tied)",
-               flag=True)
-d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
-M_dec = declare("M_dec", "decoder attention (query) heads")
-M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    M_kv,
+    M_kv_dec,
+    d_e,
+    d_f,
+    d_f_dec,
+    d_k,
+    d_k_dec,
+    d_v,
+    tied,
+    v,
+    zeta,
+)
 
 
 def _block(*, heads, kv_heads, key_dim, inner, attention_name: str, attention_match: str,

@@ -8,13 +8,10 @@ with a bias, c_out more; stride and padding change the sequence length, never th
 from __future__ import annotations
 
 from paramcount.formula import Term, leaf
-from paramcount.symbols import declare
+from paramcount.symbols import n_audio, n_mels
 
 __all__ = ["n_mels", "n_audio", "conv1d"]
 
-n_mels = declare("n_mels", "mel-filterbank channels of a speech model's spectrogram input")
-n_audio = declare("n_audio", "audio positions the encoder's position table holds (Whisper: "
-                  "max_encoder_sequence_length / 2, after the stride-2 convolution)")
 
 
 def conv1d(name: str, c_in, c_out, *, kernel, bias=1, match: str | None = None,
