@@ -237,3 +237,14 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
     arch = registry.get(reading.arch)
     assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
         == built
+
+
+def test_every_leaf_of_every_transformers_tree_has_a_kind():
+    """The deltas keep the kinds: a replacement without one takes the replaced term's."""
+    from paramcount.frameworks import for_framework
+
+    missing = [lf.path for a in registry.architectures().values() if a.transformers is not None
+               for lf in for_framework(a, "transformers").formula.leaves() if lf.kind is None]
+    assert not missing
+    hf = for_framework(registry.get("bert_masked_lm"), "transformers")
+    assert {lf.path: lf.kind for lf in hf.formula.leaves()}["bert_masked_lm.pooler"] == "head"

@@ -39,7 +39,7 @@ register(Architecture(
     formula=group(
         "gemma3_vision",
         *_text._BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
         vision_encoder(),
         group(
             "vision_projector",
@@ -48,6 +48,7 @@ register(Architecture(
             dense("projection", d_vis, d_e, bias=0, match="vision_input_projection"),
             zero("interleave", "image tokens placed among the text tokens: no weights"),
             match="vision_output_encoder",
+            kind="projection",
         ),
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),

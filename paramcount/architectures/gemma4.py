@@ -53,11 +53,14 @@ def _attention(*, key_dim, kv_heads, value: bool | sympy.Expr = True):
         leaf("value", v_flag * d_e * kv_heads * key_dim, match="value",
              note="no value projection where keys double as values (keqv = 1)"
              if v_flag != 1 else "value projection"),
-        leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head"),
-        leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head"),
-        zero("value_norm", "value RMS norm without a learned scale"),
+        leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head",
+             kind="norm"),
+        leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head",
+             kind="norm"),
+        zero("value_norm", "value RMS norm without a learned scale", kind="norm"),
         dense("output", M * key_dim, d_e, bias=0, match="attention_output"),
         match="attention",
+        kind="attention",
     )
 
 
@@ -71,16 +74,16 @@ BLOCKS = LOCAL_AND_GLOBAL.stack(
         rms_norm("pre_ffw_norm", match="pre_ffw_norm"),
         gated_feed_forward(bias=0, names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
         rms_norm("post_ffw_norm", match="post_ffw_norm"),
-        leaf("layer_scalar", 1, match="layer_scalar", trainable=False,
+        leaf("layer_scalar", 1, match="layer_scalar", trainable=False, kind="other",
              note="a fixed scalar per block (HF: a buffer), non-trainable"),
     ),
     per_kind={
         "global": (group("global_attention",
                          *_attention(key_dim=d_kg, kv_heads=_GLOBAL_KV_HEADS,
                                      value=1 - keqv).children,
-                         match=r"decoder_block_\d+_global/attention"),),
+                         match=r"decoder_block_\d+_global/attention", kind="attention"),),
         "local": (group("local_attention", *_attention(key_dim=d_k, kv_heads=M_kv).children,
-                        match=r"decoder_block_\d+/attention"),),
+                        match=r"decoder_block_\d+/attention", kind="attention"),),
     },
     # The reference names global blocks ``decoder_block_i_global`` (KerasHub names every block
     # ``decoder_block_i``): weights of the two kinds sit at the same paths otherwise.
@@ -100,7 +103,7 @@ register(Architecture(
         group("embeddings", embedding("token", v, match="token_embedding"), rotary_positions()),
         BLOCKS,
         rms_norm("final_norm", match="final_normalization"),
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma4:backbone",
     counting="trainable weights of the text decoder: token embedding (also the tied head), L "

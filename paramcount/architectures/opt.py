@@ -92,8 +92,9 @@ register(Architecture(
         },
         deltas=(Delta(
             "embeddings.position",
-            embedding("position", n + 2, note="learned absolute positions, n + 2 rows (fairseq's "
-                                           "offset of 2, kept by OPTLearnedPositionalEmbedding)"),
+            embedding("position", n + 2, kind="position",
+                      note="learned absolute positions, n + 2 rows (fairseq's offset of 2, kept "
+                           "by OPTLearnedPositionalEmbedding)"),
             "transformers' OPTLearnedPositionalEmbedding keeps fairseq's 2 extra position rows"),),
     ),
     examples={

@@ -15,9 +15,11 @@ __all__ = ["n_mels", "n_audio", "conv1d"]
 
 
 def conv1d(name: str, c_in, c_out, *, kernel, bias=1, match: str | None = None,
-           note: str = "") -> Term:
-    """A 1-D convolution: ``kernel·c_in·c_out`` weights plus ``bias·c_out`` biases."""
+           note: str = "", kind: str = "embedding") -> Term:
+    """A 1-D convolution: ``kernel·c_in·c_out`` weights plus ``bias·c_out`` biases. Its kind is
+    ``embedding`` by default: a speech model's convolutional front end embeds the input (the
+    audio analogue of ViT's patch convolution)."""
     if not note:
         note = f"convolution, kernel width {kernel}" + ("" if bias == 1 else
                                                        ", no bias" if bias == 0 else "")
-    return leaf(name, kernel * c_in * c_out + bias * c_out, match=match, note=note)
+    return leaf(name, kernel * c_in * c_out + bias * c_out, match=match, note=note, kind=kind)

@@ -35,10 +35,10 @@ def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder"
         name,
         group(
             "embeddings",
-            leaf("patch", P * P * _CHANNELS * d_vis + d_vis, match="embedding_conv",
+            leaf("patch", P * P * _CHANNELS * d_vis + d_vis, match="embedding_conv", kind="embedding",
                  note="Conv2D, kernel P × P × 3 → d_vis, stride P, with bias: one linear map per "
                       "patch"),
-            leaf("position", (H / P) ** 2 * d_vis, match="position_embedding",
+            leaf("position", (H / P) ** 2 * d_vis, match="position_embedding", kind="position",
                  note="learned: one per patch, (H/P)², no class token"),
             match="encoder_embeddings",
         ),
