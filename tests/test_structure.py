@@ -89,13 +89,24 @@ def test_the_check_sees_a_cycle():
 
 
 def test_the_model_imports_no_analysis_and_no_rendering():
-    """symbols, formula, hparams and components sit at the bottom: they import nothing above
-    them, not even inside a function."""
+    """symbols, formula, hparams and components sit at the bottom, with the families' mapping
+    tables (mapping) and where transformers puts their weights (frameworks), which the
+    architecture modules hold as data: they import nothing above them, not even inside a
+    function."""
     graph = import_graph()
-    above = ("verify", "context", "prove", "solve", "render", "report", "cli", "plots")
+    above = ("verify", "context", "prove", "solve", "configs", "render", "report", "cli", "plots")
+    model = ("symbols", "formula", "hparams", "components", "mapping", "frameworks")
     for m, targets in graph.items():
-        if m != "paramcount" and m.split(".")[1] in ("symbols", "formula", "hparams", "components"):
+        if m != "paramcount" and m.split(".")[1] in model:
             assert not [t for t in targets if t.split(".")[1] in above], m
+
+
+def test_reading_configs_is_analysis():
+    """configs turns a model's configuration file into hyperparameters: data for the CLI, never
+    text, so it imports no rendering."""
+    graph = import_graph()
+    assert not [t for t in graph["paramcount.configs"]
+                if t.split(".")[1] in ("render", "report", "cli", "plots")]
 
 
 def test_no_module_is_over_about_400_lines():
