@@ -62,7 +62,10 @@ class Case:
         return out
 
     def to_original(self, expr: sympy.Expr) -> sympy.Expr:
-        return sympy.expand(sympy.sympify(expr).xreplace(dict(self.inverse)))
+        # A remainder case's parameters mean floor(a/b) and Mod(a, b): written as a − b·floor(a/b),
+        # b·floor(a/b) + Mod(a, b) cancels back to a (L·d_e, not L·M·floor(d_e/M) + L·Mod(d_e, M)).
+        e = sympy.sympify(expr).xreplace(dict(self.inverse))
+        return sympy.expand(e.replace(sympy.Mod, lambda a, b: a - b * sympy.floor(a / b)))
 
     def rng(self, salt: str) -> random.Random:
         """This case's seeded random source for one purpose (``salt``)."""

@@ -44,11 +44,12 @@ class Oracle:
     def _measure(self, point) -> dict[str, int]:
         # reference_models first, in a statement of its own: it imports TensorFlow with the
         # C++ start-up notices muted (an import sorter must not move keras above it).
+        import reference_models  # noqa: F401, I001
+        from reference_models._build import stateless
+
         import keras
 
-        import reference_models  # noqa: F401
         from paramcount.verify import build_reference, compare, keras_weights
-        from reference_models._build import stateless  # noqa: I001
 
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))
