@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -91,7 +91,7 @@ register(Architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF_ENCODER),
+    transformers=Transformers(weights=_HF_ENCODER, constraints=(WHOLE_HEADS,)),
     **_COMMON,
 ))
 
@@ -116,6 +116,7 @@ register(Architecture(
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
+        constraints=(WHOLE_HEADS,),
         weights={
             **_HF_ENCODER,
             "mlm_head": "cls/predictions",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table
@@ -49,7 +49,7 @@ MAPPING = Table(
 
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
-TRANSFORMERS = Transformers(weights={
+TRANSFORMERS = Transformers(constraints=(WHOLE_HEADS,), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
     "blocks": r"h/\d+",
@@ -103,6 +103,7 @@ register(Architecture(
     counting="trainable weights of backbone and LM head; the head is the token embedding reused "
              "(tied), counted once",
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
-    transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"}),
+    transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
+                              constraints=TRANSFORMERS.constraints),
     **_COMMON,
 ))

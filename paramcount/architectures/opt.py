@@ -8,7 +8,7 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -75,6 +75,7 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
+        constraints=(WHOLE_HEADS,),
         weights={
             "embeddings.token": "embed_tokens",
             "embeddings.position": "embed_positions",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy
 
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.hparams import Relation
+from paramcount.hparams import Divisible, Relation
 from paramcount.symbols import M, d_e, d_f, d_k, d_v, zeta
 
 #: The heads split the model width (KerasHub's ``key_dim = hidden_dim // num_heads``), as an
@@ -27,10 +27,14 @@ EVEN_HEADS = {d_k: sympy.floor(d_e / M), d_v: sympy.floor(d_e / M)}
 #: With the floor, d_e < M would give heads of width zero, which KerasHub refuses: the constraint
 #: a flooring architecture states instead of ``Divisible(d_e, M)``.
 HEADS_FIT = Relation(M, "<=", d_e, reason="fewer heads than the width: d_e // M must not be 0")
+# transformers' BERT, GPT-2 and OPT attention refuse a width that is not a multiple of the heads
+# (no floor there): a constraint of their transformers reference, not of the Keras model
+WHOLE_HEADS = Divisible(d_e, M)
 
 __all__ = [
     "EVEN_HEADS",
     "HEADS_FIT",
+    "WHOLE_HEADS",
     "embedding",
     "position_embedding",
     "sinusoidal_positions",

@@ -104,6 +104,16 @@ class Space:
             del self.inverse[q]
         self.cannot(c)
 
+    def implied_at_most(self, small: sympy.Expr, big: sympy.Expr) -> bool:
+        """Whether small ≤ big holds already at every point (M ≤ M·d_e' once d_e = M·d_e'):
+        big − small, with each free parameter x written 1 + x, has no negative coefficient."""
+        free = self.free()
+        diff = sympy.expand((big - small).xreplace({x: x + 1 for x in free}))
+        if not integer_poly(diff, free):
+            return False
+        return diff == 0 or all(co >= 0 for co in sympy.Poly(diff, *free).coeffs()) \
+            if free else diff >= 0
+
     def equal(self, lhs, rhs, c: Constraint) -> None:
         lhs, rhs = self.cur(lhs), self.cur(rhs)
         if sympy.expand(lhs - rhs) == 0:
@@ -116,6 +126,8 @@ class Space:
 
     def at_most(self, small, big, c: Constraint) -> None:
         small, big = self.cur(small), self.cur(big)
+        if self.implied_at_most(small, big):
+            return
         if not (isinstance(big, sympy.Symbol) and big in self.free()
                 and big not in small.free_symbols):
             self.cannot(c)
