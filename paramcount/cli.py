@@ -161,7 +161,9 @@ def cmd_verify(args) -> int:
         from paramcount.verify import require_transformers
 
         require_transformers()  # one line on how to install it, before anything is built
-        if args.arch or reading:
+        # named with --framework transformers: say which have no reference yet; with "all",
+        # each architecture is verified on every framework it has (Keras at least)
+        if (args.arch or reading) and framework == "transformers":
             for arch in archs:
                 for_framework(arch, "transformers")  # says which have no reference yet
     jobs = []
