@@ -92,6 +92,28 @@ def test_builtin_symbols_exist_whatever_was_imported():
     assert proc.stdout.split() == ["True", "d_fe", "r_w"]
 
 
+def test_symbols_of_issue_13_modules_and_per_layer_widths_exist_whatever_was_imported():
+    """Symbols main's new modules declared beside their code (L_dense, v_out, n_mels ...) and
+    the per-layer widths (d_h3, d_enc1) mean the same, and unknown names say the same, before
+    and after the modules that use them are imported."""
+    code = """
+        from paramcount import symbols
+        from paramcount.errors import UnknownSymbolError
+        print(symbols.info("L_dense").zero_ok, symbols.info("v_out").name,
+              symbols.info("n_mels").name, symbols.info("d_h3").description)
+        try:
+            symbols.info("d_x9q")
+        except UnknownSymbolError as exc:
+            print(str(exc).count("d_h"))
+    """
+    before = _fresh(code)
+    after = _fresh("import paramcount.architectures.rnn_lm, paramcount.architectures.seq2seq\n"
+                   + textwrap.dedent(code))
+    assert before.returncode == 0 and after.returncode == 0, before.stderr + after.stderr
+    assert before.stdout == after.stdout
+    assert before.stdout.splitlines()[0].startswith("True v_out n_mels units of recurrent layer 3")
+
+
 def test_a_symbol_of_another_family_is_named_as_such_in_a_fresh_process():
     """``tied`` is a symbol (of Llama, the RNN LMs ...) but not a hyperparameter of gpt2: the
     message says so in a fresh process too (it said "unknown symbol 'tied'" unless Llama had been
