@@ -222,7 +222,9 @@ def cmd_verify(args) -> int:
         from paramcount.verify import require_transformers
 
         require_transformers()  # one line on how to install it, before anything is built
-        if args.arch or reading:
+        # named with --framework transformers: say which have no reference yet; with "all",
+        # each architecture is verified on every framework it has (Keras at least)
+        if (args.arch or reading) and framework == "transformers":
             for arch in archs:
                 for_framework(arch, "transformers")  # says which have no reference yet
     jobs = []
@@ -348,7 +350,8 @@ def cmd_prove(args) -> int:
     else:
         states = [p.status for p in proofs]
         print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
-              f"{states.count('error')} error; {sum(p.builds for p in proofs)} Keras builds, "
+              f"{states.count('inconclusive')} inconclusive, {states.count('error')} error; "
+              f"{sum(p.builds for p in proofs)} Keras builds, "
               f"{sum(p.seconds for p in proofs):.1f} s")
     return 0 if all(p.status == "proven" for p in proofs) else 1
 

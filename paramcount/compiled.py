@@ -135,7 +135,7 @@ def generate(arch) -> str:
     """The Python source of ``arch``'s compiled count (an Architecture of the registry)."""
     import sympy
 
-    from paramcount.context import is_embedding, rule_applies
+    from paramcount.context import EMBEDDING_KINDS, rule_applies
     from paramcount.hparams import Divisible, Relation
     from paramcount.render import component_label
 
@@ -165,7 +165,7 @@ def generate(arch) -> str:
         return out
 
     comp_shape = nested(f, sympy.Integer(1))
-    emb = [lf.expr for lf in f.leaves() if lf.term.trainable and is_embedding(lf.path)]
+    emb = [lf.expr for lf in f.leaves() if lf.term.trainable and lf.kind in EMBEDDING_KINDS]
     totals = [f.trainable_total(True), f.trainable_total(False), f.total()]
     if f.has_active:
         totals.append(f.active_total())
