@@ -37,7 +37,7 @@ from paramcount.compiled_source import generate
 __all__ = ["Defer", "generate", "load", "store", "evaluate", "try_count", "entrypoint"]
 
 KIND = "count"
-FORMAT = 1  # bump when the generated code's shape changes
+FORMAT = 2  # bump when the generated code's shape changes
 
 
 class Defer(Exception):
@@ -245,8 +245,8 @@ def try_count(argv: Sequence[str]) -> str | None:
         return None
     arch_id, preset, sets, as_json = parsed
     ns = load(arch_id)
-    if ns is None:
-        return None
+    if ns is None or "keras" not in ns["CHECKED_BY"]:
+        return None  # a model only transformers builds: count says so (the SymPy path)
     try:
         given: dict[str, int] = {}
         name = None
@@ -275,7 +275,9 @@ def try_count(argv: Sequence[str]) -> str | None:
     if as_json:
         import json
 
-        return json.dumps(count_output.count_json(counted), indent=2) + "\n"
+        out = count_output.count_json(counted)
+        out["checked_by"] = list(ns["CHECKED_BY"])  # as cli.cmd_count adds it
+        return json.dumps(out, indent=2) + "\n"
     return count_output.count_text(counted) + "\n"
 
 

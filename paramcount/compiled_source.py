@@ -133,7 +133,8 @@ def generate(arch) -> str:
            f"COMPONENTS = {comp_shape!r}",
            f"EMBEDDINGS = {len(emb)}",
            f"HAS_ACTIVE = {bool(f.has_active)!r}",
-           f"RULE_APPLIES = {bool(rule_applies(arch))!r}", ""]
+           f"RULE_APPLIES = {bool(rule_applies(arch))!r}",
+           f"CHECKED_BY = {tuple(arch.checked_by)!r}", ""]
     out += ["DEFAULTS = ("]
     for i, (s, e) in enumerate(defaults):
         out.append(f"    ({s.name!r}, {_names(e)!r}, {i}),")
