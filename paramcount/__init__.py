@@ -48,6 +48,4 @@ def count(arch, hparams: Mapping[str, int] | None = None, *, preset: str | None 
     from paramcount.registry import get
 
     arch = get(arch) if isinstance(arch, str) else arch
-    given = dict(arch.preset(preset).hparams) if preset else {}
-    given.update(hparams or {})
-    return arch.count(arch.resolve(given))
+    return arch.count(arch.resolve(arch.given(preset, hparams)))

@@ -12,30 +12,24 @@ status 130, never a traceback from an import.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from paramcount.cli_checks import cmd_prove, cmd_verify
+from paramcount.cli_common import (
+    UsageError,
+    _emit_json,
+    _hparams,
+    _Parser,
+    _reading,
+    _reading_lines,
+    parse_assignments,
+)
 from paramcount.errors import ParamcountError
 
 __all__ = ["build_parser", "entrypoint", "main"]
-
-
-class UsageError(ParamcountError):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
-
-    def error(self, message: str):  # type: ignore[override,unused-ignore]
-        raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-def _emit_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
 if TYPE_CHECKING:
@@ -47,66 +41,6 @@ def _load() -> None:
     registry imports SymPy)."""
     global progress, registry
     from paramcount import progress, registry
-
-
-def parse_assignments(items):
-    from paramcount.hparams import parse_assignments as parse
-
-    return parse(items)
-
-
-
-def _reading(args, arch_id: str | None):
-    """``--config PATH``: what the file reads as (None without the option)."""
-    if not getattr(args, "config", None):
-        return None
-    if getattr(args, "preset", None):
-        raise UsageError("--config and --preset are alternatives; give one")
-    from paramcount import configs
-
-    return configs.read_config(args.config, arch_id)
-
-
-def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
-    """Preset (or config file) values, then --set overrides on top; resolved and validated."""
-    given: dict[str, int] = {}
-    name = None
-    if reading is not None:
-        given.update(reading.hparams)
-        name = args.config
-    if getattr(args, "preset", None):
-        preset = arch.preset(args.preset)
-        given.update(preset.hparams)
-        name = preset.name
-    if getattr(args, "set", None):
-        given.update(parse_assignments(args.set))
-        name = f"{name}+custom" if name else "custom"
-    if reading is not None:
-        from paramcount import configs
-
-        configs.check_missing(reading, given)
-    elif name is not None:
-        # The preset's own values: a bad one is the preset file's fault, so say which file.
-        try:
-            return arch.resolve(given), name
-        except ParamcountError as exc:
-            raise type(exc)(f"preset {name!r} of {arch.id} ({_preset_file(arch)}): {exc}") from None
-    return arch.resolve(given), name
-
-
-def _preset_file(arch) -> str:
-    files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
-    names = [str(f) if str(f).endswith(".toml") else f"presets/{f}.toml" for f in files if f]
-    return ", ".join(names) or "examples in its module"
-
-
-def _reading_lines(reading) -> list[str]:
-    hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
-    lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
-    if reading.ignored:
-        lines.append(f"keys not read (declared to change no count, or unknown to the "
-                     f"{reading.arch} table): {', '.join(reading.ignored)}")
-    return lines
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -184,173 +118,6 @@ def cmd_count(args) -> int:
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
     return 0
-
-
-def _keras_hub_note(r) -> str:
-    """The third figure of the three-way check, and whether a disagreement is explained."""
-    if getattr(r, "keras_hub_params", None) is None:
-        return ""
-    if r.metadata_status == "agrees":
-        return f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): agrees"
-    built = r.keras + r.keras_nontrainable
-    why = _differs_reason(r)
-    return (f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): differs from its "
-            f"own build by {r.keras_hub_params - built:+,}; "
-            + (f"explained in the preset file: {why}" if why else "UNEXPLAINED"))
-
-
-def _differs_reason(r) -> str | None:
-    try:
-        return registry.get(r.arch).preset(r.name).keras_hub_differs
-    except ParamcountError:
-        return None
-
-
-def cmd_verify(args) -> int:
-    from paramcount import budget, parallel
-    from paramcount.verify import ErrorRow
-
-    if len(args.arch) > 1 and getattr(args, "config", None):
-        raise UsageError("--config reads one architecture; name at most one")
-    reading = _reading(args, args.arch[0] if args.arch else None)
-    ids = ([reading.arch] if reading else args.arch) or sorted(registry.architectures())
-    archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
-    framework = getattr(args, "framework", "keras")
-    fws = ["keras", "transformers"] if framework == "all" else [framework]
-    if "transformers" in fws:
-        from paramcount.frameworks import for_framework
-        from paramcount.verify import require_transformers
-
-        require_transformers()  # one line on how to install it, before anything is built
-        if args.arch or reading:
-            for arch in archs:
-                for_framework(arch, "transformers")  # says which have no reference yet
-    jobs = []
-    for arch in archs:
-        if args.preset or args.set or reading:
-            hp, name = _hparams(arch, args, reading)
-            # The preset as published (no --set on top): KerasHub's figure is the third check.
-            jobs.append((arch, hp, name, None if (args.set or reading) else args.preset))
-        else:
-            jobs += [(arch, hs.hparams, hs.name, hs.name) for hs in arch.hparam_sets()]
-    for arch, hp, name, _ in jobs:  # refuse a runaway build before any build starts
-        budget.check(arch, hp, name or "custom", args.max_build)
-    if reading is not None and not args.json:
-        print("\n".join(_reading_lines(reading)))
-    skipped: list[dict] = []
-    for arch, _, name, _ in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
-        if "keras" in fws and "keras" not in arch.checked_by:
-            reason = f"no Keras build: checked by {' and '.join(arch.checked_by)} only"
-            skipped.append({"arch": arch.id, "preset": name, "framework": "keras",
-                            "status": "skipped", "reason": reason})
-    runs = [parallel.Job(arch, hp, name or "custom", preset=preset, framework=fw)
-            for arch, hp, name, preset in jobs for fw in fws if fw in arch.checked_by]
-    with progress.Bar(len(runs), quiet=args.quiet) as bar:
-        for job in runs:
-            size = budget.build_size(job.arch, job.hparams)
-            if size > budget.NOTICE_AT:
-                bar.note(f"{job.arch.id} [{job.name}]: a large build ({size:,} layer instances), "
-                         "this may take a while")
-        outcomes = parallel.verify_jobs(runs, n_jobs=args.jobs, progress=bar)
-    # transformers' own validation refuses some sets Keras builds (an odd rotary width): those
-    # come back as skipped rows, reported, not mismatches of the formula.
-    results = [r for r in outcomes if not isinstance(r, dict)]
-    skipped += [r for r in outcomes if isinstance(r, dict)]
-    if not args.json:
-        for row in skipped:
-            print(f"{'skipped':<8} {row['arch']:<24} {row['preset']:<28} {row['reason']}")
-    if args.json:
-        _emit_json([with_residuals(r) for r in results] + skipped)
-    else:
-        for r in results:
-            if isinstance(r, ErrorRow):
-                print(f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {r.error}")
-                continue
-            print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
-                  f"{r.reference_label} {r.keras:>16,}  diff {r.difference:+,}")
-            for m in r.mismatches():
-                print(f"         - {m}")
-            for line in residual_lines(r):
-                print(f"         ~ residual {line}")
-            note = _keras_hub_note(r)
-            if note:
-                print(f"         = {note}")
-        errors = sum(isinstance(r, ErrorRow) for r in results)
-        bad = sum(not r.ok for r in results) - errors
-        print(f"{len(results) - bad - errors} match, {bad} mismatch"
-              + (f", {errors} error" if errors else ""))
-    return 0 if all(r.ok for r in results) else 1
-
-
-def residual_lines(r) -> list[str]:
-    """For a mismatch: Keras − formula per component, as exact polynomials (paramcount.prove)."""
-    if r.ok or r.framework != "keras":  # prove's oracle is the Keras build
-        return []
-    from paramcount import prove
-
-    try:
-        return [res.text() for res in prove.explain_hparams(r.arch, r.hparams)]
-    except ParamcountError as exc:
-        return [f"not recovered: {exc}"]
-
-
-def with_residuals(r) -> dict:
-    from paramcount.verify import ErrorRow
-
-    out = r.to_json()
-    if isinstance(r, ErrorRow):
-        return out
-    if r.keras_hub_params is not None:
-        out["keras_hub_status"] = r.metadata_status
-        out["keras_hub_differs_explained"] = (_differs_reason(r)
-                                              if r.metadata_status == "differs" else None)
-    if not r.ok and r.framework == "keras":
-        from paramcount import prove
-
-        try:
-            out["residuals"] = [x.to_json() for x in prove.explain_hparams(r.arch, r.hparams)]
-        except ParamcountError as exc:
-            out["residuals"] = {"error": str(exc)}
-    return out
-
-
-def cmd_prove(args) -> int:
-    from paramcount import prove
-
-    ids = args.arch or sorted(registry.architectures())
-    for a in ids:
-        registry.get(a)  # unknown ids fail before anything is built
-    if args.framework == "transformers" and not args.arch:  # those that have a reference
-        ids = [a for a in ids if registry.get(a).transformers is not None]
-    if args.framework == "keras":
-        from paramcount import parallel
-
-        # Several architectures: proven in worker processes into the proof cache first; the
-        # loop below then reads each outcome from there, in order.
-        parallel.prove_into_cache(ids, n_jobs=args.jobs)
-    proofs = []
-    with progress.Bar(len(ids), quiet=args.quiet) as bar:
-        for aid in ids:
-            bar.advance(f"{aid}: proving")
-            # formula + deltas ≡ transformers; also for a model only transformers builds
-            if args.framework == "transformers" or "keras" not in registry.get(aid).checked_by:
-                from paramcount.verify import require_transformers
-
-                p = prove.prove(require_transformers().proof_arch(registry.get(aid)))
-            else:
-                p = prove.prove(aid)
-            proofs.append(p)
-            if not args.json:
-                bar.clear()  # the proof's lines, then the bar again at the next one
-                print(prove.proof_text(p), flush=True)
-    if args.json:
-        _emit_json([p.to_json() for p in proofs])
-    else:
-        states = [p.status for p in proofs]
-        print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
-              f"{states.count('error')} error; {sum(p.builds for p in proofs)} Keras builds, "
-              f"{sum(p.seconds for p in proofs):.1f} s")
-    return 0 if all(p.status == "proven" for p in proofs) else 1
 
 
 def cmd_solve(args) -> int:

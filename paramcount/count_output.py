@@ -8,11 +8,60 @@ formatter here, so the two paths cannot word a count differently.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from paramcount.context import Context, context_json, context_lines, human
+from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE
 
-__all__ = ["Counted", "count_text", "count_json"]
+if TYPE_CHECKING:
+    from paramcount.context import Context
+
+__all__ = ["Counted", "context_json", "context_lines", "count_json", "count_text", "human"]
+
+
+def human(n: int) -> str:
+    """Short magnitude: 124.4M, 1.56B, 20.9K (for prose; tables carry exact integers)."""
+    for div, unit in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if abs(n) >= div:
+            return f"{n / div:.3g}{unit}"
+    return str(n)
+
+
+def _size(b: int) -> str:
+    for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if b >= div:
+            return f"{b / div:.3g} {unit}"
+    return f"{b} B"
+
+
+def context_lines(ctx: Context) -> list[str]:
+    """Lines appended to ``paramcount count`` (label left, figure right)."""
+    lines = [("non-embedding (Kaplan et al. 2020)", f"{ctx.non_embedding:,}",
+              f"({human(ctx.non_embedding)})")]
+    for a in ctx.approximations:
+        lines.append((f"{a.name}", f"{a.value:,}", f"({a.error_text()} vs {a.compared_to})"))
+    b = ctx.bytes()
+    for k in ("fp32", "bf16", "int8"):
+        lines.append((f"weights in {k}", f"{b[k]:,} B", f"({_size(b[k])})"))
+    lines.append(("with Adam state (fp32 + 2 moments)", f"{b['adam_fp32']:,} B",
+                  f"({_size(b['adam_fp32'])})"))
+    return [f"{label:<44}{fig:>18}  {extra}" for label, fig, extra in lines]
+
+
+def context_json(ctx: Context) -> dict:
+    return {
+        "non_embedding": ctx.non_embedding,
+        "embedding": ctx.embedding,
+        "embedding_rule": EMBEDDING_RULE,
+        "approximations": [
+            {"name": a.name, "formula": a.formula, "value": a.value, "exact": a.exact,
+             "compared_to": a.compared_to,
+             "relative_error": float(a.relative_error),
+             "relative_error_exact": f"{a.relative_error.numerator}/{a.relative_error.denominator}",
+             "source": a.note}
+            for a in ctx.approximations],
+        "bytes": ctx.bytes(),
+        "bytes_convention": BYTES_CONVENTION,
+    }
 
 
 class Counted(NamedTuple):

@@ -24,10 +24,25 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["Term", "Leaf", "group", "leaf", "zero", "FUSED"]
+__all__ = ["KINDS", "Term", "Leaf", "group", "leaf", "zero", "pretty", "to_int", "FUSED"]
+
+
+def pretty(expr) -> str:
+    """An expression as paramcount prints it in text (``2·L·d_e``, ``d_e^2``): the one printer
+    of text output; LaTeX is SymPy's."""
+    return str(expr).replace("**", "^").replace("*", "·")
+
 
 # ``part`` of leaves that share a fused weight of unequal pieces (see Term).
 FUSED = ("fused",)
+
+#: What a component is, set by the component that makes it (``embedding()`` makes an
+#: ``embedding``, ``attention()`` an ``attention`` group ...). A leaf without a kind of its own
+#: takes its nearest ancestor's. The non-embedding count, the plots and the report read kinds,
+#: never names. ``projection``: a dense map between widths outside the blocks (ALBERT's
+#: d_emb → d_e), a matrix applied to every token, not a lookup table.
+KINDS = ("embedding", "position", "attention", "cross-attention", "feed-forward", "expert",
+         "router", "norm", "recurrent", "head", "projection", "other")
 
 
 @dataclass(frozen=True)
@@ -39,6 +54,7 @@ class Leaf:
     multiplier: sympy.Expr  # product of the ``times`` of the leaf and its ancestors
     active_multiplier: sympy.Expr  # the same with ``active_times`` where a term has one
     patterns: tuple[re.Pattern[str], ...]  # ancestors' and the leaf's own ``match``
+    kind: str | None = None  # the leaf's kind, or its nearest ancestor's (see KINDS)
 
     @property
     def expr(self) -> sympy.Expr:
@@ -91,6 +107,7 @@ class Term:
     trainable: bool = True
     active_times: sympy.Expr | None = None
     part: tuple[int, ...] | None = None
+    kind: str | None = None  # see KINDS; None: the nearest ancestor's
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -115,6 +132,8 @@ class Term:
                                  "0 <= i < k, or FUSED, on a leaf")
         if self.part == FUSED and self.children:
             raise ValueError(f"term {self.name!r}: part must be on a leaf")
+        if self.kind is not None and self.kind not in KINDS:
+            raise ValueError(f"term {self.name!r}: unknown kind {self.kind!r}; kinds: {KINDS}")
         if self.active_times is not None:
             object.__setattr__(self, "active_times", sympy.sympify(self.active_times))
         if self.match:
@@ -152,22 +171,23 @@ class Term:
 
     def leaves(self) -> Iterator[Leaf]:
         one = sympy.Integer(1)
-        yield from self._leaves("", one, one, ())
+        yield from self._leaves("", one, one, (), None)
 
     def _leaves(
         self, prefix: str, mult: sympy.Expr, active: sympy.Expr,
-        patterns: tuple[re.Pattern[str], ...],
+        patterns: tuple[re.Pattern[str], ...], kind: str | None,
     ) -> Iterator[Leaf]:
+        kind = self.kind or kind
         path = f"{prefix}.{self.name}" if prefix else self.name
         mult = mult * self.times
         active = active * (self.times if self.active_times is None else self.active_times)
         if self._pattern is not None:
             patterns = (*patterns, self._pattern)
         if self.is_leaf:
-            yield Leaf(path, self, mult, active, patterns)
+            yield Leaf(path, self, mult, active, patterns, kind)
             return
         for child in self.children:
-            yield from child._leaves(path, mult, active, patterns)
+            yield from child._leaves(path, mult, active, patterns, kind)
 
     def walk(self, prefix: str = "") -> Iterator[tuple[str, int, Term]]:
         """Pre-order walk yielding (dotted path, depth, term); the root's path is its name."""
@@ -266,18 +286,19 @@ def to_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "")
 
 # --- constructors -------------------------------------------------------------------------------
 def leaf(name: str, expr, *, match: str | None = None, times=1, note: str = "",
-         trainable: bool = True, part: tuple[int, int] | None = None) -> Term:
+         trainable: bool = True, part: tuple[int, ...] | None = None,
+         kind: str | None = None) -> Term:
     return Term(name, sympy.sympify(expr), (), sympy.sympify(times), match, note, trainable,
-                part=part)
+                part=part, kind=kind)
 
 
 def group(name: str, *children: Term | None, times=1, match: str | None = None,
-          note: str = "") -> Term:
+          note: str = "", kind: str | None = None) -> Term:
     """A named group of terms; ``None`` children are dropped (for optional parts)."""
     kids = tuple(c for c in children if c is not None)
-    return Term(name, None, kids, sympy.sympify(times), match, note)
+    return Term(name, None, kids, sympy.sympify(times), match, note, kind=kind)
 
 
-def zero(name: str, note: str) -> Term:
+def zero(name: str, note: str, *, kind: str | None = None) -> Term:
     """A part with no parameters, kept in the tree so the breakdown says why it costs nothing."""
-    return Term(name, sympy.Integer(0), note=note)
+    return Term(name, sympy.Integer(0), note=note, kind=kind)

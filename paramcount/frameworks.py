@@ -116,7 +116,10 @@ def _put(node: Term, parts: list[str], new: Term | None) -> Term:
     elif new is None:
         del kids[idx]
     else:
-        kids[idx] = new
+        # a replacement is the same component built differently: it keeps the kind of the term
+        # it replaces unless it says its own (every leaf has a kind, on either framework)
+        old = kids[idx]
+        kids[idx] = new if new.kind is not None else dataclasses.replace(new, kind=old.kind)
     return dataclasses.replace(node, children=tuple(kids))
 
 

@@ -10,6 +10,7 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import ConstraintError, HyperparameterError
+from paramcount.formula import pretty
 
 __all__ = [
     "INTEGER_RULE",
@@ -23,8 +24,7 @@ __all__ = [
 ]
 
 
-def _fmt(expr: sympy.Expr) -> str:
-    return str(expr).replace("*", "·")
+_fmt = pretty  # constraints print as every other expression does
 
 
 def _val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:
@@ -42,6 +42,12 @@ class Constraint:
 
     def describe(self) -> str:
         raise NotImplementedError
+
+    def substitute(self, space) -> None:
+        """Write this constraint as a substitution over fresh parameters in ``space`` (the
+        prover's parameter space, ``paramcount.prove.parametrize.Space``), so that every point
+        of the space meets it. A constraint the prover cannot write so says it cannot."""
+        space.cannot(self)
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,10 @@ class Divisible(Constraint):
 
     def describe(self) -> str:
         return f"{_fmt(self.dividend)} divisible by {_fmt(self.divisor)}"
+
+    def substitute(self, space) -> None:
+        # d_e divisible by M: d_e = M·d_e'
+        space.multiple(self.dividend, self.divisor, self)
 
 
 def _allowed(dividend, divisor, a: int, b: int, values) -> str:
@@ -120,6 +130,15 @@ class Relation(Constraint):
     def describe(self) -> str:
         cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
         return f"{_fmt(self.lhs)} {self.op} {_fmt(self.rhs)}{cond}"
+
+    def substitute(self, space) -> None:
+        if self.when is not None and not space.holds(self.when, self):
+            return
+        if self.op == "==":  # one side eliminated: d_e = 2·d_h where tied
+            space.equal(self.lhs, self.rhs, self)
+        else:  # the larger side is the smaller plus a fresh positive parameter
+            small, big = (self.lhs, self.rhs) if self.op == "<=" else (self.rhs, self.lhs)
+            space.at_most(small, big, self)
 
 
 INTEGER_RULE = ("an integer is written in ASCII decimal digits, optionally signed, with '_' "

@@ -8,16 +8,14 @@ Two figures, drawn with Matplotlib from the formula trees (nothing is built in K
 - :func:`scaling_figure`: the total against the width ``d_e`` and against the depth ``L``, one
   series per architecture, one point per published preset (log-log).
 
-**How a component is classified** (:func:`classify`). A formula leaf has a dotted path of
-component names, e.g. ``gpt2.blocks.self_attention.query``. The names are read from the leaf
-upwards, the root excluded (``query``, then ``self_attention``, then ``blocks``); the first name
-that matches one of the :data:`RULES` decides, the rules being tried in their order for each name.
-A leaf none of whose names matches takes the class of its sibling leaves (inside a group below the
-root) when those that are classified agree (the ``input`` and ``output`` gates beside an LSTM's ``forget`` gate), and is
-``other`` otherwise. So a norm is a norm wherever it sits (``embeddings.norm``,
-``blocks.attention_norm``, ``mlm_head.norm``), a query projection is attention, an LSTM gate is
-recurrent, and ``embeddings.projection`` is an embedding. Zero-parameter terms (RoPE, tied heads)
-add nothing to any class.
+**How a component is classified** (:func:`classify`). Each formula leaf carries a *kind*
+(:data:`paramcount.formula.KINDS`), set by the component that makes it — ``embedding()`` an
+embedding, ``attention()`` attention, ``layer_norm()`` a norm — or inherited from the nearest
+group that has one; :data:`RULES` maps kinds to the drawn classes. Names play no part: a norm is
+a norm wherever it sits, an expert's projection is feed-forward, and ALBERT's
+``embeddings.projection`` (a d_emb → d_e matrix applied to every token, kind ``projection``) is
+*other*, not an embedding — the answer :mod:`paramcount.context` gives too. Zero-parameter terms
+(RoPE, tied heads) add nothing to any class.
 
 **Determinism.** :meth:`Plot.svg` renders with a fixed ``svg.hashsalt``, no date in the metadata,
 text kept as text (``svg.fonttype = "none"``) in the DejaVu Sans that ships with Matplotlib, and no
@@ -31,14 +29,12 @@ Matplotlib is imported only inside the drawing functions; :func:`classify` and
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from paramcount import registry
 from paramcount._io import write_atomic
-from paramcount.formula import to_int
 from paramcount.registry import Architecture
 
 __all__ = [
@@ -59,17 +55,21 @@ __all__ = [
 
 CLASSES = ("embeddings", "attention", "feed-forward", "recurrent", "norms", "head", "other")
 
-#: (class, regex over one component name), tried in this order for each name, leaf first.
-RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (cls, re.compile(rx)) for cls, rx in (
-        ("norms", r"norm"),
-        ("attention", r"attention|attn|relative_position|^(query|key|value|qkv)$"),
-        ("feed-forward", r"ffn|ffw|mlp|feed_?forward|^(moe|experts?|router)$"),
-        ("recurrent", r"rnn|lstm|gru|recurrent|^(forget|cell|candidate|reset|update)$"),
-        ("embeddings", r"embed|^(token|position|positions|segment)$"),
-        ("head", r"head|pooler|classifier|^logits$"),
-    )
-)
+#: The class each component kind (:data:`paramcount.formula.KINDS`) is drawn in.
+RULES: dict[str, str] = {
+    "embedding": "embeddings",
+    "position": "embeddings",
+    "attention": "attention",
+    "cross-attention": "attention",
+    "feed-forward": "feed-forward",
+    "expert": "feed-forward",
+    "router": "feed-forward",
+    "recurrent": "recurrent",
+    "norm": "norms",
+    "head": "head",
+    "projection": "other",
+    "other": "other",
+}
 
 COLORS = {  # fixed, colour-blind-friendly (Okabe-Ito), one per class
     "embeddings": "#0072B2",
@@ -100,43 +100,30 @@ _RC = {
 }
 
 
-def classify(path: str) -> str | None:
-    """The class of the formula leaf at dotted ``path`` (root first) by its own names, or None
-    when no name matches (see :func:`classify_leaves` for the siblings' rule)."""
-    names = path.split(".")[1:] or path.split(".")
-    for name in reversed(names):
-        for cls, rx in RULES:
-            if rx.search(name):
-                return cls
-    return None
+def classify(path: str, arch: Architecture | None = None) -> str:
+    """The class of the formula leaf at dotted ``path`` (root first): its kind's (see
+    :data:`RULES`). ``arch`` defaults to the architecture the root names."""
+    arch = arch or registry.get(path.split(".")[0])
+    return classify_leaves(arch)[path]
 
 
 def classify_leaves(arch: Architecture | str) -> dict[str, str]:
-    """Leaf path -> class for every leaf of an architecture's formula, by the rule above."""
+    """Leaf path -> class for every leaf of an architecture's formula, by its kind; a leaf
+    without one (a user's ``leaf()`` given none) is ``other``."""
     arch = registry.get(arch) if isinstance(arch, str) else arch
-    paths = [lf.path for lf in arch.formula.leaves()]
-    own = {p: classify(p) for p in paths}
-    out = {}
-    for p in paths:
-        cls = own[p]
-        parent = p.rpartition(".")[0]
-        if cls is None and "." in parent:  # siblings inside a group, not the whole model
-            kin = {own[q] for q in paths if q.rpartition(".")[0] == parent and own[q]}
-            cls = kin.pop() if len(kin) == 1 else None
-        out[p] = cls or "other"
-    return out
+    return {lf.path: RULES.get(lf.kind or "other", "other") for lf in arch.formula.leaves()}
 
 
 def composition(arch: Architecture | str, hparams: Mapping[str, int]) -> dict[str, int]:
     """Trainable parameters per class (every class of :data:`CLASSES`, in that order) at
     ``hparams``; they add up to the total (non-trainable buffers are not drawn)."""
     arch = registry.get(arch) if isinstance(arch, str) else arch
-    values = arch.values(arch.resolve(hparams))
+    hp = arch.resolve(hparams)
     classes = classify_leaves(arch)
     out = dict.fromkeys(CLASSES, 0)
     for lf in arch.formula.leaves():
         if lf.term.trainable:
-            out[classes[lf.path]] += to_int(lf.expr, values, lf.path)
+            out[classes[lf.path]] += arch.evaluate(lf.expr, hp, lf.path)
     return out
 
 
@@ -187,7 +174,6 @@ class Plot:
 
 def _new_figure(width: float, height: float):
     import matplotlib
-
     from matplotlib.figure import Figure  # no pyplot: no global figure list, no GUI backend
 
     with matplotlib.rc_context(_RC):

@@ -1,14 +1,16 @@
 """The architecture registry and the preset data files.
 
 Each module of :mod:`paramcount.architectures` calls :func:`register` for the architectures it
-defines; :func:`get` and :func:`architectures` import that package on first use, so the registry
-is filled by registration calls, not by a hand-kept list. Nothing here imports TensorFlow: the
+defines; an explicit map (``paramcount.architectures.MODULES``) names the module of each built-in
+id, so :func:`get` imports just that one and :func:`architectures` all of them. Nothing here imports TensorFlow: the
 reference model is named by a ``"module:function"`` string (or given as a callable whose module
 imports Keras only inside it) and built only by the verifier.
 
 Users register architectures of their own the same way, from any module: call :func:`register`
 at import, and load the module with :func:`load_plugins` (the CLI's ``--plugin MODULE`` option
-or the ``PARAMCOUNT_PLUGINS`` environment variable do that). See ``examples/user_architecture``.
+or the ``PARAMCOUNT_PLUGINS`` environment variable do that), or declare it in an installed
+package's ``paramcount.architectures`` entry-point group (name: the id; value: the module).
+See ``examples/user_architecture``.
 """
 
 from __future__ import annotations
@@ -17,13 +19,9 @@ import hashlib
 import importlib
 import importlib.util
 import os
-import pkgutil
 import sys
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,33 +30,21 @@ import sympy
 from paramcount import symbols
 from paramcount.errors import (
     InputFileError,
-    ParamcountError,
     UnknownArchitectureError,
     UnknownPresetError,
     did_you_mean,
 )
 from paramcount.formula import Term, to_int
-from paramcount.hparams import Constraint, check_value, resolve
+from paramcount.hparams import Constraint, resolve
+from paramcount.preset import HparamSet, Preset, load_presets
 
 if TYPE_CHECKING:
     from paramcount.frameworks import Transformers
     from paramcount.mapping import Table
+    from paramcount.render import Breakdown
 
-__all__ = ["Architecture", "Preset", "HparamSet", "Breakdown", "register", "unregister", "get",
+__all__ = ["Architecture", "Preset", "HparamSet", "register", "unregister", "get",
            "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
-
-
-@dataclass(frozen=True)
-class Preset:
-    """Published hyperparameters of a checkpoint (or a named example set)."""
-
-    name: str
-    hparams: Mapping[str, int]
-    source: str
-    keras_hub: str | None = None  # KerasHub preset whose metadata "params" is a second check
-    official: bool = True
-    # Where KerasHub's published figure disagrees with its own build: why (a finding, reported).
-    keras_hub_differs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,16 +162,41 @@ class Architecture:
         """The trainable-parameter formula (the paper's quantity)."""
         return self.formula.trainable_total(True)
 
+    def evaluate(self, expr: sympy.Expr, hparams: Mapping[str, int], what: str = "") -> int:
+        """An expression of this architecture's symbols at resolved ``hparams``, exactly: the
+        one way a formula (or any part of its tree) is evaluated."""
+        return to_int(expr, self.values(hparams), what or self.id)
+
     def count(self, hparams: Mapping[str, int]) -> int:
         """Trainable parameters at ``hparams`` (non-trainable ones: :meth:`count_nontrainable`)."""
-        return to_int(self.total(), self.values(hparams), self.id)
+        return self.evaluate(self.total(), hparams)
 
     def count_nontrainable(self, hparams: Mapping[str, int]) -> int:
-        return to_int(self.formula.trainable_total(False), self.values(hparams), self.id)
+        return self.evaluate(self.formula.trainable_total(False), hparams)
+
+    def count_active(self, hparams: Mapping[str, int]) -> int:
+        """Parameters one token uses (top-k of E experts); the total where there is no router."""
+        return self.evaluate(self.formula.active_total(), hparams)
+
+    def given(self, preset: str | Preset | None = None,
+              hparams: Mapping[str, int] | None = None) -> dict[str, int]:
+        """A preset's hyperparameters (by name or as a Preset) with ``hparams`` on top, not yet
+        resolved: the one way a preset and overrides are merged."""
+        if isinstance(preset, str):
+            preset = self.preset(preset)
+        return {**(preset.hparams if preset is not None else {}), **(hparams or {})}
+
+    def __hash__(self) -> int:
+        # The mappings make the generated hash fail; equal architectures share these fields.
+        return hash((self.id, self.title, self.source, self.formula.name))
+
+    def _latex(self, printer=None) -> str:
+        """``sympy.latex(arch)``: the architecture's formula, ``N_{gpt2} = ...``."""
+        name = self.id.replace("_", r"\_")  # `lstm_lm` is a name, not a subscript
+        return f"N_{{\\mathrm{{{name}}}}} = {self.formula.latex()}"
 
     def _repr_latex_(self) -> str:
-        name = self.id.replace("_", r"\_")  # `lstm_lm` is a name, not a subscript
-        return f"$\\displaystyle N_{{\\mathrm{{{name}}}}} = {self.formula.latex()}$"
+        return f"$\\displaystyle {self._latex()}$"
 
     def breakdown(self, *presets: str, **hparams: int) -> Breakdown:
         """Per-component counts, one column per preset (``hparams`` on top of each), or one
@@ -197,74 +208,34 @@ class Architecture:
         """
         sets: list[tuple[str, dict[str, int]]] = []
         for name in presets:
-            given = {**self.preset(name).hparams, **hparams}
-            sets.append((f"{name}+custom" if hparams else name, self.resolve(given)))
+            sets.append((f"{name}+custom" if hparams else name,
+                         self.resolve(self.given(name, hparams))))
         if not presets:
             sets.append(("custom", self.resolve(hparams)))
+        from paramcount.render import Breakdown  # a table to show: the rendering layer's
+
         return Breakdown(self, tuple(sets))
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    """An architecture's per-component counts at one or more hyperparameter sets.
-
-    In Jupyter it displays as the component table of the report (``_repr_markdown_``: formulas
-    in LaTeX, exact counts); ``str()`` gives the text of ``paramcount count``.
-    """
-
-    arch: Architecture
-    sets: tuple[tuple[str, dict[str, int]], ...]
-
-    @property
-    def totals(self) -> dict[str, int]:
-        return {name: self.arch.count(hp) for name, hp in self.sets}
-
-    @property
-    def total(self) -> int:
-        """The total of the first (often the only) hyperparameter set."""
-        return self.arch.count(self.sets[0][1])
-
-    def to_dict(self) -> dict[str, dict]:
-        """Set name -> nested component -> count (as ``paramcount count --json``)."""
-        return {name: self.arch.formula.breakdown(self.arch.values(hp)) for name, hp in self.sets}
-
-    def __str__(self) -> str:
-        from paramcount.render import count_text
-
-        return "\n\n".join(count_text(self.arch, hp, name) for name, hp in self.sets)
-
-    def _repr_markdown_(self) -> str:
-        from paramcount.render import breakdown_markdown
-
-        return breakdown_markdown(self.arch, list(self.sets))
-
-
-@dataclass(frozen=True)
-class HparamSet:
-    """An architecture paired with one named hyperparameter set, resolved."""
-
-    arch: Architecture
-    preset: Preset
-
-    @property
-    def name(self) -> str:
-        return self.preset.name
-
-    @property
-    def hparams(self) -> dict[str, int]:
-        return self.arch.resolve(self.preset.hparams)
 
 
 _REGISTRY: dict[str, Architecture] = {}
 _LOADED = False
 _IMPORTING_BUILTIN = False
+ENTRY_POINTS = "paramcount.architectures"  # the entry-point group of users' architectures
+_ENTRY_POINTS_LOADED: set[str] = set()
+
+
+def _builtin_modules() -> dict[str, str]:
+    """Built-in id -> module, from the explicit map in :mod:`paramcount.architectures`."""
+    from paramcount.architectures import MODULES
+
+    return MODULES
 
 
 def _import_builtin(module: str) -> None:
     global _IMPORTING_BUILTIN
     outer, _IMPORTING_BUILTIN = _IMPORTING_BUILTIN, True
     try:
-        importlib.import_module(module)
+        importlib.import_module(f"paramcount.architectures.{module}")
     finally:
         _IMPORTING_BUILTIN = outer
 
@@ -272,11 +243,15 @@ def _import_builtin(module: str) -> None:
 def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     """Add an architecture to the registry (from the module that defines it, at import).
 
-    A user's architecture is registered after every built-in one is loaded, so an id that
-    clashes with a built-in is an error here (unless ``replace=True``), not a surprise later.
+    A user's architecture whose id is a built-in one is an error here (unless ``replace=True``),
+    not a surprise later; a built-in module may register only the ids the map gives it.
     """
-    if not _IMPORTING_BUILTIN:
-        _load_builtin()
+    builtin = _builtin_modules()
+    if _IMPORTING_BUILTIN and arch.id not in builtin:
+        raise ValueError(f"built-in architecture {arch.id!r} is missing from "
+                         "paramcount.architectures.MODULES")
+    if not _IMPORTING_BUILTIN and arch.id in builtin:
+        _import_builtin(builtin[arch.id])  # so that a replacement is not undone by it later
     if arch.id in _REGISTRY and not replace:
         raise ValueError(f"architecture {arch.id!r} is already registered")
     _REGISTRY[arch.id] = arch
@@ -292,50 +267,58 @@ def _load_builtin() -> None:
     if _LOADED:
         return
     _LOADED = True
-    pkg = importlib.import_module("paramcount.architectures")
+    for module in sorted(set(_builtin_modules().values())):
+        _import_builtin(module)
 
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not mod.name.startswith("_"):
-            _import_builtin(f"{pkg.__name__}.{mod.name}")
+
+def _entry_points(name: str | None = None) -> list:
+    from importlib.metadata import entry_points
+
+    eps = entry_points(group=ENTRY_POINTS)
+    return [ep for ep in eps if name is None or ep.name == name]
+
+
+def _load_entry_point(ep) -> None:
+    """Load one entry point of the ``paramcount.architectures`` group: its name is an
+    architecture id, its value a module that registers it at import (as ``--plugin`` does) or
+    ``module:attr`` naming the :class:`Architecture` itself."""
+    key = f"{ep.name}={ep.value}"
+    if key in _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED.add(key)
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a broken plugin: one line, not a traceback
+        raise PluginError(f"entry point {ep.name!r} ({ep.value}) of {ENTRY_POINTS!r} failed to "
+                          f"load: {type(exc).__name__}: {exc}") from exc
+    if isinstance(obj, Architecture) and _REGISTRY.get(obj.id) is not obj:
+        register(obj)
 
 
 def architectures() -> dict[str, Architecture]:
+    """Every architecture: the built-ins, the entry points' and those registered so far."""
     _load_builtin()
+    for ep in _entry_points():
+        _load_entry_point(ep)
     return dict(_REGISTRY)
 
 
-def _load_module_of(arch_id: str) -> None:
-    """Import just the built-in module that defines ``arch_id``, when its name shows which.
-
-    Ids are KerasHub folder names, and task variants add a suffix (``gpt2_causal_lm`` lives in
-    ``gpt2.py``), so the module is the longest ``_``-prefix of the id that names one. This keeps
-    ``paramcount count`` from building all fifty formula trees to answer for one. When no module
-    matches (or it does not define the id), everything is loaded: the answer is the same either
-    way, only slower.
-    """
-    if _LOADED or arch_id in _REGISTRY:
-        return
-    parts = arch_id.split("_")
-    for i in range(len(parts), 0, -1):
-        name = "_".join(parts[:i])
-        if not name.isidentifier() or name.startswith("_"):
-            continue
-        module = f"paramcount.architectures.{name}"
-        if importlib.util.find_spec(module) is not None:
-            _import_builtin(module)
-            if arch_id in _REGISTRY:
-                return
-    _load_builtin()
-
-
 def get(arch_id: str) -> Architecture:
-    _load_module_of(arch_id)
+    """The architecture ``arch_id``: a built-in imports just its module (the explicit map), a
+    user's is found among those registered or the entry points named ``arch_id``."""
     if arch_id not in _REGISTRY:
-        _load_builtin()  # for the list of known ids in the message
+        module = _builtin_modules().get(arch_id)
+        if module is not None:
+            _import_builtin(module)
+        else:
+            for ep in _entry_points(arch_id):
+                _load_entry_point(ep)
     try:
         return _REGISTRY[arch_id]
     except KeyError:
-        raise UnknownArchitectureError(did_you_mean(arch_id, _REGISTRY, "architecture")) from None
+        # a built-in module not imported yet is known too (by its MODULES entry)
+        raise UnknownArchitectureError(did_you_mean(
+            arch_id, {*_builtin_modules(), *_REGISTRY}, "architecture")) from None
 
 
 PLUGINS_ENV = "PARAMCOUNT_PLUGINS"
@@ -354,8 +337,6 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
         raw = os.environ.get(PLUGINS_ENV, "")
         wanted += [x.strip() for x in raw.replace(os.pathsep, ",").split(",") if x.strip()]
     wanted += list(names or ())
-    if wanted:
-        _load_builtin()  # so a plugin's id that clashes with a built-in one is caught here
     loaded = []
     for name in dict.fromkeys(wanted):
         before, modules = set(_REGISTRY), set(sys.modules)
@@ -402,59 +383,3 @@ def _import_plugin(name: str) -> str:
         raise PluginError(f"plugin {name!r}: {exc}") from None
     except Exception as exc:  # a plugin that fails to import: one line, not a traceback
         raise PluginError(f"plugin {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
-
-
-@cache
-def load_presets(family: str | os.PathLike) -> dict[str, Preset]:
-    """Read ``paramcount/presets/<family>.toml`` (or a preset file at a path): one table per
-    preset.
-
-    Each table has ``source`` (where the numbers come from), optional ``keras_hub`` (the
-    KerasHub preset name whose metadata ``params`` is compared), and ``hparams``.
-    """
-    if isinstance(family, os.PathLike) or str(family).endswith(".toml"):
-        path = Path(family)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputFileError(f"cannot read preset file {path}: {exc.strerror or exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise InputFileError(f"{path}: {exc}") from None
-        return parse_presets(data, str(path))
-    ref = resources.files("paramcount.presets").joinpath(f"{family}.toml")
-    try:
-        data = tomllib.loads(ref.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputFileError(f"no preset file for {family!r}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(f"presets/{family}.toml: {exc}") from None
-    return parse_presets(data, f"presets/{family}.toml")
-
-
-def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
-    out: dict[str, Preset] = {}
-    for name, table in data.items():
-        if not isinstance(table, dict) or not isinstance(table.get("hparams"), dict):
-            raise InputFileError(f"{where}: preset {name!r} needs an [{name}.hparams] table")
-        source = table.get("source")
-        if not isinstance(source, str) or not source:
-            raise InputFileError(f"{where}: preset {name!r} needs a source")
-        hp = table["hparams"]
-        for k, val in hp.items():
-            try:
-                symbols.info(k)
-                if isinstance(val, bool) or not isinstance(val, int):
-                    raise InputFileError(f"{k} = {val!r} is not an integer")
-                check_value(k, val)
-            except ParamcountError as exc:
-                raise type(exc)(f"{where}: preset {name!r}: {exc}") from None
-        for key in ("keras_hub", "keras_hub_differs"):
-            if key in table and (not isinstance(table[key], str) or not table[key].strip()):
-                raise InputFileError(f"{where}: preset {name!r}: {key} = {table[key]!r} is not "
-                                     "a non-empty string")
-        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs"}
-        if extra:
-            raise InputFileError(f"{where}: preset {name!r}: unknown keys {sorted(extra)}")
-        out[name] = Preset(name, dict(hp), source, table.get("keras_hub"),
-                           keras_hub_differs=table.get("keras_hub_differs"))
-    return out

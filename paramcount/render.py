@@ -7,15 +7,20 @@ CLI, the report and the notebook say the same thing the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from paramcount import symbols
-from paramcount.context import human
-from paramcount.formula import Term
-from paramcount.registry import Architecture
+from paramcount.count_output import _size, context_json, context_lines, human
+from paramcount.formula import Term, pretty
+
+if TYPE_CHECKING:
+    from paramcount.registry import Architecture
 
 __all__ = [
+    "Breakdown",
     "component_label",
     "count_rows",
     "count_text",
@@ -27,11 +32,13 @@ __all__ = [
     "symbols_markdown",
     "verification_markdown",
     "human",
+    "context_lines",
+    "context_json",
+    "rules_of_thumb_section",
 ]
 
 
-def _pretty(expr: sympy.Expr) -> str:
-    return str(expr).replace("**", "^").replace("*", "·")
+_pretty = pretty
 
 
 def component_label(term: Term) -> str:
@@ -110,7 +117,6 @@ def formula_json(arch: Architecture) -> dict:
 # --- counts -------------------------------------------------------------------------------------
 def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int, str, int]]:
     """(depth, label, count) per component, counts including every multiplicity above them."""
-    values = arch.values(hparams)
     rows = []
     mults: dict[str, sympy.Expr] = {}
     for path, depth, term in arch.formula.walk():
@@ -119,8 +125,7 @@ def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int
         mults[path] = mult
         if depth == 0:
             continue
-        count = int(sympy.sympify(mult * term.per_instance()).xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
+        count = arch.evaluate(mult * term.per_instance(), hparams, path)
         rows.append((depth, component_label(term), count))
     return rows
 
@@ -131,10 +136,7 @@ def counted(arch: Architecture, hparams: Mapping[str, int], name: str | None = N
     from paramcount.count_output import Counted
 
     values = arch.values(hparams)
-    active = None
-    if arch.formula.has_active:
-        active = int(arch.formula.active_total().xreplace(
-            {k: sympy.Integer(v) for k, v in values.items()}))
+    active = arch.count_active(hparams) if arch.formula.has_active else None
     return Counted(arch.id, name, dict(hparams), tuple(count_rows(arch, hparams)),
                    arch.formula.breakdown(values), arch.count(hparams),
                    arch.count_nontrainable(hparams), active, context(arch, hparams))
@@ -187,10 +189,7 @@ def breakdown_markdown(arch: Architecture, sets: Sequence[tuple[str, Mapping[str
         frozen = " | ".join(f"{arch.count_nontrainable(hp):,}" for _, hp in sets)
         lines.append(f"| non-trainable | | {frozen} |")
     if arch.formula.has_active:
-        act = []
-        for _, hp in sets:
-            vals = {k: sympy.Integer(v) for k, v in arch.values(hp).items()}
-            act.append(f"{int(arch.formula.active_total().xreplace(vals)):,}")
+        act = [f"{arch.count_active(hp):,}" for _, hp in sets]
         lines.append(f"| active per token | ${sympy.latex(arch.formula.active_total())}$ | "
                      + " | ".join(act) + " |")
     return "\n".join(lines)
@@ -211,3 +210,79 @@ def verification_markdown(v) -> str:
     if problems:
         lines += ["", "Mismatches:", ""] + [f"- {_md_escape(p)}" for p in problems]
     return "\n".join(lines)
+
+
+# --- context (paramcount.context's data; count's own lines: paramcount.count_output) -------
+def rules_of_thumb_section(results, archs: Mapping[str, Architecture]) -> str:
+    """The report's "How good are the rules of thumb" section: per published preset where the
+    approximations apply, their exact relative errors; and the bytes the weights take.
+    ``archs`` maps each result's architecture id to the architecture."""
+    from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE, context
+
+    rows, mem = [], []
+    for r in sorted(results, key=lambda r: (r.arch, r.name)):
+        arch = archs[r.arch]
+        if not arch.preset(r.name).official:
+            continue
+        ctx = context(arch, r.hparams)
+        b = ctx.bytes()
+        mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {_size(b['fp32'])} | "
+                   f"{_size(b['bf16'])} | {_size(b['int8'])} | {_size(b['adam_fp32'])} |")
+        if not ctx.approximations:
+            continue
+        kap, meg = ctx.approximations
+        rows.append(f"| {r.arch} | {r.name} | {ctx.trainable:,} | {ctx.non_embedding:,} "
+                    f"({human(ctx.non_embedding)}) | {kap.value:,} | {kap.error_text()} | "
+                    f"{meg.value:,} | {meg.error_text()} |")
+    out = [
+        "## How good are the rules of thumb", "",
+        "Two closed forms are used everywhere to size a transformer: **12·L·d_e²** (Kaplan et al. "
+        "2020, eq. 2.1: the non-embedding parameters of a stack with d_ff = 4·d_e, biases and "
+        "norms neglected) and the **Megatron-LM** total 12·L·d_e²·(1 + 13/(12·d_e) + "
+        "(v+n)/(12·L·d_e)) (Narayanan et al. 2021, §5.1; n = 0 without learned positions). "
+        "Below, each against the exact count at every published preset of a GPT-style stack "
+        "(L, d_e, v, attention; no cross-attention; no router): the error is "
+        "(approximation − exact)/exact, computed exactly and rounded for display. "
+        f"Non-embedding: {EMBEDDING_RULE}.", "",
+    ]
+    if rows:
+        out += ["| architecture | preset | exact total | non-embedding | 12·L·d_e² | error "
+                "| Megatron-LM | error |", "|---|---|---:|---:|---:|---:|---:|---:|", *rows]
+    else:
+        out.append("No published preset of a GPT-style stack among these results.")
+    if mem:
+        out += ["", f"Memory of the weights ({BYTES_CONVENTION}):", "",
+                "| architecture | preset | weights (all) | fp32 | bf16 | int8 | with Adam |",
+                "|---|---|---:|---:|---:|---:|---:|", *mem]
+    return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """An architecture's per-component counts at one or more hyperparameter sets.
+
+    In Jupyter it displays as the component table of the report (``_repr_markdown_``: formulas
+    in LaTeX, exact counts); ``str()`` gives the text of ``paramcount count``.
+    """
+
+    arch: Architecture
+    sets: tuple[tuple[str, dict[str, int]], ...]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {name: self.arch.count(hp) for name, hp in self.sets}
+
+    @property
+    def total(self) -> int:
+        """The total of the first (often the only) hyperparameter set."""
+        return self.arch.count(self.sets[0][1])
+
+    def to_dict(self) -> dict[str, dict]:
+        """Set name -> nested component -> count (as ``paramcount count --json``)."""
+        return {name: self.arch.formula.breakdown(self.arch.values(hp)) for name, hp in self.sets}
+
+    def __str__(self) -> str:
+        return "\n\n".join(count_text(self.arch, hp, name) for name, hp in self.sets)
+
+    def _repr_markdown_(self) -> str:
+        return breakdown_markdown(self.arch, list(self.sets))

@@ -88,12 +88,12 @@ def count_jobs(arch_ids: Iterable[str] | None = None) -> int:
 
 
 def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
     import keras
     import keras_hub
     import sympy
     import tensorflow as tf
-
-    from importlib.metadata import PackageNotFoundError, version
 
     try:  # the figures beside the report are drawn by it (not imported here: version only)
         mpl = version("matplotlib")
@@ -229,9 +229,9 @@ def _proofs_section(results: list[Verification]) -> str:
 
 
 def _rules_of_thumb_section(results: list[Verification]) -> str:
-    from paramcount.context import rules_of_thumb_section
+    from paramcount.render import rules_of_thumb_section
 
-    return rules_of_thumb_section(results)
+    return rules_of_thumb_section(results, {r.arch: registry.get(r.arch) for r in results})
 
 
 SECTIONS += [_proofs_section, _rules_of_thumb_section]

@@ -20,7 +20,7 @@ import sympy
 
 from paramcount import registry, symbols
 from paramcount.errors import HyperparameterError, ParamcountError
-from paramcount.formula import to_int
+from paramcount.formula import pretty, to_int
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture
 
@@ -302,7 +302,7 @@ def solution_text(sol: Solution) -> str:
     from paramcount.render import human
 
     given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
-    expr = str(sympy.expand(sol.total_expr)).replace("**", "^").replace("*", "·")
+    expr = pretty(sympy.expand(sol.total_expr))
     lines = [f"{sol.arch}: {sol.symbol} for a total of {sol.target:,} ({human(sol.target)})"
              + (f" with {given}" if given else ""),
              f"total({sol.symbol}) = {expr}",

@@ -43,10 +43,8 @@ def param_count_check(model, arch: Architecture | str, /, *, preset: str | None 
     given: dict[str, int] = {}
     name = "model"
     if preset is not None:
-        p = arch.preset(preset)
-        given.update(p.hparams)
-        name = p.name
-    given.update(hparams or {})
+        name = arch.preset(preset).name
+    given.update(arch.given(preset, hparams))
     given.update(values)
     resolved = arch.resolve(given)
     return compare(arch, resolved, keras_weights(model), name=name)

@@ -274,13 +274,8 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
     arch = get(arch) if isinstance(arch, str) else arch
     if isinstance(preset, str):
         preset = arch.preset(preset)
-    if preset is not None:
-        given = {**preset.hparams, **(hparams or {})}
-        name = name or preset.name
-    else:
-        given = dict(hparams or {})
-        name = name or "custom"
-    resolved = arch.resolve(given)
+    name = name or (preset.name if preset is not None else "custom")
+    resolved = arch.resolve(arch.given(preset, hparams))
     if framework == "keras" and "keras" not in arch.checked_by:
         from paramcount.errors import ParamcountError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import stateless_backbone, stateless_task
 
 
 def backbone(hp: dict[str, int]):
@@ -25,4 +25,5 @@ def backbone(hp: dict[str, int]):
 
 def masked_lm(hp: dict[str, int]):
     # MaskedLMHead ties its output projection to the (d_emb-wide) token table.
-    return keras_hub.models.AlbertMaskedLM(backbone=backbone(hp), preprocessor=None)
+    return stateless_task(keras_hub.models.AlbertMaskedLM, backbone=backbone(hp),
+                          preprocessor=None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import from_table
+from reference_models._build import from_table, stateless_task
 
 
 def backbone(hp: dict[str, int]):
@@ -13,4 +13,5 @@ def backbone(hp: dict[str, int]):
 
 def causal_lm(hp: dict[str, int]):
     # The LM head reuses the token embedding (ReversibleEmbedding): no weights of its own.
-    return keras_hub.models.GPT2CausalLM(backbone=backbone(hp), preprocessor=None)
+    return stateless_task(keras_hub.models.GPT2CausalLM, backbone=backbone(hp),
+                          preprocessor=None)

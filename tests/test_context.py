@@ -7,7 +7,7 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from paramcount import context, registry
+from paramcount import context, registry, render
 from paramcount.cli import main
 
 GPT2_SMALL = dict(v=50257, n=1024, d_e=768, M=12, d_f=3072, L=12)
@@ -26,13 +26,13 @@ def test_non_embedding_is_total_minus_token_and_position_tables():
 
 
 def test_embedding_rule():
-    assert context.is_embedding("bert.embeddings.token")
-    assert context.is_embedding("bert.embeddings.segment")
-    assert context.is_embedding("gpt2.embeddings.position")
-    assert not context.is_embedding("bert.embeddings.norm")  # an embedding norm is not a table
-    assert not context.is_embedding("albert.embeddings.projection")
-    assert not context.is_embedding("llama.head")  # an untied head stays in N
-    assert not context.is_embedding("gpt2.blocks.self_attention.query")
+    assert context.is_embedding("bert.embeddings.token", registry.get("bert"))
+    assert context.is_embedding("bert.embeddings.segment", registry.get("bert"))
+    assert context.is_embedding("gpt2.embeddings.position", registry.get("gpt2"))
+    assert not context.is_embedding("bert.embeddings.norm", registry.get("bert"))  # an embedding norm is not a table
+    assert not context.is_embedding("albert.embeddings.projection", registry.get("albert"))
+    assert not context.is_embedding("llama.head", registry.get("llama"))  # an untied head stays in N
+    assert not context.is_embedding("gpt2.blocks.self_attention.query", registry.get("gpt2"))
     assert context.embedding_paths(registry.get("bert")) == [
         "bert.embeddings.token", "bert.embeddings.position", "bert.embeddings.segment"]
 
@@ -88,7 +88,7 @@ def test_count_context_does_not_import_tensorflow():
 def test_report_section():
     r = type("R", (), {"arch": "gpt2", "name": "gpt2_base_en",
                        "hparams": registry.get("gpt2").resolve(GPT2_SMALL)})()
-    text = context.rules_of_thumb_section([r])
+    text = render.rules_of_thumb_section([r], {"gpt2": registry.get("gpt2")})
     assert text.startswith("## How good are the rules of thumb")
     row = "| gpt2 | gpt2_base_en | 124,439,808 | 85,056,000 (85.1M) | 84,934,656 | -0.143% |"
     assert row in text

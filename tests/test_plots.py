@@ -13,7 +13,8 @@ from paramcount import plots, registry, report
 
 @pytest.mark.parametrize(("path", "cls"), [
     ("gpt2.embeddings.token", "embeddings"),
-    ("albert.embeddings.projection", "embeddings"),   # by its group
+    # a d_emb → d_e matrix applied to every token, not a table: context says the same
+    ("albert.embeddings.projection", "other"),
     ("bert.embeddings.norm", "norms"),                # a norm wherever it sits
     ("llama.blocks.attention_norm", "norms"),         # norm before attention in one name
     ("gpt2.blocks.self_attention.output", "attention"),
@@ -23,11 +24,11 @@ from paramcount import plots, registry, report
     ("bert_masked_lm.mlm_head.output_bias", "head"),
     ("bert.pooler", "head"),
 ])
-def test_classify_by_component_names(path, cls):
+def test_classify_by_component_kinds(path, cls):
     assert plots.classify(path) == cls
 
 
-def test_unnamed_leaves_follow_their_siblings_or_are_other():
+def test_kinds_not_names_decide_and_a_leaf_without_one_is_other():
     from paramcount.formula import group, leaf
     from paramcount.registry import Architecture
     from paramcount.symbols import d_e, v
@@ -35,16 +36,34 @@ def test_unnamed_leaves_follow_their_siblings_or_are_other():
     arch = Architecture(
         id="shapes", title="t", source="s", reference="x:y", counting="c", required=(v, d_e),
         formula=group("shapes",
-                      group("encoder", group("layer_1", leaf("forget", d_e), leaf("input", d_e))),
-                      group("mix", leaf("attention_in", d_e), leaf("norm", 1), leaf("odd", 2)),
-                      leaf("direct", v)))
+                      group("encoder", group("layer_1", leaf("forget", d_e), leaf("input", d_e)),
+                            kind="recurrent"),
+                      group("mix", leaf("attention_in", d_e), leaf("norm", 1, kind="norm"),
+                            leaf("odd", 2)),
+                      leaf("embedding", v)))
     got = plots.classify_leaves(arch)
-    assert got["shapes.encoder.layer_1.input"] == "recurrent"  # beside the forget gate
-    assert got["shapes.mix.odd"] == "other"                    # siblings disagree
-    assert got["shapes.direct"] == "other"                     # no sibling rule at the root
+    assert got["shapes.encoder.layer_1.input"] == "recurrent"  # its group's kind
+    assert got["shapes.mix.attention_in"] == "other"           # a name decides nothing
+    assert got["shapes.embedding"] == "other"
     assert plots.composition(arch, {"v": 10, "d_e": 3}) == {
-        "embeddings": 0, "attention": 3, "feed-forward": 0, "recurrent": 6, "norms": 1,
-        "head": 0, "other": 12}
+        "embeddings": 0, "attention": 0, "feed-forward": 0, "recurrent": 6, "norms": 1,
+        "head": 0, "other": 15}
+
+
+def test_every_leaf_of_every_architecture_has_a_kind():
+    """Set by the component that makes it (or its group): none is left to a name rule."""
+    missing = [lf.path for a in registry.architectures().values() for lf in a.formula.leaves()
+               if lf.kind is None]
+    assert not missing
+
+
+def test_context_and_plots_agree_on_embeddings():
+    from paramcount import context
+
+    for arch in registry.architectures().values():
+        drawn = {p for p, c in plots.classify_leaves(arch).items() if c == "embeddings"}
+        trainable = {lf.path for lf in arch.formula.leaves() if lf.term.trainable}
+        assert set(context.embedding_paths(arch)) == drawn & trainable, arch.id
 
 
 @pytest.mark.parametrize("arch_id", sorted(registry.architectures()))

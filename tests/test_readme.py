@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,10 +58,15 @@ def test_readme_lists_formula_only_commands():
 
 @pytest.fixture(autouse=True)
 def _forget_plugins():
-    before = set(registry.architectures())
+    """A README command's plugin is forgotten after it, module too: left imported, a later
+    load_plugins of the same file would not register it again (test_user_arch's fixture)."""
+    before, modules = set(registry.architectures()), set(sys.modules)
     yield
     for aid in set(registry.architectures()) - before:
         registry.unregister(aid)
+    for name in set(sys.modules) - modules:
+        if name.startswith("paramcount_plugin_"):
+            del sys.modules[name]
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)

@@ -200,8 +200,8 @@ def test_gemma3n_proof_grid_stays_small():
     all_cases = prove.cases(arch)
     assert len(all_cases) == 4
     for case in all_cases:
-        nodes = prove._nodes(case)
+        nodes = prove.decide.nodes(case)
         assert {x.name: len(v) for x, v in nodes.items()} == {"A": 5, "L'": 3, "L_kvs": 3}
-        ranges = prove._ranges(case, prove.VALUE_BITS[0])
+        ranges = prove.decide.ranges(case, prove.decide.VALUE_BITS[0])
         per_point = sum(case.bound(x) / (hi - lo) for x, (lo, hi) in ranges.items())
-        assert per_point ** prove.MIN_POINTS < prove.TARGET_ERROR
+        assert per_point ** prove.decide.MIN_POINTS < prove.TARGET_ERROR

@@ -302,3 +302,28 @@ def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
     hf_arch = frameworks.for_framework(registry.get("gemma3"), "transformers")
     assert {s.name for s in hf_arch.fixed} >= {"qk_norm", "post_norm"}
     assert not {s.name for s in hf_arch.settable} & {"qk_norm", "post_norm"}
+def test_every_leaf_of_every_transformers_tree_has_a_kind():
+    """The deltas keep the kinds: a replacement without one takes the replaced term's."""
+    from paramcount.frameworks import for_framework
+
+    missing = [lf.path for a in registry.architectures().values() if a.transformers is not None
+               for lf in for_framework(a, "transformers").formula.leaves() if lf.kind is None]
+    assert not missing
+    hf = for_framework(registry.get("bert_masked_lm"), "transformers")
+    assert {lf.path: lf.kind for lf in hf.formula.leaves()}["bert_masked_lm.pooler"] == "head"
+
+
+def test_cli_verify_framework_all_names_an_architecture_without_transformers(capsys):
+    """--framework all verifies each named architecture on every framework it has: Keras only
+    where there is no transformers reference yet (not an error, as with --framework
+    transformers)."""
+    assert registry.get("mixed_rnn_lm").transformers is None
+    code = main(["verify", "opt", "mixed_rnn_lm", "--framework", "all", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    rows = [line.split() for line in out.splitlines() if line.startswith("match")]
+    assert {r[1] for r in rows} == {"opt", "mixed_rnn_lm"}
+    assert any("transformers" in line for line in out.splitlines() if " opt " in line)
+    assert not any("transformers" in line for line in out.splitlines() if "mixed_rnn_lm" in line)
+    assert main(["verify", "mixed_rnn_lm", "--framework", "transformers"]) == 2
+    assert "mixed_rnn_lm has no transformers reference yet" in capsys.readouterr().err

@@ -48,7 +48,7 @@ FORMULA = group(
     zero("pooling", "mean over positions: computed, no parameters"),
     leaf("pooler", pooler * (d_e * d_e + d_e), match="pooler",
          note="dense d_e → d_e with bias, present when pooler = 1"),
-    dense("head", d_e, c, match="classifier", note="dense d_e → c with bias"),
+    dense("head", d_e, c, match="classifier", kind="head", note="dense d_e → c with bias"),
 )
 
 

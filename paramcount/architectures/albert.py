@@ -26,7 +26,7 @@ _BACKBONE = (
         note="cross-layer sharing: L_g·L_r distinct blocks, each shared by L/L_g layers; "
              "a shared block counts once (L does not enter the count)",
     ),
-    dense("pooler", d_e, d_e, match="pooled_dense"),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
 )
 
 _COMMON = dict(
@@ -74,6 +74,7 @@ register(Architecture(
                  note="the output projection is the d_emb-wide token table (tied); only its "
                       "bias is new"),
             match="mlm_head",
+            kind="head",
         ),
     ),
     reference="reference_models.albert:masked_lm",

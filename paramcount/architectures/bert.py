@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
@@ -20,7 +19,7 @@ _BACKBONE = (
         layer_norm("norm", match="embeddings_layer_norm"),
     ),
     encoder_block(times=L),
-    dense("pooler", d_e, d_e, match="pooled_dense"),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
 )
 
 # symbol ↔ BertBackbone argument ↔ BertConfig key.
@@ -83,9 +82,6 @@ _COMMON = dict(
     mapping=MAPPING,
 )
 
-# transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
-_HF_HEADS = (Divisible(d_e, M),)
-
 register(Architecture(
     id="bert",
     title="BERT backbone (keras_hub.models.BertBackbone): segment embeddings and pooler included",
@@ -95,7 +91,7 @@ register(Architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(constraints=_HF_HEADS, weights=_HF_ENCODER),
+    transformers=Transformers(weights=_HF_ENCODER, constraints=(WHOLE_HEADS,)),
     **_COMMON,
 ))
 
@@ -113,13 +109,14 @@ register(Architecture(
             leaf("output_bias", v, match="output_bias",
                  note="the output projection is the token embedding (tied); only its bias is new"),
             match="mlm_head",
+            kind="head",
         ),
     ),
     reference="reference_models.bert:masked_lm",
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
-        constraints=_HF_HEADS,
+        constraints=(WHOLE_HEADS,),
         weights={
             **_HF_ENCODER,
             "mlm_head": "cls/predictions",

@@ -6,10 +6,8 @@ embeddings (no parameters), L pre-LN blocks with biases on every projection, a f
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.modern import alibi
-from paramcount.formula import group
+from paramcount.components.decoders import alibi_decoder
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
@@ -74,26 +72,10 @@ register(Architecture(
     title="BLOOM backbone (keras_hub.models.BloomBackbone): ALiBi, embedding layer norm",
     source="BigScience Workshop 2022, 'BLOOM: A 176B-Parameter Open-Access Multilingual "
            "Language Model'; keras_hub/src/models/bloom/bloom_{backbone,decoder,attention}.py",
-    formula=group(
-        "bloom",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            layer_norm("norm", match="embedding_layernorm"),
-            alibi(),
-        ),
-        group(
-            "blocks",
-            layer_norm("norm_1", match="pre_attention_layernorm"),
-            attention("attention", match="self_attention", bias=zeta,
-                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
-            layer_norm("norm_2", match="post_attention_layernorm"),
-            feed_forward(names=("mlp_intermediate_dense", "mlp_output_dense")),
-            times=L,
-            match=r"transformer_layer_\d+",
-        ),
-        layer_norm("final_norm", match="final_layernorm"),
-    ),
+    formula=alibi_decoder(
+        "bloom", embedding_norm="embedding_layernorm", attention_match="self_attention",
+        norm_names=("pre_attention_layernorm", "post_attention_layernorm"),
+        ffn_names=("mlp_intermediate_dense", "mlp_output_dense")),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     # BloomAttention refuses a d_e that M does not divide.

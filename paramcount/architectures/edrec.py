@@ -27,7 +27,7 @@ register(Architecture(
             "embeddings",
             embedding("token", v, match="embedding",
                       note="v × d_e table shared by encoder and decoder"),
-            zero("positions", "no position embedding: the blocks hold none"),
+            zero("positions", "no position embedding: the blocks hold none", kind="position"),
         ),
         group(
             "encoder",
@@ -43,7 +43,7 @@ register(Architecture(
             rms_norm("norm_1", match="pre_self_attn_norm"),
             attention("self_attention", match="self_attention", bias=zeta),
             rms_norm("norm_cross", match="pre_cross_attn_norm"),
-            attention("cross_attention", match="cross_attention", bias=zeta),
+            attention("cross_attention", match="cross_attention", bias=zeta, kind="cross-attention"),
             rms_norm("norm_2", match="pre_ffw_norm"),
             gated_feed_forward(**_FFN),
             times=L_dec,

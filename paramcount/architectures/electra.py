@@ -25,7 +25,7 @@ register(Architecture(
         "electra",
         factorised_embeddings(projection=eta, projection_match="embeddings_projection"),
         encoder_stack(L),
-        dense("pooler", d_e, d_e, match="pooled_dense"),
+        dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
     ),
     reference="reference_models.electra:backbone",
     counting="trainable weights of the backbone (discriminator or generator body): d_emb-wide "

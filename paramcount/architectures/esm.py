@@ -13,12 +13,7 @@ from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, n, v, zeta
-
-abs_pos = declare("abs_pos", "1 for a learned absolute position table, 0 for rotary positions "
-                  "(no weights)", flag=True)
-emb_norm = declare("emb_norm", "1 when the embeddings are layer-normed before the first block",
-                   flag=True)
+from paramcount.symbols import L, M, abs_pos, d_e, d_f, emb_norm, n, v, zeta
 
 register(Architecture(
     id="esm",
@@ -31,9 +26,9 @@ register(Architecture(
         group(
             "embeddings",
             embedding("token", v, match="token_embedding"),
-            leaf("positions", abs_pos * n * d_e, match="position_embedding",
+            leaf("positions", abs_pos * n * d_e, match="position_embedding", kind="position",
                  note="learned n × d_e table when abs_pos = 1; rotary (no weights) when 0"),
-            leaf("norm", emb_norm * 2 * d_e, match="emb_layer_norm",
+            leaf("norm", emb_norm * 2 * d_e, match="emb_layer_norm", kind="norm",
                  note="layer norm (γ, β) before the first block, only when emb_norm = 1"),
         ),
         group(

@@ -23,7 +23,7 @@ register(Architecture(
         group(
             "embeddings",
             *token_position_embeddings(segments=s).children,
-            dense("projection", d_e, d_e, match="embedding_projection",
+            dense("projection", d_e, d_e, match="embedding_projection", kind="projection",
                   note="dense d_e → d_e after the embedding norm"),
         ),
         group(
@@ -35,7 +35,7 @@ register(Architecture(
             times=L,
             match=r"f_net_layer_\d+",
         ),
-        dense("pooler", d_e, d_e, match="pooled_dense"),
+        dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
     ),
     reference="reference_models.f_net:backbone",
     counting="trainable weights of the backbone: token, position and segment tables and their "

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components import attention, dense, embedding, feed_forward, layer_norm
+from paramcount.components import dense, embedding, layer_norm
 from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.modern import alibi, rotary_positions
+from paramcount.components.decoders import alibi_decoder
+from paramcount.components.modern import rotary_positions
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v, zeta
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
 
 # Keys of FalconConfig that hold no weights, in either layout.
 _HF_FREE = frozenset({
@@ -86,25 +87,10 @@ register(Architecture(
     title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
     source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
            "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
-    formula=group(
-        "falcon",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            alibi(),
-        ),
-        group(
-            "blocks",
-            layer_norm("norm_1", match="input_layernorm"),
-            attention("attention", match="attention", bias=zeta,
-                      names=("query_dense", "key_dense", "value_dense", "output_dense")),
-            layer_norm("norm_2", match="post_attention_layernorm"),
-            feed_forward(names=("dense_h_to_4h", "dense_4h_to_h")),
-            times=L,
-            match=r"transformer_layer_\d+",
-        ),
-        layer_norm("final_norm", match="final_layernorm"),
-    ),
+    formula=alibi_decoder(
+        "falcon", embedding_norm=None, attention_match="attention",
+        norm_names=("input_layernorm", "post_attention_layernorm"),
+        ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
     required=(v, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
@@ -125,10 +111,6 @@ register(Architecture(
 
 
 # --- Falcon-7B / 40B / 180B: the layout KerasHub's constructor cannot express ----------------
-split_ln = declare("split_ln", "1 when a parallel block has a layer norm for attention and one "
-                   "for the MLP (Falcon-40B/180B), 0 when one norm feeds both (Falcon-7B)",
-                   flag=True)
-
 
 def _parallel_keys(config: Mapping) -> Mapping:
     """A Falcon config in the keys of the general (``new_decoder_architecture``) layout, which
@@ -201,7 +183,8 @@ register(Architecture(
             "blocks",
             layer_norm("norm_attention", match=_W["blocks.norm_attention"]),
             leaf("norm_ffn", 2 * d_e * split_ln, match=_W["blocks.norm_ffn"],
-                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1)"),
+                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1)",
+                 kind="norm"),
             group(
                 "attention",
                 leaf("query_key_value", (M + 2 * M_kv) * d_k * (d_e + zeta),
@@ -209,12 +192,14 @@ register(Architecture(
                      note="M query heads and M_kv key and value heads, fused"),
                 dense("output", d_e, d_e, bias=zeta, match=_W["blocks.attention.output"]),
                 match=_W["blocks.attention"],
+                kind="attention",
             ),
             group(
                 "ffn",
                 dense("up", d_e, d_f, bias=zeta, match=_W["blocks.ffn.up"]),
                 dense("down", d_f, d_e, bias=zeta, match=_W["blocks.ffn.down"]),
                 match=_W["blocks.ffn"],
+                kind="feed-forward",
             ),
             times=L,
             match=_W["blocks"],
@@ -222,7 +207,7 @@ register(Architecture(
         ),
         layer_norm("final_norm", match=_W["final_norm"]),
         zero("head", "tied: the output projection is the token embedding, transposed "
-                     "(counted once)"),
+                     "(counted once)", kind="head"),
     ),
     required=(v, d_e, M, L),
     optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},

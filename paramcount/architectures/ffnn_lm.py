@@ -11,10 +11,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.formula import group, leaf, zero
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_h, declare, n, v
-
-direct = declare("direct", "1 when an FFNN LM has Bengio's direct input-to-output connections "
-                           "(an n·d_e × v matrix), else 0", flag=True)
+from paramcount.symbols import L, d_e, d_h, direct, n, v
 
 register(Architecture(
     id="ffnn_lm",
@@ -24,15 +21,17 @@ register(Architecture(
         "ffnn_lm",
         group("embeddings", embedding("token", v, match="embedding",
                                       note="one v × d_e table shared by the n context positions")),
-        zero("concatenation", "the n embeddings side by side: n·d_e inputs, no weights"),
+        zero("concatenation", "the n embeddings side by side: n·d_e inputs, no weights",
+             kind="embedding"),
         group(
             "hidden",
             dense("layer_1", n * d_e, d_h, match="hidden_0"),
             leaf("layers_2_to_L", d_h * d_h + d_h, times=L - 1, match=r"hidden_[1-9]\d*",
                  note="d_h → d_h tanh layers with bias; none when L = 1"),
+            kind="feed-forward",
         ),
-        dense("head", d_h, v, match="head", note="Dense(d_h → v) with bias, before the softmax"),
-        leaf("direct", direct * n * d_e * v, match="direct",
+        dense("head", d_h, v, match="head", kind="head", note="Dense(d_h → v) with bias, before the softmax"),
+        leaf("direct", direct * n * d_e * v, match="direct", kind="head",
              note="Bengio's optional direct connections W (n·d_e → v), no bias; 0 when direct = 0"),
     ),
     required=(v, n, d_e, d_h),

@@ -140,7 +140,7 @@ register(Architecture(
         ),
         rms_norm("final_norm", match="final_normalization"),
         zero("head", "tied: the output projection is the token embedding, transposed "
-                     "(soft-capped in Gemma 2: no weights)"),
+                     "(soft-capped in Gemma 2: no weights)", kind="head"),
     ),
     required=(v, d_e, M, d_k, d_f, L),
     optional={M_kv: M, post_norm: 0, **_POST},

@@ -33,10 +33,7 @@ from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-d_pool = declare("d_pool", "hidden width of an embedding model's pooling head (EmbeddingGemma)")
-d_sent = declare("d_sent", "width of the sentence embedding an embedding model outputs")
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
 
 # KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
 _post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
@@ -160,7 +157,7 @@ register(Architecture(
     formula=group(
         "gemma3",
         *_BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
     reference="reference_models.gemma3:backbone",
@@ -196,6 +193,7 @@ register(Architecture(
             dense("dense", d_e, d_pool, bias=0, match="pooling_dense_1"),
             dense("projection", d_pool, d_sent, bias=0, match="embedding_projection"),
             zero("normalize", "unit (L2) normalisation: no weights"),
+            kind="head",
         ),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST, d_pool: 4 * d_e, d_sent: d_e},

@@ -12,6 +12,7 @@ embeddings that are interleaved with the text's (no weights either).
 from __future__ import annotations
 
 import paramcount.architectures.gemma3 as _text
+from paramcount.architectures.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.components import dense
 from paramcount.components.modern import rms_norm
 from paramcount.components.vision import (
@@ -24,7 +25,6 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.architectures.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table
@@ -131,7 +131,7 @@ register(Architecture(
     formula=group(
         "gemma3_vision",
         *_text._BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
         vision_encoder(),
         group(
             "vision_projector",
@@ -140,6 +140,7 @@ register(Architecture(
             dense("projection", d_vis, d_e, bias=0, match="vision_input_projection"),
             zero("interleave", "image tokens placed among the text tokens: no weights"),
             match="vision_output_encoder",
+            kind="projection",
         ),
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),

@@ -41,27 +41,29 @@ configuration (documented as google/gemma-3n-E4B's).
 
 from __future__ import annotations
 
-
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-L_kvs = declare("L_kvs", "blocks that reuse an earlier block's keys and values (KV sharing: "
-                "the last num_kv_shared_layers)", zero_ok=True)
-L_kvo = declare("L_kvo", "blocks that compute their own keys and values (L − L_kvs)",
-                zero_ok=True)
-v_p = declare("v_p", "rows of the per-layer input table (vocab_size_per_layer_input)")
-d_p = declare("d_p", "width of each block's per-layer input (hidden_size_per_layer_input)")
-A = declare("A", "copies of the hidden state AltUp carries (altup_num_inputs)")
-r_l = declare("r_l", "rank of the LAuReL low-rank residual (laurel_rank)")
-b_att = declare("b_att", "1 when the attention projections carry biases (attention_bias), else 0",
-                flag=True)
-altup_cs = declare("altup_cs", "1 when AltUp scales its corrected output by a learned d_e-wide "
-                   "vector (altup_correct_scale), else 0", flag=True)
+from paramcount.symbols import (
+    A,
+    L,
+    L_kvo,
+    L_kvs,
+    M,
+    M_kv,
+    altup_cs,
+    b_att,
+    d_e,
+    d_f,
+    d_k,
+    d_p,
+    r_l,
+    v,
+    v_p,
+)
 
 
 def _shared_or_own(i: int, *, num_hidden_layers: int, num_kv_shared_layers: int = 0) -> str:
@@ -93,11 +95,13 @@ BLOCKS = KV_SHARED_AND_OWN.stack(
         group(
             "attention",
             dense("query", d_e, M * d_k, bias=b_att, match="q_proj"),
-            leaf("query_norm", d_k, match="q_norm", note="RMS norm over each query head"),
-            zero("value_norm", "value RMS norm without a learned scale"),
+            leaf("query_norm", d_k, match="q_norm", note="RMS norm over each query head",
+                 kind="norm"),
+            zero("value_norm", "value RMS norm without a learned scale", kind="norm"),
             dense("output", M * d_k, d_e, bias=b_att, match="o_proj"),
             rotary_positions(),
             match="attention",
+            kind="attention",
         ),
         rms_norm("post_attention_norm", match="post_attention_layernorm"),
         rms_norm("pre_ffw_norm", match="pre_feedforward_layernorm"),
@@ -113,6 +117,8 @@ BLOCKS = KV_SHARED_AND_OWN.stack(
             leaf("correct_output_scale", altup_cs * d_e, match="correct_output_scale",
                  note="a d_e-wide scale on the corrected output (altup_correct_scale)"),
             match="altup",
+            # AltUp mixes the copies of the hidden state: neither attention nor feed-forward
+            kind="other",
         ),
         group(
             "laurel",
@@ -120,23 +126,25 @@ BLOCKS = KV_SHARED_AND_OWN.stack(
             dense("up", r_l, d_e, bias=0, match="linear_right"),
             rms_norm("norm", match="post_laurel_norm"),
             match="laurel",
+            kind="other",  # a low-rank residual branch
         ),
         group(
             "per_layer_input",
             dense("gate", d_e, d_p, bias=0, match="per_layer_input_gate"),
             dense("projection", d_p, d_e, bias=0, match="per_layer_projection"),
             rms_norm("norm", match="post_per_layer_input_norm"),
+            kind="other",
         ),
     ),
     per_kind={
         "kv_shared": (group(
             "unused_key_value", *_key_value("built, never used"),
-            match=r"decoder_block_\d+_kv_shared/attention",
+            match=r"decoder_block_\d+_kv_shared/attention", kind="attention",
             note="built by KerasHub but never used: a KV-shared block reads the keys and values "
                  "of the last earlier block of its attention type (transformers does not build "
                  "these)"),),
         "own_kv": (group("key_value", *_key_value(""),
-                         match=r"decoder_block_\d+/attention"),),
+                         match=r"decoder_block_\d+/attention", kind="attention"),),
     },
     # The reference names KV-shared blocks ``decoder_block_i_kv_shared`` (KerasHub names every
     # block ``decoder_block_i``), so the two kinds' key/value weights can be told apart.
@@ -165,14 +173,16 @@ register(Architecture(
             dense("projection", d_e, L * d_p, bias=0, match="per_layer_model_projection",
                   note="the token embedding's share of every block's input, d_e → L·d_p"),
             rms_norm("norm", d_p, match="per_layer_projection_norm"),
+            kind="projection",
         ),
         group("altup_in", dense("projection", d_e, d_e, bias=0, match="kernel"), times=A - 1,
-              match=r"altup_projection_\d+", note=_ALTUP_NOTE),
+              match=r"altup_projection_\d+", note=_ALTUP_NOTE, kind="projection"),
         BLOCKS,
         group("altup_out", dense("projection", d_e, d_e, bias=0, match="kernel"), times=A - 1,
-              match=r"altup_unembed_projection_\d+", note=_ALTUP_NOTE + ", folded back"),
+              match=r"altup_unembed_projection_\d+", note=_ALTUP_NOTE + ", folded back",
+              kind="projection"),
         rms_norm("final_norm", match="norm"),
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma3n:backbone",
     counting="trainable weights of the text decoder: token embedding (also the tied head), "

@@ -28,15 +28,7 @@ from paramcount.components.stacks import LayerKinds
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-L_global = declare("L_global", "blocks with global attention (the others attend in a sliding "
-                   "window)", zero_ok=True)
-L_local = declare("L_local", "blocks with sliding-window attention (L − L_global)", zero_ok=True)
-d_kg = declare("d_kg", "key/query width per head of the global-attention layers")
-M_kvg = declare("M_kvg", "key/value heads of the global-attention layers (with K = V)")
-keqv = declare("keqv", "1 when global layers' keys double as values (attention_k_eq_v, with "
-               "their own M_kvg heads), else 0", flag=True)
+from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
 
 
 def _local_or_global(i: int, *, sliding_window_pattern: int = 6,
@@ -61,11 +53,14 @@ def _attention(*, key_dim, kv_heads, value: bool | sympy.Expr = True):
         leaf("value", v_flag * d_e * kv_heads * key_dim, match="value",
              note="no value projection where keys double as values (keqv = 1)"
              if v_flag != 1 else "value projection"),
-        leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head"),
-        leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head"),
-        zero("value_norm", "value RMS norm without a learned scale"),
+        leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head",
+             kind="norm"),
+        leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head",
+             kind="norm"),
+        zero("value_norm", "value RMS norm without a learned scale", kind="norm"),
         dense("output", M * key_dim, d_e, bias=0, match="attention_output"),
         match="attention",
+        kind="attention",
     )
 
 
@@ -79,16 +74,16 @@ BLOCKS = LOCAL_AND_GLOBAL.stack(
         rms_norm("pre_ffw_norm", match="pre_ffw_norm"),
         gated_feed_forward(bias=0, names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
         rms_norm("post_ffw_norm", match="post_ffw_norm"),
-        leaf("layer_scalar", 1, match="layer_scalar", trainable=False,
+        leaf("layer_scalar", 1, match="layer_scalar", trainable=False, kind="other",
              note="a fixed scalar per block (HF: a buffer), non-trainable"),
     ),
     per_kind={
         "global": (group("global_attention",
                          *_attention(key_dim=d_kg, kv_heads=_GLOBAL_KV_HEADS,
                                      value=1 - keqv).children,
-                         match=r"decoder_block_\d+_global/attention"),),
+                         match=r"decoder_block_\d+_global/attention", kind="attention"),),
         "local": (group("local_attention", *_attention(key_dim=d_k, kv_heads=M_kv).children,
-                        match=r"decoder_block_\d+/attention"),),
+                        match=r"decoder_block_\d+/attention", kind="attention"),),
     },
     # The reference names global blocks ``decoder_block_i_global`` (KerasHub names every block
     # ``decoder_block_i``): weights of the two kinds sit at the same paths otherwise.
@@ -108,7 +103,7 @@ register(Architecture(
         group("embeddings", embedding("token", v, match="token_embedding"), rotary_positions()),
         BLOCKS,
         rms_norm("final_norm", match="final_normalization"),
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma4:backbone",
     counting="trainable weights of the text decoder: token embedding (also the tied head), L "

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -50,8 +49,7 @@ MAPPING = Table(
 
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
-# transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
-TRANSFORMERS = Transformers(constraints=(Divisible(d_e, M),), weights={
+TRANSFORMERS = Transformers(constraints=(WHOLE_HEADS,), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
     "blocks": r"h/\d+",
@@ -98,13 +96,14 @@ register(Architecture(
     formula=group(
         "gpt2_causal_lm",
         *_BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed (counted once)"),
+        zero("head", "tied: the output projection is the token embedding, transposed (counted once)",
+             kind="head"),
     ),
     reference="reference_models.gpt2:causal_lm",
     counting="trainable weights of backbone and LM head; the head is the token embedding reused "
              "(tied), counted once",
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
-    transformers=Transformers(constraints=TRANSFORMERS.constraints,
-                              weights={**TRANSFORMERS.weights, "head": "lm_head"}),
+    transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
+                              constraints=TRANSFORMERS.constraints),
     **_COMMON,
 ))

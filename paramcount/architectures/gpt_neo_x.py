@@ -71,7 +71,7 @@ TRANSFORMERS = Transformers(
     deltas=(Delta(
         "head",
         leaf("head", d_e * v, note="transformers: GPTNeoXForCausalLM's untied output head "
-                                   "(EleutherAI's embed_out), d_e × v, no bias"),
+                                   "(EleutherAI's embed_out), d_e × v, no bias", kind="head"),
         "GPTNeoXForCausalLM keeps an untied output head; KerasHub's GPTNeoXBackbone has none "
         "and its GPTNeoXCausalLM reuses the token embedding"),),
 )
@@ -96,6 +96,7 @@ register(Architecture(
                 fused_qkv(),
                 dense("output", d_e, d_e, match="attention_output"),
                 match="self_attention",
+                kind="attention",
             ),
             layer_norm("norm_1", match="self_attention_layer_norm"),
             feed_forward(),

@@ -110,6 +110,7 @@ register(Architecture(
                 leaf("sinks", M, match="sinks",
                      note="one learned attention-sink logit per query head"),
                 match="self_attention",
+                kind="attention",
             ),
             rms_norm("norm_2", match="post_attention_layernorm"),
             mixture_of_experts(
@@ -122,7 +123,7 @@ register(Architecture(
             match=r"transformer_layer_\d+",
         ),
         rms_norm("final_norm", match="sequence_output_layernorm"),
-        embedding("head", v, match="token_embedding/reverse_embeddings",
+        embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
                   note="untied output projection d_e × v, held by the backbone's embedding layer"),
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),

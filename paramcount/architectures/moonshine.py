@@ -30,18 +30,23 @@ from paramcount.components.stacks import repeat
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, d_k, declare, v, zeta
-
-M_dec = declare("M_dec", "decoder attention (query) heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
-x_f = declare("x_f", "feed-forward expansion factor: d_f = x_f·d_e")
-glu_enc = declare("glu_enc", "1 when the encoder's feed-forward is SwiGLU, 0 for GELU",
-                  flag=True)
-glu_dec = declare("glu_dec", "1 when the decoder's feed-forward is SwiGLU, 0 for GELU",
-                  flag=True)
-f_rot = declare("f_rot", "rotary inverse frequencies of the encoder's heads (⌊p·d_k⌋/2 for a "
-                "partial rotary factor p)")
-f_rot_dec = declare("f_rot_dec", "rotary inverse frequencies of the decoder's heads")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    d_e,
+    d_f,
+    d_k,
+    d_k_dec,
+    f_rot,
+    f_rot_dec,
+    glu_dec,
+    glu_enc,
+    v,
+    x_f,
+    zeta,
+)
 
 
 def _mlp(glu, *, match: str):
@@ -53,6 +58,7 @@ def _mlp(glu, *, match: str):
               note="d_e → d_f (GELU), or → 2·d_f: SwiGLU's gate and up as one layer"),
         dense("down", d_f, d_e, match="dense_2"),
         match=match,
+        kind="feed-forward",
     )
 
 
@@ -72,14 +78,14 @@ register(Architecture(
                 "front_end",
                 conv1d("conv_1", 1, d_e, kernel=127, bias=0, match="conv1",
                        note="convolution over the waveform, kernel 127, stride 64, no bias"),
-                leaf("group_norm", 2 * d_e, match="group_norm",
+                leaf("group_norm", 2 * d_e, match="group_norm", kind="norm",
                      note="group norm with one group: scale and shift"),
                 conv1d("conv_2", d_e, 2 * d_e, kernel=7, match="conv2",
                        note="convolution, kernel 7, stride 3"),
                 conv1d("conv_3", 2 * d_e, d_e, kernel=3, match="conv3",
                        note="convolution, kernel 3, stride 2"),
             ),
-            leaf("rotary", f_rot, match="encoder_rotary_embedding", trainable=False,
+            leaf("rotary", f_rot, match="encoder_rotary_embedding", trainable=False, kind="position",
                  note="rotary inverse frequencies, a non-trainable weight"),
             group(
                 "blocks",
@@ -96,6 +102,7 @@ register(Architecture(
         group(
             "decoder",
             leaf("rotary", f_rot_dec, match="decoder_rotary_embedding", trainable=False,
+                 kind="position",
                  note="rotary inverse frequencies, a non-trainable weight"),
             group(
                 "blocks",
@@ -106,6 +113,7 @@ register(Architecture(
                                value_dim=d_k_dec, bias=zeta).children,
                     times=2,
                     match=r"moonshine_multi_head_attention(?:_\d+)?",
+                    kind="attention",  # self and cross alike: one term, times 2
                     note="self-attention (causal, rotary) and cross-attention over the encoder "
                          "output: the same projections, unnamed in KerasHub",
                 ),
@@ -115,7 +123,7 @@ register(Architecture(
             ),
             layer_norm("final_norm", beta=0, match="decoder_post_norm"),
         ),
-        zero("head", "tied: the output projection is the token table, transposed"),
+        zero("head", "tied: the output projection is the token table, transposed", kind="head"),
     ),
     reference="reference_models.moonshine:backbone",
     counting="trainable weights of the backbone: the convolutional front end and its group "

@@ -18,10 +18,7 @@ from paramcount.components import dense, embedding, layer_norm, position_embeddi
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, n, v
-
-bias = declare("bias", "1 when every linear layer and layer norm carries a bias (nanoGPT's "
-                       "GPTConfig.bias), else 0", flag=True)
+from paramcount.symbols import L, M, bias, d_e, d_f, n, v
 
 register(Architecture(
     id="nanogpt",
@@ -43,18 +40,20 @@ register(Architecture(
                       note="fused: queries, keys and values of all M heads"),
                 dense("output", d_e, d_e, bias=bias, match="c_proj"),
                 match="attn",
+                kind="attention",
             ),
             layer_norm("norm_2", beta=bias, match="ln_2"),
             group(
                 "mlp",
                 dense("up", d_e, d_f, bias=bias, match="mlp_c_fc"),
                 dense("down", d_f, d_e, bias=bias, match="mlp_c_proj"),
+                kind="feed-forward",
             ),
             times=L,
             match=r"h_\d+",
         ),
         layer_norm("final_norm", beta=bias, match="ln_f"),
-        zero("head", "tied: lm_head.weight is wte.weight (counted once)"),
+        zero("head", "tied: lm_head.weight is wte.weight (counted once)", kind="head"),
     ),
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, bias: 0},

@@ -8,10 +8,9 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
@@ -76,8 +75,7 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
-        # transformers' attention refuses a hidden size that its heads do not divide (KerasHub floors)
-        constraints=(Divisible(d_e, M),),
+        constraints=(WHOLE_HEADS,),
         weights={
             "embeddings.token": "embed_tokens",
             "embeddings.position": "embed_positions",
@@ -95,8 +93,9 @@ register(Architecture(
         },
         deltas=(Delta(
             "embeddings.position",
-            embedding("position", n + 2, note="learned absolute positions, n + 2 rows (fairseq's "
-                                           "offset of 2, kept by OPTLearnedPositionalEmbedding)"),
+            embedding("position", n + 2, kind="position",
+                      note="learned absolute positions, n + 2 rows (fairseq's offset of 2, kept "
+                           "by OPTLearnedPositionalEmbedding)"),
             "transformers' OPTLearnedPositionalEmbedding keeps fairseq's 2 extra position rows"),),
     ),
     examples={

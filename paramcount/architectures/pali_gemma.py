@@ -161,7 +161,7 @@ register(Architecture(
     formula=group(
         "pali_gemma",
         vision_encoder(),
-        dense("image_projection", d_vis, d_e, match="image_classifier",
+        dense("image_projection", d_vis, d_e, match="image_classifier", kind="projection",
               note="the linear projection d_vis → d_e, with bias (KerasHub's image_classifier)"),
         group(
             "embeddings",
@@ -182,7 +182,7 @@ register(Architecture(
                  "masks, not weights",
         ),
         rms_norm("final_norm", match="final_normalization"),
-        zero("head", "tied: the output projection is the token embedding, transposed"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional={M_kv: M, post_norm: 0},

@@ -94,7 +94,7 @@ register(Architecture(
             match=r"transformer_layer_\d+",
         ),
         rms_norm("final_norm", match="sequence_output_layernorm"),
-        embedding("head", v, match="token_embedding/reverse_embeddings",
+        embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
                   note="untied output projection d_e × v, held by the backbone's embedding layer"),
     ),
     required=(v, d_e, M, d_f, L),

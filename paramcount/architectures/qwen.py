@@ -9,17 +9,11 @@ KerasHub keeps in the backbone.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import (
-    backbone,
-    decoder_blocks,
-    gqa_attention,
-    swiglu,
-    tied,
-)
+from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
+from paramcount.registry import register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 # symbol ↔ QwenBackbone argument ↔ Qwen2Config key. The two frameworks disagree on an absent
@@ -71,25 +65,15 @@ TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
     "head": "lm_head",
 })
 
-register(Architecture(
-    id="qwen",
+register(keras_hub_decoder(
+    "qwen",
     title="Qwen 2 / 2.5 backbone (keras_hub.models.QwenBackbone): GQA with q/k/v biases, SwiGLU",
     source="Qwen Team 2024 (Qwen2, Qwen2.5 technical reports); "
            "keras_hub/src/models/qwen/qwen_backbone.py",
-    formula=backbone(
-        "qwen",
-        decoder_blocks(swiglu(), attention_term=gqa_attention(bias=(1, 1, 1, 0))),
-    ),
+    attention_term=gqa_attention(bias=(1, 1, 1, 0)),
     required=(v, d_e, M, M_kv, d_f, L),
-    optional={tied: 1},
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
-    reference="reference_models.qwen:backbone",
-    counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
-             "norm and the LM head KerasHub keeps in the backbone (none when tied)",
-    presets="qwen",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

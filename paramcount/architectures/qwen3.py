@@ -9,18 +9,12 @@ The small models (0.6B–4B) tie the LM head to the token embedding.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import (
-    backbone,
-    decoder_blocks,
-    gqa_attention,
-    swiglu,
-    tied,
-)
 from paramcount.architectures.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
+from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
+from paramcount.registry import register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 # symbol ↔ Qwen3Backbone argument ↔ Qwen3Config key. Absent keys: transformers' head_dim is 128,
@@ -61,25 +55,15 @@ TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
     "blocks.attention.key_norm": "k_norm",
 })
 
-register(Architecture(
-    id="qwen3",
+register(keras_hub_decoder(
+    "qwen3",
     title="Qwen 3 backbone (keras_hub.models.Qwen3Backbone): GQA with QK norm, SwiGLU, RoPE",
     source="Qwen Team 2025 (Qwen3 Technical Report), table 1; "
            "keras_hub/src/models/qwen3/qwen3_backbone.py",
-    formula=backbone(
-        "qwen3",
-        decoder_blocks(swiglu(), attention_term=gqa_attention(qk_norm=True)),
-    ),
+    attention_term=gqa_attention(qk_norm=True),
+    counting_extra=" (QK norms included)",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
-    optional={tied: 1},
     constraints=(Divisible(M, M_kv),),
-    reference="reference_models.qwen3:backbone",
-    counting="trainable weights of the backbone: token embedding, L decoder blocks (QK norms "
-             "included), final RMS norm and the LM head KerasHub keeps in the backbone (none "
-             "when tied)",
-    presets="qwen3",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -24,7 +24,6 @@ whenever L_moe is 0 or L (every preset, and that test) and what its own decoder 
 from __future__ import annotations
 
 from paramcount.components.basic import dense
-from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.components.llama_like import (
     BLOCK,
     backbone,
@@ -36,6 +35,7 @@ from paramcount.components.llama_like import (
     tied,
 )
 from paramcount.components.modern import k_act, rms_norm
+from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.formula import group
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register

@@ -29,10 +29,7 @@ from paramcount.components.recurrent import (
 from paramcount.formula import group, leaf
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_h, declare, v
-
-tied = declare("tied", "1 when the output layer reuses the token embedding, transposed (weight "
-                       "tying), else 0", flag=True)
+from paramcount.symbols import L, d_e, d_h, layer_symbol, tied, v
 
 _TITLES = {
     "simple_rnn": "SimpleRNN (Elman)",
@@ -42,7 +39,7 @@ _TITLES = {
 
 
 def _head(width):
-    return leaf("head", (1 - tied) * (width * v_out + v_out), match="head",
+    return leaf("head", (1 - tied) * (width * v_out + v_out), match="head", kind="head",
                 note="Dense(last layer's output → v_out) with bias; 0 when tied = 1: the logits "
                      "are the output times the embedding table, transposed (counted once, in "
                      "embeddings)")
@@ -115,8 +112,7 @@ def stacked_rnn_lm(kinds: Sequence[str], *, id: str, title: str | None = None,
     unknown = [k for k in kinds if k not in GATES]
     if not kinds or unknown:
         raise ValueError(f"{id}: cell types must be among {', '.join(GATES)} (got {kinds})")
-    widths = [declare(f"d_h{i}", f"units of recurrent layer {i} of a stack whose layers differ")
-              for i in range(1, len(kinds) + 1)]
+    widths = [layer_symbol("d_h", i) for i in range(1, len(kinds) + 1)]
     optional = {bi: 0, tied: 0, v_out: v}
     if "gru" in kinds:
         optional[reset_after] = 1

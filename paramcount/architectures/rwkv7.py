@@ -18,12 +18,7 @@ from paramcount.components import dense, embedding, layer_norm
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_f, d_k, declare, v
-
-r_w = declare("r_w", "rank of RWKV-7's low-rank decay map (decay_lora)")
-r_a = declare("r_a", "rank of RWKV-7's low-rank in-context learning-rate map (aaa_lora)")
-r_v = declare("r_v", "rank of RWKV-7's low-rank value-residual map (mv_lora)")
-r_g = declare("r_g", "rank of RWKV-7's low-rank output-gate map (gate_lora)")
+from paramcount.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
 
 
 def _low_rank(name: str, rank, *, bias: bool, match: str, note: str):
@@ -65,6 +60,7 @@ register(Architecture(
                 dense("output", d_e, d_e, bias=0, match="output_layer"),
                 layer_norm("group_norm", match=r"group_normalization(?:_\d+)?"),
                 match="RWKV_TIME_MIX",
+                kind="recurrent",  # RWKV's time mixing: the recurrence (WKV state), no attention
             ),
             layer_norm("norm_2", match="ffn_norm"),
             group(
@@ -73,6 +69,7 @@ register(Architecture(
                 dense("key", d_e, d_f, bias=0, match="dense_k"),
                 dense("value", d_f, d_e, bias=0, match="dense_v"),
                 match="RWKV_CMIX",
+                kind="feed-forward",
             ),
             times=L,
             match=r"rwkv_layer_\d+",
@@ -83,10 +80,11 @@ register(Architecture(
                       note="value residual: base v0 and low-rank map v1·v2 (not in layer 0)"),
             times=L - 1,
             match=r"rwkv_layer_\d+/RWKV_TIME_MIX",
+            kind="recurrent",
             note="layers 1 … L−1 mix in layer 0's values; layer 0 has no such weights",
         ),
         layer_norm("final_norm", match="output_norm"),
-        dense("head", d_e, v, bias=0, match="head"),
+        dense("head", d_e, v, bias=0, match="head", kind="head"),
     ),
     required=(v, d_e, d_k, d_f, L),
     optional={r_w: 64, r_a: 64, r_v: 32, r_g: 128},

@@ -36,11 +36,7 @@ from paramcount.components.recurrent import (
 )
 from paramcount.formula import group, leaf, zero
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, d_e, d_h, declare
-
-v_src = declare("v_src", "source vocabulary size")
-v_tgt = declare("v_tgt", "target vocabulary size")
-d_a = declare("d_a", "width of additive (Bahdanau) attention: its alignment layer's units")
+from paramcount.symbols import L_dec, L_enc, d_a, d_e, d_h, layer_symbol, v_src, v_tgt
 
 _enc_width = (1 + bi) * d_h
 
@@ -66,8 +62,8 @@ register(Architecture(
         "seq2seq_lstm",
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
-                              "aligned at the top: a copy, no weights"),
-        dense("head", d_h, v_out, match="head",
+                              "aligned at the top: a copy, no weights", kind="recurrent"),
+        dense("head", d_h, v_out, match="head", kind="head",
               note="Dense(d_h → v_out) with bias; v_out = v_tgt unless set"),
     ),
     optional={bi: 0, v_out: v_tgt},
@@ -96,7 +92,7 @@ register(Architecture(
         *_encoder_decoder(),
         zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
                               "aligned at the top (the forward direction's when bidirectional): "
-                              "a copy, no weights"),
+                              "a copy, no weights", kind="recurrent"),
         group(
             "attention",
             leaf("query", d_h * d_a, match="attention_query",
@@ -107,8 +103,9 @@ register(Architecture(
                  note="v_a: the d_a weights that turn tanh(W_a·s + U_a·h) into a score "
                       "(AdditiveAttention's scale)"),
             zero("context", "softmax-weighted sum of the encoder outputs: no weights"),
+            kind="attention",
         ),
-        dense("head", d_h + _enc_width, v_out, match="head",
+        dense("head", d_h + _enc_width, v_out, match="head", kind="head",
               note="Dense([decoder output; context] → v_out) with bias; v_out = v_tgt unless set"),
     ),
     required=(*_REQUIRED, d_a),
@@ -144,15 +141,13 @@ def stacked_seq2seq(encoder: Sequence[str], decoder: Sequence[str], *, id: str,
     if not encoder or not decoder or any(k not in GATES for k in encoder + decoder):
         raise ValueError(f"{id}: cell types must be among {', '.join(GATES)} "
                          f"(got {encoder} and {decoder})")
-    enc_w = [declare(f"d_enc{i}", f"units of encoder layer {i} (and of the decoder layer it "
-                                  "starts)") for i in range(1, len(encoder) + 1)]
+    enc_w = [layer_symbol("d_enc", i) for i in range(1, len(encoder) + 1)]
     offset = len(encoder) - len(decoder)  # decoder layer j starts from encoder layer j + offset
     dec_w = []
     for j, kind in enumerate(decoder):
         i = j + offset
         if i < 0:
-            dec_w.append(declare(f"d_dec{j + 1}", f"units of decoder layer {j + 1} (below the "
-                                                  "encoder's depth: no state passed to it)"))
+            dec_w.append(layer_symbol("d_dec", j + 1))
         elif _state(kind) != _state(encoder[i]):
             raise ValueError(f"{id}: decoder layer {j + 1} ({kind}) cannot start from encoder "
                              f"layer {i + 1} ({encoder[i]}): state {_state(encoder[i])} is not "
@@ -177,8 +172,8 @@ def stacked_seq2seq(encoder: Sequence[str], decoder: Sequence[str], *, id: str,
                           prefix="encoder_rnn"),
             layered_stack("decoder", tuple(zip(decoder, dec_w)), d_in=d_e, prefix="decoder_rnn"),
             zero("state_passing", "decoder layers start from the encoder layers' final states, "
-                                  "aligned at the top: a copy, no weights"),
-            dense("head", dec_w[-1], v_out, match="head",
+                                  "aligned at the top: a copy, no weights", kind="recurrent"),
+            dense("head", dec_w[-1], v_out, match="head", kind="head",
                   note="Dense(top decoder layer → v_out) with bias; v_out = v_tgt unless set"),
         ),
         required=(v_src, v_tgt, d_e, *dict.fromkeys(enc_w + dec_w)),

@@ -20,11 +20,7 @@ from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, declare, v
-
-b_qkv = declare("b_qkv", "1 when the query, key and value projections carry biases, else 0",
-                flag=True)
-b_ffn = declare("b_ffn", "1 when the feed-forward projections carry biases, else 0", flag=True)
+from paramcount.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
 
 BLOCKS = group(
     "blocks",
@@ -39,6 +35,7 @@ BLOCKS = group(
         leaf("rope_inv_freq", d_k / 2, match="rotary_emb/inv_freq", trainable=False,
              note="RoPE inverse frequencies kept as a non-trainable weight: computed from the "
                   "head width, not learned"),
+        kind="attention",
     ),
     rms_norm("ffn_norm", match="post_attention_layernorm"),
     gated_feed_forward("ffn", bias=b_ffn, match="mlp",

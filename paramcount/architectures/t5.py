@@ -36,7 +36,7 @@ _FFN = t5_feed_forward()
 # output_projector``); the attention's own output_projector sits one level further down.
 _FFN = group("ffn", *(
     leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
-    for c in _FFN.children))
+    for c in _FFN.children), kind="feed-forward")
 
 register(Architecture(
     id="t5",
@@ -47,9 +47,10 @@ register(Architecture(
         "t5",
         group(
             "embeddings",
-            leaf("token", v * d_e, match="token_embedding/embeddings",
+            leaf("token", v * d_e, match="token_embedding/embeddings", kind="embedding",
                  note="one v × d_e table shared by encoder and decoder inputs"),
-            zero("positions", "no absolute positions: relative position bias instead"),
+            zero("positions", "no absolute positions: relative position bias instead",
+                 kind="position"),
         ),
         relative_bias(),
         group(
@@ -60,20 +61,20 @@ register(Architecture(
             times=L,
             match=r"transformer_encoder_layer_\d+",
         ),
-        leaf("encoder_final_norm", d_e, match="encoder_output_layer_norm",
+        leaf("encoder_final_norm", d_e, match="encoder_output_layer_norm", kind="norm",
              note="RMS norm, scale only"),
         group(
             "decoder",
             t5_attention("self_attention", "self_attention"),
-            t5_attention("cross_attention", "cross_attention"),
+            t5_attention("cross_attention", "cross_attention", kind="cross-attention"),
             _FFN,
             t5_norms(3),
             times=L,
             match=r"transformer_decoder_layer_\d+",
         ),
-        leaf("decoder_final_norm", d_e, match="decoder_output_layer_norm",
+        leaf("decoder_final_norm", d_e, match="decoder_output_layer_norm", kind="norm",
              note="RMS norm, scale only"),
-        leaf("head", (1 - tied) * d_e * v, match="token_embedding/reverse_embeddings",
+        leaf("head", (1 - tied) * d_e * v, match="token_embedding/reverse_embeddings", kind="head",
              note="untied output projection d_e × v (v1.1, FLAN-T5); zero when tied (v1.0), "
                   "where the head is the token embedding, transposed"),
     ),

@@ -25,13 +25,23 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, M_kv, d_e, d_f, d_k, d_v, declare, v, zeta
-
-d_e_dec = declare("d_e_dec", "decoder width, where an encoder-decoder's sides differ")
-d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
-M_dec = declare("M_dec", "decoder attention (query) heads")
-M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    M_kv,
+    M_kv_dec,
+    d_e,
+    d_e_dec,
+    d_f,
+    d_f_dec,
+    d_k,
+    d_k_dec,
+    d_v,
+    v,
+    zeta,
+)
 
 
 def _norms(prefix: str, width, *parts: str):
@@ -139,6 +149,7 @@ register(Architecture(
         embedding("encoder_token_embedding", v, d_e, match="encoder_token_embedding",
                   note="v × d_e encoder table"),
         leaf("decoder_token_embedding", v * d_e_dec, match="decoder_token_embedding/embeddings",
+             kind="embedding",
              note="v × d_e_dec decoder table (the tied LM head)"),
         group(
             "encoder",
@@ -156,7 +167,7 @@ register(Architecture(
             rotary_positions(),
             attention("self_attention", match="self_attention", width=d_e_dec, heads=M_dec,
                       kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, bias=zeta),
-            attention("cross_attention", match="cross_attention", width=d_e_dec, heads=M_dec,
+            attention("cross_attention", match="cross_attention", kind="cross-attention", width=d_e_dec, heads=M_dec,
                       kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, kv_width=d_e,
                       bias=zeta),
             gated_feed_forward(match="mlp", width=d_e_dec, inner=d_f_dec,
@@ -167,10 +178,11 @@ register(Architecture(
             times=L_dec,
             match=r"decoder_layer_\d+",
         ),
-        leaf("final_norms", d_e + d_e_dec, match=r"rms_normalization(_\d+)?",
+        leaf("final_norms", d_e + d_e_dec, match=r"rms_normalization(_\d+)?", kind="norm",
              note="the encoder's (d_e) and decoder's (d_e_dec) output RMS norms; KerasHub "
                   "leaves them unnamed, so they are one term"),
         leaf("head", (1 - tied) * d_e_dec * v, match="decoder_token_embedding/reverse_embeddings",
+             kind="head",
              note="untied d_e_dec × v LM head; zero when tied (every released checkpoint)"),
     ),
     reference="reference_models.t5gemma:backbone",

@@ -24,14 +24,23 @@ from paramcount.components.decoders import qk_norm
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, M_kv, d_e, d_f, d_k, d_v, declare, v, zeta
-
-tied = declare("tied", "1 when the output head is the token embedding, transposed (tied)",
-               flag=True)
-d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
-M_dec = declare("M_dec", "decoder attention (query) heads")
-M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
-d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    M_kv,
+    M_kv_dec,
+    d_e,
+    d_f,
+    d_f_dec,
+    d_k,
+    d_k_dec,
+    d_v,
+    tied,
+    v,
+    zeta,
+)
 
 
 def _block(*, heads, kv_heads, key_dim, inner, attention_name: str, attention_match: str,
@@ -43,11 +52,12 @@ def _block(*, heads, kv_heads, key_dim, inner, attention_name: str, attention_ma
         group(
             attention_name,
             *att.children,
-            leaf("query_norm", qk_norm * key_dim, match="query_norm",
+            leaf("query_norm", qk_norm * key_dim, match="query_norm", kind="norm",
                  note="RMS norm over each query head (QK norm); none when qk_norm = 0"),
-            leaf("key_norm", qk_norm * key_dim, match="key_norm",
+            leaf("key_norm", qk_norm * key_dim, match="key_norm", kind="norm",
                  note="RMS norm over each key head (QK norm); none when qk_norm = 0"),
             match=attention_match,
+            kind="attention",  # the decoder's merges self- and cross-attention in one
         ),
         gated_feed_forward(match="mlp", inner=inner, names=("gate_proj", "up_proj", "down_proj")),
         *[rms_norm(f"{p}_norm", match=f"{norm_prefix}{p}_layernorm")
@@ -71,6 +81,7 @@ register(Architecture(
         embedding("encoder_token_embedding", v, match="encoder_token_embedding",
                   note="v × d_e encoder table"),
         leaf("decoder_token_embedding", v * d_e, match="decoder_token_embedding/embeddings",
+             kind="embedding",
              note="v × d_e decoder table (the tied LM head)"),
         group(
             "encoder",
@@ -84,10 +95,11 @@ register(Architecture(
                    attention_name="merged_attention", attention_match="merged_attention",
                    norm_prefix="decoder_", times=L_dec, match=r"decoder_layer_\d+"),
         ),
-        leaf("final_norms", 2 * d_e, match=r"rms_normalization(_\d+)?",
+        leaf("final_norms", 2 * d_e, match=r"rms_normalization(_\d+)?", kind="norm",
              note="the encoder's and decoder's output RMS norms; KerasHub leaves them unnamed, "
                   "so they are one term"),
         leaf("head", (1 - tied) * d_e * v, match="decoder_token_embedding/reverse_embeddings",
+             kind="head",
              note="untied d_e × v LM head; zero when tied (every released checkpoint)"),
     ),
     reference="reference_models.t5gemma2:backbone",

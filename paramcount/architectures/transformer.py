@@ -46,7 +46,7 @@ def _lm(block):
             match="embeddings",
         ),
         block,
-        dense("head", d_e, v, match="lm_head"),
+        dense("head", d_e, v, match="lm_head", kind="head"),
     )
 
 

@@ -18,14 +18,7 @@ from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, declare, zeta
-
-v_src = declare("v_src", "source vocabulary size")
-v_tgt = declare("v_tgt", "target vocabulary size")
-shared = declare("shared", "1 when source and target share one embedding table, else 0",
-                 flag=True)
-tied = declare("tied", "1 when the output layer reuses the token embedding, transposed (weight "
-                       "tying), else 0", flag=True)
+from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
 
 register(Architecture(
     id="transformer",
@@ -38,15 +31,15 @@ register(Architecture(
             "embeddings",
             embedding("source", v_src, match="source_embedding",
                       note="v_src × d_e; also the target's table when shared = 1"),
-            leaf("target", (1 - shared) * v_tgt * d_e, match="target_embedding",
+            leaf("target", (1 - shared) * v_tgt * d_e, match="target_embedding", kind="embedding",
                  note="v_tgt × d_e; 0 when shared = 1 (the source table is reused)"),
             sinusoidal_positions(),
-            zero("scale", "embeddings multiplied by √d_e: a constant"),
+            zero("scale", "embeddings multiplied by √d_e: a constant", kind="embedding"),
         ),
         encoder_block(times=L_enc, name="encoder", match=r"encoder_layer_\d+"),
         decoder_block(times=L_dec, name="decoder", match=r"decoder_layer_\d+",
                       cross_attention=True),
-        leaf("head", (1 - tied) * (d_e * v_tgt + v_tgt), match="head",
+        leaf("head", (1 - tied) * (d_e * v_tgt + v_tgt), match="head", kind="head",
              note="Dense(d_e → v_tgt) with bias; 0 when tied = 1: the target embedding, "
                   "transposed, counted once"),
     ),

@@ -16,21 +16,14 @@ from paramcount.components import attention, dense, feed_forward
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, n, zeta
-
-d_x = declare("d_x", "input features (variables) per time step of a multivariate series")
-d_y = declare("d_y", "outputs of a supervised head: classes, or values to regress")
-bn = declare("bn", "1 when the encoder blocks use batch normalization (TST), 0 for layer norm",
-             flag=True)
-pretrain = declare("pretrain", "1 for TST's pretraining head (reconstruct the d_x inputs at each "
-                               "step), 0 for the supervised head (n·d_e → d_y)", flag=True)
+from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
 
 
 def _norm(name: str):
     return group(
         name,
-        leaf("scale_shift", 2 * d_e, match="gamma|beta", note="γ and β, d_e each"),
-        leaf("running_stats", bn * 2 * d_e, match="moving_mean|moving_variance", trainable=False,
+        leaf("scale_shift", 2 * d_e, match="gamma|beta", kind="norm", note="γ and β, d_e each"),
+        leaf("running_stats", bn * 2 * d_e, match="moving_mean|moving_variance", kind="norm", trainable=False,
              note="batch norm's moving mean and variance, d_e each: updated, not trained; "
                   "0 for layer norm"),
         match=name,
@@ -46,9 +39,9 @@ register(Architecture(
         "tst",
         group(
             "embeddings",
-            dense("input_projection", d_x, d_e, match="input_projection",
+            dense("input_projection", d_x, d_e, match="input_projection", kind="projection",
                   note="W_p·x_t + b_p: d_x features → d_e, shared by all steps"),
-            leaf("position", n * d_e, match="position_embedding",
+            leaf("position", n * d_e, match="position_embedding", kind="position",
                  note="learned positions, one d_e vector per step"),
         ),
         group(
@@ -62,10 +55,10 @@ register(Architecture(
         ),
         group(
             "head",
-            leaf("supervised", (1 - pretrain) * (n * d_e * d_y + d_y), match="output_head",
+            leaf("supervised", (1 - pretrain) * (n * d_e * d_y + d_y), match="output_head", kind="head",
                  note="W_o over the n·d_e concatenated final vectors → d_y, with bias; "
                       "0 when pretrain = 1"),
-            leaf("reconstruction", pretrain * (d_e * d_x + d_x), match="reconstruction_head",
+            leaf("reconstruction", pretrain * (d_e * d_x + d_x), match="reconstruction_head", kind="head",
                  note="d_e → d_x at every step, with bias (masked-value pretraining); "
                       "0 when pretrain = 0"),
         ),

@@ -15,17 +15,9 @@ from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, declare, zeta
+from paramcount.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, zeta
 
-H = declare("H", "image height in pixels")
-W = declare("W", "image width in pixels")
-P = declare("P", "patch side in pixels (P × P patches)")
-C = declare("C", "image channels")
-cls = declare("cls", "1 when a learned class token is prepended to the patches, else 0", flag=True)
 # KerasHub's use_patch_bias and use_mlp_bias (b_ffn as SmolLM3 declares it)
-b_patch = declare("b_patch", "1 when the patch-embedding convolution carries a bias, else 0",
-                  flag=True)
-b_ffn = declare("b_ffn", "1 when the feed-forward projections carry biases, else 0", flag=True)
 
 n_patches = (H / P) * (W / P)
 
@@ -37,12 +29,12 @@ register(Architecture(
         "vit",
         group(
             "embeddings",
-            leaf("patch", P * P * C * d_e + b_patch * d_e, match="patch_embedding",
+            leaf("patch", P * P * C * d_e + b_patch * d_e, match="patch_embedding", kind="embedding",
                  note="Conv2D, kernel P × P × C → d_e, stride P, with bias unless b_patch = 0: "
                       "one linear map per patch"),
-            leaf("class_token", cls * d_e, match="class_token",
+            leaf("class_token", cls * d_e, match="class_token", kind="embedding",
                  note="a learned d_e vector prepended to the patches"),
-            leaf("position", (n_patches + cls) * d_e, match="position_embedding",
+            leaf("position", (n_patches + cls) * d_e, match="position_embedding", kind="position",
                  note="learned: one per patch, (H/P)·(W/P), plus one for the class token"),
             match="vit_patching_and_embedding",
         ),

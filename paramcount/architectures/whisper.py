@@ -41,7 +41,7 @@ register(Architecture(
                        match="encoder_token_embedding_conv_layer_2",
                        note="convolution, kernel width 3, stride 2 (halves the frames)"),
             ),
-            leaf("positions", n_audio * d_e, match="encoder_position_embedding",
+            leaf("positions", n_audio * d_e, match="encoder_position_embedding", kind="position",
                  trainable=False,
                  note="sinusoidal n_audio × d_e table, stored as a non-trainable weight"),
             group(
@@ -78,7 +78,8 @@ register(Architecture(
             ),
             layer_norm("final_norm", match="decoder_layer_norm"),
         ),
-        zero("head", "tied: the output projection is the decoder's token table, transposed"),
+        zero("head", "tied: the output projection is the decoder's token table, transposed",
+             kind="head"),
     ),
     reference="reference_models.whisper:backbone",
     counting="trainable weights of the backbone: the convolutional front end, L encoder and L "

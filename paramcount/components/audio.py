@@ -8,19 +8,18 @@ with a bias, c_out more; stride and padding change the sequence length, never th
 from __future__ import annotations
 
 from paramcount.formula import Term, leaf
-from paramcount.symbols import declare
+from paramcount.symbols import n_audio, n_mels
 
 __all__ = ["n_mels", "n_audio", "conv1d"]
 
-n_mels = declare("n_mels", "mel-filterbank channels of a speech model's spectrogram input")
-n_audio = declare("n_audio", "audio positions the encoder's position table holds (Whisper: "
-                  "max_encoder_sequence_length / 2, after the stride-2 convolution)")
 
 
 def conv1d(name: str, c_in, c_out, *, kernel, bias=1, match: str | None = None,
-           note: str = "") -> Term:
-    """A 1-D convolution: ``kernel·c_in·c_out`` weights plus ``bias·c_out`` biases."""
+           note: str = "", kind: str = "embedding") -> Term:
+    """A 1-D convolution: ``kernel·c_in·c_out`` weights plus ``bias·c_out`` biases. Its kind is
+    ``embedding`` by default: a speech model's convolutional front end embeds the input (the
+    audio analogue of ViT's patch convolution)."""
     if not note:
         note = f"convolution, kernel width {kernel}" + ("" if bias == 1 else
                                                        ", no bias" if bias == 0 else "")
-    return leaf(name, kernel * c_in * c_out + bias * c_out, match=match, note=note)
+    return leaf(name, kernel * c_in * c_out + bias * c_out, match=match, note=note, kind=kind)

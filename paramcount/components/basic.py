@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy
 
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.hparams import Relation
+from paramcount.hparams import Divisible, Relation
 from paramcount.symbols import M, d_e, d_f, d_k, d_v, zeta
 
 #: The heads split the model width (KerasHub's ``key_dim = hidden_dim // num_heads``), as an
@@ -27,10 +27,14 @@ EVEN_HEADS = {d_k: sympy.floor(d_e / M), d_v: sympy.floor(d_e / M)}
 #: With the floor, d_e < M would give heads of width zero, which KerasHub refuses: the constraint
 #: a flooring architecture states instead of ``Divisible(d_e, M)``.
 HEADS_FIT = Relation(M, "<=", d_e, reason="fewer heads than the width: d_e // M must not be 0")
+# transformers' BERT, GPT-2 and OPT attention refuse a width that is not a multiple of the heads
+# (no floor there): a constraint of their transformers reference, not of the Keras model
+WHOLE_HEADS = Divisible(d_e, M)
 
 __all__ = [
     "EVEN_HEADS",
     "HEADS_FIT",
+    "WHOLE_HEADS",
     "embedding",
     "position_embedding",
     "sinusoidal_positions",
@@ -43,30 +47,35 @@ __all__ = [
 ]
 
 
-def embedding(name: str, rows, width=d_e, *, match: str | None = None, note: str = "") -> Term:
+def embedding(name: str, rows, width=d_e, *, match: str | None = None, note: str = "",
+              kind: str = "embedding") -> Term:
     """A lookup table of ``rows`` vectors of ``width`` (token, segment or position embedding)."""
-    return leaf(name, rows * width, match=match, note=note or f"{rows} × {width} table")
+    return leaf(name, rows * width, match=match, note=note or f"{rows} × {width} table", kind=kind)
 
 
 def position_embedding(n_positions, width=d_e, *, name: str = "position",
                        match: str | None = "position_embedding") -> Term:
     """Learned absolute positions: one vector per position."""
-    return embedding(name, n_positions, width, match=match, note="learned absolute positions")
+    return embedding(name, n_positions, width, match=match, note="learned absolute positions",
+                     kind="position")
 
 
 def sinusoidal_positions(name: str = "positions") -> Term:
-    return zero(name, "sinusoidal positions: computed from the position, not learned")
+    return zero(name, "sinusoidal positions: computed from the position, not learned",
+                kind="position")
 
 
-def dense(name: str, d_in, d_out, *, bias=1, match: str | None = None, note: str = "") -> Term:
-    """A fully connected layer: ``d_in·d_out`` weights plus ``bias·d_out`` biases."""
-    return leaf(name, d_in * d_out + bias * d_out, match=match, note=note)
+def dense(name: str, d_in, d_out, *, bias=1, match: str | None = None, note: str = "",
+          kind: str | None = None) -> Term:
+    """A fully connected layer: ``d_in·d_out`` weights plus ``bias·d_out`` biases; its kind is
+    the caller's (a query projection is attention, a head a head), by default its group's."""
+    return leaf(name, d_in * d_out + bias * d_out, match=match, note=note, kind=kind)
 
 
 def layer_norm(name: str, width=d_e, *, beta=1, match: str | None = None) -> Term:
     """Layer normalisation: scale γ and (``beta=1``) shift β, ``width`` each."""
     note = "layer norm: γ and β" if beta == 1 else ("layer norm: γ only" if beta == 0 else "")
-    return leaf(name, (1 + beta) * width, match=match, note=note)
+    return leaf(name, (1 + beta) * width, match=match, note=note, kind="norm")
 
 
 def attention(
@@ -81,6 +90,7 @@ def attention(
     kv_width=None,
     bias=zeta,
     names: tuple[str, str, str, str] = ("query", "key", "value", "attention_output"),
+    kind: str = "attention",
 ) -> Term:
     """Multi-head attention as four projections.
 
@@ -101,6 +111,7 @@ def attention(
         dense("value", kv_width, kv_heads * value_dim, bias=b_v, match=val),
         dense("output", heads * value_dim, width, bias=b_o, match=o),
         match=match,
+        kind=kind,
     )
 
 
@@ -120,6 +131,7 @@ def feed_forward(
         dense("up", width, inner, bias=bias, match=up),
         dense("down", inner, width, bias=bias, match=down),
         match=match,
+        kind="feed-forward",
     )
 
 
@@ -166,7 +178,8 @@ def decoder_block(
     ]
     if cross_attention:
         parts += [
-            attention("cross_attention", match="cross_attention", bias=bias, kv_width=cross_width),
+            attention("cross_attention", match="cross_attention", bias=bias, kv_width=cross_width,
+                      kind="cross-attention"),
             layer_norm("norm_cross", match="cross_attention_layer_norm"),
         ]
     parts += [feed_forward(), layer_norm("norm_2", match="feedforward_layer_norm")]

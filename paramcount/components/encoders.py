@@ -17,7 +17,7 @@ from paramcount.components.basic import (
     position_embedding,
 )
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import M, d_e, d_f, declare, n, s, v, zeta
+from paramcount.symbols import L_g, L_r, M, d_e, d_emb, d_f, eta, gated, k_rel, n, n_b, s, tied, v, zeta
 
 __all__ = [
     "L_g",
@@ -40,18 +40,6 @@ __all__ = [
 ]
 
 # --- symbols -------------------------------------------------------------------------------------
-d_emb = declare("d_emb", "factorised token-embedding width (ALBERT, ELECTRA), projected to d_e")
-L_g = declare("L_g", "ALBERT: groups of distinct blocks (num_groups); L/L_g layers share a group")
-L_r = declare("L_r", "ALBERT: distinct blocks inside a group (num_inner_repetitions)")
-eta = declare("eta", "1 when the embeddings are projected from d_emb to d_e by a dense layer",
-              flag=True)
-k_rel = declare("k_rel", "DeBERTa: relative-distance buckets each side (bucket_size); the "
-                "shared relative position table has 2·k_rel rows")
-n_b = declare("n_b", "T5: relative-position buckets of the attention bias (32 in KerasHub)")
-gated = declare("gated", "1 when the feed-forward is gated (GeGLU / SwiGLU: three matrices)",
-                flag=True)
-tied = declare("tied", "1 when the output head is the token embedding, transposed (tied)",
-               flag=True)
 
 
 # --- embeddings ---------------------------------------------------------------------------------
@@ -82,10 +70,12 @@ def factorised_embeddings(*, projection=1, projection_match: str = "embedding_pr
     then a dense projection d_emb → d_e (present when ``projection`` is 1; a flag may gate it)."""
     base = token_position_embeddings(width=d_emb, segments=segments)
     proj = dense("projection", d_emb, d_e, match=projection_match,
-                 note="factorised embedding: V×d_emb table then d_emb×d_e projection")
+                 note="factorised embedding: V×d_emb table then d_emb×d_e projection",
+                 kind="projection")
     if projection != 1:
         proj = leaf("projection", projection * (d_emb * d_e + d_e), match=projection_match,
-                    note="d_emb×d_e projection with bias; absent (η = 0) when d_emb = d_e")
+                    note="d_emb×d_e projection with bias; absent (η = 0) when d_emb = d_e",
+                    kind="projection")
     return group("embeddings", *base.children, proj)
 
 
@@ -107,7 +97,7 @@ def encoder_stack(times, *, match: str = r"transformer_layer_\d+", name: str = "
 # --- FNet -----------------------------------------------------------------------------------------
 def fourier_mixing(name: str = "mixing") -> Term:
     return zero(name, "Fourier mixing: a 2-D DFT over sequence and hidden axes (real part), "
-                      "no learned weights in place of self-attention")
+                      "no learned weights in place of self-attention", kind="other")
 
 
 # --- DeBERTa --------------------------------------------------------------------------------------
@@ -118,16 +108,17 @@ def relative_position_table(name: str = "relative_positions") -> Term:
     return group(
         name,
         embedding("table", 2 * k_rel, d_e, match="rel_embedding$",
-                  note="2·k_rel relative-distance buckets, shared by all layers"),
+                  note="2·k_rel relative-distance buckets, shared by all layers",
+                  kind="attention"),  # an input of every layer's attention, not a token's vector
         layer_norm("norm", match="rel_embeddings_layer_norm"),
         match="rel_embedding",
     )
 
 
 # --- T5 -------------------------------------------------------------------------------------------
-def t5_attention(name: str, match: str) -> Term:
+def t5_attention(name: str, match: str, *, kind: str = "attention") -> Term:
     """T5 attention: four bias-free projections through M·d_k inner width."""
-    return attention(name, match=match, bias=0,
+    return attention(name, match=match, bias=0, kind=kind,
                      names=("query_projector", "key_projector", "value_projector",
                             "output_projector"))
 
@@ -140,13 +131,14 @@ def t5_feed_forward() -> Term:
         leaf("gate", gated * d_e * d_f, match="gate_projector",
              note="gated feed-forward (T5 v1.1 GeGLU) only: absent when gated = 0"),
         dense("down", d_f, d_e, bias=0, match="output_projector"),
+        kind="feed-forward",
     )
 
 
 def t5_norms(count: int) -> Term:
     """The ``count`` T5 layer norms of a block: RMS norms with a scale and no β."""
     return leaf(
-        "norms", count * d_e, match=r"t5_layer_norm(_\d+)?",
+        "norms", count * d_e, match=r"t5_layer_norm(_\d+)?", kind="norm",
         note=f"{count} T5 layer norms (RMS, scale only, no β) of d_e; KerasHub leaves them "
              "unnamed, so they are one term",
     )
@@ -155,6 +147,7 @@ def t5_norms(count: int) -> Term:
 def relative_bias(times=2) -> Term:
     return leaf(
         "relative_position_bias", n_b * M, times=times, match="self_attention/embeddings",
+        kind="attention",
         note="T5 relative position bias: an n_b × M table in the first self-attention layer of "
              "the encoder and of the decoder, reused by the layers above (first layer only)",
     )

@@ -16,6 +16,8 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy
 
 from paramcount.components.basic import attention, dense, embedding
@@ -28,7 +30,29 @@ from paramcount.components.modern import (
 )
 from paramcount.components.stacks import LayerKinds
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, declare, v
+from paramcount.symbols import (
+    E,
+    H_lk,
+    H_lv,
+    K_conv,
+    L,
+    L_full,
+    L_linear,
+    M,
+    M_kv,
+    d_e,
+    d_f,
+    d_fe,
+    d_fs,
+    d_k,
+    d_lk,
+    d_lv,
+    tied,
+    v,
+)
+
+if TYPE_CHECKING:
+    from paramcount.registry import Architecture
 
 __all__ = [
     "tied",
@@ -42,12 +66,9 @@ __all__ = [
     "decoder_blocks",
     "final_norm",
     "backbone",
+    "keras_hub_decoder",
 ]
 
-tied = declare("tied", "1 when the output head is the token embedding reused (tied), else 0",
-               flag=True)
-d_fe = declare("d_fe", "feed-forward inner width of each routed expert")
-d_fs = declare("d_fs", "feed-forward inner width of the always-active shared expert")
 
 BLOCK = r"transformer_layer_\d+"
 
@@ -65,11 +86,12 @@ def output_head(tie=tied) -> Term:
     """The LM head KerasHub keeps inside the backbone: ``reverse_embeddings`` (d_e × v), absent
     when the head is the token embedding transposed (``tie`` = 1)."""
     if tie == 1:
-        return zero("head", "tied: the output projection is the token embedding, transposed")
+        return zero("head", "tied: the output projection is the token embedding, transposed",
+                    kind="head")
     note = ("untied output projection (ReversibleEmbedding.reverse_embeddings)" if tie == 0 else
             "output projection: d_e × v when untied, nothing when tied to the token embedding")
     return leaf("head", (1 - tie) * d_e * v, match="token_embedding/reverse_embeddings",
-                note=note)
+                note=note, kind="head")
 
 
 def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
@@ -90,6 +112,7 @@ def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
         rms_norm("query_norm", key_dim, match="query_dense_layernorm"),
         rms_norm("key_norm", key_dim, match="key_dense_layernorm"),
         match="self_attention",
+        kind="attention",
     )
 
 
@@ -173,13 +196,6 @@ def closed_form_dense(*, tie=tied, bias_qkv=0, qk_norm=0, key_dim=d_k) -> sympy.
 
 
 # --- Qwen 3.5: hybrid blocks, gated DeltaNet linear attention and gated full attention ----------
-H_lk = declare("H_lk", "key (and query) heads of a linear-attention (gated DeltaNet) layer")
-H_lv = declare("H_lv", "value heads of a linear-attention (gated DeltaNet) layer")
-d_lk = declare("d_lk", "key (and query) width per head of a linear-attention layer")
-d_lv = declare("d_lv", "value width per head of a linear-attention layer")
-K_conv = declare("K_conv", "kernel width of the short causal convolution of a linear-attention "
-                 "layer")
-L_full = declare("L_full", "blocks with full (softmax) attention; the others use linear attention")
 
 
 def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn") -> Term:
@@ -202,6 +218,7 @@ def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn
         rms_norm("norm", d_lv, match="norm"),
         dense("output", H_lv * d_lv, d_e, bias=0, match="out_proj"),
         match=match,
+        kind="attention",
     )
 
 
@@ -218,6 +235,7 @@ def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
         rms_norm("query_norm", key_dim, match="query_norm"),
         rms_norm("key_norm", key_dim, match="key_norm"),
         match="self_attention",
+        kind="attention",
     )
 
 
@@ -230,8 +248,6 @@ def _full_or_linear(i: int, *, layer_types: list[str] | None = None,
     return "full" if (i + 1) % full_attention_interval == 0 else "linear"
 
 
-L_linear = declare("L_linear", "blocks with linear (gated DeltaNet) attention (L − L_full)",
-                   zero_ok=True)
 FULL_AND_LINEAR = LayerKinds((("full", L_full), ("linear", L_linear)), _full_or_linear)
 
 
@@ -248,3 +264,22 @@ def hybrid_blocks(ffn: Term) -> Term:
         note="L blocks: full attention in L_full of them, gated DeltaNet in the other L_linear",
     )
 
+
+
+def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str = "",
+                      **fields) -> Architecture:
+    """A dense Llama-lineage KerasHub backbone (Qwen 2, Qwen 3 ...) as an Architecture: token
+    embedding, L pre-norm blocks of ``attention_term`` and SwiGLU, final RMS norm, and the LM head
+    KerasHub keeps in the backbone (none when ``tied``, the default). The family's module gives
+    what differs (title, source, hyperparameters, examples); the rest is shared here: the
+    reference ``reference_models.<id>:backbone``, the preset file ``<id>``, KerasHub's metadata."""
+    from paramcount.registry import Architecture
+
+    counting = ("trainable weights of the backbone: token embedding, L decoder blocks"
+                f"{counting_extra}, final RMS norm and the LM head KerasHub keeps in the backbone "
+                "(none when tied)")
+    defaults = dict(optional={tied: 1}, reference=f"reference_models.{arch_id}:backbone",
+                    counting=counting, presets=arch_id, keras_hub_metadata=True,
+                    family="keras_hub")
+    return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(
+        swiglu(), attention_term=attention_term)), **{**defaults, **fields})

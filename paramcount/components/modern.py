@@ -3,18 +3,20 @@ and the position schemes that cost no parameters."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.components.basic import dense
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.symbols import E, d_e, d_f, declare
+from paramcount.symbols import E, d_e, d_f
+from paramcount.symbols import k as k_act
 
 __all__ = ["rms_norm", "gated_feed_forward", "mixture_of_experts", "rotary_positions", "alibi"]
 
-k_act = declare("k", "experts each token is routed to (top-k)")
 
 
 def rms_norm(name: str, width=d_e, *, scale=1, match: str | None = None) -> Term:
     """RMS normalisation: a scale vector of ``width`` (none when ``scale=0``), never a shift."""
-    return leaf(name, scale * width, match=match,
+    return leaf(name, scale * width, match=match, kind="norm",
                 note="RMS norm: scale only" if scale == 1 else "RMS norm without a learned scale")
 
 
@@ -36,6 +38,7 @@ def gated_feed_forward(
         dense("up", width, inner, bias=bias, match=up),
         dense("down", inner, width, bias=bias, match=down),
         match=match,
+        kind="feed-forward",
     )
 
 
@@ -55,19 +58,24 @@ def mixture_of_experts(
     The expert term carries ``active = top_k`` copies: the parameters one token actually uses,
     which :meth:`paramcount.formula.Term.active_total` sums beside the total.
     """
+    expert = dataclasses.replace(expert, kind=None)  # its leaves are experts, not a plain FFN
     experts_term = Term(
         "experts", None, (expert,), experts, expert.match, note=f"{experts} experts",
-        active_times=top_k,
+        active_times=top_k, kind="expert",
     ) if not expert.is_leaf else Term(
         "experts", expert.expr, (), experts, expert.match, note=f"{experts} experts",
-        active_times=top_k,
+        active_times=top_k, kind="expert",
     )
-    return group(name, router, experts_term, shared, match=match)
+    if router.kind is None:
+        router = dataclasses.replace(router, kind="router")
+    return group(name, router, experts_term, shared, match=match, kind="feed-forward")
 
 
 def rotary_positions(name: str = "positions") -> Term:
-    return zero(name, "rotary position embedding (RoPE): a rotation computed from the position")
+    return zero(name, "rotary position embedding (RoPE): a rotation computed from the position",
+                kind="position")
 
 
 def alibi(name: str = "positions") -> Term:
-    return zero(name, "ALiBi: a fixed linear bias on attention scores, not learned")
+    return zero(name, "ALiBi: a fixed linear bias on attention scores, not learned",
+                kind="attention")

@@ -16,19 +16,12 @@ backward, whose outputs are concatenated: the next layer sees 2·d_h.
 from __future__ import annotations
 
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import d_h, declare
+from paramcount.symbols import bi, d_h, reset_after, v_out
 
 __all__ = ["GATES", "bi", "reset_after", "v_out", "recurrent_cell", "recurrent_stack",
            "layered_stack"]
 
-bi = declare("bi", "1 when the recurrent layers are bidirectional (forward and backward, "
-                   "outputs concatenated), else 0", flag=True)
-reset_after = declare("reset_after", "1 when a GRU applies its reset gate after the recurrent "
-                                     "product (Keras' default; a second bias per gate), else 0",
-                      flag=True)
 
-v_out = declare("v_out", "width of the output layer: the (target) vocabulary unless the head "
-                         "predicts something else (classes, a shortlist)")
 
 # Gate blocks in Keras' order along the last axis of kernel, recurrent_kernel and bias.
 GATES: dict[str, tuple[str, ...]] = {
@@ -68,6 +61,7 @@ def recurrent_cell(kind: str, d_in, units=d_h, *, gru_reset_after=reset_after) -
             match=r"kernel|recurrent_kernel|bias",
             part=(i, len(gates)) if len(gates) > 1 else None,
             note=f"{_WHAT[kind, gate]}: input weights, recurrent weights, {bias_note}",
+            kind="recurrent",
         ))
     return tuple(out)
 

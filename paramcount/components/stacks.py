@@ -23,7 +23,7 @@ import sympy
 
 from paramcount.formula import Term, group
 from paramcount.hparams import Relation
-from paramcount.symbols import L, declare
+from paramcount.symbols import L, L_dense, L_moe
 
 __all__ = ["LayerKinds", "repeat", "L_moe", "L_dense", "MOE_AND_DENSE"]
 
@@ -112,10 +112,6 @@ class LayerKinds:
 
 
 # --- Mixture-of-experts stacks: sparse blocks among dense ones ----------------------------------
-L_moe = declare("L_moe", "blocks whose feed-forward is the mixture of experts (the other L − "
-                "L_moe are dense)", zero_ok=True)
-L_dense = declare("L_dense", "blocks with a dense feed-forward in a mixture-of-experts stack "
-                  "(L − L_moe)", zero_ok=True)
 
 
 def _moe_or_dense(i: int, *, decoder_sparse_step: int = 1, mlp_only_layers: Sequence[int] = (),

@@ -15,18 +15,12 @@ from __future__ import annotations
 from paramcount.components.basic import attention, feed_forward, layer_norm
 from paramcount.formula import Term, group, leaf
 from paramcount.hparams import Divisible
-from paramcount.symbols import declare
+from paramcount.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
 
 __all__ = ["H", "P", "d_vis", "M_vis", "d_fvis", "L_vis", "vision_encoder", "VISION_CONSTRAINTS"]
 
-# H and P are ViT's symbols (paramcount.architectures.vit declares the same ones): these encoders
+# H and P are ViT's symbols (paramcount.symbols): these encoders
 # take square images only, so H is the side.
-H = declare("H", "image height in pixels")
-P = declare("P", "patch side in pixels (P × P patches)")
-d_vis = declare("d_vis", "width of a vision-language model's image encoder (ViT hidden size)")
-M_vis = declare("M_vis", "attention heads of the image encoder")
-d_fvis = declare("d_fvis", "MLP inner width of the image encoder")
-L_vis = declare("L_vis", "blocks of the image encoder")
 
 #: Checked wherever :func:`vision_encoder` is used: heads split the width, patches tile the image.
 VISION_CONSTRAINTS = (Divisible(d_vis, M_vis), Divisible(H, P))
@@ -41,10 +35,10 @@ def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder"
         name,
         group(
             "embeddings",
-            leaf("patch", P * P * _CHANNELS * d_vis + d_vis, match="embedding_conv",
+            leaf("patch", P * P * _CHANNELS * d_vis + d_vis, match="embedding_conv", kind="embedding",
                  note="Conv2D, kernel P × P × 3 → d_vis, stride P, with bias: one linear map per "
                       "patch"),
-            leaf("position", (H / P) ** 2 * d_vis, match="position_embedding",
+            leaf("position", (H / P) ** 2 * d_vis, match="position_embedding", kind="position",
                  note="learned: one per patch, (H/P)², no class token"),
             match="encoder_embeddings",
         ),

@@ -1,0 +1,73 @@
+"""The Keras side of a proof: Keras − formula per component at a point, each point built once.
+
+Models are built the one allocation-free way (``reference_models._build.stateless``: a stateless
+scope; task models built uncompiled by their builders), so a 2^24-wide layer costs no memory."""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Mapping
+
+import sympy
+
+from paramcount.prove.case import UNCLAIMED, Case
+
+
+class Contested(Exception):
+    """A Keras weight claimed by several formula components: the formula is ambiguous."""
+
+
+class Oracle:
+    """Keras − formula per component at a point of a case's parameter space."""
+
+    def __init__(self, case: Case):
+        self.case = case
+        self.cache: dict[tuple, dict[str, int]] = {}
+        self.unclaimed_paths: set[str] = set()
+        self.builds = 0
+        self.counts: dict[tuple, int] = {}  # number of distinct Keras weights per point
+
+    def _key(self, point: Mapping[sympy.Symbol, int]) -> tuple[int, ...]:
+        return tuple(int(point[x]) for x in self.case.free)
+
+    def weight_count(self, point: Mapping[sympy.Symbol, int]) -> int:
+        self(point)
+        return self.counts[self._key(point)]
+
+    def __call__(self, point: Mapping[sympy.Symbol, int]) -> dict[str, int]:
+        key = self._key(point)
+        if key not in self.cache:
+            self.cache[key] = self._measure(point)
+        return self.cache[key]
+
+    def _measure(self, point) -> dict[str, int]:
+        # reference_models first, in a statement of its own: it imports TensorFlow with the
+        # C++ start-up notices muted (an import sorter must not move keras above it).
+        import reference_models  # noqa: F401, I001
+        from reference_models._build import stateless
+
+        import keras
+
+        from paramcount.verify import build_reference, compare, keras_weights
+
+        arch = self.case.arch
+        hp = arch.resolve(self.case.hparams(point))
+        self.builds += 1
+        with stateless():  # also covers a plugin's builder that builds outside a scope
+            model = build_reference(arch, hp)
+        weights = keras_weights(model)
+        self.counts[self._key(point)] = len(weights)
+        del model
+        keras.backend.clear_session(free_memory=False)
+        if self.builds % 40 == 0:
+            gc.collect()
+        res = compare(arch, hp, weights)
+        if res.contested:
+            path, owners = res.contested[0]
+            raise Contested(f"Keras weight {path} is claimed by several components: "
+                            + ", ".join(owners))
+        out = {c.path: c.difference for c in res.components}
+        out[UNCLAIMED] = sum(w.size for w in res.unclaimed)
+        self.unclaimed_paths |= {re.sub(r"\d+", "#", w.path) for w in res.unclaimed}
+        return out

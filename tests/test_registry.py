@@ -1,0 +1,137 @@
+"""Discovery and the objects the registry hands out: the explicit map of built-in ids to
+modules, the ``paramcount.architectures`` entry-point group, symbols declared statically, and an
+``Architecture`` that is hashable and prints itself in LaTeX."""
+
+from __future__ import annotations
+
+import dataclasses
+import pkgutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import sympy
+
+import paramcount.architectures as builtin
+from paramcount import registry, symbols
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fresh(code: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (nothing imported before it), this checkout first."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
+                          timeout=120)
+
+
+def test_the_map_names_every_builtin_module_and_id():
+    modules = {m.name for m in pkgutil.iter_modules(builtin.__path__) if not m.name.startswith("_")}
+    assert set(builtin.MODULES.values()) == modules
+    every = registry.architectures()
+    assert set(builtin.MODULES) <= set(every)
+    for arch_id, module in builtin.MODULES.items():  # each id registered by the module named
+        assert sys.modules[f"paramcount.architectures.{module}"]
+        assert every[arch_id].id == arch_id
+
+
+def test_get_imports_only_the_module_the_map_names():
+    """No guessing from the id's prefix and no import-everything fallback: ``lstm_lm`` (an id
+    with no module of its name) loads rnn_lm and nothing else."""
+    proc = _fresh("""
+        import sys
+        from paramcount import registry
+        registry.get("lstm_lm"); registry.get("transformer")
+        print(sorted(m.rpartition(".")[2] for m in sys.modules
+                     if m.startswith("paramcount.architectures.")))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['rnn_lm', 'transformer_seq2seq']"
+
+
+def test_entry_point_group_finds_a_users_architecture(tmp_path, monkeypatch):
+    """An installed package declares its architecture in the ``paramcount.architectures`` group
+    (a fake distribution on sys.path here): ``get`` and ``architectures`` find it."""
+    (tmp_path / "fake_paramcount_arch.py").write_text(textwrap.dedent("""
+        import dataclasses
+        from paramcount import registry
+        register = registry.register(dataclasses.replace(
+            registry.get("gpt2"), id="fake_ep_arch", presets=None, keras_hub_metadata=False))
+    """))
+    dist = tmp_path / "fake_paramcount_arch-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-paramcount-arch\n"
+                                   "Version: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\n"
+                                           "fake_ep_arch = fake_paramcount_arch\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        arch = registry.get("fake_ep_arch")
+        assert arch.id == "fake_ep_arch" and arch.total() == registry.get("gpt2").total()
+        assert "fake_ep_arch" in registry.architectures()
+    finally:
+        registry.unregister("fake_ep_arch")
+        sys.modules.pop("fake_paramcount_arch", None)
+
+
+def test_a_users_architecture_cannot_take_a_builtin_id():
+    import pytest
+
+    clash = dataclasses.replace(registry.get("gpt2"), title="mine")
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(clash)
+
+
+def test_builtin_symbols_exist_whatever_was_imported():
+    proc = _fresh("""
+        from paramcount import symbols
+        print(symbols.info("tied").flag, symbols.info("d_fe").name, symbols.info("r_w").name)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "d_fe", "r_w"]
+
+
+def test_symbols_of_issue_13_modules_and_per_layer_widths_exist_whatever_was_imported():
+    """Symbols main's new modules declared beside their code (L_dense, v_out, n_mels ...) and
+    the per-layer widths (d_h3, d_enc1) mean the same, and unknown names say the same, before
+    and after the modules that use them are imported."""
+    code = """
+        from paramcount import symbols
+        from paramcount.errors import UnknownSymbolError
+        print(symbols.info("L_dense").zero_ok, symbols.info("v_out").name,
+              symbols.info("n_mels").name, symbols.info("d_h3").description)
+        try:
+            symbols.info("d_x9q")
+        except UnknownSymbolError as exc:
+            print(str(exc).count("d_h"))
+    """
+    before = _fresh(code)
+    after = _fresh("import paramcount.architectures.rnn_lm, paramcount.architectures.seq2seq\n"
+                   + textwrap.dedent(code))
+    assert before.returncode == 0 and after.returncode == 0, before.stderr + after.stderr
+    assert before.stdout == after.stdout
+    assert before.stdout.splitlines()[0].startswith("True v_out n_mels units of recurrent layer 3")
+
+
+def test_a_symbol_of_another_family_is_named_as_such_in_a_fresh_process():
+    """``tied`` is a symbol (of Llama, the RNN LMs ...) but not a hyperparameter of gpt2: the
+    message says so in a fresh process too (it said "unknown symbol 'tied'" unless Llama had been
+    loaded before)."""
+    proc = subprocess.run([sys.executable, "-m", "paramcount", "count", "gpt2", "--preset",
+                           "gpt2_base_en", "--set", "tied=1"], capture_output=True, text=True,
+                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"},
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "tied is not a hyperparameter of gpt2" in proc.stderr
+    assert "unknown symbol" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_architecture_is_hashable_and_prints_its_formula_in_latex():
+    gpt2 = registry.get("gpt2")
+    assert hash(gpt2) == hash(dataclasses.replace(gpt2))
+    assert {gpt2: 1}[registry.get("gpt2")] == 1
+    text = sympy.latex(gpt2)
+    assert text.startswith(r"N_{\mathrm{gpt2}} = ") and "Architecture(" not in text
+    assert gpt2._repr_latex_() == f"$\\displaystyle {text}$"
+    assert symbols.info("L").name == "L"
