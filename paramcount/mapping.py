@@ -140,7 +140,9 @@ class Table:
         hf_builds: mapping architecture id → HF class, for ids checked against a class whose
             configs read as another id.
         hf_constants: config keys the transformers reference always sets (to the value the
-            formula assumes: ``attention_bias=False``).
+            formula assumes: ``attention_bias=False``); a value may be a function of the resolved
+            hyperparameters, as in ``keras_constants`` (Qwen MoE's ``mlp_only_layers``: the
+            first L − L_moe blocks).
         keras_constants: constructor arguments the Keras reference always passes, that no
             symbol gives but the constructor requires (SmolLM3's ``rope_theta``); a value may be a
             function of the resolved hyperparameters (a per-layer list of length L). List their
@@ -181,7 +183,8 @@ class Table:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
         out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
-        return _nest({**out, **self.hf_constants})
+        consts = {k: c(hp) if callable(c) else c for k, c in self.hf_constants.items()}
+        return _nest({**out, **consts})
 
     def meets(self, config: Mapping, framework: str) -> bool:
         """Whether ``config`` passes this table's requirements for ``framework`` (several

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
-from paramcount.registry import get
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    # The table's arguments, plus which blocks are dense (a list the table does not carry; which
-    # ones does not change the count): the first L − L_moe.
-    return stateless_backbone(keras_hub.models.Qwen3MoeBackbone,
-                              **get("qwen3_moe").mapping.keras_kwargs(hp),
-                              mlp_only_layers=list(range(hp["L"] - hp["L_moe"])))
+    # The table gives every argument, mlp_only_layers too (the first L − L_moe blocks dense).
+    return from_table("qwen3_moe", keras_hub.models.Qwen3MoeBackbone, hp)

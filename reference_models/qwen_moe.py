@@ -8,7 +8,7 @@ import re
 import keras_hub
 from keras_hub.src.models.qwen_moe import qwen_moe_backbone
 
-from reference_models._build import stateless_backbone as build
+from reference_models._build import from_table
 
 
 @contextlib.contextmanager
@@ -34,23 +34,9 @@ def _blocks_know_their_index():
 
 
 def backbone(hp: dict[str, int]):
-    # Which blocks are dense does not change the count: the first L_dense.
-    dense = list(range(hp["L"] - hp["L_moe"]))
-    kwargs = dict(
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_query_heads=hp["M"],
-        num_key_value_heads=hp["M_kv"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        moe_intermediate_dim=hp["d_fe"],
-        shared_expert_intermediate_dim=hp["d_fs"],
-        num_experts=hp["E"],
-        top_k=hp["k"],
-        tie_word_embeddings=bool(hp["tied"]),
-        mlp_only_layers=dense,
-    )
-    if 0 < len(dense) < hp["L"]:
+    # The table gives every argument, mlp_only_layers too (the first L − L_moe blocks dense).
+    dense = hp["L"] - hp["L_moe"]
+    if 0 < dense < hp["L"]:
         with _blocks_know_their_index():
-            return build(keras_hub.models.QwenMoeBackbone, **kwargs)
-    return build(keras_hub.models.QwenMoeBackbone, **kwargs)  # KerasHub's backbone as it is
+            return from_table("qwen_moe", keras_hub.models.QwenMoeBackbone, hp)
+    return from_table("qwen_moe", keras_hub.models.QwenMoeBackbone, hp)  # KerasHub's as it is

@@ -37,7 +37,10 @@ from paramcount.components.llama_like import (
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.formula import group
+from paramcount.architectures.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
@@ -64,6 +67,87 @@ BLOCKS = MOE_AND_DENSE.stack(
          "feed-forward in the other L_dense",
 )
 
+
+
+def _dense_blocks(hp):
+    """Which blocks are dense: the first L − L_moe (which ones changes no count).
+    Qwen2MoeDecoderLayer gets its index, so transformers builds exactly these; KerasHub's
+    backbone applies the list to index 0 in every block, which the Keras reference corrects."""
+    return list(range(hp["L"] - hp["L_moe"]))
+
+
+# symbol ↔ QwenMoeBackbone argument ↔ Qwen2MoeConfig key. Both references build L_moe's dense
+# blocks (mlp_only_layers written from it, width intermediate_size = d_f), but the readers do not
+# yet turn a config's mlp_only_layers / decoder_sparse_step into L_moe: a config that sets
+# either otherwise than "all blocks sparse" is refused, so L_moe read from a config is always L.
+_SPARSE_ONLY = "every block is a mixture of experts in what a config is read as (dense blocks " \
+               "among them, L_moe < L, are counted but not yet read from a config)"
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        # no default: an absent key is not M in transformers (its dataclass default is fixed)
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("E", keras="num_experts", hf="num_experts"),
+        Field("k", keras="top_k", hf="num_experts_per_tok"),
+        Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size"),
+        Field("d_fs", keras="shared_expert_intermediate_dim", hf="shared_expert_intermediate_size"),
+        # the dense blocks' width: no weight while every block is sparse (absent: d_fs, the
+        # formula's default, as the published config sets it)
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        # QwenMoeBackbone has no head_dim argument: d_k = d_e/M, which a config may only restate
+        Field("d_k", hf="head_dim"),
+        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
+              hf_default=0, keras_default=0),
+    ),
+    model_type="qwen2_moe",
+    hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
+    keras_classes={"QwenMoeBackbone": "qwen_moe"},
+    hf_constants={"qkv_bias": True, "decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
+    keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
+    requires=(
+        Require("qkv_bias", (True,), "KerasHub's Qwen MoE query, key and value have biases"),
+        Require("mlp_only_layers", ([],), _SPARSE_ONLY),
+        Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
+        Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
+        Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings",
+        "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "use_sliding_window",
+        "sliding_window", "max_window_layers", "attention_dropout", "norm_topk_prob",
+        "output_router_logits", "router_aux_loss_coef", "layer_types", "rope_max_wavelength",
+        "rope_scaling_factor", "layer_norm_epsilon", "dropout", "norm_top_k_prob",
+        "use_sliding_window_attention", "sliding_window_size", "router_aux_loss_coefficient",
+    }),
+)
+
+# Qwen2MoeForCausalLM's names: Qwen 2's attention and norms; in a sparse block's ``mlp`` the
+# router ``gate``, the routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e,
+# down_proj), the shared SwiGLU expert and its one-output gate. A dense block's ``mlp`` holds
+# gate_proj, up_proj, down_proj directly (the lookahead keeps the shared expert's out of it).
+TRANSFORMERS = Transformers(constraints=QWEN_TRANSFORMERS.constraints, weights={
+    **{p: m for p, m in QWEN_TRANSFORMERS.weights.items()
+       if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "gate",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
+    "blocks.moe.experts.expert.down": "down_proj",
+    "blocks.moe.shared.expert": "shared_expert",
+    "blocks.moe.shared.expert.gate": "gate_proj",
+    "blocks.moe.shared.expert.up": "up_proj",
+    "blocks.moe.shared.expert.down": "down_proj",
+    "blocks.moe.shared.gate": "shared_expert_gate",
+    "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
+    "blocks.dense_ffn.gate": "gate_proj",
+    "blocks.dense_ffn.up": "up_proj",
+    "blocks.dense_ffn.down": "down_proj",
+})
+
 register(Architecture(
     id="qwen_moe",
     title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
@@ -89,6 +173,8 @@ register(Architecture(
     presets="qwen_moe",
     keras_hub_metadata=True,
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=97, d_e=32, M=8, M_kv=2, L=2, E=6, d_fe=12, d_fs=40),
         "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, L=3, E=5, d_fe=7, d_fs=11, k=2,
