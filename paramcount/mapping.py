@@ -61,6 +61,10 @@ class Field:
             absent or null, as a value of the *symbol*, possibly in other symbols (``M``,
             ``4*d_e``). None: the key is needed (or the architecture's own default applies).
         keras_default: the same for a KerasHub constructor argument left out or None.
+        hf_offset: int. The HF key holds ``hf_scale`` × the symbol + ``hf_offset`` (RoBERTa's
+            ``max_position_embeddings`` is n + 2: fairseq's padding offset, whose rows
+            transformers keeps and KerasHub trims).
+        keras_offset: the same for the KerasHub argument.
     """
 
     symbol: str
@@ -71,6 +75,8 @@ class Field:
     flag: bool = False
     hf_default: int | sympy.Expr | None = None
     keras_default: int | sympy.Expr | None = None
+    hf_offset: int = 0
+    keras_offset: int = 0
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -78,12 +84,17 @@ class Field:
     def scale(self, framework: str) -> int:
         return self.keras_scale if framework == "keras" else self.hf_scale
 
+    def offset(self, framework: str) -> int:
+        return self.keras_offset if framework == "keras" else self.hf_offset
+
     def default(self, framework: str):
         return self.keras_default if framework == "keras" else self.hf_default
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
-        return bool(value) if self.flag else self.scale(framework) * value
+        if self.flag:
+            return bool(value)
+        return self.scale(framework) * value + self.offset(framework)
 
 
 @dataclass(frozen=True)
@@ -250,8 +261,12 @@ def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")
         return int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
-        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected a positive integer")
+    offset = f.offset(framework)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= offset:
+        expected = "a positive integer" if not offset else f"an integer above {offset}"
+        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected {expected}"
+                             + (f" ({key} = {f.symbol} + {offset})" if offset else ""))
+    raw -= offset
     scale = f.scale(framework)
     if raw % scale:
         raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {scale}, as "

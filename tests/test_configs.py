@@ -34,6 +34,10 @@ PUBLISHED = {
     "gpt2-xl.json": ("gpt2_causal_lm", 1_557_611_200),
     "bert-large-uncased.json": ("bert_masked_lm", 335_174_458),
     "opt-1.3b.json": ("opt", 1_315_758_080),
+    # FacebookAI/roberta-base, roberta-large (config.json as published; counts: the checkpoints'
+    # RobertaForMaskedLM, n + 2 position rows and the one-row token-type table included)
+    "roberta-base.json": ("roberta_masked_lm", 124_697_433),
+    "roberta-large.json": ("roberta_masked_lm", 355_412_057),
 }
 
 
@@ -125,6 +129,10 @@ def _llama(**changes):
      "do_layer_norm_before = false cannot be counted: post-LN OPT (OPT-350m)"),
     ({"model_type": "bert", "architectures": ["BertModel"],
       "position_embedding_type": "relative_key"}, "position_embedding_type = \"relative_key\""),
+    ({"model_type": "roberta", "architectures": ["RobertaModel"], "max_position_embeddings": 2},
+     "max_position_embeddings = 2: expected an integer above 2 (max_position_embeddings = n + 2)"),
+    ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2},
+     "type_vocab_size = 2 cannot be counted: the formula has no token types"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -190,6 +198,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "mistral": ("convert_mistral", "mistral-7b-v0.1.json"),
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
+    "roberta": ("convert_roberta", "roberta-base.json"),
 }
 
 
@@ -217,7 +226,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -61,7 +61,7 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
-            "opt"} <= set(with_reference())
+            "opt", "roberta", "roberta_masked_lm"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
