@@ -38,6 +38,7 @@ PUBLISHED = {
     # RobertaForMaskedLM, n + 2 position rows and the one-row token-type table included)
     "roberta-base.json": ("roberta_masked_lm", 124_697_433),
     "roberta-large.json": ("roberta_masked_lm", 355_412_057),
+    "xlm-roberta-base.json": ("xlm_roberta_masked_lm", 278_295_186),  # FacebookAI/xlm-roberta-base
 }
 
 
@@ -199,6 +200,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "gpt2": ("convert_gpt2", "gpt2.json"),
     "bert": ("convert_bert", "bert-base-uncased.json"),
     "roberta": ("convert_roberta", "roberta-base.json"),
+    "xlm_roberta": ("convert_xlm_roberta", "xlm-roberta-base.json"),
 }
 
 
@@ -226,7 +228,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -61,7 +61,8 @@ def test_formula_with_deltas_equals_transformers_large(arch_id, name):
 
 def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
-            "opt", "roberta", "roberta_masked_lm"} <= set(with_reference())
+            "opt", "roberta", "roberta_masked_lm",
+            "xlm_roberta", "xlm_roberta_masked_lm"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -85,6 +86,15 @@ def test_tied_parameters_count_once_and_buffers_apart():
     names = [w.path for w in ws]
     assert "lm_head/weight" not in names and "model/embed_tokens/weight" in names
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
+
+
+def test_tied_parameter_is_named_as_the_input_embedding():
+    """XLMRobertaForMaskedLM builds its lm_head before the encoder, so named_parameters() names
+    the tied matrix lm_head.decoder.weight; the reference names it as the embedding it is."""
+    arch = registry.get("xlm_roberta_masked_lm")
+    names = [w.path for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))]
+    assert "roberta/embeddings/word_embeddings/weight" in names
+    assert "lm_head/decoder/weight" not in names
 
 
 def test_declared_hf_defaults_are_transformers_defaults():
