@@ -39,6 +39,7 @@ PUBLISHED = {
     "roberta-base.json": ("roberta_masked_lm", 124_697_433),
     "roberta-large.json": ("roberta_masked_lm", 355_412_057),
     "xlm-roberta-base.json": ("xlm_roberta_masked_lm", 278_295_186),  # FacebookAI/xlm-roberta-base
+    "distilbert-base-uncased.json": ("distil_bert_masked_lm", 66_985_530),  # distilbert/...
 }
 
 
@@ -201,6 +202,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "bert": ("convert_bert", "bert-base-uncased.json"),
     "roberta": ("convert_roberta", "roberta-base.json"),
     "xlm_roberta": ("convert_xlm_roberta", "xlm-roberta-base.json"),
+    "distil_bert": ("convert_distilbert", "distilbert-base-uncased.json"),
 }
 
 
@@ -228,7 +230,8 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     assert arch.resolve(back) == arch.resolve(reading.hparams)
 
 
-ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta"]
+ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
+              "distil_bert"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
