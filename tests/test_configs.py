@@ -44,6 +44,7 @@ PUBLISHED = {
     # published ElectraForPreTraining has a discriminator head KerasHub does not build
     "electra-base-discriminator.json": ("electra", 108_891_648),
     "electra-small-discriminator.json": ("electra", 13_483_008),
+    "albert-base-v2.json": ("albert_masked_lm", 11_221_680),  # albert/albert-base-v2
 }
 
 
@@ -207,6 +208,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "roberta": ("convert_roberta", "roberta-base.json"),
     "xlm_roberta": ("convert_xlm_roberta", "xlm-roberta-base.json"),
     "distil_bert": ("convert_distilbert", "distilbert-base-uncased.json"),
+    "albert": ("convert_albert", "albert-base-v2.json"),
 }
 
 
@@ -235,7 +237,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
-              "distil_bert", "electra"]
+              "distil_bert", "electra", "albert"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
