@@ -45,6 +45,8 @@ PUBLISHED = {
     "electra-base-discriminator.json": ("electra", 108_891_648),
     "electra-small-discriminator.json": ("electra", 13_483_008),
     "albert-base-v2.json": ("albert_masked_lm", 11_221_680),  # albert/albert-base-v2
+    "bart-base.json": ("bart", 139_420_416),  # facebook/bart-base
+    "bart-large-cnn.json": ("bart", 406_290_432),  # facebook/bart-large-cnn (lm_head tied)
 }
 
 
@@ -209,6 +211,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "xlm_roberta": ("convert_xlm_roberta", "xlm-roberta-base.json"),
     "distil_bert": ("convert_distilbert", "distilbert-base-uncased.json"),
     "albert": ("convert_albert", "albert-base-v2.json"),
+    "bart": ("convert_bart", "bart-base.json"),
 }
 
 
@@ -237,7 +240,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
-              "distil_bert", "electra", "albert"]
+              "distil_bert", "electra", "albert", "bart"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
