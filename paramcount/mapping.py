@@ -65,6 +65,9 @@ class Field:
             ``max_position_embeddings`` is n + 2: fairseq's padding offset, whose rows
             transformers keeps and KerasHub trims).
         keras_offset: the same for the KerasHub argument.
+        hf_values: mapping or None. The HF key holds a name, each standing for one value of the
+            symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
+            the first name of a value is the one written. Any other name is refused.
     """
 
     symbol: str
@@ -77,6 +80,7 @@ class Field:
     keras_default: int | sympy.Expr | None = None
     hf_offset: int = 0
     keras_offset: int = 0
+    hf_values: Mapping[str, int] | None = None
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -92,6 +96,8 @@ class Field:
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
+        if framework == "hf" and self.hf_values is not None:
+            return next(k for k, x in self.hf_values.items() if x == value)
         if self.flag:
             return bool(value)
         return self.scale(framework) * value + self.offset(framework)
@@ -257,6 +263,12 @@ def _show(val) -> str:
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
+    if framework == "hf" and f.hf_values is not None:
+        if not isinstance(raw, str) or raw not in f.hf_values:
+            known = ", ".join(_show(k) for k in f.hf_values)
+            raise InputFileError(f"{where}: {key} = {_show(raw)} cannot be counted: "
+                                 f"expected one of {known}")
+        return f.hf_values[raw]
     if f.flag:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")

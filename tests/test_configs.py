@@ -47,6 +47,10 @@ PUBLISHED = {
     "albert-base-v2.json": ("albert_masked_lm", 11_221_680),  # albert/albert-base-v2
     "bart-base.json": ("bart", 139_420_416),  # facebook/bart-base
     "bart-large-cnn.json": ("bart", 406_290_432),  # facebook/bart-large-cnn (lm_head tied)
+    # google-t5/t5-small (v1.0, tied); google/flan-t5-small (untied: the checkpoint has
+    # 76,961,152, KerasHub's count; transformers 5 forces the head tied and builds 60,511,616)
+    "t5-small.json": ("t5", 60_506_624),
+    "flan-t5-small.json": ("t5", 60_511_616),
 }
 
 
@@ -142,6 +146,9 @@ def _llama(**changes):
      "max_position_embeddings = 2: expected an integer above 2 (max_position_embeddings = n + 2)"),
     ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2},
      "type_vocab_size = 2 cannot be counted: the formula has no token types"),
+    ({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
+      "feed_forward_proj": "gated-mish"},
+     'feed_forward_proj = "gated-mish" cannot be counted: expected one of "gated-gelu"'),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -240,7 +247,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
-              "distil_bert", "electra", "albert", "bart"]
+              "distil_bert", "electra", "albert", "bart", "t5"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
