@@ -51,6 +51,8 @@ PUBLISHED = {
     # 76,961,152, KerasHub's count; transformers 5 forces the head tied and builds 60,511,616)
     "t5-small.json": ("t5", 60_506_624),
     "flan-t5-small.json": ("t5", 60_511_616),
+    # microsoft/deberta-v3-base (its config.json names no class: DebertaV2Model added here)
+    "deberta-v3-base.json": ("deberta_v3", 183_831_552),
 }
 
 
@@ -247,7 +249,8 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
-              "distil_bert", "electra", "albert", "bart", "t5"]
+              "distil_bert", "electra", "albert", "bart", "t5",
+              "deberta_v3"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

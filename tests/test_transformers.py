@@ -63,7 +63,8 @@ def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
             "opt", "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
-            "electra", "albert", "albert_masked_lm", "bart", "t5"} <= set(with_reference())
+            "electra", "albert", "albert_masked_lm", "bart", "t5",
+            "deberta_v3"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
