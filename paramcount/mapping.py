@@ -68,6 +68,7 @@ class Field:
         hf_values: mapping or None. The HF key holds a name, each standing for one value of the
             symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
             the first name of a value is the one written. Any other name is refused.
+        keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
     """
 
     symbol: str
@@ -81,6 +82,7 @@ class Field:
     hf_offset: int = 0
     keras_offset: int = 0
     hf_values: Mapping[str, int] | None = None
+    keras_values: Mapping[str, int] | None = None
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -91,13 +93,17 @@ class Field:
     def offset(self, framework: str) -> int:
         return self.keras_offset if framework == "keras" else self.hf_offset
 
+    def values(self, framework: str) -> Mapping[str, int] | None:
+        return self.keras_values if framework == "keras" else self.hf_values
+
     def default(self, framework: str):
         return self.keras_default if framework == "keras" else self.hf_default
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
-        if framework == "hf" and self.hf_values is not None:
-            return next(k for k, x in self.hf_values.items() if x == value)
+        names = self.values(framework)
+        if names is not None:
+            return next(k for k, x in names.items() if x == value)
         if self.flag:
             return bool(value)
         return self.scale(framework) * value + self.offset(framework)
@@ -263,12 +269,13 @@ def _show(val) -> str:
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
-    if framework == "hf" and f.hf_values is not None:
-        if not isinstance(raw, str) or raw not in f.hf_values:
-            known = ", ".join(_show(k) for k in f.hf_values)
+    names = f.values(framework)
+    if names is not None:
+        if not isinstance(raw, str) or raw not in names:
+            known = ", ".join(_show(k) for k in names)
             raise InputFileError(f"{where}: {key} = {_show(raw)} cannot be counted: "
                                  f"expected one of {known}")
-        return f.hf_values[raw]
+        return names[raw]
     if f.flag:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")

@@ -33,6 +33,12 @@ def config(arch, hp: Mapping[str, int]):
     """The transformers config object for resolved hyperparameters ``hp``; a set transformers
     refuses (an odd rotary width, which Keras builds) raises :class:`Refused`."""
     table = arch.mapping
+    values = arch.values(hp)
+    for c in getattr(arch.transformers, "constraints", ()):
+        problem = c.check(values)
+        if problem:  # an option transformers' class cannot take (ESM without biases)
+            raise Refused(f"transformers cannot build {arch.id} here (declared constraint): "
+                          f"{problem}")
     try:
         return _CONFIG_CLASS.for_model(table.model_type, **table.hf_config(hp))
     except Exception as exc:  # noqa: BLE001 (huggingface_hub wraps validation errors)

@@ -41,8 +41,9 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except hf.Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse.
-        assert "even rotary dimension" in str(exc)
+        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
+        # but the constraints an architecture declares for transformers.
+        assert "even rotary dimension" in str(exc) or "(declared constraint)" in str(exc)
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -64,7 +65,7 @@ def test_every_covered_family_is_checked():
             "opt", "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
-            "deberta_v3"} <= set(with_reference())
+            "deberta_v3", "esm"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -184,8 +185,15 @@ def test_missing_extra_is_one_line(tmp_path):
 FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second; deltas included
 
 
+# prove cannot yet parametrize a constraint that fixes a flag (ESM's ζ = 1 for transformers):
+# the ζ = 0 case should be dropped as infeasible, not reported as an error.
+UNPARAMETRIZED = {"esm"}
+
+
 @pytest.mark.parametrize("arch_id", [
-    pytest.param(a, marks=() if a in FAST_PROOFS else pytest.mark.slow) for a in with_reference()])
+    pytest.param(a, marks=(() if a in FAST_PROOFS else (pytest.mark.slow,)) + (
+        (pytest.mark.xfail(strict=True, reason="prove cannot parametrize zeta == 1"),)
+        if a in UNPARAMETRIZED else ())) for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
