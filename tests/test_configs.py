@@ -56,6 +56,10 @@ PUBLISHED = {
     # facebook/esm2_t6_8M_UR50D's values, the class set to EsmModel (pooler and contact head;
     # the published EsmForMaskedLM's LM head is not in paramcount's ESM)
     "esm2_t6_8M_UR50D.json": ("esm", 7_511_801),
+    # google/fnet-base's values, the class set to FNetModel (the published FNetForPreTraining
+    # adds MLM and NSP heads KerasHub's backbone does not have) and use_tpu_fourier_optimizations
+    # false (published: true, which makes transformers keep DFT matrices as buffers: refused)
+    "fnet-base.json": ("f_net", 82_861_056),
 }
 
 
@@ -256,7 +260,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm"]
+              "deberta_v3", "esm", "f_net"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)
