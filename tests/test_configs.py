@@ -60,6 +60,9 @@ PUBLISHED = {
     # adds MLM and NSP heads KerasHub's backbone does not have) and use_tpu_fourier_optimizations
     # false (published: true, which makes transformers keep DFT matrices as buffers: refused)
     "fnet-base.json": ("f_net", 82_861_056),
+    # xlnet/xlnet-base-cased's values, the class set to XLNetModel (the published
+    # XLNetLMHeadModel adds an LM head bias)
+    "xlnet-base-cased.json": ("xlnet", 116_718_336),
 }
 
 
@@ -260,7 +263,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net"]
+              "deberta_v3", "esm", "f_net", "xlnet"]
 
 
 @pytest.mark.parametrize("arch_id", ROUND_TRIP)

@@ -65,7 +65,7 @@ def test_every_covered_family_is_checked():
             "opt", "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
-            "deberta_v3", "esm", "f_net"} <= set(with_reference())
+            "deberta_v3", "esm", "f_net", "xlnet"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -243,7 +243,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("bert", "BertForMaskedLM"), ("opt", "OPTForCausalLM"),
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
     ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
-    ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel")])
+    ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
+    ("xlnet", "XLNetModel")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
