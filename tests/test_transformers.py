@@ -65,7 +65,7 @@ def test_every_covered_family_is_checked():
             "opt", "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
-            "deberta_v3", "esm", "f_net", "xlnet"} <= set(with_reference())
+            "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -131,6 +131,19 @@ def test_declared_hf_defaults_are_transformers_defaults():
                                   ("gpt2", "tie_word_embeddings", True),
                                   ("bert", "type_vocab_size", 2)]:
         assert getattr(transformers.AutoConfig.for_model(model_type), key) == want
+
+
+def test_bert_for_pre_training_is_the_masked_lm_with_pooler_and_nsp_head(capsys, tmp_path):
+    """bert-base-uncased's values as BertForPreTraining: 110,106,428 = BertForMaskedLM's
+    109,514,298 + the pooler (590,592) + the next-sentence head (768·2 + 2)."""
+    data = json.loads((CONFIGS / "bert-base-uncased.json").read_text())
+    data["architectures"] = ["BertForPreTraining"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["arch"] == "bert_pretraining" and out["total"] == 110_106_428
+    assert out["total"] == 109_514_298 + 590_592 + 768 * 2 + 2
 
 
 def test_cli_verify_framework_all(capsys):
@@ -244,7 +257,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
     ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
     ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
-    ("xlnet", "XLNetModel")])
+    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining")])
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
