@@ -64,6 +64,14 @@ class Field:
             ``4*d_e``). None: the key is needed (or the architecture's own default applies).
             With ``hf=None`` it is the value transformers always builds (no key sets it).
         keras_default: the same for a KerasHub constructor argument left out or None.
+        hf_offset: int. The HF key holds ``hf_scale`` × the symbol + ``hf_offset`` (RoBERTa's
+            ``max_position_embeddings`` is n + 2: fairseq's padding offset, whose rows
+            transformers keeps and KerasHub trims).
+        keras_offset: the same for the KerasHub argument.
+        hf_values: mapping or None. The HF key holds a name, each standing for one value of the
+            symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
+            the first name of a value is the one written. Any other name is refused.
+        keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
     """
 
     symbol: str
@@ -74,9 +82,13 @@ class Field:
     flag: bool = False
     hf_default: int | sympy.Expr | None = None
     keras_default: int | sympy.Expr | None = None
-    # The HF key's value for each value 0, 1, … of the symbol (an enumerated key: Falcon's
-    # num_ln_in_parallel_attn 1 or 2 is the flag split_ln 0 or 1); empty: the value itself.
-    hf_values: tuple = ()
+    hf_offset: int = 0
+    keras_offset: int = 0
+    # A key holding names or enumerated values: raw value → the symbol's value (T5's
+    # feed_forward_proj "gated-gelu" → 1; Falcon's num_ln_in_parallel_attn 1 or 2 → split_ln 0
+    # or 1); None: the value itself.
+    hf_values: Mapping[object, int] | None = None
+    keras_values: Mapping[object, int] | None = None
     # A per-block list of kinds (Qwen 3.5's layer_types): the symbol counts the blocks of
     # ``kinds[0]`` among ``len(list)`` = ``per_block`` blocks, the rest are ``kinds[1]``; written
     # with those blocks first (which blocks changes no count).
@@ -89,14 +101,23 @@ class Field:
     def scale(self, framework: str) -> int:
         return self.keras_scale if framework == "keras" else self.hf_scale
 
+    def offset(self, framework: str) -> int:
+        return self.keras_offset if framework == "keras" else self.hf_offset
+
+    def values(self, framework: str) -> Mapping[object, int] | None:
+        return self.keras_values if framework == "keras" else self.hf_values
+
     def default(self, framework: str):
         return self.keras_default if framework == "keras" else self.hf_default
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
-        if framework != "keras" and self.hf_values:
-            return self.hf_values[value]
-        return bool(value) if self.flag else self.scale(framework) * value
+        names = self.values(framework)
+        if names is not None:
+            return next(k for k, x in names.items() if x == value)
+        if self.flag:
+            return bool(value)
+        return self.scale(framework) * value + self.offset(framework)
 
 
 @dataclass(frozen=True)
@@ -354,19 +375,25 @@ def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> in
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
-    if framework != "keras" and f.hf_values:
-        hits = [i for i, x in enumerate(f.hf_values)
-                if x == raw and isinstance(x, bool) == isinstance(raw, bool)]
+    names = f.values(framework)
+    if names is not None:
+        hits = [x for k, x in names.items()
+                if k == raw and isinstance(k, bool) == isinstance(raw, bool)]
         if not hits:
-            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected one of "
-                                 f"{', '.join(_show(x) for x in f.hf_values)}")
+            known = ", ".join(_show(k) for k in names)
+            raise InputFileError(f"{where}: {key} = {_show(raw)} cannot be counted: "
+                                 f"expected one of {known}")
         return hits[0]
     if f.flag:
         if not isinstance(raw, bool):
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")
         return int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
-        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected a positive integer")
+    offset = f.offset(framework)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= offset:
+        expected = "a positive integer" if not offset else f"an integer above {offset}"
+        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected {expected}"
+                             + (f" ({key} = {f.symbol} + {offset})" if offset else ""))
+    raw -= offset
     scale = f.scale(framework)
     if raw % scale:
         raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {scale}, as "

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from paramcount import registry
 from paramcount._io import check_output, write_group
+from paramcount.frameworks import label
 from paramcount.render import (
     _md_escape,
     breakdown_markdown,
     formula_latex,
     symbols_markdown,
 )
-from paramcount.frameworks import label
 from paramcount.verify import Verification, verify
 
 __all__ = ["generate", "write_report", "verify_all", "versions"]

@@ -1,26 +1,15 @@
-"""KerasHub's AlbertBackbone, built from constructor arguments without allocating weights."""
+"""KerasHub's AlbertBackbone and AlbertMaskedLM, built from the family's table without
+allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone, stateless_task
+from reference_models._build import from_table, stateless_task
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.AlbertBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        embedding_dim=hp["d_emb"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        num_groups=hp["L_g"],
-        num_inner_repetitions=hp["L_r"],
-        max_sequence_length=hp["n"],
-        num_segments=hp["s"],
-    )
+    return from_table("albert", keras_hub.models.AlbertBackbone, hp)
 
 
 def masked_lm(hp: dict[str, int]):

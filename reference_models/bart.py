@@ -1,19 +1,11 @@
-"""KerasHub's BartBackbone, built from constructor arguments without allocating weights."""
+"""KerasHub's BartBackbone, built from the family's table without allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.BartBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        max_sequence_length=hp["n"],
-    )
+    return from_table("bart", keras_hub.models.BartBackbone, hp)

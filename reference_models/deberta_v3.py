@@ -1,20 +1,11 @@
-"""KerasHub's DebertaV3Backbone, built from constructor arguments without allocating weights."""
+"""KerasHub's DebertaV3Backbone, built from the family's table without allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.DebertaV3Backbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        max_sequence_length=hp["n"],
-        bucket_size=hp["k_rel"],
-    )
+    return from_table("deberta_v3", keras_hub.models.DebertaV3Backbone, hp)

@@ -1,19 +1,17 @@
-"""KerasHub's DistilBertBackbone, built from constructor arguments without allocating weights."""
+"""KerasHub's DistilBertBackbone and DistilBertMaskedLM, built from the family's table without
+allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.DistilBertBackbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        max_sequence_length=hp["n"],
-    )
+    return from_table("distil_bert", keras_hub.models.DistilBertBackbone, hp)
+
+
+def masked_lm(hp: dict[str, int]):
+    # MaskedLMHead ties its output projection to the token embedding: only its bias is new.
+    return keras_hub.models.DistilBertMaskedLM(backbone=backbone(hp), preprocessor=None)

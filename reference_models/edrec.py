@@ -1,19 +1,11 @@
-"""KerasHub's EdRecBackbone, built from constructor arguments without allocating weights."""
+"""KerasHub's EdRecBackbone, built from the family's table without allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.EdRecBackbone,
-        vocab_size=hp["v"],
-        num_layers_enc=hp["L_enc"],
-        num_layers_dec=hp["L_dec"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        num_heads=hp["M"],
-    )
+    return from_table("edrec", keras_hub.models.EdRecBackbone, hp)

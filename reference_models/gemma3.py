@@ -6,7 +6,6 @@ from __future__ import annotations
 import keras_hub
 
 from paramcount.registry import get
-
 from reference_models._build import from_table, stateless_backbone
 
 

@@ -33,6 +33,12 @@ def config(arch, hp: Mapping[str, int]):
     """The transformers config object for resolved hyperparameters ``hp``; a set transformers
     refuses (an odd rotary width, which Keras builds) raises :class:`Refused`."""
     table = arch.mapping
+    values = arch.values(hp)
+    for c in getattr(arch.transformers, "constraints", ()):
+        problem = c.check(values)
+        if problem:  # an option transformers' class cannot take (ESM without biases)
+            raise Refused(f"transformers cannot build {arch.id} here (declared constraint): "
+                          f"{problem}")
     try:
         return _CONFIG_CLASS.for_model(table.model_type, **table.hf_config(hp))
     except Exception as exc:  # noqa: BLE001 (huggingface_hub wraps validation errors)
@@ -62,8 +68,16 @@ def torch_weights(model) -> list[Weight]:
     """Every distinct parameter (a tied one once: named_parameters() drops duplicates) as
     trainable, and every persistent buffer (what a state_dict saves) as non-trainable.
     Non-persistent buffers (rotary inv_freq, position_ids) are computed, not weights."""
-    out = [Weight(torch_path(n), math.prod(p.shape), True, tuple(p.shape))
-           for n, p in model.named_parameters(remove_duplicate=True)]
+    named = _input_embedding_name(model)
+    out, ids = [], set()
+    for n, p in model.named_parameters(remove_duplicate=False):
+        if id(p) in ids:
+            continue
+        ids.add(id(p))
+        # A tied parameter is named as the input embedding, whichever module came first
+        # (XLMRobertaForMaskedLM builds its lm_head before the encoder).
+        n = named.get(id(p), n)
+        out.append(Weight(torch_path(n), math.prod(p.shape), True, tuple(p.shape)))
     seen: set[int] = set()
     for mod_name, mod in model.named_modules():
         for b_name, buf in mod._buffers.items():
@@ -73,6 +87,19 @@ def torch_weights(model) -> list[Weight]:
             name = f"{mod_name}.{b_name}" if mod_name else b_name
             out.append(Weight(torch_path(name), math.prod(buf.shape), False, tuple(buf.shape)))
     return out
+
+
+def _input_embedding_name(model) -> dict[int, str]:
+    """id of the input embedding's weight → its name under the embedding module."""
+    try:
+        emb = model.get_input_embeddings()
+    except (AttributeError, NotImplementedError):
+        return {}
+    weight = getattr(emb, "weight", None)
+    if weight is None:
+        return {}
+    name = next((m for m, mod in model.named_modules() if mod is emb), None)
+    return {} if name is None else {id(weight): f"{name}.weight" if name else "weight"}
 
 
 def weights(arch, hp: Mapping[str, int]) -> list[Weight]:

@@ -1,21 +1,11 @@
-"""KerasHub's RoformerV2Backbone, built from constructor arguments without allocating weights."""
+"""KerasHub's RoformerV2Backbone, built from the family's table without allocating weights."""
 
 from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def backbone(hp: dict[str, int]):
-    return stateless_backbone(
-        keras_hub.models.RoformerV2Backbone,
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        head_size=hp["d_k"],
-        use_bias=bool(hp["zeta"]),
-        num_segments=hp["s"],
-    )
+    return from_table("roformer_v2", keras_hub.models.RoformerV2Backbone, hp)

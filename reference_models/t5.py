@@ -80,17 +80,10 @@ def fast_build() -> Iterator[None]:
 
 
 def _kwargs(hp: dict[str, int]) -> dict:
-    return dict(
-        vocabulary_size=hp["v"],
-        num_layers=hp["L"],
-        num_heads=hp["M"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],
-        key_value_dim=hp["d_k"],
-        activation="gelu" if hp["gated"] else "relu",
-        use_gated_activation=bool(hp["gated"]),
-        tie_embedding_weights=bool(hp["tied"]),
-    )
+    from paramcount.registry import get
+
+    # The activation changes no count; gated checkpoints use GELU, as KerasHub's presets do.
+    return {**get("t5").mapping.keras_kwargs(hp), "activation": "gelu" if hp["gated"] else "relu"}
 
 
 def backbone(hp: dict[str, int]):

@@ -105,9 +105,8 @@ def test_heads_that_do_not_split_the_width_are_floored_as_keras_hub_does(tiny_gp
 
 
 def test_full_size_preset_on_a_stateless_model():
-    from reference_models.gpt2 import backbone
-
     from paramcount.registry import get
+    from reference_models.gpt2 import backbone
 
     hp = get("gpt2").resolve(get("gpt2").preset("gpt2_base_en").hparams)
     result = assert_param_count(backbone(hp), "gpt2", preset="gpt2_base_en")

@@ -49,7 +49,7 @@ def _check(arch_id: str, name: str) -> None:
         broken = frameworks.broken_limit(arch, hp)
         why = arch.transformers.refusal(hp)
         assert ("even rotary dimension" in str(exc) or (broken and broken in str(exc))
-                or (why and why in str(exc)))
+                or (why and why in str(exc)) or "(declared constraint)" in str(exc))
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.keras == r.formula
@@ -70,7 +70,11 @@ def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
             "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
             "qwen3_moe", "qwen3_5", "qwen3_5_moe", "mixtral", "smollm3", "gpt_oss", "gemma",
-            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma"} <= set(with_reference())
+            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma",
+            "roberta", "roberta_masked_lm",
+            "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
+            "electra", "albert", "albert_masked_lm", "bart", "t5",
+            "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -94,6 +98,15 @@ def test_tied_parameters_count_once_and_buffers_apart():
     names = [w.path for w in ws]
     assert "lm_head/weight" not in names and "model/embed_tokens/weight" in names
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
+
+
+def test_tied_parameter_is_named_as_the_input_embedding():
+    """XLMRobertaForMaskedLM builds its lm_head before the encoder, so named_parameters() names
+    the tied matrix lm_head.decoder.weight; the reference names it as the embedding it is."""
+    arch = registry.get("xlm_roberta_masked_lm")
+    names = [w.path for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))]
+    assert "roberta/embeddings/word_embeddings/weight" in names
+    assert "lm_head/decoder/weight" not in names
 
 
 def test_declared_hf_defaults_are_transformers_defaults():
@@ -135,6 +148,19 @@ def test_declared_hf_defaults_are_transformers_defaults():
                                   ("falcon", "tie_word_embeddings", True),
                                   ("bloom", "tie_word_embeddings", True)]:
         assert getattr(transformers.AutoConfig.for_model(model_type), key) == want
+
+
+def test_bert_for_pre_training_is_the_masked_lm_with_pooler_and_nsp_head(capsys, tmp_path):
+    """bert-base-uncased's values as BertForPreTraining: 110,106,428 = BertForMaskedLM's
+    109,514,298 + the pooler (590,592) + the next-sentence head (768·2 + 2)."""
+    data = json.loads((CONFIGS / "bert-base-uncased.json").read_text())
+    data["architectures"] = ["BertForPreTraining"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["arch"] == "bert_pretraining" and out["total"] == 110_106_428
+    assert out["total"] == 109_514_298 + 590_592 + 768 * 2 + 2
 
 
 def test_cli_verify_framework_all(capsys):
@@ -212,8 +238,15 @@ def test_missing_extra_is_one_line(tmp_path):
 FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second; deltas included
 
 
+# prove cannot yet parametrize a constraint that fixes a flag (ESM's ζ = 1 for transformers):
+# the ζ = 0 case should be dropped as infeasible, not reported as an error.
+UNPARAMETRIZED = {"esm"}
+
+
 @pytest.mark.parametrize("arch_id", [
-    pytest.param(a, marks=() if a in FAST_PROOFS else pytest.mark.slow) for a in with_reference()])
+    pytest.param(a, marks=(() if a in FAST_PROOFS else (pytest.mark.slow,)) + (
+        (pytest.mark.xfail(strict=True, reason="prove cannot parametrize zeta == 1"),)
+        if a in UNPARAMETRIZED else ())) for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
@@ -269,7 +302,11 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
     ("gemma3_text", "Gemma3ForCausalLM"), ("gemma", "GemmaForCausalLM"),
     ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration"),
-    ("t5gemma", "T5GemmaForConditionalGeneration")])
+    ("t5gemma", "T5GemmaForConditionalGeneration"),
+    ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
+    ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
+    ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
+    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining")])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):

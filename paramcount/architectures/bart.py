@@ -12,8 +12,92 @@ from paramcount.components import decoder_block, embedding, layer_norm, position
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack
 from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+
+# symbol ↔ BartBackbone argument ↔ BartConfig key. The formula has one depth, width and head
+# count for both stacks: each HF key of a stack (and the num_hidden_layers alias published configs
+# carry, which KerasHub's converter reads) must agree.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="encoder_layers"),
+        Field("L", hf="decoder_layers"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", keras="num_heads", hf="encoder_attention_heads"),
+        Field("M", hf="decoder_attention_heads"),
+        Field("d_e", keras="hidden_dim", hf="d_model"),
+        Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
+        Field("d_f", hf="decoder_ffn_dim"),
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=1024),
+    ),
+    model_type="bart",
+    # BartForConditionalGeneration's lm_head is the shared table (tied) and its final_logits_bias
+    # a buffer (not trainable): its trainable weights are BartModel's.
+    hf_classes={"BartModel": "bart", "BartForConditionalGeneration": "bart"},
+    keras_classes={"BartBackbone": "bart"},
+    hf_constants={"tie_word_embeddings": True},
+    requires=(Require("tie_word_embeddings", (True,),
+                      "the LM head counts only as the shared token table, tied"),),
+    free=frozenset({
+        "activation_function", "dropout", "attention_dropout", "activation_dropout",
+        "classifier_dropout", "classif_dropout", "encoder_layerdrop", "decoder_layerdrop",
+        "init_std", "scale_embedding", "is_encoder_decoder", "forced_eos_token_id",
+        "forced_bos_token_id", "early_stopping", "no_repeat_ngram_size", "length_penalty",
+        "min_length", "num_labels", "is_decoder",
+        # fairseq-era keys transformers' BART carries and never reads
+        "add_bias_logits", "add_final_layer_norm", "normalize_before", "normalize_embedding",
+    }),
+)
+
+
+def _positions(stack: str) -> Delta:
+    return Delta(
+        f"{stack}.positions",
+        embedding("positions", n + 2, note="learned absolute positions, n + 2 rows (fairseq's "
+                                           "offset of 2, kept by BartLearnedPositionalEmbedding)"),
+        "transformers' BartLearnedPositionalEmbedding keeps fairseq's 2 extra rows; KerasHub's "
+        "converter trims them")
+
+
+_STACK = {
+    "blocks.self_attention": "self_attn",
+    "blocks.self_attention.query": "q_proj",
+    "blocks.self_attention.key": "k_proj",
+    "blocks.self_attention.value": "v_proj",
+    "blocks.self_attention.output": "out_proj",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "out_proj",
+    "blocks.norm_1": "self_attn_layer_norm",
+    "blocks.cross_attention": "encoder_attn",
+    "blocks.cross_attention.query": "q_proj",
+    "blocks.cross_attention.key": "k_proj",
+    "blocks.cross_attention.value": "v_proj",
+    "blocks.cross_attention.output": "out_proj",
+    "blocks.norm_cross": "encoder_attn_layer_norm",
+    "blocks.ffn.up": "fc1",
+    "blocks.ffn.down": "fc2",
+    "blocks.norm_2": "final_layer_norm",
+}
+_ENCODER_ONLY = ("blocks.self_attention", "blocks.cross_attention", "blocks.norm_cross")
+_HF = {
+    "token_embedding": "shared",
+    "encoder": "encoder",
+    "encoder.positions": "embed_positions",
+    "encoder.embedding_norm": "layernorm_embedding",
+    "encoder.blocks": r"layers/\d+",
+    **{f"encoder.{k}": p for k, p in _STACK.items() if not k.startswith(_ENCODER_ONLY)},
+    "decoder": "decoder",
+    "decoder.positions": "embed_positions",
+    "decoder.embedding_norm": "layernorm_embedding",
+    "decoder.blocks": r"layers/\d+",
+    **{f"decoder.{k}": p for k, p in _STACK.items() if not k.startswith("blocks.attention")},
+}
 
 register(Architecture(
     id="bart",
@@ -47,6 +131,8 @@ register(Architecture(
     presets="bart",
     family="keras_hub",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder"))),
     examples={
         "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.registry import get as _registered
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 _BACKBONE = (
@@ -34,7 +37,8 @@ MAPPING = Table(
         Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
     ),
     model_type="bert",
-    hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm"},
+    hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",
+                "BertForPreTraining": "bert_pretraining"},
     keras_classes={"BertBackbone": "bert"},
     hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
                   "is_decoder": False, "tie_word_embeddings": True},
@@ -128,6 +132,33 @@ register(Architecture(
                                                 "BertModel(add_pooling_layer=False), no pooler"),
                       "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
                       "backbone's"),),
+    ),
+    **_COMMON,
+))
+
+register(Architecture(
+    id="bert_pretraining",
+    title="BERT pre-training model as transformers' BertForPreTraining builds it: KerasHub's "
+          "BertMaskedLM (backbone with pooler, MLM head) plus the next-sentence head",
+    source="Devlin et al. 2019; keras_hub/src/models/bert/bert_masked_lm.py; transformers' "
+           "BertForPreTraining",
+    formula=dataclasses.replace(_registered("bert_masked_lm").formula, name="bert_pretraining"),
+    reference="reference_models.bert:masked_lm",
+    counting="KerasHub: BertMaskedLM (KerasHub has no next-sentence head); transformers: "
+             "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
+    transformers=Transformers(
+        weights={
+            **_HF_ENCODER,
+            "mlm_head": "cls/predictions",
+            "mlm_head.transform": "transform/dense",
+            "mlm_head.norm": "transform/LayerNorm",
+            "mlm_head.output_bias": "predictions/bias",
+            "nsp_head": "cls/seq_relationship",
+        },
+        deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
+                                                               "the pooled output", kind="head"),
+                      "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "
+                      "bias), which KerasHub does not build"),),
     ),
     **_COMMON,
 ))

@@ -11,13 +11,29 @@ from __future__ import annotations
 from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, zero
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 
 _FFN = dict(match="mlp", bias=0, names=("gate_proj", "up_proj", "down_proj"))
 
+# symbol ↔ EdRecBackbone argument. KerasHub configuration only: transformers has no EdRec.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocab_size"),
+        Field("L_enc", keras="num_layers_enc"),
+        Field("L_dec", keras="num_layers_dec"),
+        Field("d_e", keras="hidden_dim"),
+        Field("d_f", keras="intermediate_dim"),
+        Field("M", keras="num_heads"),
+    ),
+    keras_classes={"EdRecBackbone": "edrec"},
+    free=frozenset({"dropout", "epsilon"}),
+)
+
 register(Architecture(
     id="edrec",
+    mapping=MAPPING,
     title="EdRec backbone (keras_hub.models.EdRecBackbone): pre-norm encoder-decoder, RMS norms, "
           "gated feed-forward, shared token table",
     source="keras_hub/src/models/edrec/edrec_{backbone,layers}.py",

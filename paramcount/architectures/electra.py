@@ -13,8 +13,43 @@ from paramcount.components import dense
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import d_emb, encoder_stack, eta, factorised_embeddings
 from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+
+# symbol ↔ ElectraBackbone argument ↔ ElectraConfig key. η is fixed by d_emb and d_e in both
+# frameworks (transformers also builds embeddings_project only when the widths differ).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocab_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_heads", hf="num_attention_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_emb", keras="embedding_dim", hf="embedding_size", hf_default=128),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
+        Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
+    ),
+    model_type="electra",
+    # ElectraForPreTraining (the published discriminators) adds a head KerasHub has no class
+    # for; it is refused by name rather than counted as the backbone.
+    hf_classes={"ElectraModel": "electra"},
+    keras_classes={"ElectraBackbone": "electra"},
+    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
+                  "is_decoder": False},
+    requires=(
+        Require("position_embedding_type", ("absolute",),
+                "relative position types add a distance table the formula does not have"),
+        Require("add_cross_attention", (False,), "ELECTRA here is an encoder without "
+                                                 "cross-attention"),
+    ),
+    free=frozenset({
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "classifier_dropout", "is_decoder", "dropout", "summary_type", "summary_use_proj",
+        "summary_activation", "summary_last_dropout", "tie_word_embeddings",
+    }),
+)
 
 register(Architecture(
     id="electra",
@@ -39,6 +74,28 @@ register(Architecture(
     presets="electra",
     family="keras_hub",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(
+        weights={
+            "embeddings.token": "embeddings/word_embeddings",
+            "embeddings.position": "embeddings/position_embeddings",
+            "embeddings.segment": "embeddings/token_type_embeddings",
+            "embeddings.norm": "embeddings/LayerNorm",
+            "embeddings.projection": "embeddings_project",
+            "blocks": r"encoder/layer/\d+",
+            "blocks.attention": "attention",
+            "blocks.attention.query": "self/query",
+            "blocks.attention.key": "self/key",
+            "blocks.attention.value": "self/value",
+            "blocks.attention.output": "output/dense",
+            "blocks.norm_1": "attention/output/LayerNorm",
+            "blocks.ffn.up": "intermediate/dense",
+            "blocks.ffn.down": r"\d+/output/dense",
+            "blocks.norm_2": r"\d+/output/LayerNorm",
+        },
+        deltas=(Delta("pooler", None, "transformers' ElectraModel has no pooler; KerasHub's "
+                                      "ElectraBackbone keeps a d_e→d_e pooled dense"),),
+    ),
     examples={
         "tiny_projected": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
         "tiny_unprojected": dict(v=100, n=16, d_emb=32, d_e=32, M=4, d_f=64, L=2),

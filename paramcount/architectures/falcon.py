@@ -137,7 +137,7 @@ FALCON_PARALLEL_MAPPING = Table(
         Field("d_e", hf="hidden_size"),
         Field("d_f", hf="ffn_hidden_size", hf_default=4 * d_e),
         # 1 or 2 norms per block; transformers' default with new_decoder_architecture is 2
-        Field("split_ln", hf="num_ln_in_parallel_attn", hf_values=(1, 2), hf_default=1),
+        Field("split_ln", hf="num_ln_in_parallel_attn", hf_values={1: 0, 2: 1}, hf_default=1),
         Field("zeta", hf="bias", flag=True, hf_default=0),
     ),
     model_type="falcon",

@@ -58,9 +58,11 @@ MAPPING = Table(
         Field("d_e", keras="hidden_dim", hf="hidden_size"),
         Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
         Field("d_k", keras="head_dim", hf="head_dim"),
-        # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
+        # KerasHub's two switches, apart; post_norm (Gemma 2, their common default) is read from
+        # the sliding-window switch KerasHub's converter sets for Gemma 2 alone (no weights)
         Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
         Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+        Field("post_norm", keras="use_sliding_window_attention", flag=True, keras_default=0),
     ),
     model_type="gemma",
     hf_classes={"GemmaForCausalLM": "gemma"},
@@ -71,7 +73,6 @@ MAPPING = Table(
     keras_constants={
         "final_logit_soft_cap": _gemma2(30.0, None),
         "attention_logit_soft_cap": _gemma2(50.0, None),
-        "use_sliding_window_attention": _gemma2(True, False),
     },
     requires=(
         Require("tie_word_embeddings", (True,), "Gemma's head is the token embedding (tied)"),

@@ -13,6 +13,7 @@ Unlike QwenMoeBackbone, Qwen3MoeBackbone passes each block its index.
 
 from __future__ import annotations
 
+from paramcount.architectures.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.components.llama_like import (
     BLOCK,
     backbone,
@@ -24,7 +25,6 @@ from paramcount.components.llama_like import (
 )
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
-from paramcount.architectures.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table

@@ -23,6 +23,7 @@ whenever L_moe is 0 or L (every preset, and that test) and what its own decoder 
 
 from __future__ import annotations
 
+from paramcount.architectures.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import (
     BLOCK,
@@ -37,7 +38,6 @@ from paramcount.components.llama_like import (
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.formula import group
-from paramcount.architectures.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table

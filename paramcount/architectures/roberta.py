@@ -6,9 +6,11 @@ embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, dense, embedding, layer_norm
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
-from paramcount.formula import group
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
@@ -16,6 +18,103 @@ from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 def roberta_formula(name: str):
     """RoBERTa's tree (XLM-RoBERTa reuses it: same layers)."""
     return group(name, token_position_embeddings(), encoder_stack(L))
+
+
+def mlm_head():
+    """KerasHub's MaskedLMHead as RobertaMaskedLM / XLMRobertaMaskedLM build it: a d_e→d_e dense,
+    a layer norm, and the output bias; the output projection is the token embedding (tied)."""
+    return group(
+        "mlm_head",
+        dense("transform", d_e, d_e, match="intermediate_dense"),
+        layer_norm("norm", match="intermediate_layer_norm"),
+        leaf("output_bias", v, match="output_bias",
+             note="the output projection is the token embedding (tied); only its bias is new"),
+        match="mlm_head",
+        kind="head",
+    )
+
+
+def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Table:
+    """symbol ↔ <keras_prefix>Backbone argument ↔ <prefix>Config key (RoBERTa and XLM-R share
+    it). HF's max_position_embeddings counts fairseq's two padding-offset rows (514 for n = 512):
+    KerasHub's converters subtract them, and so does the table (hf_offset)."""
+    return Table(
+        fields=(
+            Field("v", keras="vocabulary_size", hf="vocab_size"),
+            Field("L", keras="num_layers", hf="num_hidden_layers"),
+            Field("M", keras="num_heads", hf="num_attention_heads"),
+            Field("d_e", keras="hidden_dim", hf="hidden_size"),
+            Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+            Field("n", keras="max_sequence_length", hf="max_position_embeddings",
+                  hf_offset=2, keras_default=512),
+        ),
+        model_type=model_type,
+        hf_classes={f"{prefix}Model": arch_id, f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
+        keras_classes={f"{keras_prefix}Backbone": arch_id},
+        hf_constants={"type_vocab_size": 1, "position_embedding_type": "absolute",
+                      "add_cross_attention": False, "is_decoder": False,
+                      "tie_word_embeddings": True},
+        requires=(
+            Require("type_vocab_size", (1,),
+                    "the formula has no token types; transformers' one-row table is a delta"),
+            Require("tie_word_embeddings", (True,),
+                    "the MLM decoder counts only as the token embedding, tied"),
+            Require("position_embedding_type", ("absolute",),
+                    "relative position types add a distance table the formula does not have"),
+            Require("add_cross_attention", (False,),
+                    "the encoder here has no cross-attention"),
+        ),
+        free=frozenset({
+            "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+            "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
+        }),
+    )
+
+
+# PyTorch names of RobertaModel (XLMRobertaModel: the same), on RoBERTa's tree.
+HF_ENCODER = {
+    "embeddings": "embeddings",
+    "embeddings.token": "word_embeddings",
+    "embeddings.position": "position_embeddings",
+    "embeddings.segment": "token_type_embeddings",
+    "embeddings.norm": "LayerNorm",
+    "blocks": r"encoder/layer/\d+",
+    "blocks.attention": "attention",
+    "blocks.attention.query": "self/query",
+    "blocks.attention.key": "self/key",
+    "blocks.attention.value": "self/value",
+    "blocks.attention.output": "output/dense",
+    "blocks.norm_1": "attention/output/LayerNorm",
+    "blocks.ffn.up": "intermediate/dense",
+    "blocks.ffn.down": r"\d+/output/dense",
+    "blocks.norm_2": r"\d+/output/LayerNorm",
+}
+HF_POOLER = {"pooler": "pooler/dense"}
+HF_MLM_HEAD = {
+    "mlm_head": "lm_head",
+    "mlm_head.transform": "dense",
+    "mlm_head.norm": "layer_norm",
+    "mlm_head.output_bias": "lm_head/bias",
+}
+
+_POSITIONS = Delta(
+    "embeddings.position",
+    embedding("position", n + 2, note="learned absolute positions, n + 2 rows: fairseq's padding "
+                                      "offset (position ids start at pad + 1), kept by transformers"),
+    "transformers keeps fairseq's 2 offset position rows; KerasHub's converter trims them")
+_TOKEN_TYPE = Delta(
+    "embeddings.segment",
+    embedding("segment", 1, note="a one-row token-type table (type_vocab_size = 1), added to "
+                                 "every position; KerasHub folds it into the position table"),
+    "transformers keeps a one-row token-type table; KerasHub has none (its converter adds the "
+    "row to the positions)")
+_POOLER = Delta(
+    "pooler",
+    dense("pooler", d_e, d_e, note="transformers' base model builds a tanh pooler by default",
+          kind="head"),
+    "the transformers base model has a pooler (add_pooling_layer=True); KerasHub's backbone none")
+BASE_DELTAS = (_POSITIONS, _TOKEN_TYPE, _POOLER)
+MLM_DELTAS = (_POSITIONS, _TOKEN_TYPE)  # ForMaskedLM builds the model without its pooler
 
 
 COMMON = dict(
@@ -40,5 +139,21 @@ register(Architecture(
              "L post-LN encoder blocks. KerasHub holds n positions (the original checkpoint's "
              "n+2, offset by the padding index, are trimmed), no token-type table and no pooler",
     presets="roberta",
+    mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
     **COMMON,
+))
+
+register(Architecture(
+    id="roberta_masked_lm",
+    title="RoBERTa masked LM (keras_hub.models.RobertaMaskedLM): backbone + MLM head",
+    source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_masked_lm.py",
+    formula=group("roberta_masked_lm", *roberta_formula("roberta").children, mlm_head()),
+    reference="reference_models.roberta:masked_lm",
+    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
+             "head's output projection is the token embedding (tied), counted once",
+    presets="roberta",
+    mapping=MAPPING,
+    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
+    **{k: v for k, v in COMMON.items() if k != "keras_hub_metadata"},
 ))

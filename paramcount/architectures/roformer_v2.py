@@ -12,11 +12,30 @@ from __future__ import annotations
 from paramcount.components import attention, embedding, feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group
 from paramcount.hparams import Relation
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
 
+# symbol ↔ RoformerV2Backbone argument. KerasHub configuration only: transformers has no
+# RoFormer-v2 (its RoFormer is v1: absolute sinusoidal positions, biases and a pooler).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size"),
+        Field("L", keras="num_layers"),
+        Field("M", keras="num_heads"),
+        Field("d_e", keras="hidden_dim"),
+        Field("d_f", keras="intermediate_dim"),
+        Field("d_k", keras="head_size"),
+        Field("zeta", keras="use_bias", flag=True, keras_default=0),
+        Field("s", keras="num_segments", keras_default=2),
+    ),
+    keras_classes={"RoformerV2Backbone": "roformer_v2"},
+    free=frozenset({"activation", "dropout", "max_wavelength"}),
+)
+
 register(Architecture(
     id="roformer_v2",
+    mapping=MAPPING,
     title="RoFormer-V2 backbone (keras_hub.models.RoformerV2Backbone): rotary positions, RMS "
           "norms, optional biases",
     source="Su et al. 2022 (RoFormer-V2 release notes; RoFormer: Su et al. 2021); "

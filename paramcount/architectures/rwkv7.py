@@ -17,6 +17,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, layer_norm
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
 
@@ -26,8 +27,27 @@ def _low_rank(name: str, rank, *, bias: bool, match: str, note: str):
     return leaf(name, (1 if bias else 0) * d_e + 2 * d_e * rank, match=match, note=note)
 
 
+# symbol ↔ RWKV7Backbone argument. KerasHub configuration only: transformers 5.23 has no
+# RWKV-7 (its RWKV is v4, another architecture).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size"),
+        Field("L", keras="num_layers"),
+        Field("d_e", keras="hidden_size"),
+        Field("d_k", keras="head_size"),
+        Field("d_f", keras="intermediate_dim"),
+        Field("r_g", keras="gate_lora", keras_default=128),
+        Field("r_v", keras="mv_lora", keras_default=32),
+        Field("r_a", keras="aaa_lora", keras_default=64),
+        Field("r_w", keras="decay_lora", keras_default=64),
+    ),
+    keras_classes={"RWKV7Backbone": "rwkv7"},
+    free=frozenset({"dropout_rate"}),
+)
+
 register(Architecture(
     id="rwkv7",
+    mapping=MAPPING,
     title="RWKV-7 backbone (keras_hub.models.RWKV7Backbone): attention-free, low-rank "
           "time-mix maps, untied head",
     source="Peng et al. 2025, 'RWKV-7 \"Goose\" with Expressive Dynamic State Evolution'; "

@@ -28,6 +28,8 @@ from paramcount.components.encoders import (
     tied,
 )
 from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
 
@@ -37,6 +39,60 @@ _FFN = t5_feed_forward()
 _FFN = group("ffn", *(
     leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
     for c in _FFN.children), kind="feed-forward")
+
+# symbol ↔ T5Backbone argument ↔ T5Config key. transformers decides gating by the name of
+# feed_forward_proj ("gated-…" is gated); KerasHub's activation is free (it changes no count).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_layers"),
+        Field("L", hf="num_decoder_layers", hf_default=L),
+        Field("M", keras="num_heads", hf="num_heads"),
+        Field("d_e", keras="hidden_dim", hf="d_model"),
+        Field("d_f", keras="intermediate_dim", hf="d_ff"),
+        Field("d_k", keras="key_value_dim", hf="d_kv", keras_default=sympy.floor(d_e / M),
+              hf_default=64),
+        Field("gated", keras="use_gated_activation", hf="feed_forward_proj", flag=True,
+              keras_default=1, hf_default=0,
+              hf_values={"gated-gelu": 1, "relu": 0, "gated-relu": 1, "gated-silu": 1,
+                         "gelu": 0, "silu": 0, "gelu_new": 0, "gated-gelu_new": 1}),
+        Field("tied", keras="tie_embedding_weights", hf="tie_word_embeddings", flag=True,
+              keras_default=1, hf_default=1),
+    ),
+    model_type="t5",
+    hf_classes={"T5ForConditionalGeneration": "t5"},
+    keras_classes={"T5Backbone": "t5"},
+    hf_constants={"relative_attention_num_buckets": 32, "is_encoder_decoder": True},
+    requires=(
+        Require("relative_attention_num_buckets", (32,),
+                "the formula (and KerasHub) has n_b = 32 relative-position buckets"),
+    ),
+    free=frozenset({
+        "dropout_rate", "layer_norm_epsilon", "initializer_factor", "classifier_dropout",
+        "relative_attention_max_distance", "is_encoder_decoder", "is_decoder", "n_positions",
+        "dense_act_fn", "is_gated_act", "output_past", "activation", "dropout", "num_labels",
+        "scale_decoder_outputs",  # what transformers 5 saves in place of tie_word_embeddings
+    }),
+)
+
+_T5_STACK = {
+    "self_attention": "SelfAttention",
+    "self_attention.query": "q",
+    "self_attention.key": "k",
+    "self_attention.value": "v",
+    "self_attention.output": "o",
+    "cross_attention": "EncDecAttention",
+    "cross_attention.query": "q",
+    "cross_attention.key": "k",
+    "cross_attention.value": "v",
+    "cross_attention.output": "o",
+    # KerasHub activates input_projector and multiplies by gate_projector; transformers
+    # activates wi_0 and multiplies by wi_1 (wi when not gated)
+    "ffn.up": "wi|wi_0",
+    "ffn.gate": "wi_1",
+    "ffn.down": "wo",
+    "norms": "layer_norm",
+}
 
 register(Architecture(
     id="t5",
@@ -89,6 +145,22 @@ register(Architecture(
     presets="t5",
     family="keras_hub",
     keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(weights={
+        "embeddings.token": "shared",
+        "relative_position_bias": "relative_attention_bias",
+        "encoder": r"encoder/block/\d+",
+        **{f"encoder.{k}": p for k, p in _T5_STACK.items() if not k.startswith("cross")},
+        "encoder_final_norm": "encoder/final_layer_norm",
+        "decoder": r"decoder/block/\d+",
+        **{f"decoder.{k}": p for k, p in _T5_STACK.items()},
+        "decoder_final_norm": "decoder/final_layer_norm",
+    }, deltas=(Delta(
+        "head", zero("head", "transformers ties lm_head to the shared table whatever the config "
+                             "says: T5Config forces tie_word_embeddings = True"),
+        "transformers 5's T5Config forces tie_word_embeddings = True (a false value only turns "
+        "off the decoder's output scaling), so T5ForConditionalGeneration never has a separate "
+        "head; KerasHub keeps v1.1's untied d_e × v head"),)),
     examples={
         "tiny_v1_1": dict(v=100, d_e=32, M=4, d_f=48, L=2),
         "tiny_v1_0": dict(v=100, d_e=32, M=4, d_f=64, L=2, gated=0, tied=1),

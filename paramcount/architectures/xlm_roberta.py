@@ -3,8 +3,23 @@ backbone (same layers, same count) with a 250,002-token SentencePiece vocabulary
 
 from __future__ import annotations
 
-from paramcount.architectures.roberta import COMMON, roberta_formula
+from paramcount.architectures.roberta import (
+    BASE_DELTAS,
+    COMMON,
+    HF_ENCODER,
+    HF_MLM_HEAD,
+    HF_POOLER,
+    MLM_DELTAS,
+    mlm_head,
+    roberta_formula,
+    table,
+)
+from paramcount.formula import group
+from paramcount.frameworks import Transformers
 from paramcount.registry import Architecture, register
+
+# transformers' XLMRobertaModel is RobertaModel's code (same names, same deltas).
+MAPPING = table("xlm-roberta", "XLMRoberta", "XLMRoberta", "xlm_roberta")
 
 register(Architecture(
     id="xlm_roberta",
@@ -16,5 +31,21 @@ register(Architecture(
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks; no token-type table, no pooler",
     presets="xlm_roberta",
+    mapping=MAPPING,
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
     **COMMON,
+))
+
+register(Architecture(
+    id="xlm_roberta_masked_lm",
+    title="XLM-RoBERTa masked LM (keras_hub.models.XLMRobertaMaskedLM): backbone + MLM head",
+    source="Conneau et al. 2020; keras_hub/src/models/xlm_roberta/xlm_roberta_masked_lm.py",
+    formula=group("xlm_roberta_masked_lm", *roberta_formula("xlm_roberta").children, mlm_head()),
+    reference="reference_models.xlm_roberta:masked_lm",
+    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
+             "head's output projection is the token embedding (tied), counted once",
+    presets="xlm_roberta",
+    mapping=MAPPING,
+    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
+    **{k: v for k, v in COMMON.items() if k != "keras_hub_metadata"},
 ))

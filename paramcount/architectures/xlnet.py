@@ -19,8 +19,40 @@ from paramcount.components import (
 )
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
+
+# symbol ↔ XLNetBackbone argument ↔ XLNetConfig key (d_head, when given, must be d_e/M, as
+# transformers also insists).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="n_layer"),
+        Field("M", keras="num_heads", hf="n_head"),
+        Field("d_e", keras="hidden_dim", hf="d_model"),
+        Field("d_f", keras="intermediate_dim", hf="d_inner"),
+        Field("d_k", hf="d_head"),
+    ),
+    model_type="xlnet",
+    # XLNetLMHeadModel (the published checkpoints) adds an LM head bias KerasHub's backbone does
+    # not have: refused by name.
+    hf_classes={"XLNetModel": "xlnet"},
+    keras_classes={"XLNetBackbone": "xlnet"},
+    free=frozenset({
+        "ff_activation", "dropout", "layer_norm_eps", "activation", "kernel_initializer_range",
+        "bias_initializer",
+        # memory, attention span and data order: computed, not learned
+        "attn_type", "mem_len", "reuse_len", "use_mems_eval", "use_mems_train", "bi_data",
+        "clamp_len", "same_length",
+        # XLNet's sequence-summary and span heads, built by other classes only
+        "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
+        "start_n_top", "end_n_top", "tie_word_embeddings",
+        # the original code's switch for per-layer biases; transformers always has them
+        "untie_r",
+    }),
+)
 
 register(Architecture(
     id="xlnet",
@@ -63,6 +95,24 @@ register(Architecture(
     constraints=(HEADS_FIT,),
     presets="xlnet",
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=Transformers(weights={
+        "embeddings.token": "word_embedding",
+        "embeddings.mask": "mask_emb",
+        "blocks": r"layer/\d+",
+        "blocks.attention": "rel_attn",
+        "blocks.attention.query": "q",
+        "blocks.attention.key": "k",
+        "blocks.attention.value": "v",
+        "blocks.attention.output": "o",
+        "blocks.position_projection": "rel_attn/r",
+        "blocks.attention_biases": "r_r_bias|r_s_bias|r_w_bias",
+        "blocks.segment_encoding": "seg_embed",
+        "blocks.norm_1": "rel_attn/layer_norm",
+        "blocks.ffn.up": "layer_1",
+        "blocks.ffn.down": "layer_2",
+        "blocks.norm_2": "ff/layer_norm",
+    }),
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
