@@ -154,8 +154,12 @@ def cmd_report(args) -> int:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
         from paramcount import parallel
+        from paramcount.prove import record
 
-        parallel.prove_into_cache(sorted({r.arch for r in results}), n_jobs=args.jobs)
+        # Architectures whose recorded proof no longer holds (or never did) are proven in
+        # workers into the proof cache first; the report then reads every outcome in order.
+        stale = record.stale({r.arch for r in results}, target.parent / record.RECORD_NAME)
+        parallel.prove_into_cache(stale, n_jobs=args.jobs)
         path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None

@@ -222,10 +222,11 @@ SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _plots_section,
                                                        _architectures]
 
 
-def _proofs_section(results: list[Verification]) -> str:
+def _proofs_section(results: list[Verification], proofs: list | None = None) -> str:
     from paramcount.prove import proofs_section
+    from paramcount.prove.output import proofs_markdown
 
-    return proofs_section(results)
+    return proofs_section(results) if proofs is None else proofs_markdown(proofs)
 
 
 def _rules_of_thumb_section(results: list[Verification]) -> str:
@@ -238,8 +239,9 @@ SECTIONS += [_proofs_section, _rules_of_thumb_section]
 
 
 def generate(results: list[Verification] | None = None, *,
-             vers: dict[str, str] | None = None) -> str:
-    """The report's text (verifies everything when no results are given)."""
+             vers: dict[str, str] | None = None, proofs: list | None = None) -> str:
+    """The report's text (verifies everything when no results are given; proves every
+    architecture among them unless their ``proofs`` are given, see :func:`proofs_for`)."""
     results = verify_all() if results is None else results
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and
     # mismatches alike, and mean nothing.
@@ -253,12 +255,23 @@ def generate(results: list[Verification] | None = None, *,
         CONVENTION,
         _versions_section(vers or versions()),
     ]
-    body = [section(results) for section in SECTIONS]
+    body = [_proofs_section(results, proofs) if section is _proofs_section else section(results)
+            for section in SECTIONS]
     return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
 
 
+def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None):
+    """The proofs the report at ``path`` shows (outcomes recorded beside it reused while their
+    key matches, see :mod:`paramcount.prove.record`) and the record to write with it."""
+    from paramcount.prove import record
+
+    return record.proofs_for({r.arch for r in results}, Path(path).parent / record.RECORD_NAME,
+                             progress=progress)
+
+
 def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
-                 results: list[Verification] | None = None) -> Path:
+                 results: list[Verification] | None = None,
+                 proof_record: dict | None = None) -> Path:
     """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
     so everything is verified here), the figures it links to (``composition.svg``,
     ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
@@ -267,12 +280,17 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
     is checked and every file written to a synced temporary file before any is renamed, the
     report last, so the figures never pair with a different report.
     """
+    from paramcount.prove import record
+
     path = Path(path)
     check_output(path)
     if text is None:
         results = verify_all() if results is None else results
-        text = generate(results)
+        proofs, proof_record = proofs_for(results, path)
+        text = generate(results, proofs=proofs)
     files: dict[str | os.PathLike, str | bytes] = {}
+    if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)
+        files[path.parent / record.RECORD_NAME] = record.dumps(proof_record)
     if results is not None:
         from paramcount.plots import report_plots
 

@@ -19,17 +19,28 @@ def results():
 
 
 @pytest.fixture(scope="module")
-def text(results) -> str:
-    return report.generate(results)
+def proofs(results):
+    """The proofs the committed report shows: recorded ones whose key still matches (an
+    architecture whose formula, builder, libraries or prover changed is proven here anew)."""
+    return report.proofs_for(results, GOLDEN)
 
 
-def test_golden_report(text, results, request, tmp_path):
-    """reports/conformance.md and its figures are what `paramcount report` writes now
-    (update: pytest --update-golden)."""
+@pytest.fixture(scope="module")
+def text(results, proofs) -> str:
+    return report.generate(results, proofs=proofs[0])
+
+
+def test_golden_report(text, results, proofs, request, tmp_path):
+    """reports/conformance.md, its figures and its proof record are what `paramcount report`
+    writes now (update: pytest --update-golden)."""
     from paramcount.plots import write_plots
+    from paramcount.prove import record
 
     if request.config.getoption("--update-golden"):
-        report.write_report(GOLDEN, text, results=results)
+        report.write_report(GOLDEN, text, results=results, proof_record=proofs[1])
+    committed = GOLDEN.parent / record.RECORD_NAME
+    assert committed.exists() and committed.read_text(encoding="utf-8") == record.dumps(proofs[1]), (
+        "reports/proofs.json is stale: regenerate with `paramcount report` and commit it")
     assert GOLDEN.exists(), "reports/conformance.md is missing: run `paramcount report`"
     assert GOLDEN.read_text(encoding="utf-8") == text, (
         "reports/conformance.md is stale: regenerate with `paramcount report` "
@@ -73,3 +84,28 @@ def test_write_creates_folder_with_ordinary_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
+    """A recorded outcome renders exactly as the proof it records; a changed key is proven anew."""
+    from paramcount import cache
+    from paramcount.prove import cached_prove, record
+    from paramcount.prove.output import proofs_markdown
+
+    monkeypatch.setenv("PARAMCOUNT_CACHE", "0")
+    fresh = cached_prove("ffnn_lm")
+    path = tmp_path / record.RECORD_NAME
+    path.write_text(record.dumps({"ffnn_lm": record._entry(fresh, cache.proof_key(
+        report.registry.get("ffnn_lm")))}), encoding="utf-8")
+    assert record.stale(["ffnn_lm"], path) == []
+    proofs, rec = record.proofs_for(["ffnn_lm"], path)
+    assert proofs_markdown(proofs) == proofs_markdown([fresh])
+    assert record.dumps(rec) == path.read_text(encoding="utf-8")
+    data = record.load(path)
+    data["ffnn_lm"]["key"] = "0" * 64  # as if the formula had changed since
+    path.write_text(record.dumps(data), encoding="utf-8")
+    assert record.stale(["ffnn_lm"], path) == ["ffnn_lm"]
+    calls = []
+    monkeypatch.setattr("paramcount.prove.cached_prove", lambda a: calls.append(a) or fresh)
+    record.proofs_for(["ffnn_lm"], path)
+    assert calls == ["ffnn_lm"]

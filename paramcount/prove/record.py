@@ -1,0 +1,123 @@
+"""Proof outcomes recorded beside the report (``reports/proofs.json``).
+
+The report's *Proofs* section proves every architecture, and a proof costs Keras builds (minutes
+for some families). :func:`paramcount.cache.proof_key` already names everything a proof depends
+on: the formula tree, the hyperparameters' roles and constraints, the reference builder's source,
+the library versions and the prover's own source. ``paramcount report`` writes, beside the
+report, each architecture's key with the outcome the report shows; the next report (and the
+golden test of a fresh checkout) reuses an outcome whose key still matches, and proves anew every
+architecture whose key changed. So a changed formula, builder, library or prover is always
+proven again, and an unchanged one never is, whichever machine generates the report.
+
+The record holds what the section prints (JSON: statuses, bounds, methods, residual texts),
+not pickled objects, so it is reviewable in a diff like the report itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from paramcount.prove.results import ArchProof, CaseProof
+
+__all__ = ["RECORD_NAME", "dumps", "load", "proofs_for", "stale"]
+
+RECORD_NAME = "proofs.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RecordedResidual:
+    """A residual as the record keeps it: its text."""
+
+    line: str
+
+    def text(self) -> str:
+        return self.line
+
+
+def _entry(proof: ArchProof, key: str) -> dict:
+    return {"key": key, "cases": [
+        {"case": c.case, "status": c.status, "free": list(c.free),
+         "parametrization": list(c.parametrization),
+         # (pairs, not objects: the section prints them in the prover's order)
+         "bounds": [[k, v] for k, v in c.bounds.items()],
+         "structural": [[k, list(v)] for k, v in c.structural.items()],
+         "ranges": [[k, list(v)] for k, v in c.ranges.items()],
+         "points_per_node": c.points_per_node, "error_bound": c.error_bound,
+         "builds": c.builds, "residuals": [r.text() for r in c.residuals],
+         "message": c.message}
+        for c in proof.cases]}
+
+
+def _proof(arch_id: str, entry: Mapping) -> ArchProof:
+    return ArchProof(arch_id, tuple(
+        CaseProof(arch_id, c["case"], c["status"], tuple(c["free"]), tuple(c["parametrization"]),
+                  {k: v for k, v in c["bounds"]}, {k: tuple(v) for k, v in c["structural"]},
+                  {k: (v[0], v[1]) for k, v in c["ranges"]}, c["points_per_node"],
+                  c["error_bound"], c["builds"], 0.0,
+                  tuple(RecordedResidual(t) for t in c["residuals"]),  # type: ignore[misc]
+                  c["message"])
+        for c in entry["cases"]))
+
+
+def load(path: str | Path | None) -> dict:
+    """The record at ``path`` (empty when absent, unreadable or of another format)."""
+    if path is None:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return {}
+    archs = data.get("architectures")
+    return archs if isinstance(archs, dict) else {}
+
+
+def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
+               progress=None) -> tuple[list[ArchProof], dict]:
+    """The proofs of ``arch_ids`` (recorded ones whose key matches, the others proven now), and
+    the record to write beside the report they go into."""
+    from paramcount import registry
+    from paramcount.cache import proof_key
+    from paramcount.prove import cached_prove
+
+    old = load(path)
+    proofs, new = [], {}
+    for aid in sorted(arch_ids):
+        key = proof_key(registry.get(aid))
+        entry = old.get(aid)
+        if isinstance(entry, dict) and entry.get("key") == key:
+            try:
+                proof = _proof(aid, entry)
+            except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry: prove
+                proof = None
+        else:
+            proof = None
+        if proof is None:
+            if progress:
+                progress(f"{aid}: proving")
+            proof = cached_prove(aid)
+        proofs.append(proof)
+        if proof.status != "error":  # an error may be the environment's: never recorded
+            new[aid] = _entry(proof, key)
+    return proofs, new
+
+
+def stale(arch_ids: Iterable[str], path: str | Path | None) -> list[str]:
+    """Those of ``arch_ids`` whose recorded outcome at ``path`` is missing or keyed otherwise."""
+    from paramcount import registry
+    from paramcount.cache import proof_key
+
+    old = load(path)
+    return [a for a in sorted(arch_ids)
+            if not (isinstance(old.get(a), dict) and old[a].get("key") == proof_key(registry.get(a)))]
+
+
+def dumps(record: Mapping) -> str:
+    """The record's file text (sorted, so an unchanged record is byte-identical)."""
+    return json.dumps({"format": FORMAT, "architectures": record}, indent=1, sort_keys=True,
+                      ensure_ascii=False) + "\n"
