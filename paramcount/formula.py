@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
-__all__ = ["KINDS", "Term", "Leaf", "group", "leaf", "zero", "pretty", "to_int", "FUSED"]
+__all__ = ["FUSED", "KINDS", "Leaf", "Term", "group", "leaf", "pretty", "to_int", "zero"]
 
 
 def pretty(expr) -> str:
@@ -101,7 +101,7 @@ class Term:
     name: str
     expr: sympy.Expr | None = None
     children: tuple[Term, ...] = ()
-    times: sympy.Expr = sympy.Integer(1)
+    times: sympy.Expr = sympy.Integer(1)  # noqa: RUF009 (an immutable SymPy number)
     match: str | None = None
     note: str = ""
     trainable: bool = True
@@ -215,7 +215,7 @@ class Term:
         syms: set[sympy.Symbol] = set(self.times.free_symbols)
         if self.active_times is not None:
             syms |= self.active_times.free_symbols
-        if self.is_leaf:
+        if self.expr is not None:
             syms |= self.expr.free_symbols
         for c in self.children:
             syms |= c.free_symbols()

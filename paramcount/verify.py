@@ -18,8 +18,15 @@ from paramcount import keras_hub_meta
 from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
 
-__all__ = ["ErrorRow", "ComponentResult", "Verification", "verify", "build_reference", "keras_weights",
-           "reference_weights"]
+__all__ = [
+    "ComponentResult",
+    "ErrorRow",
+    "Verification",
+    "build_reference",
+    "keras_weights",
+    "reference_weights",
+    "verify",
+]
 
 
 @dataclass(frozen=True)
@@ -179,7 +186,7 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
         elif len(owners) == 1 and owners[0].term.part is None:
             claimed[owners[0].path].append(w)
         elif all(lf.term.part == FUSED for lf in owners):
-            for lf, piece in zip(owners, _shares(w, owners, values)):
+            for lf, piece in zip(owners, _shares(w, owners, values), strict=True):
                 claimed[lf.path].append(piece)
         else:
             shares = _slices(w, owners)
@@ -226,7 +233,7 @@ def _shares(w: Weight, owners: list, values) -> list[Weight]:
     sizes = [w.size * c // total if total else 0 for c in counts[:-1]]
     sizes.append(w.size - sum(sizes))
     return [Weight(f"{w.path}[{lf.term.name}]", n, w.trainable, (n,))
-            for lf, n in zip(owners, sizes)]
+            for lf, n in zip(owners, sizes, strict=True)]
 
 
 def _slices(w: Weight, owners: list) -> list[Weight] | None:

@@ -20,7 +20,7 @@ from paramcount.errors import ParamcountError
 from paramcount.frameworks import torch_path
 from paramcount.verify import Weight
 
-__all__ = ["Refused", "build", "config", "weights", "torch_weights"]
+__all__ = ["Refused", "build", "config", "torch_weights", "weights"]
 
 
 class Refused(ParamcountError):
@@ -41,7 +41,7 @@ def config(arch, hp: Mapping[str, int]):
                           f"{problem}")
     try:
         return _CONFIG_CLASS.for_model(table.model_type, **table.hf_config(hp))
-    except Exception as exc:  # noqa: BLE001 (huggingface_hub wraps validation errors)
+    except Exception as exc:
         cause = getattr(exc, "__cause__", None) or exc
         reason = " ".join(str(cause).split())
         raise Refused(f"transformers cannot build {arch.id} here: {reason}") from None

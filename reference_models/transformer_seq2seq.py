@@ -39,8 +39,6 @@ def transformer(hp: dict[str, int]) -> keras.Model:
         for i in range(hp["L_dec"]):
             y = keras_hub.layers.TransformerDecoder(
                 intermediate_dim=hp["d_f"], num_heads=hp["M"], name=f"decoder_layer_{i}")(y, x)
-        if hp["tied"]:
-            logits = tgt_table(y, reverse=True)
-        else:
-            logits = keras.layers.Dense(hp["v_tgt"], name="head")(y)
+        logits = (tgt_table(y, reverse=True) if hp["tied"]
+                  else keras.layers.Dense(hp["v_tgt"], name="head")(y))
         return keras.Model([source, target], logits, name="transformer")

@@ -101,7 +101,7 @@ def _witness(case: Case, oracle: Oracle, rngs, points: int, salt: str):
     r = case.rng(salt)
     nd = nodes(case)
     for node in itertools.product(*nd.values()):
-        base = dict(zip(nd, node))
+        base = dict(zip(nd, node, strict=True))
         for _ in range(points):
             for _ in range(100):  # keep sub-case inequalities (d_emb ≠ d_e)
                 point = {**base, **{x: r.randrange(lo, hi) for x, (lo, hi) in rngs.items()}}
@@ -130,7 +130,7 @@ def prove_case(case: Case, *, explain_residuals: bool = True) -> CaseProof:
 
     try:
         case = classify(case, oracle)
-    except Exception as exc:  # noqa: BLE001  (reported, not retried)
+    except Exception as exc:
         return result("error", message=f"the Keras build of a tiny model failed: "
                                        f"{_first_line(exc)}")
     oracle.case = case
@@ -142,15 +142,15 @@ def prove_case(case: Case, *, explain_residuals: bool = True) -> CaseProof:
             witness = _witness(case, oracle, rngs, points, f"prove:{bits}")
         except Contested as exc:
             return result("refuted", rngs, points, message=str(exc))
-        except Exception as exc:  # noqa: BLE001  (explained below, or the case is an error)
+        except Exception as exc:
             if not too_large(exc):
                 return result("error", rngs, points, message=(
                     f"a Keras build raised {_first_line(exc)}; not a size failure, so the case "
                     "is not proven"))
             size_failures.append(f"below 2^{bits}: {_first_line(exc)}")
             continue
-        note = ("values kept below 2^%d: builds failed for size with larger ones (%s)"
-                % (bits, "; ".join(size_failures))) if size_failures else ""
+        note = (f"values kept below 2^{bits}: builds failed for size with larger ones "
+                f"({'; '.join(size_failures)})") if size_failures else ""
         if witness is None:
             if bound < Fraction(TARGET_ERROR):
                 return result("proven", rngs, points, bound, message=note)
@@ -164,7 +164,7 @@ def prove_case(case: Case, *, explain_residuals: bool = True) -> CaseProof:
         if explain_residuals:
             try:
                 residuals = explain_case(case, oracle, rngs)
-            except Exception as exc:  # noqa: BLE001  (the refutation stands without it)
+            except Exception as exc:
                 msg += f"; residual not recovered ({_first_line(exc)})"
         return result("refuted", rngs, points, residuals=residuals, message=msg)
     return result("error", message="the Keras build failed for size at every value budget tried: "

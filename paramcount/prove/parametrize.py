@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from paramcount.hparams import Constraint
     from paramcount.registry import Architecture
 
-__all__ = ["Space", "parametrize", "cases", "case_flags", "case_of"]
+__all__ = ["Space", "case_flags", "case_of", "cases", "parametrize"]
 
 
 class Space:
@@ -195,7 +195,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             conditions.append(f"{pretty(space.orig(args[0]))} ≠ {pretty(space.orig(args[1]))}")
             checks.append(("neq", space.orig(args[0]), space.orig(args[1])))
         elif kind in ("divides", "remainder"):
-            _floor_split(space, kind, *args, remainders, conditions, checks)
+            a, b = args
+            _floor_split(space, kind, a, b, remainders, conditions, checks)
         else:
             x, c, rem = args
             checks.append(("mod", space.orig(x), c, rem))
@@ -302,7 +303,7 @@ def cases(arch: Architecture) -> list[Case]:
     flags = case_flags(arch)
     out: list[Case] = []
     for combo in itertools.product((0, 1), repeat=len(flags)):
-        out += _split_cases(arch, dict(zip(flags, combo)), ())
+        out += _split_cases(arch, dict(zip(flags, combo, strict=True)), ())
     return out
 
 

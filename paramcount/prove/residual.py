@@ -24,7 +24,7 @@ _X = sympy.Symbol("x")
 def interpolate_coefficients(xs: Sequence[int], ys: Sequence) -> list[sympy.Rational]:
     """Monomial coefficients (constant first) of the polynomial of degree < len(xs) through
     (xs, ys), exactly."""
-    poly = sympy.Poly(interpolate(list(zip(xs, ys)), _X), _X)
+    poly = sympy.Poly(interpolate(list(zip(xs, ys, strict=True)), _X), _X)
     coeffs = list(reversed(poly.all_coeffs()))
     return coeffs + [sympy.Integer(0)] * (len(xs) - len(coeffs))
 
@@ -68,8 +68,8 @@ def explain_case(case: Case, oracle: Oracle, rngs, *, max_degree: int = 8) -> tu
         while True:
             xs = [first + i for i in range(bound + 2)]
             vals = {c: [oracle({**base, x: xv}).get(c, 0) for xv in xs] for c in comps}
-            fits = [sympy.expand(interpolate(list(zip(xs[:-1], vals[c][:-1])), _X)) for c in comps]
-            ok = all(f.subs(_X, xs[-1]) == vals[c][-1] for f, c in zip(fits, comps))
+            fits = [sympy.expand(interpolate(list(zip(xs[:-1], vals[c][:-1], strict=True)), _X)) for c in comps]
+            ok = all(f.subs(_X, xs[-1]) == vals[c][-1] for f, c in zip(fits, comps, strict=True))
             dx = max([int(sympy.degree(f, _X)) if f != 0 else 0 for f in fits] or [0])
             if ok or bound >= max_degree:
                 break
@@ -83,7 +83,7 @@ def explain_case(case: Case, oracle: Oracle, rngs, *, max_degree: int = 8) -> tu
     grids = [seq[x][: deg[x] + 1] for x in support]
     table: dict[str, dict[tuple[int, ...], int]] = {c: {} for c in comps}
     for idx in itertools.product(*(range(len(g)) for g in grids)):
-        d = oracle({**base, **{x: grids[i][j] for i, (x, j) in enumerate(zip(support, idx))}})
+        d = oracle({**base, **{x: grids[i][j] for i, (x, j) in enumerate(zip(support, idx, strict=True))}})
         for c in comps:
             table[c][idx] = d.get(c, 0)
     polys: dict[str, sympy.Expr | None] = {c: _grid_poly(support, grids, table[c]) for c in comps}
