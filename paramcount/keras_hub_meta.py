@@ -75,3 +75,25 @@ UNLISTED.update(dict.fromkeys(
     "Gemma 3n: multimodal checkpoint; its MobileNetV5 vision encoder and Conformer audio encoder "
     "(and their embedders) are not yet formulated, only the text decoder (gemma3n)",
 ))
+
+# Gemma 4: the dense text decoder is formulated (``gemma4``, examples only); the checkpoints hold
+# more than it counts.
+UNLISTED.update(dict.fromkeys(
+    ("gemma4_2b", "gemma4_instruct_2b", "gemma4_4b", "gemma4_instruct_4b", "gemma4_31b",
+     "gemma4_instruct_31b", "gemma4_instruct_2b_assistant", "gemma4_instruct_4b_assistant",
+     "gemma4_instruct_31b_assistant"),
+    "Gemma 4: multimodal checkpoint; its vision and audio encoders, per-layer input embeddings and "
+    "key/value-sharing layers are not yet formulated, only the dense text decoder (gemma4); "
+    "KerasHub's published figures are rounded",
+))
+UNLISTED.update(dict.fromkeys(
+    ("gemma4_26b_a4b", "gemma4_instruct_26b_a4b", "gemma4_instruct_26b_a4b_assistant"),
+    "Gemma 4 26B-A4B: its mixture-of-experts blocks and multimodal encoders are not yet "
+    "formulated (gemma4 covers the dense text decoder)",
+))
+# T5Gemma 2: the text encoder-decoder is formulated (``t5gemma2``, examples only).
+UNLISTED.update(dict.fromkeys(
+    ("t5gemma2_270m_270m", "t5gemma2_1b_1b", "t5gemma2_4b_4b"),
+    "T5Gemma 2: every released checkpoint holds a SigLIP vision encoder and two end-of-image "
+    "embeddings, not yet formulated; only the text encoder-decoder (t5gemma2) is",
+))

@@ -235,7 +235,19 @@ def _rules_of_thumb_section(results: list[Verification]) -> str:
     return rules_of_thumb_section(results, {r.arch: registry.get(r.arch) for r in results})
 
 
-SECTIONS += [_proofs_section, _rules_of_thumb_section]
+def _frameworks_section(results: list[Verification]) -> str:
+    from paramcount.report_frameworks import frameworks_section
+
+    return frameworks_section(results)
+
+
+def _unlisted_section(results: list[Verification]) -> str:
+    from paramcount.report_frameworks import unlisted_section
+
+    return unlisted_section(results)
+
+
+SECTIONS += [_unlisted_section, _frameworks_section, _proofs_section, _rules_of_thumb_section]
 
 
 def generate(results: list[Verification] | None = None, *,
