@@ -16,6 +16,7 @@ Nothing here imports SymPy or TensorFlow (``count`` reads it on every call).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from pathlib import Path
@@ -25,8 +26,18 @@ try:  # the built-in SHA-256: hashlib would load OpenSSL, a noticeable share of 
 except ImportError:  # pragma: no cover - other Python builds
     from hashlib import sha256 as _sha256
 
-__all__ = ["CACHE_DIR_ENV", "CACHE_ENV", "enabled", "cache_dir", "key", "get", "put",
-           "get_json", "put_json", "source_fingerprint"]
+__all__ = [
+    "CACHE_DIR_ENV",
+    "CACHE_ENV",
+    "cache_dir",
+    "enabled",
+    "get",
+    "get_json",
+    "key",
+    "put",
+    "put_json",
+    "source_fingerprint",
+]
 
 CACHE_DIR_ENV = "PARAMCOUNT_CACHE_DIR"
 CACHE_ENV = "PARAMCOUNT_CACHE"
@@ -95,10 +106,8 @@ def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
         return target
     except OSError:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         return None
 
 
@@ -112,10 +121,8 @@ def prune(kind: str, keep: int) -> None:
         return
     entries.sort(reverse=True)
     for _, path in entries[keep:]:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
 
 
 def get_json(kind: str, digest: str):
@@ -272,10 +279,8 @@ def library_versions() -> dict[str, str]:
 
     out = {"python": platform.python_version()}
     for lib in _LIBRARIES:
-        try:
+        with contextlib.suppress(md.PackageNotFoundError):
             out[lib] = md.version(lib)
-        except md.PackageNotFoundError:
-            pass
     return out
 
 

@@ -110,6 +110,7 @@ def cmd_count(args) -> int:
         if reading is not None:
             print("\n".join(_reading_lines(reading)))
         if framework != "keras":
+            assert arch.mapping is not None  # a transformers count reads the family's table
             print(f"counted as transformers builds it: {arch.mapping.hf_class(arch.id)} "
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))

@@ -26,6 +26,7 @@ Division is exact: ``_q`` keeps integers where the quotient is whole and falls b
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -34,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from paramcount import cache
 from paramcount.compiled_source import generate
 
-__all__ = ["Defer", "generate", "load", "store", "evaluate", "try_count", "entrypoint"]
+__all__ = ["Defer", "entrypoint", "evaluate", "generate", "load", "store", "try_count"]
 
 KIND = "count"
 FORMAT = 2  # bump when the generated code's shape changes
@@ -178,7 +179,7 @@ def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
     from paramcount.count_output import Counted
 
     V = dict(hparams)
-    rows = tuple((d, label, _i(x)) for (d, label), x in zip(ns["ROWS"], ns["rows"](V)))
+    rows = tuple((d, label, _i(x)) for (d, label), x in zip(ns["ROWS"], ns["rows"](V), strict=True))
     leaves = [_i(x) for x in ns["components"](V)]
 
     def fill(shape):
@@ -318,8 +319,7 @@ def _main(argv: list[str]) -> int:
     if code == 0 and parsed is not None and not plugins and cache.enabled():
         from paramcount import registry
 
-        try:
+        # Compiling is an optimisation: never fail a count over it.
+        with contextlib.suppress(Exception):
             store(registry.get(parsed[0]))
-        except Exception:  # compiling is an optimisation: never fail a count over it
-            pass
     return code

@@ -139,7 +139,7 @@ def generate(arch) -> str:
     for i, (s, e) in enumerate(defaults):
         out.append(f"    ({s.name!r}, {_names(e)!r}, {i}),")
     out += [")", ""]
-    out += _lambdas("DEFAULT_FNS", [e for _, e in defaults]) + [""]
+    out += [*_lambdas("DEFAULT_FNS", [e for _, e in defaults]), ""]
     cons: list[tuple] = []
     cexprs: list = []
     for c in arch.constraints:
@@ -156,11 +156,11 @@ def generate(arch) -> str:
         else:
             raise NotImplementedError(f"cannot compile constraint {type(c).__name__}")
     out.append(f"CONSTRAINTS = {tuple(cons)!r}")
-    out += _lambdas("CONSTRAINT_FNS", cexprs) + [""]
-    out += _fn("rows", row_exprs) + [""]
-    out += _fn("components", comp_exprs) + [""]
-    out += _fn("embeddings", emb) + [""]
-    out += _fn("totals", totals) + [""]
+    out += [*_lambdas("CONSTRAINT_FNS", cexprs), ""]
+    out += [*_fn("rows", row_exprs), ""]
+    out += [*_fn("components", comp_exprs), ""]
+    out += [*_fn("embeddings", emb), ""]
+    out += [*_fn("totals", totals), ""]
     return "\n".join(out)
 
 

@@ -23,7 +23,7 @@ from paramcount import registry
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
-__all__ = ["read_config", "load_json", "supported", "check_missing"]
+__all__ = ["check_missing", "load_json", "read_config", "supported"]
 
 
 def load_json(path: str | Path) -> tuple[dict, str]:

@@ -41,15 +41,15 @@ if TYPE_CHECKING:
     from paramcount.registry import Architecture
 
 __all__ = [
-    "EMBEDDING_RULE",
     "BYTES_CONVENTION",
+    "EMBEDDING_RULE",
     "Approximation",
     "Context",
-    "is_embedding",
-    "embedding_paths",
-    "rule_applies",
     "context",
     "context_of",
+    "embedding_paths",
+    "is_embedding",
+    "rule_applies",
 ]
 
 EMBEDDING_KINDS = ("embedding", "position")

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from paramcount.formula import Term
 
-__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "tree", "for_framework", "torch_path"]
+__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}

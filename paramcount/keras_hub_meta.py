@@ -12,14 +12,14 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 
-__all__ = ["published_params", "keras_hub_root", "preset_names", "preset_model", "UNLISTED"]
+__all__ = ["UNLISTED", "keras_hub_root", "preset_model", "preset_names", "published_params"]
 
 
 def keras_hub_root() -> Path | None:
     spec = importlib.util.find_spec("keras_hub")
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 @cache

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy
 
 from paramcount import symbols
 from paramcount.errors import InputFileError
 
-__all__ = ["Field", "Require", "Table", "Reading", "HF_GENERIC_KEYS", "KERAS_GENERIC_KEYS"]
+__all__ = ["HF_GENERIC_KEYS", "KERAS_GENERIC_KEYS", "Field", "Reading", "Require", "Table"]
 
 # Keys of every HF config that never change a parameter count (tokens, dtype, generation,
 # bookkeeping). A family lists its own harmless keys in ``Table.free``.
@@ -87,8 +88,10 @@ class Field:
     # A key holding names or enumerated values: raw value → the symbol's value (T5's
     # feed_forward_proj "gated-gelu" → 1; Falcon's num_ln_in_parallel_attn 1 or 2 → split_ln 0
     # or 1); None: the value itself.
-    hf_values: Mapping[object, int] | None = None
-    keras_values: Mapping[object, int] | None = None
+    # Keyed by the config's raw value: names (str) or numbers (int), as the model's config holds
+    # them; Any, because a Mapping's key type is invariant and each table uses one of the two.
+    hf_values: Mapping[Any, int] | None = None
+    keras_values: Mapping[Any, int] | None = None
     # A per-block list of kinds (Qwen 3.5's layer_types): the symbol counts the blocks of
     # ``kinds[0]`` among ``len(list)`` = ``per_block`` blocks, the rest are ``kinds[1]``; written
     # with those blocks first (which blocks changes no count).
@@ -104,7 +107,7 @@ class Field:
     def offset(self, framework: str) -> int:
         return self.keras_offset if framework == "keras" else self.hf_offset
 
-    def values(self, framework: str) -> Mapping[object, int] | None:
+    def values(self, framework: str) -> Mapping[Any, int] | None:
         return self.keras_values if framework == "keras" else self.hf_values
 
     def default(self, framework: str):
@@ -330,8 +333,9 @@ def _nest(flat: Mapping[str, object]) -> dict[str, object]:
         *path, last = key.split(".")
         node = out
         for part in path:
+            # Every intermediate value is a dict made on this line; a nested dict's type is recursive.
             node = node.setdefault(part, {})  # type: ignore[assignment]
-        node[last] = val  # type: ignore[index]
+        node[last] = val
     return out
 
 

@@ -19,28 +19,35 @@ return an error row instead of raising).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
-__all__ = ["Job", "default_jobs", "verify_jobs", "run_grouped"]
+if TYPE_CHECKING:  # the workers import these lazily; the types alone cost nothing
+    from paramcount.registry import Architecture, Preset
+
+__all__ = ["Job", "default_jobs", "run_grouped", "verify_jobs"]
+
+_Item = TypeVar("_Item")
 
 
 @dataclass(frozen=True)
 class Job:
     """One verification: an architecture at a resolved hyperparameter set."""
 
-    arch: object  # registry.Architecture
+    arch: Architecture
     hparams: dict[str, int]
     name: str
-    preset: object | None = None  # registry.Preset, for KerasHub's published figure
+    preset: Preset | None = None  # for KerasHub's published figure
     framework: str = "keras"  # or "transformers"
 
     def label(self) -> str:
-        return f"{self.arch.id} {self.name}"  # type: ignore[attr-defined]
+        return f"{self.arch.id} {self.name}"
 
 
 def default_jobs() -> int:
@@ -60,7 +67,7 @@ def _cost(job: Job) -> int:
 def _groups(jobs: Sequence[Job]) -> list[list[int]]:
     by_build: dict[tuple, list[int]] = {}
     for i, job in enumerate(jobs):
-        key = (repr(job.arch.reference), job.framework,  # type: ignore[attr-defined]
+        key = (repr(job.arch.reference), job.framework,
                tuple(sorted(job.hparams.items())))
         by_build.setdefault(key, []).append(i)
     return sorted(by_build.values(), key=lambda g: -_cost(jobs[g[0]]))
@@ -100,7 +107,7 @@ def _run_group(args):
     fn = fn or _WORK["fn"]
     items = payload if payload is not None else [_WORK["items"][i] for i in indexes]
     out = []
-    for i, item in zip(indexes, items):
+    for i, item in zip(indexes, items, strict=True):
         try:
             out.append((i, fn(item)))
         except Exception as exc:  # one failing build must not take the pool down
@@ -108,9 +115,9 @@ def _run_group(args):
     return out
 
 
-def run_grouped(fn: Callable, items: Sequence, groups: list[list[int]], *, jobs: int,
-                progress: Callable[[str], None] | None = None,
-                label: Callable[[object], str] = str) -> list:
+def run_grouped(fn: Callable[[_Item], object], items: Sequence[_Item], groups: list[list[int]], *,
+                jobs: int, progress: Callable[[str], None] | None = None,
+                label: Callable[[_Item], str] = str) -> list:
     """``[fn(item) for item in items]``, the groups' items together on one worker each, in
     ``jobs`` processes (in this one when ``jobs`` is 1 or there is one group)."""
     results: list = [None] * len(items)
@@ -153,14 +160,14 @@ def _verify_job(job: Job):
     from paramcount.errors import ParamcountError
     from paramcount.verify import ErrorRow, verify
 
-    try:  # a spawned worker: load the module that declares the architecture's symbols
-        registry.get(job.arch.id)  # type: ignore[attr-defined]
-    except ParamcountError:
-        pass  # not a built-in: a spawned worker knows only what the job carries
+    # A spawned worker: load the module that declares the architecture's symbols. Not a
+    # built-in: a spawned worker knows only what the job carries.
+    with contextlib.suppress(ParamcountError):
+        registry.get(job.arch.id)
 
     try:
         # with the preset (as published), KerasHub's figure is checked beside it
-        return verify(job.arch, job.hparams, preset=job.preset,  # type: ignore[arg-type]
+        return verify(job.arch, job.hparams, preset=job.preset,
                       name=job.name, framework=job.framework)
     except KeyboardInterrupt:
         raise
@@ -168,7 +175,7 @@ def _verify_job(job: Job):
         if job.framework == "keras" or type(exc).__name__ != "Refused":
             raise
         # transformers' own validation refuses a set Keras builds: a skipped row, not an error
-        return {"arch": job.arch.id, "preset": job.name,  # type: ignore[attr-defined]
+        return {"arch": job.arch.id, "preset": job.name,
                 "framework": job.framework, "status": "skipped", "reason": str(exc)}
     except Exception as exc:  # the reference builder raised (a plugin's, its missing module):
         return ErrorRow(job.arch.id, job.name, job.hparams, exc)  # a row; the others go on
@@ -180,7 +187,7 @@ def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,
     results in the jobs' order."""
     n = default_jobs() if n_jobs is None else n_jobs
     return run_grouped(_verify_job, list(jobs), _groups(jobs), jobs=n, progress=progress,
-                       label=lambda j: j.label())  # type: ignore[attr-defined]
+                       label=lambda j: j.label())
 
 
 def _prove_one(arch_id: str) -> str:

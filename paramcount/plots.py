@@ -32,24 +32,29 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from paramcount import registry
 from paramcount._io import write_atomic
 from paramcount.registry import Architecture
 
+if TYPE_CHECKING:  # Matplotlib itself is imported only inside the drawing functions
+    from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
+
 __all__ = [
     "CLASSES",
-    "RULES",
     "REPORT_FIGURES",
+    "RULES",
     "Plot",
     "classify",
     "classify_leaves",
     "composition",
     "composition_figure",
     "preset_sets",
-    "scaling_figure",
     "report_figure_names",
     "report_plots",
+    "scaling_figure",
     "write_plots",
 ]
 
@@ -86,7 +91,7 @@ REPORT_FIGURES = {
     "scaling.svg": "Total parameters against width d_e and depth L, per architecture",
 }
 
-_RC = {
+_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "paramcount",
     "svg.fonttype": "none",
     "font.family": ["DejaVu Sans"],
@@ -151,7 +156,7 @@ def preset_sets(arch_ids: Iterable[str], *, examples: bool = False
 class Plot:
     """A Matplotlib figure that renders to deterministic SVG and displays itself in Jupyter."""
 
-    figure: object  # matplotlib.figure.Figure
+    figure: Figure
 
     def svg(self) -> bytes:
         import io
@@ -226,7 +231,10 @@ def scaling_figure(arch_ids: Iterable[str] | None = None, *,
     with matplotlib.rc_context(_RC):
         fig = _new_figure(10.0, 4.2)
         axes = fig.subplots(1, 2, sharey=True)
-        colors = matplotlib.colormaps["tab10"].colors
+        tab10 = matplotlib.colormaps["tab10"]
+        assert isinstance(tab10, matplotlib.colors.ListedColormap)  # a qualitative map: a colour list
+        # Matplotlib types a listed map's colours as any array-like; tab10's is a tuple of triples.
+        colors = cast("Sequence[tuple[float, float, float]]", tab10.colors)
         drawn = 0
         for i, (label, sets) in enumerate(series.items()):
             points = sorted({(hp.get("d_e"), hp.get("L"), arch.count(hp))

@@ -54,7 +54,7 @@ class HparamSet:
 
 # --- preset files -------------------------------------------------------------------------------
 @cache
-def load_presets(family: str | os.PathLike) -> dict[str, Preset]:
+def load_presets(family: str | Path) -> dict[str, Preset]:  # a cache key: hashable, so Path
     """Read ``paramcount/presets/<family>.toml`` (or a preset file at a path): one table per
     preset.
 

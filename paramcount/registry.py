@@ -43,8 +43,19 @@ if TYPE_CHECKING:
     from paramcount.mapping import Table
     from paramcount.render import Breakdown
 
-__all__ = ["Architecture", "Preset", "HparamSet", "register", "unregister", "get",
-           "architectures", "load_presets", "load_plugins", "PLUGINS_ENV", "PluginError"]
+__all__ = [
+    "PLUGINS_ENV",
+    "Architecture",
+    "HparamSet",
+    "PluginError",
+    "Preset",
+    "architectures",
+    "get",
+    "load_plugins",
+    "load_presets",
+    "register",
+    "unregister",
+]
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class Architecture:
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     constraints: tuple[Constraint, ...] = ()
-    presets: str | os.PathLike | tuple[str | os.PathLike, ...] | None = None
+    presets: str | Path | tuple[str | Path, ...] | None = None
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     family: str = "transformer"
@@ -134,8 +145,7 @@ class Architecture:
 
     def presets_table(self) -> dict[str, Preset]:
         """The published presets of this architecture, in file order."""
-        single = isinstance(self.presets, (str, os.PathLike))
-        files = (self.presets,) if single else (self.presets or ())
+        files = (self.presets,) if isinstance(self.presets, (str, os.PathLike)) else (self.presets or ())
         out: dict[str, Preset] = {}
         for f in files:
             out.update(load_presets(f))
@@ -365,6 +375,8 @@ def _import_plugin(name: str) -> str:
             if mod_name in sys.modules:
                 return mod_name
             spec = importlib.util.spec_from_file_location(mod_name, path)
+            if spec is None or spec.loader is None:  # a suffix no import loader reads (not .py)
+                raise PluginError(f"plugin {name!r}: not a Python source file")
             module = importlib.util.module_from_spec(spec)
             sys.modules[mod_name] = module
             try:

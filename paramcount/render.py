@@ -21,20 +21,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Breakdown",
+    "breakdown_markdown",
     "component_label",
+    "context_json",
+    "context_lines",
+    "count_json",
     "count_rows",
     "count_text",
-    "count_json",
-    "formula_text",
     "formula_json",
     "formula_latex",
-    "breakdown_markdown",
+    "formula_text",
+    "human",
+    "rules_of_thumb_section",
     "symbols_markdown",
     "verification_markdown",
-    "human",
-    "context_lines",
-    "context_json",
-    "rules_of_thumb_section",
 ]
 
 

@@ -22,7 +22,7 @@ from paramcount.render import (
 )
 from paramcount.verify import Verification, verify
 
-__all__ = ["generate", "write_report", "verify_all", "versions"]
+__all__ = ["generate", "verify_all", "versions", "write_report"]
 
 DEFAULT_OUTPUT = Path("reports") / "conformance.md"
 
@@ -65,7 +65,7 @@ def verify_all(arch_ids: Iterable[str] | None = None, *,
              for aid, p in jobs],
             n_jobs=n_jobs, progress=progress)
     out = []
-    for i, (aid, preset) in enumerate(jobs):
+    for aid, preset in jobs:
         if progress:
             progress(f"{aid} {preset.name}")
         arch = registry.get(aid)
@@ -147,6 +147,7 @@ def _differs_finding(r: Verification) -> str:
     its source: its prose (and any figure in it) is typed by a person, not computed here."""
     arch = registry.get(r.arch)
     reason = arch.preset(r.name).keras_hub_differs
+    assert r.keras_hub_params is not None  # "differs" is decided against a published figure
     built = r.keras + r.keras_nontrainable
     head = (f"- **`{r.keras_hub_preset}`** ({r.arch}): KerasHub publishes "
             f"{r.keras_hub_params:,}; its own build holds {built:,} "

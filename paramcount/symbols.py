@@ -19,7 +19,7 @@ import sympy
 
 from paramcount.errors import UnknownSymbolError, did_you_mean
 
-__all__ = ["SymbolInfo", "declare", "get", "info", "all_symbols", "layer_symbol", "LAYER_FAMILIES"]
+__all__ = ["LAYER_FAMILIES", "SymbolInfo", "all_symbols", "declare", "get", "info", "layer_symbol"]
 
 
 @dataclass(frozen=True)

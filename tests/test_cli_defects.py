@@ -78,6 +78,14 @@ def test_plugin_registering_nothing_is_refused(capsys, tmp_path):
     assert "registered no architecture" in one_error(capsys, "--plugin", str(plugin), "list")
 
 
+def test_a_plugin_file_that_is_not_python_says_so(capsys, tmp_path):
+    # Was "failed to load: AttributeError: 'NoneType' object has no attribute 'loader'".
+    plugin = tmp_path / "plugin.txt"
+    plugin.write_text("X = 1\n")
+    err = one_error(capsys, "--plugin", str(plugin), "list")
+    assert "not a Python source file" in err and "AttributeError" not in err
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ('keras_hub = 42', "keras_hub = 42 is not a non-empty string"),
     ('keras_hub_differs = 1', "keras_hub_differs = 1 is not a non-empty string"),

@@ -71,7 +71,7 @@ def test_count_shows_context(capsys):
     assert "non-embedding (Kaplan et al. 2020)" in out and "85,056,000" in out
     assert "Megatron-LM" in out and "-0.00123% vs total" in out
     assert "with Adam state (fp32 + 2 moments)" in out and "1,493,277,696 B" in out
-    assert main(args + ["--json"]) == 0
+    assert main([*args, "--json"]) == 0
     js = json.loads(capsys.readouterr().out)["context"]
     assert js["non_embedding"] == 85_056_000 and js["bytes"]["bf16"] == 248_879_616
     assert js["approximations"][0]["relative_error_exact"] == str(

@@ -38,7 +38,7 @@ def test_zero_terms_keep_their_reason():
 def test_term_validation():
     with pytest.raises(ValueError, match="duplicate"):
         group("g", leaf("a", 1), leaf("a", 2))
-    with pytest.raises(ValueError, match="'.'"):
+    with pytest.raises(ValueError, match=r"'\.'"):
         leaf("a.b", 1)
 
 

@@ -11,6 +11,8 @@ Two parameter-reduction ideas, both visible in the tree:
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components import dense, layer_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import L_g, L_r, d_emb, encoder_stack, factorised_embeddings
@@ -81,7 +83,9 @@ _HF_BACKBONE = {
     "pooler": "pooler",
 }
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
     fixed={**EVEN_HEADS, zeta: 1},
@@ -97,7 +101,7 @@ _COMMON = dict(
     },
 )
 
-register(Architecture(
+register(_architecture(
     id="albert",
     title="ALBERT backbone (keras_hub.models.AlbertBackbone): factorised embeddings, one "
           "shared block per group",
@@ -109,10 +113,9 @@ register(Architecture(
              "blocks counted once each, the pooler",
     keras_hub_metadata=True,
     transformers=Transformers(weights=_HF_BACKBONE),
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="albert_masked_lm",
     title="ALBERT masked LM (keras_hub.models.AlbertMaskedLM): backbone + MLM head back to d_emb",
     source="Lan et al. 2020; keras_hub/src/models/albert/albert_masked_lm.py",
@@ -147,5 +150,4 @@ register(Architecture(
         deltas=(Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
                                       "False); KerasHub's AlbertMaskedLM keeps the pooler"),),
     ),
-    **_COMMON,
 ))

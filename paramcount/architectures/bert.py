@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
@@ -75,7 +76,9 @@ _HF_ENCODER = {
     "pooler": "pooler/dense",
 }
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
     fixed={**EVEN_HEADS, zeta: 1},
@@ -86,7 +89,7 @@ _COMMON = dict(
     mapping=MAPPING,
 )
 
-register(Architecture(
+register(_architecture(
     id="bert",
     title="BERT backbone (keras_hub.models.BertBackbone): segment embeddings and pooler included",
     source="Devlin et al. 2019; keras_hub/src/models/bert/bert_backbone.py",
@@ -96,10 +99,9 @@ register(Architecture(
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
     transformers=Transformers(weights=_HF_ENCODER, constraints=(WHOLE_HEADS,)),
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="bert_masked_lm",
     title="BERT masked LM (keras_hub.models.BertMaskedLM): backbone + MLM head (paper's num_params_BERT)",
     source="Devlin et al. 2019; Saleh & Paquelet 2024; keras_hub/src/models/bert/bert_masked_lm.py",
@@ -133,10 +135,9 @@ register(Architecture(
                       "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
                       "backbone's"),),
     ),
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="bert_pretraining",
     title="BERT pre-training model as transformers' BertForPreTraining builds it: KerasHub's "
           "BertMaskedLM (backbone with pooler, MLM head) plus the next-sentence head",
@@ -160,5 +161,4 @@ register(Architecture(
                       "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "
                       "bias), which KerasHub does not build"),),
     ),
-    **_COMMON,
 ))

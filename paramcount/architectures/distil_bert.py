@@ -6,6 +6,8 @@ learned-position tables, an embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.architectures.roberta import mlm_head
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
@@ -57,7 +59,9 @@ _HF = {
     "blocks.norm_2": "output_layer_norm",
 }
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     constraints=(HEADS_FIT,),
@@ -70,7 +74,7 @@ _COMMON = dict(
     mapping=MAPPING,
 )
 
-register(Architecture(
+register(_architecture(
     id="distil_bert",
     title="DistilBERT backbone (keras_hub.models.DistilBertBackbone): no segments, no pooler",
     source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_backbone.py",
@@ -84,10 +88,9 @@ register(Architecture(
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
     transformers=Transformers(weights=_HF),
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="distil_bert_masked_lm",
     title="DistilBERT masked LM (keras_hub.models.DistilBertMaskedLM): backbone + MLM head",
     source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_masked_lm.py",
@@ -103,5 +106,4 @@ register(Architecture(
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
     }),
-    **_COMMON,
 ))

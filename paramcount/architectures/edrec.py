@@ -8,6 +8,8 @@ so the architecture is checked on example sets.
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, zero
@@ -15,7 +17,7 @@ from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 
-_FFN = dict(match="mlp", bias=0, names=("gate_proj", "up_proj", "down_proj"))
+_ffn = partial(gated_feed_forward, match="mlp", bias=0, names=("gate_proj", "up_proj", "down_proj"))
 
 # symbol ↔ EdRecBackbone argument. KerasHub configuration only: transformers has no EdRec.
 MAPPING = Table(
@@ -50,7 +52,7 @@ register(Architecture(
             rms_norm("norm_1", match="pre_attention_norm"),
             attention("attention", match="attention", bias=zeta),
             rms_norm("norm_2", match="pre_ffw_norm"),
-            gated_feed_forward(**_FFN),
+            _ffn(),
             times=L_enc,
             match=r"encoder_layer_\d+",
         ),
@@ -61,7 +63,7 @@ register(Architecture(
             rms_norm("norm_cross", match="pre_cross_attn_norm"),
             attention("cross_attention", match="cross_attention", bias=zeta, kind="cross-attention"),
             rms_norm("norm_2", match="pre_ffw_norm"),
-            gated_feed_forward(**_FFN),
+            _ffn(),
             times=L_dec,
             match=r"decoder_layer_\d+",
         ),

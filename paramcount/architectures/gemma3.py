@@ -18,6 +18,8 @@ d_e → d_pool → d_sent.
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components import dense, embedding
 from paramcount.components.decoders import (
     gemma_attention,
@@ -61,7 +63,9 @@ _BACKBONE = (
     rms_norm("final_norm", match="final_normalization"),
 )
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, d_e, M, d_k, d_f, L),
     constraints=(Divisible(M, M_kv),),
     family="keras_hub",
@@ -148,7 +152,7 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
+register(_architecture(
     id="gemma3",
     title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
           "local/global layers",
@@ -176,10 +180,9 @@ register(Architecture(
         "post_ffw_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
                                    post_attn_norm=0, post_ffw_norm=1),
     },
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="gemma3_embedding",
     title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
           "EmbeddingGemma",
@@ -207,5 +210,4 @@ register(Architecture(
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, qk_norm=0,
                           post_norm=0),
     },
-    **_COMMON,
 ))

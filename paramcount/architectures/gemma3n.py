@@ -81,8 +81,7 @@ def _key_value(note: str):
     return (
         dense("key", d_e, M_kv * d_k, bias=b_att, match="k_proj", note=note),
         dense("value", d_e, M_kv * d_k, bias=b_att, match="v_proj", note=note),
-        leaf("key_norm", d_k, match="k_norm", note="RMS norm over each key head" if not note
-             else note),
+        leaf("key_norm", d_k, match="k_norm", note=note if note else "RMS norm over each key head"),
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, zero
@@ -66,7 +68,9 @@ TRANSFORMERS = Transformers(constraints=(WHOLE_HEADS,), weights={
     "final_norm": "ln_f",
 })
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     constraints=(HEADS_FIT,),
@@ -76,7 +80,7 @@ _COMMON = dict(
     mapping=MAPPING,
 )
 
-register(Architecture(
+register(_architecture(
     id="gpt2",
     title="GPT-2 backbone (keras_hub.models.GPT2Backbone)",
     source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_backbone.py",
@@ -86,10 +90,9 @@ register(Architecture(
              "no LM head",
     keras_hub_metadata=True,
     transformers=TRANSFORMERS,
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="gpt2_causal_lm",
     title="GPT-2 causal LM (keras_hub.models.GPT2CausalLM): backbone + tied LM head",
     source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_causal_lm.py",
@@ -105,5 +108,4 @@ register(Architecture(
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
     transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
                               constraints=TRANSFORMERS.constraints),
-    **_COMMON,
 ))

@@ -124,7 +124,7 @@ def stacked_rnn_lm(kinds: Sequence[str], *, id: str, title: str | None = None,
         formula=group(
             id,
             group("embeddings", embedding("token", v, match="embedding")),
-            layered_stack("rnn", tuple(zip(kinds, widths)), d_in=d_e, directions=1 + bi,
+            layered_stack("rnn", tuple(zip(kinds, widths, strict=True)), d_in=d_e, directions=1 + bi,
                           prefix="rnn"),
             _head((1 + bi) * widths[-1]),
         ),

@@ -6,6 +6,8 @@ embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, dense, embedding, layer_norm
 from paramcount.components.encoders import encoder_stack, token_position_embeddings
 from paramcount.formula import group, leaf
@@ -117,7 +119,9 @@ BASE_DELTAS = (_POSITIONS, _TOKEN_TYPE, _POOLER)
 MLM_DELTAS = (_POSITIONS, _TOKEN_TYPE)  # ForMaskedLM builds the model without its pooler
 
 
-COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+roberta_family = partial(
+    Architecture,
     required=(v, n, d_e, M, d_f, L),
     fixed={**EVEN_HEADS, zeta: 1},
     constraints=(HEADS_FIT,),
@@ -129,7 +133,7 @@ COMMON = dict(
     },
 )
 
-register(Architecture(
+register(roberta_family(
     id="roberta",
     title="RoBERTa backbone (keras_hub.models.RobertaBackbone): no segments, no pooler",
     source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_backbone.py",
@@ -141,10 +145,9 @@ register(Architecture(
     presets="roberta",
     mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
-    **COMMON,
 ))
 
-register(Architecture(
+register(roberta_family(
     id="roberta_masked_lm",
     title="RoBERTa masked LM (keras_hub.models.RobertaMaskedLM): backbone + MLM head",
     source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_masked_lm.py",
@@ -155,5 +158,5 @@ register(Architecture(
     presets="roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
-    **{k: v for k, v in COMMON.items() if k != "keras_hub_metadata"},
+    keras_hub_metadata=False,
 ))

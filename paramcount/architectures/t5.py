@@ -27,18 +27,23 @@ from paramcount.components.encoders import (
     t5_norms,
     tied,
 )
-from paramcount.formula import group, leaf, zero
+from paramcount.formula import Term, group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
 
 _FFN = t5_feed_forward()
+
+
 # The feed-forward's layers sit directly in the block (``transformer_encoder_layer_0/
 # output_projector``); the attention's own output_projector sits one level further down.
-_FFN = group("ffn", *(
-    leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
-    for c in _FFN.children), kind="feed-forward")
+def _in_block(c: Term) -> Term:
+    assert c.match is not None  # t5_feed_forward gives each of its layers a match
+    return leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
+
+
+_FFN = group("ffn", *(_in_block(c) for c in _FFN.children), kind="feed-forward")
 
 # symbol ↔ T5Backbone argument ↔ T5Config key. transformers decides gating by the name of
 # feed_forward_proj ("gated-…" is gated); KerasHub's activation is free (it changes no count).

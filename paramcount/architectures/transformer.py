@@ -12,13 +12,17 @@ feed-forward layers keep their biases either way.
 
 from __future__ import annotations
 
+from functools import partial
+
 from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
 
-_COMMON = dict(
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
     required=(v, n, d_e, M, d_f, L),
     # keras_hub's blocks use key_dim = d_e // M (floored: d_e = 256, M = 3 gives 3 heads of 85,
     # keras-io's text_generation_gpt) and always give the projections biases: the defaults.
@@ -50,24 +54,23 @@ def _lm(block):
     )
 
 
-register(Architecture(
+register(_architecture(
     id="transformer_encoder",
     title="Transformer encoder LM: L keras_hub TransformerEncoder blocks",
     source="Saleh & Paquelet 2024 (params_Transformer); Vaswani et al. 2017",
     formula=_lm(encoder_block(times=L)),
     reference="reference_models.transformer:encoder",
-    **_COMMON,
 ))
 
-register(Architecture(
+register(_architecture(
     id="transformer_decoder",
     title="Transformer decoder LM: L keras_hub TransformerDecoder blocks, no cross-attention",
     source="Saleh & Paquelet 2024 (params_Transformer); Radford et al. 2018",
     formula=_lm(decoder_block(times=L)),
     reference="reference_models.transformer:decoder",
-    **{**_COMMON, "examples": {
-        **_COMMON["examples"],
+    examples={
+        **_architecture.keywords["examples"],
         # keras-io's text_generation_gpt (3,255,938): 3 heads floored to 85 in a 256-wide model
         "keras_io_text_generation_gpt": dict(v=5000, n=128, d_e=256, M=3, d_f=128, L=2),
-    }},
+    },
 ))

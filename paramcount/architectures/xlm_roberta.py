@@ -5,23 +5,23 @@ from __future__ import annotations
 
 from paramcount.architectures.roberta import (
     BASE_DELTAS,
-    COMMON,
     HF_ENCODER,
     HF_MLM_HEAD,
     HF_POOLER,
     MLM_DELTAS,
     mlm_head,
+    roberta_family,
     roberta_formula,
     table,
 )
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
-from paramcount.registry import Architecture, register
+from paramcount.registry import register
 
 # transformers' XLMRobertaModel is RobertaModel's code (same names, same deltas).
 MAPPING = table("xlm-roberta", "XLMRoberta", "XLMRoberta", "xlm_roberta")
 
-register(Architecture(
+register(roberta_family(
     id="xlm_roberta",
     title="XLM-RoBERTa backbone (keras_hub.models.XLMRobertaBackbone): RoBERTa's layers",
     source="Conneau et al. 2020; keras_hub/src/models/xlm_roberta/xlm_roberta_backbone.py "
@@ -33,10 +33,9 @@ register(Architecture(
     presets="xlm_roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
-    **COMMON,
 ))
 
-register(Architecture(
+register(roberta_family(
     id="xlm_roberta_masked_lm",
     title="XLM-RoBERTa masked LM (keras_hub.models.XLMRobertaMaskedLM): backbone + MLM head",
     source="Conneau et al. 2020; keras_hub/src/models/xlm_roberta/xlm_roberta_masked_lm.py",
@@ -47,5 +46,5 @@ register(Architecture(
     presets="xlm_roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
-    **{k: v for k, v in COMMON.items() if k != "keras_hub_metadata"},
+    keras_hub_metadata=False,
 ))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from paramcount.formula import Term, leaf
 from paramcount.symbols import n_audio, n_mels
 
-__all__ = ["n_mels", "n_audio", "conv1d"]
+__all__ = ["conv1d", "n_audio", "n_mels"]
 
 
 

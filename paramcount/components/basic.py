@@ -35,15 +35,15 @@ __all__ = [
     "EVEN_HEADS",
     "HEADS_FIT",
     "WHOLE_HEADS",
+    "attention",
+    "decoder_block",
+    "dense",
     "embedding",
+    "encoder_block",
+    "feed_forward",
+    "layer_norm",
     "position_embedding",
     "sinusoidal_positions",
-    "dense",
-    "layer_norm",
-    "attention",
-    "feed_forward",
-    "encoder_block",
-    "decoder_block",
 ]
 
 

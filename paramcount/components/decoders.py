@@ -22,8 +22,17 @@ from paramcount.symbols import (
     zeta,
 )
 
-__all__ = ["post_norm", "post_attn_norm", "post_ffw_norm", "qk_norm", "fused_qkv", "qk_norms",
-           "gemma_attention", "post_norms", "alibi_decoder"]
+__all__ = [
+    "alibi_decoder",
+    "fused_qkv",
+    "gemma_attention",
+    "post_attn_norm",
+    "post_ffw_norm",
+    "post_norm",
+    "post_norms",
+    "qk_norm",
+    "qk_norms",
+]
 
 
 def alibi_decoder(name: str, *, embedding_norm: str | None, attention_match: str,

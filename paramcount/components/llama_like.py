@@ -55,18 +55,18 @@ if TYPE_CHECKING:
     from paramcount.registry import Architecture
 
 __all__ = [
-    "tied",
+    "backbone",
     "d_fe",
     "d_fs",
-    "embeddings",
-    "output_head",
-    "gqa_attention",
-    "swiglu",
-    "moe_swiglu",
     "decoder_blocks",
+    "embeddings",
     "final_norm",
-    "backbone",
+    "gqa_attention",
     "keras_hub_decoder",
+    "moe_swiglu",
+    "output_head",
+    "swiglu",
+    "tied",
 ]
 
 

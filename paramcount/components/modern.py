@@ -10,7 +10,7 @@ from paramcount.formula import Term, group, leaf, zero
 from paramcount.symbols import E, d_e, d_f
 from paramcount.symbols import k as k_act
 
-__all__ = ["rms_norm", "gated_feed_forward", "mixture_of_experts", "rotary_positions", "alibi"]
+__all__ = ["alibi", "gated_feed_forward", "mixture_of_experts", "rms_norm", "rotary_positions"]
 
 
 

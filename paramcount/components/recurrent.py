@@ -18,8 +18,15 @@ from __future__ import annotations
 from paramcount.formula import Term, group, leaf
 from paramcount.symbols import bi, d_h, reset_after, v_out
 
-__all__ = ["GATES", "bi", "reset_after", "v_out", "recurrent_cell", "recurrent_stack",
-           "layered_stack"]
+__all__ = [
+    "GATES",
+    "bi",
+    "layered_stack",
+    "recurrent_cell",
+    "recurrent_stack",
+    "reset_after",
+    "v_out",
+]
 
 
 

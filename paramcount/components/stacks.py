@@ -25,7 +25,7 @@ from paramcount.formula import Term, group
 from paramcount.hparams import Relation
 from paramcount.symbols import L, L_dense, L_moe
 
-__all__ = ["LayerKinds", "repeat", "L_moe", "L_dense", "MOE_AND_DENSE"]
+__all__ = ["MOE_AND_DENSE", "L_dense", "L_moe", "LayerKinds", "repeat"]
 
 
 def repeat(term: Term, times) -> Term:

@@ -17,7 +17,7 @@ from paramcount.formula import Term, group, leaf
 from paramcount.hparams import Divisible
 from paramcount.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
 
-__all__ = ["H", "P", "d_vis", "M_vis", "d_fvis", "L_vis", "vision_encoder", "VISION_CONSTRAINTS"]
+__all__ = ["VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", "vision_encoder"]
 
 # H and P are ViT's symbols (paramcount.symbols): these encoders
 # take square images only, so H is the side.
