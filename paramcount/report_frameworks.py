@@ -52,6 +52,7 @@ def _delta_expr(arch, delta: frameworks.Delta) -> sympy.Expr:
 def _refusal(arch, hp) -> str | None:
     """Why transformers does not build ``hp`` (a declared constraint, limit or fixed option)."""
     ref = arch.transformers
+    assert ref is not None
     values = arch.values(hp)
     for c in (*ref.constraints, *ref.limits):
         msg = c.check(values)
@@ -77,7 +78,9 @@ def frameworks_section(results: list[Verification]) -> str:
     for aid in ids:
         arch = registry.get(aid)
         cls = arch.mapping.hf_class(aid) if arch.mapping is not None else None
-        for d in arch.transformers.deltas:
+        ref = arch.transformers
+        assert ref is not None  # ids holds the architectures that have one
+        for d in ref.deltas:
             changed = [r.name for r in by_arch[aid]
                        if any(dd is d and k != h for dd, k, h in frameworks.delta_rows(arch, r.hparams))]
             lines.append(f"| {aid} | `{cls}` | `{d.path}` | ${sympy.latex(_delta_expr(arch, d))}$ "
