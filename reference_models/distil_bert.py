@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from reference_models._build import from_table
+from reference_models._build import from_table, stateless_task
 
 
 def backbone(hp: dict[str, int]):
@@ -14,4 +14,4 @@ def backbone(hp: dict[str, int]):
 
 def masked_lm(hp: dict[str, int]):
     # MaskedLMHead ties its output projection to the token embedding: only its bias is new.
-    return keras_hub.models.DistilBertMaskedLM(backbone=backbone(hp), preprocessor=None)
+    return stateless_task(keras_hub.models.DistilBertMaskedLM, backbone=backbone(hp), preprocessor=None)

@@ -92,13 +92,13 @@ def test_gemma3_sliding_window_layers_hold_the_same_weights_as_global_ones():
     import keras_hub
 
     from paramcount.verify import keras_weights
-    from reference_models import gemma3
     from reference_models._build import stateless_backbone
 
-    hp = registry.get("gemma3").resolve(dict(v=50, d_e=16, M=2, M_kv=1, d_k=8, d_f=24, L=7))
+    arch = registry.get("gemma3")
+    hp = arch.resolve(dict(v=50, d_e=16, M=2, M_kv=1, d_k=8, d_f=24, L=7))
     shapes = []
-    for sliding in (True, False):
-        kw = {**gemma3._kwargs(hp), "use_sliding_window_attention": sliding}
+    for sliding in (True, False):  # the table's constructor arguments (as the reference builds)
+        kw = {**arch.mapping.keras_kwargs(hp), "use_sliding_window_attention": sliding}
         model = stateless_backbone(keras_hub.models.Gemma3Backbone, **kw)
         shapes.append(sorted((w.path, w.shape) for w in keras_weights(model)))
     assert shapes[0] == shapes[1]
