@@ -21,5 +21,7 @@ def verified(arch_id: str, preset: str) -> Verification:
     return verify(arch_id, preset=preset, framework=checked_by[0])
 
 
-def cached_verifier(arch_id: str, *, preset: str) -> Verification:
+def cached_verifier(arch_id: str, *, preset: str, framework: str | None = None) -> Verification:
+    """report.verify_all's verifier, shared: the framework is the one ``verified`` picks (the
+    one report.verify_all names too)."""
     return verified(arch_id, preset)
