@@ -49,6 +49,18 @@ class Job:
     def label(self) -> str:
         return f"{self.arch.id} {self.name}"
 
+    def __reduce__(self):
+        # A spawned worker receives the architecture by id, not pickled: tables hold functions
+        # of the hyperparameters (Gemma 2's soft caps) that pickle cannot carry.
+        return (_job_by_id, (self.arch.id, self.hparams, self.name, self.preset, self.framework))
+
+
+def _job_by_id(arch_id: str, hparams: dict[str, int], name: str, preset: Preset | None,
+               framework: str) -> Job:
+    from paramcount import registry
+
+    return Job(registry.get(arch_id), hparams, name, preset, framework)
+
 
 def default_jobs() -> int:
     """The cores this process may run on."""

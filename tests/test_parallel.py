@@ -64,3 +64,17 @@ def test_verify_in_workers_prints_what_one_process_prints():
     workers = subprocess.run([*args, "-j", "2"], capture_output=True, text=True, env=env)
     assert serial.returncode == workers.returncode == 0, workers.stderr
     assert workers.stdout == serial.stdout and "0 mismatch" in serial.stdout
+
+
+def test_a_job_reaches_a_spawned_worker_by_architecture_id():
+    """Spawned workers (TensorFlow already imported here) get jobs pickled; an architecture whose
+    table holds functions of the hyperparameters (Gemma 2's soft caps) travels by its id."""
+    import pickle
+
+    from paramcount import parallel, registry
+
+    arch = registry.get("gemma")
+    hp = arch.resolve(arch.preset("tiny_gemma2").hparams)
+    job = parallel.Job(arch, hp, "tiny_gemma2", framework="transformers")
+    back = pickle.loads(pickle.dumps(job))
+    assert back.arch is arch and back.hparams == hp and back.framework == "transformers"

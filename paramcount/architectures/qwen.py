@@ -9,8 +9,8 @@ KerasHub keeps in the backbone.
 
 from __future__ import annotations
 
+from paramcount.architectures.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
-from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import register
@@ -47,23 +47,7 @@ MAPPING = Table(
 
 # Qwen2ForCausalLM's names: Llama's, with biases on q_proj, k_proj and v_proj (none on o_proj,
 # none in the MLP), which the same patterns claim. transformers validates an even rotary width.
-TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
-    "embeddings.token": "model/embed_tokens",
-    "blocks": r"layers/\d+",
-    "blocks.attention_norm": "input_layernorm",
-    "blocks.attention": "self_attn",
-    "blocks.attention.query": "q_proj",
-    "blocks.attention.key": "k_proj",
-    "blocks.attention.value": "v_proj",
-    "blocks.attention.output": "o_proj",
-    "blocks.ffn_norm": "post_attention_layernorm",
-    "blocks.ffn": "mlp",
-    "blocks.ffn.gate": "gate_proj",
-    "blocks.ffn.up": "up_proj",
-    "blocks.ffn.down": "down_proj",
-    "final_norm": "model/norm",
-    "head": "lm_head",
-})
+TRANSFORMERS = LLAMA_TRANSFORMERS  # the same names and rotary-width rule
 
 register(keras_hub_decoder(
     "qwen",

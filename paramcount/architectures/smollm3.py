@@ -12,6 +12,7 @@ projection and the rotary layer outside their block's name scope, so their weigh
 
 from __future__ import annotations
 
+from paramcount.architectures.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import embeddings, final_norm, output_head, tied
 from paramcount.components.modern import gated_feed_forward, rms_norm
@@ -97,22 +98,8 @@ MAPPING = Table(
 # SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
 TRANSFORMERS = Transformers(
     constraints=(Divisible(d_e, 2 * M),),
-    weights={
-        "embeddings.token": "model/embed_tokens",
-        "blocks": r"layers/\d+",
-        "blocks.attention_norm": "input_layernorm",
-        "blocks.attention": "self_attn",
-        "blocks.attention.query": "q_proj",
-        "blocks.attention.key": "k_proj",
-        "blocks.attention.value": "v_proj",
-        "blocks.attention.output": "o_proj",
-        "blocks.ffn_norm": "post_attention_layernorm",
-        "blocks.ffn": "mlp",
-        "blocks.ffn.gate": "gate_proj",
-        "blocks.ffn.up": "up_proj",
-        "blocks.ffn.down": "down_proj",
-        "final_norm": "model/norm",
-    },
+    # Llama's names (the head is tied here: lm_head is the embedding, listed once, as Llama's)
+    weights=LLAMA_TRANSFORMERS.weights,
     deltas=(
         Delta("blocks.attention.output",
               dense("output", M * d_k, d_e, bias=b_qkv),
