@@ -14,6 +14,10 @@ Targets (issue 12), checked here and nowhere else (timed tests would be flaky):
   1.5 s after the import; shown against an ordinary allocating build of GPT-2 XL (1.6B) and a
   transformers meta-device build of the same 175B model, where transformers is installed.
 - `paramcount verify --all`: at most 10× one TensorFlow + KerasHub import.
+- beside them (issue 9, no target of their own): the same large presets verified against
+  transformers (meta-device builds), as a ratio to their Keras verification in the same run, and
+  `paramcount verify --all --framework transformers` as a ratio to one torch + transformers import
+  and to `verify --all` (Keras) in the same run.
 - `paramcount report` (with --report): at most 60 s warm, 2 min cold (a fresh cache).
 
 Every measurement runs in a fresh subprocess; the last lines are a markdown table to paste.
@@ -42,14 +46,16 @@ LARGE = [("gpt2", "gpt3_175b"), ("llama3", "llama3.1_405b"), ("qwen3_moe", "qwen
 _IMPORT_TF = """
 import json, time
 t = time.perf_counter()
-import reference_models  # TensorFlow, Keras, KerasHub
+import reference_models
+reference_models.import_keras()  # TensorFlow, Keras, KerasHub
 print(json.dumps({"import": time.perf_counter() - t}))
 """
 
 _VERIFY_ONE = """
 import json, resource, time, sys
 t0 = time.perf_counter()
-import reference_models  # TensorFlow, Keras, KerasHub
+import reference_models
+reference_models.import_keras()  # TensorFlow, Keras, KerasHub
 t1 = time.perf_counter()
 from paramcount.verify import verify
 r = verify(sys.argv[1], preset=sys.argv[2])
@@ -60,7 +66,9 @@ print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.
 
 _ALLOCATING = """
 import json, resource, time, sys, contextlib
-import reference_models, keras
+import reference_models
+reference_models.import_keras()
+import keras
 from paramcount import registry
 from reference_models import _build
 arch = registry.get(sys.argv[1])
@@ -72,6 +80,28 @@ model = build_reference(arch, hp)
 n = model.count_params()
 print(json.dumps({"build": time.perf_counter() - t, "params": n,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+# One large preset verified against transformers: torch and transformers imported first, then
+# the meta-device build and the attribution of every PyTorch parameter.
+_VERIFY_ONE_HF = """
+import json, resource, time, sys
+t0 = time.perf_counter()
+import torch, transformers
+t1 = time.perf_counter()
+from paramcount.verify import verify
+r = verify(sys.argv[1], preset=sys.argv[2], framework="transformers")
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.keras,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+_IMPORT_HF = """
+import json, time
+t = time.perf_counter()
+import torch, transformers
+from transformers import PreTrainedModel  # transformers imports its modeling code lazily
+print(json.dumps({"import": time.perf_counter() - t}))
 """
 
 # The same GPT-3 175B in transformers, built on PyTorch's meta device (no storage allocated).
@@ -141,6 +171,12 @@ class Table:
                           "|---|---:|---|---:|---|---|", *self.rows])
 
 
+def _has_transformers() -> bool:
+    import importlib.util
+
+    return bool(importlib.util.find_spec("torch") and importlib.util.find_spec("transformers"))
+
+
 def bench_count(t: Table, runs: int) -> None:
     bare = _median_wall([PY, "-c", "pass"], runs)
     sympy_import = _median_wall([PY, "-c", "import sympy"], max(3, runs // 2))
@@ -162,9 +198,7 @@ def bench_large(t: Table, allocating: bool) -> None:
             print(f"allocating GPT-2 XL build failed: {exc}", file=sys.stderr)
     meta = None
     try:
-        import importlib.util
-
-        if importlib.util.find_spec("torch") and importlib.util.find_spec("transformers"):
+        if _has_transformers():
             meta = _json(_child([PY, "-c", _META])[1])
     except RuntimeError as exc:
         print(f"transformers meta-device build failed: {exc}", file=sys.stderr)
@@ -186,18 +220,44 @@ def bench_large(t: Table, allocating: bool) -> None:
         if meta and arch_id == "gpt2":
             t.add(f"verify `{preset}` against transformers", d["verify"],
                   "transformers meta-device build of the same model", meta["build"])
+        if meta is None:
+            continue
+        try:
+            h = _json(_child([PY, "-c", _VERIFY_ONE_HF, arch_id, preset])[1])
+        except RuntimeError as exc:
+            t.add(f"verify `{preset}` --framework transformers", float("nan"),
+                  note=f"failed: {exc}")
+            continue
+        t.add(f"verify `{preset}` --framework transformers ({h['rss_mb']:.0f} MB peak) "
+              "after import", h["verify"], "its Keras verification above", d["verify"],
+              note="" if h["ok"] else "MISMATCH")
 
 
-def bench_verify_all(t: Table, jobs: int | None) -> None:
-    tf = statistics.median(_json(_child([PY, "-c", _IMPORT_TF])[1])["import"] for _ in range(3))
-    cmd = [PY, "-m", "paramcount", "verify", "--all", "--quiet"]
+def _verify_all(jobs: int | None, *extra: str) -> tuple[float, str, str]:
+    cmd = [PY, "-m", "paramcount", "verify", "--all", "--quiet", *extra]
     if jobs:
         cmd += ["-j", str(jobs)]
     wall, proc = _child(cmd)
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-200:]
-    t.add(f"`verify --all{f' -j {jobs}' if jobs else ''}` ({summary})", wall,
-          "TensorFlow + KerasHub import", tf, "≤ 10×", limit_ratio=10,
-          note="" if proc.returncode == 0 else f"exit {proc.returncode}")
+    label = " ".join(["--all", *extra, *([f"-j {jobs}"] if jobs else [])])
+    return wall, f"`verify {label}` ({summary})", "" if proc.returncode == 0 else \
+        f"exit {proc.returncode}"
+
+
+def bench_verify_all(t: Table, jobs: int | None) -> float:
+    tf = statistics.median(_json(_child([PY, "-c", _IMPORT_TF])[1])["import"] for _ in range(3))
+    wall, what, note = _verify_all(jobs)
+    t.add(what, wall, "TensorFlow + KerasHub import", tf, "≤ 10×", limit_ratio=10, note=note)
+    return wall
+
+
+def bench_verify_all_transformers(t: Table, jobs: int | None, keras_wall: float | None) -> None:
+    hf = statistics.median(_json(_child([PY, "-c", _IMPORT_HF])[1])["import"] for _ in range(3))
+    wall, what, note = _verify_all(jobs, "--framework", "transformers")
+    t.add(what, wall, "torch + transformers import", hf, note=note)
+    if keras_wall is not None:
+        t.add("`verify --all --framework transformers` against Keras' `verify --all`", wall,
+              "`verify --all` above", keras_wall)
 
 
 def bench_report(t: Table) -> None:
@@ -224,7 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     bench_count(t, args.runs)
     bench_large(t, args.allocating)
     if not args.skip_all:
-        bench_verify_all(t, args.jobs)
+        keras_wall = bench_verify_all(t, args.jobs)
+        if _has_transformers():
+            bench_verify_all_transformers(t, args.jobs, keras_wall)
     if args.report:
         bench_report(t)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "

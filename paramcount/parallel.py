@@ -167,7 +167,6 @@ def run_grouped(fn: Callable[[_Item], object], items: Sequence[_Item], groups: l
 
 
 def _verify_job(job: Job):
-    import reference_models  # noqa: F401  (TensorFlow's C++ start-up notices silenced)
     from paramcount import registry
     from paramcount.errors import ParamcountError
     from paramcount.verify import ErrorRow, verify

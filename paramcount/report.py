@@ -90,6 +90,9 @@ def count_jobs(arch_ids: Iterable[str] | None = None) -> int:
 def versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
+    import reference_models
+
+    reference_models.import_keras()  # muted, should nothing have imported it yet
     import keras
     import keras_hub
     import sympy

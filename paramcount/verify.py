@@ -146,6 +146,9 @@ def build_reference(arch: Architecture, hparams: Mapping[str, int]):
 
     ``arch.reference`` is a ``"module:function"`` string or the builder itself (a callable taking
     the dict of resolved hyperparameters)."""
+    import reference_models
+
+    reference_models.import_keras()  # before any builder module imports Keras: muted notices
     if callable(arch.reference):
         builder = arch.reference
     else:

@@ -6,19 +6,25 @@ and without allocating their weights (see :func:`reference_models._build.statele
 
 Every builder takes one argument, the resolved hyperparameters (a ``dict[str, int]`` keyed by
 paramcount's symbol names), and returns a built ``keras.Model``. Importing this package imports
-Keras and TensorFlow: only the verifier does so, lazily.
+nothing heavy: the transformers reference (:mod:`reference_models.hf`) needs torch alone, and
+TensorFlow's import costs some 5 s a process. Whoever is about to build a Keras model calls
+:func:`import_keras` first (the verifier's ``build_reference``, the prover's oracle), so that
+TensorFlow's C++ start-up notices are muted before any builder module imports Keras.
 """
 
 import os
+import sys
 
 
-def _import_quietly() -> None:
+def import_keras() -> None:
     """Import TensorFlow, Keras and KerasHub with the C++ side's stderr silenced.
 
     TensorFlow 2.21 logs oneDNN and CUDA-probing notices from C++ on every start, whatever
     TF_CPP_MIN_LOG_LEVEL says; they would bury the CLI's own output. Only the import is silenced:
     a failing import still raises, with its Python traceback, after stderr is restored.
     """
+    if "keras_hub" in sys.modules:
+        return
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -32,5 +38,3 @@ def _import_quietly() -> None:
         os.close(saved)
         os.close(devnull)
 
-
-_import_quietly()

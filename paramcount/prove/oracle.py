@@ -42,14 +42,14 @@ class Oracle:
         return self.cache[key]
 
     def _measure(self, point) -> dict[str, int]:
-        # reference_models first, in a statement of its own: it imports TensorFlow with the
-        # C++ start-up notices muted (an import sorter must not move keras above it).
-        import reference_models  # noqa: F401, I001
-        from reference_models._build import stateless
+        # TensorFlow first, with its C++ start-up notices muted, before anything imports Keras
+        import reference_models
 
+        reference_models.import_keras()
         import keras
 
         from paramcount.verify import build_reference, compare, keras_weights
+        from reference_models._build import stateless
 
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))
