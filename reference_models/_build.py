@@ -56,7 +56,10 @@ def from_table(arch_id: str, cls, hp: dict[str, int], **weightless):
     no symbol (QwenMoeBackbone's dense ``intermediate_dim`` while every block is sparse)."""
     from paramcount.registry import get
 
-    return stateless_backbone(cls, **get(arch_id).mapping.keras_kwargs(hp), **weightless)
+    table = get(arch_id).mapping
+    if table is None:
+        raise TypeError(f"{arch_id} has no mapping table: its builder cannot use from_table")
+    return stateless_backbone(cls, **table.keras_kwargs(hp), **weightless)
 
 
 def stateless_task(cls, **kwargs):
