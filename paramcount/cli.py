@@ -51,8 +51,11 @@ def cmd_list(args) -> int:
     for aid in sorted(archs):
         arch = archs[aid]
         n = len(arch.presets_table())
-        presets = f"  [{n} preset{'s' if n != 1 else ''}]" if n else ""
-        lines.append(f"{aid:<{width}}  {arch.title}{presets}")
+        tags = [f"{n} preset{'s' if n != 1 else ''}"] if n else []
+        tags.append("checked by " + " + ".join(arch.checked_by))
+        if arch.mapping is not None:
+            tags.append("--config")
+        lines.append(f"{aid:<{width}}  {arch.title}  [{'; '.join(tags)}]")
     print("\n".join(lines))
     return 0
 

@@ -24,7 +24,13 @@ def test_list_names_every_architecture(capsys):
     lines = out.splitlines()
     assert [ln.split()[0] for ln in lines] == sorted(registry.architectures())
     (gpt2,) = [ln for ln in lines if ln.startswith("gpt2 ")]
-    assert "GPT-2 backbone" in gpt2 and "presets]" in gpt2
+    assert "GPT-2 backbone" in gpt2 and "presets;" in gpt2
+    # which frameworks check it, and whether --config reads it
+    assert gpt2.endswith("; checked by keras + transformers; --config]")
+    (ffnn,) = [ln for ln in lines if ln.startswith("ffnn_lm ")]
+    assert ffnn.endswith("[checked by keras]")
+    (falcon,) = [ln for ln in lines if ln.startswith("falcon_parallel ")]
+    assert "checked by transformers;" in falcon
 
 
 def test_formula_text_latex_json(capsys):
