@@ -7,7 +7,8 @@ from functools import partial
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
-from paramcount.formula import group, leaf, zero
+from paramcount.components.encoders import mlm_head
+from paramcount.formula import group, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
@@ -27,6 +28,12 @@ _BACKBONE = (
 )
 
 # symbol ↔ BertBackbone argument ↔ BertConfig key.
+# BertConfig's keys that change no count (RobertaConfig and XLMRobertaConfig: the same)
+ENCODER_FREE = frozenset({
+    "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+    "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
+})
+
 MAPPING = Table(
     fields=(
         Field("v", keras="vocabulary_size", hf="vocab_size"),
@@ -50,13 +57,11 @@ MAPPING = Table(
                 "relative position types add a distance table the formula does not have"),
         Require("add_cross_attention", (False,), "BERT here is an encoder without cross-attention"),
     ),
-    free=frozenset({
-        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-        "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
-    }),
+    free=ENCODER_FREE,
 )
 
-_HF_ENCODER = {
+# PyTorch names of BertModel (RobertaModel and XLMRobertaModel: the same)
+HF_ENCODER = {
     "embeddings": "embeddings",
     "embeddings.token": "word_embeddings",
     "embeddings.position": "position_embeddings",
@@ -73,8 +78,8 @@ _HF_ENCODER = {
     "blocks.ffn.up": "intermediate/dense",
     "blocks.ffn.down": r"\d+/output/dense",
     "blocks.norm_2": r"\d+/output/LayerNorm",
-    "pooler": "pooler/dense",
 }
+HF_POOLER = {"pooler": "pooler/dense"}
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
@@ -98,7 +103,7 @@ register(_architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF_ENCODER, constraints=(WHOLE_HEADS,)),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, constraints=(WHOLE_HEADS,)),
 ))
 
 register(_architecture(
@@ -108,15 +113,7 @@ register(_architecture(
     formula=group(
         "bert_masked_lm",
         *_BACKBONE,
-        group(
-            "mlm_head",
-            dense("transform", d_e, d_e, match="intermediate_dense"),
-            layer_norm("norm", match="intermediate_layer_norm"),
-            leaf("output_bias", v, match="output_bias",
-                 note="the output projection is the token embedding (tied); only its bias is new"),
-            match="mlm_head",
-            kind="head",
-        ),
+        mlm_head(),
     ),
     reference="reference_models.bert:masked_lm",
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
@@ -124,7 +121,7 @@ register(_architecture(
     transformers=Transformers(
         constraints=(WHOLE_HEADS,),
         weights={
-            **_HF_ENCODER,
+            **HF_ENCODER, **HF_POOLER,
             "mlm_head": "cls/predictions",
             "mlm_head.transform": "transform/dense",
             "mlm_head.norm": "transform/LayerNorm",
@@ -149,7 +146,7 @@ register(_architecture(
              "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
     transformers=Transformers(
         weights={
-            **_HF_ENCODER,
+            **HF_ENCODER, **HF_POOLER,
             "mlm_head": "cls/predictions",
             "mlm_head.transform": "transform/dense",
             "mlm_head.norm": "transform/LayerNorm",

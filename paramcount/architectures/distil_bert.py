@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.architectures.roberta import mlm_head
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
-from paramcount.components.encoders import encoder_stack, token_position_embeddings
+from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, dense, embedding, layer_norm
-from paramcount.components.encoders import encoder_stack, token_position_embeddings
-from paramcount.formula import group, leaf
+from paramcount.architectures.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, dense, embedding
+from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
@@ -20,20 +21,6 @@ from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 def roberta_formula(name: str):
     """RoBERTa's tree (XLM-RoBERTa reuses it: same layers)."""
     return group(name, token_position_embeddings(), encoder_stack(L))
-
-
-def mlm_head():
-    """KerasHub's MaskedLMHead as RobertaMaskedLM / XLMRobertaMaskedLM build it: a d_e→d_e dense,
-    a layer norm, and the output bias; the output projection is the token embedding (tied)."""
-    return group(
-        "mlm_head",
-        dense("transform", d_e, d_e, match="intermediate_dense"),
-        layer_norm("norm", match="intermediate_layer_norm"),
-        leaf("output_bias", v, match="output_bias",
-             note="the output projection is the token embedding (tied); only its bias is new"),
-        match="mlm_head",
-        kind="head",
-    )
 
 
 def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Table:
@@ -66,32 +53,11 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
             Require("add_cross_attention", (False,),
                     "the encoder here has no cross-attention"),
         ),
-        free=frozenset({
-            "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-            "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
-        }),
+        free=ENCODER_FREE,
     )
 
 
-# PyTorch names of RobertaModel (XLMRobertaModel: the same), on RoBERTa's tree.
-HF_ENCODER = {
-    "embeddings": "embeddings",
-    "embeddings.token": "word_embeddings",
-    "embeddings.position": "position_embeddings",
-    "embeddings.segment": "token_type_embeddings",
-    "embeddings.norm": "LayerNorm",
-    "blocks": r"encoder/layer/\d+",
-    "blocks.attention": "attention",
-    "blocks.attention.query": "self/query",
-    "blocks.attention.key": "self/key",
-    "blocks.attention.value": "self/value",
-    "blocks.attention.output": "output/dense",
-    "blocks.norm_1": "attention/output/LayerNorm",
-    "blocks.ffn.up": "intermediate/dense",
-    "blocks.ffn.down": r"\d+/output/dense",
-    "blocks.norm_2": r"\d+/output/LayerNorm",
-}
-HF_POOLER = {"pooler": "pooler/dense"}
+# PyTorch names of RobertaModel and XLMRobertaModel: BertModel's (see bert.py).
 HF_MLM_HEAD = {
     "mlm_head": "lm_head",
     "mlm_head.transform": "dense",

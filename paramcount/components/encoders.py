@@ -152,3 +152,18 @@ def relative_bias(times=2) -> Term:
              "the encoder and of the decoder, reused by the layers above (first layer only)",
     )
 
+
+
+def mlm_head() -> Term:
+    """KerasHub's MaskedLMHead as BertMaskedLM, RobertaMaskedLM, XLMRobertaMaskedLM and
+    DistilBertMaskedLM build it: a d_e→d_e dense, a layer norm, and the output bias; the output
+    projection is the token embedding (tied)."""
+    return group(
+        "mlm_head",
+        dense("transform", d_e, d_e, match="intermediate_dense"),
+        layer_norm("norm", match="intermediate_layer_norm"),
+        leaf("output_bias", v, match="output_bias",
+             note="the output projection is the token embedding (tied); only its bias is new"),
+        match="mlm_head",
+        kind="head",
+    )
