@@ -73,11 +73,6 @@ class Field:
             symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
             the first name of a value is the one written. Any other name is refused.
         keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
-        hf_index: int or None. The HF key holds a list (a shape) and the symbol is its element
-            ``hf_index``; a plain number stands for every element, as transformers reads ViT's
-            ``image_size`` = 224 as 224 × 224. Fields naming one key with different indices
-            write it together, as a tuple.
-        keras_index: the same for the KerasHub argument (ViT's ``image_shape`` = (H, W, C)).
     """
 
     symbol: str
@@ -102,9 +97,6 @@ class Field:
     # with those blocks first (which blocks changes no count).
     kinds: tuple[str, str] | None = None
     per_block: str = "L"
-    # An element of a list key (a shape): ViT's image_shape = (H, W, C) is three fields.
-    hf_index: int | None = None
-    keras_index: int | None = None
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -120,14 +112,6 @@ class Field:
 
     def default(self, framework: str):
         return self.keras_default if framework == "keras" else self.hf_default
-
-    def index(self, framework: str) -> int | None:
-        return self.keras_index if framework == "keras" else self.hf_index
-
-    def label(self, framework: str) -> str:
-        """The key as a message names it (``image_shape[2]`` for an element)."""
-        i = self.index(framework)
-        return f"{self.key(framework)}[{i}]" if i is not None else str(self.key(framework))
 
     def out(self, framework: str, value: int):
         """The framework's value for the symbol's ``value``."""
@@ -214,14 +198,15 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        out = _written(self.fields, "keras", hp)
+        out = {f.keras: _out(f, "keras", hp) for f in self.fields
+               if f.keras and f.symbol in hp}
         consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
         return _nest({**out, **consts})
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
-        out = _written(self.fields, "hf", hp)
+        out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
         consts = {k: c(hp) if callable(c) else c for k, c in self.hf_constants.items()}
         return _nest({**out, **consts})
 
@@ -273,7 +258,6 @@ class Table:
             raise InputFileError(
                 f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
         values: dict[str, int] = {}
-        read_from: dict[str, tuple[str, object]] = {}  # symbol → (key label, raw value)
         pending: list[Field] = []
         for f in self.fields:
             key = f.key(framework)
@@ -283,22 +267,18 @@ class Table:
                 if f.default(framework) is not None:
                     pending.append(f)
                 continue
-            raw = _get(config, key)
-            index = f.index(framework)
-            if raw is not None and index is not None:
-                raw = _element(raw, index, where, key)
+            raw = _get(config, key, where)
             if raw is None:
                 pending.append(f)
                 continue
-            label = f.label(framework)
             value = (_count(f, raw, where, key, values) if f.kinds
-                     else _value(f, framework, raw, where, label))
+                     else _value(f, framework, raw, where, key))
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
-                other, other_raw = read_from[f.symbol]
-                raise InputFileError(f"{where}: {label} = {_show(raw)} differs from {other} = "
-                                     f"{_show(other_raw)}; the formula has one {f.symbol}")
+                other = next(g.key(framework) for g in self.fields
+                             if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
+                raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
+                                     f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
-            read_from.setdefault(f.symbol, (label, raw))
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             default = f.default(framework)
             if default is None:
@@ -333,16 +313,22 @@ class Table:
         return (f.key(framework) if f else None) or symbol
 
 
-def _get(config: Mapping, key: str | None):
-    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``
-    of a multimodal transformers config); None when absent."""
+def _get(config: Mapping, key: str | None, where: str | None = None):
+    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``)
+    and lists (``image_shape.2``; a number stands for each element: ``image_size`` = 224 is
+    224 × 224); None when absent, refused (given ``where``) when a list is too short."""
     if key is None:
         return None
     node: object = config
     for part in key.split("."):
-        if not isinstance(node, Mapping):
-            return None
-        node = node.get(part)
+        if part.isdigit() and isinstance(node, (list, tuple)):
+            if int(part) >= len(node) and where is not None:
+                raise InputFileError(f"{where}: {key} is absent: {_show(node)} is too short")
+            node = node[int(part)] if int(part) < len(node) else None
+        elif not isinstance(node, Mapping):
+            return node if part.isdigit() else None
+        else:
+            node = node.get(part)
     return node
 
 
@@ -356,7 +342,16 @@ def _nest(flat: Mapping[str, object]) -> dict[str, object]:
             # Every intermediate value is a dict made on this line; a nested dict's type is recursive.
             node = node.setdefault(part, {})  # type: ignore[assignment]
         node[last] = val
-    return out
+    return {k: _shape(x) for k, x in out.items()}
+
+
+def _shape(node: object) -> object:
+    """A nested object keyed 0, 1, ... as a tuple (``image_shape.0`` .. ``.2``)."""
+    if not isinstance(node, dict):
+        return node
+    items = {k: _shape(x) for k, x in node.items()}
+    keys = [str(i) for i in range(len(items))]
+    return tuple(items[k] for k in keys) if set(items) == set(keys) else items
 
 
 def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
@@ -369,7 +364,7 @@ def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
             continue
         if isinstance(val, Mapping) and any(x.startswith(key + ".") for x in known):
             out += _unread(val, key + ".", known, free, generic)
-        else:
+        elif not any(x.startswith(key + ".") for x in known):  # (image_shape.0: a list read)
             out.append(key)
     return sorted(out)
 
@@ -378,40 +373,6 @@ def _show(val) -> str:
     import json
 
     return json.dumps(val)
-
-
-def _written(fields: tuple[Field, ...], framework: str,
-             hp: Mapping[str, int]) -> dict[str, object]:
-    """The framework's keys for ``hp``; the fields naming one key with indices fill one tuple
-    (ViT's image_shape = (H, W, C))."""
-    out: dict[str, object] = {}
-    shapes: dict[str, dict[int, object]] = {}
-    for f in fields:
-        key = f.key(framework)
-        if not key or f.symbol not in hp:
-            continue
-        i = f.index(framework)
-        if i is None:
-            out[key] = _out(f, framework, hp)
-        else:
-            shapes.setdefault(key, {})[i] = _out(f, framework, hp)
-            out[key] = None  # keeps the key's place among the others
-    for key, items in shapes.items():
-        if sorted(items) != list(range(len(items))):
-            raise ValueError(f"{key}: indices {sorted(items)} leave a gap")
-        out[key] = tuple(items[i] for i in range(len(items)))
-    return out
-
-
-def _element(raw, index: int, where: str, key: str):
-    """Element ``index`` of a list key; a plain value stands for every element (transformers'
-    ViT reads image_size = 224 as 224 × 224)."""
-    if isinstance(raw, (list, tuple)):
-        if len(raw) <= index:
-            raise InputFileError(f"{where}: {key} = {_show(list(raw))}: expected at least "
-                                 f"{index + 1} entries")
-        return raw[index]
-    return raw
 
 
 def _out(f: Field, framework: str, hp: Mapping[str, int]):

@@ -246,10 +246,10 @@ def _llama(**changes):
      "class 'ViTForImageClassification' (architectures[0]) is not supported for model_type "
      "'vit'; supported: ViTModel"),
     (_vit(patch_size=[16, 8]),
-     "patch_size[1] = 8 differs from patch_size[0] = 16; the formula has one P"),
+     "patch_size.1 = 8 differs from patch_size.0 = 16; the formula has one P"),
     (_vit(pooler_output_size=512), "pooler_output_size = 512 cannot be counted"),
-    (_vit(image_size=[224]), "image_size = [224]: expected at least 2 entries"),
-    (_vit(image_size=[224, 0]), "image_size[1] = 0: expected a positive integer"),
+    (_vit(image_size=[224]), "image_size.1 is absent: [224] is too short"),
+    (_vit(image_size=[224, 0]), "image_size.1 = 0: expected a positive integer"),
     ({"class_name": "ViTBackbone", "config": {
         "image_shape": [3, 224, 224], "patch_size": [16, 16], "num_layers": 12, "num_heads": 12,
         "hidden_dim": 768, "mlp_dim": 3072, "data_format": "channels_first"}},

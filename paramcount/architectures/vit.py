@@ -44,15 +44,16 @@ def _pooler_width(config: Mapping) -> Mapping:
 # symbol ↔ ViTBackbone argument ↔ ViTConfig key. KerasHub holds the image as one shape,
 # image_shape = (H, W, C) (channels last: see data_format), and the patch as (P, P) (it turns an
 # int into a pair before saving its config); transformers holds image_size (an int for a square
-# image, or [H, W]) and patch_size (an int or a pair). Non-square patches are refused: the
+# image, or [H, W]) and patch_size (an int or a pair). A key ending in a number reads that
+# element of the list (a plain number stands for each). Non-square patches are refused: the
 # formula has one P (the two fields of P must agree).
 MAPPING = Table(
     fields=(
-        Field("H", keras="image_shape", keras_index=0, hf="image_size", hf_index=0),
-        Field("W", keras="image_shape", keras_index=1, hf="image_size", hf_index=1),
-        Field("C", keras="image_shape", keras_index=2, hf="num_channels", hf_default=3),
-        Field("P", keras="patch_size", keras_index=0, hf="patch_size", hf_index=0),
-        Field("P", keras="patch_size", keras_index=1, hf="patch_size", hf_index=1),
+        Field("H", keras="image_shape.0", hf="image_size.0"),
+        Field("W", keras="image_shape.1", hf="image_size.1"),
+        Field("C", keras="image_shape.2", hf="num_channels", hf_default=3),
+        Field("P", keras="patch_size.0", hf="patch_size.0"),
+        Field("P", keras="patch_size.1", hf="patch_size.1"),
         Field("L", keras="num_layers", hf="num_hidden_layers"),
         Field("M", keras="num_heads", hf="num_attention_heads"),
         Field("d_e", keras="hidden_dim", hf="hidden_size"),
