@@ -267,7 +267,7 @@ class Table:
                 if f.default(framework) is not None:
                     pending.append(f)
                 continue
-            raw = _get(config, key)
+            raw = _get(config, key, where)
             if raw is None:
                 pending.append(f)
                 continue
@@ -313,16 +313,22 @@ class Table:
         return (f.key(framework) if f else None) or symbol
 
 
-def _get(config: Mapping, key: str | None):
-    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``
-    of a multimodal transformers config); None when absent."""
+def _get(config: Mapping, key: str | None, where: str | None = None):
+    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``)
+    and lists (``image_shape.2``; a number stands for each element: ``image_size`` = 224 is
+    224 × 224); None when absent, refused (given ``where``) when a list is too short."""
     if key is None:
         return None
     node: object = config
     for part in key.split("."):
-        if not isinstance(node, Mapping):
-            return None
-        node = node.get(part)
+        if part.isdigit() and isinstance(node, (list, tuple)):
+            if int(part) >= len(node) and where is not None:
+                raise InputFileError(f"{where}: {key} is absent: {_show(node)} is too short")
+            node = node[int(part)] if int(part) < len(node) else None
+        elif not isinstance(node, Mapping):
+            return node if part.isdigit() else None
+        else:
+            node = node.get(part)
     return node
 
 
@@ -336,7 +342,16 @@ def _nest(flat: Mapping[str, object]) -> dict[str, object]:
             # Every intermediate value is a dict made on this line; a nested dict's type is recursive.
             node = node.setdefault(part, {})  # type: ignore[assignment]
         node[last] = val
-    return out
+    return {k: _shape(x) for k, x in out.items()}
+
+
+def _shape(node: object) -> object:
+    """A nested object keyed 0, 1, ... as a tuple (``image_shape.0`` .. ``.2``)."""
+    if not isinstance(node, dict):
+        return node
+    items = {k: _shape(x) for k, x in node.items()}
+    keys = [str(i) for i in range(len(items))]
+    return tuple(items[k] for k in keys) if set(items) == set(keys) else items
 
 
 def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
@@ -349,7 +364,7 @@ def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
             continue
         if isinstance(val, Mapping) and any(x.startswith(key + ".") for x in known):
             out += _unread(val, key + ".", known, free, generic)
-        else:
+        elif not any(x.startswith(key + ".") for x in known):  # (image_shape.0: a list read)
             out.append(key)
     return sorted(out)
 

@@ -1,4 +1,4 @@
-"""ViT: KerasHub's ViTBackbone, channels last."""
+"""ViT: KerasHub's ViTBackbone, channels last, built from the family's table."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import contextlib
 import keras_hub
 from keras_hub.src.models.vit.vit_layers import ViTEncoder
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 @contextlib.contextmanager
@@ -28,17 +28,4 @@ def _encoder_shape_known():
 
 def backbone(hp: dict[str, int]):
     with _encoder_shape_known():
-        return stateless_backbone(
-            keras_hub.models.ViTBackbone,
-            image_shape=(hp["H"], hp["W"], hp["C"]),
-            patch_size=hp["P"],
-            num_layers=hp["L"],
-            num_heads=hp["M"],
-            hidden_dim=hp["d_e"],
-            mlp_dim=hp["d_f"],
-            use_mha_bias=bool(hp["zeta"]),
-            use_class_token=bool(hp["cls"]),
-            use_mlp_bias=bool(hp["b_ffn"]),
-            use_patch_bias=bool(hp["b_patch"]),
-            data_format="channels_last",
-        )
+        return from_table("vit", keras_hub.models.ViTBackbone, hp)

@@ -114,6 +114,12 @@ PUBLISHED = {
     # xlnet/xlnet-base-cased's values, the class set to XLNetModel (the published
     # XLNetLMHeadModel adds an LM head bias)
     "xlnet-base-cased.json": ("xlnet", 116_718_336),
+    # google/vit-{base,large}-patch16-224-in21k and google/vit-huge-patch14-224-in21k config.json
+    # (ViTModel, pooler included: 86.4M on the base model card); KerasHub's
+    # vit_*_imagenet21k backbones plus the pooler (d_e² + d_e)
+    "vit-base-patch16-224-in21k.json": ("vit", 86_389_248),
+    "vit-large-patch16-224-in21k.json": ("vit", 304_351_232),
+    "vit-huge-patch14-224-in21k.json": ("vit", 632_404_480),
 }
 
 
@@ -175,6 +181,11 @@ def _write(tmp_path, data, name="config.json") -> str:
     return str(p)
 
 
+def _vit(**changes):
+    data = json.loads((CONFIGS / "vit-base-patch16-224-in21k.json").read_text())
+    return {**data, **changes}
+
+
 def _llama(**changes):
     data = json.loads((CONFIGS / "llama-2-7b-hf.json").read_text())
     for k, v in changes.items():
@@ -229,6 +240,21 @@ def _llama(**changes):
       "feed_forward_proj": "gated-mish"},
      'feed_forward_proj = "gated-mish" cannot be counted: expected one of "gated-gelu"'),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
+    # ViT: the fine-tuned checkpoints' classifier class, a non-square patch (the formula has one
+    # P), a pooler of another width, a short image_size, a channels-first KerasHub image_shape
+    (_vit(architectures=["ViTForImageClassification"]),
+     "class 'ViTForImageClassification' (architectures[0]) is not supported for model_type "
+     "'vit'; supported: ViTModel"),
+    (_vit(patch_size=[16, 8]),
+     "patch_size.1 = 8 differs from patch_size.0 = 16; the formula has one P"),
+    (_vit(pooler_output_size=512), "pooler_output_size = 512 cannot be counted"),
+    (_vit(image_size=[224]), "image_size.1 is absent: [224] is too short"),
+    (_vit(image_size=[224, 0]), "image_size.1 = 0: expected a positive integer"),
+    ({"class_name": "ViTBackbone", "config": {
+        "image_shape": [3, 224, 224], "patch_size": [16, 16], "num_layers": 12, "num_heads": 12,
+        "hidden_dim": 768, "mlp_dim": 3072, "data_format": "channels_first"}},
+     'data_format = "channels_first" cannot be counted: image_shape is read as (height, width, '
+     "channels)"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
 ])
@@ -302,6 +328,38 @@ def test_tables_read_back_what_they_write(arch_id):
         assert not ignored
 
 
+def test_vit_shapes_are_read_element_wise(capsys, tmp_path):
+    """ViT's shapes are lists: a KerasHub preset's image_shape [H, W, C] and patch_size [P, P]
+    (ViTBackbone saves an int patch as a pair), transformers' image_size as an int (square) or
+    [H, W] and patch_size as an int or a pair. Both read as the same hyperparameters."""
+    keras_cfg = {  # KerasHub's vit_base_patch16_224_imagenet config.json (Kaggle), its values
+        "module": "keras_hub.src.models.vit.vit_backbone", "class_name": "ViTBackbone",
+        "registered_name": "keras_hub>ViTBackbone",
+        "config": {"name": "vi_t_backbone", "trainable": True, "dtype": "float32",
+                   "image_shape": [224, 224, 3], "patch_size": [16, 16], "num_layers": 12,
+                   "num_heads": 12, "hidden_dim": 768, "mlp_dim": 3072, "dropout_rate": 0.0,
+                   "attention_dropout": 0.0, "layer_norm_epsilon": 1e-06, "use_mha_bias": True,
+                   "use_mlp_bias": True, "use_class_token": True, "use_patch_bias": True}}
+    code, out, err = run(capsys, "count", "--config", _write(tmp_path, keras_cfg, "k.json"),
+                         "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["total"] == 85_798_656 and data["config"]["ignored"] == []  # KerasHub's figure
+    keras_read = data["config"]["read"]
+    assert keras_read | {"H": 224, "W": 224, "C": 3, "P": 16} == keras_read
+    # the same model as a transformers config with image_size and patch_size as pairs
+    path = _write(tmp_path, _vit(image_size=[224, 224], patch_size=[16, 16]), "h.json")
+    code, out, err = run(capsys, "count", "--config", path, "--json", "--framework", "keras")
+    assert code == 0, err
+    assert json.loads(out)["total"] == 85_798_656
+    # a non-square image: H and W apart
+    code, out, err = run(capsys, "count", "--config",
+                         _write(tmp_path, _vit(image_size=[224, 160]), "r.json"), "--json")
+    assert code == 0, err
+    read = json.loads(out)["config"]["read"]
+    assert (read["H"], read["W"]) == (224, 160)
+
+
 def test_falcon_configs_pick_the_layout_that_builds_them(capsys, tmp_path):
     """One model_type, two layouts: a Falcon-RW config reads as KerasHub's falcon, Falcon-7B's
     (multi_query, parallel) and Falcon-40B's (new_decoder_architecture) as falcon_parallel, and
@@ -354,6 +412,9 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "albert": ("convert_albert", "albert-base-v2.json"),
     "bart": ("convert_bart", "bart-base.json"),
     "esm": ("convert_esm", "esm2_t6_8M_UR50D.json"),
+    # (convert_vit writes image_shape = (image_size, image_size, 3): it ignores num_channels and
+    # a non-square [H, W] image_size, which the table reads; they agree on published configs)
+    "vit": ("convert_vit", "vit-base-patch16-224-in21k.json"),
 }
 # Constructor arguments KerasHub's converter takes from another key than the table does, and
 # why: a finding, kept visible (the test checks they still differ).
@@ -402,7 +463,7 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
               "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net", "xlnet",
+              "deberta_v3", "esm", "f_net", "xlnet", "vit",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 
