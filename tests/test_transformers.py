@@ -121,6 +121,9 @@ def test_declared_hf_defaults_are_transformers_defaults():
         "qwen3": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 128),
         "falcon": ({"hidden_size": 64, "num_attention_heads": 8}, "ffn_hidden_size", 256),
         "qwen3_5_text": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 256),
+        # Gemma3nTextConfig shares the last 15 blocks' keys and values unless told (E4B's)
+        "gemma3n_text": ({"hidden_size": 64, "num_attention_heads": 8}, "num_kv_shared_layers",
+                         15),
     }
     for model_type, (given, key, want) in cases.items():
         table = next(a.mapping for a in registry.architectures().values()
