@@ -97,6 +97,11 @@ class Field:
     # with those blocks first (which blocks changes no count).
     kinds: tuple[str, str] | None = None
     per_block: str = "L"
+    # A per-block list of one value (Gemma 3n's intermediate_size: one feed-forward width per
+    # block, all equal in every released model): the frameworks named here write the symbol's
+    # value once per block (``per_block`` entries); reading takes such a list from either
+    # framework (or a single value) and refuses entries that differ, naming the key.
+    listed: tuple[str, ...] = ()
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -271,8 +276,12 @@ class Table:
             if raw is None:
                 pending.append(f)
                 continue
-            value = (_count(f, raw, where, key, values) if f.kinds
-                     else _value(f, framework, raw, where, key))
+            if f.kinds:
+                value = _count(f, raw, where, key, values)
+            elif f.listed and isinstance(raw, list):
+                value = _uniform(f, framework, raw, where, key, values)
+            else:
+                value = _value(f, framework, raw, where, key)
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
                              if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
@@ -377,7 +386,8 @@ def _show(val) -> str:
 
 def _out(f: Field, framework: str, hp: Mapping[str, int]):
     if f.kinds is None:
-        return f.out(framework, hp[f.symbol])
+        value = f.out(framework, hp[f.symbol])
+        return [value] * hp[f.per_block] if framework in f.listed else value
     first, rest = f.kinds
     return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])
 
@@ -391,6 +401,21 @@ def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> in
         raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
                              "blocks")
     return raw.count(kinds[0])
+
+
+def _uniform(f: Field, framework: str, raw: list, where: str, key: str,
+             values: Mapping[str, int]) -> int:
+    """The one value of a per-block list (its length must be the blocks read)."""
+    if not raw:
+        raise InputFileError(f"{where}: {key} = []: expected one entry per block")
+    if f.per_block in values and len(raw) != values[f.per_block]:
+        raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
+                             "blocks")
+    if any(x != raw[0] or isinstance(x, bool) != isinstance(raw[0], bool) for x in raw):
+        shown = " and ".join(dict.fromkeys(_show(x) for x in raw))
+        raise InputFileError(f"{where}: {key} holds {shown}: cannot be counted: the formula has "
+                             f"one {f.symbol} for every block")
+    return _value(f, framework, raw[0], where, key)
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
@@ -408,8 +433,12 @@ def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
             raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")
         return int(raw)
     offset = f.offset(framework)
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= offset:
-        expected = "a positive integer" if not offset else f"an integer above {offset}"
+    # a count that may be zero (symbols.declare's zero_ok: Gemma 3n's KV-shared blocks) may be
+    # stated as zero; every other value is positive
+    low = offset - 1 if symbols.info(f.symbol).zero_ok else offset
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= low:
+        expected = ("a non-negative integer" if low < 0 else "a positive integer") \
+            if not offset else f"an integer above {low}"
         raise InputFileError(f"{where}: {key} = {_show(raw)}: expected {expected}"
                              + (f" ({key} = {f.symbol} + {offset})" if offset else ""))
     raw -= offset

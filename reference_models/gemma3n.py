@@ -8,7 +8,7 @@ import contextlib
 import keras_hub
 from keras_hub.src.models.gemma3n import gemma3n_text_model
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 @contextlib.contextmanager
@@ -36,30 +36,7 @@ def _kv_shared_blocks_named_apart():
 
 
 def backbone(hp: dict[str, int]):
-    n = hp["L"]
-    # Which layers are global changes no weight; Gemma 3n's own pattern: every 5th layer global.
-    kinds = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
+    # the arguments from gemma3n's table (with the released models' weightless settings: every
+    # fifth layer global, a 512-token window)
     with _kv_shared_blocks_named_apart():
-        return stateless_backbone(
-            keras_hub.models.Gemma3nBackbone,
-            text_vocab_size=hp["v"],
-            text_hidden_size=hp["d_e"],
-            num_hidden_layers=n,
-            pad_token_id=0,
-            num_attention_heads=hp["M"],
-            num_key_value_heads=hp["M_kv"],
-            head_dim=hp["d_k"],
-            intermediate_size=[hp["d_f"]] * n,
-            hidden_activation="gelu_approximate",
-            layer_types=kinds,
-            sliding_window=512,
-            rope_theta=1_000_000.0,
-            max_position_embeddings=32_768,
-            vocab_size_per_layer_input=hp["v_p"],
-            hidden_size_per_layer_input=hp["d_p"],
-            altup_num_inputs=hp["A"],
-            laurel_rank=hp["r_l"],
-            attention_bias=bool(hp["b_att"]),
-            altup_correct_scale=bool(hp["altup_cs"]),
-            num_kv_shared_layers=hp["L_kvs"],
-        )
+        return from_table("gemma3n", keras_hub.models.Gemma3nBackbone, hp)

@@ -75,7 +75,8 @@ def test_every_covered_family_is_checked():
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
             "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining",
-            "vit"} <= set(with_reference())
+            "vit", "gemma3n",
+            } <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -121,6 +122,9 @@ def test_declared_hf_defaults_are_transformers_defaults():
         "qwen3": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 128),
         "falcon": ({"hidden_size": 64, "num_attention_heads": 8}, "ffn_hidden_size", 256),
         "qwen3_5_text": ({"hidden_size": 64, "num_attention_heads": 8}, "head_dim", 256),
+        # Gemma3nTextConfig shares the last 15 blocks' keys and values unless told (E4B's)
+        "gemma3n_text": ({"hidden_size": 64, "num_attention_heads": 8}, "num_kv_shared_layers",
+                         15),
     }
     for model_type, (given, key, want) in cases.items():
         table = next(a.mapping for a in registry.architectures().values()
@@ -307,7 +311,9 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
     ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
     ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
-    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining"), ("vit", "ViTModel")])
+    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining"), ("vit", "ViTModel"),
+    ("gemma3n_text", "Gemma3nForCausalLM"),
+])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):

@@ -31,10 +31,21 @@ L_kvs shared blocks and L_kvo = L − L_kvs computing ones, each kind with its k
 apart, and the breakdown shows the unused weights. KerasHub shares no block at all when L_kvs = L
 (its rule ``i ≥ L − L_kvs > 0``), and a shared block needs an earlier computing one: L_kvs < L.
 
-Not expressible here: KerasHub's ``intermediate_size`` is a per-layer list; every released
-configuration (and transformers' default) has one width for all layers, which is d_f. The
-released presets (``gemma3n_e2b``, ``gemma3n_e4b`` and their instruct twins) carry a MobileNetV5
-vision encoder and a Conformer audio encoder, not formulated yet: they are not listed
+Configs: ``MAPPING`` reads transformers' Gemma3nTextConfig (model_type ``gemma3n_text``,
+Gemma3nForCausalLM: the text decoder alone, as ``Gemma3nForCausalLM.from_pretrained`` loads it from
+a multimodal checkpoint) and a KerasHub Gemma3nBackbone config without encoders. The feed-forward
+width is a per-layer list in both (``intermediate_size``); every released configuration has one
+width for all layers, which is d_f, and a list whose entries differ is refused. The whole
+multimodal Gemma3nConfig (model_type ``gemma3n``, Gemma3nForConditionalGeneration: MobileNetV5
+vision and Conformer audio towers) is not read.
+
+transformers (``TRANSFORMERS``, Gemma3nForCausalLM) differs by two declared deltas: it builds no
+key/value projections or key norm in the KV-shared blocks, and builds AltUp's d_e-wide
+``correct_output_scale`` in every block whether or not ``altup_correct_scale`` applies it.
+
+Not expressible here: blocks of different feed-forward widths. The released presets
+(``gemma3n_e2b``, ``gemma3n_e4b`` and their instruct twins) carry a MobileNetV5 vision encoder
+and a Conformer audio encoder, not formulated yet: they are not listed
 (``keras_hub_meta.UNLISTED``), and the example ``e4b_text`` is transformers' default text
 configuration (documented as google/gemma-3n-E4B's).
 """
@@ -45,7 +56,9 @@ from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
 from paramcount.formula import group, leaf, zero
-from paramcount.hparams import Relation
+from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import (
     A,
@@ -153,6 +166,140 @@ BLOCKS = KV_SHARED_AND_OWN.stack(
          "L_kvs KV-shared ones",
 )
 
+
+def _layer_types(hp) -> list[str]:
+    """Gemma 3n's own pattern, every fifth block global, where transformers takes it; else every
+    block sliding-window. Which blocks are global changes no weight, but transformers' config
+    (``kv_sharing_modes``) refuses KV-shared blocks of a kind no computing block has (seven
+    blocks, three shared: block 4, global, would have no global block to read from)."""
+    n, shared = hp["L"], hp.get("L_kvs", 0)
+    kinds = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
+    if set(kinds[n - shared:]) <= set(kinds[:n - shared]):
+        return kinds
+    return ["sliding_attention"] * n
+
+
+# symbol ↔ Gemma3nBackbone argument ↔ Gemma3nTextConfig key (model_type gemma3n_text: the text
+# decoder, Gemma3nForCausalLM). KerasHub's intermediate_size is a per-block list; transformers
+# takes one value or a list; both read as the one d_f when the entries agree (refused when they
+# differ). layer_types and activation_sparsity_pattern are per-block lists that change no
+# weight (mask, rotary wavelength, a top-k of the gate's activations): free. A full Gemma3nConfig
+# (model_type gemma3n, Gemma3nForConditionalGeneration) adds a MobileNetV5 vision tower and a
+# Conformer audio tower, not formulated: not read.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="text_vocab_size", hf="vocab_size"),
+        Field("d_e", keras="text_hidden_size", hf="hidden_size"),
+        Field("L", keras="num_hidden_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_attention_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_k", keras="head_dim", hf="head_dim"),
+        Field("d_f", keras="intermediate_size", hf="intermediate_size", listed=("keras",)),
+        Field("v_p", keras="vocab_size_per_layer_input", hf="vocab_size_per_layer_input"),
+        Field("d_p", keras="hidden_size_per_layer_input", hf="hidden_size_per_layer_input"),
+        Field("A", keras="altup_num_inputs", hf="altup_num_inputs"),
+        Field("r_l", keras="laurel_rank", hf="laurel_rank"),
+        # Gemma3nTextConfig's default is 15 shared blocks (E4B's), KerasHub's 0
+        Field("L_kvs", keras="num_kv_shared_layers", hf="num_kv_shared_layers",
+              keras_default=0, hf_default=15),
+        Field("b_att", keras="attention_bias", hf="attention_bias", flag=True, keras_default=0,
+              hf_default=0),
+        Field("altup_cs", keras="altup_correct_scale", hf="altup_correct_scale", flag=True,
+              keras_default=1, hf_default=1),
+    ),
+    model_type="gemma3n_text",
+    hf_classes={"Gemma3nForCausalLM": "gemma3n"},
+    keras_classes={"Gemma3nBackbone": "gemma3n"},
+    hf_constants={"tie_word_embeddings": True, "layer_types": _layer_types},
+    # the constructor's required arguments that hold no weight, at the released models' values
+    keras_constants={"pad_token_id": 0, "hidden_activation": "gelu_approximate",
+                     "layer_types": _layer_types, "sliding_window": 512,
+                     "rope_theta": 1_000_000.0, "max_position_embeddings": 32_768},
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 3n's head is the token embedding (tied)"),
+        Require("vision_encoder_config", (None,), "a Gemma3nBackbone with a vision encoder "
+                "(MobileNetV5) is not formulated: only the text decoder is", framework="keras"),
+        Require("audio_encoder_config", (None,), "a Gemma3nBackbone with an audio encoder "
+                "(Conformer) is not formulated: only the text decoder is", framework="keras"),
+    ),
+    free=frozenset({
+        # both frameworks: masks, rotary wavelengths, activations, epsilons, clipping
+        "hidden_activation", "layer_types", "sliding_window", "rope_theta", "rope_scaling",
+        "rope_local_base_freq", "max_position_embeddings", "attention_dropout", "rms_norm_eps",
+        "activation_sparsity_pattern", "altup_coef_clip", "altup_active_idx",
+        # transformers
+        "rope_parameters", "final_logit_softcapping", "hidden_act", "query_pre_attn_scalar",
+        "altup_lr_multiplier", "sliding_window_pattern", "cache_implementation",
+        # KerasHub: the multimodal embedders' sizes and token ids, unused without encoders
+        "pad_token_id", "final_logit_soft_cap", "vision_hidden_size", "vision_vocab_size",
+        "vision_vocab_offset", "vision_soft_tokens_per_image", "image_token_id",
+        "audio_hidden_size", "audio_vocab_size", "audio_vocab_offset",
+        "audio_soft_tokens_per_image", "audio_token_id",
+    }),
+)
+
+# Gemma3nForCausalLM (transformers 5.23, modeling_gemma3n.py): the KerasHub port kept the
+# PyTorch names inside a block; the model's own are model/embed_tokens, model/layers/i,
+# model/altup_projections/j, model/norm. The head is tied (lm_head is embed_tokens, listed
+# once); embed_scale, router_input_scale and the rotary frequencies are non-persistent buffers.
+TRANSFORMERS = Transformers(
+    # validate_architecture: hidden_size a multiple of num_attention_heads (even with head_dim);
+    # the rotary width even
+    constraints=(Divisible(d_e, M), Divisible(d_k, 2)),
+    deltas=(
+        Delta("blocks.unused_key_value", None,
+              "transformers' Gemma3nTextAttention builds no key/value projections or key norm in "
+              "a KV-shared block, which reads an earlier block's keys and values (it skips the "
+              "checkpoints' copies on load); KerasHub builds them, unused"),
+        Delta("blocks.altup.correct_output_scale",
+              leaf("correct_output_scale", d_e, kind="other",
+                   note="a d_e-wide scale, built whether or not altup_correct_scale applies it"),
+              "transformers' Gemma3nTextAltUp always builds correct_output_scale and applies it "
+              "only with altup_correct_scale; KerasHub builds it only then"),
+    ),
+    weights={
+        "embeddings.token": "model/embed_tokens",
+        "embeddings.per_layer_token": "model/embed_tokens_per_layer",
+        "per_layer_inputs.projection": "model/per_layer_model_projection",
+        "per_layer_inputs.norm": "model/per_layer_projection_norm",
+        "altup_in": r"model/altup_projections/\d+",
+        "altup_in.projection": "weight",
+        "blocks": r"model/layers/\d+",
+        "blocks.pre_attention_norm": "input_layernorm",
+        "blocks.post_attention_norm": "post_attention_layernorm",
+        "blocks.pre_ffw_norm": "pre_feedforward_layernorm",
+        "blocks.post_ffw_norm": "post_feedforward_layernorm",
+        "blocks.attention": "self_attn",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.query_norm": "q_norm",
+        "blocks.attention.output": "o_proj",
+        "blocks.ffw": "mlp",
+        "blocks.ffw.gate": "gate_proj",
+        "blocks.ffw.up": "up_proj",
+        "blocks.ffw.down": "down_proj",
+        "blocks.altup": "altup",
+        "blocks.altup.router_norm": "router_norm",
+        "blocks.altup.router": "modality_router",
+        "blocks.altup.prediction_coefs": "prediction_coefs",
+        "blocks.altup.correction_coefs": "correction_coefs",
+        "blocks.altup.correct_output_scale": "correct_output_scale",
+        "blocks.laurel": "laurel",
+        "blocks.laurel.down": "linear_left",
+        "blocks.laurel.up": "linear_right",
+        "blocks.laurel.norm": "post_laurel_norm",
+        "blocks.per_layer_input.gate": "per_layer_input_gate",
+        "blocks.per_layer_input.projection": "per_layer_projection",
+        "blocks.per_layer_input.norm": "post_per_layer_input_norm",
+        "blocks.key_value": "self_attn",
+        "blocks.key_value.key": "k_proj",
+        "blocks.key_value.value": "v_proj",
+        "blocks.key_value.key_norm": "k_norm",
+        "altup_out": r"model/altup_unembed_projections/\d+",
+        "altup_out.projection": "weight",
+        "final_norm": "model/norm",
+    },
+)
+
 register(Architecture(
     id="gemma3n",
     title="Gemma 3n text decoder (keras_hub.models.Gemma3nBackbone, no vision/audio): AltUp, "
@@ -204,11 +351,17 @@ register(Architecture(
                  "values: at least one block computes its own"),
     ),
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=50, d_e=8, M=2, M_kv=1, d_k=4, d_f=16, L=3, v_p=40, d_p=2, A=3, r_l=1,
                      L_kvs=1),
         "tiny_bias_no_scale": dict(v=31, d_e=12, M=3, M_kv=3, d_k=5, d_f=7, L=4, v_p=13, d_p=3,
                                    A=2, r_l=2, L_kvs=2, b_att=1, altup_cs=0),
+        # biases and no AltUp output scale where transformers builds them too (an even d_k),
+        # seven blocks with a global one among the computing five
+        "small_bias_no_scale": dict(v=29, d_e=8, M=2, M_kv=1, d_k=6, d_f=10, L=7, v_p=9, d_p=2,
+                                    A=3, r_l=2, L_kvs=2, b_att=1, altup_cs=0),
         "tiny_no_altup_no_sharing": dict(v=17, d_e=6, M=1, M_kv=1, d_k=6, d_f=9, L=2, v_p=11,
                                          d_p=1, A=1, r_l=3),
         # transformers' Gemma3nTextConfig defaults (documented as google/gemma-3n-E4B's text
