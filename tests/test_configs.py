@@ -118,6 +118,10 @@ PUBLISHED = {
     # heads; model card and public ports of its config), as a Gemma4ForCausalLM text config: the
     # checkpoint's vision encoder is not in the text decoder; the count is transformers' build
     "gemma-4-31b-text.json": ("gemma4", 30_697_345_280),
+    # google/embeddinggemma-300m config.json (Gemma3TextModel, the backbone: 302.9M; with the
+    # sentence-transformers Dense modules beside it, 307,581,696, KerasHub's
+    # embedding_gemma3_300m)
+    "embeddinggemma-300m.json": ("gemma3_embedding", 302_863_104),
 }
 
 
@@ -364,6 +368,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "bart": ("convert_bart", "bart-base.json"),
     "esm": ("convert_esm", "esm2_t6_8M_UR50D.json"),
     "gemma4": ("convert_gemma4", "gemma-4-31b-text.json"),
+    "gemma3_embedding": ("convert_gemma3", "embeddinggemma-300m.json"),
 }
 # Constructor arguments KerasHub's converter takes from another key than the table does, and
 # why: a finding, kept visible (the test checks they still differ).
@@ -412,7 +417,7 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
               "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net", "xlnet", "gemma4",
+              "deberta_v3", "esm", "f_net", "xlnet", "gemma4", "gemma3_embedding",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 
