@@ -13,7 +13,8 @@ up projections (``gate_dim_reduction=1``): it equals d_f here.
 
 ``gemma3_embedding`` is the same backbone built as an embedding model (EmbeddingGemma): the
 causal mask becomes bidirectional (no weights) and mean pooling feeds two bias-free dense layers,
-d_e → d_pool → d_sent.
+d_e → d_pool → d_sent. transformers builds its backbone (Gemma3TextModel, what EmbeddingGemma's
+config.json names); the dense layers are sentence-transformers' modules: a named delta.
 """
 
 from __future__ import annotations

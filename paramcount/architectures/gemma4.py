@@ -16,6 +16,11 @@ Not yet counted (left for a later change): the vision and audio encoders of the 
 (multimodal) checkpoints, the per-layer input embeddings and KV-shared layers of the small
 (E2B/E4B-style) models and the MoE blocks of the 26B-A4B model; KerasHub's preset figures are
 rounded (5.1B, 7.9B, 26B, 31B), so no preset is listed here yet.
+
+Configs in: a Gemma4TextConfig (``model_type`` gemma4_text, Gemma4ForCausalLM; the 31B
+checkpoint's ``text_config`` as a file of its own) or a Gemma4Backbone config; the options above
+that are not counted are refused by key. transformers (Gemma4ForCausalLM) builds the same weights:
+no delta; it forces the last layer global, so it builds no stack without a global layer.
 """
 
 from __future__ import annotations
