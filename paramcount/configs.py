@@ -93,7 +93,10 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
         raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
                              f"{', '.join(types)}")
     # Several tables may share a model_type (Falcon: KerasHub's Falcon-RW layout and the parallel
-    # Falcon-7B/40B layout): the first whose requirements the config meets reads it.
+    # Falcon-7B/40B layout; Gemma 3's Gemma3ForCausalLM and the Gemma3TextModel of EmbeddingGemma):
+    # among the tables that know the class the file names, the first whose requirements the
+    # config meets reads it.
+    family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
     table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
     cls = archs[0] if archs else next(iter(table.hf_classes))
     if cls not in table.hf_classes:
@@ -107,7 +110,7 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
 
 
 def _normalized(table, data: Mapping) -> Mapping:
-    return table.hf_normalize(data) if table.hf_normalize is not None else data
+    return table.normalized(data, "hf")
 
 
 def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:

@@ -26,8 +26,9 @@ tree. Nothing here imports torch.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from paramcount.formula import Term
 
@@ -78,6 +79,10 @@ class Transformers:
     limits: tuple = ()
     # Options the class cannot switch (see Always).
     always: tuple[Always, ...] = ()
+    # (weight path, transformers config) -> the path the patterns see, for layers whose kind
+    # only the config tells (Gemma 4's global layers hold other weights under the same names as
+    # its sliding-window layers: marked apart, as the Keras reference names them apart).
+    rename: Callable[[str, Any], str] | None = None
 
     def refusal(self, hp: Mapping[str, int]) -> str | None:
         """Why the class cannot build ``hp`` (an option it cannot switch), or None."""

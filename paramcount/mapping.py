@@ -102,6 +102,10 @@ class Field:
     # value once per block (``per_block`` entries); reading takes such a list from either
     # framework (or a single value) and refuses entries that differ, naming the key.
     listed: tuple[str, ...] = ()
+    # A 0/1 symbol KerasHub holds as whether another argument is set at all (Gemma 4's K = V
+    # is ``num_global_key_value_heads`` not None): read as 1 when ``keras`` is set, else 0; never
+    # written (the argument's own field, or ``keras_constants``, writes it).
+    keras_presence: bool = False
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -194,6 +198,9 @@ class Table:
     # A config as transformers reads it → the keys the fields read, for a family whose keys
     # decide each other (Falcon-7B's multi_query means one key/value head); None: as it is.
     hf_normalize: Callable[[Mapping], Mapping] | None = None
+    # The same for a KerasHub config (Gemma 4's layer_types, when null, follow
+    # sliding_window_pattern).
+    keras_normalize: Callable[[Mapping], Mapping] | None = None
 
     def __post_init__(self) -> None:
         for f in self.fields:
@@ -204,7 +211,7 @@ class Table:
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
         out = {f.keras: _out(f, "keras", hp) for f in self.fields
-               if f.keras and f.symbol in hp}
+               if f.keras and f.symbol in hp and not f.keras_presence}
         consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
         return _nest({**out, **consts})
 
@@ -219,12 +226,18 @@ class Table:
         """Whether ``config`` passes this table's requirements for ``framework`` (several
         tables may claim one KerasHub class: Gemma3Backbone with or without a vision encoder)."""
         fw = "keras" if framework == "keras" else "hf"
+        config = self.normalized(config, fw)
         for req in self.requires:
             val = _get(config, req.key)
             if req.framework == fw and not (val is None and req.absent_ok) \
                     and val not in req.allowed:
                 return False
         return True
+
+    def normalized(self, config: Mapping, framework: str) -> Mapping:
+        """``config`` as the fields read it (the family's ``hf_normalize`` / ``keras_normalize``)."""
+        norm = self.keras_normalize if framework == "keras" else self.hf_normalize
+        return norm(config) if norm is not None else config
 
     def hf_class(self, arch_id: str) -> str | None:
         """The transformers class the reference of ``arch_id`` builds."""
@@ -255,8 +268,7 @@ class Table:
               fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:
         """Symbol values from a framework's config (``fixed``: the architecture's fixed values,
         which a config may state only as they are) and the keys nobody reads."""
-        if framework == "hf" and self.hf_normalize is not None:
-            config = self.hf_normalize(config)
+        config = self.normalized(config, framework)
         broken = self.refusal(config, framework)
         if broken is not None:
             req, val = broken
@@ -266,6 +278,9 @@ class Table:
         pending: list[Field] = []
         for f in self.fields:
             key = f.key(framework)
+            if framework == "keras" and f.keras_presence:
+                values[f.symbol] = int(_get(config, f.keras) is not None)
+                continue
             if key is None:
                 # No key, but a default: the framework fixes the value (BLOOM's MLP width is
                 # 4·hidden_size in transformers, which has no key for it).

@@ -8,7 +8,7 @@ import contextlib
 import keras_hub
 from keras_hub.src.models.gemma4 import gemma4_backbone
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 @contextlib.contextmanager
@@ -33,21 +33,7 @@ def _global_blocks_named_apart():
 
 
 def backbone(hp: dict[str, int]):
-    # Which layers are global does not change the count: the first L_global here.
-    kinds = (["full_attention"] * hp["L_global"]
-             + ["sliding_attention"] * (hp["L"] - hp["L_global"]))
+    # layer_types from the table: the L_local sliding-window blocks, then the L_global global
+    # ones (which layers are global does not change the count)
     with _global_blocks_named_apart():
-        return stateless_backbone(
-            keras_hub.models.Gemma4Backbone,
-            vocabulary_size=hp["v"],
-            image_size=896,  # only read by a vision encoder; there is none
-            num_layers=hp["L"],
-            num_query_heads=hp["M"],
-            num_key_value_heads=hp["M_kv"],
-            hidden_dim=hp["d_e"],
-            intermediate_dim=hp["d_f"],
-            head_dim=hp["d_k"],
-            layer_types=kinds,
-            global_head_dim=hp["d_kg"],
-            num_global_key_value_heads=hp["M_kvg"] if hp["keqv"] else None,
-        )
+        return from_table("gemma4", keras_hub.models.Gemma4Backbone, hp)

@@ -9,6 +9,7 @@ transformers`` (and the tests) reach this module.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import math
 from collections.abc import Mapping
@@ -108,7 +109,12 @@ def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
         from paramcount.registry import get
 
         arch = get(arch)
-    return torch_weights(build(arch, hp))
+    model = build(arch, hp)
+    out = torch_weights(model)
+    rename = getattr(arch.transformers, "rename", None)
+    if rename is None:
+        return out
+    return [dataclasses.replace(w, path=rename(w.path, model.config)) for w in out]
 
 
 def versions() -> dict[str, str]:

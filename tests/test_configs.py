@@ -127,6 +127,14 @@ PUBLISHED = {
     "vit-base-patch16-224-in21k.json": ("vit", 86_389_248),
     "vit-large-patch16-224-in21k.json": ("vit", 304_351_232),
     "vit-huge-patch14-224-in21k.json": ("vit", 632_404_480),
+    # the text_config of google/gemma-4-31B (60 layers, 10 global with 512-wide heads and 4 K = V
+    # heads; model card and public ports of its config), as a Gemma4ForCausalLM text config: the
+    # checkpoint's vision encoder is not in the text decoder; the count is transformers' build
+    "gemma-4-31b-text.json": ("gemma4", 30_697_345_280),
+    # google/embeddinggemma-300m config.json (Gemma3TextModel, the backbone: 302.9M; with the
+    # sentence-transformers Dense modules beside it, 307,581,696, KerasHub's
+    # embedding_gemma3_300m)
+    "embeddinggemma-300m.json": ("gemma3_embedding", 302_863_104),
 }
 
 
@@ -263,6 +271,11 @@ def _llama(**changes):
     ({"class_name": "Gemma3nBackbone", "config": {"vision_encoder_config": {"stem_size": 64}}},
      "cannot be counted: a Gemma3nBackbone with a vision encoder (MobileNetV5) is not "
      "formulated"),
+    # Gemma4TextConfig's absent hidden_size_per_layer_input is 256: per-layer inputs, refused
+    ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"]},
+     "hidden_size_per_layer_input = null cannot be counted: per-layer input embeddings"),
+    ({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": True},
+     "enable_moe_block = true cannot be counted: the mixture-of-experts blocks"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     # ViT: the fine-tuned checkpoints' classifier class, a non-square patch (the formula has one
     # P), a pooler of another width, a short image_size, a channels-first KerasHub image_shape
@@ -440,6 +453,8 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     # a non-square [H, W] image_size, which the table reads; they agree on published configs)
     "vit": ("convert_vit", "vit-base-patch16-224-in21k.json"),
     "gemma3n": ("convert_gemma3n", "gemma-3n-E2B-text.json"),
+    "gemma4": ("convert_gemma4", "gemma-4-31b-text.json"),
+    "gemma3_embedding": ("convert_gemma3", "embeddinggemma-300m.json"),
 }
 # Converters that take the whole multimodal config where the file holds its text part: the file
 # goes in as text_config of transformers' default config of this model type (the encoders'
@@ -502,7 +517,8 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
               "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net", "xlnet", "vit", "gemma3n",
+              "deberta_v3", "esm", "f_net", "xlnet", "vit", "gemma3n", "gemma4",
+              "gemma3_embedding",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 
@@ -545,3 +561,35 @@ def test_nested_config_keys_are_read_and_shown_dotted(capsys, tmp_path):
     data["text_config"]["model_type"] = "gemma2"
     code, _, err = run(capsys, "count", "--config", _write(tmp_path, data))
     assert code == 2 and 'text_config.model_type = "gemma2" cannot be counted' in err
+
+
+def test_gemma4_configs_read_as_transformers_and_keras_hub_build_them(capsys, tmp_path):
+    """Gemma 4's keys decide each other: transformers forces the last layer global and saves the
+    global layers' head width and K = V heads as a per_layer_config; KerasHub derives null
+    layer_types from sliding_window_pattern and holds K = V as num_global_key_value_heads set."""
+    data = json.loads((CONFIGS / "gemma-4-31b-text.json").read_text())
+    full = [i for i, k in enumerate(data["layer_types"]) if k == "full_attention"]
+    saved = {k: x for k, x in data.items()
+             if k not in ("global_head_dim", "num_global_key_value_heads")}
+    saved["per_layer_config"] = {str(i): {"head_dim": 512, "num_key_value_heads": 4}
+                                 for i in full}
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, saved), "--json")
+    assert code == 0 and json.loads(out)["total"] == 30_697_345_280
+    saved["per_layer_config"][str(full[0])] = {"head_dim": 256}
+    code, _, err = run(capsys, "count", "--config", _write(tmp_path, saved))
+    assert code == 2 and "per_layer_config = " in err and "cannot be counted" in err
+    # no layer_types: every sixth layer global, and the last (layer 7 of 7) forced global
+    seven = {k: x for k, x in data.items() if k != "layer_types"} | {"num_hidden_layers": 7}
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, seven), "--json")
+    assert json.loads(out)["config"]["read"]["L_global"] == 2
+    keras = {"class_name": "Gemma4Backbone", "config": {
+        "vocabulary_size": 100, "image_size": None, "num_layers": 7, "num_query_heads": 4,
+        "num_key_value_heads": 2, "hidden_dim": 32, "intermediate_dim": 48, "head_dim": 8,
+        "sliding_window_pattern": 3, "layer_types": None, "num_global_key_value_heads": 1}}
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, keras), "--json")
+    read = json.loads(out)["config"]["read"]
+    assert code == 0 and read | {"L_global": 2, "keqv": 1, "M_kvg": 1} == read
+    keras["config"]["num_global_key_value_heads"] = None
+    code, out, _ = run(capsys, "count", "--config", _write(tmp_path, keras), "--json")
+    read = json.loads(out)["config"]["read"]
+    assert read["keqv"] == 0 and read["M_kvg"] == 2

@@ -75,7 +75,7 @@ def test_every_covered_family_is_checked():
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
             "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining",
-            "vit", "gemma3n",
+            "vit", "gemma3n", "gemma4", "gemma3_embedding",
             } <= set(with_reference())
 
 

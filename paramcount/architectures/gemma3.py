@@ -13,7 +13,8 @@ up projections (``gate_dim_reduction=1``): it equals d_f here.
 
 ``gemma3_embedding`` is the same backbone built as an embedding model (EmbeddingGemma): the
 causal mask becomes bidirectional (no weights) and mean pooling feeds two bias-free dense layers,
-d_e → d_pool → d_sent.
+d_e → d_pool → d_sent. transformers builds its backbone (Gemma3TextModel, what EmbeddingGemma's
+config.json names); the dense layers are sentence-transformers' modules: a named delta.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from paramcount.components.decoders import (
 )
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
-from paramcount.frameworks import Always, Transformers
+from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
@@ -102,7 +103,7 @@ MAPPING = Table(
         Require("vision_encoder", (None,), "a Gemma3Backbone with a vision encoder is "
                 "gemma3_vision, not mapped to a config reader yet", framework="keras"),
         Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
-                "gemma3_embedding, not mapped to a config reader yet", framework="keras"),
+                "gemma3_embedding", framework="keras"),
     ),
     free=frozenset({
         "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
@@ -182,6 +183,47 @@ register(_architecture(
     },
 ))
 
+# symbol ↔ Gemma3Backbone(is_embedding_model=True) argument ↔ Gemma3TextConfig key: gemma3's
+# rows and the pooling head's two widths. EmbeddingGemma's transformers config.json names
+# Gemma3TextModel, the backbone alone: its dense projections are sentence-transformers' Dense
+# modules (2_Dense/, 3_Dense/ beside config.json), so d_pool and d_sent have no transformers key
+# (a config read takes their defaults, 4·d_e and d_e: EmbeddingGemma's 3072 and 768). KerasHub's
+# convert_gemma3 also takes the pooling width as 3072 whatever hidden_size is, and the embedding
+# width as hidden_size.
+EMBEDDING_MAPPING = Table(
+    fields=(*MAPPING.fields,
+            Field("d_pool", keras="pooling_intermediate_dim"),
+            Field("d_sent", keras="embedding_dim")),
+    model_type="gemma3_text",
+    hf_classes={"Gemma3TextModel": "gemma3_embedding"},
+    keras_classes={"Gemma3Backbone": "gemma3_embedding"},
+    hf_constants={"attention_bias": False, "use_bidirectional_attention": True},
+    keras_constants={**MAPPING.keras_constants, "use_bidirectional_attention": True,
+                     "is_embedding_model": True},
+    requires=(
+        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
+        Require("vision_encoder", (None,), "an embedding Gemma3Backbone has no vision encoder",
+                framework="keras"),
+        Require("is_embedding_model", (True,), "a Gemma3Backbone without the pooling head is "
+                "gemma3", framework="keras", absent_ok=False),
+    ),
+    # Gemma3TextModel has no head, tied or not
+    free=(MAPPING.free - {"pooling_intermediate_dim", "embedding_dim"})
+    | {"tie_word_embeddings"},
+)
+
+# Gemma3TextModel: Gemma3ForCausalLM's names without its ``model.`` prefix, no head; the
+# pooling head is not transformers' (see above): a delta removes it.
+EMBEDDING_TRANSFORMERS = Transformers(
+    constraints=TRANSFORMERS.constraints,
+    always=tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
+                 for a in TRANSFORMERS.always),
+    weights={**TRANSFORMERS.weights, "embeddings.token": "embed_tokens", "final_norm": "norm"},
+    deltas=(Delta("pooling_head", None,
+                  "Gemma3TextModel is the backbone alone: EmbeddingGemma's two dense projections "
+                  "are sentence-transformers' Dense modules, which transformers does not build"),),
+)
+
 register(_architecture(
     id="gemma3_embedding",
     title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
@@ -205,6 +247,8 @@ register(_architecture(
              "head (two bias-free dense layers)",
     presets="gemma3_embedding",
     keras_hub_metadata=True,
+    mapping=EMBEDDING_MAPPING,
+    transformers=EMBEDDING_TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, d_pool=40, d_sent=24),
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, qk_norm=0,

@@ -16,6 +16,11 @@ Not yet counted (left for a later change): the vision and audio encoders of the 
 (multimodal) checkpoints, the per-layer input embeddings and KV-shared layers of the small
 (E2B/E4B-style) models and the MoE blocks of the 26B-A4B model; KerasHub's preset figures are
 rounded (5.1B, 7.9B, 26B, 31B), so no preset is listed here yet.
+
+Configs in: a Gemma4TextConfig (``model_type`` gemma4_text, Gemma4ForCausalLM; the 31B
+checkpoint's ``text_config`` as a file of its own) or a Gemma4Backbone config; the options above
+that are not counted are refused by key. transformers (Gemma4ForCausalLM) builds the same weights:
+no delta; it forces the last layer global, so it builds no stack without a global layer.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
 from paramcount.formula import group, leaf, zero
-from paramcount.hparams import Divisible
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
 
@@ -92,6 +99,178 @@ BLOCKS = LOCAL_AND_GLOBAL.stack(
          "them, sliding-window attention in the other L_local",
 )
 
+
+
+def _layer_types(hp) -> list[str]:
+    """The blocks' kinds as both frameworks are given them: the L_local sliding-window blocks,
+    then the L_global global ones (which blocks does not change the count; transformers forces
+    the last block global, so the global ones go last)."""
+    return (["sliding_attention"] * (hp["L"] - hp["L_global"])
+            + ["full_attention"] * hp["L_global"])
+
+
+def _keras_keys(config):
+    """A KerasHub config as the table reads it: ``layer_types`` null means KerasHub's own rule
+    (the last of every ``sliding_window_pattern`` blocks global)."""
+    layers, pattern = config.get("num_layers"), config.get("sliding_window_pattern") or 6
+    if config.get("layer_types") is not None or not isinstance(layers, int) \
+            or not isinstance(pattern, int) or isinstance(pattern, bool) or pattern < 1:
+        return config
+    kinds = [_local_or_global(i, sliding_window_pattern=pattern) for i in range(layers)]
+    return {**config, "layer_types": ["full_attention" if k == "global" else "sliding_attention"
+                                      for k in kinds]}
+
+
+_OVERRIDES = frozenset({"head_dim", "num_key_value_heads"})
+
+
+def _hf_keys(config):
+    """A transformers config as Gemma4TextConfig.__post_init__ reads it: absent ``layer_types``
+    are every sixth block global; the last block is forced global whatever the list says; a
+    ``per_layer_config`` (what transformers saves in place of ``global_head_dim`` and
+    ``num_global_key_value_heads``) that overrides exactly the global blocks, all alike, reads
+    as those two keys (any other stays, and is refused)."""
+    out = dict(config)
+    layers, kinds = out.get("num_hidden_layers"), out.get("layer_types")
+    if kinds is None and isinstance(layers, int) and not isinstance(layers, bool):
+        kinds = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention"
+                 for i in range(layers)]
+    if isinstance(kinds, list) and kinds and isinstance(kinds[-1], str):
+        kinds = [*kinds[:-1], "full_attention"]
+    if kinds is not None:
+        out["layer_types"] = kinds
+    per_layer = out.get("per_layer_config")
+    if isinstance(per_layer, dict) and isinstance(kinds, list):
+        full = {str(i) for i, k in enumerate(kinds) if k == "full_attention"}
+        rows = list(per_layer.values())
+        if ({str(k) for k in per_layer} == full and rows and all(isinstance(r, dict) for r in rows)
+                and all(r == rows[0] for r in rows) and "head_dim" in rows[0]
+                and set(rows[0]) <= _OVERRIDES
+                and ("num_key_value_heads" not in rows[0] or out.get("attention_k_eq_v"))):
+            del out["per_layer_config"]
+            out["global_head_dim"] = rows[0]["head_dim"]
+            out["num_global_key_value_heads"] = rows[0].get("num_key_value_heads")
+    return out
+
+
+# symbol ↔ Gemma4Backbone argument ↔ Gemma4TextConfig key (model_type gemma4_text, the text
+# decoder; the multimodal gemma4 configs hold it as text_config beside vision and audio encoders
+# paramcount does not count yet). Global layers' K = V is a switch in transformers
+# (attention_k_eq_v) and, in KerasHub, num_global_key_value_heads being set at all.
+# transformers' absent global_head_dim is 512 (not head_dim), its absent
+# hidden_size_per_layer_input 256 (per-layer inputs on): that key must be stated, as 0.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        Field("L", keras="num_layers", hf="num_hidden_layers"),
+        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        Field("d_k", keras="head_dim", hf="head_dim"),
+        Field("d_kg", keras="global_head_dim", hf="global_head_dim", keras_default=d_k,
+              hf_default=512),
+        Field("L_global", keras="layer_types", hf="layer_types",
+              kinds=("full_attention", "sliding_attention")),
+        Field("keqv", keras="num_global_key_value_heads", hf="attention_k_eq_v", flag=True,
+              keras_presence=True, hf_default=0),
+        Field("M_kvg", keras="num_global_key_value_heads", hf="num_global_key_value_heads",
+              keras_default=M_kv, hf_default=M_kv),
+    ),
+    model_type="gemma4_text",
+    hf_classes={"Gemma4ForCausalLM": "gemma4"},
+    keras_classes={"Gemma4Backbone": "gemma4"},
+    hf_constants={"layer_types": _layer_types, "tie_word_embeddings": True,
+                  "attention_bias": False, "hidden_size_per_layer_input": 0},
+    keras_constants={
+        "image_size": None,
+        "layer_types": _layer_types,
+        "num_global_key_value_heads": lambda hp: hp["M_kvg"] if hp["keqv"] else None,
+    },
+    hf_normalize=_hf_keys,
+    keras_normalize=_keras_keys,
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 4's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma 4 attention has no biases"),
+        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet; transformers builds them (256 wide) when the "
+                "key is absent", absent_ok=False),
+        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet"),
+        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet"),
+        Require("per_layer_config", (None,), "per-layer overrides other than the global "
+                "layers' head width and K = V heads"),
+        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet", framework="keras"),
+        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet",
+                framework="keras"),
+        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet", framework="keras"),
+        Require("vision_encoder", (None,), "only the text decoder is formulated (no vision "
+                "encoder)", framework="keras"),
+        Require("audio_encoder", (None,), "only the text decoder is formulated (no audio "
+                "encoder)", framework="keras"),
+        Require("is_embedding_model", (False,), "an embedding Gemma4Backbone's pooling head is "
+                "not formulated", framework="keras"),
+    ),
+    free=frozenset({
+        # transformers
+        "hidden_activation", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
+        "attention_dropout", "sliding_window", "final_logit_softcapping",
+        "use_bidirectional_attention", "vocab_size_per_layer_input", "use_double_wide_mlp",
+        "num_experts", "top_k_experts", "moe_intermediate_size", "sliding_window_pattern",
+        # KerasHub
+        "query_head_dim_normalize", "attention_logit_soft_cap", "final_logit_soft_cap",
+        "use_sliding_window_attention", "sliding_window_size", "local_rope_scaling_factor",
+        "global_rope_scaling_factor", "num_audio_tokens_per_clip",
+        "use_vision_bidirectional_attention", "layer_norm_epsilon", "dropout",
+        "pooling_intermediate_dim", "embedding_dim", "global_rope_wavelength",
+        "local_rope_wavelength", "global_rope_partial_rotary_factor", "expert_intermediate_dim",
+        "num_experts_per_token", "image_size",
+    }),
+)
+
+
+def _global_layers_apart(path: str, config) -> str:
+    """Gemma4ForCausalLM names every block ``model.layers.i``: a global block's weights are
+    renamed ``model/layers/i_global/...``, as the Keras reference names them apart."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[:2] == ["model", "layers"] and parts[2].isdigit() \
+            and config.layer_types[int(parts[2])] == "full_attention":
+        parts[2] += "_global"
+    return "/".join(parts)
+
+
+# Gemma4ForCausalLM: Gemma 3's names (input_layernorm, post_attention_layernorm,
+# pre_feedforward_layernorm, post_feedforward_layernorm; q_norm, k_norm, a scale-free v_norm),
+# the block's ``layer_scalar`` a persistent buffer, the head tied (lm_head is embed_tokens,
+# listed once). transformers forces the last block global, so it builds no all-sliding stack.
+TRANSFORMERS = Transformers(
+    constraints=(Relation(L_global, ">=", 1, reason="transformers' Gemma4TextConfig forces the "
+                          "last layer to global attention"),),
+    rename=_global_layers_apart,
+    weights={
+        "embeddings.token": "model/embed_tokens",
+        "blocks": r"layers/\d+(?:_global)?",
+        "blocks.pre_attention_norm": "input_layernorm",
+        "blocks.post_attention_norm": "post_attention_layernorm",
+        "blocks.pre_ffw_norm": "pre_feedforward_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.gate": "gate_proj",
+        "blocks.ffn.up": "up_proj",
+        "blocks.ffn.down": "down_proj",
+        "blocks.post_ffw_norm": "post_feedforward_layernorm",
+        "blocks.layer_scalar": "layer_scalar",
+        **{f"blocks.{kind}_attention{leaf}": pattern
+           for kind, block in (("global", r"layers/\d+_global"), ("local", r"layers/\d+"))
+           for leaf, pattern in (("", f"{block}/self_attn"), (".query", "q_proj"),
+                                 (".key", "k_proj"), (".value", "v_proj"),
+                                 (".query_norm", "q_norm"), (".key_norm", "k_norm"),
+                                 (".output", "o_proj"))},
+        "final_norm": "model/norm",
+    },
+)
+
 register(Architecture(
     id="gemma4",
     title="Gemma 4 dense text decoder (keras_hub.models.Gemma4Backbone, no vision/audio): "
@@ -114,6 +293,8 @@ register(Architecture(
     fixed=LOCAL_AND_GLOBAL.fixed(),
     constraints=(Divisible(M, M_kv), Divisible(M, M_kvg), *LOCAL_AND_GLOBAL.constraints()),
     family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=7),
         "tiny_k_eq_v": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, L_global=2, d_kg=16,

@@ -26,7 +26,11 @@ from paramcount.prove.results import CaseProof, Residual
 
 TARGET_ERROR = 1e-9  # a case is proven only with a bound on a false proof below this
 MIN_POINTS, MAX_POINTS = 2, 16
-VALUE_BITS = (24, 16, 12)  # hyperparameter values < 2^bits; smaller only after a size failure
+# hyperparameter values < 2^bits; smaller only after a size failure. 20 between 24 and 16: torch's
+# meta tensors overflow int64 byte counts at 2^24 for a weight of three widths (Gemma's q_proj,
+# M·d_k × d_e), and at 2^16 a head count parametrized as a product of three (M = M_kv·M_kvg·M'')
+# draws from too small a range for the bound to reach TARGET_ERROR
+VALUE_BITS = (24, 20, 16, 12)
 
 _SIZE_WORDS = ("out of memory", "int32", "overflow", "too large", "exceeds", "resourceexhausted")
 
