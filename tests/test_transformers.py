@@ -70,7 +70,7 @@ def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
             "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
             "qwen3_moe", "qwen3_5", "qwen3_5_moe", "mixtral", "smollm3", "gpt_oss", "gemma",
-            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma",
+            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma", "t5gemma2",
             "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
