@@ -175,12 +175,13 @@ MAPPING = Table(
             "tie_word_embeddings", "is_decoder", "is_encoder_decoder", "add_cross_attention",
             "chunk_size_feed_forward", "cross_attention_hidden_size")},
         # KerasHub: settings that hold no weight (cross_attention_hidden_size too: the merged
-        # attention projects the encoder output with the decoder's own key and value layers)
-        "encoder_layer_types", "decoder_layer_types", "sliding_window", "dropout_rate",
-        "rms_norm_eps", "query_pre_attn_scalar", "hidden_activation", "initializer_range",
-        "attention_dropout", "cross_attention_hidden_size", "attn_logit_softcapping",
-        "final_logit_softcapping", "rope_max_wavelength", "global_rope_scaling_factor",
-        "encoder_rope_max_wavelength", "encoder_global_rope_scaling_factor", "eoi_token_index",
+        # attention projects the encoder output with the decoder's own key and value layers;
+        # dropout_rate, attention_dropout and eoi_token_index are above)
+        "encoder_layer_types", "decoder_layer_types", "sliding_window", "rms_norm_eps",
+        "query_pre_attn_scalar", "hidden_activation", "initializer_range",
+        "cross_attention_hidden_size", "attn_logit_softcapping", "final_logit_softcapping",
+        "rope_max_wavelength", "global_rope_scaling_factor", "encoder_rope_max_wavelength",
+        "encoder_global_rope_scaling_factor",
     }),
 )
 
