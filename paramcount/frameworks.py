@@ -78,6 +78,11 @@ class Transformers:
     limits: tuple = ()
     # Options the class cannot switch (see Always).
     always: tuple[Always, ...] = ()
+    # Constraints ``prove`` alone adds (verify still builds every set): a sub-space it proves
+    # where the whole one has more independent factors of one width than its random ranges can
+    # carry (T5Gemma 2's d_e divisible by both sides' heads, each a multiple of its key/value
+    # heads: five free factors in one width). The proof's case notes state them.
+    prove_within: tuple = ()
 
     def refusal(self, hp: Mapping[str, int]) -> str | None:
         """Why the class cannot build ``hp`` (an option it cannot switch), or None."""

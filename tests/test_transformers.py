@@ -254,6 +254,19 @@ def test_prove_formula_with_deltas_equals_transformers(arch_id):
     assert p.status == "proven", prove.proof_text(p)
 
 
+def test_prove_within_narrows_the_proof_not_verify():
+    """T5Gemma 2's prove_within (decoder heads as the encoder's) constrains prove's cases only:
+    the transformers view verify uses keeps every set, and builds one outside the restriction."""
+    arch = registry.get("t5gemma2")
+    within = arch.transformers.prove_within
+    assert within and hf.proof_arch(arch).constraints[:len(within)] == within
+    assert not set(within) & set(frameworks.for_framework(arch, "transformers").constraints)
+    hp = arch.resolve(arch.preset("tiny_unbalanced_untied").hparams)
+    assert all(c.check(arch.values(hp)) for c in within)  # M_dec ≠ M and M_kv_dec ≠ M_kv
+    r = verify("t5gemma2", preset="tiny_unbalanced_untied", framework="transformers")
+    assert r.ok and r.framework == "transformers"
+
+
 def test_prove_refutes_a_missing_delta_with_its_residual():
     import dataclasses
 

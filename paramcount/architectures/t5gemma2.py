@@ -28,7 +28,7 @@ from paramcount.components.decoders import qk_norm
 from paramcount.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Always, Delta, Transformers
-from paramcount.hparams import Divisible
+from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import (
@@ -225,6 +225,13 @@ TRANSFORMERS = Transformers(
     constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
                  Divisible(d_e, M_dec)),
     always=(Always(qk_norm, 1, "T5Gemma2's attention always normalizes queries and keys"),),
+    # d_e divisible by M = M_kv·M' and by M_dec = M_kv_dec·M_dec' makes d_e a product of five
+    # free factors, too many for prove's random ranges (values below 2^24): prove covers the
+    # decoder with the encoder's head counts (every released checkpoint); verify builds the
+    # unbalanced sets too (tiny_unbalanced_untied, odd_biases)
+    prove_within=(Relation(M_dec, "==", M, reason="prove: decoder heads as the encoder's"),
+                  Relation(M_kv_dec, "==", M_kv,
+                           reason="prove: decoder key/value heads as the encoder's")),
     deltas=(
         Delta("decoder_token_embedding",
               leaf("decoder_token_embedding", (1 - tied) * v * d_e, kind="embedding",
