@@ -191,7 +191,17 @@ def _llama(**changes):
     return data
 
 
+def _t5gemma2_bias_on_one_side():
+    data = json.loads((CONFIGS / "t5gemma-2-270m-270m.json").read_text())
+    data["encoder"]["text_config"]["attention_bias"] = True
+    del data["decoder"]["attention_bias"]  # transformers' default: False, on this side only
+    return data
+
+
 @pytest.mark.parametrize("data, message", [
+    (_t5gemma2_bias_on_one_side(),
+     "decoder.attention_bias is absent (so false) but encoder.text_config.attention_bias = "
+     "true; the formula has one zeta"),
     (_llama(model_type="mamba9"), "model_type 'mamba9' is not supported; supported: "),
     (_llama(architectures=["LlamaForSequenceClassification"]),
      "class 'LlamaForSequenceClassification' (architectures[0]) is not supported for "
