@@ -15,6 +15,12 @@ token table; the LM head is that table, transposed, unless untied.
 Not counted here: the SigLIP vision encoder that every released T5Gemma 2 checkpoint carries
 (with the two end-of-image embeddings it adds), so the three KerasHub presets are not listed;
 their text stacks are the Gemma 3 270M / 1B / 4B sizes.
+
+transformers (T5Gemma2ForConditionalGeneration) builds the same text stacks with three named
+differences: one token table for encoder, decoder and LM head when tied (KerasHub's decoder keeps
+its own), a d_e-wide end-of-image embedding in each table, and the SigLIP tower with its
+projector, which T5Gemma2Encoder always builds: counted at the released checkpoints' So400m/14 at
+896 (416,866,032 + 1152·d_e + 1152), the one vision configuration the table reads.
 """
 
 from __future__ import annotations
