@@ -83,6 +83,11 @@ class Transformers:
     # only the config tells (Gemma 4's global layers hold other weights under the same names as
     # its sliding-window layers: marked apart, as the Keras reference names them apart).
     rename: Callable[[str, Any], str] | None = None
+    # Constraints ``prove`` alone adds (verify still builds every set): a sub-space it proves
+    # where the whole one has more independent factors of one width than its random ranges can
+    # carry (T5Gemma 2's d_e divisible by both sides' heads, each a multiple of its key/value
+    # heads: five free factors in one width). The proof's case notes state them.
+    prove_within: tuple = ()
 
     def refusal(self, hp: Mapping[str, int]) -> str | None:
         """Why the class cannot build ``hp`` (an option it cannot switch), or None."""

@@ -313,6 +313,17 @@ class Table:
                 missing = ", ".join(sorted(s.name for s in expr.free_symbols))
                 raise InputFileError(f"{where}: {f.key(framework) or f.symbol} is absent and "
                                      f"its default needs {missing or 'an integer'}")
+            if values.get(f.symbol, int(expr)) != int(expr):
+                # another key gave the symbol otherwise: the framework builds the default on
+                # this key's side (T5Gemma's decoder without the encoder's biases)
+                other = next((g.key(framework) for g in self.fields if g.symbol == f.symbol
+                              and _get(config, g.key(framework)) is not None), None)
+                shown = _show(f.out(framework, int(expr))) if f.key(framework) else int(expr)
+                said = (f"{other} = {_show(_get(config, other))}" if other is not None
+                        else f"another default gives {values[f.symbol]}")
+                raise InputFileError(
+                    f"{where}: {f.key(framework) or f.symbol} is absent (so {shown}) but "
+                    f"{said}; the formula has one {f.symbol}")
             values[f.symbol] = int(expr)
         for f in self.fields:  # a config may state a fixed value only as it is
             sym = symbols.get(f.symbol)

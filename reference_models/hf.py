@@ -151,5 +151,9 @@ def proof_arch(arch):
 
     from paramcount.frameworks import for_framework
 
-    return dataclasses.replace(for_framework(arch, "transformers"),
+    built = for_framework(arch, "transformers")
+    within = tuple(getattr(arch.transformers, "prove_within", ()))
+    # prove's own restriction first, so its equalities eliminate symbols before the divisibility
+    # constraints are written as substitutions
+    return dataclasses.replace(built, constraints=(*within, *built.constraints),
                                reference=functools.partial(view, arch.id))

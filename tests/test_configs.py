@@ -92,6 +92,12 @@ PUBLISHED = {
     # the E2B's "4.46B text parameters", and 6,866,696,688)
     "gemma-3n-E2B-text.json": ("gemma3n", 4_435_182_688),
     "gemma-3n-E4B-text.json": ("gemma3n", 6_835_235_568),
+    # google/t5gemma-2-270m-270m's config as transformers 5 loads it (its _name_or_path keys left
+    # out): T5Gemma2ForConditionalGeneration, the SigLIP tower and its projector included
+    # (417M, "a 417M vision encoder" in the T5Gemma 2 release); 368,424,832 without them
+    # ("~370M total, excluding vision encoder"). KerasHub's t5gemma2_270m_270m keeps a separate
+    # decoder table (+167,772,160)
+    "t5gemma-2-270m-270m.json": ("t5gemma2", 786_029_296),
     # FacebookAI/roberta-base, roberta-large (config.json as published; counts: the checkpoints'
     # RobertaForMaskedLM, n + 2 position rows and the one-row token-type table included)
     "roberta-base.json": ("roberta_masked_lm", 124_697_433),
@@ -211,7 +217,17 @@ def _llama(**changes):
     return data
 
 
+def _t5gemma2_bias_on_one_side():
+    data = json.loads((CONFIGS / "t5gemma-2-270m-270m.json").read_text())
+    data["encoder"]["text_config"]["attention_bias"] = True
+    del data["decoder"]["attention_bias"]  # transformers' default: False, on this side only
+    return data
+
+
 @pytest.mark.parametrize("data, message", [
+    (_t5gemma2_bias_on_one_side(),
+     "decoder.attention_bias is absent (so false) but encoder.text_config.attention_bias = "
+     "true; the formula has one zeta"),
     (_llama(model_type="mamba9"), "model_type 'mamba9' is not supported; supported: "),
     (_llama(architectures=["LlamaForSequenceClassification"]),
      "class 'LlamaForSequenceClassification' (architectures[0]) is not supported for "
@@ -443,6 +459,7 @@ CONVERTERS = {  # architecture id → (KerasHub converter module, a published co
     "gemma": ("convert_gemma", "gemma-7b.json"),
     "pali_gemma": ("convert_pali_gemma", "paligemma-3b-pt-224.json"),
     "t5gemma": ("convert_t5gemma", "t5gemma-2b-2b-ul2.json"),
+    "t5gemma2": ("convert_t5gemma2", "t5gemma-2-270m-270m.json"),
     "roberta": ("convert_roberta", "roberta-base.json"),
     "xlm_roberta": ("convert_xlm_roberta", "xlm-roberta-base.json"),
     "distil_bert": ("convert_distilbert", "distilbert-base-uncased.json"),
@@ -470,6 +487,9 @@ CONVERTER_DIFFERS = {
     # (257216): KerasHub's PaliGemma 3B checkpoints hold 64 token rows fewer than transformers'
     # (64·d_e = 131,072 parameters)
     "pali_gemma": {"vocabulary_size"},
+    # convert_t5gemma2 attaches a Gemma3VisionEncoder built from vision_config (every released
+    # T5Gemma 2 is multimodal); t5gemma2 is the text backbone, read without it
+    "t5gemma2": {"vision_encoder"},
 }
 
 
@@ -487,7 +507,10 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
         tf = pytest.importorskip("transformers")
         whole = tf.AutoConfig.for_model(CONVERTER_TEXT_CONFIG[arch_id]).to_dict()
         data = {**whole, "text_config": data}
-    theirs = conv.convert_backbone_config(data)
+    from reference_models._build import stateless
+
+    with stateless():  # a converter may build a Keras encoder (T5Gemma 2's 417M SigLIP tower)
+        theirs = conv.convert_backbone_config(data)
     from paramcount.configs import read_config
 
     arch = registry.get(arch_id)
@@ -505,7 +528,10 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
     # and the converter's arguments (None: KerasHub's default) read as the same hyperparameters
     dropped = CONVERTER_DROPS.get(arch_id, set())
     assert all(theirs[k] is not None for k in dropped)  # the converter still sets them
-    back, _ = arch.mapping.from_keras({k: x for k, x in theirs.items() if k not in dropped},
+    # (an argument that differs and no field reads, T5Gemma 2's vision encoder, left out)
+    fields = {f.keras for f in arch.mapping.fields}
+    back, _ = arch.mapping.from_keras({k: x for k, x in theirs.items() if k not in dropped
+                                       and (k in fields or k not in differs)},
                                       where=module, fixed=arch.fixed)
     skip = {f.symbol for f in arch.mapping.fields if f.keras in differs}
     assert ({k: v for k, v in arch.resolve(back).items() if k not in skip}
@@ -515,7 +541,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id):
 ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen3",
               "gpt_neo_x", "bloom", "falcon", "qwen_moe", "qwen3_moe", "qwen3_5", "qwen3_5_moe",
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
-              "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
+              "gemma3_vision", "t5gemma", "t5gemma2", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
               "deberta_v3", "esm", "f_net", "xlnet", "vit", "gemma3n", "gemma4",
               "gemma3_embedding",

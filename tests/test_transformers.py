@@ -70,7 +70,7 @@ def test_every_covered_family_is_checked():
     assert {"llama", "llama3", "mistral", "gpt2", "gpt2_causal_lm", "bert", "bert_masked_lm",
             "opt", "qwen", "qwen3", "gpt_neo_x", "bloom", "falcon", "falcon_parallel", "qwen_moe",
             "qwen3_moe", "qwen3_5", "qwen3_5_moe", "mixtral", "smollm3", "gpt_oss", "gemma",
-            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma",
+            "gemma3", "phi3", "pali_gemma", "gemma3_vision", "t5gemma", "t5gemma2",
             "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
@@ -257,6 +257,19 @@ def test_prove_formula_with_deltas_equals_transformers(arch_id):
 
     p = prove.prove(hf.proof_arch(registry.get(arch_id)))
     assert p.status == "proven", prove.proof_text(p)
+
+
+def test_prove_within_narrows_the_proof_not_verify():
+    """T5Gemma 2's prove_within (decoder heads as the encoder's) constrains prove's cases only:
+    the transformers view verify uses keeps every set, and builds one outside the restriction."""
+    arch = registry.get("t5gemma2")
+    within = arch.transformers.prove_within
+    assert within and hf.proof_arch(arch).constraints[:len(within)] == within
+    assert not set(within) & set(frameworks.for_framework(arch, "transformers").constraints)
+    hp = arch.resolve(arch.preset("tiny_unbalanced_untied").hparams)
+    assert all(c.check(arch.values(hp)) for c in within)  # M_dec ≠ M and M_kv_dec ≠ M_kv
+    r = verify("t5gemma2", preset="tiny_unbalanced_untied", framework="transformers")
+    assert r.ok and r.framework == "transformers"
 
 
 def test_prove_refutes_a_missing_delta_with_its_residual():
