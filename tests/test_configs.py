@@ -114,6 +114,14 @@ PUBLISHED = {
     # xlnet/xlnet-base-cased's values, the class set to XLNetModel (the published
     # XLNetLMHeadModel adds an LM head bias)
     "xlnet-base-cased.json": ("xlnet", 116_718_336),
+    # openai/whisper-tiny, whisper-base and whisper-large-v3 config.json (generation lists
+    # suppress_tokens and, for large-v3, forced_decoder_ids left out: they change no count). The
+    # counts leave out the encoder's sinusoidal table, frozen in transformers (requires_grad
+    # False) as it is non-trainable in KerasHub: with it, 37,760,640, 72,593,920 and
+    # 1,543,490,560, transformers' num_parameters() and the model cards' 39M / 74M / 1.55B
+    "whisper-tiny.json": ("whisper", 37_184_640),
+    "whisper-base.json": ("whisper", 71_825_920),
+    "whisper-large-v3.json": ("whisper", 1_541_570_560),
 }
 
 
@@ -402,7 +410,7 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
               "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net", "xlnet",
+              "deberta_v3", "esm", "f_net", "xlnet", "whisper",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 

@@ -74,7 +74,8 @@ def test_every_covered_family_is_checked():
             "roberta", "roberta_masked_lm",
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
-            "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining"} <= set(with_reference())
+            "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining",
+            "whisper"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -306,7 +307,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
     ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
     ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
-    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining")])
+    ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining"),
+    ("whisper", "WhisperForConditionalGeneration")])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
