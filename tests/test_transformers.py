@@ -101,6 +101,16 @@ def test_tied_parameters_count_once_and_buffers_apart():
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
 
 
+def test_a_parameter_frozen_at_construction_is_non_trainable():
+    """WhisperEncoder freezes its sinusoidal table (``embed_positions.requires_grad_(False)``):
+    a parameter, counted apart like KerasHub's non-trainable weight, not as a trainable one."""
+    arch = registry.get("whisper")
+    ws = {w.path: w for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))}
+    assert not ws["model/encoder/embed_positions/weight"].trainable
+    assert ws["model/encoder/embed_positions/weight"].size == 12 * 32  # n_audio × d_e
+    assert ws["model/decoder/embed_positions/weight"].trainable  # learned in both frameworks
+
+
 def test_tied_parameter_is_named_as_the_input_embedding():
     """XLMRobertaForMaskedLM builds its lm_head before the encoder, so named_parameters() names
     the tied matrix lm_head.decoder.weight; the reference names it as the embedding it is."""
