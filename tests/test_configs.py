@@ -122,6 +122,11 @@ PUBLISHED = {
     "whisper-tiny.json": ("whisper", 37_184_640),
     "whisper-base.json": ("whisper", 71_825_920),
     "whisper-large-v3.json": ("whisper", 1_541_570_560),
+    # UsefulSensors/moonshine-tiny and moonshine-base config.json (Jeffries et al. 2024, table 1:
+    # 27.1M, 61.5M); KerasHub's moonshine_tiny_en and moonshine_base_en (transformers keeps no
+    # rotary weight: KerasHub's builds hold 22 and 32 non-trainable inverse frequencies more)
+    "moonshine-tiny.json": ("moonshine", 27_092_736),
+    "moonshine-base.json": ("moonshine", 61_513_920),
 }
 
 
@@ -241,6 +246,20 @@ def _llama(**changes):
      "decoder_layers = 2 differs from encoder_layers = 4; the formula has one L"),
     ({"class_name": "WhisperBackbone", "config": {"max_encoder_sequence_length": 3001}},
      "max_encoder_sequence_length = 3001 is not a multiple of 2"),
+    ({"model_type": "moonshine", "hidden_size": 288, "intermediate_size": 1000},
+     "intermediate_size = 1000 is not a multiple of hidden_size = 288, as x_f needs "
+     "(intermediate_size = x_f·d_e)"),
+    ({"model_type": "moonshine", "encoder_num_attention_heads": 8,
+      "encoder_num_key_value_heads": 2},
+     "encoder_num_key_value_heads = 2 differs from encoder_num_attention_heads = 8"),
+    # the absent query heads are MoonshineConfig's 8: grouped-query attention, refused
+    ({"model_type": "moonshine", "decoder_num_key_value_heads": 4},
+     "decoder_num_attention_heads is absent, so 8 (the framework's default), while "
+     "decoder_num_key_value_heads = 4; the formula has one M_dec"),
+    ({"class_name": "MoonshineBackbone", "config": {"pad_head_dim_to_multiple_of": 8}},
+     "pad_head_dim_to_multiple_of = 8 cannot be counted: KerasHub widens each head"),
+    ({"class_name": "MoonshineBackbone", "config": {"partial_rotary_factor": 0.5}},
+     "partial_rotary_factor = 0.5 cannot be counted"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     ("{not json", "malformed JSON"),
     ("[1, 2]", "expected a JSON object, got list"),
@@ -415,7 +434,7 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "mixtral", "smollm3", "gpt_oss", "gemma3", "gemma", "phi3", "pali_gemma",
               "gemma3_vision", "t5gemma", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
-              "deberta_v3", "esm", "f_net", "xlnet", "whisper",
+              "deberta_v3", "esm", "f_net", "xlnet", "whisper", "moonshine",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 

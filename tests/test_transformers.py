@@ -75,7 +75,7 @@ def test_every_covered_family_is_checked():
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
             "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining",
-            "whisper"} <= set(with_reference())
+            "whisper", "moonshine"} <= set(with_reference())
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
@@ -318,7 +318,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("albert", "AlbertForMaskedLM"), ("bart", "BartForConditionalGeneration"),
     ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
     ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining"),
-    ("whisper", "WhisperForConditionalGeneration")])
+    ("whisper", "WhisperForConditionalGeneration"),
+    ("moonshine", "MoonshineForConditionalGeneration")])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
