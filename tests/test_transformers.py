@@ -111,6 +111,22 @@ def test_a_parameter_frozen_at_construction_is_non_trainable():
     assert ws["model/decoder/embed_positions/weight"].trainable  # learned in both frameworks
 
 
+def test_a_symbol_transformers_sets_by_its_own_key_is_settable_there():
+    """Moonshine's feed-forward is x_f·d_e wide in KerasHub, intermediate_size wide in
+    transformers, any width (Transformers.settable): transformers' view takes d_f (default
+    x_f·d_e), and its build agrees at a width no x_f gives."""
+    from paramcount import symbols
+
+    arch = registry.get("moonshine")
+    view = frameworks.for_framework(arch, "transformers")
+    d_f = symbols.get("d_f")
+    assert d_f in arch.fixed and d_f in view.optional and d_f not in view.fixed
+    assert view.resolve(dict(v=13, d_e=16, M=2, L_enc=1))["d_f"] == 64  # x_f·d_e
+    hp = view.resolve(dict(v=13, d_e=16, M=2, L_enc=1, L_dec=1, d_f=21))
+    built = sum(w.size for w in hf.weights(arch, hp) if w.trainable)
+    assert view.count(hp) == built
+
+
 def test_tied_parameter_is_named_as_the_input_embedding():
     """XLMRobertaForMaskedLM builds its lm_head before the encoder, so named_parameters() names
     the tied matrix lm_head.decoder.weight; the reference names it as the embedding it is."""

@@ -80,7 +80,9 @@ MAPPING = Table(
     # MoonshineModel's, the class the published checkpoints name.
     hf_classes={"MoonshineForConditionalGeneration": "moonshine", "MoonshineModel": "moonshine"},
     keras_classes={"MoonshineBackbone": "moonshine"},
-    hf_constants={"tie_word_embeddings": True},
+    # intermediate_size written from d_f itself (x_f·d_e wherever KerasHub builds the set): in
+    # transformers' view d_f is any width (Transformers.settable below)
+    hf_constants={"tie_word_embeddings": True, "intermediate_size": lambda hp: hp["d_f"]},
     # a required argument of KerasHub's constructor that holds no weight (the width is the
     # expansion factor's): passed as the width it names
     keras_constants={"intermediate_dim": lambda hp: hp["d_f"]},
@@ -165,6 +167,10 @@ TRANSFORMERS = Transformers(
         Delta("encoder.blocks.self_attention.output", _no_output_bias(M, d_k), _O_BIAS),
         Delta("decoder.blocks.attentions.output", _no_output_bias(M_dec, d_k_dec), _O_BIAS),
     ),
+    # MoonshineConfig's intermediate_size is any width, not a multiple of hidden_size: d_f is a
+    # hyperparameter of its own there (and prove's values stay within torch's sizes: x_f·d_e²
+    # weights in fc1 overflow int64 at x_f, d_e near 2^24)
+    settable={d_f: "transformers' intermediate_size is any width (KerasHub's is x_f·d_e)"},
     always=(
         Always(glu_enc, 0, "MoonshineEncoderMLP never gates: fc1 is d_e → intermediate_size "
                "(encoder_hidden_act picks the activation only)"),
