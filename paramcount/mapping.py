@@ -73,10 +73,7 @@ class Field:
             symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
             the first name of a value is the one written. Any other name is refused.
         keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
-        hf_per: str or None. The HF key holds the symbol × the value of this other symbol
-            (Moonshine's ``intermediate_size`` is x_f·d_e, where KerasHub states the expansion
-            factor x_f itself); read back, it must be a multiple of that value.
-        keras_per: the same for the KerasHub argument.
+        hf_per: str or None. The HF key (the symbol's only one) holds it × this symbol's value (x_f·d_e).
     """
 
     symbol: str
@@ -102,7 +99,6 @@ class Field:
     kinds: tuple[str, str] | None = None
     per_block: str = "L"
     hf_per: str | None = None
-    keras_per: str | None = None
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -112,9 +108,6 @@ class Field:
 
     def offset(self, framework: str) -> int:
         return self.keras_offset if framework == "keras" else self.hf_offset
-
-    def per(self, framework: str) -> str | None:
-        return self.keras_per if framework == "keras" else self.hf_per
 
     def values(self, framework: str) -> Mapping[Any, int] | None:
         return self.keras_values if framework == "keras" else self.hf_values
@@ -268,7 +261,6 @@ class Table:
                 f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
         values: dict[str, int] = {}
         pending: list[Field] = []
-        per_read: list[tuple[Field, str, object, int]] = []
         for f in self.fields:
             key = f.key(framework)
             if key is None:
@@ -278,35 +270,26 @@ class Table:
                     pending.append(f)
                 continue
             raw = _get(config, key)
-            if raw is None:
+            if raw is None or (framework == "hf" and f.hf_per):  # hf_per: read after the rest
                 pending.append(f)
                 continue
             value = (_count(f, raw, where, key, values) if f.kinds
                      else _value(f, framework, raw, where, key))
-            if f.per(framework):  # a multiple of another symbol, read when that one is
-                per_read.append((f, key, raw, value))
-                continue
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
                              if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
                                      f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
-        for f, key, raw, whole in per_read:
-            per = f.per(framework) or ""
-            if per not in values:
-                raise InputFileError(f"{where}: {key} = {_show(raw)} holds {f.symbol}·{per}, and "
-                                     f"{self.missing(per, framework)} ({per}) is absent")
-            if whole % values[per]:
-                raise InputFileError(
-                    f"{where}: {key} = {_show(raw)} is not a multiple of "
-                    f"{self.missing(per, framework)} = {values[per]}, as {f.symbol} needs "
-                    f"({key} = {f.symbol}·{per})")
-            if values.get(f.symbol, whole // values[per]) != whole // values[per]:
-                raise InputFileError(f"{where}: {key} = {_show(raw)} gives {f.symbol} = "
-                                     f"{whole // values[per]}, another key {values[f.symbol]}")
-            values[f.symbol] = whole // values[per]
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
+            key, raw = f.key(framework) or f.symbol, _get(config, f.key(framework))
+            if raw is not None:  # key = symbol · the hf_per symbol's value, read by now
+                whole, by = _value(f, framework, raw, where, key), f.hf_per or ""
+                if not values.get(by) or whole % values[by]:
+                    raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {self.missing(by, 'hf')} = "
+                                         f"{values.get(by)}, as {f.symbol} needs ({key} = {f.symbol}·{by})")
+                values[f.symbol] = whole // values[by]
+                continue
             default = f.default(framework)
             if default is None:
                 continue
@@ -316,15 +299,11 @@ class Table:
                 missing = ", ".join(sorted(s.name for s in expr.free_symbols))
                 raise InputFileError(f"{where}: {f.key(framework) or f.symbol} is absent and "
                                      f"its default needs {missing or 'an integer'}")
-            if values.get(f.symbol, int(expr)) != int(expr):
-                # another key of the symbol was read: the framework's default for this absent
-                # one builds something else (GQA where the formula has one head count)
+            if values.get(f.symbol, int(expr)) != int(expr):  # another key of it says otherwise
                 other = next(g.key(framework) for g in self.fields if g.symbol == f.symbol
                              and _get(config, g.key(framework)) is not None)
-                raise InputFileError(
-                    f"{where}: {f.key(framework)} is absent, so {int(expr)} (the framework's "
-                    f"default), while {other} = {_show(_get(config, other))}; the formula has "
-                    f"one {f.symbol}")
+                raise InputFileError(f"{where}: {key} is absent, so {int(expr)} (the framework's default), while "
+                                     f"{other} = {_show(_get(config, other))}; the formula has one {f.symbol}")
             values[f.symbol] = int(expr)
         for f in self.fields:  # a config may state a fixed value only as it is
             sym = symbols.get(f.symbol)
@@ -398,8 +377,7 @@ def _show(val) -> str:
 
 def _out(f: Field, framework: str, hp: Mapping[str, int]):
     if f.kinds is None:
-        per = f.per(framework)
-        return f.out(framework, hp[f.symbol] * (hp[per] if per else 1))
+        return f.out(framework, hp[f.symbol] * (hp[f.hf_per] if framework == "hf" and f.hf_per else 1))
     first, rest = f.kinds
     return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])
 
