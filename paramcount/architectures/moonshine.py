@@ -18,6 +18,10 @@ Each rotary embedding keeps its inverse frequencies as a non-trainable weight: f
 The decoder's attention layers and norms are left unnamed by KerasHub (auto-numbered), so a
 decoder block's self- and cross-attention are one term × 2 and its three norms (before
 self-attention, cross-attention and the feed-forward) one term × 3.
+
+transformers' MoonshineForConditionalGeneration differs by declared deltas: no rotary weight (a
+non-persistent buffer), no bias on o_proj; its encoder MLP never gates and its decoder MLP always
+does, and its intermediate_size is any width (d_f settable there).
 """
 
 from __future__ import annotations

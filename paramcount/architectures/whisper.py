@@ -9,6 +9,9 @@ v tokens with a learned table of n positions and runs L pre-LN blocks with cross
 the encoder output. Both stacks end in a layer norm. Attention projections carry biases except
 the key's (OpenAI's ``key = Linear(..., bias=False)``). The LM head is the token table,
 transposed (tied), so the backbone is the whole model.
+
+transformers' WhisperForConditionalGeneration builds the same weights: its sinusoidal table is a
+parameter frozen at construction (non-trainable, as KerasHub's), proj_out is tied.
 """
 
 from __future__ import annotations
