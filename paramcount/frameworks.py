@@ -16,6 +16,10 @@ An architecture that transformers can build declares a :class:`Transformers`:
 - ``always``: :class:`Always` rows, options the transformers class cannot switch (Gemma 3's QK
   norms are always there in Gemma3ForCausalLM): the reference refuses other values (the set shows
   as skipped) and, for transformers, the option is fixed (``count``, ``prove``).
+- ``settable``: the reverse, symbols the formula fixes for KerasHub that transformers states by a
+  key of its own (Moonshine's ``intermediate_size`` is any width, KerasHub's x_f·d_e): for
+  transformers' view of the architecture they are settable, their fixed expression the default
+  (``prove`` samples them freely).
 
 :func:`tree` applies the deltas and re-points every term's ``match`` (and ``part``) at the
 transformers names, so :func:`paramcount.verify.compare` attributes PyTorch parameters with the
@@ -88,6 +92,9 @@ class Transformers:
     # carry (T5Gemma 2's d_e divisible by both sides' heads, each a multiple of its key/value
     # heads: five free factors in one width). The proof's case notes state them.
     prove_within: tuple = ()
+    # Fixed symbols transformers sets by a key of its own: symbol → why (see the module
+    # docstring). The family's table must write that key from the symbol itself.
+    settable: Mapping[object, str] = field(default_factory=dict)
 
     def refusal(self, hp: Mapping[str, int]) -> str | None:
         """Why the class cannot build ``hp`` (an option it cannot switch), or None."""
@@ -175,12 +182,13 @@ def for_framework(arch, framework: str):
     if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
     pinned = {a.symbol: a.value for a in ref.always}
+    freed = {s: arch.fixed[s] for s in ref.settable}
     return dataclasses.replace(
         arch, formula=tree(arch.formula, ref),
         constraints=(*ref.constraints, *ref.limits, *arch.constraints),
         required=tuple(s for s in arch.required if s not in pinned),
-        optional={s: e for s, e in arch.optional.items() if s not in pinned},
-        fixed={**arch.fixed, **pinned})
+        optional={**{s: e for s, e in arch.optional.items() if s not in pinned}, **freed},
+        fixed={s: e for s, e in {**arch.fixed, **pinned}.items() if s not in freed})
 
 
 def broken_limit(arch, hparams) -> str | None:

@@ -73,6 +73,7 @@ class Field:
             symbol (T5's ``feed_forward_proj``: ``"gated-gelu"`` is gated = 1, ``"relu"`` 0);
             the first name of a value is the one written. Any other name is refused.
         keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
+        hf_per: str or None. The HF key (the symbol's only one) holds it × this symbol's value (x_f·d_e).
     """
 
     symbol: str
@@ -106,6 +107,7 @@ class Field:
     # is ``num_global_key_value_heads`` not None): read as 1 when ``keras`` is set, else 0; never
     # written (the argument's own field, or ``keras_constants``, writes it).
     keras_presence: bool = False
+    hf_per: str | None = None
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -288,7 +290,7 @@ class Table:
                     pending.append(f)
                 continue
             raw = _get(config, key, where)
-            if raw is None:
+            if raw is None or (framework == "hf" and f.hf_per):  # hf_per: read after the rest
                 pending.append(f)
                 continue
             if f.kinds:
@@ -304,6 +306,14 @@ class Table:
                                      f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
+            key, raw = f.key(framework) or f.symbol, _get(config, f.key(framework))
+            if raw is not None:  # key = symbol · the hf_per symbol's value, read by now
+                whole, by = _value(f, framework, raw, where, key), f.hf_per or ""
+                if not values.get(by) or whole % values[by]:
+                    raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {self.missing(by, 'hf')} = "
+                                         f"{values.get(by)}, as {f.symbol} needs ({key} = {f.symbol}·{by})")
+                values[f.symbol] = whole // values[by]
+                continue
             default = f.default(framework)
             if default is None:
                 continue
@@ -412,7 +422,8 @@ def _show(val) -> str:
 
 def _out(f: Field, framework: str, hp: Mapping[str, int]):
     if f.kinds is None:
-        value = f.out(framework, hp[f.symbol])
+        value = f.out(framework, hp[f.symbol] * (hp[f.hf_per] if framework == "hf" and f.hf_per
+                                                 else 1))
         return [value] * hp[f.per_block] if framework in f.listed else value
     first, rest = f.kinds
     return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])

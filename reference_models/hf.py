@@ -67,8 +67,10 @@ def build(arch, hp: Mapping[str, int]):
 
 def torch_weights(model) -> list[Weight]:
     """Every distinct parameter (a tied one once: named_parameters() drops duplicates) as
-    trainable, and every persistent buffer (what a state_dict saves) as non-trainable.
-    Non-persistent buffers (rotary inv_freq, position_ids) are computed, not weights."""
+    trainable unless the model froze it at construction (``requires_grad`` False: Whisper's
+    sinusoidal encoder table, the counterpart of a Keras non-trainable weight), and every
+    persistent buffer (what a state_dict saves) as non-trainable. Non-persistent buffers
+    (rotary inv_freq, position_ids) are computed, not weights."""
     named = _input_embedding_name(model)
     out, ids = [], set()
     for n, p in model.named_parameters(remove_duplicate=False):
@@ -78,7 +80,7 @@ def torch_weights(model) -> list[Weight]:
         # A tied parameter is named as the input embedding, whichever module came first
         # (XLMRobertaForMaskedLM builds its lm_head before the encoder).
         n = named.get(id(p), n)
-        out.append(Weight(torch_path(n), math.prod(p.shape), True, tuple(p.shape)))
+        out.append(Weight(torch_path(n), math.prod(p.shape), p.requires_grad, tuple(p.shape)))
     seen: set[int] = set()
     for mod_name, mod in model.named_modules():
         for b_name, buf in mod._buffers.items():

@@ -1,4 +1,4 @@
-"""Moonshine: KerasHub's MoonshineBackbone, built from constructor arguments (nothing
+"""Moonshine: KerasHub's MoonshineBackbone, built from the family's table (nothing
 downloaded)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import contextlib
 import keras_hub
 from keras_hub.src.models.moonshine import moonshine_backbone
 
-from reference_models._build import stateless_backbone
+from reference_models._build import from_table
 
 
 def _rotary_count(head_dim: int, factor: float) -> int:
@@ -43,26 +43,13 @@ def _factor_per_stack(factors: dict[str, float]):
 def backbone(hp: dict[str, int]):
     head_enc, head_dec = hp["d_e"] // hp["M"], hp["d_e"] // hp["M_dec"]
     want = (hp["f_rot"], hp["f_rot_dec"])
-    kwargs = dict(
-        vocabulary_size=hp["v"],
-        filter_dim=hp["d_e"],  # the front end's width is the model width (HF: hidden_size)
-        encoder_num_layers=hp["L_enc"],
-        decoder_num_layers=hp["L_dec"],
-        hidden_dim=hp["d_e"],
-        intermediate_dim=hp["d_f"],  # holds no weight: the width is the expansion factor's
-        encoder_num_heads=hp["M"],
-        decoder_num_heads=hp["M_dec"],
-        feedforward_expansion_factor=hp["x_f"],
-        encoder_use_swiglu_activation=bool(hp["glu_enc"]),
-        decoder_use_swiglu_activation=bool(hp["glu_dec"]),
-        attention_bias=bool(hp["zeta"]),
-    )
-    # KerasHub's own backbone whenever one factor gives both counts (its default 0.62 for every
-    # preset); otherwise its layers with a factor per stack.
+    # The table gives every argument but the rotary factor (no symbol holds a float): KerasHub's
+    # own backbone whenever one factor gives both counts (its default 0.62 for every preset);
+    # otherwise its layers with a factor per stack.
     for factor in (0.62, _factor_for(want[0], head_enc)):
         if (_rotary_count(head_enc, factor), _rotary_count(head_dec, factor)) == want:
-            return stateless_backbone(keras_hub.models.MoonshineBackbone,
-                                      partial_rotary_factor=factor, **kwargs)
+            return from_table("moonshine", keras_hub.models.MoonshineBackbone, hp,
+                              partial_rotary_factor=factor)
     with _factor_per_stack({"encoder_rotary_embedding": _factor_for(want[0], head_enc),
                             "decoder_rotary_embedding": _factor_for(want[1], head_dec)}):
-        return stateless_backbone(keras_hub.models.MoonshineBackbone, **kwargs)
+        return from_table("moonshine", keras_hub.models.MoonshineBackbone, hp)

@@ -141,6 +141,19 @@ PUBLISHED = {
     # sentence-transformers Dense modules beside it, 307,581,696, KerasHub's
     # embedding_gemma3_300m)
     "embeddinggemma-300m.json": ("gemma3_embedding", 302_863_104),
+    # openai/whisper-tiny, whisper-base and whisper-large-v3 config.json (generation lists
+    # suppress_tokens and, for large-v3, forced_decoder_ids left out: they change no count). The
+    # counts leave out the encoder's sinusoidal table, frozen in transformers (requires_grad
+    # False) as it is non-trainable in KerasHub: with it, 37,760,640, 72,593,920 and
+    # 1,543,490,560, transformers' num_parameters() and the model cards' 39M / 74M / 1.55B
+    "whisper-tiny.json": ("whisper", 37_184_640),
+    "whisper-base.json": ("whisper", 71_825_920),
+    "whisper-large-v3.json": ("whisper", 1_541_570_560),
+    # UsefulSensors/moonshine-tiny and moonshine-base config.json (Jeffries et al. 2024, table 1:
+    # 27.1M, 61.5M); KerasHub's moonshine_tiny_en and moonshine_base_en (transformers keeps no
+    # rotary weight: KerasHub's builds hold 22 and 32 non-trainable inverse frequencies more)
+    "moonshine-tiny.json": ("moonshine", 27_092_736),
+    "moonshine-base.json": ("moonshine", 61_513_920),
 }
 
 
@@ -292,6 +305,25 @@ def _t5gemma2_bias_on_one_side():
      "hidden_size_per_layer_input = null cannot be counted: per-layer input embeddings"),
     ({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": True},
      "enable_moe_block = true cannot be counted: the mixture-of-experts blocks"),
+    ({"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"],
+      "encoder_layers": 4, "decoder_layers": 2},
+     "decoder_layers = 2 differs from encoder_layers = 4; the formula has one L"),
+    ({"class_name": "WhisperBackbone", "config": {"max_encoder_sequence_length": 3001}},
+     "max_encoder_sequence_length = 3001 is not a multiple of 2"),
+    ({"model_type": "moonshine", "hidden_size": 288, "intermediate_size": 1000},
+     "intermediate_size = 1000 is not a multiple of hidden_size = 288, as x_f needs "
+     "(intermediate_size = x_f·d_e)"),
+    ({"model_type": "moonshine", "encoder_num_attention_heads": 8,
+      "encoder_num_key_value_heads": 2},
+     "encoder_num_key_value_heads = 2 differs from encoder_num_attention_heads = 8"),
+    # the absent query heads are MoonshineConfig's 8: grouped-query attention, refused
+    ({"model_type": "moonshine", "decoder_num_key_value_heads": 4},
+     "decoder_num_attention_heads is absent (so 8) but decoder_num_key_value_heads = 4; the "
+     "formula has one M_dec"),
+    ({"class_name": "MoonshineBackbone", "config": {"pad_head_dim_to_multiple_of": 8}},
+     "pad_head_dim_to_multiple_of = 8 cannot be counted: KerasHub widens each head"),
+    ({"class_name": "MoonshineBackbone", "config": {"partial_rotary_factor": 0.5}},
+     "partial_rotary_factor = 0.5 cannot be counted"),
     ({"class_name": "FooBackbone", "config": {}}, "KerasHub class 'FooBackbone' is not supported"),
     # ViT: the fine-tuned checkpoints' classifier class, a non-square patch (the formula has one
     # P), a pooler of another width, a short image_size, a channels-first KerasHub image_shape
@@ -544,7 +576,7 @@ ROUND_TRIP = ["llama", "llama3", "mistral", "gpt2", "bert", "opt", "qwen", "qwen
               "gemma3_vision", "t5gemma", "t5gemma2", "roberta", "xlm_roberta",
               "distil_bert", "electra", "albert", "bart", "t5",
               "deberta_v3", "esm", "f_net", "xlnet", "vit", "gemma3n", "gemma4",
-              "gemma3_embedding",
+              "gemma3_embedding", "whisper", "moonshine",
               # KerasHub configuration only (transformers has no such model)
               "roformer_v2", "rwkv7", "edrec"]
 

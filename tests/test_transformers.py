@@ -75,7 +75,7 @@ def test_every_covered_family_is_checked():
             "xlm_roberta", "xlm_roberta_masked_lm", "distil_bert", "distil_bert_masked_lm",
             "electra", "albert", "albert_masked_lm", "bart", "t5",
             "deberta_v3", "esm", "f_net", "xlnet", "bert_pretraining",
-            "vit", "gemma3n", "gemma4", "gemma3_embedding",
+            "vit", "gemma3n", "gemma4", "gemma3_embedding", "whisper", "moonshine",
             } <= set(with_reference())
 
 
@@ -100,6 +100,32 @@ def test_tied_parameters_count_once_and_buffers_apart():
     names = [w.path for w in ws]
     assert "lm_head/weight" not in names and "model/embed_tokens/weight" in names
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
+
+
+def test_a_parameter_frozen_at_construction_is_non_trainable():
+    """WhisperEncoder freezes its sinusoidal table (``embed_positions.requires_grad_(False)``):
+    a parameter, counted apart like KerasHub's non-trainable weight, not as a trainable one."""
+    arch = registry.get("whisper")
+    ws = {w.path: w for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))}
+    assert not ws["model/encoder/embed_positions/weight"].trainable
+    assert ws["model/encoder/embed_positions/weight"].size == 12 * 32  # n_audio × d_e
+    assert ws["model/decoder/embed_positions/weight"].trainable  # learned in both frameworks
+
+
+def test_a_symbol_transformers_sets_by_its_own_key_is_settable_there():
+    """Moonshine's feed-forward is x_f·d_e wide in KerasHub, intermediate_size wide in
+    transformers, any width (Transformers.settable): transformers' view takes d_f (default
+    x_f·d_e), and its build agrees at a width no x_f gives."""
+    from paramcount import symbols
+
+    arch = registry.get("moonshine")
+    view = frameworks.for_framework(arch, "transformers")
+    d_f = symbols.get("d_f")
+    assert d_f in arch.fixed and d_f in view.optional and d_f not in view.fixed
+    assert view.resolve(dict(v=13, d_e=16, M=2, L_enc=1))["d_f"] == 64  # x_f·d_e
+    hp = view.resolve(dict(v=13, d_e=16, M=2, L_enc=1, L_dec=1, d_f=21))
+    built = sum(w.size for w in hf.weights(arch, hp) if w.trainable)
+    assert view.count(hp) == built
 
 
 def test_tied_parameter_is_named_as_the_input_embedding():
@@ -326,6 +352,8 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("t5", "T5ForConditionalGeneration"), ("fnet", "FNetModel"),
     ("xlnet", "XLNetModel"), ("bert", "BertForPreTraining"), ("vit", "ViTModel"),
     ("gemma3n_text", "Gemma3nForCausalLM"),
+    ("whisper", "WhisperForConditionalGeneration"),
+    ("moonshine", "MoonshineForConditionalGeneration"),
 ])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
