@@ -15,7 +15,14 @@ from functools import partial
 
 from paramcount.components import dense, layer_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
-from paramcount.components.encoders import L_g, L_r, d_emb, encoder_stack, factorised_embeddings
+from paramcount.components.encoders import (
+    L_g,
+    L_r,
+    d_emb,
+    encoder_stack,
+    factorised_embeddings,
+    full_width_attention_output,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
@@ -82,6 +89,7 @@ _HF_BACKBONE = {
     "blocks.norm_2": "full_layer_layer_norm",
     "pooler": "pooler",
 }
+_HF_OUTPUT = full_width_attention_output("AlbertAttention")
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
@@ -98,6 +106,9 @@ _architecture = partial(
         "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
         "grouped": dict(v=101, n=9, d_emb=6, d_e=24, M=3, d_f=40, L=6, L_g=3, L_r=2),
         "deep_shared": dict(v=50, n=8, d_emb=4, d_e=16, M=2, d_f=24, L=12, L_g=2, L_r=1),
+        # heads that do not split the width: KerasHub floors them, transformers' output
+        # projection stays d_e wide (the delta below)
+        "uneven_heads": dict(v=60, n=8, d_emb=6, d_e=30, M=4, d_f=20, L=2),
     },
 )
 
@@ -112,7 +123,7 @@ register(_architecture(
              "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
              "blocks counted once each, the pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF_BACKBONE),
+    transformers=Transformers(weights=_HF_BACKBONE, deltas=(_HF_OUTPUT,)),
 ))
 
 register(_architecture(
@@ -147,7 +158,8 @@ register(_architecture(
             # decoder.bias is this same parameter (tied), named once
             "mlm_head.output_bias": "predictions/bias",
         },
-        deltas=(Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
-                                      "False); KerasHub's AlbertMaskedLM keeps the pooler"),),
+        deltas=(_HF_OUTPUT,
+                Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
+                                      "False); KerasHub's AlbertMaskedLM keeps the pooler")),
     ),
 ))

@@ -17,6 +17,7 @@ from paramcount.components.basic import (
     position_embedding,
 )
 from paramcount.formula import Term, group, leaf, zero
+from paramcount.frameworks import Delta
 from paramcount.symbols import L_g, L_r, M, d_e, d_emb, d_f, eta, gated, k_rel, n, n_b, s, tied, v, zeta
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "eta",
     "factorised_embeddings",
     "fourier_mixing",
+    "full_width_attention_output",
     "gated",
     "k_rel",
     "n_b",
@@ -167,3 +169,21 @@ def mlm_head() -> Term:
         match="mlm_head",
         kind="head",
     )
+
+
+def full_width_attention_output(cls: str) -> Delta:
+    """transformers' ALBERT and ELECTRA attention (``cls`` names the class): the query, key and
+    value are M·⌊d_e/M⌋ wide, as KerasHub's, but the output projection is
+    ``nn.Linear(hidden_size, hidden_size)``, d_e → d_e whatever the heads concatenate to.
+    Neither class refuses d_e not divisible by M (its check is skipped when the config has
+    ``embedding_size``, which these configs always have), so such a set builds; the delta is 0
+    when M divides d_e (every published model)."""
+    return Delta(
+        "blocks.attention.output",
+        dense("output", d_e, d_e,
+              note=f"{cls}: nn.Linear(hidden_size, hidden_size), d_e inputs although the heads "
+                   "give M·⌊d_e/M⌋ (a forward pass of such a model fails on the shapes; the "
+                   "count is of what is built)"),
+        f"{cls}'s attention output projection is d_e → d_e, KerasHub's M·⌊d_e/M⌋ → d_e (the "
+        "heads' concatenated width): they differ when M does not divide d_e, which neither "
+        "refuses")
