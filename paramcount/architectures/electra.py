@@ -11,7 +11,13 @@ import sympy
 
 from paramcount.components import dense
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
-from paramcount.components.encoders import d_emb, encoder_stack, eta, factorised_embeddings
+from paramcount.components.encoders import (
+    d_emb,
+    encoder_stack,
+    eta,
+    factorised_embeddings,
+    full_width_attention_output,
+)
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -93,12 +99,20 @@ register(Architecture(
             "blocks.ffn.down": r"\d+/output/dense",
             "blocks.norm_2": r"\d+/output/LayerNorm",
         },
-        deltas=(Delta("pooler", None, "transformers' ElectraModel has no pooler; KerasHub's "
-                                      "ElectraBackbone keeps a d_e→d_e pooled dense"),),
+        deltas=(
+            # ElectraSelfOutput's dense; ElectraSelfAttention's q, k, v floor the heads as
+            # KerasHub does (int(hidden_size / num_attention_heads))
+            full_width_attention_output("ElectraSelfOutput"),
+            Delta("pooler", None, "transformers' ElectraModel has no pooler; KerasHub's "
+                                  "ElectraBackbone keeps a d_e→d_e pooled dense"),
+        ),
     ),
     examples={
         "tiny_projected": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
         "tiny_unprojected": dict(v=100, n=16, d_emb=32, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
+        # heads that do not split the width: KerasHub floors them, transformers' output
+        # projection stays d_e wide (the delta above)
+        "uneven_heads": dict(v=60, n=8, d_emb=6, d_e=30, M=4, d_f=20, L=2),
     },
 ))
