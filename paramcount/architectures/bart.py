@@ -9,7 +9,7 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
@@ -132,7 +132,10 @@ register(Architecture(
     family="keras_hub",
     keras_hub_metadata=True,
     mapping=MAPPING,
-    transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder"))),
+    # BartAttention refuses a width the heads do not split ("embed_dim must be divisible by
+    # num_heads"); KerasHub floors the head width
+    transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder")),
+                              constraints=(WHOLE_HEADS,)),
     examples={
         "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
