@@ -153,6 +153,7 @@ register(_architecture(
             "mlm_head.output_bias": "predictions/bias",
             "nsp_head": "cls/seq_relationship",
         },
+        constraints=(WHOLE_HEADS,),
         deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
                                                                "the pooled output", kind="head"),
                       "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "
