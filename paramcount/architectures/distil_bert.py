@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
@@ -57,6 +57,9 @@ _HF = {
     "blocks.ffn.down": "ffn/lin2",
     "blocks.norm_2": "output_layer_norm",
 }
+# DistilBERT's TransformerBlock refuses a width the heads do not split ("config.n_heads must
+# divide config.dim evenly"); KerasHub floors the head width
+_HF_CONSTRAINTS = (WHOLE_HEADS,)
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
@@ -86,7 +89,7 @@ register(_architecture(
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF),
+    transformers=Transformers(weights=_HF, constraints=_HF_CONSTRAINTS),
 ))
 
 register(_architecture(
@@ -104,5 +107,5 @@ register(_architecture(
         "mlm_head.transform": "vocab_transform",
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
-    }),
+    }, constraints=_HF_CONSTRAINTS),
 ))
