@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.architectures.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, dense, embedding
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS, dense, embedding
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
@@ -83,6 +83,11 @@ _POOLER = Delta(
     "the transformers base model has a pooler (add_pooling_layer=True); KerasHub's backbone none")
 BASE_DELTAS = (_POSITIONS, _TOKEN_TYPE, _POOLER)
 MLM_DELTAS = (_POSITIONS, _TOKEN_TYPE)  # ForMaskedLM builds the model without its pooler
+# RobertaSelfAttention (XLMRobertaSelfAttention: the same code) refuses a width the heads do
+# not split ("The hidden size ... is not a multiple of the number of attention heads": its
+# config has no embedding_size to skip the check, unlike ALBERT's and ELECTRA's); KerasHub
+# floors the head width
+HF_CONSTRAINTS = (WHOLE_HEADS,)
 
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
@@ -110,7 +115,8 @@ register(roberta_family(
              "n+2, offset by the padding index, are trimmed), no token-type table and no pooler",
     presets="roberta",
     mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
-    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
+                              constraints=HF_CONSTRAINTS),
 ))
 
 register(roberta_family(
@@ -123,6 +129,7 @@ register(roberta_family(
              "head's output projection is the token embedding (tied), counted once",
     presets="roberta",
     mapping=MAPPING,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
+                              constraints=HF_CONSTRAINTS),
     keras_hub_metadata=False,
 ))
