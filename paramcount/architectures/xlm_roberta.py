@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from paramcount.architectures.roberta import (
     BASE_DELTAS,
+    HF_CONSTRAINTS,
     HF_ENCODER,
     HF_MLM_HEAD,
     HF_POOLER,
@@ -18,7 +19,8 @@ from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.registry import register
 
-# transformers' XLMRobertaModel is RobertaModel's code (same names, same deltas).
+# transformers' XLMRobertaModel is RobertaModel's code (same names, same deltas, same refusal
+# of M ∤ d_e).
 MAPPING = table("xlm-roberta", "XLMRoberta", "XLMRoberta", "xlm_roberta")
 
 register(roberta_family(
@@ -32,7 +34,8 @@ register(roberta_family(
              "L post-LN encoder blocks; no token-type table, no pooler",
     presets="xlm_roberta",
     mapping=MAPPING,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
+                              constraints=HF_CONSTRAINTS),
 ))
 
 register(roberta_family(
@@ -45,6 +48,7 @@ register(roberta_family(
              "head's output projection is the token embedding (tied), counted once",
     presets="xlm_roberta",
     mapping=MAPPING,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
+                              constraints=HF_CONSTRAINTS),
     keras_hub_metadata=False,
 ))
