@@ -9,10 +9,11 @@ transformers`` (and the tests) reach this module.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import torch
 import transformers
@@ -58,11 +59,56 @@ def build(arch, hp: Mapping[str, int]):
     was = gc.isenabled()
     gc.disable()  # as for Keras builds: the collector's passes cost more than the build
     try:
-        with torch.device("meta"):
+        with torch.device("meta"), _legacy_constructors_on_default_device():
             return cls(cfg, **dict(arch.transformers.kwargs))
     finally:
         if was:
             gc.enable()
+
+
+# The legacy typed constructors and their dtypes. ``torch.FloatTensor(d_model, n_head, d_head)``
+# (XLNet's attention weights, a few other models') ignores ``torch.device("meta")`` and
+# ``torch.set_default_device`` alike and allocates uninitialised CPU memory: at prove's sizes,
+# 1.3e14 bytes, refused. (``torch.Tensor(sizes)`` does the same, but it is the class every
+# isinstance check names, so it is left alone; no model built here calls it.)
+_LEGACY_DTYPES = {
+    "FloatTensor": torch.float32, "DoubleTensor": torch.float64, "HalfTensor": torch.float16,
+    "BFloat16Tensor": torch.bfloat16, "LongTensor": torch.int64, "IntTensor": torch.int32,
+    "ShortTensor": torch.int16, "CharTensor": torch.int8, "ByteTensor": torch.uint8,
+    "BoolTensor": torch.bool,
+}
+
+
+class _OnDefaultDevice:
+    """A legacy typed constructor that, called with sizes only, makes an empty tensor of its
+    dtype on the current default device (meta, within a build); any other call (data, a
+    storage) and ``isinstance`` go to the original."""
+
+    def __init__(self, legacy, dtype):
+        self._legacy, self._dtype = legacy, dtype
+
+    def __call__(self, *args, **kwargs):
+        sizes = args[0] if len(args) == 1 and isinstance(args[0], torch.Size) else args
+        if args and not kwargs and all(isinstance(a, int) for a in sizes):
+            return torch.empty(tuple(sizes), dtype=self._dtype)
+        return self._legacy(*args, **kwargs)
+
+    def __instancecheck__(self, obj) -> bool:
+        return isinstance(obj, self._legacy)
+
+
+@contextlib.contextmanager
+def _legacy_constructors_on_default_device() -> Iterator[None]:
+    """Within the block, ``torch.FloatTensor(sizes)`` and its kin follow the default device
+    (``torch.device("meta")``) as ``torch.empty`` does; restored on exit."""
+    saved = {name: getattr(torch, name) for name in _LEGACY_DTYPES if hasattr(torch, name)}
+    try:
+        for name, legacy in saved.items():
+            setattr(torch, name, _OnDefaultDevice(legacy, _LEGACY_DTYPES[name]))
+        yield
+    finally:
+        for name, legacy in saved.items():
+            setattr(torch, name, legacy)
 
 
 def torch_weights(model) -> list[Weight]:

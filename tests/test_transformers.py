@@ -102,6 +102,18 @@ def test_tied_parameters_count_once_and_buffers_apart():
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
 
 
+def test_legacy_tensor_constructors_build_on_the_meta_device_too():
+    """XLNet's attention makes its weights with ``torch.FloatTensor(d_model, n_head, d_head)``,
+    a legacy constructor that ignores ``torch.device("meta")`` and allocates on the CPU (prove's
+    sizes asked for 1.3e14 bytes). The build keeps it on the meta device; isinstance against
+    the legacy type still works afterwards."""
+    arch = registry.get("xlnet")
+    model = hf.build(arch, arch.resolve(dict(v=10, d_e=24, M=3, d_f=8, L=1)))
+    assert {p.device.type for p in model.parameters()} == {"meta"}
+    assert torch.FloatTensor(2, 3).device.type == "cpu"  # restored outside the build
+    assert isinstance(torch.zeros(1), torch.FloatTensor)
+
+
 def test_a_parameter_frozen_at_construction_is_non_trainable():
     """WhisperEncoder freezes its sinusoidal table (``embed_positions.requires_grad_(False)``):
     a parameter, counted apart like KerasHub's non-trainable weight, not as a trainable one."""
