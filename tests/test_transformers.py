@@ -282,7 +282,7 @@ FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second
 # encoders whose attention transformers refuses when M does not divide d_e (a declared
 # constraint, so prove samples inside): one case each, well under a second
 FAST_PROOFS |= {"bart", "bert_pretraining", "distil_bert", "distil_bert_masked_lm", "roberta",
-                "roberta_masked_lm", "xlm_roberta", "xlm_roberta_masked_lm"}
+                "roberta_masked_lm", "xlm_roberta", "xlm_roberta_masked_lm", "xlnet"}
 
 
 # prove cannot yet parametrize a constraint that fixes a flag (ESM's ζ = 1 for transformers):

@@ -17,7 +17,7 @@ from paramcount.components import (
     layer_norm,
     sinusoidal_positions,
 )
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
@@ -96,23 +96,28 @@ register(Architecture(
     presets="xlnet",
     family="keras_hub",
     mapping=MAPPING,
-    transformers=Transformers(weights={
-        "embeddings.token": "word_embedding",
-        "embeddings.mask": "mask_emb",
-        "blocks": r"layer/\d+",
-        "blocks.attention": "rel_attn",
-        "blocks.attention.query": "q",
-        "blocks.attention.key": "k",
-        "blocks.attention.value": "v",
-        "blocks.attention.output": "o",
-        "blocks.position_projection": "rel_attn/r",
-        "blocks.attention_biases": "r_r_bias|r_s_bias|r_w_bias",
-        "blocks.segment_encoding": "seg_embed",
-        "blocks.norm_1": "rel_attn/layer_norm",
-        "blocks.ffn.up": "layer_1",
-        "blocks.ffn.down": "layer_2",
-        "blocks.norm_2": "ff/layer_norm",
-    }),
+    transformers=Transformers(
+        # XLNetConfig refuses a width the heads do not split ("'d_model % n_head' should be
+        # equal to 0"); KerasHub floors the head width
+        constraints=(WHOLE_HEADS,),
+        weights={
+            "embeddings.token": "word_embedding",
+            "embeddings.mask": "mask_emb",
+            "blocks": r"layer/\d+",
+            "blocks.attention": "rel_attn",
+            "blocks.attention.query": "q",
+            "blocks.attention.key": "k",
+            "blocks.attention.value": "v",
+            "blocks.attention.output": "o",
+            "blocks.position_projection": "rel_attn/r",
+            "blocks.attention_biases": "r_r_bias|r_s_bias|r_w_bias",
+            "blocks.segment_encoding": "seg_embed",
+            "blocks.norm_1": "rel_attn/layer_norm",
+            "blocks.ffn.up": "layer_1",
+            "blocks.ffn.down": "layer_2",
+            "blocks.norm_2": "ff/layer_norm",
+        },
+    ),
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
