@@ -79,22 +79,27 @@ _LEGACY_DTYPES = {
 }
 
 
-class _OnDefaultDevice:
-    """A legacy typed constructor that, called with sizes only, makes an empty tensor of its
-    dtype on the current default device (meta, within a build); any other call (data, a
-    storage) and ``isinstance`` go to the original."""
+class _OnDefaultDevice(type):
+    """The metaclass of a stand-in for a legacy typed constructor: called with sizes only, it
+    makes an empty tensor of its dtype on the current default device (meta, within a build);
+    any other call (data, a storage) goes to the original, and so do ``isinstance`` and
+    ``issubclass``. A type, not a function: a modeling module imported during the build
+    evaluates annotations such as ``torch.FloatTensor | None``."""
 
-    def __init__(self, legacy, dtype):
-        self._legacy, self._dtype = legacy, dtype
+    _legacy: type
+    _dtype: torch.dtype
 
-    def __call__(self, *args, **kwargs):
+    def __call__(cls, *args, **kwargs):
         sizes = args[0] if len(args) == 1 and isinstance(args[0], torch.Size) else args
         if args and not kwargs and all(isinstance(a, int) for a in sizes):
-            return torch.empty(tuple(sizes), dtype=self._dtype)
-        return self._legacy(*args, **kwargs)
+            return torch.empty(tuple(sizes), dtype=cls._dtype)
+        return cls._legacy(*args, **kwargs)
 
-    def __instancecheck__(self, obj) -> bool:
-        return isinstance(obj, self._legacy)
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls._legacy)
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return issubclass(sub, cls._legacy)
 
 
 @contextlib.contextmanager
@@ -104,7 +109,8 @@ def _legacy_constructors_on_default_device() -> Iterator[None]:
     saved = {name: getattr(torch, name) for name in _LEGACY_DTYPES if hasattr(torch, name)}
     try:
         for name, legacy in saved.items():
-            setattr(torch, name, _OnDefaultDevice(legacy, _LEGACY_DTYPES[name]))
+            setattr(torch, name, _OnDefaultDevice(name, (), {
+                "_legacy": legacy, "_dtype": _LEGACY_DTYPES[name], "__module__": "torch"}))
         yield
     finally:
         for name, legacy in saved.items():

@@ -112,6 +112,14 @@ def test_legacy_tensor_constructors_build_on_the_meta_device_too():
     assert {p.device.type for p in model.parameters()} == {"meta"}
     assert torch.FloatTensor(2, 3).device.type == "cpu"  # restored outside the build
     assert isinstance(torch.zeros(1), torch.FloatTensor)
+    # within a build a lazily imported modeling module evaluates annotations such as
+    # ``torch.FloatTensor | None`` (Gemma 3's vision tower): the stand-in is a type
+    with torch.device("meta"), hf._legacy_constructors_on_default_device():
+        assert torch.FloatTensor(2, 3).device.type == "meta"
+        assert torch.FloatTensor([1.0]).device.type == "cpu"  # data: the legacy constructor
+        cpu = torch.zeros(1, device="cpu")  # FloatTensor is the CPU float type
+        assert isinstance(cpu, torch.FloatTensor | None)
+        assert not isinstance(cpu.long(), torch.FloatTensor)
 
 
 def test_a_parameter_frozen_at_construction_is_non_trainable():
