@@ -162,8 +162,12 @@ def cmd_report(args) -> int:
 
         # Architectures whose recorded proof no longer holds (or never did) are proven in
         # workers into the proof cache first; the report then reads every outcome in order.
-        stale = record.stale({r.arch for r in results}, target.parent / record.RECORD_NAME)
-        parallel.prove_into_cache(stale, n_jobs=args.jobs)
+        recorded = target.parent / record.RECORD_NAME
+        parallel.prove_into_cache(record.stale({r.arch for r in results}, recorded),
+                                  n_jobs=args.jobs)
+        parallel.prove_into_cache(
+            record.stale(report.transformers_ids(results), recorded, "transformers"),
+            n_jobs=args.jobs, framework="transformers")
         path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
