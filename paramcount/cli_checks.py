@@ -163,7 +163,7 @@ def cmd_prove(args) -> int:
             if args.framework == "transformers" or "keras" not in registry.get(aid).checked_by:
                 from paramcount.verify import require_transformers
 
-                p = prove.prove(require_transformers().proof_arch(registry.get(aid)))
+                p = require_transformers().prove(registry.get(aid))
             else:
                 p = prove.prove(aid)
             proofs.append(p)

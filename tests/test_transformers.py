@@ -250,7 +250,7 @@ UNPARAMETRIZED = {"esm"}
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
-    p = prove.prove(hf.proof_arch(registry.get(arch_id)))
+    p = hf.prove(registry.get(arch_id))
     assert p.status == "proven", prove.proof_text(p)
 
 
@@ -301,6 +301,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("mixtral", "MixtralForCausalLM"),
     ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
     ("gemma3_text", "Gemma3ForCausalLM"), ("gemma", "GemmaForCausalLM"),
+    ("gemma2", "Gemma2ForCausalLM"),
     ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration"),
     ("t5gemma", "T5GemmaForConditionalGeneration"),
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
@@ -323,8 +324,8 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
         model = getattr(transformers, cls)(cfg)
     built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
     arch = registry.get(reading.arch)
-    assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
-        == built
+    hp = arch.resolve(reading.hparams)
+    assert frameworks.for_framework(arch, "transformers", hp).count(hp) == built
 
 
 def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
@@ -344,7 +345,9 @@ def test_every_leaf_of_every_transformers_tree_has_a_kind():
     from paramcount.frameworks import for_framework
 
     missing = [lf.path for a in registry.architectures().values() if a.transformers is not None
-               for lf in for_framework(a, "transformers").formula.leaves() if lf.kind is None]
+               for t in a.transformers.all()
+               for lf in for_framework(a, "transformers", ref=t).formula.leaves()
+               if lf.kind is None]
     assert not missing
     hf = for_framework(registry.get("bert_masked_lm"), "transformers")
     assert {lf.path: lf.kind for lf in hf.formula.leaves()}["bert_masked_lm.pooler"] == "head"
@@ -364,3 +367,26 @@ def test_cli_verify_framework_all_names_an_architecture_without_transformers(cap
     assert not any("transformers" in line for line in out.splitlines() if "mixed_rnn_lm" in line)
     assert main(["verify", "mixed_rnn_lm", "--framework", "transformers"]) == 2
     assert "mixed_rnn_lm has no transformers reference yet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arch_id, name, cls, norms", [
+    ("gemma", "tiny", "GemmaForCausalLM", 2), ("gemma", "tiny_gemma2", "Gemma2ForCausalLM", 4),
+    ("pali_gemma", "tiny", "PaliGemmaForConditionalGeneration", 2),
+    ("pali_gemma", "tiny_gemma2", "PaliGemmaForConditionalGeneration", 4)])
+def test_post_norm_sets_are_built_by_gemma2(arch_id, name, cls, norms):
+    """One architecture, two transformers classes (Transformers.variants): Gemma 2's decoder for
+    the post-norm sets, with its own norm names attributed to the same leaves."""
+    arch = registry.get(arch_id)
+    hp = arch.resolve(arch.preset(name).hparams)
+    model = hf.build(arch, hp)
+    assert type(model).__name__ == cls
+    layer = next(m for n, m in model.named_modules() if "Decoder" in type(m).__name__)
+    assert type(layer).__name__.startswith("Gemma2" if norms == 4 else "Gemma")
+    assert sum("layernorm" in n for n, _ in layer.named_parameters()) == norms
+    r = verify(arch_id, preset=name, framework="transformers")
+    assert r.ok, r.mismatches()
+    claimed = {c.path: c.weights for c in r.components}
+    post, pre = claimed[f"{arch_id}.blocks.post_attention_norm"], claimed[f"{arch_id}.blocks.norm_2"]
+    assert len(pre) == hp["L"] and len(post) == (hp["L"] if norms == 4 else 0)
+    assert all("post_attention_layernorm" in w for w in post)
+    assert all(("pre_feedforward" if norms == 4 else "post_attention") in w for w in pre)
