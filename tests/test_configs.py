@@ -214,11 +214,16 @@ def _llama(**changes):
       "position_embedding_type": "relative_key"}, "position_embedding_type = \"relative_key\""),
     ({"model_type": "bloom", "architectures": ["BloomForCausalLM"], "n_inner": 2048},
      "n_inner = 2048 cannot be counted: transformers' BloomMLP ignores n_inner"),
+    # a transformers config's dense blocks are read (L_moe); malformed options are not
     ({"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"],
-      "mlp_only_layers": [0, 5]}, "mlp_only_layers = [0, 5] cannot be counted: every block is a "
-     "mixture of experts"),
-    ({"model_type": "qwen2_moe", "decoder_sparse_step": 2},
-     "decoder_sparse_step = 2 cannot be counted"),
+      "num_hidden_layers": 4, "mlp_only_layers": "all"},
+     'mlp_only_layers = "all": expected a list of block indices'),
+    ({"model_type": "qwen2_moe", "num_hidden_layers": 4, "decoder_sparse_step": 0},
+     "decoder_sparse_step = 0: expected a positive integer"),
+    # KerasHub's backbone applies them to block 0 in every block: refused there
+    ({"class_name": "QwenMoeBackbone", "config": {"mlp_only_layers": [0, 5]}},
+     "mlp_only_layers = [0, 5] cannot be counted: every block is a mixture of experts in what "
+     "a KerasHub config is read as"),
     ({"model_type": "qwen3_5_text", "num_hidden_layers": 2,
       "layer_types": ["full_attention", "mamba"]},
      'layer_types: expected a list of "full_attention" or "linear_attention"'),
@@ -279,9 +284,10 @@ def test_tables_read_back_what_they_write(arch_id):
     def carried(hp, framework, table=table) -> bool:
         """Whether the table can write ``hp``: every option it has no key for is at its
         default (Qwen3-MoE's dense blocks, a list of indices, are not carried yet), or at the
-        value its class always builds (Gemma 2's post norms: a key-less field's default)."""
-        keys = {f.symbol for f in table.fields
-                if f.key(framework) or (framework == "hf" and f.hf_default is not None)}
+        value its class always builds (Gemma 2's post norms: a key-less field's default), or
+        read from the options of a stack (Qwen MoE's L_moe, from transformers' keys)."""
+        keys = {f.symbol for f in table.fields if f.key(framework) or (
+            framework == "hf" and (f.hf_default is not None or f.options))}
         derived = {s.name for s in arch.fixed}  # L_dense = L − L_moe follows the option
         return all(hp[o.name] == arch.resolve({k: x for k, x in hp.items()
                                                if k != o.name and k not in derived})[o.name]

@@ -390,3 +390,23 @@ def test_post_norm_sets_are_built_by_gemma2(arch_id, name, cls, norms):
     assert len(pre) == hp["L"] and len(post) == (hp["L"] if norms == 4 else 0)
     assert all("post_attention_layernorm" in w for w in post)
     assert all(("pre_feedforward" if norms == 4 else "post_attention") in w for w in pre)
+
+
+def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsys, tmp_path):
+    """decoder_sparse_step and mlp_only_layers (Qwen2MoeDecoderLayer's rule per block index)
+    are read into L_moe: the count is that of transformers' own build of the file."""
+    data = json.loads((CONFIGS / "qwen1.5-moe-a2.7b.json").read_text())
+    data.update(num_hidden_layers=6, decoder_sparse_step=2, mlp_only_layers=[1, 4])
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
+        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
+    with torch.device("meta"):
+        model = transformers.Qwen2MoeForCausalLM(cfg)
+    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # sparse where (i + 1) % 2 == 0 and i not in [1, 4]: blocks 3 and 5
+    assert out["config"]["read"]["L_moe"] == 2 and out["total"] == built
+    assert main(["verify", "qwen_moe", "--config", str(path), "--framework", "transformers",
+                 "--quiet"]) == 0
