@@ -33,8 +33,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paramcount.formula import Term
+
+if TYPE_CHECKING:
+    from paramcount.mapping import Table
 
 __all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree"]
 
@@ -88,7 +92,7 @@ class Transformers:
     variants: tuple[Transformers, ...] = ()
     # A variant's table (paramcount.mapping.Table: its class, model_type and keys); None: the
     # architecture's own.
-    mapping: object = None
+    mapping: Table | None = None
 
     def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:
