@@ -238,15 +238,9 @@ def test_missing_extra_is_one_line(tmp_path):
 FAST_PROOFS = {"opt", "bert_masked_lm", "gpt2_causal_lm"}  # each under a second; deltas included
 
 
-# prove cannot yet parametrize a constraint that fixes a flag (ESM's ζ = 1 for transformers):
-# the ζ = 0 case should be dropped as infeasible, not reported as an error.
-UNPARAMETRIZED = {"esm"}
-
-
 @pytest.mark.parametrize("arch_id", [
-    pytest.param(a, marks=(() if a in FAST_PROOFS else (pytest.mark.slow,)) + (
-        (pytest.mark.xfail(strict=True, reason="prove cannot parametrize zeta == 1"),)
-        if a in UNPARAMETRIZED else ())) for a in with_reference()])
+    pytest.param(a, marks=() if a in FAST_PROOFS else (pytest.mark.slow,))
+    for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
