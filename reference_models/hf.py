@@ -167,6 +167,10 @@ def prove(arch):
     proofs = [(r, prover.prove(proof_arch(arch, r))) for r in refs]
     if len(proofs) == 1:
         return proofs[0][1]
-    return ArchProof(arch.id, tuple(
-        dataclasses.replace(c, case=f"{hf_class(arch, ref=r)}: {c.case}")
-        for r, p in proofs for c in p.cases))
+    def label(r, case: str) -> str:  # the class and the options it fixes (one class may serve two)
+        fixed = ", ".join(f"{getattr(a.symbol, 'name', a.symbol)}={a.value}" for a in r.always)
+        return f"{hf_class(arch, ref=r)}" + (f" ({fixed})" if fixed else "") + \
+            ("" if case == "(no options)" else f": {case}")
+
+    return ArchProof(arch.id, tuple(dataclasses.replace(c, case=label(r, c.case))
+                                    for r, p in proofs for c in p.cases))

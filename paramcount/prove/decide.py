@@ -26,7 +26,11 @@ from paramcount.prove.results import CaseProof, Residual
 
 TARGET_ERROR = 1e-9  # a case is proven only with a bound on a false proof below this
 MIN_POINTS, MAX_POINTS = 2, 16
-VALUE_BITS = (24, 16, 12)  # hyperparameter values < 2^bits; smaller only after a size failure
+# hyperparameter values < 2^bits; smaller only after a size failure. 2^20 between 2^24 and 2^16:
+# a transformers build whose weight exceeds torch's int64 byte count at 2^24 (Gemma's q_proj,
+# M·d_k × d_e with d_k free) was left with 2^16, where a parameter of a degree-3 product
+# (d_e = M_kv·M'·d_e') draws from 16 values and no bound reaches TARGET_ERROR.
+VALUE_BITS = (24, 20, 16, 12)
 
 _SIZE_WORDS = ("out of memory", "int32", "overflow", "too large", "exceeds", "resourceexhausted")
 
