@@ -383,13 +383,19 @@ CONVERTER_DIFFERS = {
 }
 
 
-@pytest.mark.parametrize("arch_id", sorted(CONVERTERS))
-def test_reading_agrees_with_keras_hub_converter(arch_id):
+# more published configs a converter reads (a family's second transformers class: Gemma 2).
+# Not PaliGemma 2's: KerasHub 0.32's convert_pali_gemma knows no Gemma 2 text_config and builds
+# PaliGemma (1)'s decoder from it (no post norms: 2·L·d_e parameters fewer), a finding.
+MORE_CONVERTED = [("gemma", "convert_gemma", "gemma-2-2b.json")]
+
+
+@pytest.mark.parametrize("arch_id, module, name", [
+    *((a, *CONVERTERS[a]) for a in sorted(CONVERTERS)), *MORE_CONVERTED])
+def test_reading_agrees_with_keras_hub_converter(arch_id, module, name):
     """paramcount's reading of a transformers config gives the constructor arguments KerasHub's
     own converter (``convert_backbone_config``) gives, for every argument both name."""
     import importlib
 
-    module, name = CONVERTERS[arch_id]
     conv = importlib.import_module(f"keras_hub.src.utils.transformers.{module}")
     data = json.loads((CONFIGS / name).read_text())
     data.setdefault("rope_theta", 10000.0)
