@@ -97,12 +97,8 @@ class Field:
     # with those blocks first (which blocks changes no count).
     kinds: tuple[str, str] | None = None
     per_block: str = "L"
-    # A count of one kind of block read from the options that decide each block's kind (Qwen
-    # MoE's L_moe from decoder_sparse_step, mlp_only_layers and num_experts): ``stack`` is the
-    # stack's paramcount.components.stacks.LayerKinds, applied to the ``per_block`` blocks read,
-    # ``options`` maps each option of its pattern to the config key holding it (absent or null:
-    # the pattern's default). Read only: the table writes those keys as constants (one layout
-    # with that count: which blocks are of the kind changes no count).
+    # A count of one kind of block (Qwen MoE's L_moe): ``stack``'s pattern (a LayerKinds) over the
+    # ``per_block`` blocks read, ``options`` its option → config key; read only (hf_constants write).
     stack: Any = None
     options: Mapping[str, str] = field(default_factory=dict)
 
@@ -287,9 +283,16 @@ class Table:
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
                                      f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
-        for f in self.fields:  # counts of one kind of block, from the options of the stack
+        for f in self.fields:  # a count of one kind of block, from the options of its stack
             if f.stack is not None and framework == "hf" and f.per_block in values:
-                values[f.symbol] = _kind_count(f, config, values[f.per_block], where)
+                raw = {o: _get(config, k) for o, k in f.options.items()}
+                try:
+                    values[f.symbol] = f.stack.count_of(f.symbol, values[f.per_block], {
+                        o: x for o, x in raw.items() if x is not None})
+                except ValueError as exc:
+                    o, want = exc.args
+                    raise InputFileError(f"{where}: {f.options[o]} = {_show(raw[o])}: expected "
+                                         f"{want}") from None
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             default = f.default(framework)
             if default is None:
@@ -388,30 +391,6 @@ def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> in
         raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
                              "blocks")
     return raw.count(kinds[0])
-
-
-def _kind_count(f: Field, config: Mapping, blocks: int, where: str) -> int:
-    """``f.symbol``'s kind of block among ``blocks``: the stack's pattern on the config's
-    options (a list of block indices, or a positive integer, as the key holds it)."""
-    import inspect
-
-    defaults = inspect.signature(f.stack.pattern).parameters
-    options: dict[str, object] = {}
-    for opt, key in f.options.items():
-        raw = _get(config, key)
-        if raw is None:
-            continue
-        # the pattern's default says which: a list of block indices or a positive integer
-        listed = isinstance(defaults[opt].default, (list, tuple))
-        ints = raw if listed and isinstance(raw, list) else [raw]
-        if (listed and not isinstance(raw, list)) or any(
-                isinstance(x, bool) or not isinstance(x, int) or (x < 0 if listed else x <= 0)
-                for x in ints):
-            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected "
-                                 + ("a list of block indices" if listed
-                                    else "a positive integer"))
-        options[opt] = raw
-    return f.stack.counts(blocks, **options)[f.symbol]
 
 
 def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
