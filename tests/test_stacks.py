@@ -209,8 +209,6 @@ def test_gemma3n_proof_grid_stays_small():
 
 def test_count_of_reads_options_as_a_config_holds_them():
     """What the config readers call (Field(stack=...)): the counts, and which value is wrong."""
-    from paramcount.components.stacks import MOE_AND_DENSE
-
     assert MOE_AND_DENSE.count_of("L_moe", 6, {"decoder_sparse_step": 2,
                                                 "mlp_only_layers": [1]}) == 2
     assert MOE_AND_DENSE.count_of("L_dense", 6, {}) == 0
