@@ -93,7 +93,7 @@ def cmd_count(args) -> int:
     if framework != "keras":
         from paramcount import frameworks
 
-        shown = frameworks.for_framework(arch, framework)
+        shown = frameworks.for_framework(arch, framework, hp)
         shown.resolve(hp)  # transformers' own constraints (an even rotary width)
     else:
         shown = arch
@@ -114,7 +114,7 @@ def cmd_count(args) -> int:
             print("\n".join(_reading_lines(reading)))
         if framework != "keras":
             assert arch.mapping is not None  # a transformers count reads the family's table
-            print(f"counted as transformers builds it: {arch.mapping.hf_class(arch.id)} "
+            print(f"counted as transformers builds it: {frameworks.hf_class(arch, hp)} "
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))
         if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)

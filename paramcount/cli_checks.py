@@ -150,7 +150,7 @@ def cmd_prove(args) -> int:
     if args.framework == "transformers" and not args.arch:  # those that have a reference
         ids = [a for a in ids if registry.get(a).transformers is not None]
     from paramcount import parallel
-    from paramcount.prove.record import subject
+    from paramcount.prove.record import prove_against
 
     # formula + deltas ≡ transformers; also for a model only transformers builds
     def framework(aid: str) -> str:
@@ -170,7 +170,7 @@ def cmd_prove(args) -> int:
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
             bar.advance(f"{aid}: proving")
-            p = prove.prove(subject(aid, framework(aid)))
+            p = prove_against(aid, framework(aid))
             proofs.append(p)
             if not args.json:
                 bar.clear()  # the proof's lines, then the bar again at the next one

@@ -108,6 +108,10 @@ class Field:
     # written (the argument's own field, or ``keras_constants``, writes it).
     keras_presence: bool = False
     hf_per: str | None = None
+    # A count of one kind of block (Qwen MoE's L_moe): ``stack``'s pattern (a LayerKinds) over the
+    # ``per_block`` blocks read, ``options`` its option → config key; read only (hf_constants write).
+    stack: Any = None
+    options: Mapping[str, str] = field(default_factory=dict)
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -305,6 +309,16 @@ class Table:
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
                                      f"{_get(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
+        for f in self.fields:  # a count of one kind of block, from the options of its stack
+            if f.stack is not None and framework == "hf" and f.per_block in values:
+                raw = {o: _get(config, k) for o, k in f.options.items()}
+                try:
+                    values[f.symbol] = f.stack.count_of(f.symbol, values[f.per_block], {
+                        o: x for o, x in raw.items() if x is not None})
+                except ValueError as exc:
+                    o, want = exc.args
+                    raise InputFileError(f"{where}: {f.options[o]} = {_show(raw[o])}: expected "
+                                         f"{want}") from None
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
             key, raw = f.key(framework) or f.symbol, _get(config, f.key(framework))
             if raw is not None:  # key = symbol · the hf_per symbol's value, read by now
@@ -348,7 +362,8 @@ class Table:
                     f"{where}: {f.key(framework)} = {_show(_get(config, f.key(framework)))} cannot "
                     f"be counted: the formula fixes {f.symbol} = {fixed[sym]} = {want}")
             del values[f.symbol]
-        known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
+        known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires} \
+            | {k for f in self.fields for k in f.options.values() if framework == "hf"}
         generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
         return values, _unread(config, "", {k for k in known if k}, self.free, generic)
 

@@ -202,11 +202,10 @@ def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,
 
 
 def _prove_one(item: tuple[str, str]) -> str:
-    from paramcount import prove
-    from paramcount.prove.record import subject
+    from paramcount.prove.record import prove_against
 
     arch_id, framework = item
-    return prove.prove(subject(arch_id, framework)).status
+    return prove_against(arch_id, framework).status
 
 
 def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None,

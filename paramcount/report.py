@@ -245,9 +245,8 @@ def transformers_ids(results: list[Verification]) -> list[str]:
 
 def _transformers_proofs_section(results: list[Verification],
                                  proofs: list | None = None) -> str:
-    from paramcount.prove import prove
     from paramcount.prove.output import proofs_markdown
-    from paramcount.prove.record import subject
+    from paramcount.prove.record import prove_against
 
     ids = transformers_ids(results)
     if not ids:
@@ -255,7 +254,7 @@ def _transformers_proofs_section(results: list[Verification],
                 "here: `pip install 'paramcount[transformers]'` and the report proves formula + "
                 "deltas ≡ transformers too.")
     if proofs is None:
-        proofs = [prove(subject(a, "transformers")) for a in ids]
+        proofs = [prove_against(a, "transformers") for a in ids]
     return proofs_markdown(proofs, framework="transformers")
 
 

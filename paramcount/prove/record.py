@@ -25,7 +25,8 @@ from pathlib import Path
 
 from paramcount.prove.results import ArchProof, CaseProof
 
-__all__ = ["FRAMEWORK_KEYS", "RECORD_NAME", "dumps", "load", "proofs_for", "stale", "subject"]
+__all__ = ["FRAMEWORK_KEYS", "RECORD_NAME", "dumps", "key", "load", "proofs_for", "prove_against",
+           "stale"]
 
 RECORD_NAME = "proofs.json"
 FORMAT = 1
@@ -83,33 +84,48 @@ def load(path: str | Path | None, framework: str = "keras") -> dict:
     return archs if isinstance(archs, dict) else {}
 
 
-def subject(arch_id: str, framework: str = "keras"):
-    """What ``prove`` proves for ``framework``: the architecture, or its transformers view
-    (formula with the declared deltas, the PyTorch model as reference)."""
+def key(arch_id: str, framework: str = "keras") -> str:
+    """The key of ``arch_id``'s proof against ``framework`` (:func:`paramcount.cache.proof_key`;
+    against transformers, of each transformers class it has, joined)."""
     from paramcount import registry
+    from paramcount.cache import proof_key
 
     arch = registry.get(arch_id)
     if framework == "keras":
-        return arch
+        return proof_key(arch)
     from paramcount.verify import require_transformers
 
-    return require_transformers().proof_arch(arch)
+    if arch.transformers is None:
+        from paramcount.errors import ParamcountError
+
+        raise ParamcountError(f"{arch_id} has no transformers reference")
+    hf = require_transformers()
+    return "+".join(proof_key(hf.proof_arch(arch, r)) for r in arch.transformers.all())
+
+
+def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
+    """``arch_id`` proven against ``framework``: formula ≡ Keras, or formula + deltas ≡
+    transformers for every transformers class it has (outcomes cached on disk either way)."""
+    from paramcount.prove import cached_prove
+
+    if framework == "keras":
+        return cached_prove(arch_id)
+    from paramcount import registry
+    from paramcount.verify import require_transformers
+
+    return require_transformers().prove(registry.get(arch_id))
 
 
 def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
                progress=None, framework: str = "keras") -> tuple[list[ArchProof], dict]:
     """The proofs of ``arch_ids`` against ``framework`` (recorded ones whose key matches, the
     others proven now), and the record to write beside the report they go into."""
-    from paramcount.cache import proof_key
-    from paramcount.prove import cached_prove, prove
-
     old = load(path, framework)
     proofs, new = [], {}
     for aid in sorted(arch_ids):
-        arch = subject(aid, framework)
-        key = proof_key(arch)
+        digest = key(aid, framework)
         entry = old.get(aid)
-        if isinstance(entry, dict) and entry.get("key") == key:
+        if isinstance(entry, dict) and entry.get("key") == digest:
             try:
                 proof = _proof(aid, entry)
             except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry: prove
@@ -119,21 +135,18 @@ def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
         if proof is None:
             if progress:
                 progress(f"{aid}: proving" + ("" if framework == "keras" else f" ({framework})"))
-            proof = cached_prove(aid) if framework == "keras" else prove(arch)
+            proof = prove_against(aid, framework)
         proofs.append(proof)
         if proof.status != "error":  # an error may be the environment's: never recorded
-            new[aid] = _entry(proof, key)
+            new[aid] = _entry(proof, digest)
     return proofs, new
 
 
 def stale(arch_ids: Iterable[str], path: str | Path | None, framework: str = "keras") -> list[str]:
     """Those of ``arch_ids`` whose recorded outcome at ``path`` is missing or keyed otherwise."""
-    from paramcount.cache import proof_key
-
     old = load(path, framework)
     return [a for a in sorted(arch_ids)
-            if not (isinstance(old.get(a), dict)
-                    and old[a].get("key") == proof_key(subject(a, framework)))]
+            if not (isinstance(old.get(a), dict) and old[a].get("key") == key(a, framework))]
 
 
 def dumps(record: Mapping, transformers: Mapping | None = None) -> str:
