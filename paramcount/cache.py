@@ -174,7 +174,9 @@ def source_fingerprint() -> str:
 # --- proofs ---------------------------------------------------------------------------------------
 PROOF_KIND = "proofs"
 PROOF_FORMAT = 1  # bump when what a cached proof holds changes shape
-_LIBRARIES = ("tensorflow", "tensorflow-cpu", "keras", "keras-hub", "sympy", "numpy")
+# (torch and transformers build the transformers proofs' references)
+_LIBRARIES = ("tensorflow", "tensorflow-cpu", "keras", "keras-hub", "sympy", "numpy", "torch",
+              "transformers")
 
 
 @functools.cache
@@ -252,9 +254,15 @@ def _local_imports(module_name: str, source: bytes) -> set[str]:
 def builder_sources(reference) -> list[tuple[str, bytes]]:
     """The source a reference builder runs: its module and, transitively, the modules of the same
     package it imports (``reference_models._build``, ``reference_models.llama`` for Llama 3)."""
+    bound: tuple = ()
+    while isinstance(reference, functools.partial):  # transformers' proof view: hf.view, id
+        bound = (*reference.args, *sorted(reference.keywords.items()), *bound)
+        reference = reference.func
     if callable(reference):
         module_name = getattr(reference, "__module__", "") or ""
-        qual = getattr(reference, "__qualname__", repr(reference))
+        qual = getattr(reference, "__qualname__", None) or type(reference).__qualname__
+        if bound:
+            qual += repr(bound)
     else:
         module_name, _, qual = str(reference).partition(":")
     seen: dict[str, list[tuple[str, bytes]]] = {}

@@ -93,7 +93,7 @@ def cmd_count(args) -> int:
     if framework != "keras":
         from paramcount import frameworks
 
-        shown = frameworks.for_framework(arch, framework)
+        shown = frameworks.for_framework(arch, framework, hp)
         shown.resolve(hp)  # transformers' own constraints (an even rotary width)
     else:
         shown = arch
@@ -114,7 +114,7 @@ def cmd_count(args) -> int:
             print("\n".join(_reading_lines(reading)))
         if framework != "keras":
             assert arch.mapping is not None  # a transformers count reads the family's table
-            print(f"counted as transformers builds it: {arch.mapping.hf_class(arch.id)} "
+            print(f"counted as transformers builds it: {frameworks.hf_class(arch, hp)} "
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))
         if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)
@@ -162,8 +162,12 @@ def cmd_report(args) -> int:
 
         # Architectures whose recorded proof no longer holds (or never did) are proven in
         # workers into the proof cache first; the report then reads every outcome in order.
-        stale = record.stale({r.arch for r in results}, target.parent / record.RECORD_NAME)
-        parallel.prove_into_cache(stale, n_jobs=args.jobs)
+        recorded = target.parent / record.RECORD_NAME
+        parallel.prove_into_cache(record.stale({r.arch for r in results}, recorded),
+                                  n_jobs=args.jobs)
+        parallel.prove_into_cache(
+            record.stale(report.transformers_ids(results), recorded, "transformers"),
+            n_jobs=args.jobs, framework="transformers")
         path = report.write_report(target, results=results)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None

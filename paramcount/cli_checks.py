@@ -149,33 +149,39 @@ def cmd_prove(args) -> int:
         registry.get(a)  # unknown ids fail before anything is built
     if args.framework == "transformers" and not args.arch:  # those that have a reference
         ids = [a for a in ids if registry.get(a).transformers is not None]
-    if args.framework == "keras":
-        from paramcount import parallel
+    from paramcount import parallel
+    from paramcount.prove.record import prove_against
 
-        # Several architectures: proven in worker processes into the proof cache first; the
-        # loop below then reads each outcome from there, in order.
-        parallel.prove_into_cache(ids, n_jobs=args.jobs)
+    # formula + deltas ≡ transformers; also for a model only transformers builds
+    def framework(aid: str) -> str:
+        hf = args.framework == "transformers" or "keras" not in registry.get(aid).checked_by
+        return "transformers" if hf else "keras"
+
+    if args.framework == "transformers":
+        from paramcount.verify import require_transformers
+
+        require_transformers()  # one line on how to install it, before anything is proven
+    # Several architectures: proven in worker processes into the proof cache first; the loop
+    # below then reads each outcome from there, in order.
+    for fw in ("keras", "transformers"):
+        parallel.prove_into_cache([a for a in ids if framework(a) == fw], n_jobs=args.jobs,
+                                  framework=fw)
     proofs = []
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
         for aid in ids:
             bar.advance(f"{aid}: proving")
-            # formula + deltas ≡ transformers; also for a model only transformers builds
-            if args.framework == "transformers" or "keras" not in registry.get(aid).checked_by:
-                from paramcount.verify import require_transformers
-
-                p = prove.prove(require_transformers().proof_arch(registry.get(aid)))
-            else:
-                p = prove.prove(aid)
+            p = prove_against(aid, framework(aid))
             proofs.append(p)
             if not args.json:
                 bar.clear()  # the proof's lines, then the bar again at the next one
-                print(prove.proof_text(p), flush=True)
+                print(prove.proof_text(p, framework=framework(aid)), flush=True)
     if args.json:
         _emit_json([p.to_json() for p in proofs])
     else:
         states = [p.status for p in proofs]
         print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
               f"{states.count('inconclusive')} inconclusive, {states.count('error')} error; "
-              f"{sum(p.builds for p in proofs)} Keras builds, "
+              f"{sum(p.builds for p in proofs)} "
+              f"{'transformers' if args.framework == 'transformers' else 'Keras'} builds, "
               f"{sum(p.seconds for p in proofs):.1f} s")
     return 0 if all(p.status == "proven" for p in proofs) else 1

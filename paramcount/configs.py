@@ -48,11 +48,16 @@ def load_json(path: str | Path) -> tuple[dict, str]:
 
 
 def _tables() -> list:
-    """Every registered architecture's table, once each (a family shares one among its ids)."""
+    """Every registered architecture's table, once each (a family shares one among its ids),
+    then the tables of its other transformers classes (Gemma 2's, for ``gemma``)."""
     seen: dict[int, object] = {}
     for arch in registry.architectures().values():
         if arch.mapping is not None:
             seen.setdefault(id(arch.mapping), arch.mapping)
+    for arch in registry.architectures().values():
+        for ref in arch.transformers.all() if arch.transformers is not None else ():
+            if ref.mapping is not None:
+                seen.setdefault(id(ref.mapping), ref.mapping)
     return list(seen.values())
 
 
@@ -105,7 +110,10 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
                              f"{', '.join(table.hf_classes)}")
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
-    hparams, ignored = (arch.mapping or table).from_hf(data, where=where, fixed=arch.fixed)
+    # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
+    # another id of its family (Llama 3's, of a llama config) is read with that id's table
+    reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
+    hparams, ignored = reader.from_hf(data, where=where, fixed=arch.fixed)
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
 
 

@@ -20,6 +20,11 @@ An architecture that transformers can build declares a :class:`Transformers`:
   key of its own (Moonshine's ``intermediate_size`` is any width, KerasHub's x_f·d_e): for
   transformers' view of the architecture they are settable, their fixed expression the default
   (``prove`` samples them freely).
+- ``variants``: further transformers classes of the same architecture, each a
+  :class:`Transformers` of its own with its own ``mapping`` table (class, ``model_type``, keys):
+  Gemma 2's Gemma2ForCausalLM beside Gemma's GemmaForCausalLM, chosen by the post-norm flags. A
+  hyperparameter set is built by the first (the architecture's own, then the variants in order)
+  whose ``always`` it meets, as a config is read by the first table whose ``requires`` it meets.
 
 :func:`tree` applies the deltas and re-points every term's ``match`` (and ``part``) at the
 transformers names, so :func:`paramcount.verify.compare` attributes PyTorch parameters with the
@@ -32,9 +37,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paramcount.formula import Term
+
+if TYPE_CHECKING:
+    from paramcount.mapping import Table
 
 __all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree"]
 
@@ -95,14 +103,39 @@ class Transformers:
     # Fixed symbols transformers sets by a key of its own: symbol → why (see the module
     # docstring). The family's table must write that key from the symbol itself.
     settable: Mapping[object, str] = field(default_factory=dict)
+    # Other classes for other hyperparameters (see the module docstring); only the architecture's
+    # own Transformers has them.
+    variants: tuple[Transformers, ...] = ()
+    # A variant's table (paramcount.mapping.Table: its class, model_type and keys); None: the
+    # architecture's own.
+    mapping: Table | None = None
 
-    def refusal(self, hp: Mapping[str, int]) -> str | None:
-        """Why the class cannot build ``hp`` (an option it cannot switch), or None."""
+    def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:
             name = getattr(a.symbol, "name", str(a.symbol))
             if name in hp and hp[name] != a.value:
                 return f"{name} = {hp[name]}: {a.reason}"
         return None
+
+    def refusal(self, hp: Mapping[str, int]) -> str | None:
+        """Why no class can build ``hp`` (an option it cannot switch), or None."""
+        reasons = [self._own_refusal(hp)]
+        for v in self.variants:
+            reasons.append(v._own_refusal(hp))
+        if any(r is None for r in reasons):
+            return None
+        return "; ".join(dict.fromkeys(r for r in reasons if r))
+
+    def pick(self, hp: Mapping[str, int] | None) -> Transformers:
+        """The variant that builds resolved hyperparameters ``hp``: the first whose ``always``
+        they meet (itself when none does, or when ``hp`` is None)."""
+        if hp is None:
+            return self
+        return next((t for t in (self, *self.variants) if t._own_refusal(hp) is None), self)
+
+    def all(self) -> tuple[Transformers, ...]:
+        """This class and its variants."""
+        return (self, *self.variants)
 
 
 def torch_path(name: str) -> str:
@@ -168,19 +201,23 @@ def _exists(root: Term, path: str) -> bool:
     return True
 
 
-def for_framework(arch, framework: str):
+def for_framework(arch, framework: str, hparams: Mapping[str, int] | None = None,
+                  ref: Transformers | None = None):
     """The architecture as ``framework`` builds it: itself for Keras; for transformers a copy
     whose tree carries the deltas and the PyTorch match patterns (ParamcountError when the
-    architecture has no transformers reference)."""
+    architecture has no transformers reference). Where transformers has several classes
+    (``Transformers.variants``), the one that builds the resolved ``hparams`` (or ``ref``, one of
+    them); the first without either."""
     if framework == "keras":
         return arch
     from paramcount.errors import ParamcountError
 
     if framework != "transformers":
         raise ParamcountError(f"unknown framework {framework!r}; known: {', '.join(FRAMEWORKS)}")
-    ref = getattr(arch, "transformers", None)
-    if ref is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
+    own = getattr(arch, "transformers", None)
+    if own is None or arch.mapping is None or arch.mapping.hf_class(arch.id) is None:
         raise ParamcountError(f"{arch.id} has no transformers reference yet")
+    ref = ref or own.pick(hparams)
     pinned = {a.symbol: a.value for a in ref.always}
     freed = {s: arch.fixed[s] for s in ref.settable}
     return dataclasses.replace(
@@ -191,19 +228,37 @@ def for_framework(arch, framework: str):
         fixed={s: e for s, e in {**arch.fixed, **pinned}.items() if s not in freed})
 
 
+def hf_class(arch, hparams: Mapping[str, int] | None = None, ref: Transformers | None = None
+             ) -> str | None:
+    """The transformers class that builds ``arch`` at resolved ``hparams`` (or variant ``ref``)."""
+    own = getattr(arch, "transformers", None)
+    if own is None or arch.mapping is None:
+        return None
+    ref = ref or own.pick(hparams)
+    return (ref.mapping or arch.mapping).hf_class(arch.id)
+
+
 def broken_limit(arch, hparams) -> str | None:
     """Why transformers would build another model than ``hparams`` describe (a broken
     :attr:`Transformers.limits` condition), or None."""
     ref = getattr(arch, "transformers", None)
     if ref is None:
         return None
+    ref = ref.pick(hparams)
     values = arch.values(hparams)
     return next((msg for c in ref.limits if (msg := c.check(values))), None)
 
 
 def deltas(arch) -> tuple[Delta, ...]:
+    """Every declared delta of ``arch``, of each of its transformers classes (once each)."""
     ref = getattr(arch, "transformers", None)
-    return ref.deltas if ref is not None else ()
+    if ref is None:
+        return ()
+    out: dict[int, Delta] = {}
+    for t in ref.all():
+        for d in t.deltas:
+            out.setdefault(id(d), d)
+    return tuple(out.values())
 
 
 def _subtotal(root: Term, path: str, values) -> int:
@@ -225,6 +280,7 @@ def delta_rows(arch, hparams) -> list[tuple[Delta, int, int]]:
     ref = getattr(arch, "transformers", None)
     if ref is None:
         return []
+    ref = ref.pick(hparams)
     values = arch.values(hparams)
     hf_root = _with_deltas(arch.formula, ref.deltas)
     return [(d, _subtotal(arch.formula, d.path, values), _subtotal(hf_root, d.path, values))

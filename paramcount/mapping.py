@@ -29,6 +29,16 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import InputFileError
+from paramcount.mapping_values import (
+    count_kinds,
+    get_key,
+    nest,
+    out_value,
+    read_value,
+    show,
+    uniform,
+    unread,
+)
 
 __all__ = ["HF_GENERIC_KEYS", "KERAS_GENERIC_KEYS", "Field", "Reading", "Require", "Table"]
 
@@ -108,6 +118,10 @@ class Field:
     # written (the argument's own field, or ``keras_constants``, writes it).
     keras_presence: bool = False
     hf_per: str | None = None
+    # A count of one kind of block (Qwen MoE's L_moe): ``stack``'s pattern (a LayerKinds) over the
+    # ``per_block`` blocks read, ``options`` its option → config key; read only (hf_constants write).
+    stack: Any = None
+    options: Mapping[str, str] = field(default_factory=dict)
 
     def key(self, framework: str) -> str | None:
         return self.keras if framework == "keras" else self.hf
@@ -212,17 +226,17 @@ class Table:
     # --- forward: hyperparameters → framework arguments --------------------------------------
     def keras_kwargs(self, hp: Mapping[str, int]) -> dict[str, object]:
         """KerasHub constructor arguments for resolved hyperparameters ``hp``."""
-        out = {f.keras: _out(f, "keras", hp) for f in self.fields
+        out = {f.keras: out_value(f, "keras", hp) for f in self.fields
                if f.keras and f.symbol in hp and not f.keras_presence}
         consts = {k: c(hp) if callable(c) else c for k, c in self.keras_constants.items()}
-        return _nest({**out, **consts})
+        return nest({**out, **consts})
 
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
-        out = {f.hf: _out(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
+        out = {f.hf: out_value(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
         consts = {k: c(hp) if callable(c) else c for k, c in self.hf_constants.items()}
-        return _nest({**out, **consts})
+        return nest({**out, **consts})
 
     def meets(self, config: Mapping, framework: str) -> bool:
         """Whether ``config`` passes this table's requirements for ``framework`` (several
@@ -230,7 +244,7 @@ class Table:
         fw = "keras" if framework == "keras" else "hf"
         config = self.normalized(config, fw)
         for req in self.requires:
-            val = _get(config, req.key)
+            val = get_key(config, req.key)
             if req.framework == fw and not (val is None and req.absent_ok) \
                     and val not in req.allowed:
                 return False
@@ -259,7 +273,7 @@ class Table:
         for req in self.requires:
             if req.framework != framework:
                 continue
-            val = _get(config, req.key)
+            val = get_key(config, req.key)
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
@@ -275,13 +289,13 @@ class Table:
         if broken is not None:
             req, val = broken
             raise InputFileError(
-                f"{where}: {req.key} = {_show(val)} cannot be counted: {req.reason}")
+                f"{where}: {req.key} = {show(val)} cannot be counted: {req.reason}")
         values: dict[str, int] = {}
         pending: list[Field] = []
         for f in self.fields:
             key = f.key(framework)
             if framework == "keras" and f.keras_presence:
-                values[f.symbol] = int(_get(config, f.keras) is not None)
+                values[f.symbol] = int(get_key(config, f.keras) is not None)
                 continue
             if key is None:
                 # No key, but a default: the framework fixes the value (BLOOM's MLP width is
@@ -289,26 +303,36 @@ class Table:
                 if f.default(framework) is not None:
                     pending.append(f)
                 continue
-            raw = _get(config, key, where)
+            raw = get_key(config, key, where)
             if raw is None or (framework == "hf" and f.hf_per):  # hf_per: read after the rest
                 pending.append(f)
                 continue
             if f.kinds:
-                value = _count(f, raw, where, key, values)
+                value = count_kinds(f, raw, where, key, values)
             elif f.listed and isinstance(raw, list):
-                value = _uniform(f, framework, raw, where, key, values)
+                value = uniform(f, framework, raw, where, key, values)
             else:
-                value = _value(f, framework, raw, where, key)
+                value = read_value(f, framework, raw, where, key)
             if values.get(f.symbol, value) != value:  # two keys of one symbol must agree
                 other = next(g.key(framework) for g in self.fields
-                             if g.symbol == f.symbol and _get(config, g.key(framework)) is not None)
+                             if g.symbol == f.symbol and get_key(config, g.key(framework)) is not None)
                 raise InputFileError(f"{where}: {key} = {raw} differs from {other} = "
-                                     f"{_get(config, other)}; the formula has one {f.symbol}")
+                                     f"{get_key(config, other)}; the formula has one {f.symbol}")
             values[f.symbol] = value
+        for f in self.fields:  # a count of one kind of block, from the options of its stack
+            if f.stack is not None and framework == "hf" and f.per_block in values:
+                raw = {o: get_key(config, k) for o, k in f.options.items()}
+                try:
+                    values[f.symbol] = f.stack.count_of(f.symbol, values[f.per_block], {
+                        o: x for o, x in raw.items() if x is not None})
+                except ValueError as exc:
+                    o, want = exc.args
+                    raise InputFileError(f"{where}: {f.options[o]} = {show(raw[o])}: expected "
+                                         f"{want}") from None
         for f in pending:  # defaults may use the values read (M_kv defaults to M)
-            key, raw = f.key(framework) or f.symbol, _get(config, f.key(framework))
+            key, raw = f.key(framework) or f.symbol, get_key(config, f.key(framework))
             if raw is not None:  # key = symbol · the hf_per symbol's value, read by now
-                whole, by = _value(f, framework, raw, where, key), f.hf_per or ""
+                whole, by = read_value(f, framework, raw, where, key), f.hf_per or ""
                 if not values.get(by) or whole % values[by]:
                     raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {self.missing(by, 'hf')} = "
                                          f"{values.get(by)}, as {f.symbol} needs ({key} = {f.symbol}·{by})")
@@ -327,9 +351,9 @@ class Table:
                 # another key gave the symbol otherwise: the framework builds the default on
                 # this key's side (T5Gemma's decoder without the encoder's biases)
                 other = next((g.key(framework) for g in self.fields if g.symbol == f.symbol
-                              and _get(config, g.key(framework)) is not None), None)
-                shown = _show(f.out(framework, int(expr))) if f.key(framework) else int(expr)
-                said = (f"{other} = {_show(_get(config, other))}" if other is not None
+                              and get_key(config, g.key(framework)) is not None), None)
+                shown = show(f.out(framework, int(expr))) if f.key(framework) else int(expr)
+                said = (f"{other} = {show(get_key(config, other))}" if other is not None
                         else f"another default gives {values[f.symbol]}")
                 raise InputFileError(
                     f"{where}: {f.key(framework) or f.symbol} is absent (so {shown}) but "
@@ -345,142 +369,15 @@ class Table:
                 continue
             if want != values[f.symbol]:
                 raise InputFileError(
-                    f"{where}: {f.key(framework)} = {_show(_get(config, f.key(framework)))} cannot "
+                    f"{where}: {f.key(framework)} = {show(get_key(config, f.key(framework)))} cannot "
                     f"be counted: the formula fixes {f.symbol} = {fixed[sym]} = {want}")
             del values[f.symbol]
-        known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires}
+        known = {f.key(framework) for f in self.fields} | {r.key for r in self.requires} \
+            | {k for f in self.fields for k in f.options.values() if framework == "hf"}
         generic = HF_GENERIC_KEYS if framework == "hf" else KERAS_GENERIC_KEYS
-        return values, _unread(config, "", {k for k in known if k}, self.free, generic)
+        return values, unread(config, "", {k for k in known if k}, self.free, generic)
 
     def missing(self, symbol: str, framework: str) -> str:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
         f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
         return (f.key(framework) if f else None) or symbol
-
-
-def _get(config: Mapping, key: str | None, where: str | None = None):
-    """``config[key]``, where a dotted key reaches into nested objects (``text_config.vocab_size``)
-    and lists (``image_shape.2``; a number stands for each element: ``image_size`` = 224 is
-    224 × 224); None when absent, refused (given ``where``) when a list is too short."""
-    if key is None:
-        return None
-    node: object = config
-    for part in key.split("."):
-        if part.isdigit() and isinstance(node, (list, tuple)):
-            if int(part) >= len(node) and where is not None:
-                raise InputFileError(f"{where}: {key} is absent: {_show(node)} is too short")
-            node = node[int(part)] if int(part) < len(node) else None
-        elif not isinstance(node, Mapping):
-            return node if part.isdigit() else None
-        else:
-            node = node.get(part)
-    return node
-
-
-def _nest(flat: Mapping[str, object]) -> dict[str, object]:
-    """Dotted keys as nested objects (the inverse of :func:`_get`)."""
-    out: dict[str, object] = {}
-    for key, val in flat.items():
-        *path, last = key.split(".")
-        node = out
-        for part in path:
-            # Every intermediate value is a dict made on this line; a nested dict's type is recursive.
-            node = node.setdefault(part, {})  # type: ignore[assignment]
-        node[last] = val
-    return {k: _shape(x) for k, x in out.items()}
-
-
-def _shape(node: object) -> object:
-    """A nested object keyed 0, 1, ... as a tuple (``image_shape.0`` .. ``.2``)."""
-    if not isinstance(node, dict):
-        return node
-    items = {k: _shape(x) for k, x in node.items()}
-    keys = [str(i) for i in range(len(items))]
-    return tuple(items[k] for k in keys) if set(items) == set(keys) else items
-
-
-def _unread(config: Mapping, prefix: str, known: set[str], free: frozenset[str],
-            generic: frozenset[str]) -> list[str]:
-    """The keys nobody reads, dotted; an object that holds read keys is looked into."""
-    out: list[str] = []
-    for k, val in config.items():
-        key = prefix + k
-        if key in known or key in free or k in generic or k.startswith("_"):
-            continue
-        if isinstance(val, Mapping) and any(x.startswith(key + ".") for x in known):
-            out += _unread(val, key + ".", known, free, generic)
-        elif not any(x.startswith(key + ".") for x in known):  # (image_shape.0: a list read)
-            out.append(key)
-    return sorted(out)
-
-
-def _show(val) -> str:
-    import json
-
-    return json.dumps(val)
-
-
-def _out(f: Field, framework: str, hp: Mapping[str, int]):
-    if f.kinds is None:
-        value = f.out(framework, hp[f.symbol] * (hp[f.hf_per] if framework == "hf" and f.hf_per
-                                                 else 1))
-        return [value] * hp[f.per_block] if framework in f.listed else value
-    first, rest = f.kinds
-    return [first] * hp[f.symbol] + [rest] * (hp[f.per_block] - hp[f.symbol])
-
-
-def _count(f: Field, raw, where: str, key: str, values: Mapping[str, int]) -> int:
-    """The blocks of ``f.kinds[0]`` in a per-block list (its length must be the blocks read)."""
-    kinds: tuple[str, ...] = f.kinds or ("",)
-    if not isinstance(raw, list) or any(x not in kinds for x in raw):
-        raise InputFileError(f"{where}: {key}: expected a list of {' or '.join(map(_show, kinds))}")
-    if f.per_block in values and len(raw) != values[f.per_block]:
-        raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
-                             "blocks")
-    return raw.count(kinds[0])
-
-
-def _uniform(f: Field, framework: str, raw: list, where: str, key: str,
-             values: Mapping[str, int]) -> int:
-    """The one value of a per-block list (its length must be the blocks read)."""
-    if not raw:
-        raise InputFileError(f"{where}: {key} = []: expected one entry per block")
-    if f.per_block in values and len(raw) != values[f.per_block]:
-        raise InputFileError(f"{where}: {key} has {len(raw)} entries for {values[f.per_block]} "
-                             "blocks")
-    if any(x != raw[0] or isinstance(x, bool) != isinstance(raw[0], bool) for x in raw):
-        shown = " and ".join(dict.fromkeys(_show(x) for x in raw))
-        raise InputFileError(f"{where}: {key} holds {shown}: cannot be counted: the formula has "
-                             f"one {f.symbol} for every block")
-    return _value(f, framework, raw[0], where, key)
-
-
-def _value(f: Field, framework: str, raw, where: str, key: str) -> int:
-    names = f.values(framework)
-    if names is not None:
-        hits = [x for k, x in names.items()
-                if k == raw and isinstance(k, bool) == isinstance(raw, bool)]
-        if not hits:
-            known = ", ".join(_show(k) for k in names)
-            raise InputFileError(f"{where}: {key} = {_show(raw)} cannot be counted: "
-                                 f"expected one of {known}")
-        return hits[0]
-    if f.flag:
-        if not isinstance(raw, bool):
-            raise InputFileError(f"{where}: {key} = {_show(raw)}: expected true or false")
-        return int(raw)
-    offset = f.offset(framework)
-    # a count that may be zero (symbols.declare's zero_ok: Gemma 3n's KV-shared blocks) may be
-    # stated as zero; every other value is positive
-    low = offset - 1 if symbols.info(f.symbol).zero_ok else offset
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= low:
-        expected = ("a non-negative integer" if low < 0 else "a positive integer") \
-            if not offset else f"an integer above {low}"
-        raise InputFileError(f"{where}: {key} = {_show(raw)}: expected {expected}"
-                             + (f" ({key} = {f.symbol} + {offset})" if offset else ""))
-    raw -= offset
-    scale = f.scale(framework)
-    if raw % scale:
-        raise InputFileError(f"{where}: {key} = {raw} is not a multiple of {scale}, as "
-                             f"{f.symbol} needs ({key} = {scale}·{f.symbol})")
-    return raw // scale

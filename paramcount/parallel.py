@@ -201,16 +201,18 @@ def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,
                        label=lambda j: j.label())
 
 
-def _prove_one(arch_id: str) -> str:
-    from paramcount import prove
+def _prove_one(item: tuple[str, str]) -> str:
+    from paramcount.prove.record import prove_against
 
-    return prove.prove(arch_id).status
+    arch_id, framework = item
+    return prove_against(arch_id, framework).status
 
 
-def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None) -> None:
-    """Prove architectures in worker processes so that their outcomes land in the on-disk proof
-    cache, where the report's serial pass then finds them (a no-op with the cache off, or in one
-    process: the report proves them itself)."""
+def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None,
+                     framework: str = "keras") -> None:
+    """Prove architectures (against ``framework``) in worker processes so that their outcomes
+    land in the on-disk proof cache, where the report's serial pass then finds them (a no-op with
+    the cache off, or in one process: the report proves them itself)."""
     from paramcount import cache
 
     n = default_jobs() if n_jobs is None else n_jobs
@@ -218,4 +220,5 @@ def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None) -> N
         # (With TensorFlow loaded here, workers could not be forked: spawned ones would import
         # it again and not see user plugins' architectures; the serial pass proves them.)
         return
-    run_grouped(_prove_one, list(arch_ids), [[i] for i in range(len(arch_ids))], jobs=n)
+    run_grouped(_prove_one, [(a, framework) for a in arch_ids],
+                [[i] for i in range(len(arch_ids))], jobs=n)

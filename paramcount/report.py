@@ -233,6 +233,31 @@ def _proofs_section(results: list[Verification], proofs: list | None = None) -> 
     return proofs_section(results) if proofs is None else proofs_markdown(proofs)
 
 
+def transformers_ids(results: list[Verification]) -> list[str]:
+    """The architectures among ``results`` proven against transformers too (those with a
+    transformers reference), or none when torch and transformers are not installed."""
+    import importlib.util
+
+    if not (importlib.util.find_spec("torch") and importlib.util.find_spec("transformers")):
+        return []
+    return sorted({r.arch for r in results if registry.get(r.arch).transformers is not None})
+
+
+def _transformers_proofs_section(results: list[Verification],
+                                 proofs: list | None = None) -> str:
+    from paramcount.prove.output import proofs_markdown
+    from paramcount.prove.record import prove_against
+
+    ids = transformers_ids(results)
+    if not ids:
+        return ("## Proofs against transformers\n\ntorch and transformers are not installed "
+                "here: `pip install 'paramcount[transformers]'` and the report proves formula + "
+                "deltas ≡ transformers too.")
+    if proofs is None:
+        proofs = [prove_against(a, "transformers") for a in ids]
+    return proofs_markdown(proofs, framework="transformers")
+
+
 def _rules_of_thumb_section(results: list[Verification]) -> str:
     from paramcount.render import rules_of_thumb_section
 
@@ -251,13 +276,16 @@ def _unlisted_section(results: list[Verification]) -> str:
     return unlisted_section(results)
 
 
-SECTIONS += [_unlisted_section, _frameworks_section, _proofs_section, _rules_of_thumb_section]
+SECTIONS += [_unlisted_section, _frameworks_section, _proofs_section,
+             _transformers_proofs_section, _rules_of_thumb_section]
 
 
 def generate(results: list[Verification] | None = None, *,
-             vers: dict[str, str] | None = None, proofs: list | None = None) -> str:
+             vers: dict[str, str] | None = None, proofs: list | None = None,
+             transformers_proofs: list | None = None) -> str:
     """The report's text (verifies everything when no results are given; proves every
-    architecture among them unless their ``proofs`` are given, see :func:`proofs_for`)."""
+    architecture among them unless their ``proofs`` and ``transformers_proofs`` are given, see
+    :func:`proofs_for`)."""
     results = verify_all() if results is None else results
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and
     # mismatches alike, and mean nothing.
@@ -271,23 +299,28 @@ def generate(results: list[Verification] | None = None, *,
         CONVENTION,
         _versions_section(vers or versions()),
     ]
-    body = [_proofs_section(results, proofs) if section is _proofs_section else section(results)
+    given = {_proofs_section: proofs, _transformers_proofs_section: transformers_proofs}
+    body = [section(results, given[section]) if section in given else section(results)
             for section in SECTIONS]
     return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
 
 
-def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None):
-    """The proofs the report at ``path`` shows (outcomes recorded beside it reused while their
-    key matches, see :mod:`paramcount.prove.record`) and the record to write with it."""
+def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None,
+               framework: str = "keras"):
+    """The proofs the report at ``path`` shows against ``framework`` (outcomes recorded beside
+    it reused while their key matches, see :mod:`paramcount.prove.record`) and the record to
+    write with it."""
     from paramcount.prove import record
 
-    return record.proofs_for({r.arch for r in results}, Path(path).parent / record.RECORD_NAME,
-                             progress=progress)
+    ids = {r.arch for r in results} if framework == "keras" else transformers_ids(results)
+    return record.proofs_for(ids, Path(path).parent / record.RECORD_NAME, progress=progress,
+                             framework=framework)
 
 
 def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
                  results: list[Verification] | None = None,
-                 proof_record: dict | None = None) -> Path:
+                 proof_record: dict | None = None,
+                 transformers_record: dict | None = None) -> Path:
     """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
     so everything is verified here), the figures it links to (``composition.svg``,
     ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
@@ -303,10 +336,11 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
     if text is None:
         results = verify_all() if results is None else results
         proofs, proof_record = proofs_for(results, path)
-        text = generate(results, proofs=proofs)
+        hf_proofs, transformers_record = proofs_for(results, path, framework="transformers")
+        text = generate(results, proofs=proofs, transformers_proofs=hf_proofs)
     files: dict[str | os.PathLike, str | bytes] = {}
     if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)
-        files[path.parent / record.RECORD_NAME] = record.dumps(proof_record)
+        files[path.parent / record.RECORD_NAME] = record.dumps(proof_record, transformers_record)
     if results is not None:
         from paramcount.plots import report_plots
 

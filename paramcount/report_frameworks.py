@@ -38,7 +38,7 @@ def _version(dist: str) -> str:
 
 def _delta_expr(arch, delta: frameworks.Delta) -> sympy.Expr:
     """transformers − Keras for one delta, symbolically (multiplicities included)."""
-    ref = arch.transformers
+    ref = next(t for t in arch.transformers.all() if any(d is delta for d in t.deltas))
     hf_root = frameworks.tree(arch.formula, ref)
 
     def sub(root) -> sympy.Expr:
@@ -51,8 +51,8 @@ def _delta_expr(arch, delta: frameworks.Delta) -> sympy.Expr:
 
 def _refusal(arch, hp) -> str | None:
     """Why transformers does not build ``hp`` (a declared constraint, limit or fixed option)."""
-    ref = arch.transformers
-    assert ref is not None
+    assert arch.transformers is not None
+    ref = arch.transformers.pick(hp)
     values = arch.values(hp)
     for c in (*ref.constraints, *ref.limits):
         msg = c.check(values)
@@ -77,14 +77,15 @@ def frameworks_section(results: list[Verification]) -> str:
         by_arch.setdefault(r.arch, []).append(r)
     for aid in ids:
         arch = registry.get(aid)
-        cls = arch.mapping.hf_class(aid) if arch.mapping is not None else None
-        ref = arch.transformers
-        assert ref is not None  # ids holds the architectures that have one
-        for d in ref.deltas:
-            changed = [r.name for r in by_arch[aid]
-                       if any(dd is d and k != h for dd, k, h in frameworks.delta_rows(arch, r.hparams))]
-            lines.append(f"| {aid} | `{cls}` | `{d.path}` | ${sympy.latex(_delta_expr(arch, d))}$ "
-                         f"| {_md(d.reason)} | {', '.join(changed) or 'none'} |")
+        assert arch.transformers is not None  # ids holds the architectures that have one
+        for ref in arch.transformers.all():  # each transformers class (Gemma, Gemma 2)
+            cls = frameworks.hf_class(arch, ref=ref)
+            for d in ref.deltas:
+                changed = [r.name for r in by_arch[aid] if any(
+                    dd is d and k != h for dd, k, h in frameworks.delta_rows(arch, r.hparams))]
+                lines.append(f"| {aid} | `{cls}` | `{d.path}` | "
+                             f"${sympy.latex(_delta_expr(arch, d))}$ | {_md(d.reason)} | "
+                             f"{', '.join(changed) or 'none'} |")
     lines += ["", "Each hyperparameter set as transformers builds it (formula + deltas; checked "
               "against transformers' own build by the test run):", "",
               "| architecture | set | Keras | transformers | difference |", "|---|---|---:|---:|---:|"]
@@ -95,7 +96,7 @@ def frameworks_section(results: list[Verification]) -> str:
             if why:
                 lines.append(f"| {aid} | {r.name} | {r.formula:,} | not built: {_md(why)} | |")
                 continue
-            hf = frameworks.for_framework(arch, "transformers").formula.evaluate(
+            hf = frameworks.for_framework(arch, "transformers", r.hparams).formula.evaluate(
                 arch.values(r.hparams))
             keras = r.formula if "keras" in arch.checked_by else None
             lines.append(f"| {aid} | {r.name} | {'—' if keras is None else f'{keras:,}'} "

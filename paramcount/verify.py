@@ -302,7 +302,7 @@ def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
     tree with its declared deltas (:func:`paramcount.frameworks.for_framework`)."""
     from paramcount.frameworks import broken_limit, for_framework
 
-    hf_arch = for_framework(arch, "transformers")
+    hf_arch = for_framework(arch, "transformers", resolved)
     why = broken_limit(arch, resolved)
     if why is not None:  # transformers would build without complaint, but another model
         raise require_transformers().Refused(

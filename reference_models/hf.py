@@ -3,7 +3,9 @@ built from a transformers config on torch's meta device (nothing allocated, noth
 
 One builder for every family: the config comes from the family's table (forward direction,
 ``Table.hf_config``), the class from its ``hf_classes``, extra constructor arguments from its
-``Transformers.kwargs``. Imports torch and transformers: only ``verify --framework
+``Transformers.kwargs``; where transformers has several classes for one architecture
+(``Transformers.variants``: Gemma and Gemma 2), the table and class of the one that builds the
+set. Imports torch and transformers: only ``verify --framework
 transformers`` (and the tests) reach this module.
 """
 
@@ -34,9 +36,10 @@ _CONFIG_CLASS = transformers.AutoConfig
 def config(arch, hp: Mapping[str, int]):
     """The transformers config object for resolved hyperparameters ``hp``; a set transformers
     refuses (an odd rotary width, which Keras builds) raises :class:`Refused`."""
-    table = arch.mapping
+    ref = arch.transformers.pick(hp)
+    table = ref.mapping or arch.mapping
     values = arch.values(hp)
-    for c in getattr(arch.transformers, "constraints", ()):
+    for c in ref.constraints:
         problem = c.check(values)
         if problem:  # an option transformers' class cannot take (ESM without biases)
             raise Refused(f"transformers cannot build {arch.id} here (declared constraint): "
@@ -54,13 +57,14 @@ def build(arch, hp: Mapping[str, int]):
     why = arch.transformers.refusal(hp)
     if why is not None:  # an option the class cannot switch: refused, shown as skipped
         raise Refused(f"transformers cannot build {arch.id} here: {why}")
-    cls = getattr(transformers, arch.mapping.hf_class(arch.id))
+    ref = arch.transformers.pick(hp)
+    cls = getattr(transformers, (ref.mapping or arch.mapping).hf_class(arch.id))
     cfg = config(arch, hp)
     was = gc.isenabled()
     gc.disable()  # as for Keras builds: the collector's passes cost more than the build
     try:
         with torch.device("meta"), _legacy_constructors_on_default_device():
-            return cls(cfg, **dict(arch.transformers.kwargs))
+            return cls(cfg, **dict(ref.kwargs))
     finally:
         if was:
             gc.enable()
@@ -196,18 +200,41 @@ def view(arch_id: str, hp: Mapping[str, int]) -> WeightsView:
     return WeightsView(weights(arch_id, hp))
 
 
-def proof_arch(arch):
-    """The architecture as transformers builds it, with a reference builder that returns the
-    transformers weights: ``paramcount.prove.prove(proof_arch(arch))`` proves formula + deltas
-    ≡ transformers for all hyperparameters, with prove's own oracle."""
+def proof_arch(arch, ref=None):
+    """The architecture as transformers builds it (its class ``ref``, by default the first), with
+    a reference builder that returns the transformers weights:
+    ``paramcount.prove.prove(proof_arch(arch))`` proves formula + deltas ≡ transformers for all
+    hyperparameters, with prove's own oracle."""
     import dataclasses
     import functools
 
     from paramcount.frameworks import for_framework
 
-    built = for_framework(arch, "transformers")
+    built = for_framework(arch, "transformers", ref=ref)
     within = tuple(getattr(arch.transformers, "prove_within", ()))
     # prove's own restriction first, so its equalities eliminate symbols before the divisibility
     # constraints are written as substitutions
     return dataclasses.replace(built, constraints=(*within, *built.constraints),
                                reference=functools.partial(view, arch.id))
+
+
+def prove(arch):
+    """formula + deltas ≡ transformers, for every transformers class of ``arch`` (each its own
+    proof, over the options its class leaves free); several classes' cases are named by class."""
+    import dataclasses
+
+    from paramcount import prove as prover
+    from paramcount.frameworks import hf_class
+    from paramcount.prove.results import ArchProof
+
+    refs = arch.transformers.all()
+    proofs = [(r, prover.prove(proof_arch(arch, r))) for r in refs]
+    if len(proofs) == 1:
+        return proofs[0][1]
+    def label(r, case: str) -> str:  # the class and the options it fixes (one class may serve two)
+        fixed = ", ".join(f"{getattr(a.symbol, 'name', a.symbol)}={a.value}" for a in r.always)
+        return f"{hf_class(arch, ref=r)}" + (f" ({fixed})" if fixed else "") + \
+            ("" if case == "(no options)" else f": {case}")
+
+    return ArchProof(arch.id, tuple(dataclasses.replace(c, case=label(r, c.case))
+                                    for r, p in proofs for c in p.cases))

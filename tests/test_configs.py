@@ -73,12 +73,19 @@ PUBLISHED = {
     # google/gemma-7b and google/gemma-2b config.json; KerasHub's gemma_7b_en and gemma_2b_en
     "gemma-7b.json": ("gemma", 8_537_680_896),
     "gemma-2b.json": ("gemma", 2_506_172_416),
+    # google/gemma-2-2b and google/gemma-2-9b config.json (Gemma2ForCausalLM, model_type gemma2;
+    # Gemma 2 report, table 1); KerasHub's gemma2_2b_en and gemma2_9b_en
+    "gemma-2-2b.json": ("gemma", 2_614_341_888),
+    "gemma-2-9b.json": ("gemma", 9_241_705_984),
     # microsoft/Phi-3-mini-4k-instruct config.json (auto_map left out); 3.82B, KerasHub's
     # phi3_mini_4k_instruct_en
     "phi-3-mini-4k-instruct.json": ("phi3", 3_821_079_552),
     # google/paligemma-3b-pt-224 config.json; 2.92B on the model card (KerasHub's
     # pali_gemma_3b_224 has 64 token rows fewer: see CONVERTER_DIFFERS)
     "paligemma-3b-pt-224.json": ("pali_gemma", 2_923_466_480),
+    # google/paligemma2-3b-pt-224 config.json (text_config: Gemma 2, model_type gemma2); 3.03B on
+    # the model card (KerasHub's pali_gemma2_pt_3b_224 has 64 token rows fewer, as above)
+    "paligemma2-3b-pt-224.json": ("pali_gemma", 3_032_242_416),
     # google/gemma-3-4b-it config.json (its text_config leaves vocab_size, heads and head_dim to
     # Gemma3TextConfig's defaults); 4.3B, KerasHub's medgemma_4b (its gemma3_4b presets hold
     # 262144 token rows, 64 fewer)
@@ -262,11 +269,16 @@ def _t5gemma2_bias_on_one_side():
       "position_embedding_type": "relative_key"}, "position_embedding_type = \"relative_key\""),
     ({"model_type": "bloom", "architectures": ["BloomForCausalLM"], "n_inner": 2048},
      "n_inner = 2048 cannot be counted: transformers' BloomMLP ignores n_inner"),
+    # a transformers config's dense blocks are read (L_moe); malformed options are not
     ({"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"],
-      "mlp_only_layers": [0, 5]}, "mlp_only_layers = [0, 5] cannot be counted: every block is a "
-     "mixture of experts"),
-    ({"model_type": "qwen2_moe", "decoder_sparse_step": 2},
-     "decoder_sparse_step = 2 cannot be counted"),
+      "num_hidden_layers": 4, "mlp_only_layers": "all"},
+     'mlp_only_layers = "all": expected a list of block indices'),
+    ({"model_type": "qwen2_moe", "num_hidden_layers": 4, "decoder_sparse_step": 0},
+     "decoder_sparse_step = 0: expected a positive integer"),
+    # KerasHub's backbone applies them to block 0 in every block: refused there
+    ({"class_name": "QwenMoeBackbone", "config": {"mlp_only_layers": [0, 5]}},
+     "mlp_only_layers = [0, 5] cannot be counted: every block is a mixture of experts in what "
+     "a KerasHub config is read as"),
     ({"model_type": "qwen3_5_text", "num_hidden_layers": 2,
       "layer_types": ["full_attention", "mamba"]},
      'layer_types: expected a list of "full_attention" or "linear_attention"'),
@@ -380,10 +392,13 @@ def test_tables_read_back_what_they_write(arch_id):
     table = arch.mapping
     from paramcount.frameworks import broken_limit
 
-    def carried(hp, framework) -> bool:
+    def carried(hp, framework, table=table) -> bool:
         """Whether the table can write ``hp``: every option it has no key for is at its
-        default (Qwen3-MoE's dense blocks, a list of indices, are not carried yet)."""
-        keys = {f.symbol for f in table.fields if f.key(framework)}
+        default (Qwen3-MoE's dense blocks, a list of indices, are not carried yet), or at the
+        value its class always builds (Gemma 2's post norms: a key-less field's default), or
+        read from the options of a stack (Qwen MoE's L_moe, from transformers' keys)."""
+        keys = {f.symbol for f in table.fields if f.key(framework) or (
+            framework == "hf" and (f.hf_default is not None or f.options))}
         derived = {s.name for s in arch.fixed}  # L_dense = L − L_moe follows the option
         return all(hp[o.name] == arch.resolve({k: x for k, x in hp.items()
                                                if k != o.name and k not in derived})[o.name]
@@ -392,12 +407,15 @@ def test_tables_read_back_what_they_write(arch_id):
     for hs in arch.hparam_sets():
         hp = hs.hparams
         # (a set transformers cannot hold: BLOOM's d_f ≠ 4·d_e, an option its class cannot switch)
-        ref = arch.transformers
+        # (the table of the transformers class that builds hp: Gemma 2's, for Gemma 2 sets)
+        ref = arch.transformers.pick(hp) if arch.transformers is not None else None
+        hf_table = (ref.mapping if ref is not None else None) or table
         refused = ref is not None and any(c.check(arch.values(hp)) for c in ref.constraints)
         if (table.hf_class(arch_id) is not None and broken_limit(arch, hp) is None
                 and (ref is None or ref.refusal(hp) is None) and not refused):
-            if carried(hp, "hf"):
-                back, ignored = table.from_hf(table.hf_config(hp), where="x", fixed=arch.fixed)
+            if carried(hp, "hf", hf_table):
+                back, ignored = hf_table.from_hf(hf_table.hf_config(hp), where="x",
+                                                 fixed=arch.fixed)
                 assert arch.resolve(back) == hp, hs.name
                 assert not ignored
             else:  # built by transformers (the table writes it) but not read back from a config
@@ -525,13 +543,19 @@ CONVERTER_DIFFERS = {
 }
 
 
-@pytest.mark.parametrize("arch_id", sorted(CONVERTERS))
-def test_reading_agrees_with_keras_hub_converter(arch_id):
+# more published configs a converter reads (a family's second transformers class: Gemma 2).
+# Not PaliGemma 2's: KerasHub 0.32's convert_pali_gemma knows no Gemma 2 text_config and builds
+# PaliGemma (1)'s decoder from it (no post norms: 2·L·d_e parameters fewer), a finding.
+MORE_CONVERTED = [("gemma", "convert_gemma", "gemma-2-2b.json")]
+
+
+@pytest.mark.parametrize("arch_id, module, name", [
+    *((a, *CONVERTERS[a]) for a in sorted(CONVERTERS)), *MORE_CONVERTED])
+def test_reading_agrees_with_keras_hub_converter(arch_id, module, name):
     """paramcount's reading of a transformers config gives the constructor arguments KerasHub's
     own converter (``convert_backbone_config``) gives, for every argument both name."""
     import importlib
 
-    module, name = CONVERTERS[arch_id]
     conv = importlib.import_module(f"keras_hub.src.utils.transformers.{module}")
     data = json.loads((CONFIGS / name).read_text())
     data.setdefault("rope_theta", 10000.0)
@@ -616,9 +640,9 @@ def test_nested_config_keys_are_read_and_shown_dotted(capsys, tmp_path):
     del data["vision_config"]["patch_size"]
     code, _, err = run(capsys, "count", "--config", _write(tmp_path, data))
     assert code == 2 and "missing key vision_config.patch_size (P)" in err
-    data["text_config"]["model_type"] = "gemma2"
+    data["text_config"]["model_type"] = "gemma3"  # neither PaliGemma's nor PaliGemma 2's
     code, _, err = run(capsys, "count", "--config", _write(tmp_path, data))
-    assert code == 2 and 'text_config.model_type = "gemma2" cannot be counted' in err
+    assert code == 2 and 'text_config.model_type = "gemma3" cannot be counted' in err
 
 
 def test_gemma4_configs_read_as_transformers_and_keras_hub_build_them(capsys, tmp_path):
@@ -651,3 +675,20 @@ def test_gemma4_configs_read_as_transformers_and_keras_hub_build_them(capsys, tm
     code, out, _ = run(capsys, "count", "--config", _write(tmp_path, keras), "--json")
     read = json.loads(out)["config"]["read"]
     assert read["keqv"] == 0 and read["M_kvg"] == 2
+
+
+def test_gemma2_configs_read_as_gemma_with_post_norms(capsys):
+    """Gemma 2 (model_type gemma2) is gemma's second transformers class: its configs read as
+    gemma with both post norms, alone and as PaliGemma 2's text_config, and count says which
+    class builds them."""
+    code, out, _ = run(capsys, "count", "gemma", "--config", str(CONFIGS / "gemma-2-2b.json"))
+    assert code == 0 and "as gemma: " in out and "post_norm=1" in out
+    assert "counted as transformers builds it: Gemma2ForCausalLM" in out
+    assert "keys not read" not in out
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "gemma-2b.json"))
+    assert code == 0 and "counted as transformers builds it: GemmaForCausalLM" in out
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "paligemma2-3b-pt-224.json"),
+                       "--json")
+    data = json.loads(out)
+    assert data["arch"] == "pali_gemma" and data["config"]["read"]["post_norm"] == 1
+    assert data["config"]["ignored"] == []

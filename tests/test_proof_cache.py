@@ -124,3 +124,24 @@ def test_prune_keeps_the_newest(cache_dir):
         os.utime(path, (i, i))
     cache.prune("k", 2)
     assert sorted(p.name for p in (cache_dir / "k").iterdir()) == ["d3", "d4"]
+
+
+def test_transformers_proof_key_names_its_builder_and_libraries():
+    """A transformers proof's reference is ``functools.partial(hf.view, id)``: its key must hold
+    reference_models/hf.py's source and torch's and transformers' versions, and be the same in
+    every process (it held functools' source and the partial's memory address)."""
+    import subprocess
+
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from reference_models import hf
+
+    arch = hf.proof_arch(registry.get("gpt2"))
+    names = [n for n, _ in cache.builder_sources(arch.reference)]
+    assert "reference_models.hf/hf.py" in names and "0x" not in names[0]
+    assert {"torch", "transformers"} <= set(cache.library_versions())
+    code = ("from paramcount import registry, cache\nfrom reference_models import hf\n"
+            "print(cache.proof_key(hf.proof_arch(registry.get('gpt2'))))")
+    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.strip() for _ in range(2)}
+    assert keys == {cache.proof_key(arch)}

@@ -22,12 +22,14 @@ def results():
 def proofs(results):
     """The proofs the committed report shows: recorded ones whose key still matches (an
     architecture whose formula, builder, libraries or prover changed is proven here anew)."""
-    return report.proofs_for(results, GOLDEN)
+    keras, keras_record = report.proofs_for(results, GOLDEN)
+    hf, hf_record = report.proofs_for(results, GOLDEN, framework="transformers")
+    return keras, keras_record, hf, hf_record
 
 
 @pytest.fixture(scope="module")
 def text(results, proofs) -> str:
-    return report.generate(results, proofs=proofs[0])
+    return report.generate(results, proofs=proofs[0], transformers_proofs=proofs[2])
 
 
 def test_golden_report(text, results, proofs, request, tmp_path):
@@ -37,9 +39,11 @@ def test_golden_report(text, results, proofs, request, tmp_path):
     from paramcount.prove import record
 
     if request.config.getoption("--update-golden"):
-        report.write_report(GOLDEN, text, results=results, proof_record=proofs[1])
+        report.write_report(GOLDEN, text, results=results, proof_record=proofs[1],
+                            transformers_record=proofs[3])
     committed = GOLDEN.parent / record.RECORD_NAME
-    assert committed.exists() and committed.read_text(encoding="utf-8") == record.dumps(proofs[1]), (
+    assert committed.exists() and committed.read_text(encoding="utf-8") == record.dumps(
+        proofs[1], proofs[3]), (
         "reports/proofs.json is stale: regenerate with `paramcount report` and commit it")
     assert GOLDEN.exists(), "reports/conformance.md is missing: run `paramcount report`"
     assert GOLDEN.read_text(encoding="utf-8") == text, (
@@ -109,3 +113,16 @@ def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
     monkeypatch.setattr("paramcount.prove.cached_prove", lambda a: calls.append(a) or fresh)
     record.proofs_for(["ffnn_lm"], path)
     assert calls == ["ffnn_lm"]
+
+
+def test_report_proves_every_transformers_reference(text, results):
+    """Issue 9: formula + deltas ≡ transformers is proven for every architecture with a
+    transformers reference, as the formula ≡ Keras is, and the report says so."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    ids = report.transformers_ids(results)
+    assert len(ids) >= 40
+    section = text[text.index("## Proofs against transformers"):]
+    assert f"{len(ids)} of {len(ids)} architectures proven" in section
+    for aid in ids:
+        assert f"\n| {aid} | " in section

@@ -205,3 +205,16 @@ def test_gemma3n_proof_grid_stays_small():
         ranges = prove.decide.ranges(case, prove.decide.VALUE_BITS[0])
         per_point = sum(case.bound(x) / (hi - lo) for x, (lo, hi) in ranges.items())
         assert per_point ** prove.decide.MIN_POINTS < prove.TARGET_ERROR
+
+
+def test_count_of_reads_options_as_a_config_holds_them():
+    """What the config readers call (Field(stack=...)): the counts, and which value is wrong."""
+    assert MOE_AND_DENSE.count_of("L_moe", 6, {"decoder_sparse_step": 2,
+                                                "mlp_only_layers": [1]}) == 2
+    assert MOE_AND_DENSE.count_of("L_dense", 6, {}) == 0
+    for bad, want in ((("mlp_only_layers", 3), "a list of block indices"),
+                      (("decoder_sparse_step", True), "a positive integer"),
+                      (("mlp_only_layers", [-1]), "a list of block indices")):
+        with pytest.raises(ValueError) as exc:
+            MOE_AND_DENSE.count_of("L_moe", 4, dict([bad]))
+        assert exc.value.args == (bad[0], want)

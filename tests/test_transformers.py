@@ -293,19 +293,13 @@ FAST_PROOFS |= {"bart", "bert_pretraining", "distil_bert", "distil_bert_masked_l
                 "roberta_masked_lm", "xlm_roberta", "xlm_roberta_masked_lm", "xlnet"}
 
 
-# prove cannot yet parametrize a constraint that fixes a flag (ESM's ζ = 1 for transformers):
-# the ζ = 0 case should be dropped as infeasible, not reported as an error.
-UNPARAMETRIZED = {"esm"}
-
-
 @pytest.mark.parametrize("arch_id", [
-    pytest.param(a, marks=(() if a in FAST_PROOFS else (pytest.mark.slow,)) + (
-        (pytest.mark.xfail(strict=True, reason="prove cannot parametrize zeta == 1"),)
-        if a in UNPARAMETRIZED else ())) for a in with_reference()])
+    pytest.param(a, marks=() if a in FAST_PROOFS else (pytest.mark.slow,))
+    for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
-    p = prove.prove(hf.proof_arch(registry.get(arch_id)))
+    p = hf.prove(registry.get(arch_id))
     assert p.status == "proven", prove.proof_text(p)
 
 
@@ -369,6 +363,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
     ("mixtral", "MixtralForCausalLM"),
     ("smollm3", "SmolLM3ForCausalLM"), ("gpt_oss", "GptOssForCausalLM"),
     ("gemma3_text", "Gemma3ForCausalLM"), ("gemma", "GemmaForCausalLM"),
+    ("gemma2", "Gemma2ForCausalLM"),
     ("phi3", "Phi3ForCausalLM"), ("paligemma", "PaliGemmaForConditionalGeneration"),
     ("t5gemma", "T5GemmaForConditionalGeneration"),
     ("distilbert", "DistilBertForMaskedLM"), ("electra", "ElectraModel"),
@@ -395,8 +390,8 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
         model = getattr(transformers, cls)(cfg)
     built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
     arch = registry.get(reading.arch)
-    assert frameworks.for_framework(arch, "transformers").count(arch.resolve(reading.hparams)) \
-        == built
+    hp = arch.resolve(reading.hparams)
+    assert frameworks.for_framework(arch, "transformers", hp).count(hp) == built
 
 
 def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
@@ -416,7 +411,9 @@ def test_every_leaf_of_every_transformers_tree_has_a_kind():
     from paramcount.frameworks import for_framework
 
     missing = [lf.path for a in registry.architectures().values() if a.transformers is not None
-               for lf in for_framework(a, "transformers").formula.leaves() if lf.kind is None]
+               for t in a.transformers.all()
+               for lf in for_framework(a, "transformers", ref=t).formula.leaves()
+               if lf.kind is None]
     assert not missing
     hf = for_framework(registry.get("bert_masked_lm"), "transformers")
     assert {lf.path: lf.kind for lf in hf.formula.leaves()}["bert_masked_lm.pooler"] == "head"
@@ -449,3 +446,46 @@ def test_transformers_verification_imports_no_tensorflow():
             "print(sorted(m for m in ('tensorflow', 'keras', 'keras_hub') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("arch_id, name, cls, norms", [
+    ("gemma", "tiny", "GemmaForCausalLM", 2), ("gemma", "tiny_gemma2", "Gemma2ForCausalLM", 4),
+    ("pali_gemma", "tiny", "PaliGemmaForConditionalGeneration", 2),
+    ("pali_gemma", "tiny_gemma2", "PaliGemmaForConditionalGeneration", 4)])
+def test_post_norm_sets_are_built_by_gemma2(arch_id, name, cls, norms):
+    """One architecture, two transformers classes (Transformers.variants): Gemma 2's decoder for
+    the post-norm sets, with its own norm names attributed to the same leaves."""
+    arch = registry.get(arch_id)
+    hp = arch.resolve(arch.preset(name).hparams)
+    model = hf.build(arch, hp)
+    assert type(model).__name__ == cls
+    layer = next(m for n, m in model.named_modules() if "Decoder" in type(m).__name__)
+    assert type(layer).__name__.startswith("Gemma2" if norms == 4 else "Gemma")
+    assert sum("layernorm" in n for n, _ in layer.named_parameters()) == norms
+    r = verify(arch_id, preset=name, framework="transformers")
+    assert r.ok, r.mismatches()
+    claimed = {c.path: c.weights for c in r.components}
+    post, pre = claimed[f"{arch_id}.blocks.post_attention_norm"], claimed[f"{arch_id}.blocks.norm_2"]
+    assert len(pre) == hp["L"] and len(post) == (hp["L"] if norms == 4 else 0)
+    assert all("post_attention_layernorm" in w for w in post)
+    assert all(("pre_feedforward" if norms == 4 else "post_attention") in w for w in pre)
+
+
+def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsys, tmp_path):
+    """decoder_sparse_step and mlp_only_layers (Qwen2MoeDecoderLayer's rule per block index)
+    are read into L_moe: the count is that of transformers' own build of the file."""
+    data = json.loads((CONFIGS / "qwen1.5-moe-a2.7b.json").read_text())
+    data.update(num_hidden_layers=6, decoder_sparse_step=2, mlp_only_layers=[1, 4])
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
+        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
+    with torch.device("meta"):
+        model = transformers.Qwen2MoeForCausalLM(cfg)
+    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # sparse where (i + 1) % 2 == 0 and i not in [1, 4]: blocks 3 and 5
+    assert out["config"]["read"]["L_moe"] == 2 and out["total"] == built
+    assert main(["verify", "qwen_moe", "--config", str(path), "--framework", "transformers",
+                 "--quiet"]) == 0

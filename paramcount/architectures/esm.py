@@ -13,15 +13,15 @@ import sympy
 from paramcount.components import attention, dense, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible, Relation
+from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
 
 _POSITIONS = {"rotary": 0, "absolute": 1}
 # symbol ↔ ESMBackbone argument ↔ EsmConfig key. Both frameworks name the position type; ζ has
-# no HF key (transformers' ESM always has biases: a declared constraint below).
+# no HF key (transformers' ESM always has biases: Always below).
 MAPPING = Table(
     fields=(
         Field("v", keras="vocabulary_size", hf="vocab_size"),
@@ -97,8 +97,10 @@ register(Architecture(
     keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(
-        constraints=(Relation(zeta, "==", 1, reason="transformers' ESM has biases on every "
-                                                    "dense layer"),),
+        # an option the class cannot switch (EsmConfig has no bias key): Always, which fixes
+        # ζ = 1 for transformers (count, prove) and skips ζ = 0 sets, not a constraint prove
+        # cannot parametrize (a flag equal to a constant)
+        always=(Always(zeta, 1, "transformers' ESM has biases on every dense layer"),),
         weights={
             "embeddings.token": "embeddings/word_embeddings",
             "embeddings.positions": "embeddings/position_embeddings",

@@ -47,17 +47,26 @@ def _gemma2(on, off):
 # symbol ↔ GemmaBackbone argument ↔ GemmaConfig key (model_type gemma: Gemma 1). GemmaBackbone's
 # intermediate_dim is 2·d_f. GemmaConfig's num_key_value_heads (16) and head_dim (256) are class
 # defaults, not derived ones: both keys are read. Gemma 2 configs (model_type gemma2,
-# Gemma2ForCausalLM) are not read yet: the class would be a second transformers class for one
-# architecture id, chosen by post_norm, with other norm names.
+# Gemma2ForCausalLM) are read by GEMMA2 below, the table of the second transformers class.
+_SHAPES = (
+    Field("v", keras="vocabulary_size", hf="vocab_size"),
+    Field("L", keras="num_layers", hf="num_hidden_layers"),
+    Field("M", keras="num_query_heads", hf="num_attention_heads"),
+    Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+    Field("d_e", keras="hidden_dim", hf="hidden_size"),
+    Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
+    Field("d_k", keras="head_dim", hf="head_dim"),
+)
+_HF_FREE = frozenset({
+    "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
+    "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
+    "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
+    "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+    "layer_norm_epsilon", "dropout",
+})
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
-        Field("d_k", keras="head_dim", hf="head_dim"),
+        *_SHAPES,
         # KerasHub's two switches, apart; post_norm (Gemma 2, their common default) is read from
         # the sliding-window switch KerasHub's converter sets for Gemma 2 alone (no weights)
         Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
@@ -78,41 +87,70 @@ MAPPING = Table(
         Require("tie_word_embeddings", (True,), "Gemma's head is the token embedding (tied)"),
         Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
     ),
-    free=frozenset({
-        "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
-        "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
-        "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
-        "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
-        "layer_norm_epsilon", "dropout",
-    }),
+    free=_HF_FREE,
+)
+
+# symbol ↔ Gemma2Config key (model_type gemma2, Gemma2ForCausalLM): Gemma's keys, and both post
+# norms always (no key switches them: post_norm is 1, the two flags default to it). Its
+# num_key_value_heads (4) and head_dim (256) are Gemma2Config's class defaults. Soft caps,
+# query_pre_attn_scalar and the alternating sliding windows (layer_types) hold no weights.
+GEMMA2 = Table(
+    fields=(
+        *(f for f in _SHAPES if f.symbol not in ("M_kv", "d_k")),
+        Field("M_kv", hf="num_key_value_heads", hf_default=4),
+        Field("d_k", hf="head_dim", hf_default=256),
+        Field("post_norm", hf=None, hf_default=1),
+    ),
+    model_type="gemma2",
+    hf_classes={"Gemma2ForCausalLM": "gemma"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 2's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
+    ),
+    free=_HF_FREE | {"query_pre_attn_scalar", "sliding_window", "layer_types",
+                     "final_logit_softcapping", "attn_logit_softcapping",
+                     "cache_implementation"},
 )
 
 # GemmaForCausalLM: input_layernorm before attention, post_attention_layernorm before the
 # feed-forward (Gemma 1 has no post norms); the head is tied; embed_scale is a non-persistent
-# buffer.
+# buffer. Gemma2ForCausalLM (the variant, for both post norms): input_layernorm,
+# post_attention_layernorm *after* attention, pre_feedforward_layernorm, post_feedforward_layernorm.
+# Neither class builds one post norm without the other (KerasHub's post_attention_norm_only).
 # transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
+_WEIGHTS = {
+    "embeddings.token": "model/embed_tokens",
+    "blocks": r"layers/\d+",
+    "blocks.norm_1": "input_layernorm",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "o_proj",
+    "blocks.norm_2": "post_attention_layernorm",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.gate": "gate_proj",
+    "blocks.ffn.up": "up_proj",
+    "blocks.ffn.down": "down_proj",
+    "final_norm": "model/norm",
+}
 TRANSFORMERS = Transformers(
     constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-    always=(Always(post_norm, 0, "GemmaForCausalLM has no post norms (Gemma 2's "
-                                 "Gemma2ForCausalLM is not mapped yet)"),
-            Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
+    always=(Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
             Always(post_ffw_norm, 0, "GemmaForCausalLM has no post-feed-forward norm")),
-    weights={
-        "embeddings.token": "model/embed_tokens",
-        "blocks": r"layers/\d+",
-        "blocks.norm_1": "input_layernorm",
-        "blocks.attention": "self_attn",
-        "blocks.attention.query": "q_proj",
-        "blocks.attention.key": "k_proj",
-        "blocks.attention.value": "v_proj",
-        "blocks.attention.output": "o_proj",
-        "blocks.norm_2": "post_attention_layernorm",
-        "blocks.ffn": "mlp",
-        "blocks.ffn.gate": "gate_proj",
-        "blocks.ffn.up": "up_proj",
-        "blocks.ffn.down": "down_proj",
-        "final_norm": "model/norm",
-    },
+    weights=_WEIGHTS,
+    variants=(Transformers(
+        mapping=GEMMA2,
+        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+        always=(Always(post_attn_norm, 1, "Gemma2ForCausalLM always has a post-attention norm"),
+                Always(post_ffw_norm, 1, "Gemma2ForCausalLM always has a post-feed-forward "
+                                         "norm")),
+        weights={**_WEIGHTS,
+                 "blocks.post_attention_norm": "post_attention_layernorm",
+                 "blocks.norm_2": "pre_feedforward_layernorm",
+                 "blocks.post_ffw_norm": "post_feedforward_layernorm"},
+    ),),
 )
 
 register(Architecture(

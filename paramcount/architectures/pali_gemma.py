@@ -47,34 +47,61 @@ def _gemma2(on, off):
 # symbol ↔ PaliGemmaBackbone argument ↔ PaliGemmaConfig key (nested: text_config is Gemma's,
 # vision_config SigLIP's). Where a sub-config key is absent, transformers takes its class
 # default: Gemma's head_dim 256, SigLIP's image_size 224 (the published configs rely on both).
+_FIELDS = (
+    Field("v", keras="vocabulary_size", hf="text_config.vocab_size"),
+    Field("v", hf="vocab_size"),
+    Field("L", keras="num_layers", hf="text_config.num_hidden_layers"),
+    Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
+    Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
+    Field("d_e", keras="hidden_dim", hf="text_config.hidden_size"),
+    Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
+    Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
+    Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
+    Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224),
+    Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
+    Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
+    Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
+    Field("L_vis", keras="vit_num_layers", hf="vision_config.num_hidden_layers"),
+    Field("d_fvis", keras="vit_intermediate_dim", hf="vision_config.intermediate_size"),
+    # one symbol for both KerasHub switches (they must agree): see the post_norm split
+    Field("post_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
+    Field("post_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+)
+_HF_CONSTANTS = {"tie_word_embeddings": True, "text_config.model_type": "gemma",
+                 "text_config.attention_bias": False,
+                 "vision_config.model_type": "siglip_vision_model",
+                 "vision_config.vision_use_head": False}
+_REQUIRES = (
+    Require("tie_word_embeddings", (True,), "PaliGemma's head is the token embedding"),
+    Require("text_config.attention_bias", (False,), "KerasHub's Gemma attention has no "
+            "biases"),
+    Require("vision_config.vision_use_head", (False,), "KerasHub's PaliGemma ViT is "
+            "formulated unpooled (no MAP head)"),
+    Require("vit_pooling", (None,), "KerasHub's PaliGemma ViT is formulated unpooled",
+            framework="keras"),
+)
+_FREE = frozenset({
+    # the language model is a GemmaModel (no head of its own); SigLIP has no vocabulary
+    "text_config.tie_word_embeddings", "vision_config.vocab_size",
+    "hidden_size", "image_token_index", "ignore_index", "text_config.num_image_tokens",
+    "vision_config.num_image_tokens", "vision_config.projection_dim",
+    "vision_config.projector_hidden_act", "text_config.hidden_act",
+    "text_config.hidden_activation", "text_config.rms_norm_eps",
+    "text_config.max_position_embeddings", "text_config.rope_theta",
+    "text_config.rope_parameters", "text_config.attention_dropout",
+    "text_config.use_bidirectional_attention", "text_config.is_encoder_decoder",
+    "vision_config.layer_norm_eps", "vision_config.hidden_act",
+    "vision_config.attention_dropout", "vision_config.num_channels",
+    "vit_classifier_activation", "vit_name", "query_head_dim_normalize",
+    "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
+    "sliding_window_size", "layer_norm_epsilon", "dropout",
+})
 MAPPING = Table(
-    fields=(
-        Field("v", keras="vocabulary_size", hf="text_config.vocab_size"),
-        Field("v", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="text_config.num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="text_config.hidden_size"),
-        Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
-        Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
-        Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
-        Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224),
-        Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
-        Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
-        Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
-        Field("L_vis", keras="vit_num_layers", hf="vision_config.num_hidden_layers"),
-        Field("d_fvis", keras="vit_intermediate_dim", hf="vision_config.intermediate_size"),
-        # one symbol for both KerasHub switches (they must agree): see the post_norm split
-        Field("post_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
-        Field("post_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
-    ),
+    fields=_FIELDS,
     model_type="paligemma",
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     keras_classes={"PaliGemmaBackbone": "pali_gemma"},
-    hf_constants={"tie_word_embeddings": True, "text_config.model_type": "gemma",
-                  "text_config.attention_bias": False,
-                  "vision_config.model_type": "siglip_vision_model",
-                  "vision_config.vision_use_head": False},
+    hf_constants=_HF_CONSTANTS,
     keras_constants={
         "vit_pooling": None,
         "final_logit_soft_cap": _gemma2(30.0, None),
@@ -82,73 +109,86 @@ MAPPING = Table(
         "use_sliding_window_attention": _gemma2(True, False),
     },
     requires=(
-        Require("tie_word_embeddings", (True,), "PaliGemma's head is the token embedding"),
-        Require("text_config.model_type", ("gemma",), "only PaliGemma (1)'s Gemma decoder is "
-                "mapped to transformers; PaliGemma 2's Gemma 2 decoder is not yet"),
-        Require("text_config.attention_bias", (False,), "KerasHub's Gemma attention has no "
-                "biases"),
-        Require("vision_config.vision_use_head", (False,), "KerasHub's PaliGemma ViT is "
-                "formulated unpooled (no MAP head)"),
-        Require("vit_pooling", (None,), "KerasHub's PaliGemma ViT is formulated unpooled",
-                framework="keras"),
+        Require("text_config.model_type", ("gemma",), "PaliGemma (1)'s decoder is Gemma's "
+                "(PaliGemma 2's, gemma2, is read by its own table)"),
+        *_REQUIRES,
     ),
-    free=frozenset({
-        # the language model is a GemmaModel (no head of its own); SigLIP has no vocabulary
-        "text_config.tie_word_embeddings", "vision_config.vocab_size",
-        "hidden_size", "image_token_index", "ignore_index", "text_config.num_image_tokens",
-        "vision_config.num_image_tokens", "vision_config.projection_dim",
-        "vision_config.projector_hidden_act", "text_config.hidden_act",
-        "text_config.hidden_activation", "text_config.rms_norm_eps",
-        "text_config.max_position_embeddings", "text_config.rope_theta",
-        "text_config.rope_parameters", "text_config.attention_dropout",
-        "text_config.use_bidirectional_attention", "text_config.is_encoder_decoder",
-        "vision_config.layer_norm_eps", "vision_config.hidden_act",
-        "vision_config.attention_dropout", "vision_config.num_channels",
-        "vit_classifier_activation", "vit_name", "query_head_dim_normalize",
-        "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
-        "sliding_window_size", "layer_norm_epsilon", "dropout",
-    }),
+    free=_FREE,
+)
+
+# symbol ↔ PaliGemmaConfig key for PaliGemma 2 (the second transformers class below): the
+# text_config is a Gemma2Config (model_type gemma2), whose decoder always has both post norms
+# (post_norm is 1: no key switches it) and whose absent num_key_value_heads is 4. Its soft caps,
+# query_pre_attn_scalar and sliding windows hold no weights; the published configs keep a
+# top-level num_hidden_layers, which PaliGemmaConfig does not read.
+PALI_GEMMA2 = Table(
+    fields=(*(f for f in _FIELDS if f.symbol not in ("post_norm", "M_kv")),
+            Field("M_kv", hf="text_config.num_key_value_heads", hf_default=4),
+            Field("post_norm", hf=None, hf_default=1)),
+    model_type="paligemma",
+    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
+    hf_constants={**_HF_CONSTANTS, "text_config.model_type": "gemma2"},
+    requires=(
+        Require("text_config.model_type", ("gemma2",), "PaliGemma 2's decoder is Gemma 2's"),
+        *_REQUIRES,
+    ),
+    free=_FREE | {"num_hidden_layers", "vision_config.num_positions",
+                  "text_config.query_pre_attn_scalar", "text_config.sliding_window",
+                  "text_config.sliding_window_size", "text_config.layer_types",
+                  "text_config.final_logit_softcapping", "text_config.attn_logit_softcapping",
+                  "text_config.cache_implementation"},
 )
 
 # PaliGemmaForConditionalGeneration: SiglipVisionTransformer (no head) as model.vision_tower, the
 # projector model.multi_modal_projector.linear, GemmaModel under model.language_model (Gemma 1's
-# norm names), lm_head tied to its embedding (listed once).
+# norm names), lm_head tied to its embedding (listed once). PaliGemma 2 (the variant): the same
+# class over a Gemma2Model, with Gemma 2's norm names (post_attention_layernorm is after
+# attention there, pre_feedforward_layernorm before the feed-forward).
+_WEIGHTS = {
+    "vision_encoder": "vision_tower",
+    "vision_encoder.embeddings.patch": "embeddings/patch_embedding",
+    "vision_encoder.embeddings.position": "embeddings/position_embedding",
+    "vision_encoder.blocks": r"encoder/layers/\d+",
+    "vision_encoder.blocks.norm_1": "layer_norm1",
+    "vision_encoder.blocks.attention": "self_attn",
+    "vision_encoder.blocks.attention.query": "q_proj",
+    "vision_encoder.blocks.attention.key": "k_proj",
+    "vision_encoder.blocks.attention.value": "v_proj",
+    "vision_encoder.blocks.attention.output": "out_proj",
+    "vision_encoder.blocks.norm_2": "layer_norm2",
+    "vision_encoder.blocks.ffn": "mlp",
+    "vision_encoder.blocks.ffn.up": "fc1",
+    "vision_encoder.blocks.ffn.down": "fc2",
+    "vision_encoder.final_norm": "post_layernorm",
+    "image_projection": "multi_modal_projector/linear",
+    "embeddings.token": "language_model/embed_tokens",
+    "blocks": r"language_model/layers/\d+",
+    "blocks.norm_1": "input_layernorm",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "o_proj",
+    "blocks.norm_2": "post_attention_layernorm",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.gate": "gate_proj",
+    "blocks.ffn.up": "up_proj",
+    "blocks.ffn.down": "down_proj",
+    "final_norm": "language_model/norm",
+}
 TRANSFORMERS = Transformers(
     constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-    always=(Always(post_norm, 0, "PaliGemma (1)'s GemmaModel has no post norms (PaliGemma 2's "
-                                 "Gemma 2 decoder is not mapped yet)"),),
-    weights={
-        "vision_encoder": "vision_tower",
-        "vision_encoder.embeddings.patch": "embeddings/patch_embedding",
-        "vision_encoder.embeddings.position": "embeddings/position_embedding",
-        "vision_encoder.blocks": r"encoder/layers/\d+",
-        "vision_encoder.blocks.norm_1": "layer_norm1",
-        "vision_encoder.blocks.attention": "self_attn",
-        "vision_encoder.blocks.attention.query": "q_proj",
-        "vision_encoder.blocks.attention.key": "k_proj",
-        "vision_encoder.blocks.attention.value": "v_proj",
-        "vision_encoder.blocks.attention.output": "out_proj",
-        "vision_encoder.blocks.norm_2": "layer_norm2",
-        "vision_encoder.blocks.ffn": "mlp",
-        "vision_encoder.blocks.ffn.up": "fc1",
-        "vision_encoder.blocks.ffn.down": "fc2",
-        "vision_encoder.final_norm": "post_layernorm",
-        "image_projection": "multi_modal_projector/linear",
-        "embeddings.token": "language_model/embed_tokens",
-        "blocks": r"language_model/layers/\d+",
-        "blocks.norm_1": "input_layernorm",
-        "blocks.attention": "self_attn",
-        "blocks.attention.query": "q_proj",
-        "blocks.attention.key": "k_proj",
-        "blocks.attention.value": "v_proj",
-        "blocks.attention.output": "o_proj",
-        "blocks.norm_2": "post_attention_layernorm",
-        "blocks.ffn": "mlp",
-        "blocks.ffn.gate": "gate_proj",
-        "blocks.ffn.up": "up_proj",
-        "blocks.ffn.down": "down_proj",
-        "final_norm": "language_model/norm",
-    },
+    always=(Always(post_norm, 0, "PaliGemma (1)'s GemmaModel has no post norms"),),
+    weights=_WEIGHTS,
+    variants=(Transformers(
+        mapping=PALI_GEMMA2,
+        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+        always=(Always(post_norm, 1, "PaliGemma 2's Gemma2Model always has both post norms"),),
+        weights={**_WEIGHTS,
+                 "blocks.post_attention_norm": "post_attention_layernorm",
+                 "blocks.norm_2": "pre_feedforward_layernorm",
+                 "blocks.post_ffw_norm": "post_feedforward_layernorm"},
+    ),),
 )
 
 register(Architecture(

@@ -77,11 +77,15 @@ def _dense_blocks(hp):
 
 
 # symbol ↔ QwenMoeBackbone argument ↔ Qwen2MoeConfig key. Both references build L_moe's dense
-# blocks (mlp_only_layers written from it, width intermediate_size = d_f), but the readers do not
-# yet turn a config's mlp_only_layers / decoder_sparse_step into L_moe: a config that sets
-# either otherwise than "all blocks sparse" is refused, so L_moe read from a config is always L.
-_SPARSE_ONLY = "every block is a mixture of experts in what a config is read as (dense blocks " \
-               "among them, L_moe < L, are counted but not yet read from a config)"
+# blocks (mlp_only_layers written from it, width intermediate_size = d_f). A transformers config's
+# mlp_only_layers / decoder_sparse_step / num_experts are read into L_moe by the rule
+# Qwen2MoeDecoderLayer applies to each block index (MOE_AND_DENSE). A KerasHub config that sets
+# them otherwise than "all blocks sparse" is still refused: KerasHub's backbone applies the rule
+# to index 0 in every block (see above), so its file does not say which blocks its own decoder
+# would make dense.
+_SPARSE_ONLY = "every block is a mixture of experts in what a KerasHub config is read as " \
+               "(QwenMoeBackbone applies mlp_only_layers and decoder_sparse_step to block 0 " \
+               "in every block)"
 MAPPING = Table(
     fields=(
         Field("v", keras="vocabulary_size", hf="vocab_size"),
@@ -101,6 +105,9 @@ MAPPING = Table(
         Field("d_k", hf="head_dim"),
         Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
               hf_default=0, keras_default=0),
+        Field("L_moe", stack=MOE_AND_DENSE, options={
+            "decoder_sparse_step": "decoder_sparse_step", "mlp_only_layers": "mlp_only_layers",
+            "num_experts": "num_experts"}),
     ),
     model_type="qwen2_moe",
     hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
@@ -109,8 +116,6 @@ MAPPING = Table(
     keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
     requires=(
         Require("qkv_bias", (True,), "KerasHub's Qwen MoE query, key and value have biases"),
-        Require("mlp_only_layers", ([],), _SPARSE_ONLY),
-        Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
         Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
         Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
     ),

@@ -16,6 +16,7 @@ with :meth:`LayerKinds.counts`. Architectures are data on top of it: which parts
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -85,6 +86,19 @@ class LayerKinds:
                                  f"kinds: {names}")
             tally[kind] += 1
         return {sym.name: tally[k] for k, sym in self.kinds}
+
+    def count_of(self, symbol: str, layers: int, options: Mapping[str, object]) -> int:
+        """``symbol``'s count for options as a config file holds them: each a list of layer
+        indices or a positive integer, as the pattern's default is; ValueError((option,
+        expected)) for another value."""
+        params = inspect.signature(self.pattern).parameters
+        for opt, raw in options.items():
+            listed = isinstance(params[opt].default, (list, tuple))
+            ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
+                  if listed else type(raw) is int and raw > 0)
+            if not ok:
+                raise ValueError(opt, "a list of block indices" if listed else "a positive integer")
+        return self.counts(layers, **options)[symbol]
 
     def stack(
         self,

@@ -121,7 +121,7 @@ def explain(arch: Architecture | str, case: Case | None = None) -> tuple[Residua
     oracle = Oracle(case)
     case = classify(case, oracle)
     oracle.case = case
-    return explain_case(case, oracle, ranges(case, VALUE_BITS[1]))
+    return explain_case(case, oracle, ranges(case, VALUE_BITS[3]))  # values below 2^16
 
 
 _EXPLAINED: dict[tuple[int, str], tuple[Architecture, tuple[Residual, ...]]] = {}

@@ -31,12 +31,26 @@ compiled), so size costs nothing. The Keras-build counts include the two-build p
 multiplicities."""
 
 
+# The proofs against transformers: the same method, another reference and claim.
+TRANSFORMERS_TEXT = """\
+The same method with the other reference: the model transformers builds from the family's
+config (on torch's meta device, nothing allocated) against the formula with its declared deltas
+(see *Keras and PyTorch side by side*), so each case proves formula + deltas ≡ transformers for
+every value of its free hyperparameters. Constraints and options are transformers' own where its
+class has them (a head count that must divide the width, an option it cannot switch). The
+counts of builds below are transformers builds."""
+
+
+def _builds(framework: str) -> str:
+    return "transformers builds" if framework == "transformers" else "Keras builds"
+
+
 def fmt_bound(b: float) -> str:
     return "0 (exact)" if b == 0 else f"{b:.1e}"
 
 
-def case_lines(c: CaseProof, *, timing: bool = True) -> list[str]:
-    head = f"  [{c.case}] {c.status.upper()} — {c.builds} Keras builds"
+def case_lines(c: CaseProof, *, timing: bool = True, framework: str = "keras") -> list[str]:
+    head = f"  [{c.case}] {c.status.upper()} — {c.builds} {_builds(framework)}"
     if timing:
         head += f", {c.seconds:.1f} s"
     lines = [head]
@@ -56,13 +70,13 @@ def case_lines(c: CaseProof, *, timing: bool = True) -> list[str]:
     return lines
 
 
-def proof_text(p: ArchProof, *, timing: bool = True) -> str:
+def proof_text(p: ArchProof, *, timing: bool = True, framework: str = "keras") -> str:
     n = len(p.cases)
     head = (f"{p.arch}: {p.status.upper()} ({n} case{'s' if n != 1 else ''}, "
-            f"{p.builds} Keras builds" + (f", {p.seconds:.1f} s)" if timing else ")"))
+            f"{p.builds} {_builds(framework)}" + (f", {p.seconds:.1f} s)" if timing else ")"))
     lines = [head]
     for c in p.cases:
-        lines += case_lines(c, timing=timing)
+        lines += case_lines(c, timing=timing, framework=framework)
     return "\n".join(lines)
 
 
@@ -74,16 +88,21 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def proofs_markdown(proofs: list[ArchProof]) -> str:
-    """The report's "Proofs" section for these proofs, every case (no timings: deterministic)."""
+def proofs_markdown(proofs: list[ArchProof], framework: str = "keras") -> str:
+    """The report's "Proofs" section (or, for transformers, "Proofs against transformers") for
+    these proofs, every case (no timings: deterministic)."""
     n_cases = sum(len(p.cases) for p in proofs)
     proven = sum(c.status == "proven" for p in proofs for c in p.cases)
-    lines = ["## Proofs", "", METHOD_TEXT.replace("\n", " "), "",
+    builds = _builds(framework)
+    hf = framework == "transformers"
+    lines = ["## Proofs against transformers" if hf else "## Proofs", "",
+             (TRANSFORMERS_TEXT if hf else METHOD_TEXT).replace("\n", " "), "",
              f"{sum(p.status == 'proven' for p in proofs)} of {len(proofs)} architectures proven "
-             f"({proven} of {n_cases} option cases), {sum(p.builds for p in proofs):,} Keras "
-             "builds. `paramcount prove ARCH` prints the same with wall-clock times.", "",
+             f"({proven} of {n_cases} option cases), {sum(p.builds for p in proofs):,} {builds}. "
+             f"`paramcount prove ARCH{' --framework transformers' if hf else ''}` prints the "
+             "same with wall-clock times.", "",
              "| architecture | case | outcome | free parameters | degree bounds (assumed) "
-             "| method | Keras builds | P(false proof) ≤ |",
+             f"| method | {builds} | P(false proof) ≤ |",
              "|---|---|---|---|---|---|---:|---:|"]
     details = []
     for p in proofs:
@@ -98,5 +117,6 @@ def proofs_markdown(proofs: list[ArchProof]) -> str:
                 details.append(f"- **{p.arch} [{_md(c.case)}]**: {_md(c.message)}")
                 details += [f"  - residual {_md(r.text())}" for r in c.residuals]
     if details:
-        lines += ["", "Notes and residuals (Keras − formula):", "", *details]
+        lines += ["", f"Notes and residuals ({'transformers' if hf else 'Keras'} − formula):", "",
+                  *details]
     return "\n".join(lines)

@@ -10,7 +10,10 @@ architecture whose key changed. So a changed formula, builder, library or prover
 proven again, and an unchanged one never is, whichever machine generates the report.
 
 The record holds what the section prints (JSON: statuses, bounds, methods, residual texts),
-not pickled objects, so it is reviewable in a diff like the report itself.
+not pickled objects, so it is reviewable in a diff like the report itself. The proofs against
+transformers (formula + deltas ≡ the PyTorch model) are recorded the same way, under
+``"transformers"``, keyed by the transformers view's own key (its builder, torch's and
+transformers' versions).
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from pathlib import Path
 
 from paramcount.prove.results import ArchProof, CaseProof
 
-__all__ = ["RECORD_NAME", "dumps", "load", "proofs_for", "stale"]
+__all__ = ["FRAMEWORK_KEYS", "RECORD_NAME", "dumps", "key", "load", "proofs_for", "prove_against",
+           "stale"]
 
 RECORD_NAME = "proofs.json"
 FORMAT = 1
+# Where each framework's outcomes sit in the file.
+FRAMEWORK_KEYS = {"keras": "architectures", "transformers": "transformers"}
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,9 @@ def _proof(arch_id: str, entry: Mapping) -> ArchProof:
         for c in entry["cases"]))
 
 
-def load(path: str | Path | None) -> dict:
-    """The record at ``path`` (empty when absent, unreadable or of another format)."""
+def load(path: str | Path | None, framework: str = "keras") -> dict:
+    """The record of ``framework``'s proofs at ``path`` (empty when absent, unreadable or of
+    another format)."""
     if path is None:
         return {}
     try:
@@ -73,24 +80,52 @@ def load(path: str | Path | None) -> dict:
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return {}
-    archs = data.get("architectures")
+    archs = data.get(FRAMEWORK_KEYS[framework])
     return archs if isinstance(archs, dict) else {}
 
 
-def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
-               progress=None) -> tuple[list[ArchProof], dict]:
-    """The proofs of ``arch_ids`` (recorded ones whose key matches, the others proven now), and
-    the record to write beside the report they go into."""
+def key(arch_id: str, framework: str = "keras") -> str:
+    """The key of ``arch_id``'s proof against ``framework`` (:func:`paramcount.cache.proof_key`;
+    against transformers, of each transformers class it has, joined)."""
     from paramcount import registry
     from paramcount.cache import proof_key
+
+    arch = registry.get(arch_id)
+    if framework == "keras":
+        return proof_key(arch)
+    from paramcount.verify import require_transformers
+
+    if arch.transformers is None:
+        from paramcount.errors import ParamcountError
+
+        raise ParamcountError(f"{arch_id} has no transformers reference")
+    hf = require_transformers()
+    return "+".join(proof_key(hf.proof_arch(arch, r)) for r in arch.transformers.all())
+
+
+def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
+    """``arch_id`` proven against ``framework``: formula ≡ Keras, or formula + deltas ≡
+    transformers for every transformers class it has (outcomes cached on disk either way)."""
     from paramcount.prove import cached_prove
 
-    old = load(path)
+    if framework == "keras":
+        return cached_prove(arch_id)
+    from paramcount import registry
+    from paramcount.verify import require_transformers
+
+    return require_transformers().prove(registry.get(arch_id))
+
+
+def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
+               progress=None, framework: str = "keras") -> tuple[list[ArchProof], dict]:
+    """The proofs of ``arch_ids`` against ``framework`` (recorded ones whose key matches, the
+    others proven now), and the record to write beside the report they go into."""
+    old = load(path, framework)
     proofs, new = [], {}
     for aid in sorted(arch_ids):
-        key = proof_key(registry.get(aid))
+        digest = key(aid, framework)
         entry = old.get(aid)
-        if isinstance(entry, dict) and entry.get("key") == key:
+        if isinstance(entry, dict) and entry.get("key") == digest:
             try:
                 proof = _proof(aid, entry)
             except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry: prove
@@ -99,25 +134,24 @@ def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
             proof = None
         if proof is None:
             if progress:
-                progress(f"{aid}: proving")
-            proof = cached_prove(aid)
+                progress(f"{aid}: proving" + ("" if framework == "keras" else f" ({framework})"))
+            proof = prove_against(aid, framework)
         proofs.append(proof)
         if proof.status != "error":  # an error may be the environment's: never recorded
-            new[aid] = _entry(proof, key)
+            new[aid] = _entry(proof, digest)
     return proofs, new
 
 
-def stale(arch_ids: Iterable[str], path: str | Path | None) -> list[str]:
+def stale(arch_ids: Iterable[str], path: str | Path | None, framework: str = "keras") -> list[str]:
     """Those of ``arch_ids`` whose recorded outcome at ``path`` is missing or keyed otherwise."""
-    from paramcount import registry
-    from paramcount.cache import proof_key
-
-    old = load(path)
+    old = load(path, framework)
     return [a for a in sorted(arch_ids)
-            if not (isinstance(old.get(a), dict) and old[a].get("key") == proof_key(registry.get(a)))]
+            if not (isinstance(old.get(a), dict) and old[a].get("key") == key(a, framework))]
 
 
-def dumps(record: Mapping) -> str:
+def dumps(record: Mapping, transformers: Mapping | None = None) -> str:
     """The record's file text (sorted, so an unchanged record is byte-identical)."""
-    return json.dumps({"format": FORMAT, "architectures": record}, indent=1, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    data: dict = {"format": FORMAT, FRAMEWORK_KEYS["keras"]: record}
+    if transformers is not None:
+        data[FRAMEWORK_KEYS["transformers"]] = transformers
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
