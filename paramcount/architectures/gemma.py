@@ -27,6 +27,7 @@ from paramcount.components.decoders import (
     post_norm,
     post_norms,
 )
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Transformers
@@ -119,22 +120,7 @@ GEMMA2 = Table(
 # post_attention_layernorm *after* attention, pre_feedforward_layernorm, post_feedforward_layernorm.
 # Neither class builds one post norm without the other (KerasHub's post_attention_norm_only).
 # transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
-_WEIGHTS = {
-    "embeddings.token": "model/embed_tokens",
-    "blocks": r"layers/\d+",
-    "blocks.norm_1": "input_layernorm",
-    "blocks.attention": "self_attn",
-    "blocks.attention.query": "q_proj",
-    "blocks.attention.key": "k_proj",
-    "blocks.attention.value": "v_proj",
-    "blocks.attention.output": "o_proj",
-    "blocks.norm_2": "post_attention_layernorm",
-    "blocks.ffn": "mlp",
-    "blocks.ffn.gate": "gate_proj",
-    "blocks.ffn.up": "up_proj",
-    "blocks.ffn.down": "down_proj",
-    "final_norm": "model/norm",
-}
+_WEIGHTS = hf_decoder_names()
 TRANSFORMERS = Transformers(
     constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
     always=(Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
@@ -146,10 +132,7 @@ TRANSFORMERS = Transformers(
         always=(Always(post_attn_norm, 1, "Gemma2ForCausalLM always has a post-attention norm"),
                 Always(post_ffw_norm, 1, "Gemma2ForCausalLM always has a post-feed-forward "
                                          "norm")),
-        weights={**_WEIGHTS,
-                 "blocks.post_attention_norm": "post_attention_layernorm",
-                 "blocks.norm_2": "pre_feedforward_layernorm",
-                 "blocks.post_ffw_norm": "post_feedforward_layernorm"},
+        weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
     ),),
 )
 

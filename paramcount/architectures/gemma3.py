@@ -30,6 +30,7 @@ from paramcount.components.decoders import (
     post_norms,
     qk_norm,
 )
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Delta, Transformers
@@ -132,24 +133,9 @@ TRANSFORMERS = Transformers(
         Always(post_ffw_norm, 1, "Gemma3ForCausalLM always has a post-feed-forward norm"),
     ),
     weights={
-        "embeddings.token": "model/embed_tokens",
-        "blocks": r"layers/\d+",
-        "blocks.norm_1": "input_layernorm",
-        "blocks.attention": "self_attn",
-        "blocks.attention.query": "q_proj",
-        "blocks.attention.key": "k_proj",
-        "blocks.attention.value": "v_proj",
+        **hf_decoder_names(norms=("norm_1", "post_attention_norm")), **HF_GEMMA2_NORMS,
         "blocks.attention.query_norm": "q_norm",
         "blocks.attention.key_norm": "k_norm",
-        "blocks.attention.output": "o_proj",
-        "blocks.post_attention_norm": "post_attention_layernorm",
-        "blocks.norm_2": "pre_feedforward_layernorm",
-        "blocks.ffn": "mlp",
-        "blocks.ffn.gate": "gate_proj",
-        "blocks.ffn.up": "up_proj",
-        "blocks.ffn.down": "down_proj",
-        "blocks.post_ffw_norm": "post_feedforward_layernorm",
-        "final_norm": "model/norm",
     },
 )
 

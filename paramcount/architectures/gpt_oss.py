@@ -12,6 +12,7 @@ total has E. Alternate layers attend in a sliding window (no weights); RMS norms
 from __future__ import annotations
 
 from paramcount.components import dense, embedding
+from paramcount.components.llama_like import hf_decoder_names
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
@@ -66,22 +67,13 @@ MAPPING = Table(
 # GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
 # down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
 TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
-    "embeddings.token": "model/embed_tokens",
-    "blocks": r"layers/\d+",
-    "blocks.norm_1": "input_layernorm",
-    "blocks.attention": "self_attn",
-    "blocks.attention.query": "q_proj",
-    "blocks.attention.key": "k_proj",
-    "blocks.attention.value": "v_proj",
-    "blocks.attention.output": "o_proj",
+    **hf_decoder_names(ffn=False),
     "blocks.attention.sinks": "sinks",
-    "blocks.norm_2": "post_attention_layernorm",
     "blocks.moe": "mlp",
     "blocks.moe.router": "router",
     "blocks.moe.experts": "experts",
     "blocks.moe.experts.expert.gate_up": "gate_up_proj|gate_up_proj_bias",
     "blocks.moe.experts.expert.down": "down_proj|down_proj_bias",
-    "final_norm": "model/norm",
     "head": "lm_head",
 })
 

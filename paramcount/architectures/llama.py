@@ -8,7 +8,7 @@ own, tied (``tie_word_embeddings=True``) it is the token table transposed.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import backbone, decoder_blocks, swiglu, tied
+from paramcount.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
@@ -53,20 +53,7 @@ MAPPING = Table(
 # a tied lm_head is the embedding itself, listed once by named_parameters()).
 # transformers validates an even rotary width: d_k = d_e/M even.
 TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
-    "embeddings.token": "model/embed_tokens",
-    "blocks": r"layers/\d+",
-    "blocks.attention_norm": "input_layernorm",
-    "blocks.attention": "self_attn",
-    "blocks.attention.query": "q_proj",
-    "blocks.attention.key": "k_proj",
-    "blocks.attention.value": "v_proj",
-    "blocks.attention.output": "o_proj",
-    "blocks.ffn_norm": "post_attention_layernorm",
-    "blocks.ffn": "mlp",
-    "blocks.ffn.gate": "gate_proj",
-    "blocks.ffn.up": "up_proj",
-    "blocks.ffn.down": "down_proj",
-    "final_norm": "model/norm",
+    **hf_decoder_names(norms=("attention_norm", "ffn_norm")),
     "head": "lm_head",
 })
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from paramcount.components import dense, embedding
 from paramcount.components.decoders import gemma_attention, post_norm, post_norms
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.components.vision import (
     VISION_CONSTRAINTS,
@@ -161,20 +162,7 @@ _WEIGHTS = {
     "vision_encoder.blocks.ffn.down": "fc2",
     "vision_encoder.final_norm": "post_layernorm",
     "image_projection": "multi_modal_projector/linear",
-    "embeddings.token": "language_model/embed_tokens",
-    "blocks": r"language_model/layers/\d+",
-    "blocks.norm_1": "input_layernorm",
-    "blocks.attention": "self_attn",
-    "blocks.attention.query": "q_proj",
-    "blocks.attention.key": "k_proj",
-    "blocks.attention.value": "v_proj",
-    "blocks.attention.output": "o_proj",
-    "blocks.norm_2": "post_attention_layernorm",
-    "blocks.ffn": "mlp",
-    "blocks.ffn.gate": "gate_proj",
-    "blocks.ffn.up": "up_proj",
-    "blocks.ffn.down": "down_proj",
-    "final_norm": "language_model/norm",
+    **hf_decoder_names(prefix="language_model", layers=r"language_model/layers/\d+"),
 }
 TRANSFORMERS = Transformers(
     constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
@@ -184,10 +172,7 @@ TRANSFORMERS = Transformers(
         mapping=PALI_GEMMA2,
         constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
         always=(Always(post_norm, 1, "PaliGemma 2's Gemma2Model always has both post norms"),),
-        weights={**_WEIGHTS,
-                 "blocks.post_attention_norm": "post_attention_layernorm",
-                 "blocks.norm_2": "pre_feedforward_layernorm",
-                 "blocks.post_ffw_norm": "post_feedforward_layernorm"},
+        weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
     ),),
 )
 

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from paramcount.registry import Architecture
 
 __all__ = [
+    "HF_GEMMA2_NORMS",
     "backbone",
     "d_fe",
     "d_fs",
@@ -62,6 +63,7 @@ __all__ = [
     "embeddings",
     "final_norm",
     "gqa_attention",
+    "hf_decoder_names",
     "keras_hub_decoder",
     "moe_swiglu",
     "output_head",
@@ -283,3 +285,39 @@ def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str
                     family="keras_hub")
     return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(
         swiglu(), attention_term=attention_term)), **{**defaults, **fields})
+
+
+def hf_decoder_names(*, prefix: str = "model", layers: str = r"layers/\d+",
+                     norms: tuple[str, str] = ("norm_1", "norm_2"),
+                     ffn: bool = True) -> dict[str, str]:
+    """transformers' names of a Llama-lineage decoder (LlamaForCausalLM, GemmaForCausalLM,
+    GptOssForCausalLM, PaliGemma's language model) on the tree's component paths, for a
+    :class:`paramcount.frameworks.Transformers`' ``weights``: ``prefix/embed_tokens``, blocks
+    ``layers`` with ``input_layernorm``, ``self_attn`` (q/k/v/o_proj), ``post_attention_layernorm``
+    and, with ``ffn``, the gated ``mlp`` (gate/up/down_proj), then ``prefix/norm``. ``norms``
+    names the tree's two block norms (Llama's ``attention_norm`` / ``ffn_norm``)."""
+    names = {
+        "embeddings.token": f"{prefix}/embed_tokens",
+        "blocks": layers,
+        f"blocks.{norms[0]}": "input_layernorm",
+        "blocks.attention": "self_attn",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.key": "k_proj",
+        "blocks.attention.value": "v_proj",
+        "blocks.attention.output": "o_proj",
+        f"blocks.{norms[1]}": "post_attention_layernorm",
+        "final_norm": f"{prefix}/norm",
+    }
+    if ffn:
+        names |= {"blocks.ffn": "mlp", "blocks.ffn.gate": "gate_proj",
+                  "blocks.ffn.up": "up_proj", "blocks.ffn.down": "down_proj"}
+    return names
+
+
+# Gemma 2's (and Gemma 3's) block norms in transformers: post_attention_layernorm *after*
+# attention, pre_feedforward_layernorm before the feed-forward, post_feedforward_layernorm after.
+HF_GEMMA2_NORMS = {
+    "blocks.post_attention_norm": "post_attention_layernorm",
+    "blocks.norm_2": "pre_feedforward_layernorm",
+    "blocks.post_ffw_norm": "post_feedforward_layernorm",
+}
