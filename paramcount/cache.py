@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 try:  # the built-in SHA-256: hashlib would load OpenSSL, a noticeable share of a compiled count
@@ -292,10 +293,44 @@ def library_versions() -> dict[str, str]:
     return out
 
 
+def declared(obj) -> str:
+    """A stable text of declared data (a mapping table, a transformers declaration): dataclasses
+    field by field, mappings sorted, SymPy exactly, a function by its source and the values it
+    captured (Gemma 2's soft caps), never an address."""
+    import dataclasses
+    import inspect
+
+    import sympy
+
+    if isinstance(obj, sympy.Basic):
+        return sympy.srepr(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        inner = ", ".join(f"{f.name}={declared(getattr(obj, f.name))}"
+                          for f in dataclasses.fields(obj))
+        return f"{type(obj).__name__}({inner})"
+    if isinstance(obj, Mapping):
+        return "{" + ", ".join(sorted(f"{declared(k)}: {declared(v)}" for k, v in obj.items())) + "}"
+    if isinstance(obj, (frozenset, set)):
+        return "{" + ", ".join(sorted(declared(x) for x in obj)) + "}"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ", ".join(declared(x) for x in obj) + ")"
+    if isinstance(obj, functools.partial):
+        return f"partial({declared(obj.func)}, {declared(obj.args)}, {declared(obj.keywords)})"
+    if callable(obj) and not isinstance(obj, type):
+        try:
+            src = inspect.getsource(obj)
+        except (OSError, TypeError):
+            src = getattr(obj, "__qualname__", type(obj).__qualname__)
+        cells = [c.cell_contents for c in (getattr(obj, "__closure__", None) or ())]
+        return f"{src.strip()} with {declared(tuple(cells))}" if cells else src.strip()
+    return repr(obj)
+
+
 def proof_key(arch, prove_module: str = "paramcount.prove") -> str:
     """Everything a proof of ``arch`` depends on: the formula tree and the hyperparameters'
     roles and constraints as exact expressions (``srepr``: symbols with their assumptions), the
-    reference builder's source, the libraries' versions, and the prover's own source (with the
+    reference builder's source and the declared tables it builds from (``from_table``; the
+    transformers declaration), the libraries' versions, and the prover's own source (with the
     verifier's attribution of weights to components, which it runs)."""
     import sympy
 
@@ -312,8 +347,9 @@ def proof_key(arch, prove_module: str = "paramcount.prove") -> str:
                    for c in arch.constraints]
     method = [src for m in (prove_module, "paramcount.verify", "paramcount.formula",
                             "paramcount.hparams") for src in _module_sources(m, True)]
+    tables = [declared(getattr(arch, "mapping", None)), declared(getattr(arch, "transformers", None))]
     return key(PROOF_FORMAT, arch.id, tree, roles, constraints,
-               builder_sources(arch.reference), sorted(library_versions().items()), method)
+               builder_sources(arch.reference), tables, sorted(library_versions().items()), method)
 
 
 def cached_proof(arch, prove_uncached):

@@ -145,3 +145,25 @@ def test_transformers_proof_key_names_its_builder_and_libraries():
     keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip() for _ in range(2)}
     assert keys == {cache.proof_key(arch)}
+
+
+def test_key_follows_the_mapping_table_the_builder_reads():
+    """A Keras builder takes its constructor arguments from the family's table (from_table), and
+    the transformers reference its config: a changed table changes what is built, so it must
+    change the proof key (including a function's captured values: Gemma 2's soft caps)."""
+    arch = registry.get("gemma")
+    table = arch.mapping
+    base = cache.proof_key(arch)
+    scaled = dataclasses.replace(table, fields=tuple(
+        dataclasses.replace(f, keras_scale=1) if f.symbol == "d_f" else f for f in table.fields))
+    assert cache.proof_key(dataclasses.replace(arch, mapping=scaled)) != base
+    constants = dict(table.keras_constants)
+    name = "final_logit_soft_cap"
+
+    def caps(on, off):
+        return lambda hp: on if hp["post_norm"] else off
+
+    keys = {cache.proof_key(dataclasses.replace(arch, mapping=dataclasses.replace(
+        table, keras_constants={**constants, name: caps(on, None)}))) for on in (31.0, 32.0)}
+    assert len(keys) == 2 and base not in keys
+    assert cache.proof_key(arch) == base  # and the same table, the same key
