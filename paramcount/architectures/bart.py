@@ -20,17 +20,21 @@ from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 # symbol ↔ BartBackbone argument ↔ BartConfig key. The formula has one depth, width and head
 # count for both stacks: each HF key of a stack (and the num_hidden_layers alias published configs
 # carry, which KerasHub's converter reads) must agree.
+# (Whisper's table starts with the same rows: its stacks are BART's in this respect.)
+ENCODER_DECODER_FIELDS = (
+    Field("v", keras="vocabulary_size", hf="vocab_size"),
+    Field("L", keras="num_layers", hf="encoder_layers"),
+    Field("L", hf="decoder_layers"),
+    Field("L", hf="num_hidden_layers"),
+    Field("M", keras="num_heads", hf="encoder_attention_heads"),
+    Field("M", hf="decoder_attention_heads"),
+    Field("d_e", keras="hidden_dim", hf="d_model"),
+    Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
+    Field("d_f", hf="decoder_ffn_dim"),
+)
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="encoder_layers"),
-        Field("L", hf="decoder_layers"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="encoder_attention_heads"),
-        Field("M", hf="decoder_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="d_model"),
-        Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
-        Field("d_f", hf="decoder_ffn_dim"),
+        *ENCODER_DECODER_FIELDS,
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=1024),
     ),
     model_type="bart",

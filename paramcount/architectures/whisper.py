@@ -16,6 +16,7 @@ parameter frozen at construction (non-trainable, as KerasHub's), proj_out is tie
 
 from __future__ import annotations
 
+from paramcount.architectures.bart import ENCODER_DECODER_FIELDS
 from paramcount.components import attention, embedding, feed_forward, layer_norm
 from paramcount.components.audio import conv1d, n_audio, n_mels
 from paramcount.components.basic import EVEN_HEADS
@@ -35,15 +36,7 @@ _NO_KEY_BIAS = (1, 0, 1, 1)  # q, k, v, output
 # transformers' max_source_positions rows.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="encoder_layers"),
-        Field("L", hf="decoder_layers"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="encoder_attention_heads"),
-        Field("M", hf="decoder_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="d_model"),
-        Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
-        Field("d_f", hf="decoder_ffn_dim"),
+        *ENCODER_DECODER_FIELDS,  # BART's: one depth, head count and width for both stacks
         # both frameworks default to 80 mel channels (128 from large-v3 on)
         Field("n_mels", keras="num_mels", hf="num_mel_bins", keras_default=80, hf_default=80),
         Field("n_audio", keras="max_encoder_sequence_length", hf="max_source_positions",
