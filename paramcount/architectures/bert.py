@@ -60,13 +60,9 @@ MAPPING = Table(
     free=ENCODER_FREE,
 )
 
-# PyTorch names of BertModel (RobertaModel and XLMRobertaModel: the same)
-HF_ENCODER = {
-    "embeddings": "embeddings",
-    "embeddings.token": "word_embeddings",
-    "embeddings.position": "position_embeddings",
-    "embeddings.segment": "token_type_embeddings",
-    "embeddings.norm": "LayerNorm",
+# PyTorch names of BertModel's encoder blocks (RobertaModel's, XLMRobertaModel's and
+# ElectraModel's: the same)
+HF_BLOCKS = {
     "blocks": r"encoder/layer/\d+",
     "blocks.attention": "attention",
     "blocks.attention.query": "self/query",
@@ -78,6 +74,15 @@ HF_ENCODER = {
     "blocks.ffn.up": "intermediate/dense",
     "blocks.ffn.down": r"\d+/output/dense",
     "blocks.norm_2": r"\d+/output/LayerNorm",
+}
+# and of the whole BertModel (RobertaModel and XLMRobertaModel: the same)
+HF_ENCODER = {
+    "embeddings": "embeddings",
+    "embeddings.token": "word_embeddings",
+    "embeddings.position": "position_embeddings",
+    "embeddings.segment": "token_type_embeddings",
+    "embeddings.norm": "LayerNorm",
+    **HF_BLOCKS,
 }
 HF_POOLER = {"pooler": "pooler/dense"}
 

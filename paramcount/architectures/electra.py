@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy
 
+from paramcount.architectures.bert import HF_BLOCKS
 from paramcount.components import dense
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.components.encoders import (
@@ -88,16 +89,7 @@ register(Architecture(
             "embeddings.segment": "embeddings/token_type_embeddings",
             "embeddings.norm": "embeddings/LayerNorm",
             "embeddings.projection": "embeddings_project",
-            "blocks": r"encoder/layer/\d+",
-            "blocks.attention": "attention",
-            "blocks.attention.query": "self/query",
-            "blocks.attention.key": "self/key",
-            "blocks.attention.value": "self/value",
-            "blocks.attention.output": "output/dense",
-            "blocks.norm_1": "attention/output/LayerNorm",
-            "blocks.ffn.up": "intermediate/dense",
-            "blocks.ffn.down": r"\d+/output/dense",
-            "blocks.norm_2": r"\d+/output/LayerNorm",
+            **HF_BLOCKS,  # BertModel's
         },
         deltas=(
             # ElectraSelfOutput's dense; ElectraSelfAttention's q, k, v floor the heads as
