@@ -76,6 +76,10 @@ def cmd_formula(args) -> int:
 def cmd_count(args) -> int:
     from paramcount import render
 
+    if args.checkpoint:
+        from paramcount.cli_checkpoint import run
+
+        return run(args, "count")
     reading = _reading(args, args.arch)
     if reading is None and not args.arch:
         raise UsageError("the following arguments are required: arch (or --config PATH)")
@@ -245,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "config.json, in place of --preset; picks the architecture")
         s.add_argument("--framework", choices=frameworks, default=default,
                        help=f"the framework whose build is {default_help}")
+        s.add_argument("--checkpoint", metavar="PATH",
+                       help="a checkpoint's header against the formula: a .safetensors file, a "
+                            "folder of shards, a .gguf file or a KerasHub preset folder (the "
+                            "config beside it picks the architecture; only headers are read)")
 
     s = sub.add_parser("count", help="evaluate the formula (never imports TensorFlow)")
     s.add_argument("arch", nargs="?", help="architecture (optional with --config)")

@@ -35,6 +35,10 @@ def cmd_verify(args) -> int:
     from paramcount import budget, parallel, progress, registry
     from paramcount.verify import ErrorRow
 
+    if getattr(args, "checkpoint", None):
+        from paramcount.cli_checkpoint import run
+
+        return run(args, "verify")
     if len(args.arch) > 1 and getattr(args, "config", None):
         raise UsageError("--config reads one architecture; name at most one")
     reading = _reading(args, args.arch[0] if args.arch else None)

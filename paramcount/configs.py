@@ -23,7 +23,7 @@ from paramcount import registry
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
-__all__ = ["check_missing", "load_json", "read_config", "supported"]
+__all__ = ["check_missing", "load_json", "read_config", "read_data", "supported"]
 
 
 def load_json(path: str | Path) -> tuple[dict, str]:
@@ -77,6 +77,12 @@ def read_config(path: str | Path, arch_id: str | None = None) -> Reading:
     """Read a config file. With ``arch_id``, read it with that architecture's table (the file's
     family must be the architecture's); otherwise the file picks the architecture."""
     data, where = load_json(path)
+    return read_data(data, where, arch_id)
+
+
+def read_data(data: Mapping, where: str, arch_id: str | None = None) -> Reading:
+    """:func:`read_config` of a config already in hand (the one beside a checkpoint, or the one
+    a GGUF file's metadata gives); ``where`` names it in messages."""
     if is_keras(data):
         return _read_keras(data, where, arch_id)
     return _read_hf(data, where, arch_id)

@@ -1,0 +1,166 @@
+"""A checkpoint against the formula: every stored tensor attributed by name to the formula tree
+(:func:`paramcount.verify.compare`, the attribution the Keras and transformers references use),
+and the stored figure explained against the config's model as named terms.
+
+Names: a safetensors checkpoint's are transformers' (``model.layers.0.self_attn.q_proj.weight``),
+attributed through the family's declared transformers weights
+(:func:`paramcount.frameworks.for_framework`); a GGUF file's are translated to those by its
+family's name table (:mod:`paramcount.checkpoints.gguf_names`); a KerasHub preset's are the Keras
+weight paths. Before the comparison, the tensors a checkpoint stores beside the model's weights
+are set apart, each a term with its reason (:data:`STORED`): quantization state, buffers older
+libraries saved, layers beyond the config's stack (a multi-token-prediction module), a tied head
+stored a second time. What is left must match the formula leaf by leaf.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from paramcount.checkpoints.tensors import Checkpoint, StoredTensor
+from paramcount.errors import InputFileError
+from paramcount.verify import Verification, Weight
+
+__all__ = ["STORED", "CheckpointCheck", "Extra", "check"]
+
+# Stored tensors no leaf claims that are known not to be parameters: pattern → term, reason.
+STORED: tuple[tuple[str, str, str], ...] = (
+    (r"(^|\.)rotary_emb\.inv_freq$", "rotary inv_freq buffers",
+     "rotary frequencies, computed from the rotary base; transformers saved the buffer before "
+     "4.31 made it non-persistent"),
+    (r"(^|\.)attn\.(bias|masked_bias)$", "attention mask buffers",
+     "GPT-2's causal mask (n × n) and masked_bias constant, saved by older transformers"),
+    (r"(^|\.)position_ids$", "position index buffers",
+     "the 0..n−1 position index, a buffer older transformers saved"),
+)
+_STORED = tuple((re.compile(p), term, why) for p, term, why in STORED)
+_LAYER = re.compile(r"(?:^|\.)(?:layers|h|blk)\.(\d+)\.")
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A stored-versus-built term: tensors the checkpoint stores that the model does not build
+    (or stores in another way), with the reason."""
+
+    term: str
+    reason: str
+    tensors: tuple[str, ...]
+    stored: int  # elements, as the Hub counts them
+    built: int = 0  # what the config's model holds of them
+
+    @property
+    def difference(self) -> int:
+        return self.stored - self.built
+
+
+@dataclass(frozen=True)
+class CheckpointCheck:
+    """The outcome of :func:`check`."""
+
+    checkpoint: Checkpoint
+    arch: str
+    hparams: dict[str, int]
+    verification: Verification
+    extras: tuple[Extra, ...]
+    missing: tuple[tuple[str, int], ...]  # leaves with a count and no tensor: (path, count)
+    tied_once: tuple[str, ...]  # zero-count head leaves with no tensor: a tied head stored once
+    built: int  # the config's model: trainable + non-trainable, the formula with its deltas
+    framework: str
+
+    @property
+    def ok(self) -> bool:
+        return self.verification.ok
+
+    @property
+    def explained(self) -> int:
+        return sum(e.difference for e in self.extras)
+
+    @property
+    def unexplained(self) -> int:
+        return self.checkpoint.stored_total - self.built - self.explained
+
+
+def _extras(tensors: list[StoredTensor], layers: int | None) -> tuple[list[Extra], set[str]]:
+    """The tensors set apart before attribution: quantization state and layers beyond the
+    config's stack (known from the name alone)."""
+    groups: dict[tuple[str, str], list[StoredTensor]] = {}
+    for t in tensors:
+        m = _LAYER.search(t.name)
+        if t.role:
+            groups.setdefault(("quantization state", t.role), []).append(t)
+        elif layers is not None and m and int(m.group(1)) >= layers:
+            groups.setdefault((
+                "layers beyond the config's stack",
+                f"layer indices ≥ L = {layers} (the config's num_hidden_layers): a "
+                "multi-token-prediction module (DeepSeek-V3 stores one) or other layers the "
+                "config's model does not build"), []).append(t)
+    out = [Extra(term, why, tuple(t.name for t in ts), sum(t.numel for t in ts))
+           for (term, why), ts in groups.items()]
+    return out, {n for e in out for n in e.tensors}
+
+
+def _packing(tensors: list[StoredTensor]) -> list[Extra]:
+    packed = [t for t in tensors if not t.role and t.logical != t.numel]
+    if not packed:
+        return []
+    return [Extra("packed weights", "quantized weights hold several logical parameters per "
+                  "stored element (the Hub counts stored elements)",
+                  tuple(t.name for t in packed), sum(t.numel for t in packed),
+                  sum(t.logical for t in packed))]
+
+
+def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) -> CheckpointCheck:
+    """Attribute ``ckpt``'s tensors to ``arch``'s tree as ``framework`` names them, at resolved
+    ``hparams``."""
+    from paramcount.formula import to_int
+    from paramcount.frameworks import for_framework, torch_path
+    from paramcount.verify import compare
+
+    shown = for_framework(arch, framework, hparams)
+    leaves = list(shown.formula.leaves())
+    path = torch_path if framework == "transformers" else (lambda n: n)
+    tensors = list(ckpt.tensors)
+    extras, apart = _extras(tensors, hparams.get("L"))
+    extras += _packing(tensors)
+    kept = [t for t in tensors if t.name not in apart]
+    owners = {t.name: [lf for lf in leaves if lf.claims(path(t.weight_name))] for t in kept}
+    values = shown.values(hparams)
+    zero = {lf.path for lf in leaves if lf.term.match and to_int(lf.expr, values, lf.path) == 0}
+    embedded = {t.shape for t in kept
+                if any(lf.kind == "embedding" for lf in owners[t.name])}
+    twice = [t for t in kept if owners[t.name] and all(lf.path in zero for lf in owners[t.name])
+             and t.shape in embedded]
+    if twice:
+        extras.append(Extra("tied head stored twice", "the config ties the output head to the "
+                            "token embedding, yet the checkpoint stores the head's copy as well "
+                            "(loading ties them again: one matrix, stored twice)",
+                            tuple(t.name for t in twice), sum(t.numel for t in twice)))
+    for pat, term, why in _STORED:  # buffers no leaf claims
+        hit = [t for t in kept if not owners[t.name] and pat.search(t.name)]
+        if hit:
+            extras.append(Extra(term, why, tuple(t.name for t in hit), sum(t.numel for t in hit)))
+    apart = {n for e in extras if e.term != "packed weights" for n in e.tensors}
+    weights = [Weight(path(t.weight_name), t.logical,
+                      all(lf.term.trainable for lf in owners[t.name]), t.shape)
+               for t in kept if t.name not in apart]
+    v = compare(shown, hparams, weights, name=ckpt.path, framework=framework)
+    by_path = {c.path: c for c in v.components}
+    missing = tuple((lf.path, by_path[lf.path].expected) for lf in leaves
+                    if lf.term.match and not by_path[lf.path].weights
+                    and by_path[lf.path].expected)
+    tied = tuple(lf.path for lf in leaves if lf.path in zero and not by_path[lf.path].weights
+                 and lf.kind == "head")
+    return CheckpointCheck(ckpt, arch.id, dict(hparams), v, tuple(extras), missing, tied,
+                           v.formula + v.formula_nontrainable, framework)
+
+
+def framework_of(ckpt: Checkpoint, source: str) -> str:
+    """The names a checkpoint's tensors carry: Keras paths for a KerasHub preset's weights file,
+    transformers' otherwise."""
+    if ckpt.format.startswith("Keras"):
+        return "keras"
+    if source == "KerasHub config":
+        raise InputFileError(f"{ckpt.path}: a {ckpt.format} checkpoint names its tensors as "
+                             "transformers does; read it with a transformers config.json")
+    return "transformers"
