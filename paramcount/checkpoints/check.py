@@ -121,6 +121,8 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
     leaves = list(shown.formula.leaves())
     path = torch_path if framework == "transformers" else (lambda n: n)
     tensors = list(ckpt.tensors)
+    if framework == "transformers":
+        path = _renamed(arch, ckpt, path)
     extras, apart = _extras(tensors, hparams.get("L"))
     extras += _packing(tensors)
     kept = [t for t in tensors if t.name not in apart]
@@ -153,6 +155,28 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
                  and lf.kind == "head")
     return CheckpointCheck(ckpt, arch.id, dict(hparams), v, tuple(extras), missing, tied,
                            v.formula + v.formula_nontrainable, framework)
+
+
+def _renamed(arch, ckpt: Checkpoint, path):
+    """Names as the family's ``Transformers.rename`` sees them (Gemma 4's global layers, told
+    apart by the config's ``layer_types``)."""
+    import types
+
+    rename = arch.transformers.rename if arch.transformers is not None else None
+    if rename is None:
+        return path
+    cfg = dict(ckpt.config or {})
+    cfg = {**cfg, **(cfg.get("text_config") or {})}
+    ns = types.SimpleNamespace(**cfg)
+
+    def renamed(name: str) -> str:
+        try:
+            return rename(path(name), ns)
+        except (AttributeError, IndexError, KeyError, TypeError):
+            raise InputFileError(f"{ckpt.path}: {arch.id} tells its layers apart by the config "
+                                 "(layer_types), which the config beside the checkpoint does "
+                                 "not give for every layer") from None
+    return renamed
 
 
 def framework_of(ckpt: Checkpoint, source: str) -> str:

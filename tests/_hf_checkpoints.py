@@ -1,0 +1,43 @@
+"""Checkpoints as transformers' ``save_pretrained`` writes them, from a model built on the meta
+device (nothing allocated, nothing downloaded): the state dict with a tied weight once (under the
+input embedding's name), persistent buffers included, and the config beside it. Imports torch:
+only the transformers tests import this module (never TensorFlow)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reference_models import hf
+from tests._checkpoints import write_safetensors
+
+DTYPES = {"torch.float32": "F32", "torch.bfloat16": "BF16", "torch.float16": "F16",
+          "torch.int64": "I64", "torch.int32": "I32", "torch.bool": "BOOL"}
+
+
+def state(arch, hp, *, dtype: str = "BF16") -> tuple[list[tuple[str, str, tuple]], dict]:
+    """(name, dtype, shape) of each tensor save_pretrained stores, and the config.json data."""
+    model = hf.build(arch, hp)
+    emb = hf._input_embedding_name(model)
+    seen: dict[int, int] = {}
+    out: list[tuple[str, str, tuple]] = []
+    for name, t in model.state_dict(keep_vars=True).items():
+        if id(t) in seen:  # a tied weight: stored once, under the input embedding's name
+            i = seen[id(t)]
+            if id(t) in emb:
+                out[i] = (emb[id(t)], out[i][1], out[i][2])
+            continue
+        seen[id(t)] = len(out)
+        kind = dtype if t.is_floating_point() else DTYPES[str(t.dtype)]
+        out.append((name, kind, tuple(t.shape)))
+    cfg = json.loads(model.config.to_json_string())
+    cfg["architectures"] = [type(model).__name__]
+    return out, cfg
+
+
+def save(folder: Path, arch, hp, **kw) -> Path:
+    tensors, cfg = state(arch, hp, **kw)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_safetensors(folder / "model.safetensors", tensors)
+    (folder / "config.json").write_text(json.dumps(cfg))
+    return folder

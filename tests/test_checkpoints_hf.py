@@ -1,0 +1,166 @@
+"""Checkpoints written as transformers' save_pretrained writes them (headers from a meta-device
+build, the data a sparse hole), checked by ``verify --checkpoint`` tensor by tensor. Imports
+torch, never TensorFlow; skipped without torch."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from paramcount import configs, registry  # noqa: E402
+from paramcount.checkpoints import check, readers  # noqa: E402
+from paramcount.cli import main  # noqa: E402
+from reference_models import hf  # noqa: E402
+from tests._checkpoints import write_safetensors, write_sharded  # noqa: E402
+from tests._hf_checkpoints import save, state  # noqa: E402
+
+CONFIGS = Path(__file__).with_name("configs")
+
+
+def _with_reference() -> list[str]:
+    return sorted(a for a, arch in registry.architectures().items()
+                  if arch.transformers is not None)
+
+
+def _buildable(arch):
+    """The smallest example set transformers builds and a config reads back (a set that needs
+    a flag transformers cannot switch, or dense blocks among experts, is passed over)."""
+    for hs in sorted(arch.hparam_sets(), key=lambda h: arch.count(h.hparams)):
+        hp = arch.resolve(hs.hparams)
+        try:
+            tensors, cfg = state(arch, hp)
+            reading = configs.read_data(cfg, "config.json", arch.id)
+        except (hf.Refused, configs.InputFileError):
+            continue
+        return hs.name, tensors, cfg, arch.resolve(reading.hparams)
+    raise AssertionError(f"{arch.id}: no example set transformers builds")
+
+
+@pytest.mark.parametrize("arch_id", _with_reference())
+def test_every_family_with_a_transformers_reference_matches_tensor_by_tensor(arch_id, tmp_path):
+    arch = registry.get(arch_id)
+    _, tensors, cfg, hp = _buildable(arch)
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    c = check.check(readers.read(tmp_path), arch, hp, "transformers")
+    assert c.ok, c.verification.mismatches()
+    assert not c.extras and not c.missing and c.unexplained == 0
+    assert c.checkpoint.stored_total == c.built == sum(r.actual for r in c.verification.components)
+
+
+# The figure the Hub shows for each published model (safetensors "total" on its page).
+PUBLISHED = {
+    "llama-3.1-405b.json": 405_853_388_800,
+    "llama-2-70b-hf.json": 68_976_648_192,
+    "meta-llama-3-8b.json": 8_030_261_248,
+    "mixtral-8x7b-v0.1.json": 46_702_792_704,
+    "qwen2.5-7b.json": 7_615_616_512,
+    "gemma-2-9b.json": 9_241_705_984,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_full_size_headers_of_published_models(name, tmp_path, capsys):
+    reading = configs.read_config(CONFIGS / name)
+    arch = registry.get(reading.arch)
+    tensors, _ = state(arch, arch.resolve(reading.hparams))
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    shutil.copy(CONFIGS / name, tmp_path / "config.json")
+    assert (tmp_path / "model.safetensors").stat().st_blocks * 512 < 2**20  # sparse: no disk
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out[out.index("{"):])
+    assert data["stored_total"] == data["built"] == PUBLISHED[name]
+    assert data["unexplained"] == 0 and data["terms"] == []
+
+
+def _llama(tmp_path: Path, name: str = "llama-2-7b-hf.json"):
+    reading = configs.read_config(CONFIGS / name)
+    arch = registry.get(reading.arch)
+    tensors, _ = state(arch, arch.resolve(reading.hparams))
+    return tensors
+
+
+def test_a_sharded_folder_reads_every_shard(tmp_path, capsys):
+    folder = write_sharded(tmp_path / "ckpt", _llama(tmp_path), shards=3)
+    shutil.copy(CONFIGS / "llama-2-7b-hf.json", folder / "config.json")
+    assert main(["verify", "--checkpoint", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "safetensors, 3 files, 291 tensors" in out
+    assert "match    llama" in out and "diff +0" in out
+
+
+def test_stored_inv_freq_buffers_are_a_named_term(tmp_path, capsys):
+    tensors = _llama(tmp_path)
+    tensors += [(f"model.layers.{i}.self_attn.rotary_emb.inv_freq", "F32", (64,))
+                for i in range(32)]
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    shutil.copy(CONFIGS / "llama-2-7b-hf.json", tmp_path / "config.json")
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out[out.index("{"):])
+    assert data["stored_total"] == 6_738_415_616 + 32 * 64
+    assert [(t["term"], t["difference"]) for t in data["terms"]] == [
+        ("rotary inv_freq buffers", 2048)]
+    assert data["unexplained"] == 0
+
+
+def test_a_tied_head_stored_twice_is_a_named_term(tmp_path, capsys):
+    data = json.loads((CONFIGS / "llama-3.2-1b.json").read_text())
+    assert data["tie_word_embeddings"] is True
+    reading = configs.read_config(CONFIGS / "llama-3.2-1b.json")
+    arch = registry.get(reading.arch)
+    tensors, _ = state(arch, arch.resolve(reading.hparams))
+    assert "lm_head.weight" not in [t[0] for t in tensors]  # save_pretrained stores it once
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    shutil.copy(CONFIGS / "llama-3.2-1b.json", tmp_path / "config.json")
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert "head is tied to the token embedding and stored once" in capsys.readouterr().out
+    emb = next(t for t in tensors if t[0] == "model.embed_tokens.weight")
+    write_safetensors(tmp_path / "model.safetensors", [*tensors, ("lm_head.weight", *emb[1:])])
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    v, d = 128256, 2048
+    assert out["stored_total"] == out["built"] + v * d
+    assert [(t["term"], t["difference"]) for t in out["terms"]] == [
+        ("tied head stored twice", v * d)]
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+
+
+def test_layers_beyond_the_stack_are_a_named_term_and_a_missing_tensor_is_named(tmp_path,
+                                                                                 capsys):
+    tensors = _llama(tmp_path)
+    mtp = [(n.replace("model.layers.0.", "model.layers.32."), d, s) for n, d, s in tensors
+           if n.startswith("model.layers.0.")]
+    write_safetensors(tmp_path / "model.safetensors", [*tensors, *mtp])
+    shutil.copy(CONFIGS / "llama-2-7b-hf.json", tmp_path / "config.json")
+    assert main(["count", "--checkpoint", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    per_layer = sum(s[0] * (s[1] if len(s) > 1 else 1) for _, _, s in mtp)
+    assert f"layers beyond the config's stack{'':<4}{per_layer:>+20,}" in out
+    kept = [t for t in tensors if t[0] != "model.norm.weight"]
+    write_safetensors(tmp_path / "model.safetensors", kept)
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "no tensor for llama.final_norm (4,096 parameters in the formula)" in out
+    assert "MISMATCH llama" in out
+
+
+def test_an_unclaimed_tensor_is_named(tmp_path, capsys):
+    save(tmp_path, registry.get("llama"), registry.get("llama").resolve(
+        registry.get("llama").preset("tiny_mqa").hparams))
+    tensors = [(n, "BF16", (2, 3)) for n in ("model.layers.0.self_attn.mystery.weight",)]
+    ck = readers.read(tmp_path)
+    write_safetensors(tmp_path / "model.safetensors",
+                      [(t.name, t.dtype, t.shape) for t in ck.tensors] + tensors)
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 1
+    assert ("unclaimed tensor model.layers.0.self_attn.mystery.weight [2, 3] (6)"
+            in capsys.readouterr().out)
