@@ -73,7 +73,7 @@ def _packed(t: StoredTensor, qc: Mapping | None) -> StoredTensor:
         raise InputFileError(f"{where} is a packed qweight, but the config's quantization_config "
                              f"gives no bits of 2, 3, 4 or 8 (bits = {bits!r})")
     word = _DTYPE_BITS.get(t.dtype)
-    if word is None or word % bits and bits != 3:
+    if word is None or (word % bits and bits != 3):
         raise InputFileError(f"{where} is a packed qweight of dtype {t.dtype}: expected int32")
     # 3-bit GPTQ packs 32 values into 3 int32 words: 32 / 3 per word, exactly, over a row
     logical = t.numel * word // bits
