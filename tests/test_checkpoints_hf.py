@@ -145,7 +145,8 @@ def test_layers_beyond_the_stack_are_a_named_term_and_a_missing_tensor_is_named(
     assert main(["count", "--checkpoint", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     per_layer = sum(s[0] * (s[1] if len(s) > 1 else 1) for _, _, s in mtp)
-    assert f"layers beyond the config's stack{'':<4}{per_layer:>+20,}" in out
+    line = next(ln for ln in out.splitlines() if "layers beyond the config's stack" in ln)
+    assert line.split()[5] == f"{per_layer:+,}:" and "L = 32" in line
     kept = [t for t in tensors if t[0] != "model.norm.weight"]
     write_safetensors(tmp_path / "model.safetensors", kept)
     assert main(["verify", "--checkpoint", str(tmp_path)]) == 1

@@ -88,7 +88,7 @@ def _extras(tensors: list[StoredTensor], layers: int | None) -> tuple[list[Extra
     for t in tensors:
         m = _LAYER.search(t.name)
         if t.role:
-            groups.setdefault(("quantization state", t.role), []).append(t)
+            groups.setdefault(tuple(t.role.split(": ", 1)), []).append(t)  # type: ignore[arg-type]
         elif layers is not None and m and int(m.group(1)) >= layers:
             groups.setdefault((
                 "layers beyond the config's stack",

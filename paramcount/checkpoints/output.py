@@ -20,11 +20,14 @@ def header_line(ckpt: Checkpoint) -> str:
     return f"checkpoint {ckpt.path}: {ckpt.format}, {files}{len(ckpt.tensors)} tensors{quant}"
 
 
+W = 54  # the label column
+
+
 def _stored_lines(ckpt: Checkpoint) -> list[str]:
     out = ["stored, as the Hub counts it (the sum of every stored tensor's shape):"]
     for dtype, (n, b) in ckpt.by_dtype().items():
-        out.append(f"  {dtype:<10}{n:>20,} elements  {b:>20,} bytes")
-    out.append(f"  {'total':<10}{ckpt.stored_total:>20,} elements  {ckpt.stored_bytes:>20,} bytes")
+        out.append(f"  {dtype:<{W - 2}}{n:>20,}  ({b:,} bytes)")
+    out.append(f"  {'total':<{W - 2}}{ckpt.stored_total:>20,}  ({ckpt.stored_bytes:,} bytes)")
     return out
 
 
@@ -32,7 +35,7 @@ def _extra_lines(c: CheckpointCheck) -> list[str]:
     out = []
     for e in c.extras:
         built = f" (stored {e.stored:,}, logical {e.built:,})" if e.built else ""
-        out.append(f"  {e.term:<36}{e.difference:>+20,}{built}: {e.reason}; "
+        out.append(f"  {e.term:<{W - 2}}{e.difference:>+20,}{built}: {e.reason}; "
                    f"{_names(e.tensors)}")
     return out
 
@@ -41,16 +44,16 @@ def count_lines(c: CheckpointCheck) -> list[str]:
     ckpt = c.checkpoint
     who = "transformers" if c.framework == "transformers" else "Keras"
     out = [header_line(ckpt), *_stored_lines(ckpt),
-           f"the config's model ({c.arch} as {who} builds it){c.built:>28,}",
-           f"stored − built{ckpt.stored_total - c.built:>+52,}"]
+           f"{f'the config model ({c.arch}, as {who} builds it)':<{W}}{c.built:>20,}",
+           f"{'stored − built':<{W}}{ckpt.stored_total - c.built:>+20,}"]
     out += _extra_lines(c)
     if c.unexplained:
-        out.append(f"  {'unexplained':<36}{c.unexplained:>+20,}: tensors the formula does not "
+        out.append(f"  {'unexplained':<{W - 2}}{c.unexplained:>+20,}: tensors the formula does not "
                    "account for (verify --checkpoint names them)")
     logical = sum(t.logical for t in ckpt.tensors)
     if logical != ckpt.stored_total:
-        out.append(f"logical parameters stored (packed weights unpacked, quantization state "
-                   f"out): {logical:,}")
+        out.append(f"{'logical parameters stored':<{W}}{logical:>20,}  (packed weights unpacked, "
+                   "quantization state out)")
     return out
 
 

@@ -27,21 +27,22 @@ __all__ = ["ROLES", "gguf_bytes", "unpack"]
 
 _DTYPE_BITS = {"I32": 32, "U32": 32, "I16": 16, "U16": 16, "I8": 8, "U8": 8}
 
-# Tensors stored beside the weights: name suffix → what it is (the stored-versus-built term).
-ROLES: tuple[tuple[str, str], ...] = (
-    (r"\.scales$", "quantization scales (GPTQ / AWQ: one per group of inputs and output)"),
-    (r"\.qzeros$", "quantization zero points (GPTQ / AWQ, packed)"),
-    (r"\.g_idx$", "GPTQ's group index of each input row"),
-    (r"\.weight_scale_inv$", "FP8 block scales (one per 128×128 block, DeepSeek-V3's layout)"),
-    (r"\.weight_scale$", "FP8 weight scales"),
-    (r"\.input_scale$", "FP8 activation scales"),
+# Tensors stored beside the weights: name suffix → (term, reason), the stored-versus-built term.
+ROLES: tuple[tuple[str, str, str], ...] = (
+    (r"\.scales$", "quantization scales", "GPTQ / AWQ: one per group of inputs and output"),
+    (r"\.qzeros$", "quantization zero points", "GPTQ / AWQ, packed like the weights"),
+    (r"\.g_idx$", "GPTQ group indices", "the group of each input row (act-order)"),
+    (r"\.weight_scale_inv$", "FP8 block scales", "one per 128×128 block (DeepSeek-V3's layout)"),
+    (r"\.weight_scale$", "FP8 weight scales", "compressed-tensors' per-tensor or per-channel"),
+    (r"\.input_scale$", "FP8 activation scales", "compressed-tensors' static input scales"),
     (r"\.weight\.(absmax|quant_map|nested_absmax|nested_quant_map)$",
-     "bitsandbytes 4-bit quantization state (block absmax, code map)"),
-    (r"\.weight\.quant_state\.", "bitsandbytes 4-bit quantization state (its JSON, as bytes)"),
-    (r"\.SCB$", "bitsandbytes 8-bit row scales"),
-    (r"\.weight_format$", "bitsandbytes 8-bit layout tag"),
+     "bitsandbytes 4-bit state", "block absmax and code map of each 4-bit weight"),
+    (r"\.weight\.quant_state\.", "bitsandbytes 4-bit state",
+     "the quantization state's JSON, stored as bytes"),
+    (r"\.SCB$", "bitsandbytes 8-bit scales", "one per output row"),
+    (r"\.weight_format$", "bitsandbytes 8-bit layout tags", "the layout of each int8 weight"),
 )
-_ROLES = tuple((re.compile(p), why) for p, why in ROLES)
+_ROLES = tuple((re.compile(p), f"{term}: {why}") for p, term, why in ROLES)
 
 
 def _role(name: str) -> str:

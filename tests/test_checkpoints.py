@@ -1,0 +1,226 @@
+"""Checkpoint headers without torch or TensorFlow: bad input refused in one line (exit 2) before
+anything past the header is read, quantized layouts unpacked, the stored figure per dtype."""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+import tracemalloc
+
+import pytest
+
+from paramcount.checkpoints import quant, read
+from paramcount.checkpoints.tensors import StoredTensor
+from paramcount.cli import main
+from paramcount.errors import InputFileError
+from tests._checkpoints import write_config, write_safetensors
+
+LLAMA_CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64,
+                "hidden_size": 16, "intermediate_size": 32, "num_hidden_layers": 2,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "tie_word_embeddings": False}
+
+
+def llama_tensors(v=64, d=16, f=32, layers=2, kv=8):
+    out = [("model.embed_tokens.weight", "BF16", (v, d))]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        out += [(p + "input_layernorm.weight", "BF16", (d,)),
+                (p + "self_attn.q_proj.weight", "BF16", (d, d)),
+                (p + "self_attn.k_proj.weight", "BF16", (kv, d)),
+                (p + "self_attn.v_proj.weight", "BF16", (kv, d)),
+                (p + "self_attn.o_proj.weight", "BF16", (d, d)),
+                (p + "post_attention_layernorm.weight", "BF16", (d,)),
+                (p + "mlp.gate_proj.weight", "BF16", (f, d)),
+                (p + "mlp.up_proj.weight", "BF16", (f, d)),
+                (p + "mlp.down_proj.weight", "BF16", (d, f))]
+    return [*out, ("model.norm.weight", "BF16", (d,)), ("lm_head.weight", "BF16", (v, d))]
+
+
+def _raw(path, length: int, body: bytes = b"") -> str:
+    path.write_bytes(struct.pack("<Q", length) + body)
+    return str(path)
+
+
+def _refused(capsys, argv, *needles):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("paramcount: error: "), err
+    for n in needles:
+        assert n in err, err
+    return err
+
+
+def test_a_hand_written_llama_checkpoint_matches(tmp_path, capsys):
+    write_safetensors(tmp_path / "model.safetensors", llama_tensors())
+    write_config(tmp_path, LLAMA_CONFIG)
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert "match    llama" in capsys.readouterr().out
+    assert main(["count", "--checkpoint", str(tmp_path / "model.safetensors"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    total = 2 * 64 * 16 + 16 + 2 * (2 * 16 + 2 * 16 * 16 + 2 * 8 * 16 + 3 * 32 * 16)
+    assert data["stored"] == {"BF16": {"elements": total, "bytes": 2 * total}}
+    assert data["stored_total"] == data["built"] == total and data["terms"] == []
+
+
+def test_without_a_config_an_id_and_set_pick_the_model(tmp_path, capsys):
+    write_safetensors(tmp_path / "model.safetensors", llama_tensors())
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)], "no config.json beside")
+    assert main(["verify", "llama", "--checkpoint", str(tmp_path), "--set", "v=64", "d_e=16",
+                 "d_f=32", "L=2", "M=4", "M_kv=2", "tied=0"]) == 0
+
+
+def test_truncated_header(tmp_path, capsys):
+    (tmp_path / "a.safetensors").write_bytes(b"\x10\x00\x00")
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path / "a.safetensors")],
+             "truncated safetensors header: 3 bytes")
+
+
+@pytest.mark.parametrize("length", [5000, 10 * 2**30, 2**64 - 1])
+def test_a_header_length_beyond_the_file_is_refused_without_allocating_it(tmp_path, capsys,
+                                                                           length):
+    path = _raw(tmp_path / "a.safetensors", length, b"{}")
+    tracemalloc.start()
+    _refused(capsys, ["count", "--checkpoint", path], f"says {length:,} bytes", "has 2 after it")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 50 * 2**20
+
+
+def test_a_header_longer_than_the_format_allows(tmp_path, capsys):
+    path = tmp_path / "a.safetensors"
+    path.write_bytes(struct.pack("<Q", 200_000_000))
+    with path.open("r+b") as f:
+        f.truncate(8 + 200_000_000)  # sparse
+    _refused(capsys, ["count", "--checkpoint", str(path)], "beyond the 100 MB")
+
+
+def test_non_json_header(tmp_path, capsys):
+    path = _raw(tmp_path / "a.safetensors", 10, b'{"a": nope')
+    _refused(capsys, ["count", "--checkpoint", path], "not a valid safetensors file",
+             "invalid JSON")
+
+
+def test_duplicate_tensor_names(tmp_path, capsys):
+    body = (b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, '
+            b'"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}')
+    path = _raw(tmp_path / "a.safetensors", len(body), body + b"\0" * 8)
+    _refused(capsys, ["count", "--checkpoint", path], "duplicate tensor name 'a'")
+
+
+@pytest.mark.parametrize("shape, needle", [([-2], "integer `-2`"),
+                                           ([2**62, 2**62], "overflow")])
+def test_negative_or_absurd_dims(tmp_path, capsys, shape, needle):
+    body = json.dumps({"a": {"dtype": "F32", "shape": shape, "data_offsets": [0, 8]}}).encode()
+    path = _raw(tmp_path / "a.safetensors", len(body), body + b"\0" * 8)
+    _refused(capsys, ["count", "--checkpoint", path], needle)
+
+
+def test_a_shape_the_library_would_take_is_still_checked():
+    from paramcount.checkpoints.tensors import check_shape
+
+    with pytest.raises(InputFileError, match="more than 2\\^56"):
+        check_shape("f", "a", [2**40, 2**40])
+    with pytest.raises(InputFileError, match="expected a list of integers"):
+        check_shape("f", "a", [True])
+
+
+def test_an_index_naming_a_missing_shard(tmp_path, capsys):
+    write_safetensors(tmp_path / "model-00001-of-00002.safetensors", llama_tensors()[:3])
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
+        "model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+        "lm_head.weight": "model-00002-of-00002.safetensors"}}))
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)],
+             "names shard 'model-00002-of-00002.safetensors', which is not in")
+
+
+def test_an_index_and_its_shards_disagree(tmp_path, capsys):
+    write_safetensors(tmp_path / "s1.safetensors", llama_tensors()[:2])
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
+        "model.embed_tokens.weight": "s1.safetensors", "lm_head.weight": "s1.safetensors"}}))
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)],
+             "names tensor 'lm_head.weight' in s1.safetensors, which does not hold it")
+
+
+@pytest.mark.parametrize("name", ["pytorch_model.bin", "model.pt", "consolidated.pth"])
+def test_a_pickle_is_refused_unopened(tmp_path, capsys, name):
+    path = tmp_path / name
+    path.write_bytes(b"\x80\x02cos\nsystem\n")  # never unpickled
+    os_mode = path.stat().st_mode
+    path.chmod(0)  # not even opened: no read permission needed
+    try:
+        _refused(capsys, ["count", "--checkpoint", str(path)], "loading one executes the code",
+                 "convert it to safetensors")
+        _refused(capsys, ["verify", "--checkpoint", str(tmp_path)], "pickle checkpoint")
+    finally:
+        path.chmod(os_mode)
+
+
+def test_not_a_checkpoint(tmp_path, capsys):
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path / "nope.safetensors")],
+             "no checkpoint at")
+    (tmp_path / "notes.txt").write_text("x")
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path / "notes.txt")],
+             "not a checkpoint paramcount reads")
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)], "no checkpoint in this folder")
+
+
+def test_gptq_packed_weights_count_logically(tmp_path, capsys):
+    d, f, group = 64, 128, 32
+    tensors = []
+    for name, dtype, shape in llama_tensors(v=64, d=d, f=f, kv=32):
+        if ".layers." in name and name.endswith("_proj.weight"):
+            out, inp = shape
+            base = name.removesuffix(".weight")
+            tensors += [(base + ".qweight", "I32", (inp // 8, out)),
+                        (base + ".qzeros", "I32", (inp // group, out // 8)),
+                        (base + ".scales", "F16", (inp // group, out)),
+                        (base + ".g_idx", "I32", (inp,))]
+        else:
+            tensors.append((name, dtype, shape))
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    write_config(tmp_path, {**LLAMA_CONFIG, "hidden_size": d, "intermediate_size": f,
+                            "quantization_config": {"quant_method": "gptq", "bits": 4,
+                                                    "group_size": group}})
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert "quantized: gptq 4-bit" in capsys.readouterr().out
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    matrices = 2 * (2 * d * d + 2 * 32 * d + 3 * f * d)
+    terms = {t["term"]: t for t in data["terms"]}
+    assert terms["packed weights"]["stored"] == matrices // 8
+    assert terms["packed weights"]["built"] == matrices
+    assert data["stored_total"] - data["built"] == sum(t["difference"] for t in data["terms"])
+    assert data["unexplained"] == 0 and data["logical_total"] == data["built"]
+    read_back = read(tmp_path)
+    assert read_back.quantization == "gptq 4-bit"
+    packed = [t for t in read_back.tensors if t.name.endswith(".qweight")]
+    assert all(t.logical == 8 * t.numel for t in packed)
+    assert {t.role.split(": ")[0] for t in read_back.tensors if t.role} == {
+        "quantization scales", "quantization zero points", "GPTQ group indices"}
+
+
+def test_gptq_needs_its_bits(tmp_path, capsys):
+    write_safetensors(tmp_path / "model.safetensors",
+                      [("model.layers.0.mlp.up_proj.qweight", "I32", (2, 16))])
+    write_config(tmp_path, {**LLAMA_CONFIG, "quantization_config": {"quant_method": "gptq"}})
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)], "gives no bits")
+
+
+def test_bitsandbytes_4bit_counts_two_per_byte():
+    t = StoredTensor("a.weight", "U8", (512, 1), 512, 512)
+    (w,) = quant.unpack([t], {"quant_method": "bitsandbytes", "load_in_4bit": True})
+    assert w.logical == 1024
+    (s,) = quant.unpack([StoredTensor("a.weight.absmax", "F32", (16,), 64, 16)], None)
+    assert s.logical == 0 and "bitsandbytes" in s.role
+
+
+def test_reading_imports_neither_framework(tmp_path):
+    import subprocess
+
+    write_safetensors(tmp_path / "model.safetensors", llama_tensors())
+    write_config(tmp_path, LLAMA_CONFIG)
+    code = ("import sys; from paramcount.cli import main; "
+            f"main(['verify', '--checkpoint', {str(tmp_path)!r}]); "
+            "assert 'torch' not in sys.modules and 'tensorflow' not in sys.modules, 'imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
