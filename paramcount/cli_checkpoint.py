@@ -24,7 +24,9 @@ def _check(args, arch_id: str | None):
     elif arch_id is None:
         raise UsageError(f"{ckpt.path}: no config.json beside the checkpoint: give --config PATH, "
                          "or an architecture with --preset or --set")
-    arch = registry.get(reading.arch if reading else arch_id)
+    target = reading.arch if reading else arch_id
+    assert target is not None
+    arch = registry.get(target)
     hp, _ = _hparams(arch, args, reading)
     framework = check.framework_of(ckpt, reading.source if reading else "transformers config")
     return reading, check.check(ckpt, arch, hp, framework)

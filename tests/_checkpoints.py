@@ -58,3 +58,29 @@ def write_sharded(folder: Path, tensors: list[tuple[str, str, tuple[int, ...]]],
 def write_config(folder: Path, config: Mapping) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config))
+
+
+def write_gguf(path: Path, arch: str, kv: Mapping[str, int],
+               tensors: Iterable[tuple[str, str, tuple[int, ...]]]) -> Path:
+    """A GGUF file written by gguf's own GGUFWriter: ``kv`` under the architecture's prefix,
+    ``tensors`` (name, GGML type name, row-major logical shape) zero-filled (tiny sizes only:
+    the writer writes the data)."""
+    import gguf
+    import numpy as np
+
+    w = gguf.GGUFWriter(path, arch)
+    for key, value in kv.items():
+        w.add_uint32(f"{arch}.{key}", value)
+    for name, kind, shape in tensors:
+        qtype = gguf.GGMLQuantizationType[kind]
+        block, size = gguf.GGML_QUANT_SIZES[qtype]
+        rows = math.prod(shape[:-1])
+        nbytes = shape[-1] // block * size
+        data = np.zeros((*shape[:-1], nbytes), dtype=np.uint8)
+        w.add_tensor(name, data, raw_shape=data.shape, raw_dtype=qtype)
+        assert rows * nbytes == data.size
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path

@@ -33,6 +33,9 @@ STORED: tuple[tuple[str, str, str], ...] = (
      "GPT-2's causal mask (n × n) and masked_bias constant, saved by older transformers"),
     (r"(^|\.)position_ids$", "position index buffers",
      "the 0..n−1 position index, a buffer older transformers saved"),
+    (r"^rope_freqs\.weight$", "rope frequency factors",
+     "Llama 3.1's rope scaling factors, which llama.cpp stores as a tensor; computed from the "
+     "config in transformers"),
 )
 _STORED = tuple((re.compile(p), term, why) for p, term, why in STORED)
 _LAYER = re.compile(r"(?:^|\.)(?:layers|h|blk)\.(\d+)\.")

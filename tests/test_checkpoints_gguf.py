@@ -1,0 +1,112 @@
+"""GGUF checkpoints written by gguf's own GGUFWriter (tiny, quantized), read back through the
+declared GGUF name table and attributed to the formula tree. No torch, no TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+
+from paramcount.checkpoints import read
+from paramcount.cli import main
+from tests._checkpoints import write_gguf
+
+pytest.importorskip("gguf")
+
+D, F, V, L = 256, 512, 512, 2
+KV = {"block_count": L, "embedding_length": D, "feed_forward_length": F,
+      "attention.head_count": 4, "attention.head_count_kv": 2}
+
+
+def llama_gguf(tied: bool = False, experts: int = 0, qk_norm: bool = False):
+    t = [("token_embd.weight", "Q4_K", (V, D)), ("output_norm.weight", "F32", (D,))]
+    if not tied:
+        t.append(("output.weight", "Q6_K", (V, D)))
+    if tied:  # llama.cpp stores Llama 3.1's rope scaling factors as a tensor
+        t.append(("rope_freqs.weight", "F32", (32,)))
+    for i in range(L):
+        b = f"blk.{i}."
+        t += [(b + "attn_norm.weight", "F32", (D,)), (b + "attn_q.weight", "Q4_K", (D, D)),
+              (b + "attn_k.weight", "Q4_K", (128, D)), (b + "attn_v.weight", "Q8_0", (128, D)),
+              (b + "attn_output.weight", "Q4_K", (D, D)), (b + "ffn_norm.weight", "F32", (D,))]
+        if qk_norm:
+            t += [(b + "attn_q_norm.weight", "F32", (64,)), (b + "attn_k_norm.weight", "F32", (64,))]
+        if experts:
+            t += [(b + "ffn_gate_inp.weight", "F32", (experts, D)),
+                  (b + "ffn_gate_exps.weight", "Q4_K", (experts, F, D)),
+                  (b + "ffn_up_exps.weight", "Q4_K", (experts, F, D)),
+                  (b + "ffn_down_exps.weight", "Q4_K", (experts, D, F))]
+        else:
+            t += [(b + "ffn_gate.weight", "Q4_K", (F, D)), (b + "ffn_up.weight", "Q4_K", (F, D)),
+                  (b + "ffn_down.weight", "Q4_K", (D, F))]
+    return t
+
+
+def _count(capsys, path) -> dict:
+    assert main(["count", "--checkpoint", str(path), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_q4_k_llama_matches_and_its_bytes_are_whole_blocks(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "as llama: v=512, L=2, M=4, M_kv=2, d_e=256, d_f=512, tied=0" in out
+    assert "GGUF, 1 file, 21 tensors, quantized: Q4_K, Q6_K, Q8_0" in out
+    data = _count(capsys, path)
+    per_block = 2 * D * D + 2 * 128 * D + 3 * F * D + 2 * D
+    assert data["stored_total"] == data["built"] == 2 * V * D + D + L * per_block
+    q4 = data["stored"]["Q4_K"]
+    assert q4["bytes"] == q4["elements"] // 256 * 144  # Q4_K: 144 bytes per 256 weights
+    assert data["stored"]["Q8_0"]["bytes"] == data["stored"]["Q8_0"]["elements"] // 32 * 34
+
+
+def test_a_tied_head_is_stored_once_and_rope_factors_are_a_term(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf(tied=True))
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    assert "head is tied to the token embedding and stored once" in capsys.readouterr().out
+    data = _count(capsys, path)
+    assert [(t["term"], t["difference"]) for t in data["terms"]] == [
+        ("rope frequency factors", 32)]
+
+
+def test_experts_stored_apart_are_joined_as_transformers_fuses_them(tmp_path, capsys):
+    kv = {**KV, "expert_count": 4, "expert_used_count": 2}
+    path = write_gguf(tmp_path / "m.gguf", "llama", kv, llama_gguf(experts=4))
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(transformers config, MixtralForCausalLM) as mixtral" in out
+    assert "match    mixtral" in out
+
+
+def test_qwen3_names(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "qwen3", {**KV, "attention.key_length": 64},
+                      llama_gguf(qk_norm=True))
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    assert "match    qwen3" in capsys.readouterr().out
+
+
+def test_an_architecture_without_a_name_table_is_refused(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "rwkv6", {"block_count": 1},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "GGUF architecture 'rwkv6' has no name table in paramcount; known: llama" in err
+
+
+@pytest.mark.parametrize("body", [b"GGUF", b"GGUF" + struct.pack("<I", 3) + b"\xff" * 30,
+                                  b"NOPE" + b"\0" * 40])
+def test_a_damaged_gguf_is_one_line(tmp_path, capsys, body):
+    path = tmp_path / "m.gguf"
+    path.write_bytes(body)
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err
+
+
+def test_the_logical_shape_is_row_major(tmp_path):
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
+    t = next(t for t in read(path).tensors if t.name == "blk.0.attn_k.weight")
+    assert t.shape == (128, D) and t.weight_name == "model.layers.0.self_attn.k_proj.weight"
