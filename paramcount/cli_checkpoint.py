@@ -9,7 +9,7 @@ from paramcount.errors import ParamcountError
 __all__ = ["run"]
 
 
-def _check(args, arch_id: str | None):
+def _check(args, arch_id: str | None, verifying: bool):
     from paramcount import configs, registry
     from paramcount.checkpoints import check, readers
 
@@ -29,6 +29,10 @@ def _check(args, arch_id: str | None):
     arch = registry.get(target)
     hp, _ = _hparams(arch, args, reading)
     framework = check.framework_of(ckpt, reading.source if reading else "transformers config")
+    if framework == "keras" and verifying:  # the h5 names → Keras paths (builds it: imports TF)
+        from paramcount.checkpoints.keras_names import with_keras_paths
+
+        ckpt = with_keras_paths(ckpt, arch, hp)
     return reading, check.check(ckpt, arch, hp, framework)
 
 
@@ -44,7 +48,7 @@ def run(args, command: str) -> int:
         raise UsageError("--checkpoint takes no --framework: the checkpoint's names say which "
                          "(transformers' for safetensors and GGUF, Keras' for a KerasHub preset)")
     try:
-        reading, c = _check(args, archs[0] if archs else None)
+        reading, c = _check(args, archs[0] if archs else None, command == "verify")
     except MemoryError:  # never expected: only headers are read
         raise ParamcountError(f"{args.checkpoint}: out of memory reading the header") from None
     if args.json:
