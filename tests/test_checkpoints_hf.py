@@ -165,3 +165,43 @@ def test_an_unclaimed_tensor_is_named(tmp_path, capsys):
     assert main(["verify", "--checkpoint", str(tmp_path)]) == 1
     assert ("unclaimed tensor model.layers.0.self_attn.mystery.weight [2, 3] (6)"
             in capsys.readouterr().out)
+
+
+def _published_experts(tensors, names):
+    """transformers 5's stacked experts back to the layout published checkpoints store: one
+    tensor per expert and piece (``names``: gate, up, down and the block's rename)."""
+    gate, up, down, rename = names
+    out = []
+    for name, dtype, shape in tensors:
+        if name.endswith("mlp.experts.gate_up_proj"):
+            e, two_f, d = shape
+            base = name.removesuffix("gate_up_proj").replace(".mlp.", rename)
+            for i in range(e):
+                out += [(f"{base}{i}.{gate}.weight", dtype, (two_f // 2, d)),
+                        (f"{base}{i}.{up}.weight", dtype, (two_f // 2, d))]
+        elif name.endswith("mlp.experts.down_proj"):
+            e, d, f = shape
+            base = name.removesuffix("down_proj").replace(".mlp.", rename)
+            out += [(f"{base}{i}.{down}.weight", dtype, (d, f)) for i in range(e)]
+        else:
+            out.append((name.replace(".mlp.", rename) if ".mlp.gate." in name else name,
+                        dtype, shape))
+    return out
+
+
+@pytest.mark.parametrize("name, names, total", [
+    ("mixtral-8x7b-v0.1.json", ("w1", "w3", "w2", ".block_sparse_moe."), 46_702_792_704),
+    ("qwen3-30b-a3b.json", ("gate_proj", "up_proj", "down_proj", ".mlp."), 30_532_122_624),
+])
+def test_experts_stored_one_per_tensor_as_published(name, names, total, tmp_path, capsys):
+    reading = configs.read_config(CONFIGS / name)
+    arch = registry.get(reading.arch)
+    tensors = _published_experts(state(arch, arch.resolve(reading.hparams))[0], names)
+    assert any(".experts.7." in t[0] for t in tensors)
+    write_sharded(tmp_path, tensors, shards=4)
+    shutil.copy(CONFIGS / name, tmp_path / "config.json")
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out[out.index("{\n"):])
+    assert data["stored_total"] == data["built"] == total

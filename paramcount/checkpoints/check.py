@@ -128,6 +128,11 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
         path = _renamed(arch, ckpt, path)
     extras, apart = _extras(tensors, hparams.get("L"))
     extras += _packing(tensors)
+    if framework == "transformers":  # per-expert tensors, stacked as transformers holds them
+        from paramcount.checkpoints import layouts
+
+        tensors = [t for t in tensors if t.name in apart] + layouts.apply(
+            [t for t in tensors if t.name not in apart], (ckpt.config or {}).get("model_type"))
     kept = [t for t in tensors if t.name not in apart]
     owners = {t.name: [lf for lf in leaves if lf.claims(path(t.weight_name))] for t in kept}
     values = shown.values(hparams)
