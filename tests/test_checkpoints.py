@@ -224,3 +224,18 @@ def test_reading_imports_neither_framework(tmp_path):
             f"main(['verify', '--checkpoint', {str(tmp_path)!r}]); "
             "assert 'torch' not in sys.modules and 'tensorflow' not in sys.modules, 'imported'")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_the_report_section_lists_formats_tables_and_findings():
+    from paramcount.checkpoints.published import PUBLISHED
+    from paramcount.checkpoints.report_section import checkpoints_section
+
+    text = checkpoints_section()
+    assert text.startswith("## Checkpoints\n")
+    for heading in ("### Formats", "### Stored beside the weights", "### Published layouts",
+                    "### GGUF name tables", "### Findings from the full-size headers"):
+        assert heading in text
+    assert "| `blk\\.(\\d+)\\.ffn_gate_exps\\.weight$` |" in text
+    for repo, hub, _ in PUBLISHED.values():
+        assert f"| {repo} |" in text and f"| {hub:,} | {hub:,} | +0 |" in text
+    assert "rotary inv_freq buffers" in text and "quantization scales" in text

@@ -1,0 +1,113 @@
+"""The report's "Checkpoints" section: the formats read, the terms a checkpoint stores beside
+the model's weights, the declared layouts and GGUF name tables, and what the full-size headers
+of published models show (their Hub figure against the formula with its transformers deltas,
+from the configs in ``tests/configs``; no checkpoint is downloaded, no framework imported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paramcount.checkpoints.check import STORED
+from paramcount.checkpoints.gguf_names import TABLES
+from paramcount.checkpoints.layouts import LAYOUTS
+from paramcount.checkpoints.published import PUBLISHED
+from paramcount.checkpoints.quant import ROLES
+
+__all__ = ["checkpoints_section", "section_lines"]
+
+CONFIGS = Path(__file__).resolve().parents[2] / "tests" / "configs"
+
+FORMATS = (
+    ("safetensors (a file, or shards with `model.safetensors.index.json`)",
+     "the 8-byte length and the JSON header (`safetensors.safe_open`, memory-mapped)",
+     "transformers' names, through each family's declared `Transformers.weights`"),
+    ("GGUF (llama.cpp, Ollama)", "metadata key-values and tensor infos (`gguf.GGUFReader`)",
+     "the GGUF name table of its `general.architecture` (below), then transformers' names"),
+    ("KerasHub preset (`config.json` + `model.weights.h5`)", "dataset shapes (`h5py`)",
+     "Keras' own saving walk maps `…/vars/i` to the variable paths the Keras patterns claim"),
+    ("pickle (`.bin`, `.pt`, `.pth`, `.ckpt`)", "refused: loading one executes its code",
+     "convert it to safetensors"),
+)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _findings() -> list[str]:
+    from paramcount import configs, registry
+    from paramcount.frameworks import for_framework
+
+    lines = ["| model | stored layout | Hub figure (sum of stored shapes) | formula with deltas "
+             "| difference |", "|---|---|---:|---:|---:|"]
+    for name, (repo, hub, layout) in sorted(PUBLISHED.items(), key=lambda kv: kv[1][0]):
+        path = CONFIGS / name
+        if not path.is_file():
+            lines.append(f"| {repo} | {_md(layout)} | {hub:,} | config not in this checkout | |")
+            continue
+        reading = configs.read_config(path)
+        arch = registry.get(reading.arch)
+        hp = arch.resolve(reading.hparams)
+        shown = for_framework(arch, "transformers", hp)
+        built = shown.count(hp) + _nontrainable(shown, hp)
+        lines.append(f"| {repo} | {_md(layout)} | {hub:,} | {built:,} | {hub - built:+,} |")
+    return lines
+
+
+def _nontrainable(arch, hp) -> int:
+    from paramcount.formula import to_int
+
+    return to_int(arch.formula.trainable_total(False), arch.values(hp), "non-trainable")
+
+
+def section_lines() -> list[str]:
+    """The section as markdown lines."""
+    out = ["## Checkpoints", "",
+           "The weights people download are the third reference. `paramcount verify --checkpoint "
+           "PATH` reads a checkpoint's header alone (every tensor's name, dtype and shape; never "
+           "the data, so a 800 GB checkpoint checks in a second), picks the architecture from the "
+           "config beside it, attributes every tensor by name to one formula leaf and compares "
+           "per component; `count --checkpoint PATH` gives the figure the Hub shows (the sum of "
+           "every stored shape, per dtype) and explains its difference from the config's model "
+           "as named terms. Quantized weights count logically (GPTQ/AWQ `qweight` × 32/bits, "
+           "bitsandbytes 4-bit × 2, GGUF types by their logical dims), their bytes beside.", "",
+           "### Formats", "", "| format | what is read | names attributed through |",
+           "|---|---|---|"]
+    out += [f"| {_md(a)} | {_md(b)} | {_md(c)} |" for a, b, c in FORMATS]
+    out += ["", "### Stored beside the weights", "",
+            "Tensors a checkpoint stores that the config's model does not hold as parameters, "
+            "each set apart as a named term with its reason:", "",
+            "| term | tensors | reason |", "|---|---|---|"]
+    out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in STORED]
+    out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in ROLES]
+    out += ["| layers beyond the config's stack | `layers.K.*`, K ≥ L | a multi-token-"
+            "prediction module (DeepSeek-V3's) or other layers the config's model does not build |",
+            "| tied head stored twice | a zero-count head leaf's tensor of the embedding's shape "
+            "| the config ties the head to the embedding; the checkpoint stores the copy too |",
+            "| packed weights | GPTQ / AWQ `qweight`, bitsandbytes 4-bit `weight` | several "
+            "logical parameters per stored element |", "",
+            "A tied head stored once (the usual case) is a leaf with no tensor, said as expected.",
+            "", "### Published layouts", "",
+            "Mixtures of experts stored one tensor per expert, stacked (shapes only) as "
+            "transformers holds them:", "", "| model_type | stored | held as |", "|---|---|---|"]
+    for mt, lay in sorted(LAYOUTS.items()):
+        pieces = ", ".join(f"`{p}` → `{t}`" for p, (t, _) in lay.pieces.items())
+        out.append(f"| {mt} | `{_md(lay.experts)}` | {_md(pieces)} |")
+    out += ["", "### GGUF name tables", ""]
+    for garch, table in sorted(TABLES.items()):
+        moe = f"; with an expert_count: {table.moe[1]}" if table.moe else ""
+        out += [f"`{garch}` → {table.hf_class}{moe}:", "", "| GGUF | transformers |",
+                "|---|---|"]
+        out += [f"| `{_md(g)}` | `{_md(h)}` |" for g, h in table.names]
+        out.append("")
+    out += ["### Findings from the full-size headers", "",
+            "`tests/test_checkpoints_hf.py` writes each checkpoint's full-size header with the "
+            "names the published safetensors store (the data a sparse hole) and checks it tensor "
+            "by tensor; each Hub figure equals the formula with its transformers deltas:", ""]
+    out += _findings()
+    return out
+
+
+def checkpoints_section(results=None) -> str:
+    """The section as the report's ``SECTIONS`` take it (the verifications are not needed)."""
+    return "\n".join(section_lines()) + "\n"
