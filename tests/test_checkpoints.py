@@ -236,6 +236,8 @@ def test_the_report_section_lists_formats_tables_and_findings():
                     "### GGUF name tables", "### Findings from the full-size headers"):
         assert heading in text
     assert "| `blk\\.(\\d+)\\.ffn_gate_exps\\.weight$` |" in text
-    for repo, hub, _ in PUBLISHED.values():
-        assert f"| {repo} |" in text and f"| {hub:,} | {hub:,} | +0 |" in text
+    for repo, hub, _, terms in PUBLISHED.values():
+        extra = sum(n for _, n in terms)
+        assert f"| {repo} |" in text and f"| {hub:,} | {hub - extra:,} | {extra:+,} |" in text
+    assert "| attention mask buffers +12,582,912 |" in text
     assert "rotary inv_freq buffers" in text and "quantization scales" in text

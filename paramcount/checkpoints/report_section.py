@@ -39,18 +39,20 @@ def _findings() -> list[str]:
     from paramcount.frameworks import for_framework
 
     lines = ["| model | stored layout | Hub figure (sum of stored shapes) | formula with deltas "
-             "| difference |", "|---|---|---:|---:|---:|"]
-    for name, (repo, hub, layout) in sorted(PUBLISHED.items(), key=lambda kv: kv[1][0]):
+             "| difference | explained by |", "|---|---|---:|---:|---:|---|"]
+    for name, (repo, hub, layout, terms) in sorted(PUBLISHED.items(), key=lambda kv: kv[1][0]):
         path = CONFIGS / name
         if not path.is_file():
-            lines.append(f"| {repo} | {_md(layout)} | {hub:,} | config not in this checkout | |")
+            lines.append(f"| {repo} | {_md(layout)} | {hub:,} | config not in this checkout | | |")
             continue
         reading = configs.read_config(path)
         arch = registry.get(reading.arch)
         hp = arch.resolve(reading.hparams)
         shown = for_framework(arch, "transformers", hp)
         built = shown.count(hp) + _nontrainable(shown, hp)
-        lines.append(f"| {repo} | {_md(layout)} | {hub:,} | {built:,} | {hub - built:+,} |")
+        why = "; ".join(f"{t} {n:+,}" for t, n in terms) or "—"
+        lines.append(f"| {repo} | {_md(layout)} | {hub:,} | {built:,} | {hub - built:+,} "
+                     f"| {_md(why)} |")
     return lines
 
 
@@ -103,7 +105,8 @@ def section_lines() -> list[str]:
     out += ["### Findings from the full-size headers", "",
             "`tests/test_checkpoints_hf.py` writes each checkpoint's full-size header with the "
             "names the published safetensors store (the data a sparse hole) and checks it tensor "
-            "by tensor; each Hub figure equals the formula with its transformers deltas:", ""]
+            "by tensor; each Hub figure is the formula with its transformers deltas plus the named terms "
+            "its checkpoint stores beside the weights:", ""]
     out += _findings()
     return out
 
