@@ -241,3 +241,53 @@ def test_the_report_section_lists_formats_tables_and_findings():
         assert f"| {repo} |" in text and f"| {hub:,} | {hub - extra:,} | {extra:+,} |" in text
     assert "| attention mask buffers +12,582,912 |" in text
     assert "rotary inv_freq buffers" in text and "quantization scales" in text
+
+
+def _quantized(layout: str, d: int = 64, f: int = 128):
+    out = []
+    for name, dtype, shape in llama_tensors(v=64, d=d, f=f, kv=32):
+        if not (".layers." in name and name.endswith("_proj.weight")):
+            out.append((name, dtype, shape))
+            continue
+        rows, cols = shape  # out × in
+        base = name.removesuffix(".weight")
+        if layout == "awq":  # packed along the output axis
+            out += [(base + ".qweight", "I32", (cols, rows // 8)),
+                    (base + ".qzeros", "I32", (cols // 32, rows // 8)),
+                    (base + ".scales", "F16", (cols // 32, rows))]
+        else:  # bitsandbytes nf4: two 4-bit values per byte, flattened
+            out += [(name, "U8", (rows * cols // 2, 1)),
+                    (name + ".absmax", "F32", (rows * cols // 64,)),
+                    (name + ".quant_map", "F32", (16,)),
+                    (name + ".quant_state.bitsandbytes__nf4", "U8", (80,))]
+    return out
+
+
+@pytest.mark.parametrize("layout, qc", [
+    ("awq", {"quant_method": "awq", "bits": 4, "group_size": 32, "version": "gemm"}),
+    ("bnb", {"quant_method": "bitsandbytes", "load_in_4bit": True,
+             "bnb_4bit_quant_type": "nf4"}),
+])
+def test_awq_and_bitsandbytes_4bit_count_logically(tmp_path, capsys, layout, qc):
+    write_safetensors(tmp_path / "model.safetensors", _quantized(layout))
+    write_config(tmp_path, {**LLAMA_CONFIG, "hidden_size": 64, "intermediate_size": 128,
+                            "quantization_config": qc})
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["logical_total"] == data["built"] and data["unexplained"] == 0
+    assert {t["term"] for t in data["terms"]} >= {"packed weights"}
+
+
+def test_config_and_id_override_the_config_beside(tmp_path, capsys):
+    write_safetensors(tmp_path / "model.safetensors", llama_tensors())
+    write_config(tmp_path, {**LLAMA_CONFIG, "num_hidden_layers": 3})  # wrong on purpose
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 1
+    assert "MISMATCH llama" in capsys.readouterr().out
+    other = tmp_path / "right"
+    write_config(other, LLAMA_CONFIG)
+    assert main(["verify", "--checkpoint", str(tmp_path), "--config", str(other)]) == 0
+    assert main(["verify", "llama", "--checkpoint", str(tmp_path), "--set", "L=2"]) == 0
+    _refused(capsys, ["verify", "--checkpoint", str(tmp_path), "--framework", "transformers"],
+             "--checkpoint takes no --framework")
