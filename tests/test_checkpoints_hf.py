@@ -193,3 +193,34 @@ def _published_experts(tensors, names):
             out.append((name.replace(".mlp.", rename) if ".mlp.gate." in name else name,
                         dtype, shape))
     return out
+
+
+# Families llama.cpp converts: our id → its GGUF architecture.
+_GGUF = {"llama": "llama", "llama3": "llama", "mistral": "llama", "qwen": "qwen2",
+         "qwen3": "qwen3", "gemma": "gemma", "gemma3": "gemma3", "phi3": "phi3"}
+
+
+@pytest.mark.parametrize("arch_id", sorted(_GGUF))
+def test_gguf_named_by_llama_cpps_own_map_matches(arch_id, tmp_path, capsys):
+    """The tiny transformers model's tensors under the GGUF names llama.cpp's converter gives
+    them (gguf's TensorNameMap, not paramcount's table), written by GGUFWriter: read back
+    through paramcount's declared table, every tensor lands on its formula leaf."""
+    import gguf
+
+    from tests._checkpoints import write_gguf
+
+    arch = registry.get(arch_id)
+    _, tensors, _, hp = _buildable(arch)
+    garch = _GGUF[arch_id]
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper()], hp["L"])
+    named = [(names.get_name(n, try_suffixes=(".weight", ".bias")), "F32", s)
+             for n, _, s in tensors]
+    assert all(n for n, _, _ in named), [t[0] for t, g in zip(tensors, named, strict=True) if not g[0]]
+    kv = {"block_count": hp["L"], "embedding_length": hp["d_e"],
+          "feed_forward_length": hp["d_f"], "attention.head_count": hp["M"],
+          "attention.head_count_kv": hp.get("M_kv", hp["M"]),
+          "attention.key_length": hp.get("d_k", hp["d_e"] // hp["M"])}
+    path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
+    # llama.cpp converts Mistral as "llama": the file reads as llama (the same weights)
+    named_id = [] if arch_id == "mistral" else [arch_id]
+    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr()

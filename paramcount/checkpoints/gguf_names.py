@@ -41,6 +41,13 @@ _LLAMA_BLOCK: tuple[tuple[str, str], ...] = (
 _LLAMA_NORM = ((_BLK + r"ffn_norm\.weight$", _L + "post_attention_layernorm.weight"),)
 _QK_NORM = ((_BLK + r"attn_q_norm\.weight$", _L + "self_attn.q_norm.weight"),
             (_BLK + r"attn_k_norm\.weight$", _L + "self_attn.k_norm.weight"))
+# Gemma 2's and Gemma 3's four block norms: ffn_norm is the one before the feed-forward there.
+_GEMMA2_NORMS = ((_BLK + r"post_attention_norm\.weight$", _L + "post_attention_layernorm.weight"),
+                 (_BLK + r"ffn_norm\.weight$", _L + "pre_feedforward_layernorm.weight"),
+                 (_BLK + r"post_ffw_norm\.weight$", _L + "post_feedforward_layernorm.weight"))
+# Phi-3 fuses q, k and v, and gate and up, as transformers does: the names map one to one.
+_PHI3_FUSED = ((_BLK + r"attn_qkv\.weight$", _L + "self_attn.qkv_proj.weight"),
+               (_BLK + r"ffn_up\.weight$", _L + "mlp.gate_up_proj.weight"))
 _EXPERTS = ((r"mlp.experts.gate_proj", r"mlp.experts.up_proj", r"mlp.experts.gate_up_proj", 1),)
 
 _COMMON = MappingProxyType({"embedding_length": "hidden_size", "feed_forward_length": "intermediate_size",
@@ -65,6 +72,11 @@ class GGUFTable:
 TABLES: dict[str, GGUFTable] = {
     "llama": GGUFTable("llama", "LlamaForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM, _EXPERTS,
                        moe=("mixtral", "MixtralForCausalLM")),
+    "gemma": GGUFTable("gemma", "GemmaForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM),
+    "gemma2": GGUFTable("gemma2", "Gemma2ForCausalLM", _GEMMA2_NORMS + _LLAMA_BLOCK),
+    "gemma3": GGUFTable("gemma3_text", "Gemma3ForCausalLM",
+                        _GEMMA2_NORMS + _QK_NORM + _LLAMA_BLOCK),
+    "phi3": GGUFTable("phi3", "Phi3ForCausalLM", _PHI3_FUSED + _LLAMA_BLOCK + _LLAMA_NORM),
     "qwen2": GGUFTable("qwen2", "Qwen2ForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM),
     "qwen3": GGUFTable("qwen3", "Qwen3ForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM + _QK_NORM),
 }
