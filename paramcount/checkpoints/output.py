@@ -24,7 +24,8 @@ W = 54  # the label column
 
 
 def _stored_lines(ckpt: Checkpoint) -> list[str]:
-    out = ["stored, as the Hub counts it (the sum of every stored tensor's shape):"]
+    hub = ", as the Hub counts it" if ckpt.format == "safetensors" else ""
+    out = [f"stored{hub} (the sum of every stored tensor's shape):"]
     for dtype, (n, b) in ckpt.by_dtype().items():
         out.append(f"  {dtype:<{W - 2}}{n:>20,}  ({b:,} bytes)")
     out.append(f"  {'total':<{W - 2}}{ckpt.stored_total:>20,}  ({ckpt.stored_bytes:,} bytes)")
