@@ -195,13 +195,16 @@ def _published_experts(tensors, names):
     return out
 
 
-# Families llama.cpp converts: our id → its GGUF architecture.
-_GGUF = {"llama": "llama", "llama3": "llama", "mistral": "llama", "qwen": "qwen2",
-         "qwen3": "qwen3", "gemma": "gemma", "gemma3": "gemma3", "phi3": "phi3"}
+# Families llama.cpp converts: case → (our id, its GGUF architecture, a set, or the smallest).
+_GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
+         "mistral": ("mistral", "llama", None), "qwen": ("qwen", "qwen2", None),
+         "qwen3": ("qwen3", "qwen3", None), "gemma": ("gemma", "gemma", None),
+         "gemma2": ("gemma", "gemma2", "tiny_gemma2"), "gemma3": ("gemma3", "gemma3", None),
+         "phi3": ("phi3", "phi3", None)}
 
 
-@pytest.mark.parametrize("arch_id", sorted(_GGUF))
-def test_gguf_named_by_llama_cpps_own_map_matches(arch_id, tmp_path, capsys):
+@pytest.mark.parametrize("case", sorted(_GGUF))
+def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     """The tiny transformers model's tensors under the GGUF names llama.cpp's converter gives
     them (gguf's TensorNameMap, not paramcount's table), written by GGUFWriter: read back
     through paramcount's declared table, every tensor lands on its formula leaf."""
@@ -209,9 +212,13 @@ def test_gguf_named_by_llama_cpps_own_map_matches(arch_id, tmp_path, capsys):
 
     from tests._checkpoints import write_gguf
 
+    arch_id, garch, preset = _GGUF[case]
     arch = registry.get(arch_id)
-    _, tensors, _, hp = _buildable(arch)
-    garch = _GGUF[arch_id]
+    if preset is None:
+        _, tensors, _, hp = _buildable(arch)
+    else:
+        hp = arch.resolve(arch.preset(preset).hparams)
+        tensors = state(arch, hp)[0]
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper()], hp["L"])
     named = [(names.get_name(n, try_suffixes=(".weight", ".bias")), "F32", s)
              for n, _, s in tensors]
