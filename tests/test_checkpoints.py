@@ -291,3 +291,10 @@ def test_config_and_id_override_the_config_beside(tmp_path, capsys):
     assert main(["verify", "llama", "--checkpoint", str(tmp_path), "--set", "L=2"]) == 0
     _refused(capsys, ["verify", "--checkpoint", str(tmp_path), "--framework", "transformers"],
              "--checkpoint takes no --framework")
+
+
+def test_a_missing_reader_package_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    write_safetensors(tmp_path / "model.safetensors", llama_tensors())
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # as if not installed
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path / "model.safetensors")],
+             "needs the safetensors package", "pip install 'paramcount[checkpoints]'")

@@ -16,14 +16,14 @@ from pathlib import Path
 
 from paramcount.checkpoints.gguf_names import TABLES, GGUFTable
 from paramcount.checkpoints.quant import gguf_bytes
-from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape
+from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
 from paramcount.errors import InputFileError
 
 __all__ = ["read"]
 
 
 def _reader(path: Path):
-    import gguf
+    gguf = require("gguf", "a GGUF checkpoint")
 
     if path.stat().st_size < 24:
         raise InputFileError(f"{path}: truncated GGUF header ({path.stat().st_size} bytes)")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape
+from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
 from paramcount.errors import InputFileError
 
 __all__ = ["read"]
 
 
 def read(path: Path) -> Checkpoint:
-    import h5py
+    h5py = require("h5py", "a KerasHub preset's weights")
 
     found: list[StoredTensor] = []
 

@@ -19,7 +19,7 @@ import os
 import struct
 from pathlib import Path
 
-from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape
+from paramcount.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
 from paramcount.errors import InputFileError
 
 __all__ = ["INDEX", "read_file", "read_folder"]
@@ -62,7 +62,8 @@ def _pairs_no_duplicates(where: Path):
 
 def read_file(path: str | Path) -> tuple[list[StoredTensor], dict[str, str]]:
     """The tensors of one ``.safetensors`` file (in the header's order) and its ``__metadata__``."""
-    from safetensors import SafetensorError, safe_open
+    st = require("safetensors", "a safetensors checkpoint")
+    SafetensorError, safe_open = st.SafetensorError, st.safe_open
 
     p = Path(path)
     n = _length(p)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from paramcount.errors import InputFileError
 
-__all__ = ["MAX_DIM", "Checkpoint", "StoredTensor", "check_shape"]
+__all__ = ["MAX_DIM", "Checkpoint", "StoredTensor", "check_shape", "require"]
 
 # A dimension beyond 2**48 (or a tensor beyond 2**56 elements) is no tensor anyone stores: the
 # header is damaged, and is refused before any size is computed from it.
@@ -100,3 +100,16 @@ def check_shape(where: str, name: str, shape: object) -> tuple[int, ...]:
             raise InputFileError(f"{where}: tensor {name!r} of shape {list(shape)} has more than "
                                  "2^56 elements: not a real tensor")
     return tuple(shape)
+
+
+def require(module: str, what: str):
+    """``module`` imported, or one line saying how to install it (the ``checkpoints`` extra)."""
+    import importlib
+
+    from paramcount.errors import ParamcountError
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ParamcountError(f"reading {what} needs the {module} package, which is not "
+                              "installed: pip install 'paramcount[checkpoints]'") from None
