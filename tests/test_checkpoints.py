@@ -216,14 +216,35 @@ def test_bitsandbytes_4bit_counts_two_per_byte():
 
 
 def test_reading_imports_neither_framework(tmp_path):
+    """safetensors verified, a GGUF and a KerasHub preset counted: neither torch nor
+    TensorFlow imported (a KerasHub preset's verify builds the Keras model, and imports it)."""
     import subprocess
+
+    import h5py
+
+    from tests._checkpoints import write_gguf
 
     write_safetensors(tmp_path / "model.safetensors", llama_tensors())
     write_config(tmp_path, LLAMA_CONFIG)
+    gguf_path = write_gguf(tmp_path / "m.gguf", "llama", {
+        "block_count": 1, "embedding_length": 32, "feed_forward_length": 64,
+        "attention.head_count": 4, "attention.head_count_kv": 4},
+        [("token_embd.weight", "F32", (8, 32))])
+    keras = tmp_path / "preset"
+    write_config(keras, {"class_name": "LlamaBackbone", "config": {
+        "vocabulary_size": 8, "num_layers": 1, "num_query_heads": 2, "hidden_dim": 4,
+        "intermediate_dim": 8, "num_key_value_heads": 1}})
+    with h5py.File(keras / "model.weights.h5", "w") as f:
+        f.create_dataset("layers/reversible_embedding/vars/0", shape=(8, 4), dtype="f4")
     code = ("import sys; from paramcount.cli import main; "
-            f"main(['verify', '--checkpoint', {str(tmp_path)!r}]); "
+            f"assert main(['verify', '--checkpoint', {str(tmp_path)!r}]) == 0; "
+            f"assert main(['count', '--checkpoint', {str(gguf_path)!r}]) == 0; "
+            f"assert main(['count', '--checkpoint', {str(keras)!r}]) == 0; "
             "assert 'torch' not in sys.modules and 'tensorflow' not in sys.modules, 'imported'")
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Keras .weights.h5, 1 file, 1 tensors" in done.stdout
+    assert "GGUF, 1 file, 1 tensors" in done.stdout
 
 
 def test_the_report_section_lists_formats_tables_and_findings():
@@ -255,6 +276,9 @@ def _quantized(layout: str, d: int = 64, f: int = 128):
             out += [(base + ".qweight", "I32", (cols, rows // 8)),
                     (base + ".qzeros", "I32", (cols // 32, rows // 8)),
                     (base + ".scales", "F16", (cols // 32, rows))]
+        elif layout == "fp8":  # weights as is, one scale per 128 × 128 block (DeepSeek-V3's)
+            out += [(name, "F8_E4M3", shape),
+                    (name + "_scale_inv", "F32", (-(-rows // 128), -(-cols // 128)))]
         else:  # bitsandbytes nf4: two 4-bit values per byte, flattened
             out += [(name, "U8", (rows * cols // 2, 1)),
                     (name + ".absmax", "F32", (rows * cols // 64,)),
@@ -265,10 +289,11 @@ def _quantized(layout: str, d: int = 64, f: int = 128):
 
 @pytest.mark.parametrize("layout, qc", [
     ("awq", {"quant_method": "awq", "bits": 4, "group_size": 32, "version": "gemm"}),
+    ("fp8", {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}),
     ("bnb", {"quant_method": "bitsandbytes", "load_in_4bit": True,
              "bnb_4bit_quant_type": "nf4"}),
 ])
-def test_awq_and_bitsandbytes_4bit_count_logically(tmp_path, capsys, layout, qc):
+def test_awq_fp8_and_bitsandbytes_4bit_count_logically(tmp_path, capsys, layout, qc):
     write_safetensors(tmp_path / "model.safetensors", _quantized(layout))
     write_config(tmp_path, {**LLAMA_CONFIG, "hidden_size": 64, "intermediate_size": 128,
                             "quantization_config": qc})
@@ -277,7 +302,8 @@ def test_awq_and_bitsandbytes_4bit_count_logically(tmp_path, capsys, layout, qc)
     assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["logical_total"] == data["built"] and data["unexplained"] == 0
-    assert {t["term"] for t in data["terms"]} >= {"packed weights"}
+    terms = {t["term"] for t in data["terms"]}
+    assert terms >= ({"FP8 block scales"} if layout == "fp8" else {"packed weights"})
 
 
 def test_config_and_id_override_the_config_beside(tmp_path, capsys):

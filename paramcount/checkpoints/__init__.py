@@ -10,10 +10,14 @@ header alone, attributed to the formula tree by name.
   h5py). Only headers are read; no module here imports torch or TensorFlow.
 - :mod:`~paramcount.checkpoints.quant`: logical counts from packed layouts (GPTQ, AWQ,
   bitsandbytes 4-bit) and GGUF's block types.
-- :mod:`~paramcount.checkpoints.gguf_names`: the declared GGUF name table per family.
+- :mod:`~paramcount.checkpoints.gguf_names`: the declared GGUF name table per family;
+  :mod:`~paramcount.checkpoints.layouts`: published layouts transformers loads into other
+  tensors (experts stored one per tensor); :mod:`~paramcount.checkpoints.keras_names`: a
+  ``.weights.h5``'s names → Keras variable paths (imports TensorFlow; ``verify`` only).
 - :mod:`~paramcount.checkpoints.check`: attribution (``verify.compare`` on the transformers tree)
   and the stored-versus-built terms; :mod:`~paramcount.checkpoints.output` the text, and
-  :mod:`~paramcount.checkpoints.report_section` the report's "Checkpoints" section.
+  :mod:`~paramcount.checkpoints.report_section` the report's "Checkpoints" section, with the
+  published figures of :mod:`~paramcount.checkpoints.published`.
 """
 
 from __future__ import annotations
