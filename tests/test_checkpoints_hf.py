@@ -206,7 +206,22 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "mistral": ("mistral", "llama", None), "qwen": ("qwen", "qwen2", None),
          "qwen3": ("qwen3", "qwen3", None), "gemma": ("gemma", "gemma", None),
          "gemma2": ("gemma", "gemma2", "tiny_gemma2"), "gemma3": ("gemma3", "gemma3", None),
-         "phi3": ("phi3", "phi3", None)}
+         "phi3": ("phi3", "phi3", None), "mixtral": ("mixtral", "llama", None),
+         "qwen_moe": ("qwen_moe", "qwen2moe", "tiny_mha_untied"),
+         "qwen3_moe": ("qwen3_moe", "qwen3moe", "tiny_default_heads")}
+
+
+def _gguf_name(names, name: str, shape: tuple) -> list[tuple[str, str, tuple]]:
+    """llama.cpp's name for a transformers tensor; stacked experts' gate_up_proj split into
+    ffn_gate_exps and ffn_up_exps, as its converter stores them."""
+    if name.endswith("mlp.experts.gate_up_proj"):
+        e, two_f, d = shape
+        blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
+        return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
+    g = names.get_name(name, try_suffixes=(".weight", ".bias"))
+    if g is not None and not g.endswith((".weight", ".bias")):
+        g += ".weight"
+    return [(g, "F32", shape)]
 
 
 @pytest.mark.parametrize("case", sorted(_GGUF))
@@ -226,13 +241,18 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
         hp = arch.resolve(arch.preset(preset).hparams)
         tensors = state(arch, hp)[0]
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper()], hp["L"])
-    named = [(names.get_name(n, try_suffixes=(".weight", ".bias")), "F32", s)
-             for n, _, s in tensors]
-    assert all(n for n, _, _ in named), [t[0] for t, g in zip(tensors, named, strict=True) if not g[0]]
+    named = [g for n, _, s in tensors for g in _gguf_name(names, n, s)]
+    assert all(n for n, _, _ in named), [t[0] for t in tensors]
     kv = {"block_count": hp["L"], "embedding_length": hp["d_e"],
-          "feed_forward_length": hp["d_f"], "attention.head_count": hp["M"],
+          **({"feed_forward_length": hp["d_f"]} if "d_f" in hp else {}),
+          "attention.head_count": hp["M"],
           "attention.head_count_kv": hp.get("M_kv", hp["M"]),
           "attention.key_length": hp.get("d_k", hp["d_e"] // hp["M"])}
+    if "E" in hp:
+        kv.update({"expert_count": hp["E"], "expert_used_count": hp["k"]})
+        kv.update({"expert_feed_forward_length": hp["d_fe"]} if "d_fe" in hp else {})
+        kv.update({"expert_shared_feed_forward_length": hp["d_fs"]} if "d_fs" in hp else {})
+        kv.setdefault("feed_forward_length", hp.get("d_fe", 0))
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
     # llama.cpp converts Mistral as "llama": the file reads as llama (the same weights)
     named_id = [] if arch_id == "mistral" else [arch_id]

@@ -111,9 +111,10 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
     cfg["vocab_size"] = emb.shape[0]
     cfg["tie_word_embeddings"] = not any(t.name == "output.weight" for t in tensors)
     model_type, cls = table.model_type, table.hf_class
-    if cfg.get("num_local_experts") and table.moe:
-        model_type, cls = table.moe
-    else:
-        cfg.pop("num_local_experts", None)
-        cfg.pop("num_experts_per_tok", None)
+    if table.moe:  # a dense model, or a mixture of experts converted under its name
+        if cfg.get("num_local_experts"):
+            model_type, cls = table.moe
+        else:
+            cfg.pop("num_local_experts", None)
+            cfg.pop("num_experts_per_tok", None)
     return {"model_type": model_type, "architectures": [cls], **cfg}

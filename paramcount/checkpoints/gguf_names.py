@@ -45,6 +45,11 @@ _QK_NORM = ((_BLK + r"attn_q_norm\.weight$", _L + "self_attn.q_norm.weight"),
 _GEMMA2_NORMS = ((_BLK + r"post_attention_norm\.weight$", _L + "post_attention_layernorm.weight"),
                  (_BLK + r"ffn_norm\.weight$", _L + "pre_feedforward_layernorm.weight"),
                  (_BLK + r"post_ffw_norm\.weight$", _L + "post_feedforward_layernorm.weight"))
+# Qwen MoE's shared expert and its gate (Qwen 1.5 / 2 MoE).
+_SHARED = ((_BLK + r"ffn_gate_inp_shexp\.weight$", _L + "mlp.shared_expert_gate.weight"),
+           (_BLK + r"ffn_gate_shexp\.weight$", _L + "mlp.shared_expert.gate_proj.weight"),
+           (_BLK + r"ffn_up_shexp\.weight$", _L + "mlp.shared_expert.up_proj.weight"),
+           (_BLK + r"ffn_down_shexp\.weight$", _L + "mlp.shared_expert.down_proj.weight"))
 # Phi-3 fuses q, k and v, and gate and up, as transformers does: the names map one to one.
 _PHI3_FUSED = ((_BLK + r"attn_qkv\.weight$", _L + "self_attn.qkv_proj.weight"),
                (_BLK + r"ffn_up\.weight$", _L + "mlp.gate_up_proj.weight"))
@@ -54,6 +59,12 @@ _COMMON = MappingProxyType({"embedding_length": "hidden_size", "feed_forward_len
            "block_count": "num_hidden_layers", "attention.head_count": "num_attention_heads",
            "attention.head_count_kv": "num_key_value_heads", "attention.key_length": "head_dim",
            "expert_count": "num_local_experts", "expert_used_count": "num_experts_per_tok"})
+
+
+_QWEN_MOE = MappingProxyType({
+    **_COMMON, "expert_count": "num_experts",
+    "expert_feed_forward_length": "moe_intermediate_size",
+    "expert_shared_feed_forward_length": "shared_expert_intermediate_size"})
 
 
 @dataclass(frozen=True)
@@ -79,4 +90,8 @@ TABLES: dict[str, GGUFTable] = {
     "phi3": GGUFTable("phi3", "Phi3ForCausalLM", _PHI3_FUSED + _LLAMA_BLOCK + _LLAMA_NORM),
     "qwen2": GGUFTable("qwen2", "Qwen2ForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM),
     "qwen3": GGUFTable("qwen3", "Qwen3ForCausalLM", _LLAMA_BLOCK + _LLAMA_NORM + _QK_NORM),
+    "qwen2moe": GGUFTable("qwen2_moe", "Qwen2MoeForCausalLM",
+                          _SHARED + _LLAMA_BLOCK + _LLAMA_NORM, _EXPERTS, _QWEN_MOE),
+    "qwen3moe": GGUFTable("qwen3_moe", "Qwen3MoeForCausalLM",
+                          _LLAMA_BLOCK + _LLAMA_NORM + _QK_NORM, _EXPERTS, _QWEN_MOE),
 }
