@@ -134,6 +134,16 @@ def test_an_index_naming_a_missing_shard(tmp_path, capsys):
              "names shard 'model-00002-of-00002.safetensors', which is not in")
 
 
+def test_an_absurd_index_is_not_read(tmp_path, capsys):
+    index = tmp_path / "model.safetensors.index.json"
+    with index.open("wb") as f:
+        f.truncate(10 * 2**30)  # sparse: 10 GB of nothing
+    tracemalloc.start()
+    _refused(capsys, ["count", "--checkpoint", str(tmp_path)], "an index of 10,737,418,240 bytes")
+    assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    tracemalloc.stop()
+
+
 def test_an_index_and_its_shards_disagree(tmp_path, capsys):
     write_safetensors(tmp_path / "s1.safetensors", llama_tensors()[:2])
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {

@@ -99,6 +99,13 @@ def _prod(shape: tuple[int, ...]) -> int:
 
 def _index(path: Path) -> tuple[dict[str, str], dict]:
     try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size > _MAX_HEADER:  # an index names tensors; DeepSeek-V3's 91,000 take 9 MB
+        raise InputFileError(f"{path}: an index of {size:,} bytes, beyond the 100 MB an index of "
+                             "tensor names could take: not read")
+    try:
         data = json.loads(path.read_text(encoding="utf-8"),
                           object_pairs_hook=_pairs_no_duplicates(path))
     except OSError as exc:
