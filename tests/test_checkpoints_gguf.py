@@ -110,3 +110,21 @@ def test_the_logical_shape_is_row_major(tmp_path):
     path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
     t = next(t for t in read(path).tensors if t.name == "blk.0.attn_k.weight")
     assert t.shape == (128, D) and t.weight_name == "model.layers.0.self_attn.k_proj.weight"
+
+
+def test_an_absurd_metadata_string_is_not_read(tmp_path, capsys):
+    import tracemalloc
+
+    key = b"general.name"
+    head = (b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+            + struct.pack("<IQ", 8, 10 * 2**30))  # a string value of 10 GB
+    path = tmp_path / "m.gguf"
+    with path.open("wb") as f:
+        f.write(head)
+        f.truncate(len(head) + 10 * 2**30 + 64)  # sparse
+    tracemalloc.start()
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'general.name' takes 10,737,418," in err

@@ -33,14 +33,21 @@ def _reader(path: Path):
         raise InputFileError(f"{path}: not a readable GGUF file: {exc}") from None
 
 
-def _value(field):
+_MAX_VALUE = 1 << 24  # a metadata value beyond 16 MB is no header (the tokenizer's are skipped)
+
+
+def _value(path: Path, field):
+    size = sum(int(p.nbytes) for p in field.parts)
+    if size > _MAX_VALUE:  # the reader's parts are views of the mapped file: nothing read yet
+        raise InputFileError(f"{path}: GGUF metadata {field.name!r} takes {size:,} bytes: a "
+                             "damaged header, not read")
     v = field.contents()
     return v.decode() if isinstance(v, bytes) else v
 
 
 def read(path: Path) -> Checkpoint:
     r = _reader(path)
-    meta = {name: _value(f) for name, f in r.fields.items()
+    meta = {name: _value(path, f) for name, f in r.fields.items()
             if not name.startswith(("GGUF.", "tokenizer.ggml."))}
     arch = meta.get("general.architecture")
     table = TABLES.get(arch) if isinstance(arch, str) else None
