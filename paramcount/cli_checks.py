@@ -42,6 +42,10 @@ def cmd_verify(args) -> int:
     archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
     framework = getattr(args, "framework", "keras")
     fws = ["keras", "transformers"] if framework == "all" else [framework]
+    if "keras" in fws and any("keras" in arch.checked_by for arch in archs):
+        from paramcount import extras
+
+        extras.require("keras", "verify")  # one line on how to install it, before anything is built
     if "transformers" in fws:
         from paramcount.frameworks import for_framework
         from paramcount.verify import require_transformers
@@ -157,10 +161,14 @@ def cmd_prove(args) -> int:
         hf = args.framework == "transformers" or "keras" not in registry.get(aid).checked_by
         return "transformers" if hf else "keras"
 
-    if args.framework == "transformers":
+    if any(framework(a) == "transformers" for a in ids):  # --framework transformers, Falcon-7B
         from paramcount.verify import require_transformers
 
         require_transformers()  # one line on how to install it, before anything is proven
+    if any(framework(a) == "keras" for a in ids):
+        from paramcount import extras
+
+        extras.require("keras", "prove")
     # Several architectures: proven in worker processes into the proof cache first; the loop
     # below then reads each outcome from there, in order.
     for fw in ("keras", "transformers"):
