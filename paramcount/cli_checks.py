@@ -47,9 +47,11 @@ def cmd_verify(args) -> int:
 
         extras.require("keras", "verify")  # one line on how to install it, before anything is built
     if "transformers" in fws:
+        from paramcount import extras
         from paramcount.frameworks import for_framework
         from paramcount.verify import require_transformers
 
+        extras.require("transformers", "--framework transformers")  # before importing torch
         require_transformers()  # one line on how to install it, before anything is built
         # named with --framework transformers: say which have no reference yet; with "all",
         # each architecture is verified on every framework it has (Keras at least)
@@ -162,8 +164,10 @@ def cmd_prove(args) -> int:
         return "transformers" if hf else "keras"
 
     if any(framework(a) == "transformers" for a in ids):  # --framework transformers, Falcon-7B
+        from paramcount import extras
         from paramcount.verify import require_transformers
 
+        extras.require("transformers", "prove against transformers")  # before importing torch
         require_transformers()  # one line on how to install it, before anything is proven
     if any(framework(a) == "keras" for a in ids):
         from paramcount import extras

@@ -325,9 +325,15 @@ def transformers_weights(arch: Architecture, hparams: Mapping[str, int]) -> list
 
 def require_transformers():
     """The transformers reference module, or a ParamcountError saying how to install it."""
-    from paramcount import extras
+    from paramcount.errors import ParamcountError
 
-    extras.require("transformers", "--framework transformers")
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise ParamcountError(
+            f"--framework transformers needs torch and transformers ({exc.name} is not "
+            "installed): pip install 'paramcount[transformers]'") from None
     from reference_models import hf
 
     return hf
