@@ -156,6 +156,16 @@ def test_every_runtime_package_is_pinned():
     assert wanted <= pinned, wanted - pinned
 
 
+def test_proof_keys_name_only_pinned_libraries():
+    """Proof keys hold the versions of these libraries: each one README's set-up installs at a
+    pinned version, so a fresh checkout (CI) computes the keys of the committed proof record."""
+    from paramcount import cache
+
+    pinned = {_name(ln) for ln in (ROOT / "constraints.txt").read_text().splitlines()
+              if "==" in ln and not ln.startswith("#")}
+    assert set(cache._LIBRARIES) <= pinned & (_distributions("all") | {"sympy"})
+
+
 def _pip_install_args(line: str) -> list[str]:
     import shlex
 
