@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "tests" / "configs" / "llama-2-7b-hf.json"
 INSTALLS = {"core": "", "keras": "keras", "report": "report", "all": "all", "all+test": "all,test"}
-HEAVY = ("tensorflow", "keras", "keras_hub", "torch", "transformers", "matplotlib", "numpy")
+HEAVY = ("tensorflow", "keras", "keras_hub", "torch", "transformers", "matplotlib", "numpy", "safetensors",
+         "gguf", "h5py")
 
 
 def _size(folder: Path) -> int:
