@@ -163,16 +163,16 @@ def cmd_prove(args) -> int:
         hf = args.framework == "transformers" or "keras" not in registry.get(aid).checked_by
         return "transformers" if hf else "keras"
 
+    from paramcount import extras
+
     if any(framework(a) == "transformers" for a in ids):  # --framework transformers, Falcon-7B
-        from paramcount import extras
+        extras.require("transformers", "prove against transformers")  # (imports nothing)
+    if any(framework(a) == "keras" for a in ids):
+        extras.require("keras", "prove")
+    if args.framework == "transformers":
         from paramcount.verify import require_transformers
 
-        extras.require("transformers", "prove against transformers")  # before importing torch
         require_transformers()  # one line on how to install it, before anything is proven
-    if any(framework(a) == "keras" for a in ids):
-        from paramcount import extras
-
-        extras.require("keras", "prove")
     # Several architectures: proven in worker processes into the proof cache first; the loop
     # below then reads each outcome from there, in order.
     for fw in ("keras", "transformers"):
