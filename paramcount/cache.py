@@ -175,9 +175,10 @@ def source_fingerprint() -> str:
 # --- proofs ---------------------------------------------------------------------------------------
 PROOF_KIND = "proofs"
 PROOF_FORMAT = 1  # bump when what a cached proof holds changes shape
-# (torch and transformers build the transformers proofs' references)
-_LIBRARIES = ("tensorflow", "tensorflow-cpu", "keras", "keras-hub", "sympy", "numpy", "torch",
-              "transformers")
+# (torch and transformers build the transformers proofs' references). Distributions README's
+# set-up installs (pinned in constraints.txt), so a fresh checkout's keys are the committed ones:
+# no `tensorflow-cpu`, which an older set-up installed beside `tensorflow` (the same version).
+_LIBRARIES = ("tensorflow", "keras", "keras-hub", "sympy", "numpy", "torch", "transformers")
 
 
 @functools.cache

@@ -152,12 +152,14 @@ def cmd_solve(args) -> int:
 def cmd_report(args) -> int:
     from pathlib import Path
 
-    from paramcount import report
+    from paramcount import extras, report
     from paramcount._io import check_output
 
+    extras.require("report", "report")  # one line on how to install it, before any work
     # Check the destination before the (long) verification run (the true reason, exit 2), and
     # again when writing.
     target = check_output(Path(args.output))
+    recorded = report.proofs_source(target, args.proofs)
     try:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
@@ -166,13 +168,12 @@ def cmd_report(args) -> int:
 
         # Architectures whose recorded proof no longer holds (or never did) are proven in
         # workers into the proof cache first; the report then reads every outcome in order.
-        recorded = target.parent / record.RECORD_NAME
         parallel.prove_into_cache(record.stale({r.arch for r in results}, recorded),
                                   n_jobs=args.jobs)
         parallel.prove_into_cache(
             record.stale(report.transformers_ids(results), recorded, "transformers"),
             n_jobs=args.jobs, framework="transformers")
-        path = report.write_report(target, results=results)
+        path = report.write_report(target, results=results, proofs=recorded)
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     if not args.quiet:
@@ -218,7 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
-                            "verified against Keras / KerasHub.")
+                            "verified against Keras / KerasHub and PyTorch / HF transformers. "
+                            "list, formula, count and solve need SymPy alone; verify and prove "
+                            "need pip install 'paramcount[keras]' (and 'paramcount[transformers]' "
+                            "for --framework transformers), report 'paramcount[report]'.")
     plugin_help = ("a module (or .py file) registering architectures of your own; repeatable. "
                    f"Also read from ${PLUGINS_ENV} (comma-separated)")
     p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
@@ -230,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("formula", help="an architecture's formula, its symbols and their meanings")
-    s.add_argument("arch")
+    s.add_argument("arch", help="architecture id (paramcount list shows them)")
     fmt = s.add_mutually_exclusive_group()
     fmt.add_argument("--latex", action="store_true", help="print the total as LaTeX")
     fmt.add_argument("--json", action="store_true", help="print formula, symbols, components")
@@ -291,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
                                      "a budget (formula only)")
-    s.add_argument("arch")
+    s.add_argument("arch", help="architecture id (paramcount list shows them)")
     s.add_argument("--target", required=True, metavar="N", help="parameters: 7e9, 7B, 350M, ...")
     s.add_argument("--for", dest="unknown", required=True, metavar="SYM",
                    help="the hyperparameter to solve for")
@@ -299,8 +303,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("report", help="write the markdown conformance report")
-    s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
-    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--output", metavar="PATH", default="reports/conformance.md",
+                   help="the report; its figures and proof record go beside it "
+                        "(default: %(default)s)")
+    s.add_argument("--proofs", metavar="PATH", default=None,
+                   help="the proof record whose outcomes are reused while their key matches "
+                        "(default: the project's reports/proofs.json, else the one beside "
+                        "--output)")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress on stderr and no closing 'wrote PATH' line (default: both "
+                        "shown)")
     _jobs_option(s)
     s.set_defaults(func=cmd_report)
     for command in sub.choices.values():  # --plugin also after the command name

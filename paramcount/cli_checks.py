@@ -46,10 +46,16 @@ def cmd_verify(args) -> int:
     archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
     framework = getattr(args, "framework", "keras")
     fws = ["keras", "transformers"] if framework == "all" else [framework]
+    if "keras" in fws and any("keras" in arch.checked_by for arch in archs):
+        from paramcount import extras
+
+        extras.require("keras", "verify")  # one line on how to install it, before anything is built
     if "transformers" in fws:
+        from paramcount import extras
         from paramcount.frameworks import for_framework
         from paramcount.verify import require_transformers
 
+        extras.require("transformers", "--framework transformers")  # before importing torch
         require_transformers()  # one line on how to install it, before anything is built
         # named with --framework transformers: say which have no reference yet; with "all",
         # each architecture is verified on every framework it has (Keras at least)
@@ -161,6 +167,12 @@ def cmd_prove(args) -> int:
         hf = args.framework == "transformers" or "keras" not in registry.get(aid).checked_by
         return "transformers" if hf else "keras"
 
+    from paramcount import extras
+
+    if any(framework(a) == "transformers" for a in ids):  # --framework transformers, Falcon-7B
+        extras.require("transformers", "prove against transformers")  # (imports nothing)
+    if any(framework(a) == "keras" for a in ids):
+        extras.require("keras", "prove")
     if args.framework == "transformers":
         from paramcount.verify import require_transformers
 

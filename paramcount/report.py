@@ -305,29 +305,55 @@ def generate(results: list[Verification] | None = None, *,
     return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
 
 
+# The record committed with the project's report, where paramcount runs from a checkout.
+PROJECT_RECORD = Path(__file__).resolve().parent.parent / "reports" / "proofs.json"
+
+
+def proofs_source(output: str | os.PathLike, proofs: str | os.PathLike | None = None) -> Path:
+    """The proof record a report written to ``output`` reuses: ``proofs`` when given (it must
+    be a readable file), else the project's committed ``reports/proofs.json`` when paramcount
+    runs from a checkout, else the record beside ``output``. A report written elsewhere (CI's
+    artifact folder) so reuses the committed outcomes instead of proving everything cold."""
+    from paramcount.errors import ParamcountError
+    from paramcount.prove import record
+
+    if proofs is not None:
+        try:
+            Path(proofs).read_bytes()
+        except OSError as exc:
+            raise ParamcountError(f"cannot read the proof record {os.fspath(proofs)}: "
+                                  f"{exc.strerror or exc}") from None
+        return Path(proofs)
+    if PROJECT_RECORD.is_file():
+        return PROJECT_RECORD
+    return Path(output).parent / record.RECORD_NAME
+
+
 def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None,
-               framework: str = "keras"):
-    """The proofs the report at ``path`` shows against ``framework`` (outcomes recorded beside
-    it reused while their key matches, see :mod:`paramcount.prove.record`) and the record to
-    write with it."""
+               framework: str = "keras", proofs: str | os.PathLike | None = None):
+    """The proofs the report at ``path`` shows against ``framework`` (outcomes recorded in
+    :func:`proofs_source` reused while their key matches, see :mod:`paramcount.prove.record`)
+    and the record to write with it."""
     from paramcount.prove import record
 
     ids = {r.arch for r in results} if framework == "keras" else transformers_ids(results)
-    return record.proofs_for(ids, Path(path).parent / record.RECORD_NAME, progress=progress,
+    return record.proofs_for(ids, proofs_source(path, proofs), progress=progress,
                              framework=framework)
 
 
 def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
                  results: list[Verification] | None = None,
                  proof_record: dict | None = None,
-                 transformers_record: dict | None = None) -> Path:
+                 transformers_record: dict | None = None,
+                 proofs: str | os.PathLike | None = None) -> Path:
     """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
     so everything is verified here), the figures it links to (``composition.svg``,
     ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
 
     The report and its figures are one group (:func:`paramcount._io.write_group`): every target
     is checked and every file written to a synced temporary file before any is renamed, the
-    report last, so the figures never pair with a different report.
+    report last, so the figures never pair with a different report. Recorded proofs are read
+    from ``proofs`` (default: :func:`proofs_source`); the record written goes beside the report.
     """
     from paramcount.prove import record
 
@@ -335,9 +361,10 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
     check_output(path)
     if text is None:
         results = verify_all() if results is None else results
-        proofs, proof_record = proofs_for(results, path)
-        hf_proofs, transformers_record = proofs_for(results, path, framework="transformers")
-        text = generate(results, proofs=proofs, transformers_proofs=hf_proofs)
+        shown, proof_record = proofs_for(results, path, proofs=proofs)
+        hf_proofs, transformers_record = proofs_for(results, path, framework="transformers",
+                                                    proofs=proofs)
+        text = generate(results, proofs=shown, transformers_proofs=hf_proofs)
     files: dict[str | os.PathLike, str | bytes] = {}
     if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)
         files[path.parent / record.RECORD_NAME] = record.dumps(proof_record, transformers_record)

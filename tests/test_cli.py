@@ -175,3 +175,21 @@ def test_count_loads_only_the_module_it_needs():
             "assert len(registry.architectures()) > 40")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_every_option_and_argument_has_help():
+    """Issue 22: `report --help` had no text for --output and --quiet, `formula` and `solve` none
+    for arch; every command's every argument now says what it is, and report's shows defaults."""
+    import argparse
+
+    from paramcount.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+    report = sub.choices["report"].format_help()
+    assert "(default: reports/conformance.md)" in " ".join(report.split())
+    top = " ".join(parser.format_help().split())
+    assert "Keras" in top and "transformers" in top and "paramcount[keras]" in top

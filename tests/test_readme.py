@@ -1,5 +1,7 @@
-"""README's commands run, and the output README shows is what they print (formula-only commands;
-verify, prove and report are exercised by their own tests, and too slow to run here)."""
+"""README and the docs it links to: their commands run, the output they show is what the commands
+print (formula-only commands, and `verify` of two tiny models; prove and report are exercised by
+their own tests, and too slow to run here), the pytest-helper example fails as shown, the links
+resolve, and the contributor docs name every option of the tables they describe."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from paramcount.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = {name: (ROOT / name).read_text(encoding="utf-8")
+        for name in ("README.md", "docs/architecture.md", "docs/adding-a-family.md",
+                     "benchmarks/README.md")}
 FAST = ("list", "formula", "count", "solve")
 
 
@@ -22,7 +27,7 @@ def _commands() -> list[list[str]]:
     """Every `paramcount ...` line of README's indented blocks whose command is formula-only,
     with a usage alternative `[--latex | --json]` expanded into each choice."""
     out = []
-    for ln in README.splitlines():
+    for ln in "\n".join(DOCS.values()).splitlines():
         m = re.match(r"^ {4}(?:\$ )?paramcount (.*)$", ln)
         if not m:
             continue
@@ -43,17 +48,19 @@ def _commands() -> list[list[str]]:
 COMMANDS = _commands()
 
 
-def _shown_outputs() -> list[tuple[list[str], list[str]]]:
-    """`$ paramcount ...` blocks: the command and the lines README shows under it."""
+def _shown_outputs(errors: bool = False) -> list[tuple[list[str], list[str]]]:
+    """`$ paramcount ...` blocks: the command and the lines README shows under it (with
+    ``errors``, those showing a one-line error instead: a missing extra's)."""
     out = []
     for m in re.finditer(r"^ {4}\$ paramcount (.*)\n((?: {4}.*\n)+)", README, re.M):
         shown = [ln[4:] for ln in m.group(2).splitlines()]
-        out.append((shlex.split(m.group(1)), shown))
+        if shown[0].startswith("paramcount: error: ") == errors:
+            out.append((shlex.split(m.group(1)), shown))
     return out
 
 
 def test_readme_lists_formula_only_commands():
-    assert len(COMMANDS) >= 7 and _shown_outputs()
+    assert len(COMMANDS) >= 7 and len(_shown_outputs()) >= 4 and _shown_outputs(errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -77,8 +84,11 @@ def test_readme_command_runs(argv, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize(("argv", "shown"), _shown_outputs(), ids=lambda x: " ".join(x)[:40])
-def test_readme_shown_output_is_printed(argv, shown, capsys):
+def test_readme_shown_output_is_printed(argv, shown, capsys, monkeypatch):
     """Line for line, in order; `...` stands for any number of lines left out."""
+    monkeypatch.chdir(ROOT)  # a config is named by a path relative to the checkout
+    if argv[0] not in FAST:
+        argv = [*argv, "--quiet", "-j", "1"]  # the same output, in this process
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     pos = 0
@@ -96,10 +106,76 @@ def test_readme_shown_output_is_printed(argv, shown, capsys):
         skip = False
 
 
+@pytest.mark.parametrize(("argv", "shown"), _shown_outputs(errors=True),
+                         ids=lambda x: " ".join(x)[:40])
+def test_readme_shown_missing_extra_is_printed(argv, shown):
+    """The one line a command prints without its extra, with the extra's packages absent."""
+    from paramcount import extras
+    from tests.test_extras import run_without
+
+    extra = re.search(r"pip install 'paramcount\[(\w+)\]'", shown[0]).group(1)
+    code, out, err, _ = run_without(tuple(extras.EXTRAS[extra]), *argv)
+    assert (code, out, err.splitlines()) == (2, "", shown)
+
+
+def _helper_example() -> tuple[str, str]:
+    """README's pytest-helper example: its code and the failure it shows."""
+    code = re.search(r"^ {4}import keras_hub\n\n((?: {4}.*\n|\n)+?)\nfails with", README, re.M)
+    shown = re.search(r"^fails with\n\n((?: {4}.*\n)+)", README, re.M)
+    assert code and shown
+    return ("import keras_hub\n\n" + "\n".join(ln[4:] for ln in code.group(1).splitlines()),
+            "\n".join(ln[4:] for ln in shown.group(1).splitlines()))
+
+
+def test_readme_pytest_helper_example_fails_as_shown():
+    """The example runs as written, with the fixture the plugin provides, and its failure is the
+    text README shows."""
+    from paramcount.testing import assert_param_count
+
+    code, shown = _helper_example()
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    with pytest.raises(AssertionError) as failure:
+        namespace["test_my_model"](assert_param_count)
+    assert f"AssertionError: {failure.value}" == shown
+
+
+def test_links_resolve():
+    """Every relative link of README and the docs names a file of the checkout."""
+    for name, text in DOCS.items():
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if "://" not in target:
+                assert (ROOT / name).parent.joinpath(target).resolve().exists(), (name, target)
+
+
+def test_readme_is_for_users_and_links_the_internals():
+    """Contributor internals live in docs/, linked from README; README keeps what a user needs."""
+    for heading in ("## Set up and run", "## The command line", "## Configs in",
+                    "## Check your own model in your tests", "## Notebook", "## The report"):
+        assert heading in README
+    for internal in ("## How it works", "### Where a family lives", "hf_offset=", "prove_within"):
+        assert internal not in README
+    assert "(docs/architecture.md)" in README and "(docs/adding-a-family.md)" in README
+
+
+def test_adding_a_family_names_every_table_option():
+    """Each option of a config table's Field and Table, and of the transformers declaration, is
+    explained in docs/adding-a-family.md (a new option without its line there fails here)."""
+    import dataclasses
+
+    from paramcount import frameworks, mapping
+
+    doc = DOCS["docs/adding-a-family.md"]
+    for cls in (mapping.Field, mapping.Table, frameworks.Transformers):
+        for f in dataclasses.fields(cls):
+            if f.name not in ("symbol", "fields", "weights"):  # the positional essentials
+                assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name}"
+
+
 def test_benchmark_outcomes_say_missed_where_a_target_is_missed():
-    """Every README benchmark row with a target says whether it was met, and says "missed"
+    """Every benchmark row with a target says whether it was met, and says "missed"
     exactly where the measured time (or its ratio to the anchor) is not within the target."""
-    rows = [ln for ln in README.splitlines() if ln.startswith("| ") and "≤" in ln]
+    rows = [ln for ln in DOCS["benchmarks/README.md"].splitlines() if ln.startswith("| ") and "≤" in ln]
     assert rows
     for row in rows:
         _what, measured, _anchor, ratio, target, outcome = (c.strip() for c in row.strip("|").split("|"))
