@@ -28,6 +28,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
+from types import FrameType
 
 __all__ = ["CLASHES", "SIDES", "FrameworkClash", "Worker", "WorkerDied", "call", "holds",
            "install_guard", "side"]
@@ -84,7 +85,7 @@ class _Guard:
 def _probing() -> bool:
     """Whether the lookup under way is ``importlib.util.find_spec`` (torch's dynamo asks whether
     TensorFlow is installed; the CLI whether torch is), not an import."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(4):
         if frame is None:
             return False
@@ -175,7 +176,12 @@ class Worker:
 
     def __init__(self, side_name: str, ctx, work: dict | None = None) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_main, args=(child, side_name, work, os.getpid()),
+        plugins: list[str] = []
+        if work is None:  # spawned: it loads the plugins this process loaded (a fork has them)
+            from paramcount import registry
+
+            plugins = list(registry.PLUGINS_LOADED)
+        self.proc = ctx.Process(target=_main, args=(child, side_name, work, os.getpid(), plugins),
                                 daemon=True)
         self.proc.start()
         child.close()
@@ -227,7 +233,7 @@ class Worker:
 _WORK: dict = {}
 
 
-def _main(conn, side_name: str, work: dict | None, parent: int) -> None:
+def _main(conn, side_name: str, work: dict | None, parent: int, plugins: list[str]) -> None:
     global _SIDE
     _SIDE = side_name
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -235,6 +241,11 @@ def _main(conn, side_name: str, work: dict | None, parent: int) -> None:
     install_guard()
     if work is not None:
         _WORK.update(work)
+    if plugins:
+        from paramcount import registry
+
+        with contextlib.suppress(Exception):  # (a job of one that fails says so itself)
+            registry.load_plugins(plugins, env=False)
     while True:
         while not conn.poll(1.0):
             if os.getppid() != parent:  # orphaned: nobody will read the results
