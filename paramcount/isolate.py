@@ -114,7 +114,12 @@ def call(side_name: str, fn: Callable, *args):
     if w is None or not w.alive():
         w = _CALL_WORKERS[side_name] = Worker(side_name, multiprocessing.get_context("spawn"))
     results: list = []
-    lost = w.run(_apply, [(0, (fn, args))], results.append)
+    try:
+        lost = w.run(_apply, [(0, (fn, args))], results.append)
+    except BaseException:  # interrupted while it works: its late answer must not meet a new task
+        _CALL_WORKERS.pop(side_name, None)
+        w.proc.kill()
+        raise
     if lost is not None:
         _CALL_WORKERS.pop(side_name, None)
         raise WorkerDied(f"the {side_name} worker process died ({lost})")
