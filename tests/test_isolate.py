@@ -67,7 +67,8 @@ def test_this_test_process_holds_no_torch():
 def test_a_torch_worker_holds_torch_and_refuses_tensorflow():
     if transformers_missing():
         pytest.skip("the transformers extra is not installed")
-    assert isolate.call("torch", _import_and_report, "torch") == ["torch"]
+    held = isolate.call("torch", _import_and_report, "torch")  # (a shared worker: maybe more)
+    assert "torch" in held and "tensorflow" not in held
     with pytest.raises(isolate.FrameworkClash, match="tensorflow imported in a process"):
         isolate.call("torch", _import_and_report, "tensorflow")
 
