@@ -257,10 +257,14 @@ def builder_sources(reference) -> list[tuple[str, bytes]]:
     """The source a reference builder runs: its module and, transitively, the modules of the same
     package it imports (``reference_models._build``, ``reference_models.llama`` for Llama 3)."""
     bound: tuple = ()
-    while isinstance(reference, functools.partial):  # transformers' proof view: hf.view, id
+    while isinstance(reference, functools.partial):
         bound = (*reference.args, *sorted(reference.keywords.items()), *bound)
         reference = reference.func
-    if callable(reference):
+    target = getattr(reference, "target", None)  # paramcount.weights.Named: by name, unimported
+    if isinstance(target, str) and isinstance(getattr(reference, "args", None), tuple):
+        module_name, _, qual = target.partition(":")
+        qual += repr((*reference.args, *bound))
+    elif callable(reference):
         module_name = getattr(reference, "__module__", "") or ""
         qual = getattr(reference, "__qualname__", None) or type(reference).__qualname__
         if bound:

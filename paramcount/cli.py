@@ -160,22 +160,27 @@ def cmd_report(args) -> int:
     # again when writing.
     target = check_output(Path(args.output))
     recorded = report.proofs_source(target, args.proofs)
+    note = report.missing_extra_note()
+    if note:  # without the transformers extra: what is left out, and that it is not the committed
+        print(f"paramcount: {note.replace('**', '')}", file=sys.stderr)
     try:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
-        from paramcount import parallel
-        from paramcount.prove import record
-
-        # Architectures whose recorded proof no longer holds (or never did) are proven in
-        # workers into the proof cache first; the report then reads every outcome in order.
-        parallel.prove_into_cache(record.stale({r.arch for r in results}, recorded),
-                                  n_jobs=args.jobs)
-        parallel.prove_into_cache(
-            record.stale(report.transformers_ids(results), recorded, "transformers"),
-            n_jobs=args.jobs, framework="transformers")
-        path = report.write_report(target, results=results, proofs=recorded)
+        # A row that could not run (its worker died, its builder raised): named, nothing written
+        errors = [f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {getattr(r, 'error', '')}"
+                  for r in results if r.status == "error"]
+        if not errors:
+            try:  # proofs whose recorded outcome no longer holds are proven in workers
+                path = report.write_report(target, results=results, n_jobs=args.jobs,
+                                           proofs=recorded)
+            except report.WorkersDied as exc:
+                errors = [f"{'ERROR':<8} {line}" for line in exc.lines]
     except OSError as exc:
         raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    if errors:
+        print("\n".join(errors))
+        print(f"{len(errors)} error: {args.output} not written")
+        return 1
     if not args.quiet:
         print(f"wrote {path}")
     return 0
@@ -374,6 +379,9 @@ def _run(argv: Sequence[str] | None) -> int:
     # setting wins.
     if not os.environ.get("TF_CPP_MIN_LOG_LEVEL"):
         os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    from paramcount import isolate
+
+    isolate.install_guard()  # TensorFlow and torch never in one process (torch: in workers)
     registry.load_plugins([*args.plugin, *getattr(args, "plugin_after", [])])
     if getattr(args, "all", False) and (args.arch or args.preset or args.set
                                         or getattr(args, "config", None)):

@@ -152,15 +152,16 @@ def with_residuals(r) -> dict:
 
 
 def cmd_prove(args) -> int:
-    from paramcount import progress, prove, registry
+    import sys
+
+    from paramcount import parallel, progress, prove, registry
+    from paramcount.verify import require_transformers, transformers_missing
 
     ids = args.arch or sorted(registry.architectures())
     for a in ids:
         registry.get(a)  # unknown ids fail before anything is built
     if args.framework == "transformers" and not args.arch:  # those that have a reference
         ids = [a for a in ids if registry.get(a).transformers is not None]
-    from paramcount import parallel
-    from paramcount.prove.record import prove_against
 
     # formula + deltas ≡ transformers; also for a model only transformers builds
     def framework(aid: str) -> str:
@@ -169,31 +170,32 @@ def cmd_prove(args) -> int:
 
     from paramcount import extras
 
-    if any(framework(a) == "transformers" for a in ids):  # --framework transformers, Falcon-7B
-        extras.require("transformers", "prove against transformers")  # (imports nothing)
     if any(framework(a) == "keras" for a in ids):
-        extras.require("keras", "prove")
-    if args.framework == "transformers":
-        from paramcount.verify import require_transformers
-
-        require_transformers()  # one line on how to install it, before anything is proven
-    # Several architectures: proven in worker processes into the proof cache first; the loop
-    # below then reads each outcome from there, in order.
-    for fw in ("keras", "transformers"):
-        parallel.prove_into_cache([a for a in ids if framework(a) == fw], n_jobs=args.jobs,
-                                  framework=fw)
-    proofs = []
+        extras.require("keras", "prove")  # (imports nothing)
+    if any(framework(a) == "transformers" for a in ids):
+        if args.framework == "transformers" or args.arch:
+            require_transformers()  # one line on how to install it, before anything is proven
+        else:  # bare `prove` without the extra: what only transformers builds is left out
+            left = [a for a in ids if framework(a) == "transformers"]
+            if transformers_missing() is not None:
+                ids = [a for a in ids if a not in left]
+                print(f"paramcount: left out (only transformers builds them; "
+                      f"{transformers_missing()} is not installed: pip install "
+                      f"'paramcount[transformers]'): {', '.join(left)}", file=sys.stderr)
+    # In worker processes of each proof's side (torch for transformers), in the ids' order.
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
-        for aid in ids:
-            bar.advance(f"{aid}: proving")
-            p = prove_against(aid, framework(aid))
-            proofs.append(p)
-            if not args.json:
-                bar.clear()  # the proof's lines, then the bar again at the next one
-                print(prove.proof_text(p, framework=framework(aid)), flush=True)
+        proofs: list = []
+        for fw in ("keras", "transformers"):
+            mine = [a for a in ids if framework(a) == fw]
+            proofs += zip(mine, parallel.prove_jobs(mine, n_jobs=args.jobs, framework=fw,
+                                                    progress=bar.advance), strict=True)
+    order = {a: i for i, a in enumerate(ids)}
+    proofs = [p for _, p in sorted(proofs, key=lambda ap: order[ap[0]])]
     if args.json:
         _emit_json([p.to_json() for p in proofs])
     else:
+        for p in proofs:
+            print(prove.proof_text(p, framework=framework(p.arch)), flush=True)
         states = [p.status for p in proofs]
         print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
               f"{states.count('inconclusive')} inconclusive, {states.count('error')} error; "

@@ -15,6 +15,7 @@ __all__ = [
     "InputFileError",
     "OutputPathError",
     "ParamcountError",
+    "Refused",
     "UnknownArchitectureError",
     "UnknownPresetError",
     "UnknownSymbolError",
@@ -52,6 +53,11 @@ class InputFileError(ParamcountError):
 
 class OutputPathError(ParamcountError):
     """An output path that cannot be written: checked before any work (``paramcount._io``)."""
+
+
+class Refused(ParamcountError):
+    """transformers' config validation rejects a hyperparameter set that Keras builds (raised in
+    a torch worker, caught here: defined where no torch is needed)."""
 
 
 def did_you_mean(name: str, known: Iterable[str], what: str) -> str:

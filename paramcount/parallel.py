@@ -7,10 +7,17 @@ preset and its fine-tuned twins) are sent to the same worker as one task, so eac
 once. Results come back in any order and are put back in the jobs' order, so the output is the
 same as a serial run's, byte for byte.
 
-Workers are forked where the platform allows and TensorFlow is not yet imported here (forking a
-process that runs TensorFlow's threads is unsafe): they then inherit the jobs, architectures of
-user plugins included, at no import or pickling cost. Otherwise they are spawned and receive the
-jobs pickled (an architecture's builder must then be importable by name, as built-in ones are).
+Each job runs in a worker of its side (paramcount.isolate): Keras jobs in one pool, transformers
+jobs (and proofs of models only transformers builds) in a pool of torch workers, which never
+import TensorFlow. Workers are forked where the platform allows and neither framework is imported
+here yet (forking a process that runs TensorFlow's or torch's threads is unsafe): they then
+inherit the jobs, architectures of user plugins included, at no import or pickling cost.
+Otherwise they are spawned and receive the jobs pickled (an architecture's builder must then be
+importable by name, as built-in ones are).
+
+A worker that dies (a segfault, the OOM killer) is seen at once through its process sentinel:
+the jobs it held come back as ERROR rows (proofs: errors) naming it, and a fresh worker takes the
+rest.
 
 A job that raises does not stop the others: the exception travels back as a value and is raised
 here, in job order, after every job ran (or returned as the job's result, if verify chose to
@@ -20,10 +27,7 @@ return an error row instead of raising).
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
-import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -31,7 +35,7 @@ from typing import TYPE_CHECKING, TypeVar
 if TYPE_CHECKING:  # the workers import these lazily; the types alone cost nothing
     from paramcount.registry import Architecture, Preset
 
-__all__ = ["Job", "default_jobs", "run_grouped", "verify_jobs"]
+__all__ = ["DIED", "Job", "default_jobs", "prove_jobs", "run_grouped", "verify_jobs"]
 
 _Item = TypeVar("_Item")
 
@@ -85,54 +89,40 @@ def _groups(jobs: Sequence[Job]) -> list[list[int]]:
     return sorted(by_build.values(), key=lambda g: -_cost(jobs[g[0]]))
 
 
-# --- the worker side -----------------------------------------------------------------------------
-_WORK: dict = {}
-
-
-class _Failed:
-    """An exception raised by one job, carried back to the parent."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.text = "".join(traceback.format_exception(exc))
-        try:
-            import pickle
-
-            pickle.dumps(exc)
-            self.exc: BaseException | None = exc
-        except Exception:
-            self.exc = None
-
-    def reraise(self):
-        if self.exc is not None:
-            raise self.exc
-        raise RuntimeError(f"a worker failed:\n{self.text}")
-
-
-def _init(work: dict | None) -> None:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if work is not None:
-        _WORK.update(work)
-
-
-def _run_group(args):
-    fn, indexes, payload = args
-    fn = fn or _WORK["fn"]
-    items = payload if payload is not None else [_WORK["items"][i] for i in indexes]
-    out = []
-    for i, item in zip(indexes, items, strict=True):
-        try:
-            out.append((i, fn(item)))
-        except Exception as exc:  # one failing build must not take the pool down
-            out.append((i, _Failed(exc)))
-    return out
+def job_side(job: Job) -> str:
+    """The side of the process a job runs in (paramcount.isolate): torch for transformers."""
+    return "torch" if job.framework == "transformers" else "keras"
 
 
 def run_grouped(fn: Callable[[_Item], object], items: Sequence[_Item], groups: list[list[int]], *,
                 jobs: int, progress: Callable[[str], None] | None = None,
-                label: Callable[[_Item], str] = str) -> list:
+                label: Callable[[_Item], str] = str,
+                side: Callable[[_Item], str] = lambda item: "keras",
+                died: Callable[[_Item, str], object] | None = None) -> list:
     """``[fn(item) for item in items]``, the groups' items together on one worker each, in
-    ``jobs`` processes (in this one when ``jobs`` is 1 or there is one group)."""
+    ``jobs`` processes of each item's ``side`` (in this one when ``jobs`` is 1 or there is one
+    group: a torch-side build then goes to a torch worker on its own, paramcount.isolate).
+
+    A worker that dies (a segfault, the OOM killer) is seen at once: each item it held gets
+    ``died(item, reason)`` as its result, and the others go on in a fresh worker; without
+    ``died``, a :class:`paramcount.isolate.WorkerDied` naming them is raised at the end."""
+    from paramcount import isolate
+
     results: list = [None] * len(items)
+    lost: list[str] = []
+
+    def on_death(indexes: list[int], reason: str) -> None:
+        for i in indexes:
+            if died is not None:
+                results[i] = died(items[i], reason)
+            else:
+                lost.append(label(items[i]))
+            if progress:
+                progress(label(items[i]))
+        if died is None:
+            results[indexes[0]] = isolate.Failed(isolate.WorkerDied(
+                f"a worker process died ({reason}) while on: {', '.join(lost)}"))
+
     if jobs <= 1 or len(groups) <= 1:
         for g in groups:
             for i in g:
@@ -141,27 +131,22 @@ def run_grouped(fn: Callable[[_Item], object], items: Sequence[_Item], groups: l
                 try:
                     results[i] = fn(items[i])
                 except Exception as exc:
-                    results[i] = _Failed(exc)
+                    results[i] = isolate.Failed(exc)
     else:
-        fork = "fork" in multiprocessing.get_all_start_methods() and "tensorflow" not in sys.modules
-        ctx = multiprocessing.get_context("fork" if fork else "spawn")
-        tasks: list[tuple[Callable | None, list[int], list | None]]
-        if fork:
-            init_args: tuple = ({"fn": fn, "items": items},)
-            tasks = [(None, g, None) for g in groups]
-        else:
-            init_args = (None,)
-            tasks = [(fn, g, [items[i] for i in g]) for g in groups]
-        with ctx.Pool(min(jobs, len(groups)), initializer=_init, initargs=init_args) as pool:
-            for done in pool.imap_unordered(_run_group, tasks, chunksize=1):
-                for i, res in done:
-                    results[i] = res
-                    if progress:
-                        progress(label(items[i]))
-            pool.close()  # a clean shutdown: terminate() (the with's exit) leaks semaphores
-            pool.join()
+        by_side: dict[str, list[list[int]]] = {}
+        for g in groups:
+            by_side.setdefault(side(items[g[0]]), []).append(g)
+
+        def done(i: int, res: object) -> None:
+            results[i] = res
+            if progress:
+                progress(label(items[i]))
+
+        for name, gs in sorted(by_side.items()):  # keras, then torch
+            isolate.run_pool(name, min(jobs, len(gs)), fn, [[(i, items[i]) for i in g] for g in gs],
+                             done, on_death, work={"fn": fn, "items": items})
     for res in results:
-        if isinstance(res, _Failed):
+        if isinstance(res, isolate.Failed):
             res.reraise()
     return results
 
@@ -194,31 +179,57 @@ def _verify_job(job: Job):
 
 def verify_jobs(jobs: Sequence[Job], *, n_jobs: int | None = None,
                 progress: Callable[[str], None] | None = None) -> list:
-    """Verify every job, in ``n_jobs`` worker processes (default: :func:`default_jobs`); the
-    results in the jobs' order."""
+    """Verify every job, in ``n_jobs`` worker processes of its side (default:
+    :func:`default_jobs`); the results in the jobs' order. A job whose worker died is an
+    :class:`~paramcount.verify.ErrorRow` that says so."""
     n = default_jobs() if n_jobs is None else n_jobs
     return run_grouped(_verify_job, list(jobs), _groups(jobs), jobs=n, progress=progress,
-                       label=lambda j: j.label())
+                       label=lambda j: j.label(), side=job_side, died=_died_row)
 
 
-def _prove_one(item: tuple[str, str]) -> str:
+def _died_row(job: Job, reason: str):
+    from paramcount.isolate import WorkerDied
+    from paramcount.verify import ErrorRow
+
+    return ErrorRow(job.arch.id, job.name, job.hparams, WorkerDied(
+        f"the worker process verifying it against {job.framework} died ({reason})"))
+
+
+def proof_side(item: tuple[str, str]) -> str:
+    """torch for a proof against transformers, or of a model only transformers builds."""
+    from paramcount import registry
+
+    arch_id, framework = item
+    hf = framework == "transformers" or "keras" not in registry.get(arch_id).checked_by
+    return "torch" if hf else "keras"
+
+
+def _prove_one(item: tuple[str, str]):
     from paramcount.prove.record import prove_against
 
     arch_id, framework = item
-    return prove_against(arch_id, framework).status
+    return prove_against(arch_id, framework)
 
 
-def prove_into_cache(arch_ids: Sequence[str], *, n_jobs: int | None = None,
-                     framework: str = "keras") -> None:
-    """Prove architectures (against ``framework``) in worker processes so that their outcomes
-    land in the on-disk proof cache, where the report's serial pass then finds them (a no-op with
-    the cache off, or in one process: the report proves them itself)."""
-    from paramcount import cache
+def _died_proof(item: tuple[str, str], reason: str):
+    from paramcount.prove.results import ArchProof, CaseProof
 
+    arch_id, framework = item
+    return ArchProof(arch_id, (CaseProof(
+        arch_id, "(all)", "error", (), (), {}, {}, {}, 0, 0.0, 0, 0.0,
+        message=f"{DIED}: the worker process proving it against {framework} died ({reason})"),))
+
+
+DIED = "worker process died"  # the message of a proof (or row) whose worker died
+
+
+def prove_jobs(arch_ids: Sequence[str], *, n_jobs: int | None = None,
+               framework: str = "keras", progress: Callable[[str], None] | None = None) -> list:
+    """The proofs of ``arch_ids`` against ``framework`` (paramcount.prove.record.prove_against:
+    on-disk cache included), in ``n_jobs`` worker processes of each proof's side; a proof whose
+    worker died is an error that says so."""
     n = default_jobs() if n_jobs is None else n_jobs
-    if n <= 1 or not cache.enabled() or len(arch_ids) <= 1 or "tensorflow" in sys.modules:
-        # (With TensorFlow loaded here, workers could not be forked: spawned ones would import
-        # it again and not see user plugins' architectures; the serial pass proves them.)
-        return
-    run_grouped(_prove_one, [(a, framework) for a in arch_ids],
-                [[i] for i in range(len(arch_ids))], jobs=n)
+    items = [(a, framework) for a in arch_ids]
+    return run_grouped(_prove_one, items, [[i] for i in range(len(items))], jobs=n,
+                       progress=progress, label=lambda it: f"{it[0]}: proving", side=proof_side,
+                       died=_died_proof)

@@ -357,7 +357,12 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
             raise PluginError(f"plugin {name!r} registered no architecture (a plugin calls "
                               "paramcount.register(Architecture(...)) when imported)")
         loaded.append(mod_name)
+        PLUGINS_LOADED.setdefault(name, None)
     return loaded
+
+
+# Every plugin loaded in this process, as named (a spawned worker loads them too).
+PLUGINS_LOADED: dict[str, None] = {}
 
 
 class PluginError(InputFileError):

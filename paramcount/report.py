@@ -14,6 +14,7 @@ from pathlib import Path
 from paramcount import registry
 from paramcount._io import check_output, write_group
 from paramcount.frameworks import label
+from paramcount.parallel import DIED
 from paramcount.render import (
     _md_escape,
     breakdown_markdown,
@@ -55,6 +56,7 @@ def verify_all(arch_ids: Iterable[str] | None = None, *,
     the default verifier, in ``n_jobs`` worker processes (None: one per core)."""
     archs = registry.architectures()
     ids = sorted(archs) if arch_ids is None else list(arch_ids)
+    ids = [a for a in ids if a not in left_out()]
     jobs = [(aid, hs.preset) for aid in ids for hs in registry.get(aid).hparam_sets()]
     if verifier is verify and n_jobs != 1:
         from paramcount import parallel
@@ -81,9 +83,36 @@ def _framework(arch) -> str:
     return "keras" if "keras" in arch.checked_by else arch.checked_by[0]
 
 
+def left_out() -> list[str]:
+    """The architectures the report leaves out here: those only transformers builds, when torch
+    or transformers is not installed (empty otherwise)."""
+    from paramcount.verify import transformers_missing
+
+    if transformers_missing() is None:
+        return []
+    return sorted(a for a, arch in registry.architectures().items()
+                  if "keras" not in arch.checked_by)
+
+
+def missing_extra_note() -> str | None:
+    """What a report written without the transformers extra leaves out, or None."""
+    from paramcount.verify import transformers_missing
+
+    missing = transformers_missing()
+    if missing is None:
+        return None
+    out = ", ".join(left_out())
+    return (f"**Written without the transformers extra** ({missing} is not installed): the checks "
+            "against transformers are left out (the proofs against transformers"
+            + (f", and {out}, which only transformers builds" if out else "")
+            + "), so this is not the committed report. `pip install 'paramcount[transformers]'` "
+            "and run `paramcount report` again to reproduce it.")
+
+
 def count_jobs(arch_ids: Iterable[str] | None = None) -> int:
     """How many verifications :func:`verify_all` will run (for a progress bar)."""
     ids = sorted(registry.architectures()) if arch_ids is None else list(arch_ids)
+    ids = [a for a in ids if a not in left_out()]
     return sum(len(registry.get(aid).hparam_sets()) for aid in ids)
 
 
@@ -236,9 +265,9 @@ def _proofs_section(results: list[Verification], proofs: list | None = None) -> 
 def transformers_ids(results: list[Verification]) -> list[str]:
     """The architectures among ``results`` proven against transformers too (those with a
     transformers reference), or none when torch and transformers are not installed."""
-    import importlib.util
+    from paramcount.verify import transformers_missing
 
-    if not (importlib.util.find_spec("torch") and importlib.util.find_spec("transformers")):
+    if transformers_missing() is not None:
         return []
     return sorted({r.arch for r in results if registry.get(r.arch).transformers is not None})
 
@@ -296,6 +325,7 @@ def generate(results: list[Verification] | None = None, *,
         "KerasHub's installed preset metadata. Text marked *quoted* comes from the preset files "
         "(explanations written by hand, with their figures) and is named as such. The same "
         "inputs give a byte-identical file.", "",
+        *([note, ""] if (note := missing_extra_note()) else []),
         CONVENTION,
         _versions_section(vers or versions()),
     ]
@@ -330,22 +360,40 @@ def proofs_source(output: str | os.PathLike, proofs: str | os.PathLike | None = 
 
 
 def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None,
-               framework: str = "keras", proofs: str | os.PathLike | None = None):
+               framework: str = "keras", proofs: str | os.PathLike | None = None,
+               n_jobs: int | None = 1):
     """The proofs the report at ``path`` shows against ``framework`` (outcomes recorded in
-    :func:`proofs_source` reused while their key matches, see :mod:`paramcount.prove.record`)
-    and the record to write with it."""
+    :func:`proofs_source` reused while their key matches, see :mod:`paramcount.prove.record`; the
+    others proven in ``n_jobs`` worker processes, None: one per core) and the record to write
+    with it."""
     from paramcount.prove import record
+
+    prover = None
+    if n_jobs != 1:
+        from paramcount import parallel
+
+        def prover(ids: list[str]) -> list:
+            return parallel.prove_jobs(ids, n_jobs=n_jobs, framework=framework)
 
     ids = {r.arch for r in results} if framework == "keras" else transformers_ids(results)
     return record.proofs_for(ids, proofs_source(path, proofs), progress=progress,
-                             framework=framework)
+                             framework=framework, prover=prover)
+
+
+class WorkersDied(Exception):
+    """Worker processes died during the report's work (a segfault, the OOM killer): nothing is
+    written; ``lines`` names what each was on."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("; ".join(lines))
+        self.lines = lines
 
 
 def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
                  results: list[Verification] | None = None,
                  proof_record: dict | None = None,
                  transformers_record: dict | None = None,
-                 proofs: str | os.PathLike | None = None) -> Path:
+                 proofs: str | os.PathLike | None = None, n_jobs: int | None = 1) -> Path:
     """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
     so everything is verified here), the figures it links to (``composition.svg``,
     ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
@@ -361,9 +409,13 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
     check_output(path)
     if text is None:
         results = verify_all() if results is None else results
-        shown, proof_record = proofs_for(results, path, proofs=proofs)
+        shown, proof_record = proofs_for(results, path, proofs=proofs, n_jobs=n_jobs)
         hf_proofs, transformers_record = proofs_for(results, path, framework="transformers",
-                                                    proofs=proofs)
+                                                    proofs=proofs, n_jobs=n_jobs)
+        died = [f"{p.arch} {c.case}: {c.message}" for p in (*shown, *hf_proofs)
+                for c in p.cases if c.status == "error" and DIED in c.message]
+        if died:  # the report would show a proof that never ran: not written
+            raise WorkersDied(died)
         text = generate(results, proofs=shown, transformers_proofs=hf_proofs)
     files: dict[str | os.PathLike, str | bytes] = {}
     if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from paramcount import keras_hub_meta
 from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
+from paramcount.weights import Weight
 
 __all__ = [
     "ComponentResult",
     "ErrorRow",
     "Verification",
+    "Weight",
     "build_reference",
     "keras_weights",
     "reference_weights",
@@ -46,14 +48,6 @@ class ComponentResult:
     @property
     def ok(self) -> bool:
         return self.difference == 0
-
-
-@dataclass(frozen=True)
-class Weight:
-    path: str
-    size: int
-    trainable: bool
-    shape: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -305,38 +299,49 @@ def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
     hf_arch = for_framework(arch, "transformers", resolved)
     why = broken_limit(arch, resolved)
     if why is not None:  # transformers would build without complaint, but another model
-        raise require_transformers().Refused(
-            f"transformers cannot build {arch.id} here: {why}")
+        from paramcount.errors import Refused
+
+        raise Refused(f"transformers cannot build {arch.id} here: {why}")
     return compare(hf_arch, resolved, transformers_weights(arch, resolved), name=name,
                    framework="transformers")
 
 
 def transformers_weights(arch: Architecture, hparams: Mapping[str, int]) -> list[Weight]:
-    """The transformers model's weights at ``hparams``, built once per process (imports torch;
-    a one-line error saying how to install the extra when it is missing)."""
+    """The transformers model's weights at ``hparams``, built once per process, in a torch
+    worker (paramcount.isolate: this process never imports torch unless it is one); a one-line
+    error saying how to install the extra when it is missing."""
     key = ("transformers", arch.id, tuple(sorted(hparams.items())))
     if key not in _BUILT:
-        hf = require_transformers()
+        from paramcount import isolate
+        from paramcount.weights import Named
+
+        require_transformers()
         if len(_BUILT) >= _BUILT_MAX:
             _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[key] = hf.weights(arch, hparams)
+        _BUILT[key] = isolate.call("torch", Named("reference_models.hf:weights", (arch.id,)),
+                                   dict(hparams))
     return _BUILT[key]
 
 
-def require_transformers():
-    """The transformers reference module, or a ParamcountError saying how to install it."""
+def transformers_missing() -> str | None:
+    """The module of the transformers extra that is not installed (torch, transformers), or
+    None; found without importing either (this process may hold TensorFlow)."""
+    from paramcount import extras
+
+    absent = extras.missing("transformers")
+    return absent[0] if absent else None
+
+
+def require_transformers() -> None:
+    """Nothing when torch and transformers are installed; else a ParamcountError saying how to
+    install them."""
     from paramcount.errors import ParamcountError
 
-    try:
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError as exc:
+    missing = transformers_missing()
+    if missing is not None:
         raise ParamcountError(
-            f"--framework transformers needs torch and transformers ({exc.name} is not "
-            "installed): pip install 'paramcount[transformers]'") from None
-    from reference_models import hf
-
-    return hf
+            f"--framework transformers needs torch and transformers ({missing} is not "
+            "installed): pip install 'paramcount[transformers]'")
 
 
 _BUILT: dict[tuple, list[Weight]] = {}

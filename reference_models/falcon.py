@@ -17,10 +17,3 @@ def backbone(hp: dict[str, int]):
         intermediate_dim=hp["d_f"],
     )
 
-
-def parallel(hp: dict[str, int]):
-    """Falcon-7B/40B: no Keras build exists; the transformers model's weights, seen as a Keras
-    model's (``reference_models.hf.WeightsView``), so prove's oracle takes it as it is."""
-    from reference_models import hf
-
-    return hf.view("falcon_parallel", hp)

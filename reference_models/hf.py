@@ -5,8 +5,9 @@ One builder for every family: the config comes from the family's table (forward 
 ``Table.hf_config``), the class from its ``hf_classes``, extra constructor arguments from its
 ``Transformers.kwargs``; where transformers has several classes for one architecture
 (``Transformers.variants``: Gemma and Gemma 2), the table and class of the one that builds the
-set. Imports torch and transformers: only ``verify --framework
-transformers`` (and the tests) reach this module.
+set. A reference and nothing more: hyperparameters in, weights out. Imports torch and
+transformers, so it is imported only in a torch worker (paramcount.isolate), never beside
+TensorFlow; the proofs against it are :mod:`paramcount.prove.transformers`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,11 @@ from collections.abc import Iterator, Mapping
 import torch
 import transformers
 
-from paramcount.errors import ParamcountError
+from paramcount.errors import Refused
 from paramcount.frameworks import torch_path
-from paramcount.verify import Weight
+from paramcount.weights import Weight
 
 __all__ = ["Refused", "build", "config", "torch_weights", "weights"]
-
-
-class Refused(ParamcountError):
-    """transformers' config validation rejects a hyperparameter set that Keras builds."""
 
 _CONFIG_CLASS = transformers.AutoConfig
 
@@ -174,67 +171,3 @@ def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
         return out
     return [dataclasses.replace(w, path=rename(w.path, model.config)) for w in out]
 
-
-def versions() -> dict[str, str]:
-    return {"torch": torch.__version__, "transformers": transformers.__version__}
-
-
-
-class _Variable:
-    """A PyTorch weight seen the way the Keras-side tools read a Keras variable."""
-
-    def __init__(self, w: Weight):
-        self.path, self.shape, self.trainable = w.path, w.shape, w.trainable
-
-
-class WeightsView:
-    """A transformers model's weights behind a Keras model's ``weights`` attribute, so tools
-    written for Keras references (``verify.keras_weights``, ``prove``'s oracle) take it as is."""
-
-    def __init__(self, weights: list[Weight]):
-        self.weights = [_Variable(w) for w in weights]
-
-
-def view(arch_id: str, hp: Mapping[str, int]) -> WeightsView:
-    """``hp`` → the transformers weights of ``arch_id``, as a reference builder returns them."""
-    return WeightsView(weights(arch_id, hp))
-
-
-def proof_arch(arch, ref=None):
-    """The architecture as transformers builds it (its class ``ref``, by default the first), with
-    a reference builder that returns the transformers weights:
-    ``paramcount.prove.prove(proof_arch(arch))`` proves formula + deltas ≡ transformers for all
-    hyperparameters, with prove's own oracle."""
-    import dataclasses
-    import functools
-
-    from paramcount.frameworks import for_framework
-
-    built = for_framework(arch, "transformers", ref=ref)
-    within = tuple(getattr(arch.transformers, "prove_within", ()))
-    # prove's own restriction first, so its equalities eliminate symbols before the divisibility
-    # constraints are written as substitutions
-    return dataclasses.replace(built, constraints=(*within, *built.constraints),
-                               reference=functools.partial(view, arch.id))
-
-
-def prove(arch):
-    """formula + deltas ≡ transformers, for every transformers class of ``arch`` (each its own
-    proof, over the options its class leaves free); several classes' cases are named by class."""
-    import dataclasses
-
-    from paramcount import prove as prover
-    from paramcount.frameworks import hf_class
-    from paramcount.prove.results import ArchProof
-
-    refs = arch.transformers.all()
-    proofs = [(r, prover.prove(proof_arch(arch, r))) for r in refs]
-    if len(proofs) == 1:
-        return proofs[0][1]
-    def label(r, case: str) -> str:  # the class and the options it fixes (one class may serve two)
-        fixed = ", ".join(f"{getattr(a.symbol, 'name', a.symbol)}={a.value}" for a in r.always)
-        return f"{hf_class(arch, ref=r)}" + (f" ({fixed})" if fixed else "") + \
-            ("" if case == "(no options)" else f": {case}")
-
-    return ArchProof(arch.id, tuple(dataclasses.replace(c, case=label(r, c.case))
-                                    for r, p in proofs for c in p.cases))

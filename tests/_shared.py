@@ -15,9 +15,7 @@ def verified(arch_id: str, preset: str) -> Verification:
     checked_by = registry.get(arch_id).checked_by
     if "keras" in checked_by:
         return verify(arch_id, preset=preset)
-    import pytest
-
-    pytest.importorskip("torch")
+    needs_transformers()
     return verify(arch_id, preset=preset, framework=checked_by[0])
 
 
@@ -25,3 +23,47 @@ def cached_verifier(arch_id: str, *, preset: str, framework: str | None = None) 
     """report.verify_all's verifier, shared: the framework is the one ``verified`` picks (the
     one report.verify_all names too)."""
     return verified(arch_id, preset)
+
+
+def needs_transformers() -> None:
+    """Skip without the transformers extra, found without importing torch (the test process may
+    hold TensorFlow: paramcount.isolate)."""
+    import pytest
+
+    from paramcount.verify import transformers_missing
+
+    missing = transformers_missing()
+    if missing:
+        pytest.skip(f"{missing} is not installed (the transformers extra)")
+
+
+def torch_side(test):
+    """Run a test's body in a torch worker (paramcount.isolate): a test process may hold
+    TensorFlow (pytest-xdist gives one process test files of both kinds), so torch and
+    transformers are never imported here. The body imports them itself; its arguments (no
+    fixtures but values: tmp_path, parameters) and its exceptions travel pickled."""
+    import functools
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        from paramcount import isolate
+
+        needs_transformers()
+        return isolate.call("torch", _torch_side_body, test.__module__, test.__name__, args,
+                            kwargs)
+
+    return run
+
+
+def _torch_side_body(module: str, name: str, args: tuple, kwargs: dict):
+    import importlib
+
+    return getattr(importlib.import_module(module), name).__wrapped__(*args, **kwargs)
+
+
+def on_torch(fn, *args):
+    """``fn(*args)`` in a torch worker (``fn``: a module-level function of a test module)."""
+    from paramcount import isolate
+
+    needs_transformers()
+    return isolate.call("torch", fn, *args)

@@ -6,6 +6,23 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+# TensorFlow and torch never share a process (paramcount.isolate): pytest-xdist gives one worker
+# test files of both kinds, so the test processes hold TensorFlow and import no torch; torch runs
+# in paramcount's torch workers (verify and prove send their builds there; a test that handles
+# torch objects runs its body there: tests/_shared.py's torch_side). The guard refuses the second
+# framework in this process, and every test fails that made it try.
+from paramcount import isolate
+
+isolate.install_guard()
+
+
+@pytest.fixture(autouse=True)
+def _one_framework_per_process():
+    before = len(isolate.CLASHES)
+    yield
+    clashes = isolate.CLASHES[before:]
+    assert not clashes, f"both frameworks in one test process: {clashes[0]}"
+
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run slow sweeps")

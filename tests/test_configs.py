@@ -12,6 +12,7 @@ import pytest
 
 from paramcount import registry
 from paramcount.cli import main
+from tests._shared import on_torch
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -549,6 +550,13 @@ CONVERTER_DIFFERS = {
 MORE_CONVERTED = [("gemma", "convert_gemma", "gemma-2-2b.json")]
 
 
+def _default_config(model_type: str) -> dict:
+    """(In a torch worker: this process holds TensorFlow.) transformers' default config."""
+    import transformers
+
+    return transformers.AutoConfig.for_model(model_type).to_dict()
+
+
 @pytest.mark.parametrize("arch_id, module, name", [
     *((a, *CONVERTERS[a]) for a in sorted(CONVERTERS)), *MORE_CONVERTED])
 def test_reading_agrees_with_keras_hub_converter(arch_id, module, name):
@@ -560,8 +568,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id, module, name):
     data = json.loads((CONFIGS / name).read_text())
     data.setdefault("rope_theta", 10000.0)
     if arch_id in CONVERTER_TEXT_CONFIG:
-        tf = pytest.importorskip("transformers")
-        whole = tf.AutoConfig.for_model(CONVERTER_TEXT_CONFIG[arch_id]).to_dict()
+        whole = on_torch(_default_config, CONVERTER_TEXT_CONFIG[arch_id])
         data = {**whole, "text_config": data}
     from reference_models._build import stateless
 

@@ -127,24 +127,27 @@ def test_prune_keeps_the_newest(cache_dir):
 
 
 def test_transformers_proof_key_names_its_builder_and_libraries():
-    """A transformers proof's reference is ``functools.partial(hf.view, id)``: its key must hold
-    reference_models/hf.py's source and torch's and transformers' versions, and be the same in
-    every process (it held functools' source and the partial's memory address)."""
+    """A transformers proof's reference is ``Named("reference_models.hf:weights", (id,))``: its
+    key must hold reference_models/hf.py's source and torch's and transformers' versions, be the
+    same in every process (it once held functools' source and a partial's memory address), and
+    be computed without importing torch (the process may hold TensorFlow)."""
     import subprocess
 
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    from reference_models import hf
+    from paramcount.prove.transformers import proof_arch
+    from paramcount.verify import transformers_missing
 
-    arch = hf.proof_arch(registry.get("gpt2"))
+    if transformers_missing():
+        pytest.skip("the transformers extra is not installed")
+    arch = proof_arch(registry.get("gpt2"))
     names = [n for n, _ in cache.builder_sources(arch.reference)]
-    assert "reference_models.hf/hf.py" in names and "0x" not in names[0]
+    assert names[0] == "weights('gpt2',)" and "reference_models.hf/hf.py" in names
     assert {"torch", "transformers"} <= set(cache.library_versions())
-    code = ("from paramcount import registry, cache\nfrom reference_models import hf\n"
-            "print(cache.proof_key(hf.proof_arch(registry.get('gpt2'))))")
+    code = ("import sys\nfrom paramcount import registry, cache\n"
+            "from paramcount.prove.transformers import proof_arch\n"
+            "print(cache.proof_key(proof_arch(registry.get('gpt2'))), 'torch' in sys.modules)")
     keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip() for _ in range(2)}
-    assert keys == {cache.proof_key(arch)}
+    assert keys == {f"{cache.proof_key(arch)} False"}
 
 
 def test_key_follows_the_mapping_table_the_builder_reads():

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from paramcount import budget, registry, symbols
 from paramcount.cli import main
 from paramcount.errors import ParamcountError
+from tests._shared import needs_transformers
 
 ARCHS = sorted(registry.architectures())
 MAX_BUILD = 2_000  # layer instances: a build of well under a second
@@ -66,7 +67,7 @@ def _check_formula_equals_keras(aid: str, slow: bool) -> None:
     # against Keras; a model only transformers builds (Falcon-7B/40B) against transformers
     framework = "keras" if "keras" in arch.checked_by else arch.checked_by[0]
     if framework == "transformers":
-        pytest.importorskip("torch")
+        needs_transformers()
 
     @_profile(slow)
     @given(valid_hparams(arch))

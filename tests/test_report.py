@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from paramcount import report
-from tests._shared import cached_verifier
+from tests._shared import cached_verifier, needs_transformers
 
 GOLDEN = Path(__file__).resolve().parent.parent / "reports" / "conformance.md"
 
@@ -118,8 +118,7 @@ def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
 def test_report_proves_every_transformers_reference(text, results):
     """Issue 9: formula + deltas ≡ transformers is proven for every architecture with a
     transformers reference, as the formula ≡ Keras is, and the report says so."""
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+    needs_transformers()
     ids = report.transformers_ids(results)
     assert len(ids) >= 40
     section = text[text.index("## Proofs against transformers"):]

@@ -1,6 +1,6 @@
-"""The package's shape: data flows one way (no import cycle among paramcount's modules, counting
-imports inside functions too; imports for type hints only sit under TYPE_CHECKING), and no
-module grows past about 400 lines."""
+"""The package's shape: data flows one way (no import cycle among the modules of paramcount and
+reference_models, counting imports inside functions and relative ones too; imports for type hints
+only sit under TYPE_CHECKING), and no module grows past about 400 lines."""
 
 from __future__ import annotations
 
@@ -8,28 +8,45 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "paramcount"
+REFS = PKG.parent / "reference_models"  # the reference builders: hyperparameters → weights
 MAX_LINES = 420  # "about 400"
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for f in PKG.rglob("*.py"):
-        parts = f.relative_to(PKG.parent).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    for root in (PKG, REFS):
+        for f in root.rglob("*.py"):
+            parts = f.relative_to(PKG.parent).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
     return out
 
 
-def _under_type_checking(tree: ast.Module) -> set[int]:
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The nodes that run for type checkers only: the body of ``if TYPE_CHECKING:`` (not its
+    ``else:``, which runs), and the ``else:`` of ``if not TYPE_CHECKING:``."""
     ids: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            ids |= {id(sub) for sub in ast.walk(node)}
+            negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+            for stmt in node.orelse if negated else node.body:
+                ids |= {id(sub) for sub in ast.walk(stmt)}
     return ids
 
 
+def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    """The module an ``from ... import`` names, a relative one resolved against ``module``."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the paramcount modules it imports at run time (anywhere in its body)."""
+    """Module -> the project's modules it imports at run time (anywhere in its body)."""
     mods = _modules()
+    tops = ("paramcount", "reference_models")
 
     def owner(name: str) -> str | None:
         while name and name not in mods:
@@ -39,19 +56,20 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, f in mods.items():
         tree = ast.parse(f.read_text(encoding="utf-8"))
-        skip = _under_type_checking(tree)
+        skip = _type_checking_only(tree)
         for node in ast.walk(tree):
             if id(node) in skip:
                 continue
             targets: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods
-                           else node.module for a in node.names]
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(m, node, f.name == "__init__.py")
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base
+                           for a in node.names]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             for t in targets:
-                o = owner(t) if t.startswith("paramcount") else None
-                if o and o != m and o != "paramcount":
+                o = owner(t) if t.partition(".")[0] in tops else None
+                if o and o != m and o not in tops:
                     graph[m].add(o)
     return graph
 
@@ -95,10 +113,38 @@ def test_the_model_imports_no_analysis_and_no_rendering():
     function."""
     graph = import_graph()
     above = ("verify", "context", "prove", "solve", "configs", "render", "report", "cli", "plots")
-    model = ("symbols", "formula", "hparams", "components", "mapping", "frameworks")
+    model = ("symbols", "formula", "hparams", "components", "mapping", "frameworks", "weights")
     for m, targets in graph.items():
-        if m != "paramcount" and m.split(".")[1] in model:
+        if m.startswith("paramcount.") and m.split(".")[1] in model:
             assert not [t for t in targets if t.split(".")[1] in above], m
+
+
+def test_the_check_reads_relative_imports_and_both_branches_of_type_checking(tmp_path):
+    tree = ast.parse("from typing import TYPE_CHECKING\n"
+                     "if TYPE_CHECKING:\n    from a import hint\nelse:\n    from b import run\n"
+                     "if not TYPE_CHECKING:\n    import c\nelse:\n    import d\n")
+    skip = _type_checking_only(tree)
+    kept = {ast.unparse(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            and id(n) not in skip}
+    assert kept == {"from typing import TYPE_CHECKING", "from b import run", "import c"}
+    rel = ast.parse("from ..verify import x\nfrom . import y\n").body
+    assert _absolute("paramcount.prove.oracle", rel[0], False) == "paramcount.verify"
+    assert _absolute("paramcount.prove", rel[1], True) == "paramcount.prove"
+    assert _absolute("paramcount.prove.oracle", rel[1], False) == "paramcount.prove"
+
+
+def test_reference_models_import_no_analysis_and_no_rendering():
+    """A reference module maps hyperparameters to weights and nothing more: it may read the
+    model layer (tables, symbols, Weight), never verify, prove or anything above them."""
+    graph = import_graph()
+    allowed = ("symbols", "formula", "hparams", "components", "mapping", "mapping_values",
+               "frameworks", "weights", "errors", "registry", "architectures", "presets",
+               "preset", "keras_hub_meta")
+    bad = {m: sorted(t for t in targets if t.startswith("paramcount.")
+                     and t.split(".")[1] not in allowed)
+           for m, targets in graph.items() if m.startswith("reference_models")}
+    assert not {m: t for m, t in bad.items() if t}, bad
+    assert "paramcount.prove.transformers" in graph  # (the proofs against transformers: analysis)
 
 
 def test_reading_configs_is_analysis():
@@ -110,6 +156,6 @@ def test_reading_configs_is_analysis():
 
 
 def test_no_module_is_over_about_400_lines():
-    long = {str(f.relative_to(PKG.parent)): n for f in PKG.rglob("*.py")
+    long = {str(f.relative_to(PKG.parent)): n for f in _modules().values()
             if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long

@@ -1,5 +1,9 @@
 """transformers as the second reference: formula (with its declared deltas) against the PyTorch
-model built on the meta device, parameter by parameter name. Skipped without torch."""
+model built on the meta device, parameter by parameter name. Skipped without torch.
+
+This process may hold TensorFlow (pytest-xdist runs files of both kinds in one worker), so it
+never imports torch: verify and prove send their builds to a torch worker themselves, and a test
+that handles torch objects runs its body there (``torch_side``, ``on_torch``)."""
 
 from __future__ import annotations
 
@@ -10,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+from paramcount import frameworks, registry
+from paramcount.cli import main
+from paramcount.errors import Refused
+from paramcount.prove import transformers as hf_prove
+from paramcount.verify import transformers_missing, transformers_weights, verify
+from tests._shared import on_torch, torch_side
 
-from paramcount import frameworks, registry  # noqa: E402
-from paramcount.cli import main  # noqa: E402
-from paramcount.verify import verify  # noqa: E402
-from reference_models import hf  # noqa: E402
+if transformers_missing():
+    pytest.skip("the transformers extra is not installed", allow_module_level=True)
 
 CONFIGS = Path(__file__).with_name("configs")
 BIG = 20_000_000_000  # larger presets are built in the slow run only (about 1 s each)
@@ -40,7 +46,7 @@ def sets(big: bool):
 def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
-    except hf.Refused as exc:
+    except Refused as exc:
         # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
         # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
         # another model, or an option the class cannot switch (Transformers.always).
@@ -83,18 +89,32 @@ def test_every_covered_family_is_checked():
 def test_published_config_builds_what_count_says(capsys, name):
     """The class the file names, built by transformers from the file itself (not through the
     table), has the count `count --config` prints."""
-    data = json.loads((CONFIGS / name).read_text())
-    cls = getattr(transformers, data["architectures"][0])
-    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
-        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
-    with torch.device("meta"):
-        model = cls(cfg)
-    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    built = on_torch(_built_from_file, str(CONFIGS / name))
     assert main(["count", "--config", str(CONFIGS / name), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == built
 
 
+def _built_from_file(path: str, cls_name: str | None = None) -> int:
+    """(In a torch worker.) The trainable parameters of the class a config file names (or
+    ``cls_name``), built by transformers from the file itself, not through the table."""
+    import torch
+    import transformers
+
+    from reference_models import hf
+
+    data = json.loads(Path(path).read_text())
+    cls = getattr(transformers, cls_name or data["architectures"][0])
+    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
+        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
+    with torch.device("meta"):
+        model = cls(cfg)
+    return sum(w.size for w in hf.torch_weights(model) if w.trainable)
+
+
+@torch_side
 def test_tied_parameters_count_once_and_buffers_apart():
+    from reference_models import hf
+
     arch = registry.get("llama")
     ws = hf.weights(arch, arch.resolve(dict(v=50, d_e=16, M=4, M_kv=2, d_f=24, L=1, tied=1)))
     names = [w.path for w in ws]
@@ -102,11 +122,16 @@ def test_tied_parameters_count_once_and_buffers_apart():
     assert not any("inv_freq" in n for n in names)  # non-persistent: computed, not a weight
 
 
+@torch_side
 def test_legacy_tensor_constructors_build_on_the_meta_device_too():
     """XLNet's attention makes its weights with ``torch.FloatTensor(d_model, n_head, d_head)``,
     a legacy constructor that ignores ``torch.device("meta")`` and allocates on the CPU (prove's
     sizes asked for 1.3e14 bytes). The build keeps it on the meta device; isinstance against
     the legacy type still works afterwards."""
+    import torch
+
+    from reference_models import hf
+
     arch = registry.get("xlnet")
     model = hf.build(arch, arch.resolve(dict(v=10, d_e=24, M=3, d_f=8, L=1)))
     assert {p.device.type for p in model.parameters()} == {"meta"}
@@ -122,9 +147,12 @@ def test_legacy_tensor_constructors_build_on_the_meta_device_too():
         assert not isinstance(cpu.long(), torch.FloatTensor)
 
 
+@torch_side
 def test_a_parameter_frozen_at_construction_is_non_trainable():
     """WhisperEncoder freezes its sinusoidal table (``embed_positions.requires_grad_(False)``):
     a parameter, counted apart like KerasHub's non-trainable weight, not as a trainable one."""
+    from reference_models import hf
+
     arch = registry.get("whisper")
     ws = {w.path: w for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))}
     assert not ws["model/encoder/embed_positions/weight"].trainable
@@ -132,11 +160,13 @@ def test_a_parameter_frozen_at_construction_is_non_trainable():
     assert ws["model/decoder/embed_positions/weight"].trainable  # learned in both frameworks
 
 
+@torch_side
 def test_a_symbol_transformers_sets_by_its_own_key_is_settable_there():
     """Moonshine's feed-forward is x_f·d_e wide in KerasHub, intermediate_size wide in
     transformers, any width (Transformers.settable): transformers' view takes d_f (default
     x_f·d_e), and its build agrees at a width no x_f gives."""
     from paramcount import symbols
+    from reference_models import hf
 
     arch = registry.get("moonshine")
     view = frameworks.for_framework(arch, "transformers")
@@ -148,17 +178,24 @@ def test_a_symbol_transformers_sets_by_its_own_key_is_settable_there():
     assert view.count(hp) == built
 
 
+@torch_side
 def test_tied_parameter_is_named_as_the_input_embedding():
     """XLMRobertaForMaskedLM builds its lm_head before the encoder, so named_parameters() names
     the tied matrix lm_head.decoder.weight; the reference names it as the embedding it is."""
+    from reference_models import hf
+
     arch = registry.get("xlm_roberta_masked_lm")
     names = [w.path for w in hf.weights(arch, arch.resolve(arch.preset("tiny").hparams))]
     assert "roberta/embeddings/word_embeddings/weight" in names
     assert "lm_head/decoder/weight" not in names
 
 
+@torch_side
 def test_declared_hf_defaults_are_transformers_defaults():
     """Where a table says what transformers does with an absent key, transformers agrees."""
+    import torch
+    import transformers
+
     cases = {  # model type → config keys given; the field whose default is checked
         "llama": ({"hidden_size": 64, "num_attention_heads": 8}, "num_key_value_heads", 8),
         # MistralConfig's absent num_key_value_heads is a fixed 8, not the query heads (16 here)
@@ -259,7 +296,7 @@ def test_a_wrong_delta_is_a_named_mismatch():
 
     hp = arch.resolve(arch.preset("tiny").hparams)
     bad = dataclasses.replace(arch, transformers=broken)
-    r = compare(frameworks.for_framework(bad, "transformers"), hp, hf.weights(arch, hp),
+    r = compare(frameworks.for_framework(bad, "transformers"), hp, transformers_weights(arch, hp),
                 framework="transformers")
     assert not r.ok
     assert r.mismatches() == ["opt.embeddings.position: formula 512, transformers 576 (+64)"]
@@ -299,7 +336,7 @@ FAST_PROOFS |= {"bart", "bert_pretraining", "distil_bert", "distil_bert_masked_l
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
     from paramcount import prove
 
-    p = hf.prove(registry.get(arch_id))
+    p = hf_prove.prove(registry.get(arch_id))
     assert p.status == "proven", prove.proof_text(p)
 
 
@@ -308,7 +345,7 @@ def test_prove_within_narrows_the_proof_not_verify():
     the transformers view verify uses keeps every set, and builds one outside the restriction."""
     arch = registry.get("t5gemma2")
     within = arch.transformers.prove_within
-    assert within and hf.proof_arch(arch).constraints[:len(within)] == within
+    assert within and hf_prove.proof_arch(arch).constraints[:len(within)] == within
     assert not set(within) & set(frameworks.for_framework(arch, "transformers").constraints)
     hp = arch.resolve(arch.preset("tiny_unbalanced_untied").hparams)
     assert all(c.check(arch.values(hp)) for c in within)  # M_dec ≠ M and M_kv_dec ≠ M_kv
@@ -324,7 +361,7 @@ def test_prove_refutes_a_missing_delta_with_its_residual():
     arch = registry.get("opt")
     bad = dataclasses.replace(arch, transformers=frameworks.Transformers(
         weights=arch.transformers.weights))
-    p = prove.prove(hf.proof_arch(bad))
+    p = prove.prove(hf_prove.proof_arch(bad))
     assert p.status == "refuted"
     assert "residual embeddings.position: +2·d_e" in prove.proof_text(p)
 
@@ -376,10 +413,15 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
 ])
 # (not Gemma3Config: its default vision_config has SigLIP's MAP head, vision_use_head, which the
 # published Gemma 3 configs switch off and the gemma3_vision table refuses)
+@torch_side
 def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls):
     """A config.json as this transformers writes it: every key is read, required or declared
     free; and the count is what transformers builds from it."""
+    import torch
+    import transformers
+
     from paramcount.configs import read_config
+    from reference_models import hf
 
     cfg = transformers.AutoConfig.for_model(model_type)
     cfg.architectures = [cls]
@@ -452,9 +494,12 @@ def test_transformers_verification_imports_no_tensorflow():
     ("gemma", "tiny", "GemmaForCausalLM", 2), ("gemma", "tiny_gemma2", "Gemma2ForCausalLM", 4),
     ("pali_gemma", "tiny", "PaliGemmaForConditionalGeneration", 2),
     ("pali_gemma", "tiny_gemma2", "PaliGemmaForConditionalGeneration", 4)])
+@torch_side
 def test_post_norm_sets_are_built_by_gemma2(arch_id, name, cls, norms):
     """One architecture, two transformers classes (Transformers.variants): Gemma 2's decoder for
     the post-norm sets, with its own norm names attributed to the same leaves."""
+    from reference_models import hf
+
     arch = registry.get(arch_id)
     hp = arch.resolve(arch.preset(name).hparams)
     model = hf.build(arch, hp)
@@ -478,11 +523,7 @@ def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsy
     data.update(num_hidden_layers=6, decoder_sparse_step=2, mlp_only_layers=[1, 4])
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data))
-    cfg = transformers.AutoConfig.for_model(data["model_type"], **{
-        k: v for k, v in data.items() if k not in ("architectures", "model_type")})
-    with torch.device("meta"):
-        model = transformers.Qwen2MoeForCausalLM(cfg)
-    built = sum(w.size for w in hf.torch_weights(model) if w.trainable)
+    built = on_torch(_built_from_file, str(path), "Qwen2MoeForCausalLM")
     assert main(["count", "--config", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     # sparse where (i + 1) % 2 == 0 and i not in [1, 4]: blocks 3 and 5

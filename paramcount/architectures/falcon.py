@@ -21,6 +21,7 @@ from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
+from paramcount.weights import Named
 
 # Keys of FalconConfig that hold no weights, in either layout.
 _HF_FREE = frozenset({
@@ -215,8 +216,8 @@ register(Architecture(
     # the even rotary width transformers validates is this model's own constraint: only
     # transformers builds it
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
-    # The transformers build, seen as a reference (prove's oracle); verify labels it transformers.
-    reference="reference_models.falcon:parallel",
+    # The transformers build's weights (built in a torch worker); verify labels it transformers.
+    reference=Named("reference_models.hf:weights", ("falcon_parallel",)),
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
              "final norm; the LM head is the token embedding (tied), counted once",
     presets="falcon_parallel",

@@ -14,7 +14,9 @@ claims). One module per step:
 - :mod:`~paramcount.prove.decide` — layer counts at exact interpolation nodes, the other
   parameters at Schwartz–Zippel random points, and the thresholds for calling a case proven;
 - :mod:`~paramcount.prove.residual` — when a case is refuted, the exact residual polynomial;
-- :mod:`~paramcount.prove.output` — proofs as text, JSON and the report's section.
+- :mod:`~paramcount.prove.output` — proofs as text, JSON and the report's section;
+- :mod:`~paramcount.prove.transformers` — the same proofs against transformers' build (formula +
+  deltas), its weights read in a torch worker.
 
 **Assumption.** The Keras count K_c(θ) of every component is a polynomial in θ whose degree in
 each parameter x is at most δ_x = (the formula's degree in x) + MARGIN. This is what "proof"

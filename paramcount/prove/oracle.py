@@ -1,7 +1,11 @@
-"""The Keras side of a proof: Keras − formula per component at a point, each point built once.
+"""The reference side of a proof: reference − formula per component at a point, each point built
+once.
 
-Models are built the one allocation-free way (``reference_models._build.stateless``: a stateless
-scope; task models built uncompiled by their builders), so a 2^24-wide layer costs no memory."""
+Keras models are built the one allocation-free way (``reference_models._build.stateless``: a
+stateless scope; task models built uncompiled by their builders), so a 2^24-wide layer costs no
+memory. A torch-side reference (an architecture only transformers builds, or the view
+:mod:`paramcount.prove.transformers` proves against) returns its weights from a torch worker
+(paramcount.isolate), on the meta device."""
 
 from __future__ import annotations
 
@@ -42,24 +46,19 @@ class Oracle:
         return self.cache[key]
 
     def _measure(self, point) -> dict[str, int]:
-        # TensorFlow first, with its C++ start-up notices muted, before anything imports Keras
-        import reference_models
-
-        reference_models.import_keras()
-        import keras
-
-        from paramcount.verify import build_reference, compare, keras_weights
-        from reference_models._build import stateless
+        from paramcount.verify import compare
 
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))
         self.builds += 1
-        with stateless():  # also covers a plugin's builder that builds outside a scope
-            model = build_reference(arch, hp)
-        weights = keras_weights(model)
+        if "keras" in arch.checked_by:
+            weights = _keras_weights(arch, hp)
+        else:  # a torch-side reference (transformers' build): in a torch worker
+            from paramcount import isolate
+
+            assert callable(arch.reference)  # a Named one: it pickles as its name
+            weights = isolate.call("torch", arch.reference, hp)
         self.counts[self._key(point)] = len(weights)
-        del model
-        keras.backend.clear_session(free_memory=False)
         if self.builds % 40 == 0:
             gc.collect()
         res = compare(arch, hp, weights)
@@ -71,3 +70,21 @@ class Oracle:
         out[UNCLAIMED] = sum(w.size for w in res.unclaimed)
         self.unclaimed_paths |= {re.sub(r"\d+", "#", w.path) for w in res.unclaimed}
         return out
+
+
+def _keras_weights(arch, hp) -> list:
+    # TensorFlow first, with its C++ start-up notices muted, before anything imports Keras
+    import reference_models
+
+    reference_models.import_keras()
+    import keras
+
+    from paramcount.verify import build_reference, keras_weights
+    from reference_models._build import stateless
+
+    with stateless():  # also covers a plugin's builder that builds outside a scope
+        model = build_reference(arch, hp)
+    weights = keras_weights(model)
+    del model
+    keras.backend.clear_session(free_memory=False)
+    return weights

@@ -18,8 +18,9 @@ transformers' versions).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,14 +94,13 @@ def key(arch_id: str, framework: str = "keras") -> str:
     arch = registry.get(arch_id)
     if framework == "keras":
         return proof_key(arch)
-    from paramcount.verify import require_transformers
+    from paramcount.prove import transformers
 
     if arch.transformers is None:
         from paramcount.errors import ParamcountError
 
         raise ParamcountError(f"{arch_id} has no transformers reference")
-    hf = require_transformers()
-    return "+".join(proof_key(hf.proof_arch(arch, r)) for r in arch.transformers.all())
+    return transformers.key(arch)
 
 
 def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
@@ -111,34 +111,42 @@ def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
     if framework == "keras":
         return cached_prove(arch_id)
     from paramcount import registry
+    from paramcount.prove import transformers
     from paramcount.verify import require_transformers
 
-    return require_transformers().prove(registry.get(arch_id))
+    require_transformers()
+    return transformers.prove(registry.get(arch_id))
 
 
 def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
-               progress=None, framework: str = "keras") -> tuple[list[ArchProof], dict]:
+               progress=None, framework: str = "keras",
+               prover: Callable[[list[str]], list[ArchProof]] | None = None
+               ) -> tuple[list[ArchProof], dict]:
     """The proofs of ``arch_ids`` against ``framework`` (recorded ones whose key matches, the
-    others proven now), and the record to write beside the report they go into."""
+    others proven now: by ``prover``, given the ids, e.g. in worker processes; else here, one
+    by one), and the record to write beside the report they go into."""
     old = load(path, framework)
-    proofs, new = [], {}
+    found: dict[str, ArchProof | None] = {}
+    digests = {}
     for aid in sorted(arch_ids):
-        digest = key(aid, framework)
+        digests[aid] = digest = key(aid, framework)
         entry = old.get(aid)
+        found[aid] = None
         if isinstance(entry, dict) and entry.get("key") == digest:
-            try:
-                proof = _proof(aid, entry)
-            except (KeyError, TypeError, ValueError, IndexError):  # a damaged entry: prove
-                proof = None
-        else:
-            proof = None
+            with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
+                found[aid] = _proof(aid, entry)  # (a damaged entry: proven anew)
+    todo = [a for a, p in found.items() if p is None]
+    if prover is not None and todo:
+        found.update(zip(todo, prover(todo), strict=True))
+    proofs, new = [], {}
+    for aid, proof in found.items():
         if proof is None:
             if progress:
                 progress(f"{aid}: proving" + ("" if framework == "keras" else f" ({framework})"))
             proof = prove_against(aid, framework)
         proofs.append(proof)
         if proof.status != "error":  # an error may be the environment's: never recorded
-            new[aid] = _entry(proof, digest)
+            new[aid] = _entry(proof, digests[aid])
     return proofs, new
 
 
