@@ -32,7 +32,7 @@ from pathlib import Path
 
 from paramcount.errors import OutputPathError
 
-__all__ = ["check_output", "write_atomic", "write_group"]
+__all__ = ["check_output", "remove_stale", "sync_dir", "write_atomic", "write_group"]
 
 _KINDS = [(stat.S_ISDIR, "is a directory"), (stat.S_ISCHR, "is a device"),
           (stat.S_ISBLK, "is a device"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
@@ -128,7 +128,7 @@ def _write_temp(path: Path, data: str | bytes) -> str:
     return tmp
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -139,6 +139,22 @@ def _sync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_stale(folder: Path, prefix: str, suffix: str, age: float) -> None:
+    """Remove files in ``folder`` named ``prefix...suffix`` (paramcount's own temporary files)
+    not modified for ``age`` seconds: what a killed writer left (a live writer's are younger:
+    it writes, syncs and renames them within seconds). Best effort."""
+    import time
+
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(folder) as it:
+        for e in it:
+            if not (e.name.startswith(prefix) and e.name.endswith(suffix)):
+                continue
+            with contextlib.suppress(OSError):
+                if e.is_file(follow_symlinks=False) and now - e.stat().st_mtime > age:
+                    os.unlink(e.path)
 
 
 def write_group(files: Mapping[str | os.PathLike, str | bytes]) -> list[Path]:
@@ -161,7 +177,7 @@ def write_group(files: Mapping[str | os.PathLike, str | bytes]) -> list[Path]:
             Path(tmp).unlink(missing_ok=True)
         raise
     for folder in dict.fromkeys(p.parent for p, _ in items):
-        _sync_dir(folder)
+        sync_dir(folder)
     return [p for p, _ in items]
 
 

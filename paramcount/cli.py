@@ -219,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
                    f"Also read from ${PLUGINS_ENV} (comma-separated)")
     p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
     p.add_argument("--version", action="version", version=f"paramcount {_version()}")
+    verbose_help = "say what the on-disk cache does (where it is, why nothing is cached)"
+    p.add_argument("--verbose", action="store_true", help=verbose_help)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
                            metavar="{list,formula,count,verify,prove,solve,report}")
 
@@ -298,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():  # --plugin also after the command name
         command.add_argument("--plugin", metavar="MODULE", action="append", dest="plugin_after",
                              default=argparse.SUPPRESS, help=plugin_help)
+        command.add_argument("--verbose", action="store_true", dest="verbose_after",
+                             default=argparse.SUPPRESS, help=verbose_help)
     return p
 
 
@@ -349,6 +353,10 @@ def _run(argv: Sequence[str] | None) -> int:
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
+    from paramcount import cache_store
+
+    cache_store.verbose = args.verbose or getattr(args, "verbose_after", False)
+    cache_store.say_where()
     # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
     # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
     # setting wins.
