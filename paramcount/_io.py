@@ -44,11 +44,13 @@ def _refuse(path: Path, reason: str) -> OutputPathError:
     return OutputPathError(f"cannot write {path}: {reason}")
 
 
-def check_output(path: str | os.PathLike) -> Path:
+def check_output(path: str | os.PathLike, *, new_folders: bool = True) -> Path:
     """Check that ``path`` may be written by :func:`write_atomic`; raise OutputPathError if not.
 
-    Creates nothing (a missing folder is created at write time); probes the folder that will hold
-    the file by creating and removing an empty temporary file there.
+    Creates nothing (with ``new_folders``, a missing folder is created at write time; without,
+    the folder must exist: a user's ``--output`` in a folder that is not there is a typo more
+    often than a wish); probes the folder that will hold the file by creating and removing an
+    empty temporary file there.
     """
     path = Path(path)
     if path.name in ("", ".", ".."):
@@ -76,6 +78,8 @@ def check_output(path: str | os.PathLike) -> Path:
         try:
             fst = os.stat(folder)
         except FileNotFoundError:
+            if not new_folders and folder == path.parent:
+                raise _refuse(path, f"the folder {folder} does not exist") from None
             folder = folder.parent
             continue
         except NotADirectoryError:

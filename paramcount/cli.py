@@ -19,13 +19,17 @@ from typing import TYPE_CHECKING
 
 from paramcount.cli_checks import cmd_prove, cmd_verify
 from paramcount.cli_common import (
+    Terminated,
     UsageError,
     _emit_json,
     _hparams,
+    _Once,
     _Parser,
     _reading,
     _reading_lines,
+    _verbose,
     parse_assignments,
+    sigterm_raises,
 )
 from paramcount.errors import ParamcountError
 
@@ -153,7 +157,7 @@ def cmd_report(args) -> int:
 
     # Check the destination before the (long) verification run (the true reason, exit 2), and
     # again when writing.
-    target = check_output(Path(args.output))
+    target = check_output(Path(args.output), new_folders=False)
     try:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
@@ -235,14 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_formula)
 
     def hp_options(s):
-        s.add_argument("--preset", metavar="NAME", help="a published preset or example set")
+        s.add_argument("--preset", metavar="NAME", action=_Once, help="a published preset or example set")
         s.add_argument("--set", metavar="SYM=VALUE", nargs="+", action="extend",
                        help="hyperparameter values (on top of --preset, if given), each symbol "
                             f"once; {INTEGER_RULE}")
         s.add_argument("--json", action="store_true", help="machine-readable output")
 
     def config_options(s, frameworks, default, default_help):
-        s.add_argument("--config", metavar="PATH",
+        s.add_argument("--config", metavar="PATH", action=_Once,
                        help="a transformers config.json (or its folder) or a KerasHub preset "
                             "config.json, in place of --preset; picks the architecture")
         s.add_argument("--framework", choices=frameworks, default=default,
@@ -286,14 +290,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
                                      "a budget (formula only)")
     s.add_argument("arch")
-    s.add_argument("--target", required=True, metavar="N", help="parameters: 7e9, 7B, 350M, ...")
-    s.add_argument("--for", dest="unknown", required=True, metavar="SYM",
+    s.add_argument("--target", required=True, metavar="N", action=_Once, help="parameters: 7e9, 7B, 350M, ...")
+    s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=_Once,
                    help="the hyperparameter to solve for")
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("report", help="write the markdown conformance report")
-    s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
+    s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=_Once)
     s.add_argument("--quiet", action="store_true")
     _jobs_option(s)
     s.set_defaults(func=cmd_report)
@@ -353,10 +357,7 @@ def _run(argv: Sequence[str] | None) -> int:
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
-    from paramcount import cache_store
-
-    cache_store.verbose = args.verbose or getattr(args, "verbose_after", False)
-    cache_store.say_where()
+    _verbose(args)
     # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
     # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
     # setting wins.
@@ -378,7 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write("paramcount: error: standard output is closed\n")
             return 2
         sys.stdout = _Stdout(real)
-        return _run(argv)
+        with sigterm_raises():
+            return _run(argv)
     except ParamcountError as exc:
         if isinstance(exc, OutputError):
             _silence_stdout()
@@ -387,6 +389,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("paramcount: interrupted\n")
         return 130
+    except Terminated:
+        sys.stderr.write("paramcount: terminated\n")
+        return Terminated.status
     except BrokenPipeError:
         _silence_stdout()
         return 0
