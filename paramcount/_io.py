@@ -14,7 +14,9 @@ The rules, in one place (``paramcount report --output PATH`` and every figure be
 - The new content goes to a temporary file beside the target, is flushed and fsync'ed, takes the
   existing file's mode (and owner, where the process may set it; a new file gets 0666 less the
   umask, as ``open(path, "w")`` would), and is renamed over the target; the folder is fsync'ed
-  after the rename. A crash or a full disk leaves the old file whole and no temporary file.
+  after the rename. A crash or a full disk leaves the old file whole and no temporary file; a
+  SIGKILL (which no process can clean up after) may leave ``.NAME.*.tmp`` files beside the
+  targets, and the next write of the same files removes those more than a minute old.
 - Several files that belong together (a report and its figures) are written with
   :func:`write_group`: every temporary file is written and synced first, and only then renamed,
   the main file last, so a failure before the renames changes none of them.
@@ -34,6 +36,7 @@ from paramcount.errors import OutputPathError
 
 __all__ = ["check_output", "remove_stale", "sync_dir", "write_atomic", "write_group"]
 
+STALE_SECONDS = 60  # a temporary file of ours this old is a dead writer's: a live one renames it
 _KINDS = [(stat.S_ISDIR, "is a directory"), (stat.S_ISCHR, "is a device"),
           (stat.S_ISBLK, "is a device"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
           (stat.S_ISSOCK, "is a socket"), (stat.S_ISLNK, "is a symbolic link (paramcount "
@@ -109,6 +112,9 @@ def _write_temp(path: Path, data: str | bytes) -> str:
         old = os.stat(path)
     except FileNotFoundError:
         old = None
+    # What a killed writer left (a SIGKILL between the writes and the renames): removed here
+    remove_stale(path.parent, f".{path.name}.", ".tmp", STALE_SECONDS)
+    remove_stale(path.parent, ".paramcount-probe.", "", STALE_SECONDS)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         if old is not None:
