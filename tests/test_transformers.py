@@ -489,3 +489,15 @@ def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsy
     assert out["config"]["read"]["L_moe"] == 2 and out["total"] == built
     assert main(["verify", "qwen_moe", "--config", str(path), "--framework", "transformers",
                  "--quiet"]) == 0
+
+
+def test_transformers_warnings_do_not_reach_the_user():
+    """A tiny preset's vocabulary is smaller than GPT-2's token ids: transformers warns about
+    each ("Model config: bos_token_id must be None or ..."), which is noise to a user of
+    `verify`/`report` (issue 22 §3). stderr stays empty under --quiet."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "paramcount", "verify", "gpt2", "--preset", "tiny",
+                           "--framework", "transformers", "--quiet", "-j", "1"],
+                          capture_output=True, text=True, cwd=root, timeout=300,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
