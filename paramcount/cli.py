@@ -26,6 +26,7 @@ from paramcount.cli_common import (
     _Once,
     _Parser,
     _reading,
+    _reading_json,
     _reading_lines,
     _verbose,
     parse_assignments,
@@ -104,9 +105,7 @@ def cmd_count(args) -> int:
     if args.json:
         out = render.count_json(shown, hp, name)
         if reading is not None:
-            out["config"] = {"file": reading.where, "source": reading.source,
-                             "class": reading.cls, "read": reading.hparams,
-                             "ignored": list(reading.ignored)}
+            out["config"] = _reading_json(reading, shown, hp)
         out["checked_by"] = list(arch.checked_by)
         if framework != "keras":
             out["framework"] = framework
@@ -115,7 +114,7 @@ def cmd_count(args) -> int:
         _emit_json(out)
     else:
         if reading is not None:
-            print("\n".join(_reading_lines(reading)))
+            print("\n".join(_reading_lines(reading, shown, hp)))
         if framework != "keras":
             assert arch.mapping is not None  # a transformers count reads the family's table
             print(f"counted as transformers builds it: {frameworks.hf_class(arch, hp)} "

@@ -159,10 +159,41 @@ def _preset_file(arch) -> str:
     return ", ".join(names) or "examples in its module"
 
 
-def _reading_lines(reading) -> list[str]:
+def _reading_lines(reading, arch=None, hparams=None) -> list[str]:
+    """What a config file was read as; with the architecture and the resolved set, the stored
+    size its quantization_config implies."""
     hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
     lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
     if reading.ignored:
         lines.append(f"keys not read (declared to change no count, or unknown to the "
                      f"{reading.arch} table): {', '.join(reading.ignored)}")
+    q = _quantization(reading, arch, hparams)
+    if q is not None:
+        lines.append(f"quantization_config declares {q['declared']}: the count is of parameters, "
+                     "not of the bits they are stored in")
+        lines.append(q.get("stored_text") or "its stored size: not known to paramcount (no bits "
+                                               "per weight declared)")
     return lines
+
+
+def _reading_json(reading, arch, hparams) -> dict:
+    out = {"file": reading.where, "source": reading.source, "class": reading.cls,
+           "read": reading.hparams, "ignored": list(reading.ignored)}
+    q = _quantization(reading, arch, hparams)
+    if q is not None:
+        out["quantization"] = q
+    return out
+
+
+def _quantization(reading, arch, hparams) -> dict | None:
+    decl = getattr(reading, "quantization", None)
+    if decl is None:
+        return None
+    from paramcount.quantization import stored
+
+    out: dict = {"declared": decl.text, "method": decl.method, "bits": decl.bits,
+                 "group": decl.group}
+    size = stored(arch, hparams, decl) if arch is not None and hparams is not None else None
+    if size is not None:
+        out.update(stored_bytes=size.bytes, stored_estimate=True, stored_text=size.text)
+    return out

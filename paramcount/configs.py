@@ -159,7 +159,10 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # another id of its family (Llama 3's, of a llama config) is read with that id's table
     reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
     hparams, ignored = reader.from_hf(data, where=where, fixed=arch.fixed)
-    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
+    from paramcount.quantization import declared
+
+    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
+                   declared(data))
 
 
 def _json_kind(value) -> str:
