@@ -144,6 +144,15 @@ def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
         from paramcount import configs
 
         configs.check_missing(reading, given)
+        stated = [k for k in reading.hparams if k in {s.name for s in arch.fixed}]
+        if stated:  # a width only transformers' class takes (Llama's head_dim): its model
+            if getattr(args, "framework", None) == "keras":
+                raise UsageError(f"{reading.where}: {', '.join(stated)} as the file states it is "
+                                 f"built by transformers only (KerasHub fixes it); use "
+                                 "--framework transformers")
+            from paramcount.frameworks import for_framework
+
+            return for_framework(arch, "transformers").resolve(given), name
     elif name is not None:
         # The preset's own values: a bad one is the preset file's fault, so say which file.
         try:

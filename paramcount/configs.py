@@ -21,7 +21,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
@@ -158,7 +158,13 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
     # another id of its family (Llama 3's, of a llama config) is read with that id's table
     reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
-    hparams, ignored = reader.from_hf(data, where=where, fixed=arch.fixed)
+    freed = _freed(arch)  # what transformers states by a key of its own (Llama's head_dim)
+    hparams, ignored = reader.from_hf(data, where=where, fixed={
+        s: e for s, e in arch.fixed.items() if s not in freed})
+    for s in freed:  # stated as KerasHub fixes it: the Keras model's value, read as before
+        if s.name in hparams and arch.fixed[s].xreplace(
+                {symbols.get(k): x for k, x in hparams.items()}) == hparams[s.name]:
+            del hparams[s.name]
     from paramcount.quantization import declared
 
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
@@ -170,6 +176,14 @@ def _json_kind(value) -> str:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
             list: "a list"}.get(type(value), type(value).__name__)
+
+
+def _freed(arch) -> set:
+    """Symbols ``arch`` fixes for KerasHub that its transformers classes state by a key of their
+    own (``Transformers.settable``)."""
+    if arch.transformers is None:
+        return set()
+    return {s for ref in arch.transformers.all() for s in ref.settable if s in arch.fixed}
 
 
 def _normalized(table, data: Mapping) -> Mapping:

@@ -254,7 +254,6 @@ def _t5gemma2_bias_on_one_side():
      "model_type 'llama'; supported: LlamaForCausalLM"),
     (_llama(attention_bias=True), "attention_bias = true cannot be counted"),
     (_llama(mlp_bias=True), "mlp_bias = true cannot be counted"),
-    (_llama(head_dim=96), "head_dim = 96 cannot be counted: the formula fixes d_k = d_e/M = 128"),
     (_llama(vocab_size=None), "missing key vocab_size (v), which llama needs"),
     (_llama(hidden_size="4096"), 'hidden_size = "4096": expected a positive integer'),
     (_llama(tie_word_embeddings=1), "tie_word_embeddings = 1: expected true or false"),
@@ -726,3 +725,14 @@ def test_other_quantizations_are_said(capsys, tmp_path, qc, says):
     assert main(["count", "--config", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "quantization_config declares" in out and says in out and "6,738,415,616" in out
+
+
+def test_llama_head_dim_apart_is_transformers_only(capsys, tmp_path):
+    """head_dim ≠ hidden/heads is LlamaForCausalLM's (issue 22 §3; built and checked in
+    test_transformers): counted as transformers builds it, refused for Keras with the reason."""
+    path = _write(tmp_path, _llama(head_dim=96))
+    code, out, _ = run(capsys, "count", "--config", path, "--json")
+    assert code == 0 and json.loads(out)["hparams"]["d_k"] == 96
+    code, out, err = run(capsys, "count", "--config", path, "--framework", "keras")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "d_k" in err and "transformers only" in err
