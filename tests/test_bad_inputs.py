@@ -63,6 +63,14 @@ BAD: list[list[str]] = [
     ["verify", "gpt2", "--preset", "tiny", "--set", "L=100000"],
     ["verify", "gpt2", "--preset", "tiny", "--set", "L=10000000000"],
     ["verify", "gpt2", "--preset", "tiny", "--max-build", "5"],
+    # config files that are not one (issue 17 §7): refused by type, never read forever
+    ["count", "--config", "/dev/zero"], ["count", "--config", "/dev/null"],
+    ["count", "--config", "/dev/full"], ["count", "--config", "/"], ["count", "--config", ""],
+    ["count", "--config", "/no/such/config.json"], ["verify", "--config", "/dev/zero"],
+    # options given twice, a negative budget (issue 22 §2)
+    ["count", "gpt2", "--preset", "tiny", "--preset", "tiny"],
+    ["count", "--config", "/dev/null", "--config", "/dev/null"],
+    [*SOLVE, "--target", "-7e9"], [*SOLVE, "--target", "1e9", "--target", "2e9"],
     # plugins
     ["--plugin", "no_such_plugin_module_xyz", "list"], ["--plugin", "/no/such/file.py", "list"],
     ["list", "--plugin", "no_such_plugin_module_xyz"],
@@ -70,7 +78,7 @@ BAD: list[list[str]] = [
 
 # Output paths: refused before any work.
 PATHS = ["/dev/full", "/dev/null", "/etc/passwd/x.md", "/proc/version", "/", "/proc/x/y.md",
-         "/dev/full/x.md", "."]
+         "/dev/full/x.md", ".", "/nonexistent_dir/x.md", "no_such_folder/x.md"]
 
 
 def test_the_battery_is_large_enough():
