@@ -97,7 +97,8 @@ def source_fingerprint() -> str:
 
 # --- proofs ---------------------------------------------------------------------------------------
 PROOF_KIND = "proofs"
-PROOF_FORMAT = 2  # bump when what a cached proof holds changes shape
+PROOF_FORMAT = 1  # bump when what a proof depends on changes shape (it keys reports/proofs.json too;
+# the cached outcome's own shape is versioned apart: paramcount.prove.stored.FORMAT)
 # (torch and transformers build the transformers proofs' references)
 _LIBRARIES = ("tensorflow", "tensorflow-cpu", "keras", "keras-hub", "sympy", "numpy", "torch",
               "transformers")
