@@ -14,7 +14,9 @@ The rules, in one place (``paramcount report --output PATH`` and every figure be
 - The new content goes to a temporary file beside the target, is flushed and fsync'ed, takes the
   existing file's mode (and owner, where the process may set it; a new file gets 0666 less the
   umask, as ``open(path, "w")`` would), and is renamed over the target; the folder is fsync'ed
-  after the rename. A crash or a full disk leaves the old file whole and no temporary file.
+  after the rename. A crash or a full disk leaves the old file whole and no temporary file; a
+  SIGKILL (which no process can clean up after) may leave ``.NAME.*.tmp`` files beside the
+  targets, and the next write of the same files removes those more than a minute old.
 - Several files that belong together (a report and its figures) are written with
   :func:`write_group`: every temporary file is written and synced first, and only then renamed,
   the main file last, so a failure before the renames changes none of them.
@@ -32,8 +34,9 @@ from pathlib import Path
 
 from paramcount.errors import OutputPathError
 
-__all__ = ["check_output", "write_atomic", "write_group"]
+__all__ = ["check_output", "remove_stale", "sync_dir", "write_atomic", "write_group"]
 
+STALE_SECONDS = 60  # a temporary file of ours this old is a dead writer's: a live one renames it
 _KINDS = [(stat.S_ISDIR, "is a directory"), (stat.S_ISCHR, "is a device"),
           (stat.S_ISBLK, "is a device"), (stat.S_ISFIFO, "is a FIFO (named pipe)"),
           (stat.S_ISSOCK, "is a socket"), (stat.S_ISLNK, "is a symbolic link (paramcount "
@@ -44,11 +47,13 @@ def _refuse(path: Path, reason: str) -> OutputPathError:
     return OutputPathError(f"cannot write {path}: {reason}")
 
 
-def check_output(path: str | os.PathLike) -> Path:
+def check_output(path: str | os.PathLike, *, new_folders: bool = True) -> Path:
     """Check that ``path`` may be written by :func:`write_atomic`; raise OutputPathError if not.
 
-    Creates nothing (a missing folder is created at write time); probes the folder that will hold
-    the file by creating and removing an empty temporary file there.
+    Creates nothing (with ``new_folders``, a missing folder is created at write time; without,
+    the folder must exist: a user's ``--output`` in a folder that is not there is a typo more
+    often than a wish); probes the folder that will hold the file by creating and removing an
+    empty temporary file there.
     """
     path = Path(path)
     if path.name in ("", ".", ".."):
@@ -76,6 +81,8 @@ def check_output(path: str | os.PathLike) -> Path:
         try:
             fst = os.stat(folder)
         except FileNotFoundError:
+            if not new_folders and folder == path.parent:
+                raise _refuse(path, f"the folder {folder} does not exist") from None
             folder = folder.parent
             continue
         except NotADirectoryError:
@@ -105,6 +112,9 @@ def _write_temp(path: Path, data: str | bytes) -> str:
         old = os.stat(path)
     except FileNotFoundError:
         old = None
+    # What a killed writer left (a SIGKILL between the writes and the renames): removed here
+    remove_stale(path.parent, f".{path.name}.", ".tmp", STALE_SECONDS)
+    remove_stale(path.parent, ".paramcount-probe.", "", STALE_SECONDS)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         if old is not None:
@@ -128,7 +138,7 @@ def _write_temp(path: Path, data: str | bytes) -> str:
     return tmp
 
 
-def _sync_dir(folder: Path) -> None:
+def sync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -139,6 +149,22 @@ def _sync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_stale(folder: Path, prefix: str, suffix: str, age: float) -> None:
+    """Remove files in ``folder`` named ``prefix...suffix`` (paramcount's own temporary files)
+    not modified for ``age`` seconds: what a killed writer left (a live writer's are younger:
+    it writes, syncs and renames them within seconds). Best effort."""
+    import time
+
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(folder) as it:
+        for e in it:
+            if not (e.name.startswith(prefix) and e.name.endswith(suffix)):
+                continue
+            with contextlib.suppress(OSError):
+                if e.is_file(follow_symlinks=False) and now - e.stat().st_mtime > age:
+                    os.unlink(e.path)
 
 
 def write_group(files: Mapping[str | os.PathLike, str | bytes]) -> list[Path]:
@@ -161,7 +187,7 @@ def write_group(files: Mapping[str | os.PathLike, str | bytes]) -> list[Path]:
             Path(tmp).unlink(missing_ok=True)
         raise
     for folder in dict.fromkeys(p.parent for p, _ in items):
-        _sync_dir(folder)
+        sync_dir(folder)
     return [p for p, _ in items]
 
 

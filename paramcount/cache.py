@@ -3,15 +3,10 @@
 
 Nothing here imports SymPy or TensorFlow (``count`` reads it on every call).
 
-- **Where.** ``$PARAMCOUNT_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/paramcount``, else
-  ``~/.cache/paramcount``. ``PARAMCOUNT_CACHE=0`` (or ``off``/``no``/``false``) disables it:
-  every lookup misses and nothing is written.
 - **Keys.** A caller hashes everything that could change the value (:func:`key`); the entry is a
   file named by that hash, so a changed input never finds a stale entry — it finds none.
-- **Safety.** Writes go to a temporary file in the same folder, then ``os.replace``: a reader sees
-  the old entry, the new one or none, never half of one. A cache folder that cannot be created or
-  written (read-only home, a full disk) is not an error: the value is simply recomputed next time.
-  An entry that cannot be read or parsed is a miss.
+- **Files.** Where the folder is, when it is not used, and how entries are checked on read and
+  written atomically: :mod:`paramcount.cache_store` (its functions are re-exported here).
 """
 
 from __future__ import annotations
@@ -21,6 +16,18 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
+
+from paramcount.cache_store import (  # re-exported: the cache's files, read and written safely
+    CACHE_DIR_ENV,
+    CACHE_ENV,
+    cache_dir,
+    enabled,
+    get,
+    get_json,
+    prune,
+    put,
+    put_json,
+)
 
 try:  # the built-in SHA-256: hashlib would load OpenSSL, a noticeable share of a compiled count
     from _sha256 import sha256 as _sha256
@@ -40,22 +47,6 @@ __all__ = [
     "source_fingerprint",
 ]
 
-CACHE_DIR_ENV = "PARAMCOUNT_CACHE_DIR"
-CACHE_ENV = "PARAMCOUNT_CACHE"
-
-
-def enabled() -> bool:
-    return os.environ.get(CACHE_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
-
-
-def cache_dir() -> Path:
-    explicit = os.environ.get(CACHE_DIR_ENV)
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "paramcount"
-
-
 def key(*parts: object) -> str:
     """A hex digest of ``parts`` (strings, bytes, numbers, None, or nested tuples/lists of them)."""
     h = _sha256()
@@ -74,74 +65,6 @@ def _feed(h, obj: object) -> None:
     data = obj if isinstance(obj, bytes) else repr(obj).encode()
     h.update(b"%s%d:" % (type(obj).__name__.encode(), len(data)))
     h.update(data)
-
-
-def _path(kind: str, digest: str, suffix: str) -> Path:
-    return cache_dir() / kind / f"{digest}{suffix}"
-
-
-def get(kind: str, digest: str, suffix: str = "") -> bytes | None:
-    """The bytes stored under ``kind/digest``, or None (missing, unreadable or disabled)."""
-    if not enabled():
-        return None
-    try:
-        return _path(kind, digest, suffix).read_bytes()
-    except OSError:
-        return None
-
-
-def put(kind: str, digest: str, data: bytes, suffix: str = "") -> Path | None:
-    """Store ``data`` atomically under ``kind/digest``; the path, or None when not stored."""
-    if not enabled():
-        return None
-    import tempfile
-
-    target = _path(kind, digest, suffix)
-    tmp = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-        return target
-    except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        return None
-
-
-def prune(kind: str, keep: int) -> None:
-    """Remove all but the ``keep`` newest entries of ``kind`` (best effort): every edit of
-    paramcount's sources keys new entries, and nothing else would ever remove the old ones."""
-    try:
-        with os.scandir(cache_dir() / kind) as it:
-            entries = [(e.stat().st_mtime, e.path) for e in it if e.is_file()]
-    except OSError:
-        return
-    entries.sort(reverse=True)
-    for _, path in entries[keep:]:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-
-
-def get_json(kind: str, digest: str):
-    import json
-
-    raw = get(kind, digest, ".json")
-    if raw is None:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None
-
-
-def put_json(kind: str, digest: str, obj) -> Path | None:
-    import json
-
-    return put(kind, digest, json.dumps(obj, sort_keys=True).encode(), ".json")
 
 
 _FINGERPRINT: str | None = None
@@ -174,7 +97,8 @@ def source_fingerprint() -> str:
 
 # --- proofs ---------------------------------------------------------------------------------------
 PROOF_KIND = "proofs"
-PROOF_FORMAT = 1  # bump when what a cached proof holds changes shape
+PROOF_FORMAT = 1  # bump when what a proof depends on changes shape (it keys reports/proofs.json too;
+# the cached outcome's own shape is versioned apart: paramcount.prove.stored.FORMAT)
 # (torch and transformers build the transformers proofs' references). Distributions README's
 # set-up installs (pinned in constraints.txt), so a fresh checkout's keys are the committed ones:
 # no `tensorflow-cpu`, which an older set-up installed beside `tensorflow` (the same version).
@@ -357,26 +281,25 @@ def proof_key(arch, prove_module: str = "paramcount.prove") -> str:
                builder_sources(arch.reference), tables, sorted(library_versions().items()), method)
 
 
-def cached_proof(arch, prove_uncached):
+def cached_proof(arch, prove_uncached, encode, decode):
     """``prove_uncached(arch)``, or its outcome from the cache when nothing it depends on has
-    changed (:func:`proof_key`). Outcomes are stored pickled: they hold SymPy residuals, and the
-    key pins the library versions that read them back."""
-    import pickle
-
+    changed (:func:`proof_key`). Outcomes are stored as JSON (``encode``: proof -> data,
+    ``decode``: data -> proof, raising on anything it does not recognise: a miss)."""
     if not enabled():
         return prove_uncached(arch)
     digest = proof_key(arch)
-    raw = get(PROOF_KIND, digest, ".pickle")
-    if raw is not None:
+    data = get_json(PROOF_KIND, digest)
+    if data is not None:
         try:
-            return pickle.loads(raw)
-        except Exception:  # a damaged or foreign entry is a miss
+            return decode(data)
+        except Exception:  # an entry of another shape is a miss
             pass
     proof = prove_uncached(arch)
     if proof.status != "error":  # an error may be the environment's (memory, a flaky build)
         try:
-            if put(PROOF_KIND, digest, pickle.dumps(proof), ".pickle") is not None:
-                prune(PROOF_KIND, 2000)  # some 40 builtin architectures' worth of edits
-        except (pickle.PicklingError, TypeError, AttributeError):
-            pass
+            data = encode(proof)
+        except (NotImplementedError, TypeError, ValueError):  # nothing to store it as
+            return proof
+        if put_json(PROOF_KIND, digest, data) is not None:
+            prune(PROOF_KIND, 2000)  # some 40 builtin architectures' worth of edits
     return proof

@@ -17,15 +17,20 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paramcount.cli_checks import cmd_prove, cmd_verify
+from paramcount.cli_checks import cmd_prove, cmd_report, cmd_verify
 from paramcount.cli_common import (
+    Terminated,
     UsageError,
     _emit_json,
     _hparams,
+    _Once,
     _Parser,
     _reading,
+    _reading_json,
     _reading_lines,
+    _verbose,
     parse_assignments,
+    sigterm_raises,
 )
 from paramcount.errors import ParamcountError
 
@@ -33,7 +38,7 @@ __all__ = ["build_parser", "entrypoint", "main"]
 
 
 if TYPE_CHECKING:
-    from paramcount import progress, registry
+    from paramcount import registry
 
 
 def _load() -> None:
@@ -104,9 +109,7 @@ def cmd_count(args) -> int:
     if args.json:
         out = render.count_json(shown, hp, name)
         if reading is not None:
-            out["config"] = {"file": reading.where, "source": reading.source,
-                             "class": reading.cls, "read": reading.hparams,
-                             "ignored": list(reading.ignored)}
+            out["config"] = _reading_json(reading, shown, hp)
         out["checked_by"] = list(arch.checked_by)
         if framework != "keras":
             out["framework"] = framework
@@ -115,7 +118,7 @@ def cmd_count(args) -> int:
         _emit_json(out)
     else:
         if reading is not None:
-            print("\n".join(_reading_lines(reading)))
+            print("\n".join(_reading_lines(reading, shown, hp)))
         if framework != "keras":
             assert arch.mapping is not None  # a transformers count reads the family's table
             print(f"counted as transformers builds it: {frameworks.hf_class(arch, hp)} "
@@ -146,43 +149,6 @@ def cmd_solve(args) -> int:
         _emit_json(solve.solution_json(sol))
     else:
         print(solve.solution_text(sol))
-    return 0
-
-
-def cmd_report(args) -> int:
-    from pathlib import Path
-
-    from paramcount import extras, report
-    from paramcount._io import check_output
-
-    extras.require("report", "report")  # one line on how to install it, before any work
-    # Check the destination before the (long) verification run (the true reason, exit 2), and
-    # again when writing.
-    target = check_output(Path(args.output))
-    recorded = report.proofs_source(target, args.proofs)
-    note = report.missing_extra_note()
-    if note:  # without the transformers extra: what is left out, and that it is not the committed
-        print(f"paramcount: {note.replace('**', '')}", file=sys.stderr)
-    try:
-        with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
-            results = report.verify_all(progress=bar, n_jobs=args.jobs)
-        # A row that could not run (its worker died, its builder raised): named, nothing written
-        errors = [f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {getattr(r, 'error', '')}"
-                  for r in results if r.status == "error"]
-        if not errors:
-            try:  # proofs whose recorded outcome no longer holds are proven in workers
-                path = report.write_report(target, results=results, n_jobs=args.jobs,
-                                           proofs=recorded)
-            except report.WorkersDied as exc:
-                errors = [f"{'ERROR':<8} {line}" for line in exc.lines]
-    except OSError as exc:
-        raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    if errors:
-        print("\n".join(errors))
-        print(f"{len(errors)} error: {args.output} not written")
-        return 1
-    if not args.quiet:
-        print(f"wrote {path}")
     return 0
 
 
@@ -232,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
                    f"Also read from ${PLUGINS_ENV} (comma-separated)")
     p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
     p.add_argument("--version", action="version", version=f"paramcount {_version()}")
+    verbose_help = "say what the on-disk cache does (where it is, why nothing is cached)"
+    p.add_argument("--verbose", action="store_true", help=verbose_help)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
                            metavar="{list,formula,count,verify,prove,solve,report}")
 
@@ -246,14 +214,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_formula)
 
     def hp_options(s):
-        s.add_argument("--preset", metavar="NAME", help="a published preset or example set")
+        s.add_argument("--preset", metavar="NAME", action=_Once, help="a published preset or example set")
         s.add_argument("--set", metavar="SYM=VALUE", nargs="+", action="extend",
                        help="hyperparameter values (on top of --preset, if given), each symbol "
                             f"once; {INTEGER_RULE}")
         s.add_argument("--json", action="store_true", help="machine-readable output")
 
     def config_options(s, frameworks, default, default_help):
-        s.add_argument("--config", metavar="PATH",
+        s.add_argument("--config", metavar="PATH", action=_Once,
                        help="a transformers config.json (or its folder) or a KerasHub preset "
                             "config.json, in place of --preset; picks the architecture")
         s.add_argument("--framework", choices=frameworks, default=default,
@@ -301,17 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
                                      "a budget (formula only)")
     s.add_argument("arch", help="architecture id (paramcount list shows them)")
-    s.add_argument("--target", required=True, metavar="N", help="parameters: 7e9, 7B, 350M, ...")
-    s.add_argument("--for", dest="unknown", required=True, metavar="SYM",
+    s.add_argument("--target", required=True, metavar="N", action=_Once,
+                   help="parameters: 7e9, 7B, 350M, ...")
+    s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=_Once,
                    help="the hyperparameter to solve for")
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("report", help="write the markdown conformance report")
-    s.add_argument("--output", metavar="PATH", default="reports/conformance.md",
+    s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=_Once,
                    help="the report; its figures and proof record go beside it "
                         "(default: %(default)s)")
-    s.add_argument("--proofs", metavar="PATH", default=None,
+    s.add_argument("--proofs", metavar="PATH", default=None, action=_Once,
                    help="the proof record whose outcomes are reused while their key matches "
                         "(default: the project's reports/proofs.json, else the one beside "
                         "--output)")
@@ -323,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():  # --plugin also after the command name
         command.add_argument("--plugin", metavar="MODULE", action="append", dest="plugin_after",
                              default=argparse.SUPPRESS, help=plugin_help)
+        command.add_argument("--verbose", action="store_true", dest="verbose_after",
+                             default=argparse.SUPPRESS, help=verbose_help)
     return p
 
 
@@ -374,6 +345,7 @@ def _run(argv: Sequence[str] | None) -> int:
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _verbose(args)
     # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
     # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
     # setting wins.
@@ -398,7 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write("paramcount: error: standard output is closed\n")
             return 2
         sys.stdout = _Stdout(real)
-        return _run(argv)
+        with sigterm_raises():
+            return _run(argv)
     except ParamcountError as exc:
         if isinstance(exc, OutputError):
             _silence_stdout()
@@ -407,6 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("paramcount: interrupted\n")
         return 130
+    except Terminated:
+        sys.stderr.write("paramcount: terminated\n")
+        return Terminated.status
     except BrokenPipeError:
         _silence_stdout()
         return 0

@@ -1,4 +1,4 @@
-"""``paramcount verify`` and ``paramcount prove``: the commands that check formulas against
+"""``paramcount verify``, ``prove`` and ``report``: the commands that check formulas against
 built models (TensorFlow and torch load lazily, in the jobs)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from paramcount.cli_common import UsageError, _emit_json, _hparams, _reading, _reading_lines
 from paramcount.errors import ParamcountError
 
-__all__ = ["cmd_prove", "cmd_verify", "residual_lines", "with_residuals"]
+__all__ = ["cmd_prove", "cmd_report", "cmd_verify", "residual_lines", "with_residuals"]
 
 
 def _keras_hub_note(r) -> str:
@@ -203,3 +203,41 @@ def cmd_prove(args) -> int:
               f"{'transformers' if args.framework == 'transformers' else 'Keras'} builds, "
               f"{sum(p.seconds for p in proofs):.1f} s")
     return 0 if all(p.status == "proven" for p in proofs) else 1
+
+
+def cmd_report(args) -> int:
+    import sys
+    from pathlib import Path
+
+    from paramcount import extras, progress, report
+    from paramcount._io import check_output
+
+    extras.require("report", "report")  # one line on how to install it, before any work
+    # Check the destination before the (long) verification run (the true reason, exit 2), and
+    # again when writing.
+    target = check_output(Path(args.output), new_folders=False)
+    recorded = report.proofs_source(target, args.proofs)
+    note = report.missing_extra_note()
+    if note:  # without the transformers extra: what is left out, and that it is not the committed
+        print(f"paramcount: {note.replace('**', '')}", file=sys.stderr)
+    try:
+        with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
+            results = report.verify_all(progress=bar, n_jobs=args.jobs)
+        # A row that could not run (its worker died, its builder raised): named, nothing written
+        errors = [f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {getattr(r, 'error', '')}"
+                  for r in results if r.status == "error"]
+        if not errors:
+            try:  # proofs whose recorded outcome no longer holds are proven in workers
+                path = report.write_report(target, results=results, n_jobs=args.jobs,
+                                           proofs=recorded)
+            except report.WorkersDied as exc:
+                errors = [f"{'ERROR':<8} {line}" for line in exc.lines]
+    except OSError as exc:
+        raise ParamcountError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    if errors:
+        print("\n".join(errors))
+        print(f"{len(errors)} error: {args.output} not written")
+        return 1
+    if not args.quiet:
+        print(f"wrote {path}")
+    return 0

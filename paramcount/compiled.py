@@ -2,9 +2,11 @@
 
 Importing SymPy costs more than everything else ``paramcount count`` does. So the first count of
 an architecture (through SymPy, :mod:`paramcount.render`) also writes that architecture's tree as
-generated Python — hyperparameter roles, defaults, constraints, presets, the breakdown's labels
-and every count it shows as plain integer expressions — to the on-disk cache
-(:mod:`paramcount.cache`); later counts run that code and never import SymPy.
+a table of data — hyperparameter roles, defaults, constraints, presets, the breakdown's labels
+and every count it shows as expressions of integer coefficients (:mod:`paramcount.exprdata`) —
+to the on-disk cache (:mod:`paramcount.cache`); later counts read that table with a fixed
+evaluator and never import SymPy. Nothing in the cache is run: an entry is JSON, checked against
+its digest, and anything but the table this version writes is a miss.
 
 **Why a cache entry and not a generated module in the package.** The key must be computable
 without building the tree (building it is what costs), and it must change whenever the tree could:
@@ -20,45 +22,31 @@ default, user plugins. Deferring means running the ordinary (SymPy) command, so 
 message and exit status is that path's own, by construction. Tests check that both evaluators
 give the same output for every preset, every example set and random sets.
 
-Division is exact: ``_q`` keeps integers where the quotient is whole and falls back to
+Division is exact: the evaluator keeps integers where the quotient is whole and falls back to
 :class:`fractions.Fraction` otherwise; a count that is not a whole number defers.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
 from paramcount import cache
-from paramcount.compiled_source import generate
+from paramcount.compiled_source import FORMAT, generate
+from paramcount.exprdata import value
 
-__all__ = ["Defer", "entrypoint", "evaluate", "generate", "load", "store", "try_count"]
+__all__ = ["Defer", "entrypoint", "evaluate", "generate", "load", "resolve", "store", "try_count"]
 
 KIND = "count"
-FORMAT = 2  # bump when the generated code's shape changes
 
 
 class Defer(Exception):
     """The compiled path cannot answer this input exactly as the SymPy path would: use that."""
 
 
-# --- helpers the generated code calls ------------------------------------------------------------
-def _q(a, b):
-    """a / b, exactly: an int when whole, a Fraction otherwise."""
-    if isinstance(a, int) and isinstance(b, int) and b and a % b == 0:
-        return a // b
-    from fractions import Fraction
-
-    return Fraction(a) / Fraction(b)
-
-
-def _floor(x):
-    return x if isinstance(x, int) else math.floor(x)
-
-
+# --- helpers --------------------------------------------------------------------------------------
 def _i(x) -> int:
     """A count: a whole number or defer (SymPy's path raises its own error there)."""
     if isinstance(x, int) and not isinstance(x, bool):
@@ -75,10 +63,10 @@ def _is_int(x) -> bool:
 def store(arch) -> bool:
     """Compile ``arch`` into the cache (best effort: False when it cannot be stored)."""
     try:
-        src = generate(arch)
+        table = generate(arch)
     except NotImplementedError:
         return False
-    if cache.put(KIND, _digest(arch.id), src.encode(), ".py") is None:
+    if cache.put_json(KIND, _digest(arch.id), table) is None:
         return False
     cache.prune(KIND, 1000)  # each edit of paramcount's sources keys new entries
     return True
@@ -90,38 +78,32 @@ def _digest(arch_id: str) -> str:
 
 
 def load(arch_id: str) -> dict | None:
-    """The compiled namespace of ``arch_id``, or None when not (yet) in the cache."""
-    raw = cache.get(KIND, _digest(arch_id), ".py")
-    if raw is None:
+    """The compiled table of ``arch_id``, or None when not (yet, or not intact) in the cache."""
+    table = cache.get_json(KIND, _digest(arch_id))
+    if not isinstance(table, dict) or table.get("format") != FORMAT or table.get("id") != arch_id:
         return None
-    ns: dict = {"_q": _q, "_floor": _floor, "__name__": f"paramcount.compiled.{arch_id}"}
-    try:
-        exec(compile(raw, f"<paramcount compiled {arch_id}>", "exec"), ns)
-    except Exception:  # a damaged entry is a miss
-        return None
-    return ns
+    return table
 
 
 def _violated(ns: dict, values: Mapping[str, int]) -> bool:
     """Whether a constraint fails, read as hparams.Divisible/Relation read it (a constraint
     whose symbols are not all known yet, or whose sides are not whole numbers, is not checked)."""
-    fns = ns["CONSTRAINT_FNS"]
-    for kind, op, deps, when, i in ns["CONSTRAINTS"]:
+    for kind, op, deps, when, lhs, rhs in ns["constraints"]:
         if not all(d in values for d in deps):
             continue
         if kind == "div":
-            a, b = fns[i](values), fns[i + 1](values)
+            a, b = value(lhs, values), value(rhs, values)
             if _is_int(a) and _is_int(b) and int(a) % int(b):
                 return True
             continue
         if when is not None:
-            wdeps, wi = when
+            wdeps, wexpr = when
             if not all(d in values for d in wdeps):
                 continue
-            w = fns[wi](values)
+            w = value(wexpr, values)
             if not _is_int(w) or int(w) == 0:
                 continue
-        a, b = fns[i](values), fns[i + 1](values)
+        a, b = value(lhs, values), value(rhs, values)
         if not {"==": a == b, "<=": a <= b, ">=": a >= b}[op]:
             return True
     return False
@@ -130,38 +112,38 @@ def _violated(ns: dict, values: Mapping[str, int]) -> bool:
 def _check_value(ns: dict, name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise Defer(name)
-    if name in ns["FLAGS"]:
+    if name in ns["flags"]:
         if value not in (0, 1):
             raise Defer(name)
-    elif value < (0 if name in ns.get("ZERO_OK", ()) else 1):
+    elif value < (0 if name in ns["zero_ok"] else 1):
         raise Defer(name)
     return value
 
 
 def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
     """hparams.resolve, compiled: the complete set, or Defer where that would raise."""
-    required, optional, fixed = ns["REQUIRED"], ns["OPTIONAL"], ns["FIXED"]
+    required, optional, fixed = ns["required"], ns["optional"], ns["fixed"]
     settable = set(required) | set(optional)
     values: dict[str, int] = {}
     pinned: dict[str, int] = {}
-    for name, value in given.items():
+    for name, v in given.items():
         if name not in settable:
             if name in fixed:
-                pinned[name] = _check_value(ns, name, value)
+                pinned[name] = _check_value(ns, name, v)
                 continue
             raise Defer(name)
-        values[name] = _check_value(ns, name, value)
+        values[name] = _check_value(ns, name, v)
     if any(s not in values for s in required) or _violated(ns, values):
         raise Defer("missing or constrained")
-    defaults = {name: (deps, i) for name, deps, i in ns["DEFAULTS"]}
+    defaults = {name: (deps, expr) for name, deps, expr in ns["defaults"]}
     pending = {**{k: defaults[k] for k in optional if k not in values},
                **{k: defaults[k] for k in fixed}}
     while pending:
         progressed = False
-        for name, (deps, i) in list(pending.items()):
+        for name, (deps, expr) in list(pending.items()):
             if not all(d in values for d in deps):
                 continue
-            values[name] = _i(ns["DEFAULT_FNS"][i](values))
+            values[name] = _i(value(expr, values))
             del pending[name]
             progressed = True
         if not progressed:
@@ -174,23 +156,28 @@ def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
 
 
 def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
-    """A resolved set's :class:`~paramcount.count_output.Counted`, by the compiled code."""
+    """A resolved set's :class:`~paramcount.count_output.Counted`, from the compiled table."""
     from paramcount.context import context_of
     from paramcount.count_output import Counted
 
     V = dict(hparams)
-    rows = tuple((d, label, _i(x)) for (d, label), x in zip(ns["ROWS"], ns["rows"](V), strict=True))
-    leaves = [_i(x) for x in ns["components"](V)]
+
+    def ints(exprs) -> list[int]:
+        return [_i(value(e, V)) for e in exprs]
+
+    rows = tuple((d, label, x) for (d, label), x in zip(ns["rows"], ints(ns["row_exprs"]),
+                                                        strict=True))
+    leaves = ints(ns["component_exprs"])
 
     def fill(shape):
         return {k: fill(s) if isinstance(s, dict) else leaves[s] for k, s in shape.items()}
 
-    totals = [_i(x) for x in ns["totals"](V)]
+    totals = ints(ns["total_exprs"])
     trainable, frozen, everything = totals[:3]
-    emb = sum(_i(x) for x in ns["embeddings"](V))
-    active = totals[3] if ns["HAS_ACTIVE"] else None
-    ctx = context_of(everything, trainable, emb, ns["RULE_APPLIES"], hparams)
-    return Counted(ns["ID"], name, dict(hparams), rows, fill(ns["COMPONENTS"]), trainable,
+    emb = sum(ints(ns["embedding_exprs"]))
+    active = totals[3] if ns["has_active"] else None
+    ctx = context_of(everything, trainable, emb, ns["rule_applies"], hparams)
+    return Counted(ns["id"], name, dict(hparams), rows, fill(ns["components"]), trainable,
                    frozen, active, ctx)
 
 
@@ -246,15 +233,17 @@ def try_count(argv: Sequence[str]) -> str | None:
         return None
     arch_id, preset, sets, as_json = parsed
     ns = load(arch_id)
-    if ns is None or "keras" not in ns["CHECKED_BY"]:
-        return None  # a model only transformers builds: count says so (the SymPy path)
+    if ns is None:
+        return None
     try:
+        if "keras" not in ns["checked_by"]:
+            return None  # a model only transformers builds: count says so (the SymPy path)
         given: dict[str, int] = {}
         name = None
         if preset is not None:
-            if preset not in ns["PRESETS"]:
+            if preset not in ns["presets"]:
                 raise Defer(preset)
-            given.update(ns["PRESETS"][preset])
+            given.update(ns["presets"][preset])
             name = preset
         if sets:
             names = [k.strip() for k, _ in sets]
@@ -269,15 +258,15 @@ def try_count(argv: Sequence[str]) -> str | None:
         counted = evaluate(ns, hp, name)
     except Defer:
         return None
-    except (ArithmeticError, TypeError, ValueError, KeyError):
-        return None  # the SymPy path says what is wrong, in its words
+    except Exception:  # not the table this version writes: the SymPy path answers, and rewrites it
+        return None
     from paramcount import count_output
 
     if as_json:
         import json
 
         out = count_output.count_json(counted)
-        out["checked_by"] = list(ns["CHECKED_BY"])  # as cli.cmd_count adds it
+        out["checked_by"] = list(ns["checked_by"])  # as cli.cmd_count adds it
         return json.dumps(out, indent=2) + "\n"
     return count_output.count_text(counted) + "\n"
 

@@ -1,79 +1,26 @@
-"""The source of a compiled count (paramcount.compiled): an architecture's formula tree written
-as plain Python over integers and Fractions, from SymPy. Only generating imports SymPy (inside
-the functions); the fast path only imports this module to name :func:`generate`."""
+"""The table of a compiled count (paramcount.compiled): an architecture's formula tree written as
+plain data (:mod:`paramcount.exprdata`: integers, names, and the few operations a count uses),
+from SymPy. Only generating imports SymPy (inside the functions); the fast path only imports this
+module to name :func:`generate`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from paramcount import cache, exprdata
 
-from paramcount import cache
+__all__ = ["FORMAT", "generate"]
 
-__all__ = ["generate"]
+FORMAT = 3  # bump when the table's shape changes
 
 
 # --- generation (SymPy) --------------------------------------------------------------------------
-def _code(expr, sym: str = "_s_{}") -> str:
-    """Python source evaluating a SymPy expression exactly; a symbol ``x`` reads as ``sym``
-    formatted with its name (an int local ``_s_x``, or ``V['x']``)."""
+def _names(expr) -> list[str]:
     import sympy
 
-    def c(e) -> str:
-        return _code(e, sym)
-
-    if expr.is_Integer:
-        return repr(int(expr))
-    if expr.is_Rational:
-        return f"_q({int(expr.p)}, {int(expr.q)})"
-    if expr.is_Symbol:
-        return sym.format(repr(expr.name) if "[" in sym else expr.name)
-    if expr.is_Add:
-        return "(" + " + ".join(c(a) for a in expr.args) + ")"
-    if expr.is_Mul:
-        num, den = [], []
-        for f in expr.args:
-            if f.is_Rational and not f.is_Integer:
-                num.append(repr(int(f.p)))
-                den.append(repr(int(f.q)))
-            elif f.is_Pow and f.exp.is_Integer and f.exp < 0:
-                den.append(c(f.base ** (-f.exp)))
-            else:
-                num.append(c(f))
-        top = "(" + " * ".join(num or ["1"]) + ")"
-        return f"_q({top}, ({' * '.join(den)}))" if den else top
-    if expr.is_Pow and expr.exp.is_Integer:
-        if expr.exp > 0:
-            return f"({c(expr.base)} ** {int(expr.exp)})"
-        return f"_q(1, ({c(expr.base)} ** {int(-expr.exp)}))"
-    if isinstance(expr, sympy.floor):
-        return f"_floor({c(expr.args[0])})"
-    if isinstance(expr, sympy.KroneckerDelta):
-        return f"(1 if {c(expr.args[0])} == {c(expr.args[1])} else 0)"
-    raise NotImplementedError(f"cannot compile {type(expr).__name__}: {expr}")
+    return sorted(s.name for s in sympy.sympify(expr).free_symbols)
 
 
-def _names(expr) -> tuple[str, ...]:
-    import sympy
-
-    return tuple(sorted(s.name for s in sympy.sympify(expr).free_symbols))
-
-
-def _fn(name: str, exprs: Sequence) -> list[str]:
-    """``def name(V)``: the list of the expressions' values at a complete hyperparameter set."""
-    lines = [f"def {name}(V):"]
-    used = sorted({n for e in exprs for n in _names(e)})
-    lines += [f"    _s_{n} = V[{n!r}]" for n in used]
-    lines.append(f"    return [{', '.join(_code(e) for e in exprs)}]")
-    return lines
-
-
-def _lambdas(name: str, exprs: Sequence) -> list[str]:
-    """``name = (lambda V: ..., ...)``: one function per expression, each reading only its own
-    symbols (a default or a constraint is evaluated as soon as the symbols it names are known)."""
-    return [f"{name} = ("] + [f"    lambda V: {_code(e, 'V[{}]')}," for e in exprs] + [")"]
-
-
-def generate(arch) -> str:
-    """The Python source of ``arch``'s compiled count (an Architecture of the registry)."""
+def generate(arch) -> dict:
+    """``arch``'s compiled count (an Architecture of the registry): a table of plain data."""
     import sympy
 
     from paramcount.context import EMBEDDING_KINDS, rule_applies
@@ -120,48 +67,37 @@ def generate(arch) -> str:
     digest = cache.key(sympy.srepr(f.total()), [sympy.srepr(e) for e in row_exprs + comp_exprs],
                        [sympy.srepr(e) for _, e in defaults])
 
-    out = [f"# paramcount.compiled: the count of {arch.id!r}, generated from its formula tree.",
-           f"# tree {digest}", "",
-           f"ID = {arch.id!r}", f"TREE = {digest!r}",
-           f"REQUIRED = {tuple(s.name for s in arch.required)!r}",
-           f"OPTIONAL = {tuple(s.name for s in arch.optional)!r}",
-           f"FIXED = {tuple(s.name for s in arch.fixed)!r}",
-           f"FLAGS = frozenset({flags!r})",
-           f"ZERO_OK = frozenset({zero_ok!r})",
-           f"PRESETS = {presets!r}",
-           f"ROWS = {tuple(row_meta)!r}",
-           f"COMPONENTS = {comp_shape!r}",
-           f"EMBEDDINGS = {len(emb)}",
-           f"HAS_ACTIVE = {bool(f.has_active)!r}",
-           f"RULE_APPLIES = {bool(rule_applies(arch))!r}",
-           f"CHECKED_BY = {tuple(arch.checked_by)!r}", ""]
-    out += ["DEFAULTS = ("]
-    for i, (s, e) in enumerate(defaults):
-        out.append(f"    ({s.name!r}, {_names(e)!r}, {i}),")
-    out += [")", ""]
-    out += [*_lambdas("DEFAULT_FNS", [e for _, e in defaults]), ""]
-    cons: list[tuple] = []
-    cexprs: list = []
+    cons: list[list] = []
     for c in arch.constraints:
         if isinstance(c, Divisible):
-            cons.append(("div", None, _names(c.dividend) + _names(c.divisor), None, len(cexprs)))
-            cexprs += [sympy.sympify(c.dividend), sympy.sympify(c.divisor)]
+            cons.append(["div", None, _names(c.dividend) + _names(c.divisor), None,
+                         _enc(c.dividend), _enc(c.divisor)])
         elif isinstance(c, Relation):
-            when = None
-            if c.when is not None:
-                when = (_names(c.when), len(cexprs))
-                cexprs.append(sympy.sympify(c.when))
-            cons.append(("rel", c.op, _names(c.lhs) + _names(c.rhs), when, len(cexprs)))
-            cexprs += [sympy.sympify(c.lhs), sympy.sympify(c.rhs)]
+            when = None if c.when is None else [_names(c.when), _enc(c.when)]
+            cons.append(["rel", c.op, _names(c.lhs) + _names(c.rhs), when, _enc(c.lhs),
+                         _enc(c.rhs)])
         else:
             raise NotImplementedError(f"cannot compile constraint {type(c).__name__}")
-    out.append(f"CONSTRAINTS = {tuple(cons)!r}")
-    out += [*_lambdas("CONSTRAINT_FNS", cexprs), ""]
-    out += [*_fn("rows", row_exprs), ""]
-    out += [*_fn("components", comp_exprs), ""]
-    out += [*_fn("embeddings", emb), ""]
-    out += [*_fn("totals", totals), ""]
-    return "\n".join(out)
+    return {
+        "format": FORMAT, "id": arch.id, "tree": digest,
+        "required": [s.name for s in arch.required], "optional": [s.name for s in arch.optional],
+        "fixed": [s.name for s in arch.fixed], "flags": flags, "zero_ok": zero_ok,
+        "presets": presets, "rows": [list(r) for r in row_meta], "components": comp_shape,
+        "has_active": bool(f.has_active), "rule_applies": bool(rule_applies(arch)),
+        "checked_by": list(arch.checked_by),
+        "defaults": [[s.name, _names(e), _enc(e)] for s, e in defaults],
+        "constraints": cons,
+        "row_exprs": [_enc(e) for e in row_exprs],
+        "component_exprs": [_enc(e) for e in comp_exprs],
+        "embedding_exprs": [_enc(e) for e in emb],
+        "total_exprs": [_enc(e) for e in totals],
+    }
+
+
+def _enc(expr):
+    import sympy
+
+    return exprdata.encode(sympy.sympify(expr))
 
 
 def _flag(name: str) -> bool:

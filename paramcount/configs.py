@@ -16,14 +16,52 @@ Nothing here imports a framework.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
 __all__ = ["check_missing", "load_json", "read_config", "read_data", "supported"]
+
+
+MAX_CONFIG_BYTES = 16 << 20  # published config.json files are a few KB; a 16 MB one is not one
+_KINDS = ((stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISCHR, "is a device"),
+          (stat.S_ISBLK, "is a device"), (stat.S_ISSOCK, "is a socket"))
+
+
+def _read_capped(p: Path) -> bytes:
+    """The bytes of a regular file, at most MAX_CONFIG_BYTES; never waits on a FIFO (opened
+    without blocking) nor reads a device forever (refused by its type before a byte is read)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        for test, reason in _KINDS:
+            if test(mode):
+                raise InputFileError(f"cannot read config {p}: {reason}; give a config.json "
+                                     "file or the folder holding one")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"cannot read config {p}: not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_CONFIG_BYTES:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_CONFIG_BYTES:
+        raise InputFileError(f"{p}: too large for a config file (over {MAX_CONFIG_BYTES >> 20} MB)")
+    return b"".join(chunks)
 
 
 def load_json(path: str | Path) -> tuple[dict, str]:
@@ -32,9 +70,7 @@ def load_json(path: str | Path) -> tuple[dict, str]:
     if p.is_dir():
         p = p / "config.json"
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+        text = _read_capped(p).decode("utf-8")
     except UnicodeDecodeError:
         raise InputFileError(f"{p}: not a UTF-8 text file") from None
     try:
@@ -42,6 +78,8 @@ def load_json(path: str | Path) -> tuple[dict, str]:
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{p}: malformed JSON: {exc.msg} (line {exc.lineno}, column "
                              f"{exc.colno})") from None
+    except RecursionError:
+        raise InputFileError(f"{p}: malformed JSON: nested too deeply for a config") from None
     if not isinstance(data, dict):
         raise InputFileError(f"{p}: expected a JSON object, got {type(data).__name__}")
     return data, str(p)
@@ -83,6 +121,10 @@ def read_config(path: str | Path, arch_id: str | None = None) -> Reading:
 def read_data(data: Mapping, where: str, arch_id: str | None = None) -> Reading:
     """:func:`read_config` of a config already in hand (the one beside a checkpoint, or the one
     a GGUF file's metadata gives); ``where`` names it in messages."""
+    if "class_name" in data and "config" in data and not isinstance(data["config"], dict):
+        raise InputFileError(f"{where}: the KerasHub config's \"config\" is "
+                             f"{_json_kind(data['config'])}: expected an object of the "
+                             f"constructor's arguments")
     if is_keras(data):
         return _read_keras(data, where, arch_id)
     return _read_hf(data, where, arch_id)
@@ -90,6 +132,9 @@ def read_data(data: Mapping, where: str, arch_id: str | None = None) -> Reading:
 
 def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     model_type = data.get("model_type")
+    if "model_type" in data and not isinstance(model_type, str):
+        raise InputFileError(f"{where}: model_type = {json.dumps(model_type)}: expected a string "
+                             "(a transformers model type, such as \"llama\")")
     if not isinstance(model_type, str):
         raise InputFileError(f"{where}: no model_type key (a transformers config.json has one; a "
                              "KerasHub config has class_name and config)")
@@ -119,8 +164,32 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
     # another id of its family (Llama 3's, of a llama config) is read with that id's table
     reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
-    hparams, ignored = reader.from_hf(data, where=where, fixed=arch.fixed)
-    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where)
+    freed = _freed(arch)  # what transformers states by a key of its own (Llama's head_dim)
+    hparams, ignored = reader.from_hf(data, where=where, fixed={
+        s: e for s, e in arch.fixed.items() if s not in freed})
+    for s in freed:  # stated as KerasHub fixes it: the Keras model's value, read as before
+        if s.name in hparams and arch.fixed[s].xreplace(
+                {symbols.get(k): x for k, x in hparams.items()}) == hparams[s.name]:
+            del hparams[s.name]
+    from paramcount.quantization import declared
+
+    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
+                   declared(data))
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list"}.get(type(value), type(value).__name__)
+
+
+def _freed(arch) -> set:
+    """Symbols ``arch`` fixes for KerasHub that its transformers classes state by a key of their
+    own (``Transformers.settable``)."""
+    if arch.transformers is None:
+        return set()
+    return {s for ref in arch.transformers.all() for s in ref.settable if s in arch.fixed}
 
 
 def _normalized(table, data: Mapping) -> Mapping:

@@ -174,6 +174,7 @@ class Reading:
     cls: str  # the class the file names (LlamaForCausalLM, LlamaBackbone)
     ignored: tuple[str, ...] = ()
     where: str = ""  # the file read
+    quantization: object = None  # what its quantization_config declares (paramcount.quantization)
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ class Bar:
         self._start = clock()
         self._drawn = False
         self._started = False  # a step is under way (finished by the next advance or close)
+        self._shown = 0  # the step number of the last plain line
 
     # --- drawing ----------------------------------------------------------------------------
     def line(self, label: str) -> str:
@@ -110,7 +111,8 @@ class Bar:
             group = label.split()[0].rstrip(":")
             if group != self._group:
                 self._group = group
-                self._plain(f"paramcount: {self.done + 1}/{self.total} {group}")
+                self._shown = self.done + 1
+                self._plain(f"paramcount: {self._shown}/{self.total} {group}")
 
     def _plain(self, text: str) -> None:
         try:
@@ -149,6 +151,9 @@ class Bar:
 
     def __exit__(self, *exc) -> None:
         self.close()
+        if exc[0] is None and self.lines and 0 < self._shown < self.total == self.done:
+            # the last architecture's steps were after its first line: the log reaches the total
+            self._plain(f"paramcount: {self.total}/{self.total} done")
 
 
 def track(items: Iterable[T], *, describe: Callable[[T], str] = str, quiet: bool = False,

@@ -41,6 +41,8 @@ def parse_target(text: str | int | float) -> int:
     else:
         raw = str(text).strip().replace("_", "").replace(",", "")
         m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", raw)
+        if not m and re.fullmatch(r"-([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", raw):
+            raise HyperparameterError(f"--target {text!r}: must be a positive number of parameters")
         if not m:
             raise HyperparameterError(
                 f"--target {text!r}: expected a number such as 7e9, 7B, 350M or 7000000000")

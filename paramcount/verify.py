@@ -279,7 +279,7 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
     if isinstance(preset, str):
         preset = arch.preset(preset)
     name = name or (preset.name if preset is not None else "custom")
-    resolved = arch.resolve(arch.given(preset, hparams))
+    resolved = _resolve(arch, arch.given(preset, hparams), framework)
     if framework == "keras" and "keras" not in arch.checked_by:
         from paramcount.errors import ParamcountError
 
@@ -288,6 +288,23 @@ def verify(arch: Architecture | str, hparams: Mapping[str, int] | None = None, *
     if framework != "keras":
         return verify_transformers(arch, resolved, name=name)
     return compare(arch, resolved, reference_weights(arch, resolved), name=name, preset=preset)
+
+
+def _resolve(arch: Architecture, given: Mapping[str, int], framework: str) -> dict[str, int]:
+    """``given`` resolved as Keras resolves it, unless it states a symbol KerasHub fixes and
+    transformers takes by a key of its own (``Transformers.settable``: Llama's head_dim): then in
+    transformers' view, under the architecture's own constraints (transformers' refusals come
+    from its build, as skipped rows)."""
+    ref = getattr(arch, "transformers", None)
+    freed = {s.name for r in ref.all() for s in r.settable} if ref and framework != "keras" else set()
+    if not freed & set(given):
+        return arch.resolve(given)
+    import dataclasses
+
+    from paramcount.frameworks import for_framework
+
+    view = for_framework(arch, framework)
+    return dataclasses.replace(view, constraints=arch.constraints).resolve(given)
 
 
 def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,

@@ -25,6 +25,10 @@ from paramcount.errors import Refused
 from paramcount.frameworks import torch_path
 from paramcount.weights import Weight
 
+# transformers' advice to its users (a tiny preset's vocabulary below GPT-2's token ids: "Model
+# config: bos_token_id must be None or ...") is noise to paramcount's: only errors are shown.
+transformers.logging.set_verbosity_error()
+
 __all__ = ["Refused", "build", "config", "torch_weights", "weights"]
 
 _CONFIG_CLASS = transformers.AutoConfig

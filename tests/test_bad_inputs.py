@@ -63,6 +63,14 @@ BAD: list[list[str]] = [
     ["verify", "gpt2", "--preset", "tiny", "--set", "L=100000"],
     ["verify", "gpt2", "--preset", "tiny", "--set", "L=10000000000"],
     ["verify", "gpt2", "--preset", "tiny", "--max-build", "5"],
+    # config files that are not one (issue 17 §7): refused by type, never read forever
+    ["count", "--config", "/dev/zero"], ["count", "--config", "/dev/null"],
+    ["count", "--config", "/dev/full"], ["count", "--config", "/"], ["count", "--config", ""],
+    ["count", "--config", "/no/such/config.json"], ["verify", "--config", "/dev/zero"],
+    # options given twice, a negative budget (issue 22 §2)
+    ["count", "gpt2", "--preset", "tiny", "--preset", "tiny"],
+    ["count", "--config", "/dev/null", "--config", "/dev/null"],
+    [*SOLVE, "--target", "-7e9"], [*SOLVE, "--target", "1e9", "--target", "2e9"],
     # plugins
     ["--plugin", "no_such_plugin_module_xyz", "list"], ["--plugin", "/no/such/file.py", "list"],
     ["list", "--plugin", "no_such_plugin_module_xyz"],
@@ -70,7 +78,7 @@ BAD: list[list[str]] = [
 
 # Output paths: refused before any work.
 PATHS = ["/dev/full", "/dev/null", "/etc/passwd/x.md", "/proc/version", "/", "/proc/x/y.md",
-         "/dev/full/x.md", "."]
+         "/dev/full/x.md", ".", "/nonexistent_dir/x.md", "no_such_folder/x.md"]
 
 
 def test_the_battery_is_large_enough():
@@ -130,3 +138,100 @@ def test_bad_input_in_a_real_process(argv, tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("paramcount: error: ")
     assert os.listdir(tmp_path) == []
+
+
+# --- the on-disk cache (issue 22 §1): a bad entry or folder is never the user's problem --------
+def _count(cache_dir, *args, env=None):
+    return subprocess.run([sys.executable, "-m", "paramcount", "count", *args],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": ROOT, "PARAMCOUNT_CACHE_DIR":
+                               str(cache_dir), **(env or {})})
+
+
+def _entries(cache_dir):
+    return sorted(p for p in (cache_dir / "count").iterdir() if not p.name.startswith("."))
+
+
+MIXTRAL = ["mixtral", "--preset", "mixtral_8_7b_en"]
+
+
+def _edit_a_number(data: bytes) -> bytes:
+    """A forged coefficient: the last 5-digit number of the entry, its first digit changed."""
+    import re
+
+    *_, m = re.finditer(rb"[1-9][0-9]{4}", data)
+    digit = b"1" if data[m.start():m.start() + 1] != b"1" else b"2"
+    return data[:m.start()] + digit + data[m.start() + 1:]
+
+
+DAMAGE = {
+    "empty": lambda b: b"",
+    "truncated": lambda b: b[:len(b) // 2],
+    "garbage": lambda b: bytes(range(256)) * 4,
+    "one coefficient edited": _edit_a_number,
+    "raises SystemExit on load": lambda b: b"raise SystemExit(3)\n",
+    "not JSON but Python": lambda b: b"import os\nos._exit(5)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def expected_mixtral(tmp_path_factory):
+    proc = _count(tmp_path_factory.mktemp("nocache"), *MIXTRAL, env={"PARAMCOUNT_CACHE": "0"})
+    assert proc.returncode == 0 and "46,702,792,704" in proc.stdout
+    return proc.stdout
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_cache_entry_is_a_miss_and_is_rewritten(damage, tmp_path, expected_mixtral):
+    """An empty, truncated or edited entry (a power cut, a careless or hostile edit) is a miss:
+    the count is the true one, exit 0, nothing on stderr, and the entry is written anew."""
+    assert _count(tmp_path, *MIXTRAL).returncode == 0
+    (entry,) = _entries(tmp_path)
+    good = entry.read_bytes()
+    entry.write_bytes(DAMAGE[damage](good))
+    proc = _count(tmp_path, *MIXTRAL)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, expected_mixtral, "")
+    assert [e.read_bytes() for e in _entries(tmp_path)] == [good]  # rebuilt and rewritten
+
+
+def test_the_cache_stores_data_not_code(tmp_path):
+    import json
+
+    assert _count(tmp_path, "gpt2", "--preset", "gpt2_base_en").returncode == 0
+    (entry,) = _entries(tmp_path)
+    header, _, payload = entry.read_bytes().partition(b"\n")
+    assert entry.suffix == ".json" and b"sha256" in header
+    table = json.loads(payload)
+    assert table["id"] == "gpt2" and "lambda" not in payload.decode() and "def " not in \
+        payload.decode()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o1777])
+def test_a_cache_folder_others_can_write_is_ignored(mode, tmp_path, expected_mixtral):
+    cache_dir = tmp_path / "c"
+    assert _count(cache_dir, *MIXTRAL).returncode == 0
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(b"")  # what another user would leave there is not read
+    os.chmod(cache_dir, mode)
+    proc = _count(cache_dir, *MIXTRAL)
+    assert proc.returncode == 0 and proc.stdout == expected_mixtral
+    assert proc.stderr.count("\n") == 1 and str(cache_dir) in proc.stderr
+    assert "writable by" in proc.stderr and "Traceback" not in proc.stderr
+    assert entry.read_bytes() == b""  # nothing written there either
+
+
+def test_without_a_home_folder_nothing_is_created(tmp_path):
+    home = tmp_path / "no-such-home"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PARAMCOUNT_CACHE_DIR", "XDG_CACHE_HOME")}
+    for verbose in ([], ["--verbose"]):
+        proc = subprocess.run([sys.executable, "-m", "paramcount", "count", "gpt2", "--preset",
+                               "gpt2_base_en", *verbose], capture_output=True, text=True,
+                              timeout=120, env={**env, "PYTHONPATH": ROOT, "HOME": str(home)})
+        assert proc.returncode == 0 and "124,439,808" in proc.stdout
+        assert not home.exists()
+        if verbose:
+            assert proc.stderr.count("\n") == 1 and "not caching" in proc.stderr
+            assert str(home) in proc.stderr
+        else:
+            assert proc.stderr == ""

@@ -313,3 +313,120 @@ def test_solve_target_keeps_every_digit(capsys):
     err = one_error(capsys, "solve", "llama", "--target", "1e99999999", "--for", "d_e", "--set",
                     "L=32", "v=32000", "M=32", "M_kv=32", "d_f=11008")
     assert "more than 10^1000 parameters" in err
+
+
+# --- issue 22 §2 and issue 17 §7: files, signals, options --------------------------------------
+LLAMA_CFG = os.path.join(ROOT, "tests", "configs", "llama-2-7b-hf.json")
+
+
+@pytest.mark.parametrize("text", ["[" * 200_000, '{"a":' * 200_000, "[" * 200_000 + "]" * 200_000])
+def test_deeply_nested_json_is_malformed_json(capsys, tmp_path, text):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(text)
+    err = one_error(capsys, "count", "--config", str(cfg))
+    assert "malformed JSON" in err and str(cfg) in err
+
+
+@pytest.mark.parametrize("data, says", [
+    ({"model_type": 5}, "model_type = 5: expected a string"),
+    ({"model_type": None, "hidden_size": 8}, "model_type = null: expected a string"),
+    ({"class_name": "GPT2Backbone", "config": None}, "KerasHub config's \"config\" is null"),
+    ({"class_name": "GPT2Backbone", "config": [1]}, "KerasHub config's \"config\" is a list"),
+])
+def test_a_wrong_key_type_is_named(capsys, tmp_path, data, says):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(data))
+    err = one_error(capsys, "count", "--config", str(cfg))
+    assert says in err and "no model_type key" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["count", "gpt2", "--preset", "tiny", "--preset", "gpt2_base_en"],
+    ["verify", "gpt2", "--preset", "tiny", "--preset", "tiny"],
+    ["count", "--config", LLAMA_CFG, "--config", LLAMA_CFG],
+    ["solve", "gpt2", "--target", "1e9", "--for", "L", "--preset", "tiny", "--preset", "tiny"],
+])
+def test_an_option_given_twice_is_refused(capsys, argv):
+    err = one_error(capsys, *argv)
+    assert "given twice" in err
+
+
+def test_a_repeated_preset_is_refused_on_the_fast_path_too(tmp_path):
+    proc = sh("count", "gpt2", "--preset", "tiny", "--preset", "gpt2_base_en",
+              env={"PARAMCOUNT_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 2 and "given twice" in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("target", ["-7e9", "-7B", "-1", "-0.5"])
+def test_a_negative_target_must_be_positive(capsys, target):
+    err = one_error(capsys, "solve", "llama", "--target", target, "--for", "d_e", "--set",
+                    "L=32", "v=32000", "M=32", "M_kv=32", "d_f=11008")
+    assert "must be a positive number" in err
+
+
+@pytest.mark.parametrize("value", ["L= 3", "L =3", "L=3 ", " L=3", "L=\t3"])
+def test_spaces_in_an_assignment_are_refused(capsys, value):
+    one_error(capsys, "count", "gpt2", "--preset", "tiny", "--set", value)
+
+
+def test_spaces_in_an_assignment_are_refused_on_the_fast_path(tmp_path):
+    proc = sh("count", "gpt2", "--preset", "gpt2_base_en", "--set", "L= 3",
+              env={"PARAMCOUNT_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1
+
+
+def test_config_from_a_fifo_or_device_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path, says in ((fifo, "FIFO"), ("/dev/zero", "device"), ("/dev/null", "device")):
+        start = time.monotonic()
+        proc = sh("count", "--config", str(path), timeout=60)
+        assert time.monotonic() - start < 30
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1
+        assert says in proc.stderr and str(path) in proc.stderr
+
+
+def test_config_size_is_capped(capsys, tmp_path):
+    big = tmp_path / "config.json"
+    with open(big, "w") as fh:
+        fh.write('{"model_type": "llama", "pad": "')
+        fh.write("x" * (65 << 20))
+        fh.write('"}')
+    err = one_error(capsys, "count", "--config", str(big))
+    assert "too large" in err
+
+
+def test_config_folder_without_config_json(capsys, tmp_path):
+    err = one_error(capsys, "count", "--config", str(tmp_path))
+    assert "config.json" in err and str(tmp_path) in err
+
+
+def test_report_output_in_a_missing_folder_is_refused_before_any_work(capsys, monkeypatch):
+    from paramcount import report
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the output path was checked")
+
+    monkeypatch.setattr(report, "verify_all", no_work)
+    err = one_error(capsys, "report", "--quiet", "--output", "/nonexistent_dir/x.md")
+    assert "/nonexistent_dir" in err and "does not exist" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill", [os.killpg, os.kill], ids=["group", "parent"])
+def test_sigterm_during_report_is_one_line_and_143(tmp_path, kill):
+    """SIGTERM is handled as SIGINT is: one line, exit 143, and the workers end quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "paramcount", "report", "-j", "2", "--output",
+                             str(tmp_path / "r.md")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+                            env={**os.environ, "PYTHONPATH": ROOT, "PARAMCOUNT_PROGRESS": "0",
+                                 "PARAMCOUNT_CACHE_DIR": str(tmp_path / "cache")})
+    time.sleep(15)  # the workers are building
+    kill(proc.pid, signal.SIGTERM)  # as a service manager, `kill -- -PGID` or `kill PID` does
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert err == "paramcount: terminated\n" and out == ""
+    time.sleep(1)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # no worker left behind
+    assert {p.name for p in tmp_path.iterdir()} <= {"cache"}  # no report, no temporary file

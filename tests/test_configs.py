@@ -255,7 +255,6 @@ def _t5gemma2_bias_on_one_side():
      "model_type 'llama'; supported: LlamaForCausalLM"),
     (_llama(attention_bias=True), "attention_bias = true cannot be counted"),
     (_llama(mlp_bias=True), "mlp_bias = true cannot be counted"),
-    (_llama(head_dim=96), "head_dim = 96 cannot be counted: the formula fixes d_k = d_e/M = 128"),
     (_llama(vocab_size=None), "missing key vocab_size (v), which llama needs"),
     (_llama(hidden_size="4096"), 'hidden_size = "4096": expected a positive integer'),
     (_llama(tie_word_embeddings=1), "tie_word_embeddings = 1: expected true or false"),
@@ -699,3 +698,48 @@ def test_gemma2_configs_read_as_gemma_with_post_norms(capsys):
     data = json.loads(out)
     assert data["arch"] == "pali_gemma" and data["config"]["read"]["post_norm"] == 1
     assert data["config"]["ignored"] == []
+
+
+GPTQ = {"bits": 4, "group_size": 128, "damp_percent": 0.01, "desc_act": False, "sym": True,
+        "true_sequential": True, "model_file_base_name": "model", "quant_method": "gptq"}
+
+
+def test_quantization_config_is_said_with_the_size_it_implies(capsys, tmp_path):
+    """A GPTQ 4-bit Llama 2 7B (issue 22 §3): the count is the float model's, and the output
+    says what the file declares and the stored size that implies, as an estimate (TheBloke's
+    Llama-2-7B-GPTQ, 4 bits, groups of 128, is 3.90 GB on disk)."""
+    cfg = json.loads((CONFIGS / "llama-2-7b-hf.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "quantization_config": GPTQ}))
+    assert main(["count", "--config", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "6,738,415,616" in out
+    assert "quantization_config declares gptq, 4 bits per weight, groups of 128" in out
+    # 6,476,005,376 block weights / 2 + 50,593,792 groups · 2.5 B + 262,410,240 · 2 B
+    assert "stored as declared: 3,889,307,648 B" in out and "an estimate" in out
+    assert main(["count", "--config", str(tmp_path), "--json"]) == 0
+    q = json.loads(capsys.readouterr().out)["config"]["quantization"]
+    assert (q["method"], q["bits"], q["group"], q["stored_bytes"]) == ("gptq", 4, 128, 3889307648)
+
+
+@pytest.mark.parametrize("qc, says", [
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True}, "bitsandbytes, 4 bits per weight"),
+    ({"quant_method": "fp8", "weight_block_size": [128, 128]}, "fp8, 8 bits per weight"),
+    ({"quant_method": "mystery"}, "not known to paramcount"),
+])
+def test_other_quantizations_are_said(capsys, tmp_path, qc, says):
+    cfg = json.loads((CONFIGS / "llama-2-7b-hf.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "quantization_config": qc}))
+    assert main(["count", "--config", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "quantization_config declares" in out and says in out and "6,738,415,616" in out
+
+
+def test_llama_head_dim_apart_is_transformers_only(capsys, tmp_path):
+    """head_dim ≠ hidden/heads is LlamaForCausalLM's (issue 22 §3; built and checked in
+    test_transformers): counted as transformers builds it, refused for Keras with the reason."""
+    path = _write(tmp_path, _llama(head_dim=96))
+    code, out, _ = run(capsys, "count", "--config", path, "--json")
+    assert code == 0 and json.loads(out)["hparams"]["d_k"] == 96
+    code, out, err = run(capsys, "count", "--config", path, "--framework", "keras")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "d_k" in err and "transformers only" in err

@@ -178,3 +178,23 @@ def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
     (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- **`{r.keras_hub_preset}`**")]
     assert f"KerasHub publishes {r.keras_hub_params:,}" in line
     assert "Quoted from `presets/" in line and "(not computed)" in line
+
+
+def test_a_killed_writers_temporary_files_are_removed_on_the_next_write(tmp_path):
+    """A SIGKILL between writing the group's temporary files and renaming them leaves them
+    behind; the next write of the same files removes them (issue 22 §2). A temporary file that
+    is fresh may be a live writer's and is left alone, and so is anything not of our naming."""
+    old = time.time() - 3600
+    stale = [tmp_path / ".proofs.json.k3j_x9.tmp", tmp_path / ".composition.svg.ab12cd.tmp",
+             tmp_path / "figures" / ".gpt2.svg.zz9.tmp", tmp_path / ".paramcount-probe.q1w2"]
+    fresh = tmp_path / ".proofs.json.live01.tmp"
+    others = [tmp_path / ".proofs.json.notes", tmp_path / "mine.tmp"]
+    for p in (*stale, fresh, *others):
+        p.parent.mkdir(exist_ok=True)
+        p.write_text("half")
+    for p in (*stale, *others):
+        os.utime(p, (old, old))
+    _io.write_group({tmp_path / "figures" / "gpt2.svg": "<svg/>",
+                     tmp_path / "composition.svg": "<svg/>", tmp_path / "proofs.json": "{}"})
+    assert not any(p.exists() for p in stale)
+    assert fresh.exists() and all(p.exists() for p in others)

@@ -86,3 +86,28 @@ def test_clear_makes_room_for_output_and_the_next_step_redraws():
     text = out.getvalue()
     assert "1/2  proving gpt2" in text and "\r\x1b[Kgpt2: proven\n" in text
     assert text.index("gpt2: proven") < text.index("2/2  proving bert")
+
+
+def test_plain_lines_reach_the_total():
+    """Steps of one architecture (a preset against Keras, then transformers) print one line:
+    the run still says it reached its total at the end (issue 22 §3), and only when it did."""
+    out = io.StringIO()
+    with progress.Bar(2, stream=out) as bar:
+        bar("opt tiny")
+        bar("opt tiny")
+    assert out.getvalue() == "paramcount: 1/2 opt\nparamcount: 2/2 done\n"
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt), progress.Bar(2, stream=out) as bar:
+        bar("opt tiny")
+        raise KeyboardInterrupt
+    assert out.getvalue() == "paramcount: 1/2 opt\n"
+
+
+def test_cli_verify_all_frameworks_progress_reaches_2_of_2(capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from paramcount.cli import main
+
+    assert main(["verify", "opt", "--preset", "tiny", "--framework", "all"]) == 0
+    _, err = capsys.readouterr()
+    assert err == "paramcount: 1/2 opt\nparamcount: 2/2 done\n"

@@ -21,13 +21,18 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 class FakeProof:
-    """Stands for an ArchProof (the cache only reads ``status`` and pickles it)."""
+    """Stands for an ArchProof (the cache only reads ``status`` and stores what ``encode``
+    makes of it)."""
 
     def __init__(self, arch_id: str, status: str = "proven") -> None:
         self.arch, self.status = arch_id, status
 
     def __eq__(self, other) -> bool:
         return vars(self) == vars(other)
+
+
+def cached_proof(arch, prover):
+    return cache.cached_proof(arch, prover, vars, lambda d: FakeProof(d["arch"], d["status"]))
 
 
 def counting_prover(calls: list):
@@ -45,12 +50,12 @@ def broken(arch):
 def test_unchanged_is_not_reproven_changed_is(cache_dir):
     gpt2, calls = registry.get("gpt2"), []
     prover = counting_prover(calls)
-    assert cache.cached_proof(gpt2, prover) == FakeProof("gpt2")
-    assert cache.cached_proof(gpt2, prover) == FakeProof("gpt2")
+    assert cached_proof(gpt2, prover) == FakeProof("gpt2")
+    assert cached_proof(gpt2, prover) == FakeProof("gpt2")
     assert calls == ["gpt2"]  # the second came from the cache
-    cache.cached_proof(broken(gpt2), prover)  # a changed formula misses the cache
+    cached_proof(broken(gpt2), prover)  # a changed formula misses the cache
     assert calls == ["gpt2", "gpt2"]
-    assert list((cache_dir / cache.PROOF_KIND).glob("*.pickle"))
+    assert list((cache_dir / cache.PROOF_KIND).glob("*.json"))
 
 
 def test_keys_follow_formula_roles_and_builder(tmp_path, monkeypatch):
@@ -87,23 +92,23 @@ def test_errors_are_not_cached_and_the_cache_can_be_off(cache_dir, monkeypatch):
         calls.append(arch.id)
         return FakeProof(arch.id, "error")
 
-    cache.cached_proof(gpt2, failing)
-    cache.cached_proof(gpt2, failing)
+    cached_proof(gpt2, failing)
+    cached_proof(gpt2, failing)
     assert len(calls) == 2
     monkeypatch.setenv(cache.CACHE_ENV, "0")
     prover = counting_prover(calls)
-    cache.cached_proof(gpt2, prover)
-    cache.cached_proof(gpt2, prover)
+    cached_proof(gpt2, prover)
+    cached_proof(gpt2, prover)
     assert len(calls) == 4 and not (cache_dir / cache.PROOF_KIND).exists()
 
 
 def test_a_damaged_entry_is_a_miss(cache_dir):
     gpt2, calls = registry.get("gpt2"), []
     prover = counting_prover(calls)
-    cache.cached_proof(gpt2, prover)
-    (entry,) = (cache_dir / cache.PROOF_KIND).glob("*.pickle")
+    cached_proof(gpt2, prover)
+    (entry,) = (cache_dir / cache.PROOF_KIND).glob("*.json")
     entry.write_bytes(b"garbage")
-    assert cache.cached_proof(gpt2, prover) == FakeProof("gpt2") and len(calls) == 2
+    assert cached_proof(gpt2, prover) == FakeProof("gpt2") and len(calls) == 2
 
 
 def test_writes_are_atomic_and_an_unwritable_dir_is_no_error(tmp_path, monkeypatch):
@@ -170,3 +175,85 @@ def test_key_follows_the_mapping_table_the_builder_reads():
         table, keras_constants={**constants, name: caps(on, None)}))) for on in (31.0, 32.0)}
     assert len(keys) == 2 and base not in keys
     assert cache.proof_key(arch) == base  # and the same table, the same key
+
+
+# --- issue 22 §1: data, not code; checked on read; written as the report is ---------------------
+def _a_proof():
+    from fractions import Fraction
+
+    from paramcount.prove.results import ArchProof, CaseProof, Residual
+    from paramcount.symbols import L, M, d_e
+
+    case = CaseProof("gpt2", "M | d_e", "refuted", ("L", "d_e"), ("d_e = M·d_k",), {"L": 1, "d_e": 2},
+                     {"L": (1, 2)}, {"d_e": (8, 4096)}, 3, 2.5e-07, 12, 1.25,
+                     (Residual("blocks.norm_2", L * d_e + Fraction(1, 2) * d_e ** 2 / M),
+                      Residual("(unclaimed)", None, ("a/b/gamma",), "degree 3")), "a message")
+    return ArchProof("gpt2", (case, dataclasses.replace(case, case="else", status="proven",
+                                                         residuals=())))
+
+
+def test_proofs_are_stored_as_json_and_read_back_whole(cache_dir):
+    from paramcount.prove import stored
+
+    proof = _a_proof()
+    assert stored.decode(stored.encode(proof)) == proof  # residuals exact, as SymPy expressions
+    gpt2, calls = registry.get("gpt2"), []
+
+    def prover(arch):
+        calls.append(arch.id)
+        return proof
+
+    assert cache.cached_proof(gpt2, prover, stored.encode, stored.decode) == proof
+    assert cache.cached_proof(gpt2, prover, stored.encode, stored.decode) == proof
+    assert calls == ["gpt2"]
+    (entry,) = (cache_dir / cache.PROOF_KIND).iterdir()
+    assert entry.suffix == ".json" and b"pickle" not in entry.read_bytes()
+
+
+class _Exit:
+    def __reduce__(self):
+        return (SystemExit, (3,))
+
+
+def test_a_hostile_proof_entry_is_a_miss_and_decides_nothing(cache_dir):
+    """A pickle that raises SystemExit when loaded (or anything else put where an entry goes)
+    is never run: the proof is made anew."""
+    import pickle
+
+    gpt2, calls = registry.get("gpt2"), []
+    digest = cache.proof_key(gpt2)
+    (cache_dir / cache.PROOF_KIND).mkdir(parents=True)
+    for suffix in (".pickle", ".json", ""):
+        (cache_dir / cache.PROOF_KIND / f"{digest}{suffix}").write_bytes(pickle.dumps(_Exit()))
+    assert cached_proof(gpt2, counting_prover(calls)) == FakeProof("gpt2") and calls == ["gpt2"]
+
+
+def test_an_entry_is_checked_against_its_digest(cache_dir):
+    path = cache.put_json("k", "d", {"total": 46702792704})
+    assert cache.get_json("k", "d") == {"total": 46702792704}
+    path.write_bytes(path.read_bytes().replace(b"46702792704", b"61702792704"))
+    assert cache.get_json("k", "d") is None
+    # an entry copied under another name is not that name's entry
+    path.rename(path.with_name("e.json"))
+    cache.put_json("k", "d", {"total": 1})
+    path.with_name("d.json").replace(path.with_name("e.json"))
+    assert cache.get_json("k", "e") is None
+
+
+def test_entries_are_synced_and_stale_temporaries_removed(cache_dir, monkeypatch):
+    import os
+    import time
+
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    cache.put("k", "a", b"x")
+    assert synced  # the entry's data reached the disk before the rename
+    folder = cache_dir / "k"
+    stale, fresh = folder / ".tmp-stale", folder / ".tmp-fresh"
+    for p in (stale, fresh):
+        p.write_bytes(b"half an entry")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    cache.put("k", "b", b"y")
+    assert not stale.exists() and fresh.exists()  # a live writer's temporary file is left alone

@@ -44,11 +44,17 @@ def _no_proving(monkeypatch):
     from paramcount import parallel
 
     asked: list[str] = []
-    monkeypatch.setattr(parallel, "prove_into_cache", lambda ids, **kw: asked.extend(ids))
 
     def cold(aid, framework="keras"):
         raise AssertionError(f"{aid} proven cold: the committed record was not read")
 
+    def in_workers(ids, **kw):  # what -j N would prove in worker processes
+        asked.extend(ids)
+        if ids:
+            cold(ids[0])
+        return []
+
+    monkeypatch.setattr(parallel, "prove_jobs", in_workers)
     monkeypatch.setattr(record, "prove_against", cold)
     return asked
 
@@ -89,8 +95,8 @@ def test_report_proofs_option_names_the_record(tmp_path, monkeypatch, results, c
     monkeypatch.setenv("PARAMCOUNT_DEBUG", "1")  # main raises the test's AssertionError
     with pytest.raises(AssertionError, match="proven cold"):  # an empty record: proven anew
         main(["report", "--output", str(tmp_path / "x.md"), "--proofs", str(empty), "--quiet",
-              "-j", "1"])
-    assert asked == sorted(ARCHS)
+              "-j", "2"])
+    assert sorted(asked) == sorted(ARCHS)
     code = main(["report", "--output", str(tmp_path / "x.md"), "--proofs",
                  str(tmp_path / "absent.json"), "--quiet"])
     err = capsys.readouterr().err

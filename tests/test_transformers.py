@@ -530,3 +530,52 @@ def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsy
     assert out["config"]["read"]["L_moe"] == 2 and out["total"] == built
     assert main(["verify", "qwen_moe", "--config", str(path), "--framework", "transformers",
                  "--quiet"]) == 0
+
+
+def test_transformers_warnings_do_not_reach_the_user():
+    """A tiny preset's vocabulary is smaller than GPT-2's token ids: transformers warns about
+    each ("Model config: bos_token_id must be None or ..."), which is noise to a user of
+    `verify`/`report` (issue 22 §3). stderr stays empty under --quiet."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "paramcount", "verify", "gpt2", "--preset", "tiny",
+                           "--framework", "transformers", "--quiet", "-j", "1"],
+                          capture_output=True, text=True, cwd=root, timeout=300,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def _llama_trainable(kwargs: dict) -> int:
+    """LlamaForCausalLM's trainable parameters at ``kwargs``, built on the meta device (in a
+    torch worker: see ``on_torch``)."""
+    import torch
+    import transformers
+
+    from reference_models import hf
+
+    with torch.device("meta"):
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**kwargs))
+    return sum(w.size for w in hf.torch_weights(model) if w.trainable)
+
+
+def test_llama_head_dim_apart_from_hidden_over_heads_is_read(capsys, tmp_path):
+    """A Llama config whose head_dim is not hidden_size / num_attention_heads (issue 22 §3):
+    transformers builds it (as Mistral's table already reads the key), so it is counted as
+    transformers builds it, checked here against the class built from the file itself."""
+    data = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 1000,
+            "hidden_size": 256, "intermediate_size": 688, "num_attention_heads": 8,
+            "num_key_value_heads": 2, "num_hidden_layers": 3, "head_dim": 64,
+            "tie_word_embeddings": False}
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(data))
+    built = on_torch(_llama_trainable, {k: v for k, v in data.items()
+                                        if k not in ("architectures", "model_type")})
+    assert main(["count", "--config", str(cfg), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == built and out["hparams"]["d_k"] == 64
+    assert main(["verify", "--config", str(cfg), "--framework", "transformers", "--quiet"]) == 0
+    assert "1 match, 0 mismatch" in capsys.readouterr().out
+    # the same head width as hidden/heads stays the Keras model's: read as before
+    data["head_dim"] = 32
+    cfg.write_text(json.dumps(data))
+    assert main(["count", "--config", str(cfg), "--framework", "keras", "--json"]) == 0
+    assert "d_k" not in json.loads(capsys.readouterr().out)["config"]["read"]

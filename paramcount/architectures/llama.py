@@ -8,6 +8,8 @@ own, tied (``tie_word_embeddings=True``) it is the token table transposed.
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -26,8 +28,8 @@ MAPPING = Table(
         Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
         Field("d_e", keras="hidden_dim", hf="hidden_size"),
         Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        # KerasHub's Llama has no head_dim argument: d_k is fixed to d_e/M, and a config may
-        # state it only with that value.
+        # KerasHub's Llama has no head_dim argument: d_k is fixed to d_e/M there; transformers'
+        # LlamaConfig takes head_dim apart (LLAMA_HF's settable below), as Mistral's does.
         Field("d_k", hf="head_dim"),
         Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
               hf_default=0, keras_default=0),
@@ -57,6 +59,11 @@ TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
     "head": "lm_head",
 })
 
+# LlamaForCausalLM itself: head_dim is a key of its own (d_e/M when absent), any even width.
+LLAMA_HF = dataclasses.replace(TRANSFORMERS, constraints=(Divisible(d_k, 2),), settable={
+    d_k: "LlamaConfig's head_dim is any (even) width; KerasHub's LlamaBackbone has no head_dim "
+         "argument (d_e/M)"})
+
 register(Architecture(
     id="llama",
     title="Llama 2 backbone (keras_hub.models.LlamaBackbone): GQA, SwiGLU, RMS norm, RoPE",
@@ -73,7 +80,7 @@ register(Architecture(
     keras_hub_metadata=True,
     family="keras_hub",
     mapping=MAPPING,
-    transformers=TRANSFORMERS,
+    transformers=LLAMA_HF,
     examples={
         "tiny_mha": dict(v=101, d_e=24, M=4, M_kv=4, d_f=40, L=2),
         "tiny_gqa_tied": dict(v=37, d_e=30, M=6, M_kv=2, d_f=53, L=3, tied=1),

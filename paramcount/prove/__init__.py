@@ -81,8 +81,9 @@ def prove(arch: Architecture | str) -> ArchProof:
     """Prove (or refute) one architecture, every option case; an outcome whose inputs have not
     changed since it was proven is read from the on-disk cache (paramcount.cache.cached_proof)."""
     from paramcount.cache import cached_proof
+    from paramcount.prove import stored
 
-    return cached_proof(_arch(arch), _prove)
+    return cached_proof(_arch(arch), _prove, stored.encode, stored.decode)
 
 
 def _prove(arch: Architecture) -> ArchProof:
