@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount import registry
+from paramcount import heads, registry
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
@@ -58,6 +58,10 @@ def _tables() -> list:
         for ref in arch.transformers.all() if arch.transformers is not None else ():
             if ref.mapping is not None:
                 seen.setdefault(id(ref.mapping), ref.mapping)
+    for arch_id in list(registry.architectures()):  # the family's other classes (LlamaModel)
+        for cls in heads.classes_of(arch_id):
+            table = registry.get(f"{arch_id}:{cls}").mapping
+            seen.setdefault(id(table), table)
     return list(seen.values())
 
 
@@ -101,13 +105,14 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # Falcon-7B/40B layout; Gemma 3's Gemma3ForCausalLM and the Gemma3TextModel of EmbeddingGemma):
     # among the tables that know the class the file names, the first whose requirements the
     # config meets reads it.
+    known = dict.fromkeys(c for t in family for c in t.hf_classes)  # every class, in order
     family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
     table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
     cls = archs[0] if archs else next(iter(table.hf_classes))
     if cls not in table.hf_classes:
         raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
                              f"model_type {model_type!r}; supported: "
-                             f"{', '.join(table.hf_classes)}")
+                             f"{', '.join(known)}")
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
     # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
@@ -142,8 +147,8 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
 def _target(arch_id: str | None, picked: str, table, where: str) -> str:
     """The architecture a file is read as: the one it picks, or the one named, when that one's
     table is of the same family (Llama 3 configs say model_type "llama")."""
-    if arch_id is None or arch_id == picked:
-        return picked
+    if arch_id is None or arch_id == picked or picked.startswith(f"{arch_id}:"):
+        return picked  # llama named, a LlamaModel config: read as llama:LlamaModel
     mapping = registry.get(arch_id).mapping
     if mapping is None:
         raise InputFileError(f"{where}: {arch_id} has no config reader yet")

@@ -109,6 +109,10 @@ class Transformers:
     # A variant's table (paramcount.mapping.Table: its class, model_type and keys); None: the
     # architecture's own.
     mapping: Table | None = None
+    # Another class of the family (paramcount.heads): where the family's declared class holds
+    # the base model ("model"; "" at its root), so the reference names this class's base-model
+    # weights as that class does and the family's patterns apply; None: the declared class.
+    base: str | None = None
 
     def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:

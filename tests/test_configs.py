@@ -249,9 +249,10 @@ def _t5gemma2_bias_on_one_side():
      "decoder.attention_bias is absent (so false) but encoder.text_config.attention_bias = "
      "true; the formula has one zeta"),
     (_llama(model_type="mamba9"), "model_type 'mamba9' is not supported; supported: "),
-    (_llama(architectures=["LlamaForSequenceClassification"]),
-     "class 'LlamaForSequenceClassification' (architectures[0]) is not supported for "
-     "model_type 'llama'; supported: LlamaForCausalLM"),
+    (_llama(architectures=["LlamaForMultipleChoice"]),
+     "class 'LlamaForMultipleChoice' (architectures[0]) is not supported for model_type "
+     "'llama'; supported: LlamaForCausalLM, LlamaModel, LlamaForSequenceClassification, "
+     "LlamaForTokenClassification, LlamaForQuestionAnswering"),
     (_llama(attention_bias=True), "attention_bias = true cannot be counted"),
     (_llama(mlp_bias=True), "mlp_bias = true cannot be counted"),
     (_llama(head_dim=96), "head_dim = 96 cannot be counted: the formula fixes d_k = d_e/M = 128"),
