@@ -109,6 +109,10 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
     table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
     cls = archs[0] if archs else next(iter(table.hf_classes))
+    why = next((r for t in family for a in set(t.hf_classes.values())
+                if (r := heads.refused(a, cls))), None)
+    if cls not in table.hf_classes and why:
+        raise InputFileError(f"{where}: class {cls!r} (architectures[0]) cannot be counted: {why}")
     if cls not in table.hf_classes:
         raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
                              f"model_type {model_type!r}; supported: "

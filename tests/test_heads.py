@@ -14,14 +14,13 @@ transformers = pytest.importorskip("transformers")
 
 from paramcount import heads, registry  # noqa: E402
 from paramcount.cli import main  # noqa: E402
-from paramcount.verify import verify  # noqa: E402
-from reference_models import hf  # noqa: E402
 
 CONFIGS = Path(__file__).with_name("configs")
-KINDS = {heads.BASE: "MODEL_MAPPING_NAMES",
-         heads.SEQUENCE: "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
-         heads.TOKEN: "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
-         heads.QA: "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES"}
+MAPPINGS = ("MODEL_MAPPING_NAMES", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+            "MODEL_FOR_MASKED_LM_MAPPING_NAMES", "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+            "MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES",
+            "MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES")
 
 # file → (architecture read, transformers' build of the file, its class named in the file)
 CLASS_CONFIGS = {
@@ -40,6 +39,26 @@ CLASS_CONFIGS = {
     "qwen2.5-0.5b-token-classification.json": ("qwen:Qwen2ForTokenClassification", 494_040_841),
     # Phi-3-mini-4k-instruct's values as Phi3Model: 3,821,079,552 less the 32064 × 3072 head
     "phi-3-mini-model.json": ("phi3:Phi3Model", 3_722_578_944),
+    # the published classes of facebook/esm2_t6_8M_UR50D and xlnet/xlnet-base-cased (both heads
+    # tied to the token table: the MLM transform and bias; XLNet's lm_loss bias, v = 32000)
+    "esm2_t6_8M_UR50D-mlm.json": ("esm:EsmForMaskedLM", 7_512_474),
+    "xlnet-base-cased-lm.json": ("xlnet:XLNetLMHeadModel", 116_750_336),
+    # base models of published values: T5Model of t5-small (tied: the LM's count), BloomModel
+    # of bloom-560m, FalconModel of falcon-7b (parallel attention), GPTNeoXModel of pythia-70m
+    # (70,426,624 less its untied 50304 × 512 embed_out)
+    "t5-small-model.json": ("t5:T5Model", 60_506_624),
+    "bloom-560m-model.json": ("bloom:BloomModel", 559_214_592),
+    "falcon-7b-model.json": ("falcon_parallel:FalconModel", 6_921_720_704),
+    "pythia-70m-model.json": ("gpt_neo_x:GPTNeoXModel", 44_670_976),
+    # fine-tuning heads over published bases: RoBERTa-base for SST-2 (two labels, no pooler,
+    # the two-layer classifier), BERT-base for SQuAD (span logits, no pooler), DistilBERT for
+    # SST-2 (pre-classifier), GPT-2 tagging five labels, DeBERTa-v3-base for MNLI (its own pooler)
+    "roberta-base-sst2.json": ("roberta:RobertaForSequenceClassification", 124_647_170),
+    "bert-base-uncased-squad.json": ("bert:BertForQuestionAnswering", 108_893_186),
+    "distilbert-base-uncased-sst2.json": ("distil_bert:DistilBertForSequenceClassification",
+                                         66_955_010),
+    "gpt2-token-classification.json": ("gpt2:GPT2ForTokenClassification", 124_443_653),
+    "deberta-v3-base-mnli.json": ("deberta_v3:DebertaV2ForSequenceClassification", 184_424_451),
 }
 
 
@@ -48,15 +67,19 @@ def derived() -> list[str]:
 
 
 @pytest.mark.parametrize("arch_id", sorted(heads.FAMILIES))
-def test_declared_classes_are_every_class_transformers_registers(arch_id):
-    """The classes a family row names are exactly those transformers' auto mappings register
-    for the family's model type, each under the kind it is registered as."""
+def test_every_class_transformers_registers_is_read_or_refused_with_its_reason(arch_id):
+    """For a family with a row, each class transformers' auto mappings register for its model
+    type (base model, LM, classification, QA) is read (by the family's table or as a class of
+    the row) or refused with a stated reason; and the row names no class transformers lacks."""
     from transformers.models.auto import modeling_auto
 
     model_type = registry.get(arch_id).mapping.model_type
-    registered = {getattr(modeling_auto, m).get(model_type): kind for kind, m in KINDS.items()}
-    registered.pop(None, None)
-    assert dict(heads.FAMILIES[arch_id].names) == registered
+    registered = {getattr(modeling_auto, m).get(model_type) for m in MAPPINGS} - {None}
+    tables = {c for a in registry.architectures().values() if a.mapping is not None
+              and a.mapping.model_type == model_type for c in a.mapping.hf_classes}
+    row = heads.FAMILIES[arch_id]
+    assert set(row.names) <= registered and set(row.refused) <= registered
+    assert registered <= tables | set(row.names) | set(row.refused)
 
 
 def _sets():
@@ -70,16 +93,11 @@ def _sets():
 @pytest.mark.parametrize("arch_id, name", _sets())
 def test_every_class_matches_its_transformers_build(arch_id, name):
     """Each class of each family, at each example set of its family, weight by weight (the base
-    model's weights named as the declared class names them, the head on its own term)."""
-    arch = registry.get(arch_id)
-    try:
-        r = verify(arch_id, preset=name, framework="transformers")
-    except hf.Refused as exc:  # transformers' own validation (an odd rotary width)
-        assert "(declared constraint)" in str(exc) or arch.transformers.refusal(
-            arch.resolve(arch.preset(name).hparams)) in str(exc)
-        return
-    assert r.ok, r.mismatches()
-    assert r.framework == "transformers" and not r.unclaimed
+    model's weights named as the declared class names them, the head on its own term); a set
+    transformers refuses only for the family's own declared reasons."""
+    from tests.test_transformers import _check
+
+    _check(arch_id, name)
 
 
 def test_a_class_is_transformers_only_and_its_head_a_named_term():
@@ -131,6 +149,16 @@ def test_naming_the_family_reads_a_class_config_as_its_class(capsys):
     assert main(["count", "llama", "--config", str(CONFIGS / "llama-3-8b-model.json"),
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["arch"] == "llama:LlamaModel"
+
+
+def test_a_class_not_read_is_refused_with_its_reason(capsys, tmp_path):
+    data = json.loads((CONFIGS / "t5-small.json").read_text())
+    data["architectures"] = ["T5ForTokenClassification"]
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    assert main(["count", "--config", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "class 'T5ForTokenClassification' (architectures[0]) cannot be counted: it builds " \
+        "T5's encoder alone" in err
 
 
 def test_an_unknown_class_of_a_family_is_refused_with_the_known_ones(capsys):
