@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount import heads, registry
+from paramcount import heads, options, registry
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
@@ -58,10 +58,15 @@ def _tables() -> list:
         for ref in arch.transformers.all() if arch.transformers is not None else ():
             if ref.mapping is not None:
                 seen.setdefault(id(ref.mapping), ref.mapping)
-    for arch_id in list(registry.architectures()):  # the family's other classes (LlamaModel)
-        for cls in heads.classes_of(arch_id):
-            table = registry.get(f"{arch_id}:{cls}").mapping
-            seen.setdefault(id(table), table)
+    # the family's other classes (LlamaModel), then its options only transformers builds
+    # (an untied Gemma): each read only where the tables above refuse
+    for arch_id in list(registry.architectures()):
+        for name in (*heads.classes_of(arch_id), *options.options_of(arch_id)):
+            derived = registry.get(f"{arch_id}:{name}")
+            assert derived.transformers is not None  # derived from a transformers family
+            for ref in derived.transformers.all():
+                table = ref.mapping or derived.mapping
+                seen.setdefault(id(table), table)
     return list(seen.values())
 
 
@@ -107,7 +112,8 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # config meets reads it.
     known = dict.fromkeys(c for t in family for c in t.hf_classes)  # every class, in order
     family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
-    table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
+    # none reads it: the closest table (fewest requirements broken, the first of equals) says why
+    table = min(family, key=lambda t: len(t.broken(_normalized(t, data), "hf")))
     cls = archs[0] if archs else next(iter(table.hf_classes))
     why = next((r for t in family for a in set(t.hf_classes.values())
                 if (r := heads.refused(a, cls))), None)

@@ -113,6 +113,9 @@ class Transformers:
     # the base model ("model"; "" at its root), so the reference names this class's base-model
     # weights as that class does and the family's patterns apply; None: the declared class.
     base: str | None = None
+    # Why only transformers builds the architecture (a class or an option KerasHub has not:
+    # paramcount.heads, paramcount.options), said where the Keras check is skipped.
+    only: str | None = None
 
     def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:

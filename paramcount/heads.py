@@ -323,7 +323,7 @@ def derive(arch, cls: str):
         hf_normalize=_labels(table.hf_normalize))
     transformers = dataclasses.replace(
         ref, deltas=(*ref.deltas, *deltas), weights=weights, variants=(), mapping=None,
-        base=row.base)
+        base=row.base, only=f"KerasHub has no {cls}")
     examples = {k: {**hp, **({"d_y": 3} if d_y in optional else {})}
                 for k, hp in arch.examples.items()}
     return dataclasses.replace(

@@ -335,16 +335,18 @@ def get(arch_id: str) -> Architecture:
 
 def _derived(arch_id: str) -> Architecture:
     """``<id>:<Class>``: architecture ``id`` as its family's transformers class ``Class`` builds
-    it (paramcount.heads), made once per process."""
-    from paramcount import heads
+    it (paramcount.heads); ``<id>:<option>``: with an option only transformers builds
+    (paramcount.options). Made once per process."""
+    from paramcount import heads, options
 
     base, _, cls = arch_id.partition(":")
-    if cls not in heads.classes_of(base):
-        known = [f"{base}:{c}" for c in heads.classes_of(base)]
+    if cls not in (*heads.classes_of(base), *options.options_of(base)):
+        known = [f"{base}:{c}" for c in (*heads.classes_of(base), *options.options_of(base))]
         raise UnknownArchitectureError(did_you_mean(
             arch_id, {*_builtin_modules(), *_REGISTRY, *known}, "architecture"))
     if arch_id not in _DERIVED:
-        _DERIVED[arch_id] = heads.derive(get(base), cls)
+        derive = heads.derive if cls in heads.classes_of(base) else options.derive
+        _DERIVED[arch_id] = derive(get(base), cls)
     return _DERIVED[arch_id]
 
 

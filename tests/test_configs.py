@@ -291,8 +291,11 @@ def _t5gemma2_bias_on_one_side():
       "hidden_size": 16, "intermediate_size": 8}, "missing key num_key_value_heads (M_kv)"),
     ({"model_type": "roberta", "architectures": ["RobertaModel"], "max_position_embeddings": 2},
      "max_position_embeddings = 2: expected an integer above 2 (max_position_embeddings = n + 2)"),
-    ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2},
-     "type_vocab_size = 2 cannot be counted: the formula has no token types"),
+    # token types are read (roberta:token_types, transformers only); a relative position type
+    # is refused by that table, the closest, with its own reason (not the token types')
+    ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2,
+      "position_embedding_type": "relative_key"},
+     'position_embedding_type = "relative_key" cannot be counted: relative position types'),
     ({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
       "feed_forward_proj": "gated-mish"},
      'feed_forward_proj = "gated-mish" cannot be counted: expected one of "gated-gelu"'),
