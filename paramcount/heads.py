@@ -38,7 +38,7 @@ from paramcount.symbols import d_e, d_emb, d_y, v
 
 __all__ = ["BART", "BASE", "BERT", "DEBERTA", "DECODER", "DISTIL_BERT", "ELECTRA", "FAMILIES", "GPT",
            "LM", "QA", "ROBERTA", "SEQUENCE", "TOKEN", "XLNET", "Classes", "Head", "classes_of", "derive",
-           "refused"]
+           "refused", "rows"]
 
 BASE = "base model"
 LM = "language model"
@@ -182,6 +182,9 @@ class Classes:
     base: str = "model"
     own_head: str | None = "head"
     refused: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # which of the architecture's transformers classes (Transformers.all()) the base model is
+    # of: Gemma 2's classes are of its Gemma2ForCausalLM variant (1), Gemma's of its own (0)
+    variant: int = 0
 
 
 _SUFFIX = {BASE: "Model", SEQUENCE: "ForSequenceClassification", TOKEN: "ForTokenClassification",
@@ -202,7 +205,7 @@ _ALL = (BASE, SEQUENCE, TOKEN, QA)
 _HEADS = (SEQUENCE, TOKEN, QA)
 # Architecture id → its further classes (each name as transformers 5 registers it for the
 # family's model type: tests/test_heads.py checks them against transformers' auto mappings).
-FAMILIES: Mapping[str, Classes] = {
+FAMILIES: Mapping[str, Classes | tuple[Classes, ...]] = {
     "llama": _standard("Llama", *_ALL, heads=DECODER),
     "mistral": _standard("Mistral", *_ALL, heads=DECODER),
     "qwen": _standard("Qwen2", *_ALL, heads=DECODER),
@@ -213,6 +216,13 @@ FAMILIES: Mapping[str, Classes] = {
     "qwen_moe": _standard("Qwen2Moe", *_ALL, heads=DECODER),
     "qwen3_moe": _standard("Qwen3Moe", *_ALL, heads=DECODER),
     "gpt_oss": _standard("GptOss", BASE, SEQUENCE, TOKEN, heads=DECODER),
+    "gemma": (_standard("Gemma", BASE, SEQUENCE, TOKEN, heads=DECODER),
+              _standard("Gemma2", BASE, SEQUENCE, TOKEN, heads=DECODER, variant=1)),
+    "gemma3": _standard("Gemma3Text", SEQUENCE, heads=DECODER),
+    "gemma3n": _standard("Gemma3nText", BASE, heads=DECODER),
+    "gemma4": _standard("Gemma4Text", BASE, heads=DECODER),
+    "qwen3_5": _standard("Qwen3_5Text", BASE, SEQUENCE, heads=DECODER),
+    "qwen3_5_moe": _standard("Qwen3_5MoeText", BASE, heads=DECODER),
     # GPT2Model and OPTModel are the declared classes (their causal LMs tie the head)
     "gpt2": _standard("GPT2", *_HEADS, heads=GPT, base="", own_head=None),
     "opt": _standard("OPT", SEQUENCE, QA, heads=GPT, base="", own_head=None),
@@ -262,16 +272,20 @@ def _exists(root: Term, path: str) -> bool:
     return True
 
 
+def rows(arch_id: str) -> tuple[Classes, ...]:
+    """The rows of ``arch_id`` (one per transformers class it has classes beside)."""
+    row = FAMILIES.get(arch_id, ())
+    return row if isinstance(row, tuple) else (row,)
+
+
 def classes_of(arch_id: str) -> tuple[str, ...]:
     """The further classes of ``arch_id`` (none for a family without a row)."""
-    row = FAMILIES.get(arch_id)
-    return tuple(row.names) if row is not None else ()
+    return tuple(c for r in rows(arch_id) for c in r.names)
 
 
 def refused(arch_id: str, cls: str) -> str | None:
     """Why ``cls``, a class transformers registers for ``arch_id``'s family, is not read."""
-    row = FAMILIES.get(arch_id)
-    return row.refused.get(cls) if row is not None else None
+    return next((r.refused[cls] for r in rows(arch_id) if cls in r.refused), None)
 
 
 def _labels(normalize):
@@ -291,9 +305,10 @@ def _labels(normalize):
 def derive(arch, cls: str):
     """``arch`` as transformers' class ``cls`` of its family builds it (see the module
     docstring); a KeyError when ``cls`` is not one of them."""
-    row = FAMILIES[arch.id]
+    row = next(r for r in rows(arch.id) if cls in r.names)
     kind = row.names[cls]
-    ref, table = arch.transformers, arch.mapping
+    ref = arch.transformers.all()[row.variant]
+    table = ref.mapping or arch.mapping
     new_id = f"{arch.id}:{cls}"
     deltas: list[Delta] = []
     weights = dict(ref.weights)

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from paramcount import heads, registry  # noqa: E402
+from paramcount import configs, heads, registry  # noqa: E402
 from paramcount.cli import main  # noqa: E402
 
 CONFIGS = Path(__file__).with_name("configs")
@@ -59,6 +59,11 @@ CLASS_CONFIGS = {
                                          66_955_010),
     "gpt2-token-classification.json": ("gpt2:GPT2ForTokenClassification", 124_443_653),
     "deberta-v3-base-mnli.json": ("deberta_v3:DebertaV2ForSequenceClassification", 184_424_451),
+    # classes of a transformers variant and of a hybrid stack: a one-label reward model over
+    # Gemma 2 2B (Gemma2ForSequenceClassification: the tied LM's count plus a 2304 × 1 score);
+    # Qwen3.5-27B's text model without its untied 248320 × 5120 head
+    "gemma-2-2b-reward.json": ("gemma:Gemma2ForSequenceClassification", 2_614_344_192),
+    "qwen3.5-27b-text-model.json": ("qwen3_5:Qwen3_5TextModel", 25_624_600_064),
 }
 
 
@@ -73,13 +78,16 @@ def test_every_class_transformers_registers_is_read_or_refused_with_its_reason(a
     the row) or refused with a stated reason; and the row names no class transformers lacks."""
     from transformers.models.auto import modeling_auto
 
-    model_type = registry.get(arch_id).mapping.model_type
-    registered = {getattr(modeling_auto, m).get(model_type) for m in MAPPINGS} - {None}
-    tables = {c for a in registry.architectures().values() if a.mapping is not None
-              and a.mapping.model_type == model_type for c in a.mapping.hf_classes}
-    row = heads.FAMILIES[arch_id]
-    assert set(row.names) <= registered and set(row.refused) <= registered
-    assert registered <= tables | set(row.names) | set(row.refused)
+    model_types = {r.variant: (registry.get(arch_id).transformers.all()[r.variant].mapping
+                               or registry.get(arch_id).mapping).model_type
+                   for r in heads.rows(arch_id)}
+    for row in heads.rows(arch_id):
+        model_type = model_types[row.variant]
+        registered = {getattr(modeling_auto, m).get(model_type) for m in MAPPINGS} - {None}
+        tables = {c for t in configs._tables() if t.model_type == model_type
+                  for c in t.hf_classes}
+        assert set(row.names) <= registered and set(row.refused) <= registered
+        assert registered <= tables | set(row.names) | set(row.refused)
 
 
 def _sets():
