@@ -22,11 +22,12 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from paramcount.components.basic import embedding
-from paramcount.formula import leaf
+from paramcount.components.basic import dense, embedding
+from paramcount.components.modern import rms_norm
+from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta
 from paramcount.mapping import Field, Require
-from paramcount.symbols import d_e, n_b, s, v
+from paramcount.symbols import L, d_e, d_p, n_b, s, v, v_p
 
 __all__ = ["OPTIONS", "Option", "derive", "options_of", "reason"]
 
@@ -75,11 +76,39 @@ _TOKEN_TYPES = Option(
            "transformers builds type_vocab_size token-type rows, s × d_e"),),
     fields=(Field("s", hf="type_vocab_size"),), frees={s: 1}, example={"s": 16})
 
+# Gemma 4's per-layer inputs (E2B/E4B), as Gemma 3n has them: a second token table of v_p rows,
+# L·d_p wide, a projection of the token embedding d_e → L·d_p with a d_p-wide RMS norm, and in
+# each block a d_e → d_p gate, a d_p → d_e projection and an RMS norm (× L: a shared part of Gemma
+# 4's stack of global and local blocks, which repeat each part themselves). KerasHub's has none.
+_PER_LAYER = Option(
+    "per_layer_inputs", "hidden_size_per_layer_input", None,
+    (Delta("embeddings.per_layer_token",
+           embedding("per_layer_token", v_p, L * d_p, kind="embedding",
+                     note="per-layer inputs: v_p × (L·d_p), one d_p slice per block"),
+           "transformers builds the per-layer input table"),
+     Delta("per_layer_inputs", group(
+         "per_layer_inputs", dense("projection", d_e, L * d_p, bias=0),
+         rms_norm("norm", d_p), kind="embedding"),
+         "transformers projects the token embedding to every block's input, d_e → L·d_p"),
+     Delta("blocks.per_layer_input", group(
+         "per_layer_input", dense("gate", d_e, d_p, bias=0), dense("projection", d_p, d_e, bias=0),
+         rms_norm("norm"), times=L, kind="other"),
+         "each block gates its d_p-wide input and projects it back, d_e → d_p → d_e")),
+    {"embeddings.per_layer_token": "model/embed_tokens_per_layer",
+     "per_layer_inputs.projection": "model/per_layer_model_projection",
+     "per_layer_inputs.norm": "model/per_layer_projection_norm",
+     "blocks.per_layer_input.gate": "per_layer_input_gate",
+     "blocks.per_layer_input.projection": "per_layer_projection",
+     "blocks.per_layer_input.norm": "post_per_layer_input_norm"},
+    fields=(Field("d_p", hf="hidden_size_per_layer_input", hf_default=256),
+            Field("v_p", hf="vocab_size_per_layer_input", hf_default=262_144)),
+    frees={d_p: 256, v_p: 262_144}, example={"d_p": 4, "v_p": 11})
+
 # Architecture id → its options.
 OPTIONS: Mapping[str, tuple[Option, ...]] = {
     "gemma": (_untied("Gemma(2)ForCausalLM honours tie_word_embeddings"),),
     "gemma3": (_untied("Gemma3ForCausalLM honours tie_word_embeddings"),),
-    "gemma4": (_untied("Gemma4ForCausalLM honours tie_word_embeddings"),),
+    "gemma4": (_untied("Gemma4ForCausalLM honours tie_word_embeddings"), _PER_LAYER),
     "smollm3": (_untied("SmolLM3ForCausalLM honours tie_word_embeddings"),),
     "gpt2_causal_lm": (_untied("GPT2LMHeadModel honours tie_word_embeddings"),),
     "opt": (_untied("OPTForCausalLM honours tie_word_embeddings",
@@ -132,7 +161,7 @@ def derive(arch, name: str):
         table = _table(ref.mapping, arch.id, new_id, opt, own_why) if ref.mapping else None
         return dataclasses.replace(ref, deltas=(*ref.deltas, *opt.deltas),
                                    weights={**ref.weights, **opt.weights}, mapping=table,
-                                   only=f"KerasHub cannot build this {opt.key}: {own_why}")
+                                   only=f"the Keras check is skipped for this {opt.key}: {own_why}")
 
     transformers = dataclasses.replace(one(own), variants=tuple(one(r) for r in own.variants))
     return dataclasses.replace(

@@ -34,6 +34,12 @@ OPTION_CONFIGS = {
     "roberta-base-16-types.json": ("roberta_masked_lm:token_types", 124_697_433 + 15 * 768),
     # eight relative-position buckets in place of 32, in the encoder's and decoder's tables
     "t5-small-8-buckets.json": ("t5:buckets", 60_506_624 - 2 * 24 * 8),
+    # Gemma 4 31B's text config without hidden_size_per_layer_input: transformers then builds
+    # per-layer inputs 256 wide (E2B/E4B's): a 262144 × 60·256 table, the d_e → 60·256
+    # projection and its norm, and each block's gate, projection and norm
+    "gemma-4-31b-text-per-layer.json": (
+        "gemma4:per_layer_inputs",
+        30_697_345_280 + 262_144 * 60 * 256 + 5376 * 60 * 256 + 256 + 60 * (2 * 5376 * 256 + 5376)),
 }
 
 
@@ -72,8 +78,8 @@ def test_the_keras_check_is_skipped_with_the_familys_reason(capsys):
     assert "match    smollm3:untied" in out
     assert main(["count", "--config", str(CONFIGS / "gemma-2-2b-untied.json")]) == 0
     out = capsys.readouterr().out
-    assert "checked by transformers only: KerasHub cannot build this tie_word_embeddings: " \
-           "Gemma 2's head is the token embedding (tied)" in out
+    assert "checked by transformers only: the Keras check is skipped for this " \
+           "tie_word_embeddings: Gemma 2's head is the token embedding (tied)" in out
     assert "head" in out and "+589,824,000" in out
 
 
