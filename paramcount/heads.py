@@ -37,14 +37,18 @@ from paramcount.mapping import Field, Require
 from paramcount.symbols import d_e, d_emb, d_y, v
 
 __all__ = ["BART", "BASE", "BERT", "DEBERTA", "DECODER", "DISTIL_BERT", "ELECTRA", "FAMILIES", "GPT",
-           "LM", "QA", "ROBERTA", "SEQUENCE", "TOKEN", "XLNET", "Classes", "Head", "classes_of", "derive",
-           "refused", "rows"]
+           "LM", "LM_HEAD_KEYS", "QA", "ROBERTA", "SEQUENCE", "TOKEN", "XLNET", "Classes", "Head",
+           "classes_of", "derive", "refused", "rows"]
 
 BASE = "base model"
 LM = "language model"
 SEQUENCE = "sequence classification"
 TOKEN = "token classification"
 QA = "question answering"
+
+
+# Config keys that concern only an LM head: a class without one reads any value.
+LM_HEAD_KEYS = ("tie_word_embeddings",)
 
 
 @dataclass(frozen=True)
@@ -332,8 +336,12 @@ def derive(arch, cls: str):
         if any(d_y in t.free_symbols() for t in head.terms):
             optional[d_y] = 2  # transformers' num_labels when a config gives none
             fields = (*fields, Field("d_y", hf="num_labels", hf_default=2))
+    requires = table.requires
+    if kind != LM:  # no LM head: whether it would be tied changes nothing (GemmaModel)
+        requires = tuple(r for r in requires if r.key not in LM_HEAD_KEYS)
     mapping = dataclasses.replace(
-        table, fields=fields, requires=(*table.requires, *(head.requires if head else ())),
+        table, fields=fields, requires=(*requires, *(head.requires if head else ())),
+        free=table.free | set(LM_HEAD_KEYS),
         hf_classes={cls: new_id}, keras_classes={}, hf_builds={},
         hf_normalize=_labels(table.hf_normalize))
     transformers = dataclasses.replace(

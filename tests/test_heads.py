@@ -172,3 +172,17 @@ def test_a_class_not_read_is_refused_with_its_reason(capsys, tmp_path):
 def test_an_unknown_class_of_a_family_is_refused_with_the_known_ones(capsys):
     assert main(["count", "llama:LlamaForPretraining", "--set", "v=1"]) == 2
     assert "did you mean 'llama:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", ["Gemma2Model", "Gemma2ForSequenceClassification"])
+def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, cls):
+    """Gemma 2's table refuses an untied head (KerasHub's is tied); its base model and its
+    classifiers have no LM head, so the key changes nothing there."""
+    data = json.loads((CONFIGS / "gemma-2-2b.json").read_text())
+    counts = []
+    for tie in (True, False):
+        (tmp_path / "config.json").write_text(json.dumps(
+            {**data, "architectures": [cls], "tie_word_embeddings": tie}))
+        assert main(["count", "--config", str(tmp_path), "--json"]) == 0
+        counts.append(json.loads(capsys.readouterr().out)["total"])
+    assert counts[0] == counts[1]
