@@ -34,11 +34,34 @@ from paramcount.components.basic import dense, layer_norm
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Delta
 from paramcount.mapping import Field, Require
-from paramcount.symbols import d_e, d_emb, d_y, v
+from paramcount.symbols import d_e, d_e_dec, d_emb, d_y, v
 
-__all__ = ["BART", "BASE", "BERT", "DEBERTA", "DECODER", "DISTIL_BERT", "ELECTRA", "FAMILIES", "GPT",
-           "LM", "LM_HEAD_KEYS", "QA", "ROBERTA", "SEQUENCE", "TOKEN", "XLNET", "Classes", "Head",
-           "classes_of", "derive", "refused", "rows"]
+__all__ = [
+    "BART",
+    "BASE",
+    "BERT",
+    "DEBERTA",
+    "DECODER",
+    "DISTIL_BERT",
+    "ELECTRA",
+    "FAMILIES",
+    "FNET",
+    "GPT",
+    "LM",
+    "LM_HEAD_KEYS",
+    "QA",
+    "ROBERTA",
+    "SEQUENCE",
+    "T5GEMMA",
+    "TOKEN",
+    "XLNET",
+    "Classes",
+    "Head",
+    "classes_of",
+    "derive",
+    "refused",
+    "rows",
+]
 
 BASE = "base model"
 LM = "language model"
@@ -134,6 +157,17 @@ ROBERTA: Mapping[str, Head] = {
 ELECTRA: Mapping[str, Head] = {**ROBERTA, LM: mlm(
     None, "generator_predictions/dense", "generator_predictions/LayerNorm",
     "generator_lm_head/bias", width=d_emb)}
+# T5Gemma's: the decoder's output scored (score.out_proj, with a bias), encoder and decoder both
+# built only with is_encoder_decoder (else the encoder alone, which paramcount does not count).
+_ENC_DEC = (Require("is_encoder_decoder", (True,), "without it T5Gemma's classifiers build the "
+                    "encoder alone, which paramcount's T5Gemma does not count"),)
+_T5GEMMA_SCORE = Head(
+    (group("score", dense("out_proj", d_e_dec, d_y), kind="head"),),
+    {"score": "score", "score.out_proj": "out_proj"},
+    "the class scores of the decoder's output: score.out_proj, d_e_dec → d_y", requires=_ENC_DEC)
+T5GEMMA: Mapping[str, Head] = {SEQUENCE: _T5GEMMA_SCORE, TOKEN: _T5GEMMA_SCORE}
+# FNet's: BERT's, each class keeping the pooler.
+FNET: Mapping[str, Head] = {k: dataclasses.replace(h, drops=()) for k, h in BERT.items()}
 # DistilBERT's: a d_e → d_e pre-classifier before the class scores; two span logits.
 DISTIL_BERT: Mapping[str, Head] = {
     SEQUENCE: linear("pre_classifier", d_e, what="the pre-classifier").plus(
@@ -243,6 +277,15 @@ FAMILIES: Mapping[str, Classes | tuple[Classes, ...]] = {
                          XLMRobertaForCausalLM=LM),
     "electra": _with(_standard("Electra", *_HEADS, heads=ELECTRA, base="", own_head=None),
                      ElectraForCausalLM=LM, ElectraForMaskedLM=LM),
+    "t5gemma": _standard("T5Gemma", BASE, SEQUENCE, TOKEN, heads=T5GEMMA),
+    "pali_gemma": _standard("PaliGemma", BASE, heads=DECODER),
+    "gemma3_vision": Classes(names={"Gemma3Model": BASE, "Gemma3ForSequenceClassification": SEQUENCE},
+                             heads=DECODER),
+    "whisper": Classes(names={}, heads={}, refused={
+        "WhisperForCausalLM": "it builds Whisper's decoder alone (assisted decoding's draft "
+                              "model), which paramcount's Whisper does not count"}),
+    "f_net": _with(_standard("FNet", *_HEADS, heads=FNET, base="", own_head=None),
+                   FNetForMaskedLM=LM),
     "distil_bert": _standard("DistilBert", *_HEADS, heads=DISTIL_BERT, base="", own_head=None),
     "deberta_v3": _standard("DebertaV2", *_HEADS, heads=DEBERTA, base="", own_head=None,
                             refused={"DebertaV2ForMaskedLM": "its prediction head is not in "
