@@ -111,7 +111,9 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # among the tables that know the class the file names, the first whose requirements the
     # config meets reads it.
     known = dict.fromkeys(c for t in family for c in t.hf_classes)  # every class, in order
-    family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
+    # without architectures the family's first class is meant (not its base model's table)
+    named = archs[0] if archs else next(iter(family[0].hf_classes))
+    family = [t for t in family if named in t.hf_classes] or family
     # none reads it: the closest table (fewest requirements broken, the first of equals) says why
     table = min(family, key=lambda t: len(t.broken(_normalized(t, data), "hf")))
     cls = archs[0] if archs else next(iter(table.hf_classes))

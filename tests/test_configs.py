@@ -316,9 +316,12 @@ def _t5gemma2_bias_on_one_side():
     ({"class_name": "Gemma3nBackbone", "config": {"vision_encoder_config": {"stem_size": 64}}},
      "cannot be counted: a Gemma3nBackbone with a vision encoder (MobileNetV5) is not "
      "formulated"),
-    # Gemma4TextConfig's absent hidden_size_per_layer_input is 256: per-layer inputs, refused
-    ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"]},
-     "hidden_size_per_layer_input = null cannot be counted: per-layer input embeddings"),
+    # Gemma4TextConfig's absent hidden_size_per_layer_input is 256: per-layer inputs, read as
+    # gemma4:per_layer_inputs (tests/test_options.py); KV-shared layers are refused by that
+    # table, the closest, with its own reason
+    ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"],
+      "num_kv_shared_layers": 2},
+     "num_kv_shared_layers = 2 cannot be counted: key/value-sharing layers are not formulated"),
     ({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": True},
      "enable_moe_block = true cannot be counted: the mixture-of-experts blocks"),
     ({"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"],
