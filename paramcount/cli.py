@@ -125,7 +125,9 @@ def cmd_count(args) -> int:
                   "(the formula with its declared deltas; torch not imported)")
         print(render.count_text(shown, hp, name))
         if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)
-            print(f"checked by {' and '.join(arch.checked_by)} only: no Keras build exists")
+            ref = arch.transformers.pick(hp) if arch.transformers is not None else None
+            why = getattr(ref, "only", None) or "no Keras build exists"
+            print(f"checked by {' and '.join(arch.checked_by)} only: {why}")
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
     return 0

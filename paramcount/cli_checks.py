@@ -75,9 +75,12 @@ def cmd_verify(args) -> int:
     if reading is not None and not args.json:
         print("\n".join(_reading_lines(reading)))
     skipped: list[dict] = []
-    for arch, _, name, _ in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
+    for arch, hp, name, _ in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
         if "keras" in fws and "keras" not in arch.checked_by:
             reason = f"no Keras build: checked by {' and '.join(arch.checked_by)} only"
+            only = arch.transformers.pick(hp).only if arch.transformers is not None else None
+            if only:
+                reason += f" ({only})"
             skipped.append({"arch": arch.id, "preset": name, "framework": "keras",
                             "status": "skipped", "reason": reason})
     runs = [parallel.Job(arch, hp, name or "custom", preset=preset, framework=fw)

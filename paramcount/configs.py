@@ -21,7 +21,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount import registry, symbols
+from paramcount import heads, options, registry, symbols
 from paramcount.errors import InputFileError
 from paramcount.mapping import Reading
 
@@ -96,6 +96,15 @@ def _tables() -> list:
         for ref in arch.transformers.all() if arch.transformers is not None else ():
             if ref.mapping is not None:
                 seen.setdefault(id(ref.mapping), ref.mapping)
+    # the family's other classes (LlamaModel), then its options only transformers builds
+    # (an untied Gemma): each read only where the tables above refuse
+    for arch_id in list(registry.architectures()):
+        for name in (*heads.classes_of(arch_id), *options.options_of(arch_id)):
+            derived = registry.get(f"{arch_id}:{name}")
+            assert derived.transformers is not None  # derived from a transformers family
+            for ref in derived.transformers.all():
+                table = ref.mapping or derived.mapping
+                seen.setdefault(id(table), table)
     return list(seen.values())
 
 
@@ -152,13 +161,21 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     # Falcon-7B/40B layout; Gemma 3's Gemma3ForCausalLM and the Gemma3TextModel of EmbeddingGemma):
     # among the tables that know the class the file names, the first whose requirements the
     # config meets reads it.
-    family = ([t for t in family if archs[0] in t.hf_classes] or family) if archs else family
-    table = next((t for t in family if t.refusal(_normalized(t, data), "hf") is None), family[0])
+    known = dict.fromkeys(c for t in family for c in t.hf_classes)  # every class, in order
+    # without architectures the family's first class is meant (not its base model's table)
+    named = archs[0] if archs else next(iter(family[0].hf_classes))
+    family = [t for t in family if named in t.hf_classes] or family
+    # none reads it: the closest table (fewest requirements broken, the first of equals) says why
+    table = min(family, key=lambda t: len(t.broken(_normalized(t, data), "hf")))
     cls = archs[0] if archs else next(iter(table.hf_classes))
+    why = next((r for t in family for a in set(t.hf_classes.values())
+                if (r := heads.refused(a, cls))), None)
+    if cls not in table.hf_classes and why:
+        raise InputFileError(f"{where}: class {cls!r} (architectures[0]) cannot be counted: {why}")
     if cls not in table.hf_classes:
         raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
                              f"model_type {model_type!r}; supported: "
-                             f"{', '.join(table.hf_classes)}")
+                             f"{', '.join(known)}")
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
     # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
@@ -217,8 +234,8 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
 def _target(arch_id: str | None, picked: str, table, where: str) -> str:
     """The architecture a file is read as: the one it picks, or the one named, when that one's
     table is of the same family (Llama 3 configs say model_type "llama")."""
-    if arch_id is None or arch_id == picked:
-        return picked
+    if arch_id is None or arch_id == picked or picked.startswith(f"{arch_id}:"):
+        return picked  # llama named, a LlamaModel config: read as llama:LlamaModel
     mapping = registry.get(arch_id).mapping
     if mapping is None:
         raise InputFileError(f"{where}: {arch_id} has no config reader yet")

@@ -109,6 +109,13 @@ class Transformers:
     # A variant's table (paramcount.mapping.Table: its class, model_type and keys); None: the
     # architecture's own.
     mapping: Table | None = None
+    # Another class of the family (paramcount.heads): where the family's declared class holds
+    # the base model ("model"; "" at its root), so the reference names this class's base-model
+    # weights as that class does and the family's patterns apply; None: the declared class.
+    base: str | None = None
+    # Why only transformers builds the architecture (a class or an option KerasHub has not:
+    # paramcount.heads, paramcount.options), said where the Keras check is skipped.
+    only: str | None = None
 
     def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:

@@ -161,6 +161,9 @@ class Require:
     reason: str
     framework: str = "hf"  # "hf" or "keras"
     absent_ok: bool = True
+    # The transformers classes it concerns (empty: all): GPT-2's tie_word_embeddings changes
+    # GPT2LMHeadModel only, GPT2Model has no head for it to tie
+    classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -271,15 +274,23 @@ class Table:
 
     def refusal(self, config: Mapping, framework: str) -> tuple[Require, object] | None:
         """The first requirement ``config`` breaks (and the value it has), or None."""
+        return next(iter(self.broken(config, framework)), None)
+
+    def broken(self, config: Mapping, framework: str) -> list[tuple[Require, object]]:
+        """Every requirement ``config`` breaks, with the value it has (the table with the fewest
+        is the closest to reading it)."""
+        archs = config.get("architectures")
+        named = archs[0] if isinstance(archs, list) and archs else None
+        out = []
         for req in self.requires:
-            if req.framework != framework:
+            if req.framework != framework or (req.classes and named not in req.classes):
                 continue
             val = get_key(config, req.key)
             if val is None and req.absent_ok:
                 continue
             if val not in req.allowed:
-                return req, val
-        return None
+                out.append((req, val))
+        return out
 
     def _read(self, config: Mapping, framework: str, where: str,
               fixed: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[dict[str, int], list[str]]:

@@ -316,6 +316,8 @@ def architectures() -> dict[str, Architecture]:
 def get(arch_id: str) -> Architecture:
     """The architecture ``arch_id``: a built-in imports just its module (the explicit map), a
     user's is found among those registered or the entry points named ``arch_id``."""
+    if arch_id not in _REGISTRY and ":" in arch_id:  # another transformers class of a family
+        return _derived(arch_id)
     if arch_id not in _REGISTRY:
         module = _builtin_modules().get(arch_id)
         if module is not None:
@@ -329,6 +331,26 @@ def get(arch_id: str) -> Architecture:
         # a built-in module not imported yet is known too (by its MODULES entry)
         raise UnknownArchitectureError(did_you_mean(
             arch_id, {*_builtin_modules(), *_REGISTRY}, "architecture")) from None
+
+
+def _derived(arch_id: str) -> Architecture:
+    """``<id>:<Class>``: architecture ``id`` as its family's transformers class ``Class`` builds
+    it (paramcount.heads); ``<id>:<option>``: with an option only transformers builds
+    (paramcount.options). Made once per process."""
+    from paramcount import heads, options
+
+    base, _, cls = arch_id.partition(":")
+    if cls not in (*heads.classes_of(base), *options.options_of(base)):
+        known = [f"{base}:{c}" for c in (*heads.classes_of(base), *options.options_of(base))]
+        raise UnknownArchitectureError(did_you_mean(
+            arch_id, {*_builtin_modules(), *_REGISTRY, *known}, "architecture"))
+    if arch_id not in _DERIVED:
+        derive = heads.derive if cls in heads.classes_of(base) else options.derive
+        _DERIVED[arch_id] = derive(get(base), cls)
+    return _DERIVED[arch_id]
+
+
+_DERIVED: dict[str, Architecture] = {}
 
 
 PLUGINS_ENV = "PARAMCOUNT_PLUGINS"

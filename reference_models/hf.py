@@ -170,8 +170,23 @@ def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
         arch = get(arch)
     model = build(arch, hp)
     out = torch_weights(model)
+    base = getattr(arch.transformers, "base", None)
+    if base is not None:  # another class of the family: named as its declared class names them
+        out = [dataclasses.replace(w, path=_as_declared(w.path, model, base)) for w in out]
     rename = getattr(arch.transformers, "rename", None)
     if rename is None:
         return out
     return [dataclasses.replace(w, path=rename(w.path, model.config)) for w in out]
 
+
+def _as_declared(path: str, model, base: str) -> str:
+    """A weight of ``model`` (a class of the family other than the declared one) named as the
+    declared class names it: the base model's weights under ``base`` ("" at the root); the
+    class's own head as it is. The base model sits under the class's ``base_model_prefix``
+    (``model``, ``transformer`` for LlamaForQuestionAnswering), or is the class itself."""
+    prefix = model.base_model_prefix
+    own = f"{prefix}/" if model.base_model is not model else ""
+    if own and not path.startswith(own):
+        return path  # the head
+    rel = path[len(own):]
+    return f"{base}/{rel}" if base else rel

@@ -250,9 +250,10 @@ def _t5gemma2_bias_on_one_side():
      "decoder.attention_bias is absent (so false) but encoder.text_config.attention_bias = "
      "true; the formula has one zeta"),
     (_llama(model_type="mamba9"), "model_type 'mamba9' is not supported; supported: "),
-    (_llama(architectures=["LlamaForSequenceClassification"]),
-     "class 'LlamaForSequenceClassification' (architectures[0]) is not supported for "
-     "model_type 'llama'; supported: LlamaForCausalLM"),
+    (_llama(architectures=["LlamaForMultipleChoice"]),
+     "class 'LlamaForMultipleChoice' (architectures[0]) is not supported for model_type "
+     "'llama'; supported: LlamaForCausalLM, LlamaModel, LlamaForSequenceClassification, "
+     "LlamaForTokenClassification, LlamaForQuestionAnswering"),
     (_llama(attention_bias=True), "attention_bias = true cannot be counted"),
     (_llama(mlp_bias=True), "mlp_bias = true cannot be counted"),
     (_llama(vocab_size=None), "missing key vocab_size (v), which llama needs"),
@@ -290,8 +291,11 @@ def _t5gemma2_bias_on_one_side():
       "hidden_size": 16, "intermediate_size": 8}, "missing key num_key_value_heads (M_kv)"),
     ({"model_type": "roberta", "architectures": ["RobertaModel"], "max_position_embeddings": 2},
      "max_position_embeddings = 2: expected an integer above 2 (max_position_embeddings = n + 2)"),
-    ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2},
-     "type_vocab_size = 2 cannot be counted: the formula has no token types"),
+    # token types are read (roberta:token_types, transformers only); a relative position type
+    # is refused by that table, the closest, with its own reason (not the token types')
+    ({"model_type": "roberta", "architectures": ["RobertaModel"], "type_vocab_size": 2,
+      "position_embedding_type": "relative_key"},
+     'position_embedding_type = "relative_key" cannot be counted: relative position types'),
     ({"model_type": "t5", "architectures": ["T5ForConditionalGeneration"],
       "feed_forward_proj": "gated-mish"},
      'feed_forward_proj = "gated-mish" cannot be counted: expected one of "gated-gelu"'),
@@ -312,9 +316,12 @@ def _t5gemma2_bias_on_one_side():
     ({"class_name": "Gemma3nBackbone", "config": {"vision_encoder_config": {"stem_size": 64}}},
      "cannot be counted: a Gemma3nBackbone with a vision encoder (MobileNetV5) is not "
      "formulated"),
-    # Gemma4TextConfig's absent hidden_size_per_layer_input is 256: per-layer inputs, refused
-    ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"]},
-     "hidden_size_per_layer_input = null cannot be counted: per-layer input embeddings"),
+    # Gemma4TextConfig's absent hidden_size_per_layer_input is 256: per-layer inputs, read as
+    # gemma4:per_layer_inputs (tests/test_options.py); KV-shared layers are refused by that
+    # table, the closest, with its own reason
+    ({"model_type": "gemma4_text", "architectures": ["Gemma4ForCausalLM"],
+      "num_kv_shared_layers": 2},
+     "num_kv_shared_layers = 2 cannot be counted: key/value-sharing layers are not formulated"),
     ({"model_type": "gemma4_text", "hidden_size_per_layer_input": 0, "enable_moe_block": True},
      "enable_moe_block = true cannot be counted: the mixture-of-experts blocks"),
     ({"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"],

@@ -38,7 +38,8 @@ MAPPING = Table(
     keras_classes={"GPT2Backbone": "gpt2"},
     hf_constants={"tie_word_embeddings": True, "add_cross_attention": False},
     requires=(
-        Require("tie_word_embeddings", (True,), "GPT-2's LM head is the token embedding (tied)"),
+        Require("tie_word_embeddings", (True,), "GPT-2's LM head is the token embedding (tied)",
+                classes=("GPT2LMHeadModel",)),
         Require("add_cross_attention", (False,), "GPT-2 here is a decoder without cross-attention"),
     ),
     free=frozenset({
