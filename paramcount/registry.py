@@ -15,7 +15,6 @@ See ``examples/user_architecture``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -29,13 +28,13 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import (
-    InputFileError,
     UnknownArchitectureError,
     UnknownPresetError,
     did_you_mean,
 )
 from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
+from paramcount.plugin_import import PluginError, import_plugin
 from paramcount.preset import HparamSet, Preset, load_presets
 
 if TYPE_CHECKING:
@@ -372,7 +371,7 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
     loaded = []
     for name in dict.fromkeys(wanted):
         before, modules = set(_REGISTRY), set(sys.modules)
-        mod_name = _import_plugin(name)
+        mod_name = import_plugin(name)
         if mod_name not in modules and set(_REGISTRY) == before:
             # A plugin that registers nothing is a mistake (a forgotten register() call, the
             # wrong file): saying nothing would let `verify` pass while checking nothing of it.
@@ -385,40 +384,3 @@ def load_plugins(names: Iterable[str] | None = None, *, env: bool = True) -> lis
 
 # Every plugin loaded in this process, as named (a spawned worker loads them too).
 PLUGINS_LOADED: dict[str, None] = {}
-
-
-class PluginError(InputFileError):
-    """A user module named by ``--plugin`` or ``$PARAMCOUNT_PLUGINS`` that cannot be loaded."""
-
-
-def _import_plugin(name: str) -> str:
-    try:
-        if name.endswith(".py") or os.sep in name or "/" in name:
-            path = Path(name).resolve()
-            if not path.is_file():
-                raise PluginError(f"plugin {name!r}: no such file")
-            digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
-            mod_name = f"paramcount_plugin_{path.stem}_{digest}"
-            if mod_name in sys.modules:
-                return mod_name
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            if spec is None or spec.loader is None:  # a suffix no import loader reads (not .py)
-                raise PluginError(f"plugin {name!r}: not a Python source file")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[mod_name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                sys.modules.pop(mod_name, None)
-                raise
-            return mod_name
-        if "" not in sys.path and os.getcwd() not in sys.path:
-            sys.path.append(os.getcwd())  # `paramcount --plugin mymod` from the project folder
-        importlib.import_module(name)
-        return name
-    except PluginError:
-        raise
-    except ModuleNotFoundError as exc:
-        raise PluginError(f"plugin {name!r}: {exc}") from None
-    except Exception as exc:  # a plugin that fails to import: one line, not a traceback
-        raise PluginError(f"plugin {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
