@@ -77,4 +77,6 @@ MODULES: dict[str, str] = {
     "xlm_roberta": "xlm_roberta",
     "xlm_roberta_masked_lm": "xlm_roberta",
     "xlnet": "xlnet",
+    "deepseek_v2": "deepseek",
+    "deepseek_v3": "deepseek",
 }

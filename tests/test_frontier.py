@@ -1,0 +1,101 @@
+"""The frontier families, hand-written (issue 20): DeepSeek-V2/V3 (latent attention, shared
+experts, multi-token prediction), Llama 4, Mamba. Their published configs read as what
+transformers builds, the model cards' figures come out of the formulas as named terms, and the
+formula + deltas equal transformers' build (slow: proven for all hyperparameters)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paramcount import registry
+from paramcount.cli import main
+from paramcount.frameworks import for_framework
+
+CONFIGS = Path(__file__).with_name("configs")
+
+# file → (architecture read, transformers' count of the class the file names). The files are the
+# published config.json values (hand-written from the released checkpoints' configs; auto_map and
+# quantization_config left out: they change no count).
+PUBLISHED = {
+    # deepseek-ai/DeepSeek-V3 config.json: 671B on the model card ("671B of the Main Model
+    # weights"); the card's 685B adds the MTP module transformers does not build (below)
+    "deepseek-v3.json": ("deepseek_v3", 671_026_404_352),
+    # moonshotai/Kimi-K2-Instruct config.json (DeepseekV3ForCausalLM, no MTP module): "1 trillion
+    # total parameters"
+    "kimi-k2-instruct.json": ("deepseek_v3", 1_026_408_209_408),
+    # deepseek-ai/DeepSeek-V2-Lite config.json (q_lora_rank null: a plain query projection):
+    # "15.7B" in the DeepSeek-V2 paper, appendix B
+    "deepseek-v2-lite.json": ("deepseek_v2", 15_706_484_224),
+}
+
+
+def _count(capsys, *args) -> dict:
+    assert main(["count", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_config_counts_as_transformers_builds_it(capsys, name):
+    arch, total = PUBLISHED[name]
+    data = _count(capsys, "--config", str(CONFIGS / name))
+    assert data["arch"] == arch and data["total"] == total
+    assert data["framework"] == "transformers"
+
+
+def _values(arch_id: str, preset: str, framework: str = "keras"):
+    arch = registry.get(arch_id)
+    hp = arch.resolve(arch.preset(preset).hparams)
+    built = for_framework(arch, framework, hp)
+    return built, built.values(hp)
+
+
+def test_deepseek_v3_card_figures_are_named_terms():
+    """671B is what the config builds; 685B on the card adds the MTP module its checkpoint
+    stores (684.5B: the card's 671B + 14B, each rounded); about 37B are active per token."""
+    arch, values = _values("deepseek_v3", "deepseek_v3")
+    whole = int(arch.formula.trainable_total(True).subs(values))
+    mtp = int(arch.formula.find("mtp").trainable_total(True).subs(values))
+    assert whole == 684_489_830_400 and mtp == 13_463_426_048
+    hf, hf_values = _values("deepseek_v3", "deepseek_v3", "transformers")
+    assert int(hf.formula.trainable_total(True).subs(hf_values)) == whole - mtp == 671_026_404_352
+    # active: k = 8 of the 256 routed experts in each sparse block, everything else once; 37.6B
+    # with the token table, 36.6B without it (DeepSeek's "37B activated")
+    active = int(hf.formula.active_total().subs(hf_values))
+    token = int(hf.formula.find("embeddings.token").total().subs(hf_values))
+    assert active == 37_552_282_624 and active - token == 36_625_603_584
+    # the router's score-correction bias: one per routed expert per sparse block, non-trainable
+    assert int(hf.formula.trainable_total(False).subs(hf_values)) == 256 * 58
+
+
+def test_deepseek_v2_lite_active_count_excludes_the_token_table():
+    """DeepSeek-V2-Lite's "2.4B activated" is the active count without the input embedding."""
+    arch, values = _values("deepseek_v2", "deepseek_v2_lite", "transformers")
+    active = int(arch.formula.active_total().subs(values))
+    token = int(arch.formula.find("embeddings.token").total().subs(values))
+    assert active == 2_661_150_208 and active - token == 2_451_435_008
+
+
+def test_plain_query_when_q_lora_rank_is_null(capsys):
+    """q_lora_rank null builds one q_proj; set, q_a_proj + norm + q_b_proj: the presence of the
+    key is the flag q_lora, its value r_q."""
+    data = _count(capsys, "--config", str(CONFIGS / "deepseek-v2-lite.json"))
+    assert data["config"]["read"]["q_lora"] == 0 and "r_q" not in data["config"]["read"]
+    data = _count(capsys, "--config", str(CONFIGS / "deepseek-v3.json"))
+    assert data["config"]["read"]["q_lora"] == 1 and data["config"]["read"]["r_q"] == 1536
+
+
+@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3"])
+def test_checked_by_transformers_only(arch_id):
+    assert registry.get(arch_id).checked_by == ("transformers",)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3"])
+def test_formula_with_deltas_is_proven_against_transformers(arch_id):
+    from reference_models import hf
+
+    result = hf.prove(registry.get(arch_id))
+    assert result.status == "proven", result
