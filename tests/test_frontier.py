@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.cli import main
 from paramcount.frameworks import for_framework
 
@@ -29,6 +29,11 @@ PUBLISHED = {
     # deepseek-ai/DeepSeek-V2-Lite config.json (q_lora_rank null: a plain query projection):
     # "15.7B" in the DeepSeek-V2 paper, appendix B
     "deepseek-v2-lite.json": ("deepseek_v2", 15_706_484_224),
+    # meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E config.json's text_config
+    # (read as Llama4ForCausalLM, model_type llama4_text): the text models of the "109B" and
+    # "400B" checkpoints (paramcount/presets/llama4_text.toml: the vision tower is the rest)
+    "llama-4-scout-17b-16e-text.json": ("llama4_text", 107_769_861_120),
+    "llama-4-maverick-17b-128e-text.json": ("llama4_text", 400_711_848_960),
 }
 
 
@@ -87,13 +92,36 @@ def test_plain_query_when_q_lora_rank_is_null(capsys):
     assert data["config"]["read"]["q_lora"] == 1 and data["config"]["read"]["r_q"] == 1536
 
 
-@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3"])
+@pytest.mark.parametrize(("preset", "moe", "total"), [
+    ("llama4_scout_17b_16e", 48, 107_769_861_120),
+    ("llama4_maverick_17b_128e", 24, 400_711_848_960),
+])
+def test_llama4_totals_and_17b_active(preset, moe, total):
+    """Scout: every block sparse (16 experts); Maverick: every second (128 experts). Both
+    activate 17.2B per token: one routed expert beside the shared one. The published 109B adds
+    the vision tower (871,932,416: 108.64B)."""
+    arch, values = _values("llama4_text", preset, "transformers")
+    assert values[symbols.get("L_moe")] == moe
+    assert int(arch.formula.trainable_total(True).subs(values)) == total
+    active = int(arch.formula.active_total().subs(values))
+    assert 17_000_000_000 < active < 17_500_000_000
+
+
+def test_llama4_moe_layers_read_from_the_step_or_the_list(capsys, tmp_path):
+    data = json.loads((CONFIGS / "llama-4-maverick-17b-128e-text.json").read_text())
+    data["moe_layers"] = [0, 5, 7]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert _count(capsys, "--config", str(path))["config"]["read"]["L_moe"] == 3
+
+
+@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3", "llama4_text"])
 def test_checked_by_transformers_only(arch_id):
     assert registry.get(arch_id).checked_by == ("transformers",)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3"])
+@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3", "llama4_text"])
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
     from reference_models import hf
 

@@ -79,4 +79,5 @@ MODULES: dict[str, str] = {
     "xlnet": "xlnet",
     "deepseek_v2": "deepseek",
     "deepseek_v3": "deepseek",
+    "llama4_text": "llama4",
 }
