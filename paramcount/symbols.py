@@ -271,7 +271,8 @@ E_s = declare("E_s", "always-active shared experts, each d_fe wide (n_shared_exp
 n_mtp = declare("n_mtp", "multi-token-prediction modules stored beside the model "
                 "(num_nextn_predict_layers)", zero_ok=True)
 # mamba, mamba2 (selective state-space models)
-d_in = declare("d_in", "inner width of a state-space (Mamba) mixer (intermediate_size, expand·d_e)")
+x_in = declare("x_in", "expansion of a state-space (Mamba) mixer: its inner width is x_in·d_e "
+               "(expand)")
 d_state = declare("d_state", "state size N per channel of a state-space mixer (state_size)")
 r_dt = declare("r_dt", "rank of Mamba's time-step projection (time_step_rank)")
 b_conv = declare("b_conv", "1 when the mixer's causal convolution carries a bias, else 0",
@@ -280,3 +281,4 @@ b_proj = declare("b_proj", "1 when the mixer's in/out projections carry biases, 
                  flag=True)
 H_ssm = declare("H_ssm", "heads of a Mamba-2 mixer (num_heads)")
 G_ssm = declare("G_ssm", "groups sharing B and C in a Mamba-2 mixer (n_groups)")
+d_ssm = declare("d_ssm", "head width of a Mamba-2 mixer (head_dim: x_in·d_e / H_ssm)")

@@ -34,6 +34,12 @@ PUBLISHED = {
     # "400B" checkpoints (paramcount/presets/llama4_text.toml: the vision tower is the rest)
     "llama-4-scout-17b-16e-text.json": ("llama4_text", 107_769_861_120),
     "llama-4-maverick-17b-128e-text.json": ("llama4_text", 400_711_848_960),
+    # state-spaces/mamba-130m-hf and mamba-2.8b-hf config.json (tied head): 129M and 2.77B
+    "mamba-130m-hf.json": ("mamba", 129_135_360),
+    "mamba-2.8b-hf.json": ("mamba", 2_768_345_600),
+    # mistralai/Mamba-Codestral-7B-v0.1 config.json (time_step_limit [0, Infinity] left out: not
+    # JSON, and it changes no count): "7,285,403,648 parameters" on the model card
+    "mamba-codestral-7b-v0.1.json": ("mamba2", 7_285_403_648),
 }
 
 
@@ -115,13 +121,34 @@ def test_llama4_moe_layers_read_from_the_step_or_the_list(capsys, tmp_path):
     assert _count(capsys, "--config", str(path))["config"]["read"]["L_moe"] == 3
 
 
-@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3", "llama4_text"])
+def test_mamba_time_step_rank_auto_is_the_ceiling_of_d_e_over_16(capsys, tmp_path):
+    data = json.loads((CONFIGS / "mamba-130m-hf.json").read_text())
+    data |= {"time_step_rank": "auto", "hidden_size": 760}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert _count(capsys, "--config", str(path))["config"]["read"]["r_dt"] == 48
+    assert registry.get("mamba").resolve(dict(v=10, d_e=760, L=1))["r_dt"] == 48
+
+
+def test_mamba2_head_dim_must_be_expand_times_d_e_over_heads(capsys, tmp_path):
+    data = json.loads((CONFIGS / "mamba-codestral-7b-v0.1.json").read_text())
+    data["head_dim"] = 32
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert main(["count", "--config", str(path)]) == 2
+    assert "head_dim = 32" in capsys.readouterr().err
+
+
+FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2"]
+
+
+@pytest.mark.parametrize("arch_id", FRONTIER)
 def test_checked_by_transformers_only(arch_id):
     assert registry.get(arch_id).checked_by == ("transformers",)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("arch_id", ["deepseek_v2", "deepseek_v3", "llama4_text"])
+@pytest.mark.parametrize("arch_id", FRONTIER)
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
     from reference_models import hf
 

@@ -80,4 +80,6 @@ MODULES: dict[str, str] = {
     "deepseek_v2": "deepseek",
     "deepseek_v3": "deepseek",
     "llama4_text": "llama4",
+    "mamba": "mamba",
+    "mamba2": "mamba",
 }
