@@ -89,7 +89,9 @@ register(Architecture(
            "transformers/models/mamba/modeling_mamba.py",
     formula=MAMBA_FORMULA,
     required=(v, d_e, L),
-    optional={x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16),  # ⌈d_e/16⌉ ("auto"), as a floor b_conv: 1, b_proj: 0, tied: 1},
+    # r_dt: ⌈d_e/16⌉ (time_step_rank "auto"), written as a floor
+    optional={x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16), b_conv: 1,
+              b_proj: 0, tied: 1},
     constraints=(),
     reference="reference_models.mamba:mamba",
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
