@@ -40,6 +40,9 @@ PUBLISHED = {
     # mistralai/Mamba-Codestral-7B-v0.1 config.json (time_step_limit [0, Infinity] left out: not
     # JSON, and it changes no count): "7,285,403,648 parameters" on the model card
     "mamba-codestral-7b-v0.1.json": ("mamba2", 7_285_403_648),
+    # Qwen/Qwen3-Next-80B-A3B-Instruct config.json: "80B in total" on the model card (its
+    # multi-token-prediction layer, which Qwen3NextForCausalLM does not build, not counted)
+    "qwen3-next-80b-a3b-instruct.json": ("qwen3_next", 79_674_391_296),
 }
 
 
@@ -139,7 +142,19 @@ def test_mamba2_head_dim_must_be_expand_times_d_e_over_heads(capsys, tmp_path):
     assert "head_dim = 32" in capsys.readouterr().err
 
 
-FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2"]
+def test_qwen3_next_shares_qwen3_5_moe_formula():
+    """The same tree as Qwen 3.5 MoE (its components), so the same count at the same values;
+    3.87B active with the token table and head, 3.25B without ("3B activated")."""
+    hp = registry.get("qwen3_next").preset("qwen3_next_80b_a3b").hparams
+    nxt, moe = registry.get("qwen3_next"), registry.get("qwen3_5_moe")
+    assert nxt.count(nxt.resolve(hp)) == moe.count(moe.resolve(hp)) == 79_674_391_296
+    arch, values = _values("qwen3_next", "qwen3_next_80b_a3b", "transformers")
+    active = int(arch.formula.active_total().subs(values))
+    table = int(arch.formula.find("embeddings.token").total().subs(values))
+    assert active == 3_874_929_408 and active - 2 * table == 3_252_599_808
+
+
+FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

@@ -82,4 +82,5 @@ MODULES: dict[str, str] = {
     "llama4_text": "llama4",
     "mamba": "mamba",
     "mamba2": "mamba",
+    "qwen3_next": "qwen3_next",
 }
