@@ -43,6 +43,10 @@ PUBLISHED = {
     # Qwen/Qwen3-Next-80B-A3B-Instruct config.json: "80B in total" on the model card (its
     # multi-token-prediction layer, which Qwen3NextForCausalLM does not build, not counted)
     "qwen3-next-80b-a3b-instruct.json": ("qwen3_next", 79_674_391_296),
+    # zai-org/GLM-4.5 and GLM-4.5-Air config.json: 355B and 106B on the model cards (GLM-4.5's
+    # card figure includes the MTP layer its checkpoint stores, not built by transformers)
+    "glm-4.5.json": ("glm4_moe", 352_797_814_784),
+    "glm-4.5-air.json": ("glm4_moe", 106_852_245_504),
 }
 
 
@@ -154,7 +158,19 @@ def test_qwen3_next_shares_qwen3_5_moe_formula():
     assert active == 3_874_929_408 and active - 2 * table == 3_252_599_552
 
 
-FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next"]
+@pytest.mark.parametrize(("preset", "activated"), [("glm_4_5", 32_080_359_424),
+                                                   ("glm_4_5_air", 12_182_609_920)])
+def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activated):
+    """GLM-4.5's "32B activated" and GLM-4.5-Air's "12B": the active count less the token
+    table and the LM head."""
+    arch, values = _values("glm4_moe", preset, "transformers")
+    active = int(arch.formula.active_total().subs(values))
+    table = int(arch.formula.find("embeddings.token").total().subs(values))
+    assert active - 2 * table == activated
+
+
+FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
+            "glm4_moe"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

@@ -83,4 +83,5 @@ MODULES: dict[str, str] = {
     "mamba": "mamba",
     "mamba2": "mamba",
     "qwen3_next": "qwen3_next",
+    "glm4_moe": "glm4_moe",
 }

@@ -78,7 +78,7 @@ def _tree(name: str, *, v3: bool):
     return group(name, *parts)
 
 
-_FREE = frozenset({
+FREE = frozenset({
     "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
     "rope_parameters", "rope_interleave", "attention_dropout", "num_key_value_heads",
     "head_dim", "n_group", "topk_group", "topk_method", "routed_scaling_factor",
@@ -127,7 +127,7 @@ MAPPING_V2 = Table(
     hf_classes={"DeepseekV2ForCausalLM": "deepseek_v2"},
     hf_constants={"attention_bias": False, "mlp_bias": False, "q_lora_rank": _q_lora_rank},
     requires=_REQUIRES,
-    free=_FREE,
+    free=FREE,
 )
 MAPPING_V3 = Table(
     fields=_fields(v3=True),
@@ -135,7 +135,7 @@ MAPPING_V3 = Table(
     hf_classes={"DeepseekV3ForCausalLM": "deepseek_v3"},
     hf_constants={"attention_bias": False, "q_lora_rank": _q_lora_rank},
     requires=_REQUIRES,
-    free=_FREE,
+    free=FREE,
 )
 
 
