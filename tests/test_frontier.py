@@ -47,6 +47,10 @@ PUBLISHED = {
     # card figure includes the MTP layer its checkpoint stores, not built by transformers)
     "glm-4.5.json": ("glm4_moe", 352_797_814_784),
     "glm-4.5-air.json": ("glm4_moe", 106_852_245_504),
+    # allenai/OLMo-2-1124-7B config.json ("7B", 7.3B) and allenai/OLMoE-1B-7B-0924 ("6.9B total,
+    # 1.3B active", OLMoE paper table 1)
+    "olmo-2-1124-7b.json": ("olmo2", 7_298_617_344),
+    "olmoe-1b-7b-0924.json": ("olmoe", 6_919_161_856),
 }
 
 
@@ -170,7 +174,7 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
 
 
 FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
-            "glm4_moe"]
+            "glm4_moe", "olmo2", "olmoe"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

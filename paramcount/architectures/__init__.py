@@ -84,4 +84,6 @@ MODULES: dict[str, str] = {
     "mamba2": "mamba",
     "qwen3_next": "qwen3_next",
     "glm4_moe": "glm4_moe",
+    "olmo2": "olmo2",
+    "olmoe": "olmo2",
 }
