@@ -51,6 +51,10 @@ PUBLISHED = {
     # 1.3B active", OLMoE paper table 1)
     "olmo-2-1124-7b.json": ("olmo2", 7_298_617_344),
     "olmoe-1b-7b-0924.json": ("olmoe", 6_919_161_856),
+    # ibm-granite/granite-3.0-2b-base config.json (tied; 2.53B) and CohereForAI/c4ai-command-r-v01
+    # config.json (tied by CohereConfig's default; "35B")
+    "granite-3.0-2b-base.json": ("granite", 2_533_531_648),
+    "c4ai-command-r-v01.json": ("cohere", 34_980_831_232),
 }
 
 
@@ -174,7 +178,7 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
 
 
 FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
-            "glm4_moe", "olmo2", "olmoe"]
+            "glm4_moe", "olmo2", "olmoe", "granite", "cohere"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

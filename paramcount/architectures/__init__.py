@@ -86,4 +86,6 @@ MODULES: dict[str, str] = {
     "glm4_moe": "glm4_moe",
     "olmo2": "olmo2",
     "olmoe": "olmo2",
+    "granite": "granite",
+    "cohere": "cohere",
 }

@@ -15,18 +15,20 @@ __all__ = ["attention", "causal_lm", "qk_norms"]
 
 
 def qk_norms(width: str, *, kind: str = "rms", key_dim=d_k,
-             names: tuple[str, str] = ("q_norm", "k_norm"), on=1) -> tuple[Term, Term]:
+             names: tuple[str, str] = ("q_norm", "k_norm"), on=1,
+             beta=1) -> tuple[Term, Term]:
     """Query and key norms: per head (``width="head"``: d_k each, shared by the heads), or over
     all heads' outputs (``"full"``: M·d_k and M_kv·d_k, OLMo 2's), or one per head (``"heads"``:
-    Cohere's M × d_k and M_kv × d_k). ``kind`` "rms" (scale) or "layer" (scale and shift).
+    Cohere's M × d_k and M_kv × d_k). ``kind`` "rms" (scale) or "layer" (scale and, with
+    ``beta``, shift).
     ``on``: a 0/1 symbol when the norms are optional."""
     q, k = {"head": (key_dim, key_dim), "full": (M * key_dim, M_kv * key_dim),
             "heads": (M * key_dim, M_kv * key_dim)}[width]
     if kind == "rms":
         return (rms_norm("query_norm", on * q, match=names[0]),
                 rms_norm("key_norm", on * k, match=names[1]))
-    return (layer_norm("query_norm", on * q, match=names[0]),
-            layer_norm("key_norm", on * k, match=names[1]))
+    return (layer_norm("query_norm", on * q, beta=beta, match=names[0]),
+            layer_norm("key_norm", on * k, beta=beta, match=names[1]))
 
 
 def attention(*, qkv_bias=0, o_bias=0, norms: tuple[Term, ...] = (), key_dim=d_k,
