@@ -55,6 +55,11 @@ PUBLISHED = {
     # config.json (tied by CohereConfig's default; "35B")
     "granite-3.0-2b-base.json": ("granite", 2_533_531_648),
     "c4ai-command-r-v01.json": ("cohere", 34_980_831_232),
+    # microsoft/phi-2 and microsoft/phi-1_5 config.json (2.7B and 1.3B on the cards: 2.78B and
+    # 1.42B with the 51200-row table and the head's bias); EleutherAI/gpt-j-6b config.json
+    "phi-2.json": ("phi", 2_779_683_840),
+    "phi-1_5.json": ("phi", 1_418_270_720),
+    "gpt-j-6b.json": ("gptj", 6_050_882_784),
 }
 
 
@@ -178,7 +183,7 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
 
 
 FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
-            "glm4_moe", "olmo2", "olmoe", "granite", "cohere"]
+            "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gptj"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

@@ -88,4 +88,6 @@ MODULES: dict[str, str] = {
     "olmoe": "olmo2",
     "granite": "granite",
     "cohere": "cohere",
+    "phi": "phi",
+    "gptj": "gptj",
 }
