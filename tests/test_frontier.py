@@ -59,7 +59,7 @@ PUBLISHED = {
     # 1.42B with the 51200-row table and the head's bias); EleutherAI/gpt-j-6b config.json
     "phi-2.json": ("phi", 2_779_683_840),
     "phi-1_5.json": ("phi", 1_418_270_720),
-    "gpt-j-6b.json": ("gptj", 6_050_882_784),
+    "gpt-j-6b.json": ("gpt_j", 6_050_882_784),
 }
 
 
@@ -183,7 +183,7 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
 
 
 FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
-            "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gptj"]
+            "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gpt_j"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

@@ -89,5 +89,5 @@ MODULES: dict[str, str] = {
     "granite": "granite",
     "cohere": "cohere",
     "phi": "phi",
-    "gptj": "gptj",
+    "gpt_j": "gpt_j",
 }

@@ -19,7 +19,7 @@ from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
 
 FORMULA = causal_lm(
-    "gptj",
+    "gpt_j",
     block=(layer_norm("norm", match="ln_1"),
            attention(names=("q_proj", "k_proj", "v_proj", "out_proj"), match="attn"),
            group("ffn", dense("up", d_e, d_f, bias=1, match="fc_in"),
@@ -33,7 +33,7 @@ FORMULA = causal_lm(
 )
 
 register(Architecture(
-    id="gptj",
+    id="gpt_j",
     title="GPT-J (transformers GPTJForCausalLM): parallel blocks, partial rotary, bias-free "
           "attention, LM head with a bias",
     source="Wang & Komatsuzaki 2021 (GPT-J-6B, mesh-transformer-jax); "
@@ -43,10 +43,10 @@ register(Architecture(
     optional={d_f: 4 * d_e, tied: 0},
     fixed={d_k: d_e / M, M_kv: M},
     constraints=(Divisible(d_e, M),),
-    reference="reference_models.gptj:gptj",
+    reference="reference_models.gpt_j:gpt_j",
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "layer norm, LM head weight (none when tied) and bias",
-    presets="gptj",
+    presets="gpt_j",
     family="transformers",
     mapping=Table(
         fields=(
@@ -58,7 +58,7 @@ register(Architecture(
             Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
         ),
         model_type="gptj",
-        hf_classes={"GPTJForCausalLM": "gptj"},
+        hf_classes={"GPTJForCausalLM": "gpt_j"},
         free=frozenset({
             "n_positions", "rotary_dim", "activation_function", "resid_pdrop", "embd_pdrop",
             "attn_pdrop", "layer_norm_epsilon", "rotary", "gradient_checkpointing",

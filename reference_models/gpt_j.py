@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 
-def gptj(hp: dict[str, int]):
+def gpt_j(hp: dict[str, int]):
     from reference_models import hf
 
-    return hf.view("gptj", hp)
+    return hf.view("gpt_j", hp)
