@@ -282,3 +282,6 @@ b_proj = declare("b_proj", "1 when the mixer's in/out projections carry biases, 
 H_ssm = declare("H_ssm", "heads of a Mamba-2 mixer (num_heads)")
 G_ssm = declare("G_ssm", "groups sharing B and C in a Mamba-2 mixer (n_groups)")
 d_ssm = declare("d_ssm", "head width of a Mamba-2 mixer (head_dim: x_in·d_e / H_ssm)")
+# deepseek_v32 (DeepSeek Sparse Attention's lightning indexer)
+H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_heads)")
+d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")

@@ -14,3 +14,9 @@ def deepseek_v3(hp: dict[str, int]):
     from reference_models import hf
 
     return hf.view("deepseek_v3", hp)
+
+
+def deepseek_v32(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("deepseek_v32", hp)

@@ -29,6 +29,8 @@ PUBLISHED = {
     # deepseek-ai/DeepSeek-V2-Lite config.json (q_lora_rank null: a plain query projection):
     # "15.7B" in the DeepSeek-V2 paper, appendix B
     "deepseek-v2-lite.json": ("deepseek_v2", 15_706_484_224),
+    # deepseek-ai/DeepSeek-V3.2-Exp config.json: V3's values with the indexer's (64 heads of 128)
+    "deepseek-v3.2-exp.json": ("deepseek_v32", 671_877_929_216),
     # meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E config.json's text_config
     # (read as Llama4ForCausalLM, model_type llama4_text): the text models of the "109B" and
     # "400B" checkpoints (paramcount/presets/llama4_text.toml: the vision tower is the rest)
@@ -182,7 +184,16 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
     assert active - 2 * table == activated
 
 
-FRONTIER = ["deepseek_v2", "deepseek_v3", "llama4_text", "mamba", "mamba2", "qwen3_next",
+def test_deepseek_v32_indexer_and_card_figure():
+    """V3.2's lightning indexer adds 851.5M to V3's 671.0B; with the stored MTP module (its own
+    indexer included) 685.4B, the V3.2-Exp card's "685B"."""
+    arch, values = _values("deepseek_v32", "deepseek_v3_2_exp")
+    indexer = int(arch.formula.find("blocks.attention.indexer").total().subs(values)) * 61
+    assert indexer == 671_877_929_216 - 671_026_404_352 == 851_524_864
+    assert int(arch.formula.trainable_total(True).subs(values)) == 685_355_314_688
+
+
+FRONTIER = ["deepseek_v2", "deepseek_v3", "deepseek_v32", "llama4_text", "mamba", "mamba2", "qwen3_next",
             "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gpt_j"]
 
 

@@ -79,6 +79,7 @@ MODULES: dict[str, str] = {
     "xlnet": "xlnet",
     "deepseek_v2": "deepseek",
     "deepseek_v3": "deepseek",
+    "deepseek_v32": "deepseek",
     "llama4_text": "llama4",
     "mamba": "mamba",
     "mamba2": "mamba",

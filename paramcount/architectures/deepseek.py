@@ -17,7 +17,13 @@ and DeepSeek-V3.1 are DeepseekV3ForCausalLM configs.
 from __future__ import annotations
 
 from paramcount.components.basic import embedding
-from paramcount.components.latent import deepseek_moe, latent_attention, mtp_module, swiglu_hf
+from paramcount.components.latent import (
+    deepseek_moe,
+    dsa_indexer,
+    latent_attention,
+    mtp_module,
+    swiglu_hf,
+)
 from paramcount.components.modern import k_act, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense
 from paramcount.formula import group, leaf
@@ -28,11 +34,13 @@ from paramcount.registry import Architecture, register
 from paramcount.symbols import (
     E,
     E_s,
+    H_idx,
     L,
     M,
     d_e,
     d_f,
     d_fe,
+    d_idx,
     d_nope,
     d_rope,
     d_v,
@@ -47,14 +55,14 @@ from paramcount.symbols import (
 BLOCK = r"model/layers/\d+"
 
 
-def _block_parts():
+def _block_parts(*, v32: bool = False):
     return (rms_norm("attention_norm", match="input_layernorm"),
-            latent_attention(),
+            latent_attention(indexer=dsa_indexer() if v32 else None),
             rms_norm("ffn_norm", match="post_attention_layernorm"))
 
 
-def _tree(name: str, *, v3: bool):
-    common = _block_parts()
+def _tree(name: str, *, v3: bool, v32: bool = False):
+    common = _block_parts(v32=v32)
     moe = deepseek_moe(score_bias=v3)
     blocks = DENSE_FIRST.stack(
         "blocks",
@@ -92,7 +100,14 @@ def _q_lora_rank(hp):
     return hp["r_q"] if hp["q_lora"] else None
 
 
-def _fields(*, v3: bool):
+def _fields(*, v3: bool, v32: bool = False):
+    if v32:  # the query is always low-rank (q_lora fixed to 1); the indexer's widths
+        return tuple(f for f in _fields(v3=True) if f.symbol != "q_lora") + (
+            Field("H_idx", hf="index_n_heads"),
+            Field("d_idx", hf="index_head_dim"),
+            # a per-block list of "dense" / "sparse" (its default: the first L_dense dense)
+            Field("L_dense", hf="mlp_layer_types", kinds=("dense", "sparse")),
+        )
     return (
         Field("v", hf="vocab_size"),
         Field("L", hf="num_hidden_layers"),
@@ -139,25 +154,32 @@ MAPPING_V3 = Table(
 )
 
 
-_MTP_REASON = ("transformers' DeepseekV3ForCausalLM does not build the multi-token-prediction "
-               "module (num_nextn_predict_layers): the checkpoint stores it as layer L "
-               "(model.layers.61 in DeepSeek-V3), which loading ignores. It is why DeepSeek-V3's "
+_MTP_REASON = ("transformers (DeepseekV3ForCausalLM, DeepseekV32ForCausalLM) does not build the "
+               "multi-token-prediction module (num_nextn_predict_layers): the checkpoint stores "
+               "it as layer L (model.layers.61), which loading ignores. It is why DeepSeek-V3's "
                "model card says 685B and its config builds 671B")
 
 
-def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict) -> None:
-    formula = _tree(arch_id, v3=v3)
+def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict,
+              v32: bool = False, mapping: Table | None = None) -> None:
+    formula = _tree(arch_id, v3=v3, v32=v32)
     optional = {k_act: 6 if not v3 else 8, tied: 0, q_lora: 1, r_q: 1536, L_dense: 1}
+    required: tuple = (v, d_e, M, d_f, L, E, E_s, d_fe, r_kv, d_nope, d_rope, d_v)
+    fixed = DENSE_FIRST.fixed()
     if v3:
         optional[n_mtp] = 0
+    if v32:  # the query is always low-rank: r_q is needed, q_lora fixed
+        del optional[q_lora], optional[r_q]
+        required += (r_q, H_idx, d_idx)
+        fixed[q_lora] = 1
     register(Architecture(
         id=arch_id,
         title=title,
         source=source,
         formula=formula,
-        required=(v, d_e, M, d_f, L, E, E_s, d_fe, r_kv, d_nope, d_rope, d_v),
+        required=required,
         optional=optional,
-        fixed=DENSE_FIRST.fixed(),
+        fixed=fixed,
         # transformers' validation is this model's own constraint (only transformers builds
         # it): an even rotary width (head_dim is d_rope there) and, for V2, d_e a multiple of M
         # (a check MLA's shapes do not need)
@@ -171,10 +193,11 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                  + ("; the multi-token-prediction module when n_mtp > 0 (its checkpoint stores "
                     "one: transformers does not build it); the router's score-correction bias is "
                     "a non-trainable buffer, counted apart" if v3 else "")
+                 + ("; each block's lightning indexer" if v32 else "")
                  + "; active parameters count k of the E routed experts",
         presets=arch_id,
         family="transformers",
-        mapping=MAPPING_V3 if v3 else MAPPING_V2,
+        mapping=mapping or (MAPPING_V3 if v3 else MAPPING_V2),
         transformers=Transformers(
             # the tree's own patterns are transformers' names (no Keras build exists)
             # (the MTP module is not built: the delta removes it)
@@ -216,5 +239,28 @@ _register(
         "tiny": _TINY,
         "tiny_mtp": {**_TINY, "n_mtp": 1, "L_dense": 2, "E_s": 1, "k": 3},
         "tiny_plain_query_tied": {**_PLAIN, "q_lora": 0, "tied": 1, "n_mtp": 2},
+    },
+)
+
+MAPPING_V32 = Table(
+    fields=_fields(v3=True, v32=True),
+    model_type="deepseek_v32",
+    hf_classes={"DeepseekV32ForCausalLM": "deepseek_v32"},
+    hf_constants={"attention_bias": False, "mlp_bias": False},
+    requires=_REQUIRES,
+    free=FREE | {"index_topk", "layer_types"},
+)
+_register(
+    "deepseek_v32",
+    v3=True,
+    v32=True,
+    mapping=MAPPING_V32,
+    title="DeepSeek-V3.2 (transformers DeepseekV32ForCausalLM): DeepSeek-V3 with DeepSeek "
+          "Sparse Attention's lightning indexer in every block",
+    source="DeepSeek-AI 2025 (DeepSeek-V3.2-Exp: DeepSeek Sparse Attention), section 2; "
+           "transformers/models/deepseek_v32/modeling_deepseek_v32.py",
+    examples={
+        "tiny": {**_TINY, "H_idx": 3, "d_idx": 4},
+        "tiny_mtp_tied": {**_TINY, "H_idx": 2, "d_idx": 6, "n_mtp": 1, "tied": 1, "L_dense": 0},
     },
 )

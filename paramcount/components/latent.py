@@ -16,17 +16,49 @@ values per head:
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, embedding
+from paramcount.components.basic import dense, embedding, layer_norm
 from paramcount.components.modern import gated_feed_forward, k_act, mixture_of_experts, rms_norm
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import E, E_s, M, d_e, d_fe, d_nope, d_rope, d_v, q_lora, r_kv, r_q, v
+from paramcount.symbols import (
+    E,
+    E_s,
+    H_idx,
+    M,
+    d_e,
+    d_fe,
+    d_idx,
+    d_nope,
+    d_rope,
+    d_v,
+    q_lora,
+    r_kv,
+    r_q,
+    v,
+)
 
-__all__ = ["deepseek_moe", "latent_attention", "mtp_module", "swiglu_hf"]
+__all__ = ["deepseek_moe", "dsa_indexer", "latent_attention", "mtp_module", "swiglu_hf"]
 
 
-def latent_attention(name: str = "attention", *, match: str = "self_attn") -> Term:
+def dsa_indexer(name: str = "indexer", *, match: str = "indexer") -> Term:
+    """DeepSeek-V3.2's lightning indexer (DeepSeek Sparse Attention), which picks the keys each
+    query attends to: H_idx small heads of width d_idx, their queries from the low-rank query
+    latent (``wq_b`` r_q → H_idx·d_idx), one key from the hidden state (``wk`` d_e → d_idx) with a
+    layer norm (γ and β), and per-head weights (``weights_proj`` d_e → H_idx)."""
+    return group(
+        name,
+        dense("query", r_q, H_idx * d_idx, bias=0, match="wq_b"),
+        dense("key", d_e, d_idx, bias=0, match="wk"),
+        layer_norm("key_norm", d_idx, match="k_norm"),
+        dense("head_weights", d_e, H_idx, bias=0, match="weights_proj"),
+        match=match,
+        kind="attention",
+    )
+
+
+def latent_attention(name: str = "attention", *, match: str = "self_attn",
+                     indexer: Term | None = None) -> Term:
     """Multi-head latent attention (see the module docstring), in q_lora, r_q, r_kv, d_nope,
-    d_rope and d_v; M query heads (MLA has no separate key/value heads)."""
+    d_rope and d_v; M query heads (MLA has no separate key/value heads). ``indexer``: V3.2's."""
     qk = d_nope + d_rope
     return group(
         name,
@@ -44,6 +76,7 @@ def latent_attention(name: str = "attention", *, match: str = "self_attn") -> Te
         dense("kv_up", r_kv, M * (d_nope + d_v), bias=0, match="kv_b_proj",
               note="r_kv → each head's non-rotary key (d_nope) and value (d_v)"),
         dense("output", M * d_v, d_e, bias=0, match="o_proj"),
+        indexer,
         match=match,
         kind="attention",
     )
