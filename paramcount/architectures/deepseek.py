@@ -102,7 +102,8 @@ def _q_lora_rank(hp):
 
 def _fields(*, v3: bool, v32: bool = False):
     if v32:  # the query is always low-rank (q_lora fixed to 1); the indexer's widths
-        return tuple(f for f in _fields(v3=True) if f.symbol != "q_lora") + (
+        return (
+            *(f for f in _fields(v3=True) if f.symbol != "q_lora"),
             Field("H_idx", hf="index_n_heads"),
             Field("d_idx", hf="index_head_dim"),
             # a per-block list of "dense" / "sparse" (its default: the first L_dense dense)
