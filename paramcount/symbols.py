@@ -285,3 +285,5 @@ d_ssm = declare("d_ssm", "head width of a Mamba-2 mixer (head_dim: x_in·d_e / H
 # deepseek_v32 (DeepSeek Sparse Attention's lightning indexer)
 H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_heads)")
 d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")
+# phimoe
+b_head = declare("b_head", "1 when the LM head carries a bias (lm_head_bias), else 0", flag=True)

@@ -62,6 +62,9 @@ PUBLISHED = {
     "phi-2.json": ("phi", 2_779_683_840),
     "phi-1_5.json": ("phi", 1_418_270_720),
     "gpt-j-6b.json": ("gpt_j", 6_050_882_784),
+    # microsoft/Phi-3.5-MoE-instruct config.json (its rope_scaling's long/short factor lists left
+    # out): "42B total, 6.6B active" (41.9B, 6.64B)
+    "phi-3.5-moe-instruct.json": ("phimoe", 41_873_153_344),
 }
 
 
@@ -194,7 +197,8 @@ def test_deepseek_v32_indexer_and_card_figure():
 
 
 FRONTIER = ["deepseek_v2", "deepseek_v3", "deepseek_v32", "llama4_text", "mamba", "mamba2", "qwen3_next",
-            "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gpt_j"]
+            "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gpt_j",
+            "phimoe"]
 
 
 @pytest.mark.parametrize("arch_id", FRONTIER)

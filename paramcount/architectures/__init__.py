@@ -91,4 +91,5 @@ MODULES: dict[str, str] = {
     "cohere": "cohere",
     "phi": "phi",
     "gpt_j": "gpt_j",
+    "phimoe": "phimoe",
 }
