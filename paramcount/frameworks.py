@@ -303,3 +303,19 @@ def delta_lines(arch, hparams) -> list[str]:
     for d, keras, hf in rows:
         out.append(f"  {d.path:<42}{hf - keras:>+18,}  ({keras:,} → {hf:,}): {d.reason}")
     return out
+
+
+def own_weights(root: Term) -> dict[str, str | tuple[str, tuple]]:
+    """A :class:`Transformers`' ``weights`` for a tree written in transformers' own names (a
+    family only transformers builds: DeepSeek, Llama 4, Mamba): every term's path → its match."""
+    out: dict[str, str | tuple[str, tuple]] = {}
+
+    def walk(node: Term, prefix: str) -> None:
+        for c in node.children:
+            path = f"{prefix}.{c.name}" if prefix else c.name
+            if c.match is not None:
+                out[path] = (c.match, c.part) if c.part is not None else c.match
+            walk(c, path)
+
+    walk(root, "")
+    return out

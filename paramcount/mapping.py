@@ -117,6 +117,9 @@ class Field:
     # is ``num_global_key_value_heads`` not None): read as 1 when ``keras`` is set, else 0; never
     # written (the argument's own field, or ``keras_constants``, writes it).
     keras_presence: bool = False
+    # The same for a transformers key (DeepSeek's q_lora = q_lora_rank not null); the key's own
+    # field, or ``hf_constants``, writes it.
+    hf_presence: bool = False
     hf_per: str | None = None
     # A count of one kind of block (Qwen MoE's L_moe): ``stack``'s pattern (a LayerKinds) over the
     # ``per_block`` blocks read, ``options`` its option → config key; read only (hf_constants write).
@@ -238,7 +241,8 @@ class Table:
     def hf_config(self, hp: Mapping[str, int]) -> dict[str, object]:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
-        out = {f.hf: out_value(f, "hf", hp) for f in self.fields if f.hf and f.symbol in hp}
+        out = {f.hf: out_value(f, "hf", hp) for f in self.fields
+               if f.hf and f.symbol in hp and not f.hf_presence}
         consts = {k: c(hp) if callable(c) else c for k, c in self.hf_constants.items()}
         return nest({**out, **consts})
 
@@ -306,8 +310,8 @@ class Table:
         pending: list[Field] = []
         for f in self.fields:
             key = f.key(framework)
-            if framework == "keras" and f.keras_presence:
-                values[f.symbol] = int(get_key(config, f.keras) is not None)
+            if f.keras_presence if framework == "keras" else f.hf_presence:
+                values[f.symbol] = int(get_key(config, key) is not None)
                 continue
             if key is None:
                 # No key, but a default: the framework fixes the value (BLOOM's MLP width is

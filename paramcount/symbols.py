@@ -258,3 +258,32 @@ altup_cs = declare("altup_cs", "1 when AltUp scales its corrected output by a le
 split_ln = declare("split_ln", "1 when a parallel block has a layer norm for attention and one "
                    "for the MLP (Falcon-40B/180B), 0 when one norm feeds both (Falcon-7B)",
                    flag=True)
+# deepseek_v2, deepseek_v3 (multi-head latent attention, shared experts, multi-token prediction)
+q_lora = declare("q_lora", "1 when queries pass through a low-rank bottleneck of rank r_q "
+                 "(q_lora_rank set), 0 for a plain d_e → M·(d_nope + d_rope) projection",
+                 flag=True)
+r_q = declare("r_q", "rank of the low-rank query compression (q_lora_rank)")
+r_kv = declare("r_kv", "rank of the compressed key-value latent (kv_lora_rank)")
+d_nope = declare("d_nope", "query/key width per head without rotary positions (qk_nope_head_dim)")
+d_rope = declare("d_rope", "decoupled rotary query/key width per head, the key's shared by all "
+                 "heads (qk_rope_head_dim)")
+E_s = declare("E_s", "always-active shared experts, each d_fe wide (n_shared_experts)")
+n_mtp = declare("n_mtp", "multi-token-prediction modules stored beside the model "
+                "(num_nextn_predict_layers)", zero_ok=True)
+# mamba, mamba2 (selective state-space models)
+x_in = declare("x_in", "expansion of a state-space (Mamba) mixer: its inner width is x_in·d_e "
+               "(expand)")
+d_state = declare("d_state", "state size N per channel of a state-space mixer (state_size)")
+r_dt = declare("r_dt", "rank of Mamba's time-step projection (time_step_rank)")
+b_conv = declare("b_conv", "1 when the mixer's causal convolution carries a bias, else 0",
+                 flag=True)
+b_proj = declare("b_proj", "1 when the mixer's in/out projections carry biases, else 0",
+                 flag=True)
+H_ssm = declare("H_ssm", "heads of a Mamba-2 mixer (num_heads)")
+G_ssm = declare("G_ssm", "groups sharing B and C in a Mamba-2 mixer (n_groups)")
+d_ssm = declare("d_ssm", "head width of a Mamba-2 mixer (head_dim: x_in·d_e / H_ssm)")
+# deepseek_v32 (DeepSeek Sparse Attention's lightning indexer)
+H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_heads)")
+d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")
+# phimoe
+b_head = declare("b_head", "1 when the LM head carries a bias (lm_head_bias), else 0", flag=True)

@@ -26,7 +26,7 @@ from paramcount.formula import Term, group
 from paramcount.hparams import Relation
 from paramcount.symbols import L, L_dense, L_moe
 
-__all__ = ["MOE_AND_DENSE", "L_dense", "L_moe", "LayerKinds", "repeat"]
+__all__ = ["DENSE_FIRST", "INTERLEAVED_MOE", "MOE_AND_DENSE", "L_dense", "L_moe", "LayerKinds", "repeat"]
 
 
 def repeat(term: Term, times) -> Term:
@@ -142,3 +142,29 @@ def _moe_or_dense(i: int, *, decoder_sparse_step: int = 1, mlp_only_layers: Sequ
 
 
 MOE_AND_DENSE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _moe_or_dense)
+
+
+def _dense_first(i: int, *, first_k_dense_replace: int = 0) -> str:
+    """DeepSeek's rule (HF ``DeepseekV3DecoderLayer``): the first ``first_k_dense_replace``
+    layers keep a dense feed-forward, every later one is a mixture of experts."""
+    return "dense" if i < first_k_dense_replace else "moe"
+
+
+# The dense count is the setting (first_k_dense_replace = L_dense); the sparse ones the remainder.
+DENSE_FIRST = LayerKinds((("dense", L_dense), ("moe", L_moe)), _dense_first)
+
+
+# moe_layers not given (a sentinel: an explicit empty list means no sparse layer)
+_UNSET = (-1,)
+
+
+def _interleaved_moe(i: int, *, interleave_moe_layer_step: int = 1,
+                     moe_layers: Sequence[int] = _UNSET) -> str:
+    """Llama 4's rule (HF ``Llama4TextConfig``): layer i is sparse when it is in ``moe_layers``,
+    which defaults to every ``interleave_moe_layer_step``-th layer (the last of each group)."""
+    if tuple(moe_layers) != _UNSET:
+        return "moe" if i in moe_layers else "dense"
+    return "moe" if (i + 1) % interleave_moe_layer_step == 0 else "dense"
+
+
+INTERLEAVED_MOE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _interleaved_moe)

@@ -1,0 +1,10 @@
+"""Llama 4's language model: no Keras build exists; the transformers model's weights, seen as a
+Keras model's (``reference_models.hf.WeightsView``), so prove's oracle takes it as it is."""
+
+from __future__ import annotations
+
+
+def llama4_text(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("llama4_text", hp)

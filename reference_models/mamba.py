@@ -1,0 +1,16 @@
+"""Mamba / Mamba-2: no Keras build exists; the transformers model's weights, seen as a Keras
+model's (``reference_models.hf.WeightsView``), so prove's oracle takes it as it is."""
+
+from __future__ import annotations
+
+
+def mamba(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("mamba", hp)
+
+
+def mamba2(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("mamba2", hp)

@@ -1,0 +1,16 @@
+"""OLMo 2 / OLMoE: no Keras build exists; the transformers model's weights, seen as a Keras
+model's (``reference_models.hf.WeightsView``), so prove's oracle takes it as it is."""
+
+from __future__ import annotations
+
+
+def olmo2(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("olmo2", hp)
+
+
+def olmoe(hp: dict[str, int]):
+    from reference_models import hf
+
+    return hf.view("olmoe", hp)
