@@ -209,7 +209,7 @@ def test_checked_by_transformers_only(arch_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("arch_id", FRONTIER)
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
-    from reference_models import hf
+    from paramcount.prove import transformers as hf_prove
 
-    result = hf.prove(registry.get(arch_id))
+    result = hf_prove.prove(registry.get(arch_id))
     assert result.status == "proven", result

@@ -18,6 +18,7 @@ from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, b_att, d_e, d_f, d_k, qk_norm, tied, v
+from paramcount.weights import Named
 
 FORMULA = causal_lm(
     "cohere",
@@ -40,7 +41,7 @@ register(Architecture(
     optional={tied: 1, b_att: 0, qk_norm: 0},
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
-    reference="reference_models.cohere:cohere",
+    reference=Named("reference_models.hf:weights", ("cohere",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "γ-only layer norm, LM head (none when tied, as released)",
     presets="cohere",

@@ -51,6 +51,7 @@ from paramcount.symbols import (
     tied,
     v,
 )
+from paramcount.weights import Named
 
 BLOCK = r"model/layers/\d+"
 
@@ -187,7 +188,7 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
         constraints=(Divisible(d_rope, 2), *(() if v3 else (Divisible(d_e, M),)),
                      Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
                      *DENSE_FIRST.constraints()),
-        reference=f"reference_models.deepseek:{arch_id}",
+        reference=Named("reference_models.hf:weights", (arch_id,)),
         counting="trainable parameters of the causal LM: token embedding, L blocks (latent "
                  "attention; a dense SwiGLU in the first L_dense, routed and shared experts in "
                  "the rest), final RMS norm, untied LM head"

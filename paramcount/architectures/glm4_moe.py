@@ -39,6 +39,7 @@ from paramcount.symbols import (
     tied,
     v,
 )
+from paramcount.weights import Named
 
 _attention = group(
     "attention",
@@ -112,7 +113,7 @@ register(Architecture(
     constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
                  *DENSE_FIRST.constraints()),
-    reference="reference_models.glm4_moe:glm4_moe",
+    reference=Named("reference_models.hf:weights", ("glm4_moe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
              "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "
              "rest), final RMS norm, untied LM head; the router's score-correction bias is a "

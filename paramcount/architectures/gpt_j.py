@@ -17,6 +17,7 @@ from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
+from paramcount.weights import Named
 
 FORMULA = causal_lm(
     "gpt_j",
@@ -43,7 +44,7 @@ register(Architecture(
     optional={d_f: 4 * d_e, tied: 0},
     fixed={d_k: d_e / M, M_kv: M},
     constraints=(Divisible(d_e, M),),
-    reference="reference_models.gpt_j:gpt_j",
+    reference=Named("reference_models.hf:weights", ("gpt_j",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "layer norm, LM head weight (none when tied) and bias",
     presets="gpt_j",

@@ -16,6 +16,7 @@ from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
+from paramcount.weights import Named
 
 FORMULA = causal_lm(
     "granite",
@@ -38,7 +39,7 @@ register(Architecture(
     optional={tied: 1, b_att: 0, b_ffn: 0},
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
-    reference="reference_models.granite:granite",
+    reference=Named("reference_models.hf:weights", ("granite",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
              "LM head (none when tied, as released)",
     presets="granite",

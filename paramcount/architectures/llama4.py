@@ -27,6 +27,7 @@ from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
+from paramcount.weights import Named
 
 _attention = group(
     "attention",
@@ -133,7 +134,7 @@ register(Architecture(
     constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
                  *INTERLEAVED_MOE.constraints()),
-    reference="reference_models.llama4:llama4_text",
+    reference=Named("reference_models.hf:weights", ("llama4_text",)),
     counting="trainable parameters of the text model (Llama4ForCausalLM; the vision encoder and "
              "its projector are not counted): token embedding, L blocks (router, E routed and "
              "one shared expert in L_moe of them, a dense SwiGLU in the rest), final RMS norm, "

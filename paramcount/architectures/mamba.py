@@ -37,6 +37,7 @@ from paramcount.symbols import (
     v,
     x_in,
 )
+from paramcount.weights import Named
 
 
 def _tree(name: str, mixer: Term) -> Term:
@@ -93,7 +94,7 @@ register(Architecture(
     optional={x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16), b_conv: 1,
               b_proj: 0, tied: 1},
     constraints=(),
-    reference="reference_models.mamba:mamba",
+    reference=Named("reference_models.hf:weights", ("mamba",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "selective-scan mixer), final RMS norm, and the LM head unless tied ("
              + _TIED + ")",
@@ -128,7 +129,7 @@ register(Architecture(
     fixed={d_ssm: x_in * d_e / H_ssm},
     # transformers' validation: expand·hidden_size = num_heads·head_dim
     constraints=(Divisible(x_in * d_e, H_ssm),),
-    reference="reference_models.mamba:mamba2",
+    reference=Named("reference_models.hf:weights", ("mamba2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "SSD mixer), final RMS norm, and the LM head unless tied (" + _TIED + ")",
     presets="mamba2",

@@ -21,6 +21,7 @@ from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
+from paramcount.weights import Named
 
 _FREE = frozenset({
     "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
@@ -62,7 +63,7 @@ register(Architecture(
     optional={tied: 0},
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
-    reference="reference_models.olmo2:olmo2",
+    reference=Named("reference_models.hf:weights", ("olmo2",)),
     counting="trainable parameters of the causal LM: token embedding, L post-norm blocks, final "
              "RMS norm, LM head (none when tied)",
     presets="olmo2",
@@ -108,7 +109,7 @@ register(Architecture(
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
-    reference="reference_models.olmo2:olmoe",
+    reference=Named("reference_models.hf:weights", ("olmoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final RMS norm, LM head (none when tied); active parameters count k "
              "of the E experts",

@@ -18,6 +18,7 @@ from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, qk_norm, tied, v
+from paramcount.weights import Named
 
 FORMULA = causal_lm(
     "phi",
@@ -46,7 +47,7 @@ register(Architecture(
     # transformers rotates half of each head by default (partial_rotary_factor 0.5): an even
     # rotary width needs d_k a multiple of 4
     constraints=(Divisible(d_e, 4 * M), Divisible(M, M_kv)),
-    reference="reference_models.phi:phi",
+    reference=Named("reference_models.hf:weights", ("phi",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "layer norm, LM head weight (none when tied) and bias",
     presets="phi",

@@ -19,6 +19,7 @@ from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, d_k, tied, v
+from paramcount.weights import Named
 
 _EXPERT = group(
     "expert",
@@ -51,7 +52,7 @@ register(Architecture(
     fixed={d_k: d_e / M},
     constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
-    reference="reference_models.phimoe:phimoe",
+    reference=Named("reference_models.hf:weights", ("phimoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final layer norm, LM head weight (none when tied) and bias; active "
              "parameters count k of the E experts",

@@ -33,6 +33,7 @@ from paramcount.hparams import Relation
 from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
+from paramcount.weights import Named
 
 _SPARSE_ONLY = ("every block is a mixture of experts (Qwen3-Next's published models; dense "
                 "blocks among them are not formulated here)")
@@ -76,7 +77,7 @@ register(Architecture(
     fixed=HYBRID_FIXED,
     constraints=(*HYBRID_CONSTRAINTS,
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
-    reference="reference_models.qwen3_next:qwen3_next",
+    reference=Named("reference_models.hf:weights", ("qwen3_next",)),
     counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "
              "a router, E routed experts and a gated shared expert, final RMS norm, LM head "
              "(none when tied); the checkpoint's multi-token-prediction layer is not built by "
