@@ -1,15 +1,15 @@
 """Checkpoints as transformers' ``save_pretrained`` writes them, from a model built on the meta
 device (nothing allocated, nothing downloaded): the state dict with a tied weight once (under the
-input embedding's name), persistent buffers included, and the config beside it. Imports torch:
-only the transformers tests import this module (never TensorFlow)."""
+input embedding's name), persistent buffers included, and the config beside it. The build runs in
+a torch worker (``tests._shared.on_torch``): a test process may hold TensorFlow."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from reference_models import hf
 from tests._checkpoints import write_safetensors
+from tests._shared import on_torch
 
 DTYPES = {"torch.float32": "F32", "torch.bfloat16": "BF16", "torch.float16": "F16",
           "torch.int64": "I64", "torch.int32": "I32", "torch.bool": "BOOL"}
@@ -17,7 +17,14 @@ DTYPES = {"torch.float32": "F32", "torch.bfloat16": "BF16", "torch.float16": "F1
 
 def state(arch, hp, *, dtype: str = "BF16") -> tuple[list[tuple[str, str, tuple]], dict]:
     """(name, dtype, shape) of each tensor save_pretrained stores, and the config.json data."""
-    model = hf.build(arch, hp)
+    return on_torch(_state, arch.id, dict(hp), dtype)
+
+
+def _state(arch_id: str, hp: dict, dtype: str) -> tuple[list[tuple[str, str, tuple]], dict]:
+    from paramcount import registry
+    from reference_models import hf
+
+    model = hf.build(registry.get(arch_id), hp)
     emb = hf._input_embedding_name(model)
     seen: dict[int, int] = {}
     out: list[tuple[str, str, tuple]] = []

@@ -1,6 +1,6 @@
 """Checkpoints written as transformers' save_pretrained writes them (headers from a meta-device
-build, the data a sparse hole), checked by ``verify --checkpoint`` tensor by tensor. Imports
-torch, never TensorFlow; skipped without torch."""
+build, the data a sparse hole), checked by ``verify --checkpoint`` tensor by tensor. The
+builds run in torch workers (this process may hold TensorFlow); skipped without torch."""
 
 from __future__ import annotations
 
@@ -10,16 +10,18 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from paramcount.verify import transformers_missing
 
-from paramcount import configs, registry  # noqa: E402
-from paramcount.checkpoints import check, readers  # noqa: E402
-from paramcount.checkpoints.published import PUBLISHED  # noqa: E402
-from paramcount.cli import main  # noqa: E402
-from reference_models import hf  # noqa: E402
-from tests._checkpoints import write_safetensors, write_sharded  # noqa: E402
-from tests._hf_checkpoints import save, state  # noqa: E402
+if transformers_missing():  # this process may hold TensorFlow: torch runs in torch workers
+    pytest.skip("the transformers extra is not installed", allow_module_level=True)
+
+from paramcount import configs, registry
+from paramcount.checkpoints import check, readers
+from paramcount.checkpoints.published import PUBLISHED
+from paramcount.cli import main
+from paramcount.errors import Refused
+from tests._checkpoints import write_safetensors, write_sharded
+from tests._hf_checkpoints import save, state
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -37,7 +39,7 @@ def _buildable(arch):
         try:
             tensors, cfg = state(arch, hp)
             reading = configs.read_data(cfg, "config.json", arch.id)
-        except (hf.Refused, configs.InputFileError):
+        except (Refused, configs.InputFileError):
             continue
         return hs.name, tensors, cfg, arch.resolve(reading.hparams)
     raise AssertionError(f"{arch.id}: no example set transformers builds")
