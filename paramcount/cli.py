@@ -149,11 +149,10 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from paramcount import report
-    from paramcount._io import check_output
 
     # Check the destination before the (long) verification run (the true reason, exit 2), and
     # again when writing.
-    target = check_output(Path(args.output))
+    target = report.check_target(Path(args.output))
     try:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
