@@ -27,13 +27,14 @@ Division is exact: ``_q`` keeps integers where the quotient is whole and falls b
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
 from paramcount import cache
 from paramcount.compiled_source import generate
+from paramcount.exact import floor as _floor
+from paramcount.exact import q as _q
 
 __all__ = ["Defer", "entrypoint", "evaluate", "generate", "load", "store", "try_count"]
 
@@ -46,19 +47,6 @@ class Defer(Exception):
 
 
 # --- helpers the generated code calls ------------------------------------------------------------
-def _q(a, b):
-    """a / b, exactly: an int when whole, a Fraction otherwise."""
-    if isinstance(a, int) and isinstance(b, int) and b and a % b == 0:
-        return a // b
-    from fractions import Fraction
-
-    return Fraction(a) / Fraction(b)
-
-
-def _floor(x):
-    return x if isinstance(x, int) else math.floor(x)
-
-
 def _i(x) -> int:
     """A count: a whole number or defer (SymPy's path raises its own error there)."""
     if isinstance(x, int) and not isinstance(x, bool):

@@ -13,42 +13,10 @@ __all__ = ["generate"]
 
 # --- generation (SymPy) --------------------------------------------------------------------------
 def _code(expr, sym: str = "_s_{}") -> str:
-    """Python source evaluating a SymPy expression exactly; a symbol ``x`` reads as ``sym``
-    formatted with its name (an int local ``_s_x``, or ``V['x']``)."""
-    import sympy
+    """Python source evaluating a SymPy expression exactly (:func:`paramcount.exact.code`)."""
+    from paramcount.exact import code
 
-    def c(e) -> str:
-        return _code(e, sym)
-
-    if expr.is_Integer:
-        return repr(int(expr))
-    if expr.is_Rational:
-        return f"_q({int(expr.p)}, {int(expr.q)})"
-    if expr.is_Symbol:
-        return sym.format(repr(expr.name) if "[" in sym else expr.name)
-    if expr.is_Add:
-        return "(" + " + ".join(c(a) for a in expr.args) + ")"
-    if expr.is_Mul:
-        num, den = [], []
-        for f in expr.args:
-            if f.is_Rational and not f.is_Integer:
-                num.append(repr(int(f.p)))
-                den.append(repr(int(f.q)))
-            elif f.is_Pow and f.exp.is_Integer and f.exp < 0:
-                den.append(c(f.base ** (-f.exp)))
-            else:
-                num.append(c(f))
-        top = "(" + " * ".join(num or ["1"]) + ")"
-        return f"_q({top}, ({' * '.join(den)}))" if den else top
-    if expr.is_Pow and expr.exp.is_Integer:
-        if expr.exp > 0:
-            return f"({c(expr.base)} ** {int(expr.exp)})"
-        return f"_q(1, ({c(expr.base)} ** {int(-expr.exp)}))"
-    if isinstance(expr, sympy.floor):
-        return f"_floor({c(expr.args[0])})"
-    if isinstance(expr, sympy.KroneckerDelta):
-        return f"(1 if {c(expr.args[0])} == {c(expr.args[1])} else 0)"
-    raise NotImplementedError(f"cannot compile {type(expr).__name__}: {expr}")
+    return code(expr, sym)
 
 
 def _names(expr) -> tuple[str, ...]:
