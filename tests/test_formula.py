@@ -184,3 +184,21 @@ def test_exact_python_defers_to_sympy_where_it_cannot_say():
         to_int(d_e / M, {d_e: 3, M: 0})
     assert to_int(sympy.floor(d_e / M) * L + sympy.Rational(1, 2) * M, {d_e: 7, M: 2, L: 3}) == 10
     assert to_int(sympy.Max(d_e, M), {d_e: 7, M: 2}) == 7  # no exact code for Max: SymPy's
+
+
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_defaults_and_constraints_by_exact_python_equal_sympy(arch_id):
+    """hparams._val's fast path against SymPy's substitution, at the first set and with a
+    symbol missing (SymPy's partial result either way)."""
+    from paramcount.hparams import _sympy_val, _val
+
+    arch = registry.get(arch_id)
+    values = arch.values(arch.hparam_sets()[0].hparams)
+    exprs = [*arch.optional.values(), *arch.fixed.values()]
+    for c in arch.constraints:
+        exprs += [sympy.sympify(v) for v in vars(c).values() if isinstance(v, sympy.Basic)]
+    for e in exprs:
+        assert _val(e, values) == _sympy_val(e, values), (arch_id, e)
+        for s in sympy.sympify(e).free_symbols:
+            partial = {k: v for k, v in values.items() if k != s}
+            assert _val(e, partial) == _sympy_val(e, partial), (arch_id, e, s)
