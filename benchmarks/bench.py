@@ -19,6 +19,8 @@ Targets (issue 12), checked here and nowhere else (timed tests would be flaky):
   `paramcount verify --all --framework transformers` as a ratio to one torch + transformers import
   and to `verify --all` (Keras) in the same run.
 - `paramcount report` (with --report): at most 60 s warm, 2 min cold (a fresh cache).
+- the default test run (with --tests: `pytest -n 2`, slow sweeps left out): at most 3 min, shown
+  against one TensorFlow + KerasHub import (issue 17).
 
 Every measurement runs in a fresh subprocess; the last lines are a markdown table to paste.
 """
@@ -271,6 +273,17 @@ def bench_report(t: Table) -> None:
                   note="" if proc.returncode == 0 else f"exit {proc.returncode}")
 
 
+def bench_tests(t: Table) -> None:
+    tf = statistics.median(_json(_child([PY, "-c", _IMPORT_TF])[1])["import"] for _ in range(3))
+    wall, proc = _child([PY, "-m", "pytest", str(ROOT / "tests"), "-q", "-n", "2",
+                         "-p", "no:cacheprovider"],
+                        timeout=3600)
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    t.add(f"default test run, `pytest -n 2` ({last.strip('= ')})", wall,
+          "TensorFlow + KerasHub import", tf, "≤ 180 s", limit_s=180.0,
+          note="" if proc.returncode == 0 else f"exit {proc.returncode}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=11, help="runs per median of the short timings")
@@ -279,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-all", action="store_true", help="skip `verify --all`")
     ap.add_argument("--jobs", type=int, default=None, help="`verify --all -j N` (default: cores)")
     ap.add_argument("--report", action="store_true", help="also time `report`, cold and warm")
+    ap.add_argument("--tests", action="store_true", help="also time the default test run")
     args = ap.parse_args(argv)
     t = Table()
     bench_count(t, args.runs)
@@ -289,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_verify_all_transformers(t, args.jobs, keras_wall)
     if args.report:
         bench_report(t)
+    if args.tests:
+        bench_tests(t)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
           "ratios hold up better than seconds on a busy machine\n")
     print(t.markdown())

@@ -213,12 +213,10 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from paramcount import extras, progress, report
-    from paramcount._io import check_output
-
     extras.require("report", "report")  # one line on how to install it, before any work
     # Check the destination before the (long) verification run (the true reason, exit 2), and
     # again when writing.
-    target = check_output(Path(args.output), new_folders=False)
+    target = report.check_target(Path(args.output), new_folders=False)
     recorded = report.proofs_source(target, args.proofs)
     note = report.missing_extra_note()
     if note:  # without the transformers extra: what is left out, and that it is not the committed

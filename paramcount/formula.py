@@ -19,8 +19,9 @@ leaf of its own. The k leaves that share a weight must hold slices 0..k-1 betwee
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import sympy
 
@@ -56,12 +57,12 @@ class Leaf:
     patterns: tuple[re.Pattern[str], ...]  # ancestors' and the leaf's own ``match``
     kind: str | None = None  # the leaf's kind, or its nearest ancestor's (see KINDS)
 
-    @property
+    @cached_property
     def expr(self) -> sympy.Expr:
         """The leaf's parameters in the whole model (multiplicity included)."""
         return self.multiplier * self.term.expr
 
-    @property
+    @cached_property
     def active_expr(self) -> sympy.Expr:
         """The leaf's parameters one token uses (fewer than ``expr`` only under a router)."""
         return self.active_multiplier * self.term.expr
@@ -109,6 +110,9 @@ class Term:
     part: tuple[int, ...] | None = None
     kind: str | None = None  # see KINDS; None: the nearest ancestor's
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
+    # Sums and leaves, built once: a term is immutable, and building SymPy sums is what verify
+    # and the report spent their time on when every hyperparameter set rebuilt them.
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.expr is not None and self.children:
@@ -148,7 +152,9 @@ class Term:
         """Parameters of one instance (``times`` not applied)."""
         if self.is_leaf:
             return self.expr
-        return sympy.Add(*(c.total() for c in self.children))
+        if "per_instance" not in self._memo:
+            self._memo["per_instance"] = sympy.Add(*(c.total() for c in self.children))
+        return self._memo["per_instance"]
 
     def total(self) -> sympy.Expr:
         """Parameters of all instances of this term."""
@@ -159,7 +165,11 @@ class Term:
         structure (``L·(...)``) so it prints the way the model is built."""
         if self.is_leaf:
             return self.total() if self.trainable == trainable else sympy.Integer(0)
-        return self.times * sympy.Add(*(c.trainable_total(trainable) for c in self.children))
+        key = ("trainable_total", trainable)
+        if key not in self._memo:
+            self._memo[key] = self.times * sympy.Add(*(c.trainable_total(trainable)
+                                                       for c in self.children))
+        return self._memo[key]
 
     def active_total(self) -> sympy.Expr:
         """Parameters one token uses: the total, with top-k in place of all experts."""
@@ -170,8 +180,10 @@ class Term:
         return any(t.active_times is not None for _, _, t in self.walk())
 
     def leaves(self) -> Iterator[Leaf]:
-        one = sympy.Integer(1)
-        yield from self._leaves("", one, one, (), None)
+        if "leaves" not in self._memo:
+            one = sympy.Integer(1)
+            self._memo["leaves"] = tuple(self._leaves("", one, one, (), None))
+        return iter(self._memo["leaves"])
 
     def _leaves(
         self, prefix: str, mult: sympy.Expr, active: sympy.Expr,
@@ -273,8 +285,41 @@ class Term:
         return self.latex()
 
 
+_EXACT: dict[sympy.Expr, Callable | None] = {}
+
+
+def _exact(expr: sympy.Expr) -> Callable | None:
+    """The expression as plain Python over ints and Fractions, built once per expression."""
+    if expr not in _EXACT:
+        from paramcount.exact import function
+
+        if len(_EXACT) > 200_000:
+            _EXACT.clear()
+        _EXACT[expr] = function(expr)
+    return _EXACT[expr]
+
+
 def to_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "") -> int:
-    """Evaluate an expression at integer values, insisting on an exact integer result."""
+    """Evaluate an expression at integer values, insisting on an exact integer result.
+
+    Exact arithmetic either way: generated Python over ints and Fractions where it gives a
+    whole number (SymPy's substitution cost more than everything else verify does), else SymPy,
+    whose result (and error) is the reference."""
+    fn = _exact(expr) if isinstance(expr, sympy.Expr) else None
+    if fn is not None:
+        try:
+            out = fn({s.name: v for s, v in values.items()})
+        except (KeyError, ArithmeticError, TypeError, ValueError, AttributeError):
+            out = None
+        if isinstance(out, int) and not isinstance(out, bool):
+            return out
+        if out is not None and getattr(out, "denominator", None) == 1:
+            return int(out)
+    return sympy_int(expr, values, what)
+
+
+def sympy_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "") -> int:
+    """:func:`to_int` by SymPy's substitution alone (the reference the tests hold it to)."""
     out = sympy.sympify(expr).xreplace({k: sympy.Integer(v) for k, v in values.items()})
     if out.free_symbols:
         missing = ", ".join(sorted(s.name for s in out.free_symbols))

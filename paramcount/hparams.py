@@ -27,7 +27,31 @@ __all__ = [
 _fmt = pretty  # constraints print as every other expression does
 
 
+_EXACT: dict = {}
+
+
 def _val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:
+    """``expr`` at ``values``: a number when every symbol has a value (by generated exact Python,
+    :mod:`paramcount.exact`, built once per expression), else SymPy's partial substitution."""
+    expr = sympy.sympify(expr)
+    if expr not in _EXACT:
+        from paramcount.exact import function
+
+        _EXACT[expr] = function(expr) if len(_EXACT) < 100_000 else None
+    fn = _EXACT[expr]
+    if fn is not None:
+        try:
+            out = fn({s.name: v for s, v in values.items()})
+        except (KeyError, ArithmeticError, TypeError, ValueError, AttributeError):
+            out = None
+        if isinstance(out, int):
+            return sympy.Integer(out)
+        if out is not None and hasattr(out, "numerator") and hasattr(out, "denominator"):
+            return sympy.Rational(out.numerator, out.denominator)
+    return _sympy_val(expr, values)
+
+
+def _sympy_val(expr, values: Mapping[sympy.Symbol, int]) -> sympy.Expr:
     return sympy.sympify(expr).xreplace({k: sympy.Integer(v) for k, v in values.items()})
 
 

@@ -1,29 +1,50 @@
-"""The markdown conformance report: deterministic, written atomically.
+"""The markdown conformance report: an index and the pages behind it, deterministic, written
+atomically as one group.
 
-Same inputs (formulas, presets, reference models, library versions) give a byte-identical file:
-no timestamps, no machine names, sorted everywhere. The report is built as a list of sections,
-each a function of the verifications, so a new kind of finding is one more section.
+Same inputs (formulas, presets, reference models, library versions) give byte-identical pages:
+no timestamps, no machine names, sorted everywhere. The index (``INDEX``) and every page behind
+it (``PAGES``, and one page per architecture) are lists of sections, each a function of the
+report's :class:`~paramcount.report_pages.Inputs`, so a new kind of finding is one more section
+and a new large section is one more ``Page`` (layout: :mod:`paramcount.report_pages`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from paramcount import registry
 from paramcount._io import check_output, write_group
-from paramcount.frameworks import label
 from paramcount.parallel import DIED
-from paramcount.render import (
-    _md_escape,
-    breakdown_markdown,
-    formula_latex,
-    symbols_markdown,
+from paramcount.report_pages import (
+    FAMILY_DIR,
+    Inputs,
+    Page,
+    Section,
+    family_pages,
+    summary_section,
+)
+from paramcount.report_sections import (
+    _findings,
+    _frameworks_section,
+    _frameworks_tally,
+    _plots_section,
+    _presets_section,
+    _presets_tally,
+    _proofs_section,
+    _proofs_tally,
+    _rules_of_thumb_section,
+    _transformers_proofs_section,
+    _transformers_tally,
+    _unlisted_section,
+    _versions_section,
+    of_results,
+    transformers_ids,
 )
 from paramcount.verify import Verification, verify
 
-__all__ = ["generate", "verify_all", "versions", "write_report"]
+__all__ = ["PAGES", "Page", "check_target", "generate", "verify_all", "versions", "write_report"]
 
 DEFAULT_OUTPUT = Path("reports") / "conformance.md"
 
@@ -135,204 +156,108 @@ def versions() -> dict[str, str]:
             "KerasHub": keras_hub.__version__, "SymPy": sympy.__version__, "Matplotlib": mpl}
 
 
-def _summary(results: list[Verification]) -> str:
-    n_ok = sum(r.ok for r in results)
-    meta = [r for r in results if r.keras_hub_params is not None]
-    agree = sum(r.metadata_status == "agrees" for r in meta)
-    archs = len({r.arch for r in results})
-    lines = [
-        "## Summary", "",
-        f"{archs} architectures, {len(results)} hyperparameter sets: **{n_ok} match**, "
-        f"**{len(results) - n_ok} mismatch**. KerasHub's published figure is available for "
-        f"{len(meta)} of them: {agree} agree with the build, {len(meta) - agree} differ.", "",
-        "| architecture | hyperparameters | formula | Keras | KerasHub published | difference "
-        "| status |",
-        "|---|---|---:|---:|---:|---:|---|",
-    ]
-    for r in results:
-        pub = "" if r.keras_hub_params is None else f"{r.keras_hub_params:,}"
-        if r.metadata_status == "differs":
-            pub += " (differs)"
-        lines.append(f"| [{r.arch}](#{r.arch}) | {r.name} | {r.formula:,} | {r.keras:,} | {pub} "
-                     f"| {r.difference:+,} | {'✅ match' if r.ok else '❌ MISMATCH'} |")
+# The pages behind the index, in the order the index lists them. A new section page is one
+# declaration: PAGES.append(Page("sweep.md", "The derive sweep", (_sweep_section,), _tally)).
+PAGES: list[Page] = [
+    Page("presets.md", "Presets", (_presets_section, of_results(_unlisted_section)),
+         _presets_tally),
+    Page("frameworks.md", "Keras and PyTorch side by side", (of_results(_frameworks_section),),
+         _frameworks_tally),
+    Page("proofs.md", "Proofs", (_proofs_section,),
+         lambda inp: _proofs_tally(inp.proofs, "Keras")),
+    Page("proofs_transformers.md", "Proofs against transformers",
+         (_transformers_proofs_section,), _transformers_tally),
+    Page("rules_of_thumb.md", "How good are the rules of thumb",
+         (of_results(_rules_of_thumb_section),),
+         lambda inp: "12·L·d_e² and the Megatron-LM estimate against the exact count at every "
+                     "published preset of a GPT-style stack, and the bytes the weights take"),
+    Page("checkpoints.md", "Checkpoints", (lambda inp: _checkpoints()[0],),
+         lambda inp: _checkpoints()[1]),
+]
+
+
+def _checkpoints() -> tuple[str, str]:
+    """The checkpoints page (paramcount.checkpoints: headers only, no framework) and its tally."""
+    from paramcount.checkpoints.published import PUBLISHED
+    from paramcount.checkpoints.report_section import checkpoints_section
+
+    return (checkpoints_section().rstrip("\n"),
+            f"the formats read from their headers alone, the name tables, and {len(PUBLISHED)} "
+            "published full-size headers against the formula")
+
+
+def _pages_section(inp: Inputs) -> str:
+    lines = ["## More", "",
+             f"- One page per architecture (under `{FAMILY_DIR}/`), linked from the summary above."]
+    lines += [f"- [{p.title}]({p.path})" + (f": {p.tally(inp)}." if p.tally else "")
+              for p in PAGES]
     return "\n".join(lines)
 
 
-def _findings(results: list[Verification]) -> str:
-    lines = ["## Findings", ""]
-    differs = [r for r in results if r.metadata_status == "differs"]
-    bad = [r for r in results if not r.ok]
-    if not differs and not bad:
-        lines.append("None: every formula equals its Keras build, and every KerasHub published "
-                     "figure equals KerasHub's own build.")
-        return "\n".join(lines)
-    for r in bad:
-        lines.append(f"- **{r.arch} [{r.name}]: formula and Keras differ by {r.difference:+,}.**")
-        lines += [f"  - {_md_escape(m)}" for m in r.mismatches()]
-    for r in differs:
-        lines.append(_differs_finding(r))
-    return "\n".join(lines)
+def _versions(inp: Inputs) -> str:
+    return _versions_section(inp.vers)
 
 
-def _differs_finding(r: Verification) -> str:
-    """The computed figures, then the explanation the preset file gives, marked as quoted with
-    its source: its prose (and any figure in it) is typed by a person, not computed here."""
-    arch = registry.get(r.arch)
-    reason = arch.preset(r.name).keras_hub_differs
-    assert r.keras_hub_params is not None  # "differs" is decided against a published figure
-    built = r.keras + r.keras_nontrainable
-    head = (f"- **`{r.keras_hub_preset}`** ({r.arch}): KerasHub publishes "
-            f"{r.keras_hub_params:,}; its own build holds {built:,} "
-            f"(published {r.keras_hub_params - built:+,}).")
-    if not reason:
-        return head + " No explanation recorded."
-    files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
-    where = ", ".join(f if str(f).endswith(".toml") else f"presets/{f}.toml"
-                      for f in map(str, files) if f)
-    return f"{head} Quoted from `{where}` (not computed): “{_md_escape(reason)}”"
+# The index: what a reader needs first; everything long is on a page behind it.
+INDEX: list[Section] = [_versions, summary_section, _pages_section, of_results(_plots_section),
+                        of_results(_findings)]
+
+INTRO = (
+    "# paramcount conformance report\n\n"
+    "Generated by `paramcount report`; do not edit by hand. Every number in the tables is "
+    "computed: formulas by SymPy, builds by Keras / KerasHub, published figures read from "
+    "KerasHub's installed preset metadata. Text marked *quoted* comes from the preset files "
+    "(explanations written by hand, with their figures) and is named as such. The same "
+    "inputs give byte-identical pages: this index, one page per architecture and one per "
+    "large section (listed under *More*).\n\n" + CONVENTION)
 
 
-def _architectures(results: list[Verification]) -> str:
-    by_arch: dict[str, list[Verification]] = {}
-    for r in results:
-        by_arch.setdefault(r.arch, []).append(r)
-    out = ["## Architectures"]
-    for aid in sorted(by_arch):
-        arch = registry.get(aid)
-        sets = [(r.name, r.hparams) for r in by_arch[aid]]
-        hp_lines = [f"| {r.name} | " + ", ".join(f"{k}={v}" for k, v in r.hparams.items())
-                    + f" | {_md_escape(_source(arch, r.name))} |" for r in by_arch[aid]]
-        out += [
-            "", f"### {aid}", "",
-            f"{_md_escape(arch.title)}.", "",
-            f"- source: {arch.source}",
-            f"- counts: {arch.counting}",
-            f"- checked by: {', '.join(label(f) for f in arch.checked_by)}",
-        ]
-        if arch.constraints:
-            out.append("- constraints: " + "; ".join(c.describe() for c in arch.constraints))
-        out += ["", "$$", formula_latex(arch).replace("\n\n", "\n$$\n\n$$\n"), "$$", "",
-                symbols_markdown(arch), "",
-                "| hyperparameter set | values | source |", "|---|---|---|", *hp_lines, "",
-                breakdown_markdown(arch, sets)]
-    return "\n".join(out)
+def page_names() -> set[str]:
+    """The files a report writes beside its index (relative to the index's folder), but the
+    family pages, which sit in their own folder."""
+    from paramcount.plots import REPORT_FIGURES
+    from paramcount.prove.record import RECORD_NAME
+
+    return {p.path for p in PAGES} | set(REPORT_FIGURES) | {RECORD_NAME}
 
 
-def _source(arch, name: str) -> str:
-    return arch.preset(name).source
+def check_target(path: str | os.PathLike, *, new_folders: bool = True) -> Path:
+    """:func:`check_output`, and the index may not take the name of a file written beside it."""
+    path = check_output(path, new_folders=new_folders)
+    if path.name in page_names():
+        from paramcount.errors import OutputPathError
 
-
-def _versions_section(vers: dict[str, str]) -> str:
-    lines = ["## Versions", "", "| package | version |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in vers.items()]
-    return "\n".join(lines)
-
-
-def _plots_section(results: list[Verification]) -> str:
-    """Links to the figures :func:`write_report` draws beside the report (paramcount.plots)."""
-    from paramcount.plots import REPORT_FIGURES, report_figure_names
-
-    names = report_figure_names(results)
-    if not names:
-        return "## Plots\n\nNo published presets among these results: nothing to draw."
-    lines = ["## Plots", "",
-             "Drawn from the formulas at every published preset (example sets left out; a task "
-             "model that shares its backbone's presets is drawn once, as the backbone)."]
-    for name in names:
-        lines += ["", f"![{REPORT_FIGURES[name]}]({name})"]
-    if "composition.svg" in names:
-        lines += ["", "Classes of component: each formula leaf is classified by its component "
-                  "names, read from the leaf upwards; the first name that contains `norm` makes it "
-                  "a norm, `attention` (or is `query`/`key`/`value`) attention, `ffn`/`mlp`/"
-                  "`moe`/`experts`/`router` feed-forward, `rnn`/`lstm`/`gru` (or a gate name) "
-                  "recurrent, `embed` (or is `token`/`position`/`segment`) embeddings, `head`/"
-                  "`pooler`/`classifier` head. A leaf with no such name takes its sibling leaves' "
-                  "class when they agree, else *other* (`paramcount.plots.RULES`)."]
-    return "\n".join(lines)
-
-
-SECTIONS: list[Callable[[list[Verification]], str]] = [_summary, _plots_section, _findings,
-                                                       _architectures]
-
-
-def _proofs_section(results: list[Verification], proofs: list | None = None) -> str:
-    from paramcount.prove import proofs_section
-    from paramcount.prove.output import proofs_markdown
-
-    return proofs_section(results) if proofs is None else proofs_markdown(proofs)
-
-
-def transformers_ids(results: list[Verification]) -> list[str]:
-    """The architectures among ``results`` proven against transformers too (those with a
-    transformers reference), or none when torch and transformers are not installed."""
-    from paramcount.verify import transformers_missing
-
-    if transformers_missing() is not None:
-        return []
-    return sorted({r.arch for r in results if registry.get(r.arch).transformers is not None})
-
-
-def _transformers_proofs_section(results: list[Verification],
-                                 proofs: list | None = None) -> str:
-    from paramcount.prove.output import proofs_markdown
-    from paramcount.prove.record import prove_against
-
-    ids = transformers_ids(results)
-    if not ids:
-        return ("## Proofs against transformers\n\ntorch and transformers are not installed "
-                "here: `pip install 'paramcount[transformers]'` and the report proves formula + "
-                "deltas ≡ transformers too.")
-    if proofs is None:
-        proofs = [prove_against(a, "transformers") for a in ids]
-    return proofs_markdown(proofs, framework="transformers")
-
-
-def _rules_of_thumb_section(results: list[Verification]) -> str:
-    from paramcount.render import rules_of_thumb_section
-
-    return rules_of_thumb_section(results, {r.arch: registry.get(r.arch) for r in results})
-
-
-def _frameworks_section(results: list[Verification]) -> str:
-    from paramcount.report_frameworks import frameworks_section
-
-    return frameworks_section(results)
-
-
-def _unlisted_section(results: list[Verification]) -> str:
-    from paramcount.report_frameworks import unlisted_section
-
-    return unlisted_section(results)
-
-
-SECTIONS += [_unlisted_section, _frameworks_section, _proofs_section,
-             _transformers_proofs_section, _rules_of_thumb_section]
+        raise OutputPathError(f"cannot write {path}: the report writes its own {path.name} "
+                              "beside the index; name the index otherwise")
+    return path
 
 
 def generate(results: list[Verification] | None = None, *,
              vers: dict[str, str] | None = None, proofs: list | None = None,
-             transformers_proofs: list | None = None) -> str:
-    """The report's text (verifies everything when no results are given; proves every
-    architecture among them unless their ``proofs`` and ``transformers_proofs`` are given, see
+             transformers_proofs: list | None = None,
+             index: str = DEFAULT_OUTPUT.name) -> dict[str, str]:
+    """The report's pages: file (relative to the index's folder) → text, the index (named
+    ``index``) last. Verifies everything when no results are given; proves every architecture
+    among them unless their ``proofs`` and ``transformers_proofs`` are given (see
     :func:`proofs_for`)."""
     results = verify_all() if results is None else results
+    if proofs is None:
+        from paramcount.prove import cached_prove
+
+        proofs = [cached_prove(a) for a in sorted({r.arch for r in results})]
+    if transformers_proofs is None:
+        from paramcount.prove.record import prove_against
+
+        transformers_proofs = [prove_against(a, "transformers") for a in transformers_ids(results)]
+    inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index)
+    pages = {p.path: p.text(inp) for p in PAGES}
+    pages.update(family_pages(inp))
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and
     # mismatches alike, and mean nothing.
-    head = [
-        "# paramcount conformance report", "",
-        "Generated by `paramcount report`; do not edit by hand. Every number in the tables is "
-        "computed: formulas by SymPy, builds by Keras / KerasHub, published figures read from "
-        "KerasHub's installed preset metadata. Text marked *quoted* comes from the preset files "
-        "(explanations written by hand, with their figures) and is named as such. The same "
-        "inputs give a byte-identical file.", "",
-        *([note, ""] if (note := missing_extra_note()) else []),
-        CONVENTION,
-        _versions_section(vers or versions()),
-    ]
-    given = {_proofs_section: proofs, _transformers_proofs_section: transformers_proofs}
-    body = [section(results, given[section]) if section in given else section(results)
-            for section in SECTIONS]
-    return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
+    note = missing_extra_note()
+    pages[index] = (INTRO + "\n" + (note + "\n\n" if note else "")
+                    + "\n\n".join(section(inp) for section in INDEX) + "\n")
+    return pages
 
 
 # The record committed with the project's report, where paramcount runs from a checkout.
@@ -389,25 +314,27 @@ class WorkersDied(Exception):
         self.lines = lines
 
 
-def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = None, *,
+def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
+                 pages: str | Mapping[str, str] | None = None, *,
                  results: list[Verification] | None = None,
                  proof_record: dict | None = None,
                  transformers_record: dict | None = None,
                  proofs: str | os.PathLike | None = None, n_jobs: int | None = 1) -> Path:
-    """Write the report and, with ``results`` (or when neither ``text`` nor ``results`` is given,
-    so everything is verified here), the figures it links to (``composition.svg``,
-    ``scaling.svg``; see :mod:`paramcount.plots`) beside it.
+    """Write the report's pages (:func:`generate`; a plain text is the index alone) and, with
+    ``results`` (or when neither ``pages`` nor ``results`` is given, so everything is verified
+    here), the figures the index links to (``composition.svg``, ``scaling.svg``; see
+    :mod:`paramcount.plots`) beside it. The last page is the index, written to ``path``; the
+    others go to their names relative to ``path``'s folder.
 
-    The report and its figures are one group (:func:`paramcount._io.write_group`): every target
-    is checked and every file written to a synced temporary file before any is renamed, the
-    report last, so the figures never pair with a different report. Recorded proofs are read
-    from ``proofs`` (default: :func:`proofs_source`); the record written goes beside the report.
+    The pages and figures are one group (:func:`paramcount._io.write_group`): every target is
+    checked and every file written to a synced temporary file before any is renamed, the index
+    last, so no page or figure pairs with a different index. Recorded proofs are read from
+    ``proofs`` (default: :func:`proofs_source`); the record written goes beside the index.
     """
     from paramcount.prove import record
 
-    path = Path(path)
-    check_output(path)
-    if text is None:
+    path = check_target(path)
+    if pages is None:
         results = verify_all() if results is None else results
         shown, proof_record = proofs_for(results, path, proofs=proofs, n_jobs=n_jobs)
         hf_proofs, transformers_record = proofs_for(results, path, framework="transformers",
@@ -416,7 +343,9 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
                 for c in p.cases if c.status == "error" and DIED in c.message]
         if died:  # the report would show a proof that never ran: not written
             raise WorkersDied(died)
-        text = generate(results, proofs=shown, transformers_proofs=hf_proofs)
+        pages = generate(results, proofs=shown, transformers_proofs=hf_proofs, index=path.name)
+    texts = {path.name: pages} if isinstance(pages, str) else dict(pages)
+    *others, index = texts
     files: dict[str | os.PathLike, str | bytes] = {}
     if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)
         files[path.parent / record.RECORD_NAME] = record.dumps(proof_record, transformers_record)
@@ -424,5 +353,6 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT, text: str | None = No
         from paramcount.plots import report_plots
 
         files.update({path.parent / name: plot.svg() for name, plot in report_plots(results).items()})
-    files[path] = text
+    files.update({path.parent / name: texts[name] for name in others})
+    files[path] = texts[index]
     return write_group(files)[-1]

@@ -12,16 +12,18 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The report's sections over two architectures, and its figures. The proofs and rules-of-thumb
-# sections are left out here (they cost a minute per process); the full report is compared by
+# Every page of the report over two architectures (the index, their pages, every section page),
+# and its figures. The proofs are left out here (proving costs a minute per process; the pages
+# render them from recorded outcomes, see tests/test_report.py); the full report is compared by
 # the slow test below.
 REPORT_SUBSET = """
 import hashlib, sys
 from paramcount import report
 from paramcount.plots import report_plots
 results = report.verify_all(sys.argv[1:])
-skip = {"_proofs_section", "_rules_of_thumb_section"}
-sys.stdout.write("\\n\\n".join(s(results) for s in report.SECTIONS if s.__name__ not in skip))
+pages = report.generate(results, proofs=[], transformers_proofs=[])
+for name, text in pages.items():
+    sys.stdout.write(f"\\n=== {name}\\n{text}")
 for name, plot in sorted(report_plots(results).items()):
     sys.stdout.write(f"\\n{name} " + hashlib.sha256(plot.svg()).hexdigest())
 """
@@ -51,6 +53,9 @@ def test_formula_and_count_output_is_byte_identical_across_processes(argv):
 def test_report_subset_is_byte_identical_across_processes():
     a, b = _twice(["-c", REPORT_SUBSET, "albert", "lstm_lm"])
     assert b"## Summary" in a and b".svg " in a
+    for page in (b"conformance.md", b"families/albert.md", b"families/lstm_lm.md", b"proofs.md",
+                 b"presets.md", b"frameworks.md", b"rules_of_thumb.md"):
+        assert b"\n=== " + page + b"\n" in a
     assert hashlib.sha256(a).hexdigest() == hashlib.sha256(b).hexdigest()
 
 
@@ -62,5 +67,6 @@ def test_full_report_is_byte_identical_across_processes(tmp_path):
         subprocess.run([sys.executable, "-m", "paramcount", "report", "--quiet", "--output",
                         str(out)], check=True, cwd=ROOT, timeout=1800,
                        env={**os.environ, "PYTHONPATH": ROOT, "PYTHONHASHSEED": str(i)})
-        outs.append({p.name: p.read_bytes() for p in sorted(out.parent.iterdir())})
-    assert outs[0] == outs[1] and "conformance.md" in outs[0]
+        outs.append({str(p.relative_to(out.parent)): p.read_bytes()
+                     for p in sorted(out.parent.rglob("*")) if p.is_file()})
+    assert outs[0] == outs[1] and "conformance.md" in outs[0] and "families/gpt2.md" in outs[0]

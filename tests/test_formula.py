@@ -138,3 +138,67 @@ def test_pytest_plugin_import_stays_light():
             "assert 'sympy' not in sys.modules and 'tensorflow' not in sys.modules")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def _exact_against_sympy(arch_id: str, sets) -> int:
+    """Every leaf, group sum and total of the tree evaluated by the generated exact Python
+    (formula.to_int) and by SymPy's substitution alone: the same integers."""
+    from paramcount.formula import _exact, sympy_int, to_int
+
+    arch = registry.get(arch_id)
+    exprs = [lf.expr for lf in arch.formula.leaves()]
+    exprs += [t.per_instance() for _, _, t in arch.formula.walk()]
+    exprs += [arch.formula.trainable_total(True), arch.formula.trainable_total(False),
+              arch.formula.active_total()]
+    checked = 0
+    for hs in sets:
+        values = arch.values(hs.hparams)
+        for e in exprs:
+            assert to_int(e, values) == sympy_int(e, values), (arch_id, hs.name, e)
+            checked += _exact(e) is not None
+    return checked
+
+
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_exact_python_evaluation_equals_sympy(arch_id):
+    """to_int's fast path (paramcount.exact) is held to SymPy, one set per architecture here;
+    every set with --runslow (test_exact_python_evaluation_equals_sympy_at_every_set)."""
+    assert _exact_against_sympy(arch_id, registry.get(arch_id).hparam_sets()[:1]) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_exact_python_evaluation_equals_sympy_at_every_set(arch_id):
+    assert _exact_against_sympy(arch_id, registry.get(arch_id).hparam_sets()) > 0
+
+
+def test_exact_python_defers_to_sympy_where_it_cannot_say():
+    """A non-integer value, a missing symbol, a division by zero: SymPy's own answer or error."""
+    from paramcount.formula import to_int
+
+    with pytest.raises(ValueError, match="not an integer"):
+        to_int(d_e / M, {d_e: 3, M: 2})
+    with pytest.raises(ValueError, match="no value for M"):
+        to_int(d_e / M, {d_e: 3})
+    with pytest.raises(ValueError, match="not an integer"):
+        to_int(d_e / M, {d_e: 3, M: 0})
+    assert to_int(sympy.floor(d_e / M) * L + sympy.Rational(1, 2) * M, {d_e: 7, M: 2, L: 3}) == 10
+    assert to_int(sympy.Max(d_e, M), {d_e: 7, M: 2}) == 7  # no exact code for Max: SymPy's
+
+
+@pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
+def test_defaults_and_constraints_by_exact_python_equal_sympy(arch_id):
+    """hparams._val's fast path against SymPy's substitution, at the first set and with a
+    symbol missing (SymPy's partial result either way)."""
+    from paramcount.hparams import _sympy_val, _val
+
+    arch = registry.get(arch_id)
+    values = arch.values(arch.hparam_sets()[0].hparams)
+    exprs = [*arch.optional.values(), *arch.fixed.values()]
+    for c in arch.constraints:
+        exprs += [sympy.sympify(v) for v in vars(c).values() if isinstance(v, sympy.Basic)]
+    for e in exprs:
+        assert _val(e, values) == _sympy_val(e, values), (arch_id, e)
+        for s in sympy.sympify(e).free_symbols:
+            partial = {k: v for k, v in values.items() if k != s}
+            assert _val(e, partial) == _sympy_val(e, partial), (arch_id, e, s)

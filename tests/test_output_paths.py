@@ -46,6 +46,8 @@ def run_report(capsys, target, monkeypatch):
          "file is not a directory"),
         (lambda tmp: "/etc/passwd/x.md", "/etc/passwd is not a directory"),
         (lambda tmp: "/proc/version", "/proc/version: is read-only"),
+        (lambda tmp: tmp / "proofs.md", "the report writes its own proofs.md beside the index"),
+        (lambda tmp: tmp / "composition.svg", "the report writes its own composition.svg"),
     ],
 )
 def test_report_refuses_before_any_work_with_the_true_reason(make, reason, tmp_path, capsys,
@@ -173,7 +175,8 @@ def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
     aid, preset = found[0]
     r = verify(aid, preset=preset.name)
     assert r.metadata_status == "differs"
-    text = report.generate([r], vers={"x": "1"})
+    text = report.generate([r], vers={"x": "1"}, proofs=[], transformers_proofs=[])[
+        "conformance.md"]
     assert "Parameters verified in all" not in text
     (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- **`{r.keras_hub_preset}`**")]
     assert f"KerasHub publishes {r.keras_hub_params:,}" in line

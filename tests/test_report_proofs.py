@@ -84,7 +84,7 @@ def test_report_output_elsewhere_reuses_the_committed_proofs(tmp_path, monkeypat
     committed = json.loads(project_record.read_text(encoding="utf-8"))
     for aid in ARCHS:  # the committed outcomes, carried into the record beside the report
         assert written["architectures"][aid] == committed["architectures"][aid]
-    assert "## Proofs" in out.read_text(encoding="utf-8")
+    assert "## Proofs" in (out.parent / "proofs.md").read_text(encoding="utf-8")
 
 
 def test_report_proofs_option_names_the_record(tmp_path, monkeypatch, results, capsys):

@@ -34,12 +34,17 @@ def with_reference() -> list[str]:
 
 
 def sets(big: bool):
+    """Every set of every architecture with a transformers reference, small or big; of the
+    small ones the default run builds the first of each architecture (the rest: --runslow)."""
     out = []
     for arch_id in with_reference():
         arch = registry.get(arch_id)
+        first = True
         for hs in arch.hparam_sets():
             if (arch.count(hs.hparams) > BIG) == big:
-                out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}"))
+                out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}",
+                                        marks=() if big or first else (pytest.mark.slow,)))
+                first = False
     return out
 
 

@@ -106,9 +106,13 @@ def test_prove_treats_it_like_a_builtin(capsys, sentiment):
 
 
 def test_report_covers_it_with_plots(tmp_path, sentiment, results):
-    text = report.generate(results, vers={"x": "1"})
-    assert "\n### sentiment\n" in text and "house_base" in text and "❌" not in text
-    report.write_report(tmp_path / "conformance.md", text, results=results)
+    pages = report.generate(results, vers={"x": "1"})
+    text = pages["families/sentiment.md"]
+    assert "# paramcount conformance report · sentiment\n" in text and "house_base" in text
+    assert "❌" not in "".join(pages.values())
+    assert "[sentiment](families/sentiment.md)" in pages["conformance.md"]
+    report.write_report(tmp_path / "conformance.md", pages, results=results)
+    assert (tmp_path / "families" / "sentiment.md").read_text(encoding="utf-8") == text
     assert (tmp_path / "composition.svg").exists() and (tmp_path / "scaling.svg").exists()
     assert "sentiment · house_base" in (tmp_path / "composition.svg").read_text()
 
