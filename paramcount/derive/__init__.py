@@ -1,0 +1,1 @@
+"""Derived formulas: a model's exact parameter count, found from its builds and then proven."""

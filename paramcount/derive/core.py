@@ -1,0 +1,332 @@
+"""Deriving a model's parameter count from its builds: fields, templates, exact expressions.
+
+1. **Fields.** Every integer field and flag the config class takes is varied alone from the
+   base config; those that change a weight's shape or how many weights a template names are the
+   hyperparameters, the others are listed as changing nothing. A field every variation of which
+   the config or the model refuses is listed with the refusal.
+2. **Components.** For each template (:func:`paramcount.derive.probe.fold`), its *multiplicity*
+   (weights it names: L, L − first_k_dense_replace, L // interval, 0 where a flag removes it)
+   and each dimension, with the fields whose variation changed it.
+3. **Fits.** Builds at random small values of the hyperparameters (layer counts kept in the
+   order the base config has them; widths half the time keeping the base's divisibilities); each
+   component is fitted exactly (:mod:`paramcount.derive.fit`) and checked on every build,
+   including the base build at full size. A refusal that one divisibility explains becomes a
+   recorded constraint. What does not fit is named with its reason.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from paramcount.derive import fit as fitting
+from paramcount.derive.probe import Built, DeriveError, Source
+
+__all__ = ["Derivation", "Template", "derive"]
+
+SEED = "paramcount-derive-1"
+NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+# PretrainedConfig's own switches: never a weight's shape
+_GENERIC = {"output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
+            "is_encoder_decoder", "use_cache", "output_router_logits", "use_return_dict",
+            "torchscript", "is_decoder", "add_cross_attention", "tie_encoder_decoder"}
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str  # model.layers.*.self_attn.q_proj.weight
+    role: str  # trainable, frozen or buffer
+    mult: fitting.Poly
+    dims: tuple[fitting.Poly, ...]
+
+
+@dataclass
+class Derivation:
+    model_type: str
+    cls: str
+    versions: dict[str, str]
+    fields: dict[str, int]  # hyperparameter -> its value at the base config (flags 0/1)
+    flags: tuple[str, ...]
+    inert: tuple[str, ...]  # varied, changed no weight
+    unvaried: dict[str, str] = field(default_factory=dict)  # field -> why it was not varied
+    constraints: list[tuple[str, str, str]] = field(default_factory=list)  # (op, a, b)
+    templates: list[Template] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    builds: int = 0
+
+    def count(self, values: Mapping[str, int]) -> dict[str, int]:
+        """Parameters by role (trainable, frozen, buffer) at ``values`` (missing: the base)."""
+        point = {**self.fields, **values}
+        out = {"trainable": 0, "frozen": 0, "buffer": 0}
+        for t in self.templates:
+            n = fitting.evaluate(t.mult, point)
+            out[t.role] += n * math.prod(fitting.evaluate(d, point) for d in t.dims)
+        return out
+
+    @property
+    def complete(self) -> bool:
+        return not self.failures
+
+
+def _first_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
+def _changes(a: Built, b: Built) -> set[tuple[str, Any]]:
+    """Components that differ between two builds: (template, "mult") or (template, dim)."""
+    out: set[tuple[str, Any]] = set()
+    for t in a.keys() | b.keys():
+        x, y = a.get(t), b.get(t)
+        if x is None or y is None:
+            out.add((t, "mult"))
+            continue
+        if x.count != y.count:
+            out.add((t, "mult"))
+        if len(x.shape) != len(y.shape):
+            out |= {(t, i) for i in range(max(len(x.shape), len(y.shape)))}
+        else:
+            out |= {(t, i) for i, (p, q) in enumerate(zip(x.shape, y.shape, strict=True))
+                    if p != q}
+    return out
+
+
+class _Run:
+    def __init__(self, src: Source):
+        self.src = src
+        self.builds = 0
+
+    def build(self, overrides: Mapping[str, Any]) -> Built:
+        self.builds += 1
+        return self.src.build(overrides)
+
+    def try_build(self, overrides: Mapping[str, Any]) -> Built | str:
+        try:
+            return self.build(overrides)
+        except DeriveError:
+            raise
+        except Exception as exc:  # a validator's or the model's refusal: data, not a crash
+            return _first_line(exc)
+
+
+def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    init = src.init_fields()
+    ints, flags = [], []
+    for k, v in sorted(values.items()):
+        if k in _GENERIC or k.endswith("token_id") or (init is not None and k not in init):
+            continue
+        if isinstance(v, bool):
+            flags.append(k)
+        elif isinstance(v, int):
+            ints.append(k)
+    return ints, flags
+
+
+def _variations(v: int) -> list[int]:
+    if v <= 0:
+        return [1, 2]
+    return [x for x in (2 * v, v + 1, v + 2, max(v // 2, 1), v - 1) if x != v and x >= 0]
+
+
+def derive(src: Source, *, seed: str = SEED) -> Derivation:
+    """Derive the parameter count of ``src``'s model as expressions in its config's fields."""
+    run = _Run(src)
+    try:
+        base_cfg = src.config({})
+    except DeriveError:
+        raise
+    except Exception as exc:
+        raise DeriveError(f"the {src.model_type} config refuses its base values: "
+                          f"{_first_line(exc)}") from None
+    base = run.try_build({})
+    if isinstance(base, str):
+        raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
+                          f"{base}")
+    full = src.values(base_cfg)
+    ints, flags = _candidates(src, full)
+    at = _shrunk(run, base, full, ints)
+    values = {**full, **at}
+    dep: dict[tuple[str, Any], set[str]] = {}
+    tried: set[str] = set()
+    unvaried: dict[str, str] = {}
+    structural: set[str] = set()
+    on: dict[str, Any] = {}  # flags that add templates, switched on together below
+
+    def probe(fields: list[str], ref: Built, at: Mapping[str, Any]) -> None:
+        for f in fields:
+            v = values[f]
+            tries = [not v] if isinstance(v, bool) else _variations(v)
+            why = ""
+            for t in tries:
+                b = run.try_build({**at, f: t})
+                if isinstance(b, str):
+                    why = why or b
+                    continue
+                ch = _changes(ref, b)
+                for c in ch:
+                    dep.setdefault(c, set()).add(f)
+                if any(c[1] == "mult" for c in ch):
+                    structural.add(f)
+                if isinstance(v, bool) and b.keys() - ref.keys():
+                    on[f] = not v
+                tried.add(f)
+                break
+            else:
+                unvaried.setdefault(f, why)
+
+    def dep_fields() -> set[str]:
+        return {f for s in dep.values() for f in s}
+
+    ref = run.build(at) if at else base
+    probe(ints + flags, ref, at)
+    alt = run.try_build({**at, **on}) if on else ref
+    if isinstance(alt, dict) and on:
+        new = alt.keys() - ref.keys()
+        if new:
+            before = {k: set(v) for k, v in dep.items()}
+            probe([f for f in ints if f not in unvaried], alt, {**at, **on})
+            # only the templates the switched-on flags add learn from these probes
+            dep = {k: (v if k[0] in new else before.get(k, set()))
+                   for k, v in dep.items() if k[0] in new or k in before}
+    inert = sorted(tried - dep_fields())
+    unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    hyper = sorted(dep_fields())
+    d = Derivation(src.model_type, src.cls_name, _versions(), {
+        f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
+        tuple(inert), unvaried)
+    _fit_all(run, d, base, dep, structural & set(ints), values, random.Random(seed))
+    d.builds = run.builds
+    return d
+
+
+SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)
+
+
+def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str]) -> dict:
+    """Overrides that make the probing builds small: a field whose value is how many weights
+    some template names (the layers) set to SHRINK, if the model then has the same templates."""
+    counts = {o.count for o in base.values()}
+    at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts}
+    if not at:
+        return {}
+    small = run.try_build(at)
+    return at if isinstance(small, dict) and small.keys() == base.keys() else {}
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for lib in ("torch", "transformers"):
+        try:
+            out[lib] = __import__(lib).__version__
+        except ImportError:  # pragma: no cover - derive needs torch
+            pass
+    return out
+
+
+def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
+            structured: bool) -> dict[str, int]:
+    point: dict[str, int] = {}
+    lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
+    drawn = sorted(rng.randint(0, 10) for _ in structural)
+    prev = 0
+    for f, v in zip(structural, drawn, strict=True):  # the base's order kept
+        prev = max(v, lo[f], prev)
+        point[f] = prev
+    for f in dims:
+        if structured:
+            divs = [g for g in point if g in dims and d.fields[g] > 1
+                    and d.fields[f] % d.fields[g] == 0 and d.fields[f] != d.fields[g]]
+            m = math.lcm(*(point[g] for g in divs)) if divs else 1
+            point[f] = m * rng.randint(1, 4) if divs else rng.choice(NICE)
+        else:
+            point[f] = rng.choice(NICE) if rng.random() < 0.5 else rng.randint(1, 40)
+    for f in d.flags:
+        point[f] = rng.randint(0, 1)
+    return point
+
+
+def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
+             values: Mapping[str, Any], rng: random.Random) -> None:
+    flags = set(d.flags)
+    order = sorted(structural, key=lambda f: (d.fields[f], f))
+    dims = sorted((set(d.fields) - structural - flags), key=lambda f: (d.fields[f], f))
+    widest = max((len(s) for s in dep.values()), default=0)
+    monos = sum(math.comb(widest + 1, k) for k in range(fitting.MAX_DEGREE + 1))
+    need = min(160, 2 * monos + 12)
+    samples: list[tuple[dict[str, int], Built]] = []
+    refused: list[tuple[dict[str, int], str]] = []
+    for i in range(need * 6):
+        if len(samples) >= need:
+            break
+        point = _sample(rng, d, order, dims, structured=i % 2 == 0)
+        over = {k: (bool(v) if k in flags else v) for k, v in point.items()}
+        b = run.try_build(over)
+        (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
+    if len(samples) < need // 2:
+        why = refused[0][1] if refused else "no build"
+        raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
+                          f"{len(samples) + len(refused)}); the first refusal: {why}")
+    _constraints(d, samples, refused, order)
+    base_point = dict(d.fields)
+    templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
+    for t in templates:
+        obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
+        roles = {o.role for _, o in obs if o is not None}
+        if len(roles) != 1:
+            d.failures.append((t, "its weights are parameters in some builds, buffers in others"))
+            continue
+        role = roles.pop()
+        allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
+        mult = _fit(dep.get((t, "mult"), set()), allf, d,
+                    [(p, o.count if o else 0) for p, o in obs])
+        present = [(p, o) for p, o in obs if o is not None]
+        ranks = {len(o.shape) for _, o in present}
+        if mult is None:
+            d.failures.append((t, "how many weights it names is no such expression of the "
+                                  "fields (" + ", ".join(allf) + ")"))
+            continue
+        if len(ranks) != 1 or any(-1 in o.shape for _, o in present):
+            d.failures.append((t, "its shape differs between layers or builds in rank"))
+            continue
+        shapes = []
+        for i in range(ranks.pop()):
+            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present])
+            if e is None:
+                d.failures.append((t, f"dimension {i} is no such expression of the fields ("
+                                      + ", ".join(allf) + ")"))
+                break
+            shapes.append(e)
+        else:
+            d.templates.append(Template(t, role, mult, tuple(shapes)))
+
+
+def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.Poly | None:
+    ints = [f for f in d.fields if f not in d.flags]
+    found = fitting.fit(sorted(first), ints, samples)
+    if found is None and set(wider) - first and len(wider) <= 7:
+        found = fitting.fit(wider, ints, samples)
+    if found is None and d.flags:
+        found = fitting.fit(sorted(set(wider) | set(d.flags))[:7], ints, samples)
+    return found
+
+
+def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
+    """Order relations of the layer-count fields (kept in every sample) and divisibilities
+    that explain the refusals."""
+    for a, b in zip(order, order[1:], strict=False):
+        if d.fields[a] < d.fields[b]:
+            d.constraints.append(("<=", a, b))
+    ints = [f for f in d.fields if f not in d.flags]
+    if not refused:
+        return
+    for a in ints:
+        for b in ints:
+            if a == b:
+                continue
+            ok = all(p[a] % p[b] == 0 for p, _ in samples if p[b])
+            explains = sum(1 for p, _ in refused if p[b] and p[a] % p[b])
+            if ok and explains >= max(2, len(refused) // 4):
+                d.constraints.append(("divides", a, b))
