@@ -55,6 +55,7 @@ class Derivation:
     constraints: list[tuple[str, str, str]] = field(default_factory=list)  # (op, a, b)
     templates: list[Template] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    explicit: dict[str, Any] = field(default_factory=dict)  # every varied field's base value
     builds: int = 0
 
     def count(self, values: Mapping[str, int]) -> dict[str, int]:
@@ -147,7 +148,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                           f"{base}")
     full = src.values(base_cfg)
     ints, flags = _candidates(src, full)
-    at = _shrunk(run, base, full, ints)
+    # every field given explicitly, as the random builds give them: head_dim then stays
+    # head_dim when num_attention_heads varies, rather than the class recomputing it
+    explicit = {f: full[f] for f in ints + flags}
+    at = {**explicit, **_shrunk(run, base, full, ints)}
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
     tried: set[str] = set()
@@ -180,7 +184,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     def dep_fields() -> set[str]:
         return {f for s in dep.values() for f in s}
 
-    ref = run.build(at) if at else base
+    ref = run.build(at)
     probe(ints + flags, ref, at)
     alt = run.try_build({**at, **on}) if on else ref
     if isinstance(alt, dict) and on:
@@ -197,7 +201,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     d = Derivation(src.model_type, src.cls_name, _versions(), {
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
-    _fit_all(run, d, base, dep, structural & set(ints), values, random.Random(seed))
+    d.explicit = explicit
+    _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     d.builds = run.builds
     return d
 
@@ -262,7 +267,7 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
         if len(samples) >= need:
             break
         point = _sample(rng, d, order, dims, structured=i % 2 == 0)
-        over = {k: (bool(v) if k in flags else v) for k, v in point.items()}
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
         b = run.try_build(over)
         (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
     if len(samples) < need // 2:
@@ -322,11 +327,18 @@ def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
     ints = [f for f in d.fields if f not in d.flags]
     if not refused:
         return
-    for a in ints:
-        for b in ints:
-            if a == b:
-                continue
-            ok = all(p[a] % p[b] == 0 for p, _ in samples if p[b])
-            explains = sum(1 for p, _ in refused if p[b] and p[a] % p[b])
-            if ok and explains >= max(2, len(refused) // 4):
-                d.constraints.append(("divides", a, b))
+    def val(p, x):
+        return 2 if x == "2" else p[x]
+
+    # divisibilities every build met; then the fewest of them that explain every refusal
+    # they can (greedy cover): a divisibility the random values met by chance explains none
+    held = [(a, b) for a in ints for b in [*ints, "2"] if a != b
+            and all(p[a] % val(p, b) == 0 for p, _ in samples if val(p, b))]
+    left = [p for p, _ in refused]
+    while left:
+        cover = {c: [p for p in left if val(p, c[1]) and p[c[0]] % val(p, c[1])] for c in held}
+        best = max(held, key=lambda c: (len(cover[c]), c[1] != "2"), default=None)
+        if best is None or len(cover[best]) < 2:
+            break
+        d.constraints.append(("divides", *best))
+        left = [p for p in left if p not in cover[best]]
