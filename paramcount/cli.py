@@ -75,7 +75,10 @@ def cmd_formula(args) -> int:
 
 def cmd_count(args) -> int:
     from paramcount import render
+    from paramcount.cli_derive import count_derived
 
+    if (derived := count_derived(args)) is not None:  # a model type no table reads
+        return derived
     reading = _reading(args, args.arch)
     if reading is None and not args.arch:
         raise UsageError("the following arguments are required: arch (or --config PATH)")
@@ -220,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plugin", metavar="MODULE", action="append", default=[], help=plugin_help)
     p.add_argument("--version", action="version", version=f"paramcount {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
-                           metavar="{list,formula,count,verify,prove,solve,report}")
+                           metavar="{list,formula,count,verify,prove,solve,derive,report}")
 
     s = sub.add_parser("list", help="architectures, one line each")
     s.set_defaults(func=cmd_list)
@@ -290,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 
+    from paramcount.cli_derive import add_parser as add_derive
+
+    add_derive(sub)
     s = sub.add_parser("report", help="write the markdown conformance report")
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md")
     s.add_argument("--quiet", action="store_true")

@@ -123,6 +123,8 @@ def _leaf(name: str, templates, path: list[str], syms) -> Term:
     common = reduce(sympy.gcd, mults)
     common = sympy.factor(sympy.Poly(common, *sorted(common.free_symbols, key=str)).primitive()[1]
                           .as_expr()) if common.free_symbols else sympy.Integer(1)
+    if common.could_extract_minus_sign():  # L − k, not k − L times a negative body
+        common = sympy.factor(-common)
     body = sympy.Add(*(sympy.cancel(m / common) * sympy.Mul(*(expr(x, syms) for x in t.dims))
                        for m, t in zip(mults, templates, strict=True)))
     match = "|".join(_regex(t.name) for t in templates)

@@ -1,0 +1,146 @@
+"""``paramcount derive``, and ``count --config`` for a model type no hand-written architecture
+covers: the formula derived from the transformers model's own builds (torch only; never
+TensorFlow in the same process)."""
+
+from __future__ import annotations
+
+import time
+
+from paramcount.cli_common import UsageError, _emit_json
+from paramcount.errors import InputFileError, ParamcountError
+
+__all__ = ["add_parser", "cmd_derive", "count_derived"]
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser("derive", help="derive a transformers model's formula from its builds "
+                                      "and prove it for all hyperparameters")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model-type", metavar="NAME", help="a transformers model type, at its "
+                                                          "config class's defaults")
+    src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
+    s.add_argument("--class", dest="cls", metavar="NAME",
+                   help="the transformers class (default: architectures[0], else the causal-LM "
+                        "class of the model type)")
+    s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
+                                                           "build, not proven)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(func=cmd_derive)
+
+
+def _load(args):
+    from paramcount import derive
+
+    config = None
+    if args.config:
+        from paramcount.configs import is_keras, load_json
+
+        config, where = load_json(args.config)
+        if is_keras(config):
+            raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
+    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls)
+
+
+def _refuse_failures(d) -> None:
+    if d.failures:
+        what, why = d.failures[0]
+        more = f" (and {len(d.failures) - 1} more)" if len(d.failures) > 1 else ""
+        raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
+
+
+def _arch_and_hp(d, src):
+    from paramcount.derive.proof import derived_architecture
+
+    arch = derived_architecture(d, src)
+    return arch, arch.resolve({})
+
+
+def _header(d, hit: bool) -> list[str]:
+    v = d.versions
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; transformers "
+             f"{v.get('transformers', '?')}, torch {v.get('torch', '?')}; {d.builds} builds"
+             + (", from the cache" if hit else "") + "): not hand-written",
+             "hyperparameters found: " + ", ".join(
+                 f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
+    if d.inert:
+        lines.append("fields that change no weight: " + ", ".join(d.inert))
+    for k, why in d.unvaried.items():
+        lines.append(f"not varied: {k} (every variation refused: {why})")
+    if d.constraints:
+        lines.append("constraints: " + "; ".join(
+            f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
+            for op, a, b in d.constraints))
+    return lines
+
+
+def cmd_derive(args) -> int:
+    from paramcount import render
+    from paramcount.formula import pretty
+
+    start = time.perf_counter()
+    src, d, hit = _load(args)
+    _refuse_failures(d)
+    arch, hp = _arch_and_hp(d, src)
+    proof = None
+    if not args.no_prove:
+        from paramcount.derive.proof import prove_derivation
+
+        proof = prove_derivation(d, src)
+    total = arch.formula.total()
+    if args.json:
+        from paramcount.derive.store import to_json
+
+        out = {"derivation": to_json(d), "formula": str(total), "count": d.count({}),
+               "breakdown": render.count_json(arch, hp)}
+        if proof is not None:
+            out["proof"] = [{"case": c.case, "status": c.status, "message": c.message}
+                            for c in proof.cases]
+        _emit_json(out)
+    else:
+        print("\n".join(_header(d, hit)))
+        print(render.count_text(arch, hp, "the config's values"))
+        print(f"N = {pretty(total)}")
+        if proof is not None:
+            n = sum(c.status == "proven" for c in proof.cases)
+            print(f"proof (derived ≡ transformers build, all hyperparameters): {n} of "
+                  f"{len(proof.cases)} cases proven")
+            for c in proof.cases:
+                if c.status != "proven":
+                    print(f"  {c.case}: {c.status}: {c.message}")
+        print(f"({time.perf_counter() - start:.1f} s)")
+    return 0 if proof is None or all(c.status == "proven" for c in proof.cases) else 1
+
+
+def count_derived(args) -> int | None:
+    """``count --config PATH`` of a transformers model type no table reads: derived, counted.
+    None when the config is one the hand-written tables read (or not a transformers config)."""
+    if not args.config or args.arch:
+        return None
+    from paramcount import configs
+
+    data, where = configs.load_json(args.config)
+    if configs.is_keras(data) or data.get("model_type") in configs.supported()[0]:
+        return None
+    if args.preset or args.set:
+        raise UsageError("--preset and --set do not apply to a derived formula; edit the "
+                         "config instead")
+    if args.framework == "keras":
+        raise InputFileError(f"{where}: model type {data.get('model_type')!r} has no Keras "
+                             "formula; its formula is derived from transformers")
+    from paramcount import derive, render
+
+    src, d, hit = derive.derive_model(config=data)
+    _refuse_failures(d)
+    arch, hp = _arch_and_hp(d, src)
+    counts = d.count({})
+    if args.json:
+        out = render.count_json(arch, hp, where)
+        out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
+                          "by_role": counts}
+        _emit_json(out)
+        return 0
+    print("\n".join(_header(d, hit)))
+    print(render.count_text(arch, hp, where))
+    print("checked against the build of this config; `paramcount derive --config "
+          f"{args.config}` proves the formula for all hyperparameters")
+    return 0
