@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -164,11 +166,15 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             v = values[f]
             tries = [not v] if isinstance(v, bool) else _variations(v)
             why = ""
-            for t in tries:
+            built = 0
+            for t in tries:  # two variations that build: one may leave a floor unchanged
+                if built == 2:
+                    break
                 b = run.try_build({**at, f: t})
                 if isinstance(b, str):
                     why = why or b
                     continue
+                built += 1
                 ch = _changes(ref, b)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
@@ -177,8 +183,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 if isinstance(v, bool) and b.keys() - ref.keys():
                     on[f] = not v
                 tried.add(f)
-                break
-            else:
+            if not built:
                 unvaried.setdefault(f, why)
 
     def dep_fields() -> set[str]:
@@ -224,10 +229,8 @@ def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str]) 
 def _versions() -> dict[str, str]:
     out = {}
     for lib in ("torch", "transformers"):
-        try:
+        with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
             out[lib] = __import__(lib).__version__
-        except ImportError:  # pragma: no cover - derive needs torch
-            pass
     return out
 
 
@@ -285,7 +288,7 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
             continue
         role = roles.pop()
         allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
-        mult = _fit(dep.get((t, "mult"), set()), allf, d,
+        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
                     [(p, o.count if o else 0) for p, o in obs])
         present = [(p, o) for p, o in obs if o is not None]
         ranks = {len(o.shape) for _, o in present}
@@ -321,7 +324,7 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.P
 def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
     """Order relations of the layer-count fields (kept in every sample) and divisibilities
     that explain the refusals."""
-    for a, b in zip(order, order[1:], strict=False):
+    for a, b in itertools.pairwise(order):
         if d.fields[a] < d.fields[b]:
             d.constraints.append(("<=", a, b))
     ints = [f for f in d.fields if f not in d.flags]

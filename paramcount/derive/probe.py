@@ -53,9 +53,10 @@ class Source:
                  defaults: Mapping[str, Any] | None = None):
         self.builder = builder
         self.base = dict(config or {})
+        self.cls_name: str
         if builder is not None:
-            self.model_type, self.cls_name = model_type or "custom", cls or getattr(
-                builder, "__name__", "builder")
+            self.model_type = model_type or "custom"
+            self.cls_name = str(cls or getattr(builder, "__name__", "builder"))
             self._defaults = dict(defaults or {})
             return
         import transformers
@@ -85,7 +86,7 @@ class Source:
                     break
         if cls is None or not hasattr(transformers, cls):
             raise DeriveError(f"no transformers class {cls!r} for model type {model_type!r}")
-        self.cls_name = cls
+        self.cls_name = str(cls)
         self._cls = getattr(transformers, cls)
         self._defaults = {}
 

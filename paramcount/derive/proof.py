@@ -34,7 +34,7 @@ class TorchOracle(Oracle):
         arch = self.case.arch
         hp = arch.resolve(self.case.hparams(point))
         self.builds += 1
-        weights = arch.reference(hp)  # type: ignore[operator]
+        weights: list = arch.reference(hp)  # type: ignore[operator,assignment]
         self.counts[self._key(point)] = len(weights)
         if self.builds % 40 == 0:
             gc.collect()

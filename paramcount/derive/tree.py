@@ -121,8 +121,8 @@ def _terms(node: dict, path: list[str], syms) -> list[Term]:
 def _leaf(name: str, templates, path: list[str], syms) -> Term:
     mults = [expr(t.mult, syms) for t in templates]
     common = reduce(sympy.gcd, mults)
-    common = sympy.factor(sympy.Poly(common, *sorted(common.free_symbols, key=str)).primitive()[1]
-                          .as_expr()) if common.free_symbols else sympy.Integer(1)
+    common = sympy.factor(common.as_content_primitive()[1]) if common.free_symbols \
+        else sympy.Integer(1)
     if common.could_extract_minus_sign():  # L − k, not k − L times a negative body
         common = sympy.factor(-common)
     body = sympy.Add(*(sympy.cancel(m / common) * sympy.Mul(*(expr(x, syms) for x in t.dims))
@@ -143,7 +143,7 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
 
     syms = field_symbols(d)
     formula = tree(d)
-    cons = []
+    cons: list[Divisible | Relation] = []
     for op, a, b in d.constraints:
         if op == "divides":
             cons.append(Divisible(syms[a], syms[b] if b in syms else int(b)))

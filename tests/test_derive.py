@@ -1,0 +1,209 @@
+"""Derived formulas: exact fits (no framework), tiny torch builders with hand-written answers,
+transformers model types no hand-written architecture covers against their meta builds, and bad
+input through the command line."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from paramcount.derive import fit
+
+# --- exact fits (no torch) ----------------------------------------------------------------------
+
+
+def test_fit_finds_a_floor_division():
+    rng = random.Random(1)
+    samples = []
+    for _ in range(40):
+        p = {"hidden": rng.randint(1, 60), "heads": rng.randint(1, 12)}
+        samples.append((p, p["heads"] * (p["hidden"] // p["heads"])))
+    poly = fit.fit(["heads", "hidden"], ["heads", "hidden"], samples)
+    assert poly is not None
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
+    assert any(not isinstance(a, str) for _, atoms in poly for a in atoms)  # a floor atom
+
+
+def test_fit_finds_sums_products_and_constants():
+    rng = random.Random(2)
+    samples = []
+    for _ in range(30):
+        p = {"a": rng.randint(1, 50), "b": rng.randint(1, 50), "f": rng.randint(0, 1)}
+        samples.append((p, 3 * p["a"] * (p["b"] + 2) + p["f"] * p["b"]))
+    poly = fit.fit(["a", "b", "f"], ["a", "b"], samples)
+    assert poly is not None
+    assert sorted(poly) == sorted(((3, ("a", "b")), (6, ("a",)), (1, ("b", "f"))))
+
+
+def test_fit_refuses_what_is_no_such_expression():
+    samples = [({"a": a}, a * a % 7) for a in range(1, 30)]
+    assert fit.fit(["a"], ["a"], samples) is None
+
+
+# --- tiny torch builders with hand-written answers ---------------------------------------------
+
+
+def _builder(cfg):
+    import torch
+    from torch import nn
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            h, heads, v = cfg["hidden"], cfg["heads"], cfg["vocab"]
+            self.embed = nn.Embedding(v, h)
+            # a floor division: heads · (hidden // heads) outputs, no bias
+            self.attn = nn.ModuleList(nn.Linear(h, heads * (h // heads), bias=False)
+                                      for _ in range(cfg["layers"]))
+            # a layer pattern: a feed-forward every `every`-th layer
+            self.ffn = nn.ModuleList(nn.Linear(h, 3 * h)  # a fused weight (3 pieces)
+                                     for i in range(cfg["layers"]) if (i + 1) % cfg["every"] == 0)
+            self.register_buffer("scale", torch.ones(h))  # a persistent buffer
+            self.head = nn.Linear(h, v, bias=False)
+            if cfg["tie"]:
+                self.head.weight = self.embed.weight  # a tied weight, counted once
+
+    return Tiny()
+
+
+DEFAULTS = {"hidden": 48, "heads": 6, "vocab": 100, "layers": 8, "every": 3, "tie": False,
+            "dropout_seed": 7}
+
+
+def _hand(p):
+    h, heads, v, L, k, tie = (p[x] for x in ("hidden", "heads", "vocab", "layers", "every", "tie"))
+    return v * h + L * h * heads * (h // heads) + (L // k) * (h * 3 * h + 3 * h) + (1 - tie) * v * h
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    pytest.importorskip("torch")
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(builder=_builder, defaults=DEFAULTS, model_type="tiny")
+    return src, derive(src)
+
+
+def test_tiny_builder_fields_and_hand_written_count(tiny):
+    _, d = tiny
+    assert not d.failures
+    assert set(d.fields) == {"hidden", "heads", "vocab", "layers", "every", "tie"}
+    assert d.inert == ("dropout_seed",)
+    rng = random.Random(3)
+    for _ in range(5):
+        p = {"hidden": rng.randint(1, 90), "heads": rng.randint(1, 9), "vocab": rng.randint(1, 500),
+             "layers": rng.randint(1, 30), "every": rng.randint(1, 7), "tie": rng.randint(0, 1)}
+        counts = d.count(p)
+        assert counts["trainable"] == _hand(p)
+        assert counts["buffer"] == p["hidden"]
+
+
+def test_tiny_builder_tree_and_proof(tiny):
+    _, d = tiny
+    from paramcount.derive.tree import kind_of, tree
+
+    t = tree(d)
+    assert t.find("head").times.free_symbols  # 1 − tie: a tied head counts nothing
+    assert not t.find("scale").trainable
+    assert kind_of(["model", "layers", "self_attn", "q_a_layernorm"]) == "norm"
+    assert kind_of(["model", "layers", "mlp", "gate"]) == "router"
+    assert kind_of(["model", "layers", "mlp", "experts"]) == "expert"
+
+
+@pytest.mark.slow
+def test_tiny_builder_proof(tiny):  # floors split cases: a minute
+    src, d = tiny
+    from paramcount.derive.proof import prove_derivation
+
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+def test_builder_returning_no_model_is_refused():
+    pytest.importorskip("torch")
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import DeriveError, Source
+
+    with pytest.raises(DeriveError, match=r"not a torch nn\.Module"):
+        derive(Source(builder=lambda cfg: 42, defaults={"a": 2}))
+
+
+# --- transformers model types against their meta builds ----------------------------------------
+
+
+def _meta_count(src, values) -> int:
+    model = src.model(src.config(values))
+    return sum(math.prod(p.shape) for p in model.parameters())
+
+
+def _check_against_builds(model_type: str, n: int = 3) -> None:
+    pytest.importorskip("transformers")
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(model_type=model_type)
+    d = derive(src)
+    assert not d.failures, d.failures
+    rng = random.Random(model_type)
+    counts = {a for t in d.templates for _, atoms in t.mult for a in atoms if isinstance(a, str)}
+    done = 0
+    for _ in range(40):
+        if done == n:
+            break
+        p = dict(d.explicit)
+        for f, v in d.fields.items():
+            if f in d.flags:
+                p[f] = bool(rng.randint(0, 1))
+            elif f in counts:
+                p[f] = min(v, rng.randint(max(v // 8, 1), 6)) if v else 0
+            else:
+                p[f] = v * rng.choice((1, 1, 2)) if v > 8 else v
+        try:
+            real = _meta_count(src, p)
+        except Exception:  # a validator's refusal: another draw
+            continue
+        values = {k: int(v) for k, v in p.items() if k in d.fields}
+        assert d.count(values)["trainable"] == real, (model_type, values)
+        done += 1
+    assert done == n
+
+
+FAST = ("olmo2", "gptj")
+SLOW = ("deepseek_v3", "llama4_text", "qwen3_next", "glm4_moe", "cohere", "starcoder2", "mamba",
+        "granite")
+
+
+@pytest.mark.parametrize("model_type", FAST)
+def test_uncovered_model_types_match_their_builds(model_type):
+    _check_against_builds(model_type)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", SLOW)
+def test_uncovered_model_types_match_their_builds_slow(model_type):
+    _check_against_builds(model_type)
+
+
+def test_deepseek_v3_defaults():
+    pytest.importorskip("transformers")
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    d = derive(Source(model_type="deepseek_v3"))
+    assert d.count({})["trainable"] == 671_026_404_352
+    assert "first_k_dense_replace" in d.fields and "num_experts_per_tok" in d.inert
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+def test_unknown_model_type_is_one_line_exit_2(capsys):
+    pytest.importorskip("transformers")
+    from paramcount.cli import main
+
+    assert main(["derive", "--model-type", "no_such_model"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no_such_model" in err[0]
