@@ -207,3 +207,48 @@ def test_unknown_model_type_is_one_line_exit_2(capsys):
     assert main(["derive", "--model-type", "no_such_model"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no_such_model" in err[0]
+
+
+# --- derived ≡ hand-written (+ the family's transformers deltas, through its config table) -----
+
+
+def _hand_vs_derived(arch_id: str) -> None:
+    pytest.importorskip("transformers")
+    from paramcount import frameworks, registry
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+    from paramcount.errors import ParamcountError
+    from paramcount.formula import to_int
+
+    arch = registry.get(arch_id)
+    table = arch.mapping
+    src = Source(model_type=table.model_type, cls=table.hf_class(arch_id))
+    d = derive(src)
+    assert not d.failures, d.failures
+    compared = 0
+    for hs in arch.hparam_sets():
+        hp = hs.hparams
+        if arch.transformers.refusal(hp) is not None:
+            continue
+        shown = frameworks.for_framework(arch, "transformers", hp)
+        try:
+            resolved = shown.resolve(hp)
+        except ParamcountError:  # a set transformers refuses (an odd rotary width)
+            continue
+        hand = to_int(shown.formula.trainable_total(), shown.values(resolved))
+        values = src.values(src.config(table.hf_config(hp)))  # the table renames the symbols
+        derived = d.count({f: int(values[f]) for f in d.fields})["trainable"]
+        assert derived == hand, (arch_id, hs.name, derived, hand)
+        compared += 1
+    assert compared >= 2
+
+
+@pytest.mark.parametrize("arch_id", ["llama", "gpt2_causal_lm"])
+def test_derived_equals_hand_written(arch_id):
+    _hand_vs_derived(arch_id)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id", ["mistral", "qwen3", "phi3", "opt", "bert"])
+def test_derived_equals_hand_written_slow(arch_id):
+    _hand_vs_derived(arch_id)

@@ -149,10 +149,15 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
                           f"{base}")
     full = src.values(base_cfg)
+    init = src.init_fields()
     ints, flags = _candidates(src, full)
     # every field given explicitly, as the random builds give them: head_dim then stays
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
+    # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
+    # padding_idx within the vocabulary)
+    explicit.update({k: None for k, v in full.items() if k.endswith("token_id")
+                     and type(v) is int and (init is None or k in init)})
     at = {**explicit, **_shrunk(run, base, full, ints)}
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
@@ -178,8 +183,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 ch = _changes(ref, b)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
-                if any(c[1] == "mult" for c in ch):
-                    structural.add(f)
+                if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
+                    structural.add(f)  # a count, not a template appearing (hidden ≠ proj)
                 if isinstance(v, bool) and b.keys() - ref.keys():
                     on[f] = not v
                 tried.add(f)
@@ -235,7 +240,9 @@ def _versions() -> dict[str, str]:
 
 
 def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool) -> dict[str, int]:
+            structured: bool, same: bool) -> dict[str, int]:
+    """Small random values: layer counts in the base's order; widths dividing as at the base
+    (``structured``; equal ones equal too with ``same``) or at random."""
     point: dict[str, int] = {}
     lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
     drawn = sorted(rng.randint(0, 10) for _ in structural)
@@ -243,12 +250,19 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
     for f, v in zip(structural, drawn, strict=True):  # the base's order kept
         prev = max(v, lo[f], prev)
         point[f] = prev
+    # fields that change no weight keep their base values, and may still divide one that does
+    # (OPT's num_attention_heads divides hidden_size)
+    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int}
     for f in dims:
         if structured:
-            divs = [g for g in point if g in dims and d.fields[g] > 1
-                    and d.fields[f] % d.fields[g] == 0 and d.fields[f] != d.fields[g]]
-            m = math.lcm(*(point[g] for g in divs)) if divs else 1
-            point[f] = m * rng.randint(1, 4) if divs else rng.choice(NICE)
+            now = {**kept, **{g: point[g] for g in point if g in dims}}
+            divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
+                    and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
+                    and d.fields[f] != (kept.get(g) or d.fields[g])]
+            m = math.lcm(*(now[g] for g in divs)) if divs else 1
+            twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
+            point[f] = point[twin[0]] if twin else \
+                m * rng.randint(1, 4) if divs and m <= 256 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.5 else rng.randint(1, 40)
     for f in d.flags:
@@ -269,7 +283,7 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     for i in range(need * 6):
         if len(samples) >= need:
             break
-        point = _sample(rng, d, order, dims, structured=i % 2 == 0)
+        point = _sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0)
         over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
         b = run.try_build(over)
         (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
@@ -280,6 +294,7 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     _constraints(d, samples, refused, order)
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
+    _probe_absent(run, d, templates, dep, samples, values)
     for t in templates:
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
         roles = {o.role for _, o in obs if o is not None}
@@ -311,13 +326,43 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
             d.templates.append(Template(t, role, mult, tuple(shapes)))
 
 
+def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
+                  values: Mapping[str, Any]) -> None:
+    """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
+    each width varied alone from a random build that has them."""
+    unseen = [t for t in templates if not any(k[0] == t and k[1] != "mult" for k in dep)]
+    flags = set(d.flags)
+    widths = [f for f in d.fields if f not in flags]
+    done: set[str] = set()
+    for t in unseen:
+        if t in done:
+            continue
+        at = next(((p, b) for p, b in samples if t in b), None)
+        if at is None:
+            continue
+        p, ref = at
+        group = [u for u in unseen if u in ref and u not in done]
+        done |= set(group)
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in p.items()}}
+        for f in widths:
+            for v in (p[f] + 1, 2 * p[f] + 2):
+                b = run.try_build({**over, f: v})
+                if isinstance(b, str):
+                    continue
+                for c in _changes(ref, b):
+                    if c[0] in group:
+                        dep.setdefault(c, set()).add(f)
+
+
 def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.Poly | None:
     ints = [f for f in d.fields if f not in d.flags]
-    found = fitting.fit(sorted(first), ints, samples)
-    if found is None and set(wider) - first and len(wider) <= 7:
-        found = fitting.fit(wider, ints, samples)
-    if found is None and d.flags:
-        found = fitting.fit(sorted(set(wider) | set(d.flags))[:7], ints, samples)
+    equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
+    found = fitting.fit(sorted(first), ints, samples, equal)
+    if found is None and set(wider) - first and len(wider) <= 8:
+        found = fitting.fit(wider, ints, samples, equal)
+    with_flags = sorted(set(wider) | set(d.flags))
+    if found is None and d.flags and len(with_flags) <= 8:
+        found = fitting.fit(with_flags, ints, samples, equal)
     return found
 
 
@@ -330,12 +375,15 @@ def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
     ints = [f for f in d.fields if f not in d.flags]
     if not refused:
         return
-    def val(p, x):
-        return 2 if x == "2" else p[x]
-
     # divisibilities every build met; then the fewest of them that explain every refusal
     # they can (greedy cover): a divisibility the random values met by chance explains none
-    held = [(a, b) for a in ints for b in [*ints, "2"] if a != b
+    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
+    divisors = [*ints, *kept, "2"]
+
+    def val(p, x):  # a field that changes no weight divides at its base value
+        return 2 if x == "2" else kept[x] if x in kept else p[x]
+
+    held = [(a, b) for a in ints for b in divisors if a != b
             and all(p[a] % val(p, b) == 0 for p, _ in samples if val(p, b))]
     left = [p for p, _ in refused]
     while left:

@@ -19,8 +19,9 @@ from fractions import Fraction
 __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_text"]
 
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
+MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 
-# An atom: a field's name, or ("floor", a, b) for a // b.
+# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0.
 Atom = str | tuple[str, str, str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
@@ -29,8 +30,11 @@ Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
 def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
     if isinstance(atom, str):
         return int(point[atom])
-    _, a, b = atom
-    return int(point[a]) // int(point[b]) if int(point[b]) else 0
+    op, a, b = atom
+    if op == "eq":
+        return int(int(point[a]) == int(point[b]))
+    den = int(b) if b.isdigit() else int(point[b])
+    return int(point[a]) // den if den else 0
 
 
 def evaluate(poly: Poly, point: Mapping[str, int]) -> int:
@@ -54,6 +58,30 @@ def _repeats_field(mono: tuple[Atom, ...]) -> bool:
     """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not."""
     floors = [m for m in mono if not isinstance(m, str)]
     return len(floors) > 1
+
+
+_P = (1 << 61) - 1  # a prime: the modular pre-check
+
+
+def _consistent_mod_p(rows: list[list[int]], ys: list[int]) -> bool:
+    """Whether rows·x = ys has a solution modulo _P: a cheap filter before the exact solve (a
+    system consistent over the rationals is consistent modulo a prime no denominator shares)."""
+    m = len(rows[0]) if rows else 0
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows, ys, strict=True)]
+    r = 0
+    for c in range(m):
+        p = next((i for i in range(r, len(mat)) if mat[i][c]), None)
+        if p is None:
+            continue
+        mat[r], mat[p] = mat[p], mat[r]
+        inv = pow(mat[r][c], _P - 2, _P)
+        mat[r] = [v * inv % _P for v in mat[r]]
+        for i in range(r + 1, len(mat)):
+            if mat[i][c]:
+                f = mat[i][c]
+                mat[i] = [(a - f * b) % _P for a, b in zip(mat[i], mat[r], strict=True)]
+        r += 1
+    return not any(row[m] for row in mat[r:])
 
 
 def _solve(rows: list[list[int]], ys: list[int]) -> list[Fraction] | None:
@@ -97,9 +125,11 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
     distinct = list(seen.values())
     if len(distinct) < len(monos):
         return None
-    use = distinct[: 3 * len(monos) + 4]
-    rows = [[_mono_value(mo, p) for mo in monos] for p, _ in use]
-    x = _solve(rows, [y for _, y in use])
+    rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
+    if not _consistent_mod_p(rows, [y for _, y in distinct]):
+        return None
+    use = len(monos) + 8  # the exact solve from a few more rows than unknowns; all checked below
+    x = _solve(rows[:use], [y for _, y in distinct[:use]])
     if x is None or any(v.denominator != 1 for v in x):
         return None
     poly: Poly = tuple((int(v), mo) for v, mo in zip(x, monos, strict=True) if v != 0)
@@ -116,21 +146,36 @@ def _mono_value(mono: tuple[Atom, ...], point: Mapping[str, int]) -> int:
 
 
 def fit(fields: Sequence[str], ints: Sequence[str],
-        samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+        samples: Sequence[tuple[Mapping[str, int], int]],
+        equal: Sequence[tuple[str, str]] = ()) -> Poly | None:
     """The expression in ``fields`` that gives every sample's value, or None.
 
     ``ints`` are the fields that may divide or be divided (not flags). The fields alone are
-    tried first, then each floor division of two of them beside them.
+    tried first, then each floor division of two of them beside them, then each of the
+    ``equal`` pairs' indicator ([a = b]: OPT projects its embeddings only where
+    word_embed_proj_dim ≠ hidden_size).
     """
     fields = sorted(fields)
     found = _try(fields, samples)
     if found is not None:
         return found
+    if len(fields) > MAX_FIELDS:
+        return None
     divisible = [f for f in fields if f in ints]
     for a, b in itertools.permutations(divisible, 2):
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
             return found
+    for a in divisible:  # a layer pattern of a constant period (every 4th layer)
+        for k in range(2, 9):
+            found = _try([*fields, ("floor", a, str(k))], samples)
+            if found is not None:
+                return found
+    for a, b in equal:
+        if a in fields or b in fields:
+            found = _try([*sorted({*fields, a, b}), ("eq", a, b)], samples)
+            if found is not None:
+                return found
     return None
 
 
@@ -140,7 +185,8 @@ def poly_text(poly: Poly) -> str:
         return "0"
     parts = []
     for coeff, atoms in poly:
-        names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" for a in atoms]
+        names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" if a[0] == "floor"
+                 else f"[{a[1]} = {a[2]}]" for a in atoms]
         body = "·".join(names)
         if not body:
             parts.append(str(coeff))

@@ -68,7 +68,12 @@ def field_symbols(d: Derivation) -> dict[str, sympy.Symbol]:
 
 def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
     def atom(a: fitting.Atom) -> sympy.Expr:
-        return syms[a] if isinstance(a, str) else sympy.floor(syms[a[1]] / syms[a[2]])
+        if isinstance(a, str):
+            return syms[a]
+        if a[0] == "eq":
+            return sympy.KroneckerDelta(syms[a[1]], syms[a[2]])
+        den = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
+        return sympy.floor(syms[a[1]] / den)
 
     return sympy.Add(*(c * sympy.Mul(*(atom(a) for a in atoms)) for c, atoms in poly))
 
@@ -146,7 +151,9 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     cons: list[Divisible | Relation] = []
     for op, a, b in d.constraints:
         if op == "divides":
-            cons.append(Divisible(syms[a], syms[b] if b in syms else int(b)))
+            # a divisor that changes no weight divides at its base value (OPT's heads)
+            cons.append(Divisible(syms[a], syms[b] if b in syms else
+                                  int(d.explicit[b]) if b in d.explicit else int(b)))
         else:
             cons.append(Relation(syms[a], op, syms[b], reason="the base config's order"))
     return Architecture(
