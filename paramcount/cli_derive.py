@@ -64,8 +64,13 @@ def _header(d, hit: bool) -> list[str]:
                  f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
     if d.inert:
         lines.append("fields that change no weight: " + ", ".join(d.inert))
+    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
+    if nones:
+        lines.append("fields that are None here (not varied; give one an integer to derive "
+                     "with it): " + ", ".join(nones))
     for k, why in d.unvaried.items():
-        lines.append(f"not varied: {k} (every variation refused: {why})")
+        if k not in nones:
+            lines.append(f"not varied: {k} (every variation refused: {why})")
     if d.constraints:
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"

@@ -158,9 +158,12 @@ def _check_against_builds(model_type: str, n: int = 3) -> None:
             if f in d.flags:
                 p[f] = bool(rng.randint(0, 1))
             elif f in counts:
-                p[f] = min(v, rng.randint(max(v // 8, 1), 6)) if v else 0
+                p[f] = min(v, rng.randint(1, 6)) if v else 0
             else:
                 p[f] = v * rng.choice((1, 1, 2)) if v > 8 else v
+        for op, a, b in d.constraints:  # the layer counts' order (first_k_dense_replace ≤ L)
+            if op == "<=":
+                p[a] = min(p[a], p[b])
         try:
             real = _meta_count(src, p)
         except Exception:  # a validator's refusal: another draw
@@ -222,7 +225,11 @@ def _hand_vs_derived(arch_id: str) -> None:
 
     arch = registry.get(arch_id)
     table = arch.mapping
-    src = Source(model_type=table.model_type, cls=table.hf_class(arch_id))
+    first = arch.hparam_sets()[0].hparams
+    # derived from a config giving every key the table writes (GPT-2's n_inner is None by
+    # default: a field that is None is not varied)
+    src = Source(model_type=table.model_type, config=table.hf_config(first),
+                 cls=table.hf_class(arch_id))
     d = derive(src)
     assert not d.failures, d.failures
     compared = 0

@@ -117,6 +117,8 @@ class _Run:
 
 def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     init = src.init_fields()
+    if init is not None:  # and the keys the config gives (Phi-3's head_dim, read by the model)
+        init = init | set(src.base)
     ints, flags = [], []
     for k, v in sorted(values.items()):
         if k in _GENERIC or k.endswith("token_id") or (init is not None and k not in init):
@@ -207,6 +209,9 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in new or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
+        if v is None and init is not None and k in init and not k.endswith("token_id"):
+            unvaried[k] = "None at this config: give it an integer to derive with it"
     hyper = sorted(dep_fields())
     d = Derivation(src.model_type, src.cls_name, _versions(), {
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
