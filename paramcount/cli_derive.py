@@ -19,6 +19,12 @@ def add_parser(sub) -> None:
     src.add_argument("--model-type", metavar="NAME", help="a transformers model type, at its "
                                                           "config class's defaults")
     src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
+    src.add_argument("--builder", metavar="MODULE:FUNCTION",
+                     help="your own builder: a function from a mapping of field values to a torch "
+                          "nn.Module (MODULE a module name or a .py file); its base values from "
+                          "--set and the function's `defaults` attribute")
+    s.add_argument("--set", metavar="FIELD=VALUE", nargs="+", action="extend", default=[],
+                   help="base values of a --builder's fields (integers; flags 0/1)")
     s.add_argument("--class", dest="cls", metavar="NAME",
                    help="the transformers class (default: architectures[0], else the causal-LM "
                         "class of the model type)")
@@ -28,9 +34,49 @@ def add_parser(sub) -> None:
     s.set_defaults(func=cmd_derive)
 
 
+def _builder(spec: str):
+    """``module:function`` or ``path/file.py:function`` → the function."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    module, _, func = spec.rpartition(":")
+    if not module or not func:
+        raise UsageError(f"--builder {spec!r}: expected MODULE:FUNCTION")
+    try:
+        if module.endswith(".py"):
+            loc = importlib.util.spec_from_file_location(Path(module).stem, module)
+            if loc is None or loc.loader is None or not Path(module).is_file():
+                raise ParamcountError(f"--builder: cannot read {module}")
+            mod = importlib.util.module_from_spec(loc)
+            loc.loader.exec_module(mod)
+        else:
+            mod = importlib.import_module(module)
+    except ParamcountError:
+        raise
+    except Exception as exc:
+        raise ParamcountError(f"--builder: importing {module} raised {type(exc).__name__}: "
+                              f"{exc}") from None
+    fn = getattr(mod, func, None)
+    if not callable(fn):
+        raise ParamcountError(f"--builder: {module} has no function {func!r}")
+    return fn
+
+
 def _load(args):
     from paramcount import derive
 
+    if args.builder:
+        from paramcount.cli_common import parse_assignments
+
+        fn = _builder(args.builder)
+        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **parse_assignments(args.set)}
+        if not defaults:
+            raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
+                             "or a `defaults` mapping on the function")
+        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False)
+    if args.set:
+        raise UsageError("--set applies to --builder; edit the config instead")
     config = None
     if args.config:
         from paramcount.configs import is_keras, load_json

@@ -174,8 +174,8 @@ def _check_against_builds(model_type: str, n: int = 3) -> None:
     assert done == n
 
 
-FAST = ("olmo2", "gptj")
-SLOW = ("deepseek_v3", "llama4_text", "qwen3_next", "glm4_moe", "cohere", "starcoder2", "mamba",
+FAST = ("gptj",)
+SLOW = ("olmo2", "deepseek_v3", "llama4_text", "qwen3_next", "glm4_moe", "cohere", "starcoder2", "mamba",
         "granite")
 
 
@@ -190,6 +190,7 @@ def test_uncovered_model_types_match_their_builds_slow(model_type):
     _check_against_builds(model_type)
 
 
+@pytest.mark.slow
 def test_deepseek_v3_defaults():
     pytest.importorskip("transformers")
     from paramcount.derive.core import derive
@@ -259,3 +260,82 @@ def test_derived_equals_hand_written(arch_id):
 @pytest.mark.parametrize("arch_id", ["mistral", "qwen3", "phi3", "opt", "bert"])
 def test_derived_equals_hand_written_slow(arch_id):
     _hand_vs_derived(arch_id)
+
+
+# --- count --config for a model type no table reads ---------------------------------------------
+
+SMALL_DEEPSEEK = {"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"],
+                  "num_hidden_layers": 5, "first_k_dense_replace": 2, "n_routed_experts": 8,
+                  "hidden_size": 256, "vocab_size": 1000, "intermediate_size": 512,
+                  "moe_intermediate_size": 64, "num_attention_heads": 4, "q_lora_rank": 96,
+                  "kv_lora_rank": 32}
+
+
+def test_count_config_derives_a_model_type_no_table_reads(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    import json
+
+    from paramcount.cli import main
+    from paramcount.derive.probe import Source
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_DEEPSEEK))
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    src = Source(config=SMALL_DEEPSEEK)
+    assert out["total"] == _meta_count(src, {})
+    assert out["derived"]["class"] == "DeepseekV3ForCausalLM"
+    assert main(["count", "--config", str(path)]) == 0  # from the cache the second time
+    text = capsys.readouterr().out
+    assert "formula derived from DeepseekV3ForCausalLM builds" in text and "from the cache" in text
+
+
+def test_count_config_without_transformers_is_one_line(tmp_path, capsys, monkeypatch):
+    import importlib.util
+    import json
+
+    from paramcount.cli import main
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_DEEPSEEK))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("torch", "transformers") else real(name, *a))
+    assert main(["count", "--config", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'paramcount[transformers]'" in err[0]
+
+
+# --- --builder -----------------------------------------------------------------------------------
+
+BUILDER = '''
+def build(cfg):
+    from torch import nn
+    if cfg.get("boom"):
+        raise RuntimeError("the builder fails")
+    if cfg.get("nothing"):
+        return None
+    model = nn.Module()
+    model.embed = nn.Embedding(cfg["vocab"], cfg["width"])
+    model.layers = nn.ModuleList(nn.Linear(cfg["width"], cfg["width"])
+                                 for _ in range(cfg["depth"]))
+    return model
+
+build.defaults = {"vocab": 50, "width": 16, "depth": 3}
+'''
+
+
+def test_builder_derives_and_bad_builders_are_one_line(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from paramcount.cli import main
+
+    path = tmp_path / "mine.py"
+    path.write_text(BUILDER)
+    assert main(["derive", "--builder", f"{path}:build", "--no-prove"]) == 0
+    out = capsys.readouterr().out
+    assert f"{50 * 16 + 3 * (16 * 16 + 16):,}" in out  # embedding + depth·(width² + width)
+    for extra in (["--set", "boom=1"], ["--set", "nothing=1"], []):
+        spec = f"{path}:build" if extra else f"{path}:missing"
+        assert main(["derive", "--builder", spec, "--no-prove", *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err

@@ -14,7 +14,7 @@ Everything that imports torch does so inside functions; nothing here imports Ten
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from paramcount.errors import ParamcountError
@@ -33,15 +33,17 @@ def require() -> None:
 
 
 def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | None = None,
-                 cls: str | None = None, use_cache: bool = True):
-    """(source, derivation, whether it came from the cache) for a model type's defaults or a
-    config's values."""
+                 cls: str | None = None, builder: Callable | None = None,
+                 defaults: Mapping[str, Any] | None = None, use_cache: bool = True):
+    """(source, derivation, whether it came from the cache) for a model type's defaults, a
+    config's values, or a builder of your own at ``defaults``."""
     require()
     from paramcount.derive import store
     from paramcount.derive.core import derive
     from paramcount.derive.probe import Source
 
-    src = Source(model_type=model_type, config=config, cls=cls)
+    src = Source(model_type=model_type, config=config, cls=cls, builder=builder,
+                 defaults=defaults)
     if not use_cache:
         return src, derive(src), False
     d, hit = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
