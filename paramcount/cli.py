@@ -91,7 +91,8 @@ def cmd_count(args) -> int:
     if framework is None:  # a transformers config means the model transformers builds from it
         hf_config = reading is not None and reading.source == "transformers config"
         framework = "transformers" if hf_config and arch.transformers is not None else "keras"
-        if framework not in arch.checked_by:  # the model only transformers builds
+        # the model only transformers builds (a derived formula is transformers' already)
+        if framework not in arch.checked_by and arch.transformers is not None:
             framework = arch.checked_by[0]
     if framework != "keras":
         from paramcount import frameworks

@@ -31,6 +31,9 @@ def add_parser(sub) -> None:
     s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
                                                            "build, not proven)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--emit-plugin", metavar="FILE",
+                   help="also write a plugin module registering the derived formula as "
+                        "architecture <model_type>_derived (load it with --plugin FILE)")
     s.set_defaults(func=cmd_derive)
 
 
@@ -129,8 +132,20 @@ def cmd_derive(args) -> int:
     from paramcount.formula import pretty
 
     start = time.perf_counter()
+    if args.emit_plugin:
+        from paramcount._io import check_output
+
+        check_output(args.emit_plugin)  # before the work: a path that cannot be written
+        if args.builder:
+            raise UsageError("--emit-plugin writes transformers derivations; a builder's "
+                             "module is yours to register")
     src, d, hit = _load(args)
     _refuse_failures(d)
+    if args.emit_plugin:
+        from paramcount.derive.plugin import write_plugin
+
+        write_plugin(args.emit_plugin, d, src.base if not args.model_type else {},
+                     f"{d.model_type}_derived")
     arch, hp = _arch_and_hp(d, src)
     proof = None
     if not args.no_prove:

@@ -339,3 +339,26 @@ def test_builder_derives_and_bad_builders_are_one_line(tmp_path, capsys):
         assert main(["derive", "--builder", spec, "--no-prove", *extra]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1, err
+
+
+def test_emit_plugin_registers_the_derived_formula(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    import json
+
+    from paramcount import registry
+    from paramcount.cli import main
+
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(SMALL_DEEPSEEK))
+    plugin = tmp_path / "ds_plugin.py"
+    assert main(["derive", "--config", str(cfg), "--no-prove", "--emit-plugin", str(plugin)]) == 0
+    capsys.readouterr()
+    try:
+        assert main(["--plugin", str(plugin), "count", "deepseek_v3_derived", "--set",
+                     "num_hidden_layers=6", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        from paramcount.derive.probe import Source
+
+        assert out["total"] == _meta_count(Source(config=SMALL_DEEPSEEK), {"num_hidden_layers": 6})
+    finally:
+        registry.unregister("deepseek_v3_derived")
