@@ -174,8 +174,9 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             tries = [not v] if isinstance(v, bool) else _variations(v)
             why = ""
             built = 0
-            for t in tries:  # two variations that build: one may leave a floor unchanged
-                if built == 2:
+            seen = False
+            for t in tries:  # a second variation where the first changed nothing: a floor
+                if built == 2 or seen:  # (6 → 12 heads of 48 wide) may hide the field
                     break
                 b = run.try_build({**at, f: t})
                 if isinstance(b, str):
@@ -183,6 +184,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                     continue
                 built += 1
                 ch = _changes(ref, b)
+                seen = bool(ch)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
