@@ -147,11 +147,7 @@ def cmd_derive(args) -> int:
         write_plugin(args.emit_plugin, d, src.base if not args.model_type else {},
                      f"{d.model_type}_derived")
     arch, hp = _arch_and_hp(d, src)
-    proof = None
-    if not args.no_prove:
-        from paramcount.derive.proof import prove_derivation
-
-        proof = prove_derivation(d, src)
+    proof = None if args.no_prove else _proof(d, src)
     total = arch.formula.total()
     if args.json:
         from paramcount.derive.store import to_json
@@ -159,22 +155,16 @@ def cmd_derive(args) -> int:
         out = {"derivation": to_json(d), "formula": str(total), "count": d.count({}),
                "breakdown": render.count_json(arch, hp)}
         if proof is not None:
-            out["proof"] = [{"case": c.case, "status": c.status, "message": c.message}
-                            for c in proof.cases]
+            out["proof"] = proof
         _emit_json(out)
     else:
         print("\n".join(_header(d, hit)))
         print(render.count_text(arch, hp, "the config's values"))
         print(f"N = {pretty(total)}")
         if proof is not None:
-            n = sum(c.status == "proven" for c in proof.cases)
-            print(f"proof (derived ≡ transformers build, all hyperparameters): {n} of "
-                  f"{len(proof.cases)} cases proven")
-            for c in proof.cases:
-                if c.status != "proven":
-                    print(f"  {c.case}: {c.status}: {c.message}")
+            print(_proof_line(proof))
         print(f"({time.perf_counter() - start:.1f} s)")
-    return 0 if proof is None or all(c.status == "proven" for c in proof.cases) else 1
+    return 0 if proof is None or all(c["status"] == "proven" for c in proof) else 1
 
 
 def count_derived(args) -> int | None:
@@ -202,11 +192,27 @@ def count_derived(args) -> int | None:
     if args.json:
         out = render.count_json(arch, hp, where)
         out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
-                          "by_role": counts}
+                          "by_role": counts, "proof": _proof(d, src)}
         _emit_json(out)
         return 0
     print("\n".join(_header(d, hit)))
     print(render.count_text(arch, hp, where))
-    print("checked against the build of this config; `paramcount derive --config "
-          f"{args.config}` proves the formula for all hyperparameters")
+    print(_proof_line(_proof(d, src)))
     return 0
+
+
+def _proof(d, src) -> list[dict]:
+    from paramcount.derive.proof import prove_derivation
+    from paramcount.derive.store import cached_proof
+
+    return cached_proof(d, lambda: [{"case": c.case, "status": c.status, "message": c.message}
+                                    for c in prove_derivation(d, src).cases])
+
+
+def _proof_line(cases: list[dict]) -> str:
+    n = sum(c["status"] == "proven" for c in cases)
+    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
+            f"proof < 1e-9): {n} of {len(cases)} cases proven")
+    bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
+           if c["status"] != "proven"]
+    return "\n".join([line, *bad])

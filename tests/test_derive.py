@@ -285,9 +285,11 @@ def test_count_config_derives_a_model_type_no_table_reads(tmp_path, capsys):
     src = Source(config=SMALL_DEEPSEEK)
     assert out["total"] == _meta_count(src, {})
     assert out["derived"]["class"] == "DeepseekV3ForCausalLM"
+    assert {c["status"] for c in out["derived"]["proof"]} == {"proven"}
     assert main(["count", "--config", str(path)]) == 0  # from the cache the second time
     text = capsys.readouterr().out
     assert "formula derived from DeepseekV3ForCausalLM builds" in text and "from the cache" in text
+    assert "4 of 4 cases proven" in text
 
 
 def test_count_config_without_transformers_is_one_line(tmp_path, capsys, monkeypatch):

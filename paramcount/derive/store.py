@@ -12,7 +12,7 @@ from typing import Any
 
 from paramcount.derive.core import Derivation, Template
 
-__all__ = ["cached", "from_json", "to_json"]
+__all__ = ["cached", "cached_proof", "from_json", "to_json"]
 
 KIND = "derive"
 
@@ -67,3 +67,18 @@ def cached(model_type: str, cls: str, config: Mapping[str, Any],
     d = make()
     cache.put_json(KIND, digest, to_json(d))
     return d, False
+
+
+def cached_proof(d: Derivation, make: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The proof's cases (``{"case", "status", "message"}``) of a derivation, from the cache
+    (keyed by the derivation itself and paramcount's sources) or made and stored."""
+    from paramcount import cache
+
+    digest = cache.key(KIND + "-proof", json.dumps(to_json(d), sort_keys=True),
+                       sorted(cache.library_versions().items()), cache.source_fingerprint())
+    found = cache.get_json(KIND + "-proof", digest)
+    if isinstance(found, list) and all(isinstance(c, dict) for c in found):
+        return found
+    cases = make()
+    cache.put_json(KIND + "-proof", digest, cases)
+    return cases
