@@ -32,7 +32,8 @@ __all__ = ["Derivation", "Template", "derive"]
 SEED = "paramcount-derive-1"
 NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 # PretrainedConfig's own switches: never a weight's shape
-_GENERIC = {"output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
+_GENERIC = {"architectures", "dtype", "problem_type", "id2label", "label2id",
+            "output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
             "is_encoder_decoder", "use_cache", "output_router_logits", "use_return_dict",
             "torchscript", "is_decoder", "add_cross_attention", "tie_encoder_decoder"}
 
@@ -212,7 +213,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
-        if v is None and init is not None and k in init and not k.endswith("token_id"):
+        if v is None and init is not None and k in init and not k.endswith("token_id") \
+                and k not in _GENERIC:
             unvaried[k] = "None at this config: give it an integer to derive with it"
     hyper = sorted(dep_fields())
     d = Derivation(src.model_type, src.cls_name, _versions(), {
@@ -271,7 +273,7 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
             point[f] = point[twin[0]] if twin else \
                 m * rng.randint(1, 4) if divs and m <= 256 else rng.choice(NICE)
         else:
-            point[f] = rng.choice(NICE) if rng.random() < 0.5 else rng.randint(1, 40)
+            point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
     for f in d.flags:
         point[f] = rng.randint(0, 1)
     return point
@@ -298,7 +300,7 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
         why = refused[0][1] if refused else "no build"
         raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
                           f"{len(samples) + len(refused)}); the first refusal: {why}")
-    _constraints(d, samples, refused, order)
+    _constraints(run, d, samples, refused, order, values)
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
     _probe_absent(run, d, templates, dep, samples, values)
@@ -373,7 +375,8 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.P
     return found
 
 
-def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
+def _constraints(run: _Run, d: Derivation, samples, refused, order: list[str],
+                 values: Mapping[str, Any]) -> None:
     """Order relations of the layer-count fields (kept in every sample) and divisibilities
     that explain the refusals."""
     for a, b in itertools.pairwise(order):
@@ -382,21 +385,29 @@ def _constraints(d: Derivation, samples, refused, order: list[str]) -> None:
     ints = [f for f in d.fields if f not in d.flags]
     if not refused:
         return
-    # divisibilities every build met; then the fewest of them that explain every refusal
-    # they can (greedy cover): a divisibility the random values met by chance explains none
     kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
     divisors = [*ints, *kept, "2"]
 
     def val(p, x):  # a field that changes no weight divides at its base value
         return 2 if x == "2" else kept[x] if x in kept else p[x]
 
+    # values up to 4 are left out: transformers' RoPE check lets an odd head_dim ≤ 4 pass
     held = [(a, b) for a in ints for b in divisors if a != b
-            and all(p[a] % val(p, b) == 0 for p, _ in samples if val(p, b))]
-    left = [p for p, _ in refused]
-    while left:
-        cover = {c: [p for p in left if val(p, c[1]) and p[c[0]] % val(p, c[1])] for c in held}
-        best = max(held, key=lambda c: (len(cover[c]), c[1] != "2"), default=None)
-        if best is None or len(cover[best]) < 2:
-            break
-        d.constraints.append(("divides", *best))
-        left = [p for p in left if p not in cover[best]]
+            and all(p[a] % val(p, b) == 0 for p, _ in samples if val(p, b) and p[a] > 4)]
+    # each divisibility every build met is tested alone: the first build, with a moved off
+    # b's multiples but kept on its other divisors'; refused, the divisibility is a constraint
+    # (the random values meet some divisibilities by chance: vocab_size even)
+    p0 = samples[0][0]
+    over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in p0.items()}}
+    for a, b in held:
+        others = [val(p0, c) for x, c in held if x == a and c != b and val(p0, c)]
+        step = math.lcm(*others) if others else 1
+        moved = p0[a]
+        for _ in range(8):
+            moved += step
+            if moved > 4 and moved % val(p0, b):
+                break
+        else:
+            continue  # b divides every value a can take here: implied by the others
+        if isinstance(run.try_build({**over, a: moved}), str):
+            d.constraints.append(("divides", a, b))
