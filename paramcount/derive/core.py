@@ -175,9 +175,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             tries = [not v] if isinstance(v, bool) else _variations(v)
             why = ""
             built = 0
-            seen = False
-            for t in tries:  # a second variation where the first changed nothing: a floor
-                if built == 2 or seen:  # (6 → 12 heads of 48 wide) may hide the field
+            for t in tries:  # two variations that build: a floor (q_proj's heads·(hidden //
+                if built == 2:  # heads) when heads doubles) may hide a field from one
                     break
                 b = run.try_build({**at, f: t})
                 if isinstance(b, str):
@@ -185,7 +184,6 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                     continue
                 built += 1
                 ch = _changes(ref, b)
-                seen = bool(ch)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
