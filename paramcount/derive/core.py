@@ -159,8 +159,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     explicit = {f: full[f] for f in ints + flags}
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
-    explicit.update({k: None for k, v in full.items() if k.endswith("token_id")
-                     and type(v) is int and (init is None or k in init)})
+    nulls = {k: None for k, v in full.items() if k.endswith("token_id")
+             and type(v) is int and (init is None or k in init)}
+    if isinstance(run.try_build({**explicit, **nulls}), dict):  # a class may insist on ints
+        explicit.update(nulls)
     at = {**explicit, **_shrunk(run, base, full, ints)}
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
