@@ -39,9 +39,24 @@ Built = dict[str, Observed]
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 
 
-def fold(name: str) -> str:
-    """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``."""
-    return _INDEX.sub("*", name)
+def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
+    """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``;
+    an index under a container in ``literal`` (whose children differ in class: CTRL's
+    ``ffn`` Sequential of Linear, ReLU, Linear) is kept."""
+    if not literal:
+        return _INDEX.sub("*", name)
+    segs = name.split(".")
+    return ".".join("*" if s.isdigit() and ".".join(segs[:i]) not in literal else s
+                    for i, s in enumerate(segs))
+
+
+def _literal_containers(model) -> frozenset[str]:
+    out = set()
+    for name, mod in model.named_modules():
+        kids = [(k, type(c)) for k, c in mod.named_children() if k.isdigit()]
+        if len({c for _, c in kids}) > 1:
+            out.add(name)
+    return frozenset(out)
 
 
 class Source:
@@ -153,12 +168,13 @@ def observe(model) -> Built:
     from reference_models.hf import torch_weights
 
     out: dict[str, list] = {}
+    literal = _literal_containers(model)
     for w in torch_weights(model):
         name = w.path.replace("/", ".")
         role = "trainable" if w.trainable else "frozen"
         if not _is_parameter(model, name):
             role = "buffer"
-        key = fold(name)
+        key = fold(name, literal)
         out.setdefault(key, []).append((tuple(w.shape), role))
     built: Built = {}
     for key, items in out.items():
