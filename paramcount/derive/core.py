@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -26,6 +25,7 @@ from typing import Any
 
 from paramcount.derive import fit as fitting
 from paramcount.derive.probe import Built, DeriveError, Source
+from paramcount.derive.refusals import constraints
 
 __all__ = ["Derivation", "Template", "derive"]
 
@@ -221,7 +221,12 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
-    _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+    new = _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+    if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
+        d.fields.update({f: int(full[f]) for f in sorted(new)})
+        d.inert = tuple(f for f in d.inert if f not in new)
+        d.constraints.clear()
+        _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     d.builds = run.builds
     return d
 
@@ -280,7 +285,9 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
 
 
 def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
-             values: Mapping[str, Any], rng: random.Random) -> None:
+             values: Mapping[str, Any], rng: random.Random) -> set[str]:
+    """Fit every template; or, where a probe finds fields that change no weight at the base
+    but change a template it lacks, return them (the caller refits with them)."""
     flags = set(d.flags)
     order = sorted(structural, key=lambda f: (d.fields[f], f))
     dims = sorted((set(d.fields) - structural - flags), key=lambda f: (d.fields[f], f))
@@ -300,10 +307,12 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
         why = refused[0][1] if refused else "no build"
         raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
                           f"{len(samples) + len(refused)}); the first refusal: {why}")
-    _constraints(run, d, samples, refused, order, values)
+    constraints(run, d, samples, refused, order, values)
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
-    _probe_absent(run, d, templates, dep, samples, values)
+    new = _probe_absent(run, d, templates, dep, samples, values)
+    if new:
+        return new
     for t in templates:
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
         roles = {o.role for _, o in obs if o is not None}
@@ -333,15 +342,18 @@ def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
             shapes.append(e)
         else:
             d.templates.append(Template(t, role, mult, tuple(shapes)))
+    return set()
 
 
 def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
-                  values: Mapping[str, Any]) -> None:
+                  values: Mapping[str, Any]) -> set[str]:
     """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
     each width varied alone from a random build that has them."""
     unseen = [t for t in templates if not any(k[0] == t and k[1] != "mult" for k in dep)]
     flags = set(d.flags)
     widths = [f for f in d.fields if f not in flags]
+    widths += [f for f in d.inert if type(values.get(f)) is int]
+    found: set[str] = set()
     done: set[str] = set()
     for t in unseen:
         if t in done:
@@ -354,13 +366,16 @@ def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
         done |= set(group)
         over = {**values, **{k: (bool(v) if k in flags else v) for k, v in p.items()}}
         for f in widths:
-            for v in (p[f] + 1, 2 * p[f] + 2):
+            at_f = p[f] if f in p else int(values[f])  # a field that changes no weight: its base
+            for v in (at_f + 1, 2 * at_f + 2):
                 b = run.try_build({**over, f: v})
                 if isinstance(b, str):
                     continue
                 for c in _changes(ref, b):
                     if c[0] in group:
                         dep.setdefault(c, set()).add(f)
+                        found.add(f)
+    return found - set(d.fields)
 
 
 def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.Poly | None:
@@ -373,41 +388,3 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.P
     if found is None and d.flags and len(with_flags) <= 8:
         found = fitting.fit(with_flags, ints, samples, equal)
     return found
-
-
-def _constraints(run: _Run, d: Derivation, samples, refused, order: list[str],
-                 values: Mapping[str, Any]) -> None:
-    """Order relations of the layer-count fields (kept in every sample) and divisibilities
-    that explain the refusals."""
-    for a, b in itertools.pairwise(order):
-        if d.fields[a] < d.fields[b]:
-            d.constraints.append(("<=", a, b))
-    ints = [f for f in d.fields if f not in d.flags]
-    if not refused:
-        return
-    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
-    divisors = [*ints, *kept, "2"]
-
-    def val(p, x):  # a field that changes no weight divides at its base value
-        return 2 if x == "2" else kept[x] if x in kept else p[x]
-
-    # values up to 4 are left out: transformers' RoPE check lets an odd head_dim ≤ 4 pass
-    held = [(a, b) for a in ints for b in divisors if a != b
-            and all(p[a] % val(p, b) == 0 for p, _ in samples if val(p, b) and p[a] > 4)]
-    # each divisibility every build met is tested alone: the first build, with a moved off
-    # b's multiples but kept on its other divisors'; refused, the divisibility is a constraint
-    # (the random values meet some divisibilities by chance: vocab_size even)
-    p0 = samples[0][0]
-    over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in p0.items()}}
-    for a, b in held:
-        others = [val(p0, c) for x, c in held if x == a and c != b and val(p0, c)]
-        step = math.lcm(*others) if others else 1
-        moved = p0[a]
-        for _ in range(8):
-            moved += step
-            if moved > 4 and moved % val(p0, b):
-                break
-        else:
-            continue  # b divides every value a can take here: implied by the others
-        if isinstance(run.try_build({**over, a: moved}), str):
-            d.constraints.append(("divides", a, b))
