@@ -18,6 +18,8 @@ Targets (issue 12), checked here and nowhere else (timed tests would be flaky):
   transformers (meta-device builds), as a ratio to their Keras verification in the same run, and
   `paramcount verify --all --framework transformers` as a ratio to one torch + transformers import
   and to `verify --all` (Keras) in the same run.
+- `paramcount derive --model-type deepseek_v3` (issue 19): within 30 s whole; the derivation
+  as a ratio to one meta-device build of the same model in the same process.
 - `paramcount report` (with --report): at most 60 s warm, 2 min cold (a fresh cache).
 - the default test run (with --tests: `pytest -n 2`, slow sweeps left out): at most 3 min, shown
   against one TensorFlow + KerasHub import (issue 17).
@@ -262,6 +264,37 @@ def bench_verify_all_transformers(t: Table, jobs: int | None, keras_wall: float 
               "`verify --all` above", keras_wall)
 
 
+_DERIVE = """
+import json, time
+from paramcount.derive.core import derive
+from paramcount.derive.probe import Source
+src = Source(model_type="deepseek_v3")
+builds = []
+for _ in range(2):
+    t = time.perf_counter()
+    src.build({})
+    builds.append(time.perf_counter() - t)
+t = time.perf_counter()
+d = derive(src)
+print(json.dumps({"derive": time.perf_counter() - t, "build": min(builds),
+                  "count": d.count({})["trainable"]}))
+"""
+
+
+def bench_derive(t: Table) -> None:
+    """Issue 19: DeepSeek-V3 at its defaults (671B) derived within 30 s on 2 cores, whole
+    command; the derivation alone as a ratio to one meta-device build of the same model."""
+    r = _json(_child([PY, "-c", _DERIVE])[1])
+    t.add("derive DeepSeek-V3 (671,026,404,352) after the import", r["derive"],
+          "one meta-device build of it", r["build"],
+          note="" if r["count"] == 671_026_404_352 else f"count {r['count']:,}")
+    wall, proc = _child([PY, "-m", "paramcount", "derive", "--model-type", "deepseek_v3",
+                         "--no-prove"], env={**ENV, "PARAMCOUNT_CACHE": "0"})
+    t.add("`derive --model-type deepseek_v3 --no-prove`, whole command", wall,
+          target="≤ 30 s", limit_s=30.0, note="" if proc.returncode == 0 else
+          f"exit {proc.returncode}")
+
+
 def bench_report(t: Table) -> None:
     with tempfile.TemporaryDirectory() as d:
         env = {**ENV, "PARAMCOUNT_CACHE_DIR": d}
@@ -301,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         keras_wall = bench_verify_all(t, args.jobs)
         if _has_transformers():
             bench_verify_all_transformers(t, args.jobs, keras_wall)
+    if _has_transformers():
+        bench_derive(t)
     if args.report:
         bench_report(t)
     if args.tests:

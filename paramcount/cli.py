@@ -80,11 +80,14 @@ def cmd_formula(args) -> int:
 
 def cmd_count(args) -> int:
     from paramcount import render
+    from paramcount.cli_derive import count_derived
 
     if args.checkpoint:
         from paramcount.cli_checkpoint import run
 
         return run(args, "count")
+    if (derived := count_derived(args)) is not None:  # a model type no table reads
+        return derived
     reading = _reading(args, args.arch)
     if reading is None and not args.arch:
         raise UsageError("the following arguments are required: arch (or --config PATH)")
@@ -97,7 +100,8 @@ def cmd_count(args) -> int:
     if framework is None:  # a transformers config means the model transformers builds from it
         hf_config = reading is not None and reading.source == "transformers config"
         framework = "transformers" if hf_config and arch.transformers is not None else "keras"
-        if framework not in arch.checked_by:  # the model only transformers builds
+        # the model only transformers builds (a derived formula is transformers' already)
+        if framework not in arch.checked_by and arch.transformers is not None:
             framework = arch.checked_by[0]
     if framework != "keras":
         from paramcount import frameworks
@@ -203,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     verbose_help = "say what the on-disk cache does (where it is, why nothing is cached)"
     p.add_argument("--verbose", action="store_true", help=verbose_help)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
-                           metavar="{list,formula,count,verify,prove,solve,report}")
+                           metavar="{list,formula,count,verify,prove,solve,derive,report}")
 
     s = sub.add_parser("list", help="architectures, one line each")
     s.set_defaults(func=cmd_list)
@@ -278,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 
+    from paramcount.cli_derive import add_parser as add_derive
+
+    add_derive(sub)
     s = sub.add_parser("report", help="write the markdown conformance report")
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=_Once,
                    help="the report; its figures and proof record go beside it "

@@ -1,0 +1,218 @@
+"""``paramcount derive``, and ``count --config`` for a model type no hand-written architecture
+covers: the formula derived from the transformers model's own builds (torch only; never
+TensorFlow in the same process)."""
+
+from __future__ import annotations
+
+import time
+
+from paramcount.cli_common import UsageError, _emit_json
+from paramcount.errors import InputFileError, ParamcountError
+
+__all__ = ["add_parser", "cmd_derive", "count_derived"]
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser("derive", help="derive a transformers model's formula from its builds "
+                                      "and prove it for all hyperparameters")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model-type", metavar="NAME", help="a transformers model type, at its "
+                                                          "config class's defaults")
+    src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
+    src.add_argument("--builder", metavar="MODULE:FUNCTION",
+                     help="your own builder: a function from a mapping of field values to a torch "
+                          "nn.Module (MODULE a module name or a .py file); its base values from "
+                          "--set and the function's `defaults` attribute")
+    s.add_argument("--set", metavar="FIELD=VALUE", nargs="+", action="extend", default=[],
+                   help="base values of a --builder's fields (integers; flags 0/1)")
+    s.add_argument("--class", dest="cls", metavar="NAME",
+                   help="the transformers class (default: architectures[0], else the causal-LM "
+                        "class of the model type)")
+    s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
+                                                           "build, not proven)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--emit-plugin", metavar="FILE",
+                   help="also write a plugin module registering the derived formula as "
+                        "architecture <model_type>_derived (load it with --plugin FILE)")
+    s.set_defaults(func=cmd_derive)
+
+
+def _builder(spec: str):
+    """``module:function`` or ``path/file.py:function`` → the function."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    module, _, func = spec.rpartition(":")
+    if not module or not func:
+        raise UsageError(f"--builder {spec!r}: expected MODULE:FUNCTION")
+    try:
+        if module.endswith(".py"):
+            loc = importlib.util.spec_from_file_location(Path(module).stem, module)
+            if loc is None or loc.loader is None or not Path(module).is_file():
+                raise ParamcountError(f"--builder: cannot read {module}")
+            mod = importlib.util.module_from_spec(loc)
+            loc.loader.exec_module(mod)
+        else:
+            mod = importlib.import_module(module)
+    except ParamcountError:
+        raise
+    except Exception as exc:
+        raise ParamcountError(f"--builder: importing {module} raised {type(exc).__name__}: "
+                              f"{exc}") from None
+    fn = getattr(mod, func, None)
+    if not callable(fn):
+        raise ParamcountError(f"--builder: {module} has no function {func!r}")
+    return fn
+
+
+def _load(args):
+    from paramcount import derive
+
+    if args.builder:
+        from paramcount.cli_common import parse_assignments
+
+        fn = _builder(args.builder)
+        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **parse_assignments(args.set)}
+        if not defaults:
+            raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
+                             "or a `defaults` mapping on the function")
+        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False)
+    if args.set:
+        raise UsageError("--set applies to --builder; edit the config instead")
+    config = None
+    if args.config:
+        from paramcount.configs import is_keras, load_json
+
+        config, where = load_json(args.config)
+        if is_keras(config):
+            raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
+    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls)
+
+
+def _refuse_failures(d) -> None:
+    if d.failures:
+        what, why = d.failures[0]
+        more = f" (and {len(d.failures) - 1} more)" if len(d.failures) > 1 else ""
+        raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
+
+
+def _arch_and_hp(d, src):
+    from paramcount.derive.proof import derived_architecture
+
+    arch = derived_architecture(d, src)
+    return arch, arch.resolve({})
+
+
+def _header(d, hit: bool) -> list[str]:
+    v = d.versions
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; transformers "
+             f"{v.get('transformers', '?')}, torch {v.get('torch', '?')}; {d.builds} builds"
+             + (", from the cache" if hit else "") + "): not hand-written",
+             "hyperparameters found: " + ", ".join(
+                 f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
+    if d.inert:
+        lines.append("fields that change no weight: " + ", ".join(d.inert))
+    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
+    if nones:
+        lines.append("fields that are None here (not varied; give one an integer to derive "
+                     "with it): " + ", ".join(nones))
+    for k, why in d.unvaried.items():
+        if k not in nones:
+            lines.append(f"not varied: {k} (every variation refused: {why})")
+    if d.constraints:
+        lines.append("constraints: " + "; ".join(
+            f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
+            for op, a, b in d.constraints))
+    return lines
+
+
+def cmd_derive(args) -> int:
+    from paramcount import render
+    from paramcount.formula import pretty
+
+    start = time.perf_counter()
+    if args.emit_plugin:
+        from paramcount._io import check_output
+
+        check_output(args.emit_plugin)  # before the work: a path that cannot be written
+        if args.builder:
+            raise UsageError("--emit-plugin writes transformers derivations; a builder's "
+                             "module is yours to register")
+    src, d, hit = _load(args)
+    _refuse_failures(d)
+    if args.emit_plugin:
+        from paramcount.derive.plugin import write_plugin
+
+        write_plugin(args.emit_plugin, d, src.base if not args.model_type else {},
+                     f"{d.model_type}_derived")
+    arch, hp = _arch_and_hp(d, src)
+    proof = None if args.no_prove else _proof(d, src)
+    total = arch.formula.total()
+    if args.json:
+        from paramcount.derive.store import to_json
+
+        out = {"derivation": to_json(d), "formula": str(total), "count": d.count({}),
+               "breakdown": render.count_json(arch, hp)}
+        if proof is not None:
+            out["proof"] = proof
+        _emit_json(out)
+    else:
+        print("\n".join(_header(d, hit)))
+        print(render.count_text(arch, hp, "the config's values"))
+        print(f"N = {pretty(total)}")
+        if proof is not None:
+            print(_proof_line(proof))
+        print(f"({time.perf_counter() - start:.1f} s)")
+    return 0 if proof is None or all(c["status"] == "proven" for c in proof) else 1
+
+
+def count_derived(args) -> int | None:
+    """``count --config PATH`` of a transformers model type no table reads: derived, counted.
+    None when the config is one the hand-written tables read (or not a transformers config)."""
+    if not args.config or args.arch:
+        return None
+    from paramcount import configs
+
+    data, where = configs.load_json(args.config)
+    if configs.is_keras(data) or data.get("model_type") in configs.supported()[0]:
+        return None
+    if args.preset or args.set:
+        raise UsageError("--preset and --set do not apply to a derived formula; edit the "
+                         "config instead")
+    if args.framework == "keras":
+        raise InputFileError(f"{where}: model type {data.get('model_type')!r} has no Keras "
+                             "formula; its formula is derived from transformers")
+    from paramcount import derive, render
+
+    src, d, hit = derive.derive_model(config=data)
+    _refuse_failures(d)
+    arch, hp = _arch_and_hp(d, src)
+    counts = d.count({})
+    if args.json:
+        out = render.count_json(arch, hp, where)
+        out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
+                          "by_role": counts, "proof": _proof(d, src)}
+        _emit_json(out)
+        return 0
+    print("\n".join(_header(d, hit)))
+    print(render.count_text(arch, hp, where))
+    print(_proof_line(_proof(d, src)))
+    return 0
+
+
+def _proof(d, src) -> list[dict]:
+    from paramcount.derive.proof import prove_derivation
+    from paramcount.derive.store import cached_proof
+
+    return cached_proof(d, lambda: [{"case": c.case, "status": c.status, "message": c.message}
+                                    for c in prove_derivation(d, src).cases])
+
+
+def _proof_line(cases: list[dict]) -> str:
+    n = sum(c["status"] == "proven" for c in cases)
+    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
+            f"proof < 1e-9): {n} of {len(cases)} cases proven")
+    bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
+           if c["status"] != "proven"]
+    return "\n".join([line, *bad])

@@ -1,0 +1,50 @@
+"""Derived formulas: any transformers model's exact parameter count, found from its own builds
+on the meta device, then proven against them for all hyperparameters.
+
+- :mod:`~paramcount.derive.probe` — the torch side: config, meta-device build, weights as
+  templates with layer indices folded (``model.layers.*.self_attn.q_proj.weight``);
+- :mod:`~paramcount.derive.core` — which fields change a shape, and each template's count and
+  dimensions fitted exactly (:mod:`~paramcount.derive.fit`) and checked on every build;
+- :mod:`~paramcount.derive.tree` — the derivation as a formula tree and an architecture;
+- :mod:`~paramcount.derive.proof` — derived ≡ build, decided by ``prove``'s machinery;
+- :mod:`~paramcount.derive.store` — derivations as JSON data, cached on disk.
+
+Everything that imports torch does so inside functions; nothing here imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from paramcount.errors import ParamcountError
+
+__all__ = ["derive_model", "require"]
+
+
+def require() -> None:
+    """A ParamcountError, one line, unless torch and transformers are importable."""
+    import importlib.util
+
+    missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ParamcountError(f"deriving a formula needs torch and transformers ({missing[0]} "
+                              "is not installed): pip install 'paramcount[transformers]'")
+
+
+def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | None = None,
+                 cls: str | None = None, builder: Callable | None = None,
+                 defaults: Mapping[str, Any] | None = None, use_cache: bool = True):
+    """(source, derivation, whether it came from the cache) for a model type's defaults, a
+    config's values, or a builder of your own at ``defaults``."""
+    require()
+    from paramcount.derive import store
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(model_type=model_type, config=config, cls=cls, builder=builder,
+                 defaults=defaults)
+    if not use_cache:
+        return src, derive(src), False
+    d, hit = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
+    return src, d, hit

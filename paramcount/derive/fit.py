@@ -1,0 +1,195 @@
+"""Exact fits of an integer function of a few config fields, from builds.
+
+A weight's dimension (or the number of weights a template names) is found as a polynomial with
+integer coefficients, each field of degree at most one in a monomial and at most
+:data:`MAX_DEGREE` fields in one, over *atoms*: the fields themselves and, where the fields alone
+do not fit, one floor division of two of them (``hidden_size // num_attention_heads``). The
+coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
+only when every coefficient is an integer and it reproduces every sample, including samples it
+was not solved from. Nothing here imports a framework or SymPy: an expression is data
+(:data:`Poly`), so a derivation is stored as JSON and never as code.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+__all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_text"]
+
+MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
+MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
+
+# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0.
+Atom = str | tuple[str, str, str]
+# A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
+Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
+
+
+def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
+    if isinstance(atom, str):
+        return int(point[atom])
+    op, a, b = atom
+    if op == "eq":
+        return int(int(point[a]) == int(point[b]))
+    den = int(b) if b.isdigit() else int(point[b])
+    return int(point[a]) // den if den else 0
+
+
+def evaluate(poly: Poly, point: Mapping[str, int]) -> int:
+    total = 0
+    for coeff, atoms in poly:
+        term = coeff
+        for a in atoms:
+            term *= atom_value(a, point)
+        total += term
+    return total
+
+
+def _monomials(atoms: Sequence[Atom]) -> list[tuple[Atom, ...]]:
+    out: list[tuple[Atom, ...]] = []
+    for k in range(min(MAX_DEGREE, len(atoms)) + 1):
+        out += [m for m in itertools.combinations(atoms, k) if not _repeats_field(m)]
+    return out
+
+
+def _repeats_field(mono: tuple[Atom, ...]) -> bool:
+    """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not."""
+    floors = [m for m in mono if not isinstance(m, str)]
+    return len(floors) > 1
+
+
+_P = (1 << 61) - 1  # a prime: the modular pre-check
+
+
+def _consistent_mod_p(rows: list[list[int]], ys: list[int]) -> bool:
+    """Whether rows·x = ys has a solution modulo _P: a cheap filter before the exact solve (a
+    system consistent over the rationals is consistent modulo a prime no denominator shares)."""
+    m = len(rows[0]) if rows else 0
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows, ys, strict=True)]
+    r = 0
+    for c in range(m):
+        p = next((i for i in range(r, len(mat)) if mat[i][c]), None)
+        if p is None:
+            continue
+        mat[r], mat[p] = mat[p], mat[r]
+        inv = pow(mat[r][c], _P - 2, _P)
+        mat[r] = [v * inv % _P for v in mat[r]]
+        for i in range(r + 1, len(mat)):
+            if mat[i][c]:
+                f = mat[i][c]
+                mat[i] = [(a - f * b) % _P for a, b in zip(mat[i], mat[r], strict=True)]
+        r += 1
+    return not any(row[m] for row in mat[r:])
+
+
+def _solve(rows: list[list[int]], ys: list[int]) -> list[Fraction] | None:
+    """An exact solution of rows·x = ys (free columns at zero), or None if inconsistent."""
+    m = len(rows[0]) if rows else 0
+    mat = [[Fraction(v) for v in r] + [Fraction(y)] for r, y in zip(rows, ys, strict=True)]
+    pivots: list[int] = []
+    r = 0
+    for c in range(m):
+        p = next((i for i in range(r, len(mat)) if mat[i][c] != 0), None)
+        if p is None:
+            continue
+        mat[r], mat[p] = mat[p], mat[r]
+        inv = 1 / mat[r][c]
+        mat[r] = [v * inv for v in mat[r]]
+        for i in range(len(mat)):
+            if i != r and mat[i][c] != 0:
+                f = mat[i][c]
+                mat[i] = [a - f * b for a, b in zip(mat[i], mat[r], strict=True)]
+        pivots.append(c)
+        r += 1
+        if r == len(mat):
+            break
+    if any(all(v == 0 for v in row[:m]) and row[m] != 0 for row in mat[r:]):
+        return None
+    x = [Fraction(0)] * m
+    for i, c in enumerate(pivots):
+        x[c] = mat[i][m]
+    return x
+
+
+def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    monos = _monomials(atoms)
+    # distinct points only; solve from at most 3·(monomials) of them, check on all
+    seen: dict[tuple, tuple[Mapping[str, int], int]] = {}
+    for point, y in samples:
+        key = tuple(atom_value(a, point) for a in atoms)
+        if key in seen and seen[key][1] != y:
+            return None  # the same atom values, two results: not a function of these atoms
+        seen.setdefault(key, (point, y))
+    distinct = list(seen.values())
+    if len(distinct) < len(monos):
+        return None
+    rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
+    if not _consistent_mod_p(rows, [y for _, y in distinct]):
+        return None
+    use = len(monos) + 8  # the exact solve from a few more rows than unknowns; all checked below
+    x = _solve(rows[:use], [y for _, y in distinct[:use]])
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    poly: Poly = tuple((int(v), mo) for v, mo in zip(x, monos, strict=True) if v != 0)
+    if all(evaluate(poly, p) == y for p, y in samples):
+        return poly
+    return None
+
+
+def _mono_value(mono: tuple[Atom, ...], point: Mapping[str, int]) -> int:
+    out = 1
+    for a in mono:
+        out *= atom_value(a, point)
+    return out
+
+
+def fit(fields: Sequence[str], ints: Sequence[str],
+        samples: Sequence[tuple[Mapping[str, int], int]],
+        equal: Sequence[tuple[str, str]] = ()) -> Poly | None:
+    """The expression in ``fields`` that gives every sample's value, or None.
+
+    ``ints`` are the fields that may divide or be divided (not flags). The fields alone are
+    tried first, then each floor division of two of them beside them, then each of the
+    ``equal`` pairs' indicator ([a = b]: OPT projects its embeddings only where
+    word_embed_proj_dim ≠ hidden_size).
+    """
+    fields = sorted(fields)
+    found = _try(fields, samples)
+    if found is not None:
+        return found
+    if len(fields) > MAX_FIELDS:
+        return None
+    divisible = [f for f in fields if f in ints]
+    for a, b in itertools.permutations(divisible, 2):
+        found = _try([*fields, ("floor", a, b)], samples)
+        if found is not None:
+            return found
+    for a in divisible:  # a layer pattern of a constant period (every 4th layer)
+        for k in range(2, 9):
+            found = _try([*fields, ("floor", a, str(k))], samples)
+            if found is not None:
+                return found
+    for a, b in equal:
+        if a in fields or b in fields:
+            found = _try([*sorted({*fields, a, b}), ("eq", a, b)], samples)
+            if found is not None:
+                return found
+    return None
+
+
+def poly_text(poly: Poly) -> str:
+    """A short plain rendering (for messages; the tree prints through SymPy)."""
+    if not poly:
+        return "0"
+    parts = []
+    for coeff, atoms in poly:
+        names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" if a[0] == "floor"
+                 else f"[{a[1]} = {a[2]}]" for a in atoms]
+        body = "·".join(names)
+        if not body:
+            parts.append(str(coeff))
+        else:
+            parts.append(body if coeff == 1 else f"{coeff}·{body}")
+    return " + ".join(parts).replace("+ -", "- ")

@@ -1,0 +1,200 @@
+"""The torch side of a derivation: a model's config and builder, and its weights as templates.
+
+A *template* is a weight's name with every layer index folded to ``*``
+(``model.layers.*.self_attn.q_proj.weight``); one build gives, for each template, how many weights
+it names, their shape, and whether they are trainable parameters, frozen parameters or persistent
+buffers. Imports torch and transformers (only inside functions): never imported beside
+TensorFlow.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paramcount.errors import ParamcountError
+
+__all__ = ["Built", "Observed", "Source", "fold", "observe"]
+
+
+class DeriveError(ParamcountError):
+    """Input ``derive`` cannot work from (an unknown model type, a builder returning no model)."""
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One template in one build."""
+
+    count: int  # weights it names
+    shape: tuple[int, ...]
+    role: str  # "trainable", "frozen" or "buffer"
+
+
+Built = dict[str, Observed]
+
+_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
+
+
+def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
+    """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``;
+    an index under a container in ``literal`` (whose children differ in class: CTRL's
+    ``ffn`` Sequential of Linear, ReLU, Linear) is kept."""
+    if not literal:
+        return _INDEX.sub("*", name)
+    segs = name.split(".")
+    return ".".join("*" if s.isdigit() and ".".join(segs[:i]) not in literal else s
+                    for i, s in enumerate(segs))
+
+
+def _literal_containers(model) -> frozenset[str]:
+    out = set()
+    for name, mod in model.named_modules():
+        kids = [(k, type(c)) for k, c in mod.named_children() if k.isdigit()]
+        if len({c for _, c in kids}) > 1:
+            out.add(name)
+    return frozenset(out)
+
+
+class Source:
+    """What is derived: a config class (with a base config) and the model class built from it,
+    or a user's builder from a mapping of field values to a torch module."""
+
+    def __init__(self, *, model_type: str | None = None, config: Mapping[str, Any] | None = None,
+                 cls: str | None = None, builder: Callable[[dict[str, Any]], Any] | None = None,
+                 defaults: Mapping[str, Any] | None = None):
+        self.builder = builder
+        self.base = dict(config or {})
+        self.cls_name: str
+        if builder is not None:
+            self.model_type = model_type or "custom"
+            self.cls_name = str(cls or getattr(builder, "__name__", "builder"))
+            self._defaults = dict(defaults or {})
+            return
+        import transformers
+        from transformers.models.auto import configuration_auto, modeling_auto
+
+        _quiet(transformers)
+        model_type = model_type or self.base.get("model_type")
+        if not isinstance(model_type, str) or \
+                model_type not in configuration_auto.CONFIG_MAPPING_NAMES:
+            raise DeriveError(f"model type {model_type!r} is not one transformers "
+                              f"{transformers.__version__} knows")
+        self.model_type = model_type
+        for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
+                  "auto_map", "torch_dtype", "dtype", "quantization_config"):
+            self.base.pop(k, None)
+        archs = (config or {}).get("architectures") or []
+        if cls is None and archs and isinstance(archs[0], str):
+            cls = archs[0]
+        if cls is None:
+            for mapping in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_MAPPING_NAMES):
+                found = mapping.get(model_type)
+                if isinstance(found, str):
+                    cls = found
+                    break
+        if cls is None or not hasattr(transformers, cls):
+            raise DeriveError(f"no transformers class {cls!r} for model type {model_type!r}")
+        self.cls_name = str(cls)
+        self._cls = getattr(transformers, cls)
+        self._defaults = {}
+
+    # --- the config -------------------------------------------------------------------------
+    def config(self, overrides: Mapping[str, Any]):
+        if self.builder is not None:
+            return {**self._defaults, **self.base, **overrides}
+        from transformers import AutoConfig
+
+        return AutoConfig.for_model(self.model_type, **{**self.base, **overrides})
+
+    def values(self, cfg) -> dict[str, Any]:
+        """The config's field values (a transformers config's own, after its defaults)."""
+        if isinstance(cfg, dict):
+            return dict(cfg)
+        return cfg.to_dict()
+
+    def init_fields(self) -> set[str] | None:
+        """Fields the config class takes as arguments (None: any)."""
+        if self.builder is not None:
+            return None
+        import inspect
+
+        from transformers import AutoConfig
+
+        cfg_cls = type(AutoConfig.for_model(self.model_type))
+        return {p for p in inspect.signature(cfg_cls.__init__).parameters if p != "self"}
+
+    # --- the model ----------------------------------------------------------------------------
+    def build(self, overrides: Mapping[str, Any]) -> Built:
+        """The model at the base config with ``overrides``, on the meta device, as templates."""
+        cfg = self.config(overrides)
+        return observe(self.model(cfg))
+
+    def model(self, cfg):
+        import torch
+
+        from reference_models.hf import _legacy_constructors_on_default_device
+
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            with torch.device("meta"), _legacy_constructors_on_default_device():
+                model = self.builder(cfg) if self.builder is not None else self._cls(cfg)
+        finally:
+            if was:
+                gc.enable()
+        if not isinstance(model, torch.nn.Module):
+            raise DeriveError(f"the builder returned {type(model).__name__}, not a torch "
+                              "nn.Module")
+        return model
+
+
+def _quiet(transformers) -> None:
+    transformers.logging.set_verbosity_error()
+    import warnings
+
+    warnings.filterwarnings("ignore", module="transformers")
+
+
+def observe(model) -> Built:
+    """Every distinct weight of a torch model by template (tied ones once, as ``verify`` reads
+    them: :func:`reference_models.hf.torch_weights`)."""
+    from reference_models.hf import torch_weights
+
+    out: dict[str, list] = {}
+    literal = _literal_containers(model)
+    for w in torch_weights(model):
+        name = w.path.replace("/", ".")
+        role = "trainable" if w.trainable else "frozen"
+        if not _is_parameter(model, name):
+            role = "buffer"
+        key = fold(name, literal)
+        out.setdefault(key, []).append((tuple(w.shape), role))
+    built: Built = {}
+    for key, items in out.items():
+        shapes = {s for s, _ in items}
+        roles = {r for _, r in items}
+        if len(roles) > 1:
+            raise DeriveError(f"{key}: weights of one template differ in trainability")
+        shape = items[0][0] if len(shapes) == 1 else (-1,)  # -1: shapes differ by layer
+        built[key] = Observed(len(items), shape, roles.pop())
+    return built
+
+
+def _is_parameter(model, name: str) -> bool:
+    mod_name, _, attr = name.rpartition(".")
+    try:
+        mod = model.get_submodule(mod_name) if mod_name else model
+    except AttributeError:
+        return True
+    return attr in mod._parameters
+
+
+def size(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)

@@ -1,0 +1,84 @@
+"""Derivations as JSON data (never code, never pickle), cached on disk.
+
+The key holds what could change a derivation: the model type, class and base config, the torch
+and transformers versions, and paramcount's own sources (:func:`paramcount.cache.key`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from paramcount.derive.core import Derivation, Template
+
+__all__ = ["cached", "cached_proof", "from_json", "to_json"]
+
+KIND = "derive"
+
+
+def _poly(p) -> list:
+    return [[c, [a if isinstance(a, str) else list(a) for a in atoms]] for c, atoms in p]
+
+
+def _unpoly(p) -> tuple:
+    return tuple((int(c), tuple(a if isinstance(a, str) else tuple(a) for a in atoms))
+                 for c, atoms in p)
+
+
+def to_json(d: Derivation) -> dict[str, Any]:
+    return {
+        "model_type": d.model_type, "class": d.cls, "versions": d.versions,
+        "fields": d.fields, "flags": list(d.flags), "inert": list(d.inert),
+        "unvaried": d.unvaried, "constraints": [list(c) for c in d.constraints],
+        "templates": [{"name": t.name, "role": t.role, "mult": _poly(t.mult),
+                       "dims": [_poly(x) for x in t.dims]} for t in d.templates],
+        "failures": [list(f) for f in d.failures], "builds": d.builds,
+        "explicit": d.explicit,
+    }
+
+
+def from_json(obj: Mapping[str, Any]) -> Derivation:
+    d = Derivation(obj["model_type"], obj["class"], dict(obj["versions"]),
+                   {k: int(v) for k, v in obj["fields"].items()}, tuple(obj["flags"]),
+                   tuple(obj["inert"]), dict(obj["unvaried"]))
+    d.constraints = [(str(a), str(b), str(c)) for a, b, c in obj["constraints"]]
+    d.templates = [Template(t["name"], t["role"], _unpoly(t["mult"]),
+                            tuple(_unpoly(x) for x in t["dims"])) for t in obj["templates"]]
+    d.failures = [(str(a), str(b)) for a, b in obj["failures"]]
+    d.builds = int(obj["builds"])
+    d.explicit = dict(obj.get("explicit", {}))
+    return d
+
+
+def cached(model_type: str, cls: str, config: Mapping[str, Any],
+           make: Callable[[], Derivation]) -> tuple[Derivation, bool]:
+    """The derivation from the cache, or made and stored; and whether it came from the cache."""
+    from paramcount import cache
+
+    digest = cache.key(KIND, model_type, cls, json.dumps(config, sort_keys=True, default=str),
+                       sorted(cache.library_versions().items()), cache.source_fingerprint())
+    found = cache.get_json(KIND, digest)
+    if isinstance(found, dict):
+        try:
+            return from_json(found), True
+        except (KeyError, TypeError, ValueError):
+            pass  # an entry of another shape is a miss
+    d = make()
+    cache.put_json(KIND, digest, to_json(d))
+    return d, False
+
+
+def cached_proof(d: Derivation, make: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The proof's cases (``{"case", "status", "message"}``) of a derivation, from the cache
+    (keyed by the derivation itself and paramcount's sources) or made and stored."""
+    from paramcount import cache
+
+    digest = cache.key(KIND + "-proof", json.dumps(to_json(d), sort_keys=True),
+                       sorted(cache.library_versions().items()), cache.source_fingerprint())
+    found = cache.get_json(KIND + "-proof", digest)
+    if isinstance(found, list) and all(isinstance(c, dict) for c in found):
+        return found
+    cases = make()
+    cache.put_json(KIND + "-proof", digest, cases)
+    return cases

@@ -1,0 +1,167 @@
+"""A derivation as the formula tree the hand-written architectures use, and as an architecture.
+
+- **Symbols** are the config's field names (``hidden_size``, ``first_k_dense_replace``), declared
+  in :mod:`paramcount.symbols` as a user's module would; flags are 0/1 symbols.
+- **Groups** follow module paths with layer indices folded (``model.layers.self_attn``); a leaf
+  is one module's parameters (``q_proj``: weight and bias), a persistent buffer a leaf of its own
+  (not trainable). A leaf repeats as often as its weights do (``times``: num_hidden_layers,
+  num_hidden_layers − first_k_dense_replace, 1 − tie_word_embeddings); a group whose children all
+  repeat alike takes their ``times``.
+- **Kinds** come from names by one rule (:func:`kind_of`): the first of the leaf's own name, then
+  its modules outward, that a rule of :data:`KIND_RULES` matches, in the rules' order; else
+  ``other``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import reduce
+
+import sympy
+
+from paramcount import symbols
+from paramcount.derive import fit as fitting
+from paramcount.derive.core import Derivation
+from paramcount.formula import Term, group, leaf
+
+__all__ = ["KIND_RULES", "architecture", "expr", "field_symbols", "kind_of", "tree"]
+
+# (kind, regex over one name): the first rule matching decides. Norms before attention
+# (``q_a_layernorm`` sits in ``self_attn``), positions before embeddings (``embed_positions``).
+KIND_RULES: tuple[tuple[str, str], ...] = (
+    ("norm", r"norm|^ln|_ln|^ln_f$"),
+    ("position", r"pos|^wpe$"),
+    ("embedding", r"embed|^wte$|^tok"),
+    ("expert", r"expert"),
+    ("router", r"^(gate|router)($|_(?!proj))"),
+    ("head", r"lm_head|^head$|^score$|classifier"),
+    ("cross-attention", r"cross|encoder_attn"),
+    ("attention", r"attn|attention|^[qkvo]_|qkv|query|key|value"),
+    ("feed-forward", r"mlp|ffn|feed_forward|^fc|up_proj|down_proj|gate_proj|^w[123]$|dense"),
+    ("recurrent", r"mamba|mixer|ssm|conv|rnn|lstm|gru|linear_attn|mix"),
+)
+
+
+def kind_of(path: list[str]) -> str:
+    """The kind of a leaf at ``path`` (module names from the root, the leaf's last)."""
+    for name in reversed(path):
+        for kind, rule in KIND_RULES:
+            if re.search(rule, name):
+                return kind
+    return "other"
+
+
+def field_symbols(d: Derivation) -> dict[str, sympy.Symbol]:
+    out = {}
+    counts = {a for t in d.templates for _, atoms in t.mult for a in atoms}
+    for name, value in d.fields.items():
+        flag = name in d.flags
+        zero_ok = not flag and (value == 0 or name in counts)
+        try:
+            out[name] = symbols.declare(name, f"transformers config field {name}", flag=flag,
+                                        zero_ok=zero_ok)
+        except ValueError:  # declared before with another kind: the first declaration holds
+            out[name] = symbols.info(name).symbol
+    return out
+
+
+def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
+    def atom(a: fitting.Atom) -> sympy.Expr:
+        if isinstance(a, str):
+            return syms[a]
+        if a[0] == "eq":
+            return sympy.KroneckerDelta(syms[a[1]], syms[a[2]])
+        den = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
+        return sympy.floor(syms[a[1]] / den)
+
+    return sympy.Add(*(c * sympy.Mul(*(atom(a) for a in atoms)) for c, atoms in poly))
+
+
+def _regex(template: str) -> str:
+    return "^" + "/".join(r"\d+" if s == "*" else re.escape(s) for s in template.split(".")) + "$"
+
+
+def tree(d: Derivation) -> Term:
+    syms = field_symbols(d)
+    root: dict = {}
+    for t in d.templates:
+        segs = [s for s in t.name.split(".") if s != "*"]
+        mod, param = segs[:-1], segs[-1]
+        if t.role == "buffer" or not mod:
+            mod = [*mod[:-1], "_".join([*mod[-1:], param])]
+        node = root
+        for s in mod:
+            node = node.setdefault(s, {})
+        node.setdefault("", []).append(t)
+    return group(d.model_type.replace(".", "_"), *_terms(root, [], syms),
+                 note=f"derived from {d.cls} builds (transformers "
+                      f"{d.versions.get('transformers', '?')})")
+
+
+def _terms(node: dict, path: list[str], syms) -> list[Term]:
+    out: list[Term] = []
+    for name, child in node.items():
+        if name == "":
+            continue
+        sub = [*path, name]
+        own = child.get("", [])
+        kids = _terms(child, sub, syms)
+        if own:
+            lf = _leaf(name if not kids else "self", own, sub, syms)
+            kids = [*kids, lf] if kids else []
+            if not kids:
+                out.append(lf)
+                continue
+        times = {k.times for k in kids}
+        if len(times) == 1 and (t := times.pop()) != 1:
+            kids = [Term(k.name, k.expr, k.children, sympy.Integer(1), k.match, k.note,
+                         k.trainable, k.active_times, k.part, k.kind) for k in kids]
+            out.append(group(name, *kids, times=t))
+        else:
+            out.append(group(name, *kids))
+    return out
+
+
+def _leaf(name: str, templates, path: list[str], syms) -> Term:
+    mults = [expr(t.mult, syms) for t in templates]
+    common = reduce(sympy.gcd, mults)
+    common = sympy.factor(common.as_content_primitive()[1]) if common.free_symbols \
+        else sympy.Integer(1)
+    if common.could_extract_minus_sign():  # L − k, not k − L times a negative body
+        common = sympy.factor(-common)
+    body = sympy.Add(*(sympy.cancel(m / common) * sympy.Mul(*(expr(x, syms) for x in t.dims))
+                       for m, t in zip(mults, templates, strict=True)))
+    match = "|".join(_regex(t.name) for t in templates)
+    role = templates[0].role
+    return leaf(name, sympy.factor(body) if body.free_symbols else body, match=match,
+                times=common, trainable=role == "trainable",
+                note="" if role == "trainable" else f"a {role} weight, counted apart",
+                kind=kind_of(path))
+
+
+def architecture(d: Derivation, reference: Callable, arch_id: str | None = None):
+    """A registry architecture of the derived formula (not registered): what ``prove``,
+    ``count`` and the renderers take."""
+    from paramcount.hparams import Divisible, Relation
+    from paramcount.registry import Architecture
+
+    syms = field_symbols(d)
+    formula = tree(d)
+    cons: list[Divisible | Relation] = []
+    for op, a, b in d.constraints:
+        if op == "divides":
+            # a divisor that changes no weight divides at its base value (OPT's heads)
+            cons.append(Divisible(syms[a], syms[b] if b in syms else
+                                  int(d.explicit[b]) if b in d.explicit else int(b)))
+        else:
+            cons.append(Relation(syms[a], op, syms[b], reason="the base config's order"))
+    return Architecture(
+        id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
+        source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
+               f"{d.cls}",
+        formula=formula, required=(), reference=reference,
+        counting="every parameter the transformers class builds (tied weights once); "
+                 "persistent buffers and frozen parameters apart",
+        optional={syms[k]: v for k, v in d.fields.items()}, constraints=tuple(cons),
+        family="derived", frameworks=("transformers",))
