@@ -1,6 +1,7 @@
 """``paramcount derive``, and ``count --config`` for a model type no hand-written architecture
-covers: the formula derived from the transformers model's own builds (torch only; never
-TensorFlow in the same process)."""
+covers: the formula derived from the transformers model's own builds. The work runs in a torch
+worker (:func:`paramcount.isolate.call`), its output printed here: torch and transformers are
+never imported beside TensorFlow, whatever this process already holds."""
 
 from __future__ import annotations
 
@@ -127,7 +128,44 @@ def _header(d, hit: bool) -> list[str]:
     return lines
 
 
+def _on_torch(fn, *args) -> int:
+    """``fn(*args)`` (a command's work, printing its output) in a torch worker; its standard
+    output printed here, its exit status returned, its errors raised here."""
+    import sys
+
+    from paramcount import isolate
+
+    code, out = isolate.call("torch", _captured, fn, *args)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return code
+
+
+def _captured(fn, *args) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = fn(*args)
+    return code, buf.getvalue()
+
+
+def _known_to_transformers(model_type: str) -> bool:
+    """(In a torch worker.) Whether transformers registers a config class for ``model_type``."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return model_type in CONFIG_MAPPING_NAMES
+
+
 def cmd_derive(args) -> int:
+    from paramcount.extras import require
+
+    require("transformers", "derive")  # one line on how to install it, before any work
+    return _on_torch(_derive_here, args)
+
+
+def _derive_here(args) -> int:
     from paramcount import render
     from paramcount.formula import pretty
 
@@ -175,14 +213,34 @@ def count_derived(args) -> int | None:
     from paramcount import configs
 
     data, where = configs.load_json(args.config)
-    if configs.is_keras(data) or data.get("model_type") in configs.supported()[0]:
-        return None
+    model_type = data.get("model_type")
+    if (configs.is_keras(data) or not isinstance(model_type, str)
+            or model_type in configs.supported()[0]):
+        return None  # read by a table, or refused by configs with the true reason
     if args.preset or args.set:
         raise UsageError("--preset and --set do not apply to a derived formula; edit the "
                          "config instead")
     if args.framework == "keras":
         raise InputFileError(f"{where}: model type {data.get('model_type')!r} has no Keras "
                              "formula; its formula is derived from transformers")
+    from paramcount.extras import missing
+
+    if missing("transformers"):
+        from paramcount.derive import require
+
+        require()  # one line: a derived formula needs the transformers extra
+    if not _on_torch_value(_known_to_transformers, model_type):
+        return None  # configs names it unsupported, with the model types it reads
+    return _on_torch(_count_derived_here, args, data, where)
+
+
+def _on_torch_value(fn, *args):
+    from paramcount import isolate
+
+    return isolate.call("torch", fn, *args)
+
+
+def _count_derived_here(args, data: dict, where: str) -> int:
     from paramcount import derive, render
 
     src, d, hit = derive.derive_model(config=data)

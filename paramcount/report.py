@@ -254,9 +254,9 @@ def generate(results: list[Verification] | None = None, *,
     pages.update(family_pages(inp))
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and
     # mismatches alike, and mean nothing.
-    note = missing_extra_note()
-    pages[index] = (INTRO + "\n" + (note + "\n\n" if note else "")
-                    + "\n\n".join(section(inp) for section in INDEX) + "\n")
+    note = missing_extra_note()  # at the top: what is left out, and that it is not the committed
+    intro = INTRO.replace(CONVENTION, f"{note}\n\n{CONVENTION}") if note else INTRO
+    pages[index] = intro + "\n" + "\n\n".join(section(inp) for section in INDEX) + "\n"
     return pages
 
 
