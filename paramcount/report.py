@@ -244,7 +244,8 @@ def generate(results: list[Verification] | None = None, *,
     if proofs is None:
         from paramcount.prove import cached_prove
 
-        proofs = [cached_prove(a) for a in sorted({r.arch for r in results})]
+        proofs = [cached_prove(a) for a in sorted({r.arch for r in results
+                                                   if "keras" in registry.get(r.arch).checked_by})]
     if transformers_proofs is None:
         from paramcount.prove.record import prove_against
 
@@ -300,7 +301,10 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
         def prover(ids: list[str]) -> list:
             return parallel.prove_jobs(ids, n_jobs=n_jobs, framework=framework)
 
-    ids = {r.arch for r in results} if framework == "keras" else transformers_ids(results)
+    # against Keras: what Keras builds; a model only transformers builds (DeepSeek, Falcon-7B's
+    # parallel layout) is proven against transformers, formula + its deltas
+    ids = ({r.arch for r in results if "keras" in registry.get(r.arch).checked_by}
+           if framework == "keras" else transformers_ids(results))
     return record.proofs_for(ids, proofs_source(path, proofs), progress=progress,
                              framework=framework, prover=prover)
 

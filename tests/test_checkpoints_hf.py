@@ -231,6 +231,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     """The tiny transformers model's tensors under the GGUF names llama.cpp's converter gives
     them (gguf's TensorNameMap, not paramcount's table), written by GGUFWriter: read back
     through paramcount's declared table, every tensor lands on its formula leaf."""
+    pytest.importorskip("gguf")  # the checkpoints extra
     import gguf
 
     from tests._checkpoints import write_gguf
