@@ -235,7 +235,7 @@ def declared(obj) -> str:
         return sympy.srepr(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         inner = ", ".join(f"{f.name}={declared(getattr(obj, f.name))}"
-                          for f in dataclasses.fields(obj))
+                          for f in dataclasses.fields(obj) if f.compare)  # not a memo
         return f"{type(obj).__name__}({inner})"
     if isinstance(obj, Mapping):
         return "{" + ", ".join(sorted(f"{declared(k)}: {declared(v)}" for k, v in obj.items())) + "}"

@@ -257,3 +257,17 @@ def test_entries_are_synced_and_stale_temporaries_removed(cache_dir, monkeypatch
     os.utime(stale, (old, old))
     cache.put("k", "b", b"y")
     assert not stale.exists() and fresh.exists()  # a live writer's temporary file is left alone
+
+
+def test_a_terms_memo_is_not_declared_data():
+    """A proof key holds the declared tables, Terms among them (a transformers delta); a Term's
+    memo of its sums fills as it is evaluated, so a key taken after a count differed from one taken
+    before (t5gemma2's, after `count --config`). The memo is not part of the declaration."""
+    from paramcount.cache import declared
+    from paramcount.components import dense
+
+    term = dense("up", 4, 6, bias=True)
+    group = term.__class__("g", children=(term,))
+    before = declared(group)
+    group.total()  # fills the memo
+    assert declared(group) == before and "_memo" not in before
