@@ -215,10 +215,13 @@ def library_versions() -> dict[str, str]:
     import importlib.metadata as md
     import platform
 
-    out = {"python": platform.python_version()}
+    # major.minor: a patch release of Python builds the same models
+    out = {"python": ".".join(platform.python_version_tuple()[:2])}
     for lib in _LIBRARIES:
         with contextlib.suppress(md.PackageNotFoundError):
-            out[lib] = md.version(lib)
+            # without a local version label: torch 2.13.0+cpu (a machine's own wheel) and the
+            # 2.13.0 PyPI serves build the same shapes, and must key the same proofs
+            out[lib] = md.version(lib).split("+")[0]
     return out
 
 

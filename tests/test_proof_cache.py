@@ -271,3 +271,24 @@ def test_a_terms_memo_is_not_declared_data():
     before = declared(group)
     group.total()  # fills the memo
     assert declared(group) == before and "_memo" not in before
+
+
+def test_proof_keys_do_not_hold_a_wheels_local_label_or_pythons_patch(monkeypatch):
+    """The committed record was keyed with this machine's torch 2.13.0+cpu; a fresh machine
+    installs PyPI's 2.13.0 (and may run another 3.11.x), builds the same shapes, and found every
+    recorded proof stale. Keys hold the release without its local label, and Python's major.minor."""
+    import importlib.metadata as md
+    import platform
+
+    from paramcount import cache
+
+    real = md.version
+    for label in ("", "+cpu", "+cu130"):
+        monkeypatch.setattr(md, "version", lambda lib, lab=label: real(lib) + lab)
+        monkeypatch.setattr(platform, "python_version_tuple", lambda: ("3", "11", "9"))
+        cache.library_versions.cache_clear()
+        try:
+            got = cache.library_versions()
+        finally:
+            cache.library_versions.cache_clear()
+        assert "+" not in "".join(got.values()) and got["python"] == "3.11"
