@@ -31,7 +31,8 @@ def _md(text: str) -> str:
 
 def _version(dist: str) -> str:
     try:
-        return importlib.metadata.version(dist)
+        # the release, without a local wheel label (2.13.0+cpu): the same report on any machine
+        return importlib.metadata.version(dist).split("+")[0]
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
 
