@@ -62,25 +62,30 @@ def write_config(folder: Path, config: Mapping) -> None:
 
 def write_gguf(path: Path, arch: str, kv: Mapping[str, int],
                tensors: Iterable[tuple[str, str, tuple[int, ...]]]) -> Path:
-    """A GGUF file written by gguf's own GGUFWriter: ``kv`` under the architecture's prefix,
-    ``tensors`` (name, GGML type name, row-major logical shape) zero-filled (tiny sizes only:
-    the writer writes the data)."""
+    """A GGUF file's header written by gguf's own GGUFWriter: ``kv`` under the architecture's
+    prefix, ``tensors`` (name, GGML type name, row-major logical shape) as tensor infos; the
+    data region (whole blocks of each type, aligned as the writer aligns them) a sparse hole, so
+    a full-size file costs no disk."""
     import gguf
     import numpy as np
 
     w = gguf.GGUFWriter(path, arch)
     for key, value in kv.items():
         w.add_uint32(f"{arch}.{key}", value)
+    align = w.data_alignment
+    total = 0
     for name, kind, shape in tensors:
         qtype = gguf.GGMLQuantizationType[kind]
         block, size = gguf.GGML_QUANT_SIZES[qtype]
-        rows = math.prod(shape[:-1])
-        nbytes = shape[-1] // block * size
-        data = np.zeros((*shape[:-1], nbytes), dtype=np.uint8)
-        w.add_tensor(name, data, raw_shape=data.shape, raw_dtype=qtype)
-        assert rows * nbytes == data.size
+        assert shape[-1] % block == 0, (name, shape, kind)
+        nbytes = math.prod(shape[:-1]) * (shape[-1] // block * size)
+        w.add_tensor_info(name, shape, np.dtype(np.float32), nbytes, raw_dtype=qtype)
+        total += -(-nbytes // align) * align
     w.write_header_to_file()
     w.write_kv_data_to_file()
-    w.write_tensors_to_file()
+    w.write_ti_data_to_file()
     w.close()
+    with path.open("r+b") as f:
+        end = f.seek(0, 2)
+        f.truncate(-(-end // align) * align + total)
     return path

@@ -266,7 +266,19 @@ def test_the_report_section_lists_formats_tables_and_findings():
     for heading in ("### Formats", "### Stored beside the weights", "### Published layouts",
                     "### GGUF name tables", "### Findings from the full-size headers"):
         assert heading in text
-    assert "| `blk\\.(\\d+)\\.ffn_gate_exps\\.weight$` |" in text
+    from paramcount.checkpoints.gguf_names import TABLES
+
+    for garch, table in TABLES.items():  # every GGUF table, resolved against its family's tree
+        assert f"`{garch}` → {table.hf_class} (`" in text
+    for row in ("| `blk.0.attn_qkv` | `transformer.h.0.attn.c_attn` | gpt2_causal_lm.blocks.",
+                "| `blk.0.attn_kv_a_mqa` | `model.layers.0.self_attn.kv_a_proj_with_mqa` | "
+                "deepseek_v3.blocks.attention.kv_down |",
+                "| `blk.0.attn_k_b + blk.0.attn_v_b` | `model.layers.0.self_attn.kv_b_proj.weight` "
+                "| deepseek_v3.blocks.attention.kv_up |",
+                "| `blk.0.ssm_a` | `backbone.layers.0.mixer.A_log` | mamba.blocks.mixer.A_log |",
+                "| `blk.0.ffn_gate_exps + blk.0.ffn_up_exps` | "
+                "`model.layers.0.mlp.experts.gate_up_proj` | qwen3_moe."):
+        assert row in text, row
     for repo, hub, _, terms in PUBLISHED.values():
         extra = sum(n for _, n in terms)
         assert f"| {repo} |" in text and f"| {hub:,} | {hub - extra:,} | {extra:+,} |" in text

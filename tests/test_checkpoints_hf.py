@@ -204,59 +204,82 @@ def _published_experts(tensors, names):
 
 
 # Families llama.cpp converts: case → (our id, its GGUF architecture, a set, or the smallest).
+# (Falcon-RW's sequential layout, falcon with post_attention_layernorm, is not among them.)
 _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "mistral": ("mistral", "llama", None), "qwen": ("qwen", "qwen2", None),
          "qwen3": ("qwen3", "qwen3", None), "gemma": ("gemma", "gemma", None),
          "gemma2": ("gemma", "gemma2", "tiny_gemma2"), "gemma3": ("gemma3", "gemma3", None),
          "phi3": ("phi3", "phi3", None), "mixtral": ("mixtral", "llama", None),
          "qwen_moe": ("qwen_moe", "qwen2moe", "tiny_mha_untied"),
-         "qwen3_moe": ("qwen3_moe", "qwen3moe", "tiny_default_heads")}
+         "qwen3_moe": ("qwen3_moe", "qwen3moe", "tiny_default_heads"),
+         "gpt2": ("gpt2_causal_lm", "gpt2", None), "gpt_j": ("gpt_j", "gptj", "tiny"),
+         "gpt_neo_x": ("gpt_neo_x", "gptneox", "tiny"), "phi": ("phi", "phi2", "tiny"),
+         "bloom": ("bloom", "bloom", None),
+         "falcon_40b": ("falcon_parallel", "falcon", "tiny_gqa_two_norms"),
+         "falcon_7b": ("falcon_parallel", "falcon", "tiny_mqa"),
+         "olmo2": ("olmo2", "olmo2", "tiny"), "olmoe": ("olmoe", "olmoe", "tiny"),
+         "granite": ("granite", "granite", "tiny"), "cohere": ("cohere", "command-r", "tiny"),
+         "deepseek_v2": ("deepseek_v2", "deepseek2", "tiny"),
+         "deepseek_v3": ("deepseek_v3", "deepseek2", "tiny"),
+         "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny")}
 
 
-def _gguf_name(names, name: str, shape: tuple) -> list[tuple[str, str, tuple]]:
-    """llama.cpp's name for a transformers tensor; stacked experts' gate_up_proj split into
-    ffn_gate_exps and ffn_up_exps, as its converter stores them."""
+def _gguf_name(names, name: str, shape: tuple, cfg: dict) -> list[tuple[str, str, tuple]]:
+    """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
+    gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
+    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped."""
     if name.endswith("mlp.experts.gate_up_proj"):
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
         return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
+    if name.endswith("self_attn.kv_b_proj.weight"):
+        h, nope, v = (cfg["num_attention_heads"], cfg["qk_nope_head_dim"], cfg["v_head_dim"])
+        blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))
+        return [(blk, "F32", (h, shape[1], nope)),
+                (blk.replace("attn_k_b", "attn_v_b"), "F32", (h, v, shape[1]))]
+    name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
+        "mixer.dt_bias", "mixer.dt_proj.bias")
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
-    if g is not None and not g.endswith((".weight", ".bias")):
-        g += ".weight"
+    if g is None and name.startswith("transformer."):
+        g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))
+    if g is not None and name.endswith((".weight", ".bias")) and not g.endswith(
+            (".weight", ".bias")):
+        g += "." + name.rpartition(".")[2]
     return [(g, "F32", shape)]
 
 
 @pytest.mark.parametrize("case", sorted(_GGUF))
 def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     """The tiny transformers model's tensors under the GGUF names llama.cpp's converter gives
-    them (gguf's TensorNameMap, not paramcount's table), written by GGUFWriter: read back
-    through paramcount's declared table, every tensor lands on its formula leaf."""
+    them (gguf's TensorNameMap), written by GGUFWriter: read back through paramcount's table
+    (gguf's map inverted, the candidate the family's tree claims kept), every tensor lands on
+    its formula leaf. The config is the GGUF metadata's where the table reads them, else the
+    config.json beside the file."""
     pytest.importorskip("gguf")  # the checkpoints extra
     import gguf
 
+    from paramcount.checkpoints.gguf_names import TABLES
     from tests._checkpoints import write_gguf
 
     arch_id, garch, preset = _GGUF[case]
     arch = registry.get(arch_id)
     if preset is None:
-        _, tensors, _, hp = _buildable(arch)
+        _, tensors, cfg, hp = _buildable(arch)
     else:
         hp = arch.resolve(arch.preset(preset).hparams)
-        tensors = state(arch, hp)[0]
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper()], hp["L"])
-    named = [g for n, _, s in tensors for g in _gguf_name(names, n, s)]
+        tensors, cfg = state(arch, hp)
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper().replace("-", "_")], hp["L"])
+    named = [g for n, _, s in tensors for g in _gguf_name(names, n, s, cfg)]
     assert all(n for n, _, _ in named), [t[0] for t in tensors]
-    kv = {"block_count": hp["L"], "embedding_length": hp["d_e"],
-          **({"feed_forward_length": hp["d_f"]} if "d_f" in hp else {}),
-          "attention.head_count": hp["M"],
-          "attention.head_count_kv": hp.get("M_kv", hp["M"]),
-          "attention.key_length": hp.get("d_k", hp["d_e"] // hp["M"])}
-    if "E" in hp:
-        kv.update({"expert_count": hp["E"], "expert_used_count": hp["k"]})
-        kv.update({"expert_feed_forward_length": hp["d_fe"]} if "d_fe" in hp else {})
-        kv.update({"expert_shared_feed_forward_length": hp["d_fs"]} if "d_fs" in hp else {})
-        kv.setdefault("feed_forward_length", hp.get("d_fe", 0))
+    table = TABLES[garch]
+    if table.config is None:  # the config beside the file
+        (tmp_path / "config.json").write_text(json.dumps(cfg))
+        kv = {"block_count": hp["L"]}
+    else:  # the metadata llama.cpp writes, from the config's keys
+        cfg = {"num_experts": cfg.get("num_local_experts"), **cfg}  # Qwen MoE's published key
+        kv = {g: cfg[h] for g, h in table.config.items()
+              if isinstance(cfg.get(h), int) and not isinstance(cfg.get(h), bool)}
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
     # llama.cpp converts Mistral as "llama": the file reads as llama (the same weights)
     named_id = [] if arch_id == "mistral" else [arch_id]
-    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr()
+    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr().out

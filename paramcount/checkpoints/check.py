@@ -133,10 +133,10 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
 
         tensors = [t for t in tensors if t.name in apart] + layouts.apply(
             [t for t in tensors if t.name not in apart], (ckpt.config or {}).get("model_type"))
-    kept = [t for t in tensors if t.name not in apart]
-    owners = {t.name: [lf for lf in leaves if lf.claims(path(t.weight_name))] for t in kept}
     values = shown.values(hparams)
     zero = {lf.path for lf in leaves if lf.term.match and to_int(lf.expr, values, lf.path) == 0}
+    kept = _chosen([t for t in tensors if t.name not in apart], leaves, path, zero)
+    owners = {t.name: [lf for lf in leaves if lf.claims(path(t.weight_name))] for t in kept}
     embedded = {t.shape for t in kept
                 if any(lf.kind == "embedding" for lf in owners[t.name])}
     twice = [t for t in kept if owners[t.name] and all(lf.path in zero for lf in owners[t.name])
@@ -163,6 +163,65 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
                  and lf.kind == "head")
     return CheckpointCheck(ckpt, arch.id, dict(hparams), v, tuple(extras), missing, tied,
                            v.formula + v.formula_nontrainable, framework)
+
+
+def _chosen(tensors: list[StoredTensor], leaves, path, zero: set[str]) -> list[StoredTensor]:
+    """Each tensor under the one of its candidate names (a GGUF tensor's, from gguf's map) that
+    a formula leaf claims, each name taken once. The tensors with the fewest claimed candidates
+    choose first; among a tensor's candidates, one whose leaf has a count (not a tied head) and
+    holds no tensor of the same block and kind (``weight``, ``bias``) yet, then one under the
+    prefix most tensors' names take (``model.``), then the map's order: Falcon-40B's
+    ``attn_norm`` is ``ln_mlp`` once ``attn_norm_2`` has taken ``ln_attn``'s leaf (a one-norm Falcon's ``input_layernorm`` names the same leaf)."""
+    if not any(t.alternatives for t in tensors):
+        return tensors
+    import dataclasses
+    from collections import Counter
+
+    def leaf_of(name: str):
+        return next((lf.path for lf in leaves if lf.claims(path(name))), None)
+
+    options = {t.name: [(n, leaf) for n in dict.fromkeys((t.weight_name, *t.alternatives))
+                        if (leaf := leaf_of(n)) is not None] for t in tensors}
+    # the prefix most tensors' first claimed candidate has (``model.``): among equals, preferred
+    firsts = Counter(o[0][0].split(".")[0] for o in options.values() if o)
+    main = firsts.most_common(1)[0][0] if firsts else ""
+    taken: set[str] = set()
+    filled: set[tuple] = set()  # (leaf, block, the name's last segment: weight, bias)
+    chosen: dict[str, StoredTensor] = {}
+    for t in sorted(tensors, key=lambda t: len(options[t.name]) or 1 << 30):
+        m = _LAYER.search(t.name)
+        block = (m.group(1) if m else None, t.name.rpartition(".")[2])
+        free = [(i, n, leaf) for i, (n, leaf) in enumerate(options[t.name]) if n not in taken]
+        if free:
+            _, name, leaf = min(free, key=lambda o: (o[2] in zero, (o[2], block) in filled,
+                                                     o[1].split(".")[0] != main, o[0]))
+            taken.add(name)
+            filled.add((leaf, block))
+        else:
+            name = t.weight_name
+        chosen[t.name] = dataclasses.replace(t, logical_name=name, alternatives=())
+    return [chosen[t.name] for t in tensors]
+
+
+def chosen_names(rows: list[tuple[str, list[str]]], arch, hparams
+                 ) -> list[tuple[str, str, str]]:
+    """(name, candidates) → (name, the candidate :func:`check` keeps, the leaf that claims it),
+    for the rows a leaf with a count at ``hparams`` claims (the report's GGUF tables)."""
+    from paramcount.formula import to_int
+    from paramcount.frameworks import for_framework, torch_path
+
+    shown = for_framework(arch, "transformers", hparams)
+    leaves = list(shown.formula.leaves())
+    values = shown.values(hparams)
+    zero = {lf.path for lf in leaves if lf.term.match and to_int(lf.expr, values, lf.path) == 0}
+    fake = [StoredTensor(g, "F32", (), 0, 0, logical_name=c[0], alternatives=tuple(c[1:]))
+            for g, c in rows]
+    out = []
+    for t in _chosen(fake, leaves, torch_path, zero):
+        leaf = next((lf.path for lf in leaves if lf.claims(torch_path(t.weight_name))), None)
+        if leaf is not None and leaf not in zero:
+            out.append((t.name, t.weight_name, leaf))
+    return out
 
 
 def _renamed(arch, ckpt: Checkpoint, path):

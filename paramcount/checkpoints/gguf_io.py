@@ -55,6 +55,7 @@ def read(path: Path) -> Checkpoint:
         raise InputFileError(f"{path}: GGUF architecture {arch!r} has no name table in "
                              f"paramcount; known: {', '.join(sorted(TABLES))}")
     assert isinstance(arch, str)
+    names = _candidates(gguf_arch(arch), r.tensors)
     tensors = []
     for t in r.tensors:
         ne = [int(d) for d in t.shape]
@@ -63,40 +64,100 @@ def read(path: Path) -> Checkpoint:
         for d in shape:
             n *= d
         kind = t.tensor_type.name
+        first, *rest = _hf_names(table, names, t.name) or [t.name]
         tensors.append(StoredTensor(t.name, kind, shape, gguf_bytes(kind, n), n,
-                                    logical_name=_hf_name(table, t.name)))
+                                    logical_name=first, alternatives=tuple(rest)))
     tensors = _fused(table, tensors)
-    config = _config(table, arch, meta, tensors, path)
+    config = _config(table, arch, meta, tensors, path) if table.config is not None else None
     ftype = meta.get("general.file_type")
     quant = sorted({t.dtype for t in tensors if t.dtype not in ("F32", "F16", "BF16")})
     return Checkpoint(str(path), "GGUF", tuple(tensors), (path.name,), config=config,
-                      config_where=f"{path} (GGUF metadata)",
+                      config_where=f"{path} (GGUF metadata)" if config else None,
                       metadata={"general.architecture": arch, "general.file_type": ftype or 0},
                       quantization=", ".join(quant))
 
 
-def _hf_name(table: GGUFTable, name: str) -> str:
+def gguf_arch(arch: str):
+    """gguf's ``MODEL_ARCH`` member for a ``general.architecture`` string."""
+    gguf = require("gguf", "a GGUF checkpoint")
+    return next(a for a, n in gguf.MODEL_ARCH_NAMES.items() if n == arch)
+
+
+def candidates(arch, blocks: int) -> dict[str, list[str]]:
+    """GGUF base name (``blk.3.attn_q``) → the transformers names llama.cpp converts it from,
+    in ``gguf.TensorNameMap``'s order: gguf's own map for ``arch``, inverted."""
+    gguf = require("gguf", "a GGUF checkpoint")
+    out: dict[str, list[str]] = {}
+    for hf, (_, name) in gguf.get_tensor_name_map(arch, blocks).mapping.items():
+        if hf != name:
+            out.setdefault(name, []).append(hf)
+    return out
+
+
+def _candidates(arch, tensors) -> dict[str, list[str]]:
+    blocks = [int(m.group(1)) for t in tensors if (m := _BLOCK.match(t.name))]
+    return candidates(arch, max(blocks, default=-1) + 1)
+
+
+_BLOCK = re.compile(r"^blk\.(\d+)\.")
+
+
+def _hf_names(table: GGUFTable, names: dict[str, list[str]], name: str) -> list[str]:
+    """The transformers names a GGUF tensor may stand for: the table's override, or gguf's
+    map's candidates (a suffix ``.weight`` / ``.bias`` kept); none: unclaimed, named as such."""
     for pattern, template in table.names:
         if re.search(pattern, name):
-            return re.sub(pattern, template, name)
-    return name  # no transformers name: unclaimed, and named as such
+            return [re.sub(pattern, template, name)]
+    base, dot, suffix = name.rpartition(".")
+    if dot and suffix in ("weight", "bias") and base in names:
+        return [f"{c}.{suffix}" for c in names[base]]
+    return list(names.get(name, ()))
+
+
+def resolved(table: GGUFTable, arch, family, hparams) -> list[tuple[str, str, str]]:
+    """(GGUF name, transformers name) for block 0 of every tensor gguf declares for ``arch``,
+    as :func:`read` and the attribution resolve them against ``family``'s tree at ``hparams``
+    (the report's table), with the leaf each lands on; a name no leaf with a count claims is
+    left out, a joined pair shown as one. Names without their ``.weight``, as gguf's map
+    declares them (a weight's ``.bias`` lands on the same leaf)."""
+    from paramcount.checkpoints.check import chosen_names
+
+    gguf = require("gguf", "a GGUF checkpoint")
+    names = candidates(arch, 1)
+    rows = []
+    for t in gguf.MODEL_TENSORS[arch]:  # a weight, or (overridden) a bias: shown as named
+        base = gguf.TENSOR_NAMES[t].format(bid=0)
+        for name in (f"{base}.weight", f"{base}.bias"):
+            over = any(re.search(p, name) for p, _ in table.names)
+            hf = _hf_names(table, names, name)
+            if hf and (over or name.endswith(".weight")):
+                rows.append((name if over else base, hf if over else
+                             [h.removesuffix(".weight") for h in hf]))
+    for first, second, target, _ in table.fuse:
+        rows = [r for r in rows if r[0] not in (f"blk.0.{first}", f"blk.0.{second}")]
+        rows.append((f"blk.0.{first} + blk.0.{second}", [target.format(bid=0)]))
+    return chosen_names(rows, family, hparams)
 
 
 def _fused(table: GGUFTable, tensors: list[StoredTensor]) -> list[StoredTensor]:
-    """Pieces llama.cpp stores apart that transformers fuses, joined (shapes only)."""
+    """Pieces llama.cpp stores apart that transformers holds as one tensor, joined (shapes
+    only): concatenated along ``axis``, or (axis None: a piece transposed) flattened."""
     out = list(tensors)
     for first, second, target, axis in table.fuse:
-        for a in [t for t in out if t.weight_name.endswith(first)]:
-            partner = a.weight_name[: -len(first)] + second
-            b = next((t for t in out if t.weight_name == partner), None)
-            if b is None or len(a.shape) != len(b.shape):
+        for a in [t for t in out if re.fullmatch(rf"blk\.\d+\.{first}\.weight", t.name)]:
+            bid = a.name.split(".")[1]
+            partner = f"blk.{bid}.{second}.weight"
+            b = next((t for t in out if t.name == partner), None)
+            if b is None:
                 continue
-            shape = list(a.shape)
-            shape[axis] += b.shape[axis]
+            if axis is not None and len(a.shape) == len(b.shape):
+                shape = list(a.shape)
+                shape[axis] += b.shape[axis]
+            else:
+                shape = [a.numel + b.numel]
             joined = StoredTensor(f"{a.name}+{b.name}", a.dtype if a.dtype == b.dtype else
                                   f"{a.dtype}+{b.dtype}", tuple(shape), a.nbytes + b.nbytes,
-                                  a.logical + b.logical,
-                                  logical_name=a.weight_name[: -len(first)] + target)
+                                  a.logical + b.logical, logical_name=target.format(bid=bid))
             out = [joined if t is a else t for t in out if t is not b]
     return out
 
@@ -105,7 +166,7 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
             path: Path) -> dict:
     """The transformers config the metadata describe."""
     cfg: dict = {}
-    for key, hf_key in table.config.items():
+    for key, hf_key in (table.config or {}).items():
         v = meta.get(f"{arch}.{key}")
         if isinstance(v, int) and not isinstance(v, bool):
             cfg[hf_key] = v

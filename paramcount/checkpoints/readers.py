@@ -49,7 +49,9 @@ def read(path: str | Path) -> Checkpoint:
     elif p.suffix == ".gguf":
         from paramcount.checkpoints import gguf_io
 
-        return gguf_io.read(p)
+        ckpt = gguf_io.read(p)
+        if ckpt.config is not None:  # the metadata give it; else the config.json beside
+            return ckpt
     elif p.name.endswith(".h5"):
         from paramcount.checkpoints import keras_io
 
@@ -101,4 +103,5 @@ def _with_config(ckpt: Checkpoint, folder: Path) -> Checkpoint:
     bits = qc.get("bits") if qc else None
     label = f"{method} {bits}-bit" if isinstance(bits, int) else method
     return dataclasses.replace(ckpt, config=data, config_where=where,
-                               tensors=quant.unpack(ckpt.tensors, qc), quantization=label)
+                               tensors=quant.unpack(ckpt.tensors, qc),
+                               quantization=label or ckpt.quantization)

@@ -56,6 +56,47 @@ def _findings() -> list[str]:
     return lines
 
 
+# The family a GGUF table's names are shown against where its class names several (Falcon's
+# RW layout is not one llama.cpp converts).
+_SHOWN_AS = {"falcon": "falcon_parallel"}
+
+
+def _family(garch: str, table) -> str | None:
+    from paramcount import configs
+
+    if garch in _SHOWN_AS:
+        return _SHOWN_AS[garch]
+    return next((t.hf_classes[table.hf_class] for t in configs._tables()
+                 if t.model_type == table.model_type and table.hf_class in t.hf_classes), None)
+
+
+def _gguf_lines() -> list[str]:
+    """Each GGUF architecture's names as its table resolves them: gguf's own map inverted, the
+    candidate the family's formula tree claims kept (block 0 shown)."""
+    from paramcount import registry
+    from paramcount.checkpoints.gguf_io import gguf_arch, resolved
+
+    out = ["", "### GGUF name tables", "",
+           "The GGUF names are llama.cpp's own (`gguf.MODEL_TENSORS`, `gguf.TensorNameMap`, "
+           "inverted): a tensor's transformers name is the candidate its family's formula tree "
+           "claims. Per architecture, block 0 at the family's example set that holds the most:", ""]
+    for garch, table in sorted(TABLES.items()):
+        arch_id = _family(garch, table)
+        arch = registry.get(arch_id) if arch_id else None
+        moe = f"; with an expert_count: {table.moe[1]}" if table.moe else ""
+        cfg = "" if table.config is not None else "; config: the config.json beside the file"
+        out += [f"`{garch}` → {table.hf_class} (`{arch_id}`){moe}{cfg}:", "",
+                "| GGUF | transformers | formula leaf |", "|---|---|---|"]
+        if arch is None:
+            out += ["| (no family) | | |", ""]
+            continue
+        rows = max((resolved(table, gguf_arch(garch), arch, arch.resolve(h.hparams))
+                    for h in arch.hparam_sets()), key=len)
+        out += [f"| `{_md(g)}` | `{_md(h)}` | {leaf} |" for g, h, leaf in rows]
+        out.append("")
+    return out
+
+
 def _nontrainable(arch, hp) -> int:
     from paramcount.formula import to_int
 
@@ -95,13 +136,7 @@ def section_lines() -> list[str]:
     for mt, lay in sorted(LAYOUTS.items()):
         pieces = ", ".join(f"`{p}` → `{t}`" for p, (t, _) in lay.pieces.items())
         out.append(f"| {mt} | `{_md(lay.experts)}` | {_md(pieces)} |")
-    out += ["", "### GGUF name tables", ""]
-    for garch, table in sorted(TABLES.items()):
-        moe = f"; with an expert_count: {table.moe[1]}" if table.moe else ""
-        out += [f"`{garch}` → {table.hf_class}{moe}:", "", "| GGUF | transformers |",
-                "|---|---|"]
-        out += [f"| `{_md(g)}` | `{_md(h)}` |" for g, h in table.names]
-        out.append("")
+    out += _gguf_lines()
     out += ["### Findings from the full-size headers", "",
             "`tests/test_checkpoints_hf.py` writes each checkpoint's full-size header with the "
             "names the published safetensors store (the data a sparse hole) and checks it tensor "

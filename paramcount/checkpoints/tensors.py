@@ -30,6 +30,9 @@ class StoredTensor:
             quantized weight.
         logical_name: str. The name of the weight it stands for (``...q_proj.weight`` for a
             GPTQ ``...q_proj.qweight``); the name itself for a plain tensor.
+        alternatives: tuple of str. Other names it may stand for, when its format's name map
+            gives several (a GGUF tensor: every transformers name llama.cpp converts it from);
+            the one the formula tree claims is kept (:mod:`paramcount.checkpoints.check`).
         role: str. ``""`` for a weight; otherwise why it is stored beside the weights
             (``quantization scales``), for the stored-versus-built terms.
     """
@@ -41,6 +44,7 @@ class StoredTensor:
     logical: int
     logical_name: str = ""
     role: str = ""
+    alternatives: tuple[str, ...] = ()
 
     @property
     def numel(self) -> int:
