@@ -171,7 +171,8 @@ def _chosen(tensors: list[StoredTensor], leaves, path, zero: set[str]) -> list[S
     choose first; among a tensor's candidates, one whose leaf has a count (not a tied head) and
     holds no tensor of the same block and kind (``weight``, ``bias``) yet, then one under the
     prefix most tensors' names take (``model.``), then the map's order: Falcon-40B's
-    ``attn_norm`` is ``ln_mlp`` once ``attn_norm_2`` has taken ``ln_attn``'s leaf (a one-norm Falcon's ``input_layernorm`` names the same leaf)."""
+    ``attn_norm`` is ``ln_mlp`` once ``attn_norm_2`` has taken ``ln_attn``'s leaf (a one-norm
+    Falcon's ``input_layernorm`` names the same leaf)."""
     if not any(t.alternatives for t in tensors):
         return tensors
     import dataclasses
