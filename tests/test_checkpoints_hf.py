@@ -59,12 +59,13 @@ def test_every_family_with_a_transformers_reference_matches_tensor_by_tensor(arc
 
 # How the published MoE checkpoints store their experts: gate, up, down and the block's name.
 _EXPERTS = {"mixtral-8x7b-v0.1.json": ("w1", "w3", "w2", ".block_sparse_moe."),
-            "qwen3-30b-a3b.json": ("gate_proj", "up_proj", "down_proj", ".mlp.")}
+            "qwen3-30b-a3b.json": ("gate_proj", "up_proj", "down_proj", ".mlp."),
+            "deepseek-v3.json": ("gate_proj", "up_proj", "down_proj", ".mlp.")}
 
 
 # Qwen3-30B-A3B's 18,432 expert tensors take about 10 s: in the slow run (Mixtral's layout,
 # the same mechanism, stays in the default one).
-_SLOW = {"qwen3-30b-a3b.json"}
+_SLOW = {"qwen3-30b-a3b.json", "deepseek-v3.json"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n
@@ -78,13 +79,23 @@ def test_full_size_headers_of_published_models(name, tmp_path, capsys):
     if name in _EXPERTS:
         tensors = _published_experts(tensors, _EXPERTS[name])
         assert any(".experts.7." in t[0] for t in tensors)
+    if name == "deepseek-v3.json":
+        tensors = _deepseek_v3_published(tensors)
     if name == "gpt2.json":  # saved by the original GPT2LMHeadModel: names without the prefix,
         # each block's causal mask buffer stored
         tensors = [(n.removeprefix("transformer."), d, s) for n, d, s in tensors]
         tensors += [(f"h.{i}.attn.bias", "F32", (1, 1, 1024, 1024)) for i in range(12)]
     write_sharded(tmp_path, tensors, shards=4)
-    shutil.copy(CONFIGS / name, tmp_path / "config.json")
-    assert sum(f.stat().st_blocks for f in tmp_path.iterdir()) * 512 < 2**22  # sparse: no disk
+    cfg = json.loads((CONFIGS / name).read_text())
+    if name == "deepseek-v3.json":  # as published: FP8 weights in 128 × 128 blocks
+        cfg["quantization_config"] = {"quant_method": "fp8", "fmt": "e4m3",
+                                      "weight_block_size": [128, 128]}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    headers = (tmp_path / "model.safetensors.index.json").stat().st_size
+    for f in tmp_path.glob("*.safetensors"):
+        with f.open("rb") as fh:
+            headers += 8 + int.from_bytes(fh.read(8), "little")
+    assert sum(f.stat().st_blocks for f in tmp_path.iterdir()) * 512 < headers + 2**22  # sparse
     assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
     assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
     out = capsys.readouterr().out
@@ -92,7 +103,61 @@ def test_full_size_headers_of_published_models(name, tmp_path, capsys):
     _, hub, _, terms = PUBLISHED[name]
     assert data["stored_total"] == hub
     assert [(t["term"], t["difference"]) for t in data["terms"]] == list(terms)
+    if name == "deepseek-v3.json":  # 685B = 671B + the MTP term transformers' delta removes
+        assert data["terms"][1]["delta"] == "mtp"
     assert data["built"] == hub - sum(n for _, n in terms) and data["unexplained"] == 0
+
+
+def _deepseek_v3_published(tensors, layers: int = 61, fp8: bool = True):
+    """DeepSeek-V3's published layout: its multi-token-prediction module as layer 61 (a MoE
+    layer, with its own embedding, two norms, eh_proj and a shared head), one tensor per expert,
+    each block's projection in FP8 with a 128 × 128-block ``weight_scale_inv`` beside it, the
+    router bias in F32. The per-dtype sums are the Hub's (BF16 3,918,786,560, F8_E4M3
+    680,571,043,840, F32 41,555,600)."""
+    v, d = next(s for n, _, s in tensors if n == "model.embed_tokens.weight")
+    last, mtp = f"model.layers.{layers - 1}.", f"model.layers.{layers}."
+    tensors = tensors + [(n.replace(last, mtp), t, s) for n, t, s in tensors
+                         if n.startswith(last)]
+    tensors += [(mtp + "embed_tokens.weight", "BF16", (v, d)),
+                (mtp + "enorm.weight", "BF16", (d,)), (mtp + "hnorm.weight", "BF16", (d,)),
+                (mtp + "eh_proj.weight", "BF16", (d, 2 * d)),
+                (mtp + "shared_head.norm.weight", "BF16", (d,)),
+                (mtp + "shared_head.head.weight", "BF16", (v, d))]
+    out = []
+    for n, t, s in tensors:  # experts already one tensor each (_EXPERTS)
+        if n.endswith("e_score_correction_bias"):
+            out.append((n, "F32", s))
+        elif fp8 and n.endswith(("proj.weight", "proj_with_mqa.weight")) and "eh_proj" not in n:
+            out += [(n, "F8_E4M3", s),
+                    (n + "_scale_inv", "F32", (-(-s[0] // 128), -(-s[1] // 128)))]
+        else:
+            out.append((n, t, s))
+    return out
+
+
+def test_deepseek_v3s_mtp_layer_is_the_formulas_own_term_put_back(tmp_path, capsys):
+    """The MTP module a DeepSeek-V3 checkpoint stores as layer L is, count for count, the term
+    the formula has and transformers' delta removes: named by that delta (its path, its reason),
+    and the stored figure is the tree with it put back."""
+    arch = registry.get("deepseek_v3")
+    hp = arch.resolve(arch.preset("tiny_mtp").hparams)
+    tensors, cfg = state(arch, hp)
+    write_safetensors(tmp_path / "model.safetensors",
+                      _deepseek_v3_published(tensors, hp["L"], fp8=False))
+    (tmp_path / "config.json").write_text(json.dumps({**cfg, "num_nextn_predict_layers": 1}))
+    assert main(["verify", "--checkpoint", str(tmp_path)]) == 0
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out[out.index("{\n"):])
+    def every(n_mtp):  # trainable and not (the router's score-correction bias is a buffer)
+        h = {**hp, "n_mtp": n_mtp}
+        return arch.count(h) + arch.count_nontrainable(h)
+    mtp = every(1) - every(0)
+    assert [(t["term"], t["delta"], t["difference"]) for t in data["terms"]] == [
+        ("multi-token-prediction layers", "mtp", mtp)]
+    assert "the formula's term `mtp`, which the transformers model leaves out" in (
+        data["terms"][0]["reason"])
+    assert data["stored_total"] == data["built"] + mtp and data["unexplained"] == 0
 
 
 def _llama(tmp_path: Path, name: str = "llama-2-7b-hf.json"):

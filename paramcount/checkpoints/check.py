@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from paramcount.checkpoints.tensors import Checkpoint, StoredTensor
 from paramcount.errors import InputFileError
+from paramcount.frameworks import Delta
 from paramcount.verify import Verification, Weight
 
 __all__ = ["STORED", "CheckpointCheck", "Extra", "check"]
@@ -44,13 +45,19 @@ _LAYER = re.compile(r"(?:^|\.)(?:layers|h|blk)\.(\d+)\.")
 @dataclass(frozen=True)
 class Extra:
     """A stored-versus-built term: tensors the checkpoint stores that the model does not build
-    (or stores in another way), with the reason."""
+    (or stores in another way), with the reason, and the term as a
+    :class:`~paramcount.frameworks.Delta` on the config's model (the way paramcount names a
+    term one side has and the other lacks): the checkpoint's figure is the formula tree with
+    the framework's deltas and then these (:func:`check` applies them, the frameworks' own
+    ``_with_deltas``). A term the framework's own delta removes from the formula (DeepSeek-V3's
+    MTP module) is that delta's term put back, with its path and reason."""
 
     term: str
     reason: str
     tensors: tuple[str, ...]
     stored: int  # elements, as the Hub counts them
     built: int = 0  # what the config's model holds of them
+    delta: Delta | None = None  # set by check()
 
     @property
     def difference(self) -> int:
@@ -70,6 +77,8 @@ class CheckpointCheck:
     tied_once: tuple[str, ...]  # zero-count head leaves with no tensor: a tied head stored once
     built: int  # the config's model: trainable + non-trainable, the formula with its deltas
     framework: str
+    # the formula tree with the framework's deltas and then the checkpoint's (the extras')
+    stored_formula: int = 0
 
     @property
     def ok(self) -> bool:
@@ -81,17 +90,26 @@ class CheckpointCheck:
 
     @property
     def unexplained(self) -> int:
-        return self.checkpoint.stored_total - self.built - self.explained
+        return self.checkpoint.stored_total - self.stored_formula
 
 
-def _extras(tensors: list[StoredTensor], layers: int | None) -> tuple[list[Extra], set[str]]:
+def _extras(tensors: list[StoredTensor], layers: int | None, mtp: int = 0
+            ) -> tuple[list[Extra], set[str]]:
     """The tensors set apart before attribution: quantization state and layers beyond the
-    config's stack (known from the name alone)."""
+    config's stack (known from the name alone); the first ``mtp`` of those are the
+    multi-token-prediction layers the config declares (``num_nextn_predict_layers``)."""
     groups: dict[tuple[str, str], list[StoredTensor]] = {}
     for t in tensors:
         m = _LAYER.search(t.name)
         if t.role:
             groups.setdefault(tuple(t.role.split(": ", 1)), []).append(t)  # type: ignore[arg-type]
+        elif layers is not None and m and layers <= int(m.group(1)) < layers + mtp:
+            groups.setdefault((
+                "multi-token-prediction layers",
+                f"the config declares num_nextn_predict_layers = {mtp}, stored as layer indices "
+                f"{layers}..{layers + mtp - 1} after its L = {layers} (DeepSeek-V3's MTP "
+                "module: an embedding, two norms, eh_proj, a block and a shared head); the "
+                "config's model, as transformers builds it, leaves them out"), []).append(t)
         elif layers is not None and m and int(m.group(1)) >= layers:
             groups.setdefault((
                 "layers beyond the config's stack",
@@ -126,7 +144,9 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
     tensors = list(ckpt.tensors)
     if framework == "transformers":
         path = _renamed(arch, ckpt, path)
-    extras, apart = _extras(tensors, hparams.get("L"))
+    mtp = (ckpt.config or {}).get("num_nextn_predict_layers")
+    extras, apart = _extras(tensors, hparams.get("L"),
+                            mtp if isinstance(mtp, int) and not isinstance(mtp, bool) else 0)
     extras += _packing(tensors)
     if framework == "transformers":  # per-expert tensors, stacked as transformers holds them
         from paramcount.checkpoints import layouts
@@ -161,8 +181,55 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
                     and by_path[lf.path].expected)
     tied = tuple(lf.path for lf in leaves if lf.path in zero and not by_path[lf.path].weights
                  and lf.kind == "head")
+    extras, stored_formula = _through_deltas(extras, arch, shown, framework, hparams)
     return CheckpointCheck(ckpt, arch.id, dict(hparams), v, tuple(extras), missing, tied,
-                           v.formula + v.formula_nontrainable, framework)
+                           v.formula + v.formula_nontrainable, framework, stored_formula)
+
+
+def _through_deltas(extras: list[Extra], arch, shown, framework: str, hparams
+                    ) -> tuple[list[Extra], int]:
+    """Each extra as a :class:`Delta` on the framework's tree, and that tree's total with them
+    applied (the stored figure the formula explains). An extra whose count is exactly a term
+    the framework's own delta removes (``Delta(path, None, reason)``) is that term put back,
+    named by the delta; any other is a constant term added under the root."""
+    import dataclasses
+
+    import sympy
+
+    from paramcount.formula import Term, to_int
+    from paramcount.frameworks import _with_deltas
+
+    values = {**arch.values(hparams), **shown.values(hparams)}
+    ref = arch.transformers if framework == "transformers" else None
+    removed = [(d, t) for d in (ref.deltas if ref else ()) if d.term is None
+               and (t := _term_at(arch.formula, d.path)) is not None]
+    out: list[Extra] = []
+    for e in extras:
+        hit = next(((d, t) for d, t in removed if not e.built
+                    and to_int(t.total(), values, d.path) == e.difference), None)
+        if hit:
+            d, t = hit
+            delta = Delta(d.path, t, d.reason)
+            e = dataclasses.replace(e, reason=f"{e.reason}; the formula's term `{d.path}`, which "
+                                    f"the {framework} model leaves out: {d.reason}")
+        else:
+            slug = re.sub(r"\W+", "_", e.term).strip("_")
+            slug += f"_{len(out)}" if any(o.delta and o.delta.path == f"stored_{slug}"
+                                           for o in out) else ""
+            delta = Delta(f"stored_{slug}", Term(f"stored_{slug}", sympy.Integer(e.difference),
+                                                 note=e.reason), e.reason)
+        out.append(dataclasses.replace(e, delta=delta))
+    tree = _with_deltas(shown.formula, tuple(e.delta for e in out if e.delta))
+    return out, to_int(tree.total(), values, "the stored figure")
+
+
+def _term_at(root, path: str):
+    node = root
+    for name in path.split("."):
+        node = next((c for c in node.children if c.name == name), None)
+        if node is None:
+            return None
+    return node
 
 
 def _chosen(tensors: list[StoredTensor], leaves, path, zero: set[str]) -> list[StoredTensor]:

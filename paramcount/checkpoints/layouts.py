@@ -40,6 +40,8 @@ LAYOUTS: dict[str, Layout] = {
                       {"w1": ("gate_up_proj", 0), "w3": ("gate_up_proj", 1),
                        "w2": ("down_proj", 0)}),
     "qwen2_moe": _QWEN_MOE,
+    "deepseek_v2": _QWEN_MOE,
+    "deepseek_v3": _QWEN_MOE,
     "qwen3_moe": _QWEN_MOE,
 }
 

@@ -97,7 +97,8 @@ def check_json(c: CheckpointCheck) -> dict:
         "stored_total": ckpt.stored_total, "stored_bytes": ckpt.stored_bytes,
         "logical_total": sum(t.logical for t in ckpt.tensors),
         "built": c.built,
-        "terms": [{"term": e.term, "stored": e.stored, "built": e.built,
+        "terms": [{"term": e.term, "delta": e.delta.path if e.delta else None,
+                   "stored": e.stored, "built": e.built,
                    "difference": e.difference, "reason": e.reason, "tensors": list(e.tensors)}
                   for e in c.extras],
         "unexplained": c.unexplained,

@@ -18,6 +18,12 @@ PUBLISHED: dict[str, tuple[str, int, str, tuple[tuple[str, int], ...]]] = {
                            "one tensor per expert (gate_proj, up_proj, down_proj)", ()),
     "qwen2.5-7b.json": ("Qwen/Qwen2.5-7B", 7_615_616_512, "dense", ()),
     "gemma-2-9b.json": ("google/gemma-2-9b", 9_241_705_984, "dense, head tied (stored once)", ()),
+    # DeepSeek-V3 stores its multi-token-prediction module as layer 61 (the config's model stops
+    # at 61 layers) and FP8 weights with a 128 × 128-block scale beside each: the Hub's 685B.
+    "deepseek-v3.json": ("deepseek-ai/DeepSeek-V3", 684_531_386_000,
+                         "FP8 with block scales, one tensor per expert, MTP module as layer 61",
+                         (("FP8 block scales", 41_540_496),
+                          ("multi-token-prediction layers", 13_463_426_304))),
     # GPT-2's safetensors (names without the transformer. prefix) store each block's causal
     # mask buffer attn.bias, 1 × 1 × 1024 × 1024: the Hub shows 137M for a 124M model.
     "gpt2.json": ("openai-community/gpt2", 137_022_720,

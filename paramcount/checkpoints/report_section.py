@@ -123,8 +123,11 @@ def section_lines() -> list[str]:
             "| term | tensors | reason |", "|---|---|---|"]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in STORED]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in ROLES]
-    out += ["| layers beyond the config's stack | `layers.K.*`, K ≥ L | a multi-token-"
-            "prediction module (DeepSeek-V3's) or other layers the config's model does not build |",
+    out += ["| multi-token-prediction layers | `layers.K.*`, L ≤ K < L + "
+            "num_nextn_predict_layers | DeepSeek-V3's MTP module, which the config declares and "
+            "transformers does not build |",
+            "| layers beyond the config's stack | `layers.K.*`, K ≥ L (others) | layers the "
+            "config's model does not build |",
             "| tied head stored twice | a zero-count head leaf's tensor of the embedding's shape "
             "| the config ties the head to the embedding; the checkpoint stores the copy too |",
             "| packed weights | GPTQ / AWQ `qweight`, bitsandbytes 4-bit `weight` | several "
