@@ -128,3 +128,59 @@ def test_an_absurd_metadata_string_is_not_read(tmp_path, capsys):
     tracemalloc.stop()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'general.name' takes 10,737,418," in err
+
+
+def test_a_full_size_llama_3_1_8b_at_q4_k_costs_no_disk(tmp_path, capsys):
+    """Llama-3.1-8B as llama.cpp's Q4_K_M stores it (Q4_K matrices, Q6_K head and every value
+    and down projection of alternate blocks, F32 norms, the rope factors): a 4.9 GB file whose
+    data is a sparse hole, checked tensor by tensor from its header."""
+    d, f, v, layers, kv = 4096, 14336, 128256, 32, 1024
+    t = [("token_embd.weight", "Q4_K", (v, d)), ("output_norm.weight", "F32", (d,)),
+         ("output.weight", "Q6_K", (v, d)), ("rope_freqs.weight", "F32", (64,))]
+    for i in range(layers):
+        b, hi = f"blk.{i}.", "Q6_K" if i % 2 == 0 else "Q4_K"
+        t += [(b + "attn_norm.weight", "F32", (d,)), (b + "attn_q.weight", "Q4_K", (d, d)),
+              (b + "attn_k.weight", "Q4_K", (kv, d)), (b + "attn_v.weight", hi, (kv, d)),
+              (b + "attn_output.weight", "Q4_K", (d, d)), (b + "ffn_norm.weight", "F32", (d,)),
+              (b + "ffn_gate.weight", "Q4_K", (f, d)), (b + "ffn_up.weight", "Q4_K", (f, d)),
+              (b + "ffn_down.weight", hi, (d, f))]
+    kv_meta = {"block_count": layers, "embedding_length": d, "feed_forward_length": f,
+               "attention.head_count": 32, "attention.head_count_kv": 8}
+    path = write_gguf(tmp_path / "Meta-Llama-3.1-8B-Q4_K_M.gguf", "llama", kv_meta, t)
+    assert path.stat().st_size > 4_500_000_000 and path.stat().st_blocks * 512 < 2**20
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    assert "match    llama" in capsys.readouterr().out
+    data = _count(capsys, path)
+    assert data["built"] == 8_030_261_248  # Meta-Llama-3-8B's figure: the same model
+    assert data["stored_total"] == 8_030_261_248 + 64 and data["unexplained"] == 0
+    assert [(x["term"], x["difference"]) for x in data["terms"]] == [
+        ("rope frequency factors", 64)]
+    q4, q6 = data["stored"]["Q4_K"], data["stored"]["Q6_K"]
+    assert q4["bytes"] * 256 == q4["elements"] * 144 and q6["bytes"] * 256 == q6["elements"] * 210
+    assert data["stored_bytes"] == sum(x["bytes"] for x in data["stored"].values())
+
+
+@pytest.mark.parametrize("shape", [(2**50, 2**20), (0, 2**62)])
+def test_a_gguf_tensor_of_absurd_dims_is_one_line(tmp_path, capsys, shape):
+    import gguf
+    import numpy as np
+
+    path = tmp_path / "m.gguf"
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_uint32("llama.block_count", 1)
+    w.add_tensor_info("token_embd.weight", shape, np.dtype(np.float32), 64,
+                      raw_dtype=gguf.GGMLQuantizationType.F32)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    w.close()
+    with path.open("r+b") as f:
+        f.truncate(f.seek(0, 2) + 128)
+    import tracemalloc
+
+    tracemalloc.start()
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    assert tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: not a readable GGUF file" in err, err
