@@ -286,14 +286,17 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "granite": ("granite", "granite", "tiny"), "cohere": ("cohere", "command-r", "tiny"),
          "deepseek_v2": ("deepseek_v2", "deepseek2", "tiny"),
          "deepseek_v3": ("deepseek_v3", "deepseek2", "tiny"),
-         "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny")}
+         "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny"),
+         "smollm3": ("smollm3", "smollm3", "tiny"),
+         "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
+         "llama4": ("llama4_text", "llama4", "tiny")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict) -> list[tuple[str, str, tuple]]:
     """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
     (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped."""
-    if name.endswith("mlp.experts.gate_up_proj"):
+    if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
         return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
@@ -323,6 +326,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     pytest.importorskip("gguf")  # the checkpoints extra
     import gguf
 
+    from paramcount.checkpoints.gguf_io import gguf_arch
     from paramcount.checkpoints.gguf_names import TABLES
     from tests._checkpoints import write_gguf
 
@@ -333,7 +337,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     else:
         hp = arch.resolve(arch.preset(preset).hparams)
         tensors, cfg = state(arch, hp)
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[garch.upper().replace("-", "_")], hp["L"])
+    names = gguf.get_tensor_name_map(gguf_arch(garch), hp["L"])
     named = [g for n, _, s in tensors for g in _gguf_name(names, n, s, cfg)]
     assert all(n for n, _, _ in named), [t[0] for t in tensors]
     table = TABLES[garch]

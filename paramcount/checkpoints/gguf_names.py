@@ -51,6 +51,9 @@ _BLOOM = MappingProxyType({"embedding_length": "hidden_size", "block_count": "n_
                            "attention.head_count": "n_head"})
 
 _EXPERTS = (("ffn_gate_exps", "ffn_up_exps", "model.layers.{bid}.mlp.experts.gate_up_proj", 1),)
+# Llama 4 holds its experts under feed_forward
+_EXPERTS_FF = (("ffn_gate_exps", "ffn_up_exps",
+                "model.layers.{bid}.feed_forward.experts.gate_up_proj", 1),)
 _MLA = (("attn_k_b", "attn_v_b", "model.layers.{bid}.self_attn.kv_b_proj.weight", None),)
 # llama.cpp's converter renames DeepSeek's router bias before its map sees it
 # (e_score_correction_bias → e_score_correction.bias): exp_probs_b.bias
@@ -101,5 +104,10 @@ TABLES: dict[str, GGUFTable] = {
     "deepseek2": GGUFTable("deepseek_v3", "DeepseekV3ForCausalLM", _EXP_PROBS,
                            _EXPERTS + _MLA, config=None),
     "mamba": GGUFTable("mamba", "MambaForCausalLM", config=None),
+    "smollm3": GGUFTable("smollm3", "SmolLM3ForCausalLM", config=None),
+    "glm4moe": GGUFTable("glm4_moe", "Glm4MoeForCausalLM", _EXP_PROBS, _EXPERTS, config=None),
+    "phimoe": GGUFTable("phimoe", "PhimoeForCausalLM", fuse=_EXPERTS, config=None),
+    "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=None),
+
     "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=None),
 }
