@@ -184,3 +184,17 @@ def test_a_gguf_tensor_of_absurd_dims_is_one_line(tmp_path, capsys, shape):
     tracemalloc.stop()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{path}: not a readable GGUF file" in err, err
+
+
+def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
+    import gguf
+
+    from paramcount.checkpoints.gguf_names import TABLES
+    from paramcount.configs import _tables
+
+    classes = {(t.model_type, c) for t in _tables() for c in t.hf_classes}
+    for garch, table in TABLES.items():
+        assert garch in gguf.MODEL_ARCH_NAMES.values(), garch
+        assert (table.model_type, table.hf_class) in classes, garch
+        if table.moe:
+            assert table.moe in classes, garch

@@ -269,7 +269,8 @@ def _published_experts(tensors, names):
 
 
 # Families llama.cpp converts: case → (our id, its GGUF architecture, a set, or the smallest).
-# (Falcon-RW's sequential layout, falcon with post_attention_layernorm, is not among them.)
+# (Falcon-RW's sequential layout, falcon with post_attention_layernorm, is not among them, nor
+# an untied Cohere: llama.cpp's command-r has no output tensor.)
 _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "mistral": ("mistral", "llama", None), "qwen": ("qwen", "qwen2", None),
          "qwen3": ("qwen3", "qwen3", None), "gemma": ("gemma", "gemma", None),
@@ -289,7 +290,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny"),
          "smollm3": ("smollm3", "smollm3", "tiny"),
          "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
-         "llama4": ("llama4_text", "llama4", "tiny")}
+         "llama4": ("llama4_text", "llama4", "tiny"),
+         "granite_biases": ("granite", "granite", "tiny_biases_untied")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict) -> list[tuple[str, str, tuple]]:

@@ -80,7 +80,11 @@ def read(path: Path) -> Checkpoint:
 def gguf_arch(arch: str):
     """gguf's ``MODEL_ARCH`` member for a ``general.architecture`` string."""
     gguf = require("gguf", "a GGUF checkpoint")
-    return next(a for a, n in gguf.MODEL_ARCH_NAMES.items() if n == arch)
+    found = [a for a, n in gguf.MODEL_ARCH_NAMES.items() if n == arch]
+    if not found:  # an older gguf package than the one the tables were declared against
+        raise InputFileError(f"the installed gguf package ({getattr(gguf, '__version__', '?')}) "
+                             f"declares no architecture {arch!r}: pip install -U gguf")
+    return found[0]
 
 
 def candidates(arch, blocks: int) -> dict[str, list[str]]:
@@ -178,6 +182,8 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
         raise InputFileError(f"{path}: no 2-D token_embd.weight, which gives the vocabulary")
     cfg["vocab_size"] = emb.shape[0]
     cfg["tie_word_embeddings"] = not any(t.name == "output.weight" for t in tensors)
+    names = {t.name for t in tensors} | {n for t in tensors for n in t.name.split("+")}
+    cfg.update({key: name in names for name, key in table.present})
     model_type, cls = table.model_type, table.hf_class
     if table.moe:  # a dense model, or a mixture of experts converted under its name
         if cfg.get("num_local_experts"):

@@ -20,7 +20,9 @@ what that map does not say (data, keyed by ``general.architecture``):
   ``attn_k_b`` and ``attn_v_b``, which llama.cpp splits out of ``kv_b_proj`` and transposes:
   axis None, the counts summed);
 - ``config``: the metadata keys (under the architecture's prefix) → transformers config keys;
-  None where the metadata do not give the family's config (then ``--config`` gives it).
+  None where the metadata do not give the family's config (then the ``config.json`` beside the
+  file, or ``--config``, gives it); ``present``: config flags a tensor's presence says
+  (Granite's biases).
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class GGUFTable:
     config: Mapping[str, str] | None = field(default_factory=lambda: _COMMON)
     # model_type and class when the metadata has an expert_count (Mixtral converts as "llama")
     moe: tuple[str, str] | None = None
+    # config flags no metadata key holds, read from a tensor's presence: (GGUF name, key)
+    present: tuple[tuple[str, str], ...] = ()
 
 
 TABLES: dict[str, GGUFTable] = {
@@ -91,8 +95,10 @@ TABLES: dict[str, GGUFTable] = {
     "qwen3moe": GGUFTable("qwen3_moe", "Qwen3MoeForCausalLM", fuse=_EXPERTS, config=_QWEN_MOE),
     "olmo2": GGUFTable("olmo2", "Olmo2ForCausalLM"),
     "olmoe": GGUFTable("olmoe", "OlmoeForCausalLM", fuse=_EXPERTS, config=_OLMOE),
-    "granite": GGUFTable("granite", "GraniteForCausalLM"),
-    "command-r": GGUFTable("cohere", "CohereForCausalLM"),
+    "granite": GGUFTable("granite", "GraniteForCausalLM", present=(
+        ("blk.0.attn_q.bias", "attention_bias"), ("blk.0.ffn_up.bias", "mlp_bias"))),
+    "command-r": GGUFTable("cohere", "CohereForCausalLM", present=(
+        ("blk.0.attn_q.bias", "attention_bias"), ("blk.0.attn_q_norm.weight", "use_qk_norm"))),
     "gpt2": GGUFTable("gpt2", "GPT2LMHeadModel", config=_GPT2),
     "gptj": GGUFTable("gptj", "GPTJForCausalLM", config=_GPTJ),
     "gptneox": GGUFTable("gpt_neox", "GPTNeoXForCausalLM", config=_NO_KV),
