@@ -346,3 +346,11 @@ def test_a_missing_reader_package_says_how_to_install_it(tmp_path, capsys, monke
     monkeypatch.setitem(sys.modules, "safetensors", None)  # as if not installed
     _refused(capsys, ["count", "--checkpoint", str(tmp_path / "model.safetensors")],
              "needs the safetensors package", "pip install 'paramcount[checkpoints]'")
+
+
+def test_the_report_section_without_gguf_names_the_tables(monkeypatch):
+    from paramcount.checkpoints.report_section import checkpoints_section
+
+    monkeypatch.setitem(sys.modules, "gguf", None)  # as if not installed
+    text = checkpoints_section()
+    assert "Written without the gguf package" in text and "`deepseek2`, `falcon`" in text

@@ -73,6 +73,8 @@ def _family(garch: str, table) -> str | None:
 def _gguf_lines() -> list[str]:
     """Each GGUF architecture's names as its table resolves them: gguf's own map inverted, the
     candidate the family's formula tree claims kept (block 0 shown)."""
+    import importlib.util
+
     from paramcount import registry
     from paramcount.checkpoints.gguf_io import gguf_arch, resolved
 
@@ -80,6 +82,10 @@ def _gguf_lines() -> list[str]:
            "The GGUF names are llama.cpp's own (`gguf.MODEL_TENSORS`, `gguf.TensorNameMap`, "
            "inverted): a tensor's transformers name is the candidate its family's formula tree "
            "claims. Per architecture, block 0 at the family's example set that holds the most:", ""]
+    if importlib.util.find_spec("gguf") is None:  # the checkpoints extra
+        return [*out, "(Written without the gguf package: pip install 'paramcount[checkpoints]' "
+                "lists the tables resolved. Architectures with a table: "
+                + ", ".join(f"`{g}`" for g in sorted(TABLES)) + ".)", ""]
     for garch, table in sorted(TABLES.items()):
         arch_id = _family(garch, table)
         arch = registry.get(arch_id) if arch_id else None
