@@ -286,6 +286,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "olmo2": ("olmo2", "olmo2", "tiny"), "olmoe": ("olmoe", "olmoe", "tiny"),
          "granite": ("granite", "granite", "tiny"), "cohere": ("cohere", "command-r", "tiny"),
          "deepseek_v2": ("deepseek_v2", "deepseek2", "tiny"),
+         # as older llama.cpp converters store MLA: kv_b_proj whole (attn_kv_b)
+         "deepseek_v2_kv_b": ("deepseek_v2", "deepseek2", "tiny"),
          "deepseek_v3": ("deepseek_v3", "deepseek2", "tiny"),
          "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny"),
          "smollm3": ("smollm3", "smollm3", "tiny"),
@@ -294,7 +296,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "granite_biases": ("granite", "granite", "tiny_biases_untied")}
 
 
-def _gguf_name(names, name: str, shape: tuple, cfg: dict) -> list[tuple[str, str, tuple]]:
+def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
+               ) -> list[tuple[str, str, tuple]]:
     """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
     (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped."""
@@ -302,7 +305,7 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict) -> list[tuple[str, str
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
         return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
-    if name.endswith("self_attn.kv_b_proj.weight"):
+    if split_kv_b and name.endswith("self_attn.kv_b_proj.weight"):
         h, nope, v = (cfg["num_attention_heads"], cfg["qk_nope_head_dim"], cfg["v_head_dim"])
         blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))
         return [(blk, "F32", (h, shape[1], nope)),
@@ -340,7 +343,9 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
         hp = arch.resolve(arch.preset(preset).hparams)
         tensors, cfg = state(arch, hp)
     names = gguf.get_tensor_name_map(gguf_arch(garch), hp["L"])
-    named = [g for n, _, s in tensors for g in _gguf_name(names, n, s, cfg)]
+    named = [g for n, _, s in tensors
+             for g in _gguf_name(names, n, s, cfg, not case.endswith("_kv_b"))]
+    assert any(".attn_kv_b." in n for n, _, _ in named) == case.endswith("_kv_b")
     assert all(n for n, _, _ in named), [t[0] for t in tensors]
     table = TABLES[garch]
     if table.config is None:  # the config beside the file
