@@ -290,7 +290,7 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "deepseek_v2_kv_b": ("deepseek_v2", "deepseek2", "tiny"),
          "deepseek_v3": ("deepseek_v3", "deepseek2", "tiny"),
          "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny"),
-         "smollm3": ("smollm3", "smollm3", "tiny"),
+         "smollm3": ("smollm3", "smollm3", "tiny"), "gpt_oss": ("gpt_oss", "gpt-oss", "tiny"),
          "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
          "llama4": ("llama4_text", "llama4", "tiny"),
          "granite_biases": ("granite", "granite", "tiny_biases_untied")}
@@ -305,6 +305,13 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
         return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
+    if name.endswith("experts.gate_up_proj_bias"):  # gpt-oss
+        e, two_f = shape
+        blk = names.get_name(name.replace("gate_up_proj_bias", "down_proj")).replace("down", "{}")
+        return [(blk.format(p) + ".bias", "F32", (e, two_f // 2)) for p in ("gate", "up")]
+    if name.endswith("experts.down_proj_bias"):
+        return [(names.get_name(name.replace("down_proj_bias", "down_proj")) + ".bias", "F32",
+                 shape)]
     if split_kv_b and name.endswith("self_attn.kv_b_proj.weight"):
         h, nope, v = (cfg["num_attention_heads"], cfg["qk_nope_head_dim"], cfg["v_head_dim"])
         blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))

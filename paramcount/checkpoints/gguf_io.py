@@ -138,8 +138,9 @@ def resolved(table: GGUFTable, arch, family, hparams) -> list[tuple[str, str, st
                 rows.append((name if over else base, hf if over else
                              [h.removesuffix(".weight") for h in hf]))
     for first, second, target, _ in table.fuse:
-        rows = [r for r in rows if r[0] not in (f"blk.0.{first}", f"blk.0.{second}")]
-        rows.append((f"blk.0.{first} + blk.0.{second}", [target.format(bid=0)]))
+        a, b = (x.removesuffix(".weight") for x in (first, second))
+        rows = [r for r in rows if r[0] not in (f"blk.0.{a}", f"blk.0.{b}", f"blk.0.{first}")]
+        rows.append((f"blk.0.{a} + blk.0.{b}", [target.format(bid=0)]))
     return chosen_names(rows, family, hparams)
 
 
@@ -148,9 +149,9 @@ def _fused(table: GGUFTable, tensors: list[StoredTensor]) -> list[StoredTensor]:
     only): concatenated along ``axis``, or (axis None: a piece transposed) flattened."""
     out = list(tensors)
     for first, second, target, axis in table.fuse:
-        for a in [t for t in out if re.fullmatch(rf"blk\.\d+\.{first}\.weight", t.name)]:
+        for a in [t for t in out if re.fullmatch(rf"blk\.\d+\.{re.escape(first)}", t.name)]:
             bid = a.name.split(".")[1]
-            partner = f"blk.{bid}.{second}.weight"
+            partner = f"blk.{bid}.{second}"
             b = next((t for t in out if t.name == partner), None)
             if b is None:
                 continue

@@ -15,7 +15,8 @@ what that map does not say (data, keyed by ``general.architecture``):
   pair when the metadata has an ``expert_count``: Mixtral converts as ``llama``);
 - ``names``: (GGUF regex, transformers template) overrides, tried before gguf's map (a name the
   converter rewrites first: DeepSeek's ``e_score_correction_bias``);
-- ``fuse``: two GGUF pieces of one block that transformers holds as one tensor (an MoE layer's
+- ``fuse``: two GGUF pieces of one block (names after ``blk.N.``) that transformers holds as
+  one tensor (an MoE layer's
   ``ffn_gate_exps`` and ``ffn_up_exps``: ``gate_up_proj``, concatenated along axis 1; MLA's
   ``attn_k_b`` and ``attn_v_b``, which llama.cpp splits out of ``kv_b_proj`` and transposes:
   axis None, the counts summed);
@@ -52,11 +53,17 @@ _GPTJ = MappingProxyType({k: v for k, v in _GPT2.items() if k != "context_length
 _BLOOM = MappingProxyType({"embedding_length": "hidden_size", "block_count": "n_layer",
                            "attention.head_count": "n_head"})
 
-_EXPERTS = (("ffn_gate_exps", "ffn_up_exps", "model.layers.{bid}.mlp.experts.gate_up_proj", 1),)
+_EXPERTS = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
+             "model.layers.{bid}.mlp.experts.gate_up_proj", 1),)
 # Llama 4 holds its experts under feed_forward
-_EXPERTS_FF = (("ffn_gate_exps", "ffn_up_exps",
+_EXPERTS_FF = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
                 "model.layers.{bid}.feed_forward.experts.gate_up_proj", 1),)
-_MLA = (("attn_k_b", "attn_v_b", "model.layers.{bid}.self_attn.kv_b_proj.weight", None),)
+# gpt-oss's experts have biases, stored (and fused) as their weights are
+_EXPERTS_BIAS = (*_EXPERTS, ("ffn_gate_exps.bias", "ffn_up_exps.bias",
+                             "model.layers.{bid}.mlp.experts.gate_up_proj_bias", 1))
+_GPT_OSS = ((r"^blk\.(\d+)\.ffn_down_exps\.bias$", r"model.layers.\1.mlp.experts.down_proj_bias"),)
+_MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_b_proj.weight",
+         None),)
 # llama.cpp's converter renames DeepSeek's router bias before its map sees it
 # (e_score_correction_bias → e_score_correction.bias): exp_probs_b.bias
 _EXP_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
@@ -111,6 +118,7 @@ TABLES: dict[str, GGUFTable] = {
                            _EXPERTS + _MLA, config=None),
     "mamba": GGUFTable("mamba", "MambaForCausalLM", config=None),
     "smollm3": GGUFTable("smollm3", "SmolLM3ForCausalLM", config=None),
+    "gpt-oss": GGUFTable("gpt_oss", "GptOssForCausalLM", _GPT_OSS, _EXPERTS_BIAS, config=None),
     "glm4moe": GGUFTable("glm4_moe", "Glm4MoeForCausalLM", _EXP_PROBS, _EXPERTS, config=None),
     "phimoe": GGUFTable("phimoe", "PhimoeForCausalLM", fuse=_EXPERTS, config=None),
     "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=None),
