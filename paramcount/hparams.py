@@ -10,7 +10,7 @@ import sympy
 from paramcount import numcore, symbols
 from paramcount.errors import ConstraintError
 from paramcount.formula import pretty
-from paramcount.numcore import INTEGER_RULE, exact, parse_int_literal, unmet
+from paramcount.numcore import INTEGER_RULE, exact, parse_int_literal
 
 __all__ = [
     "INTEGER_RULE",
@@ -86,7 +86,7 @@ class Divisible(Constraint):
 
     def check(self, values):
         a, b = _val(self.dividend, values), _val(self.divisor, values)
-        if unmet("div", exact(a), exact(b)):
+        if numcore.unmet("div", exact(a), exact(b)):
             return (f"{_fmt(self.dividend)} ({a}) must be divisible by {_fmt(self.divisor)} ({b}); "
                     f"{_allowed(self.dividend, self.divisor, int(a), int(b), values)}")
         return None
@@ -135,7 +135,7 @@ class Relation(Constraint):
         if not numcore.whole(w) or w == 0:
             return None  # not enforced here (nor are the sides evaluated)
         a, b = _val(self.lhs, values), _val(self.rhs, values)
-        if unmet("rel", exact(a), exact(b), self.op):
+        if numcore.unmet("rel", exact(a), exact(b), self.op):
             why = f" ({self.reason})" if self.reason else ""
             cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
             return f"{_fmt(self.lhs)} ({a}) must be {self.op} {_fmt(self.rhs)} ({b}){cond}{why}"

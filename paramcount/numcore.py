@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from fractions import Fraction
 from typing import Any, Protocol
 
 from paramcount.errors import HyperparameterError
@@ -245,8 +244,12 @@ def exact(x):
         return x
     if getattr(x, "is_Rational", False):  # SymPy's
         p, q = int(x.p), int(x.q)
-    elif isinstance(x, Fraction):
-        p, q = x.numerator, x.denominator
+    elif isinstance(getattr(x, "numerator", None), int) and isinstance(getattr(x, "denominator", None), int):
+        p, q = x.numerator, x.denominator  # a Fraction (not imported here: a count rarely needs one)
     else:
         return None
-    return p if q == 1 else Fraction(p, q)
+    if q == 1:
+        return p
+    from fractions import Fraction
+
+    return Fraction(p, q)
