@@ -157,16 +157,6 @@ def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
 
 
 # --- the command line (count's options: numcore's, the full parser's own) ------------------------
-class _Formatter:
-    """argparse's help formatter at a set width: this parser never prints help, and the default
-    width asks shutil for the terminal's (an import that costs a tenth of a compiled count)."""
-
-    def __new__(cls, prog: str):
-        import argparse
-
-        return argparse.HelpFormatter(prog, width=80)
-
-
 def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None:
     """``count ARCH [--preset NAME] [--set SYM=VALUE ...] [--json]`` read by ``count``'s own
     argument spec, or None for anything this path leaves to the full command line (another
@@ -177,7 +167,7 @@ def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None
     from paramcount.cli_common import _Once, _Parser
 
     parser = _Parser(prog="paramcount count", add_help=False, allow_abbrev=False,
-                     formatter_class=_Formatter)
+                     formatter_class=numcore.FixedWidth)
     numcore.add_count_arguments(parser, _Once)
     try:
         args = parser.parse_args(list(argv[1:]))

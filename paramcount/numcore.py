@@ -21,6 +21,7 @@ from paramcount.errors import HyperparameterError
 
 __all__ = [
     "INTEGER_RULE",
+    "FixedWidth",
     "add_count_arguments",
     "check_value",
     "config_options",
@@ -205,6 +206,15 @@ def nested(shape: Mapping[str, Any], counts: Sequence[int]) -> dict:
 
 
 # --- count's options ------------------------------------------------------------------------------
+class FixedWidth(argparse.HelpFormatter):
+    """argparse's help formatter at a set width, for a parser that never prints help (the
+    compiled count's): the default width asks shutil for the terminal's, an import that costs a
+    tenth of a compiled count."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=80)
+
+
 def add_count_arguments(s: argparse.ArgumentParser, once: type[argparse.Action]) -> None:
     """``count``'s arguments: the full command line's ``count`` and the compiled count's parser
     declare them by this one function (``once``: the action refusing a repeated option)."""
