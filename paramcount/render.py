@@ -195,11 +195,11 @@ def verification_markdown(v) -> str:
     hp = ", ".join(f"{k}={val}" for k, val in v.hparams.items())
     lines = [f"**{v.arch}** [{v.name}] ({hp}): **{v.status}**", "",
              "| | count |", "|---|---:|",
-             f"| formula | {v.formula:,} |", f"| Keras | {v.keras:,} |",
+             f"| formula | {v.formula:,} |", f"| Keras | {v.reference:,} |",
              f"| difference | {v.difference:+,} |"]
-    if v.keras_nontrainable or v.formula_nontrainable:
+    if v.reference_nontrainable or v.formula_nontrainable:
         lines.append(f"| non-trainable (formula / Keras) | {v.formula_nontrainable:,} / "
-                     f"{v.keras_nontrainable:,} |")
+                     f"{v.reference_nontrainable:,} |")
     if v.keras_hub_params is not None:
         lines.append(f"| KerasHub published ({v.keras_hub_preset}) | {v.keras_hub_params:,} |")
     problems = v.mismatches()

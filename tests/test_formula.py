@@ -97,7 +97,7 @@ def test_nontrainable_weights_are_counted_apart():
                         reference="none:none", counting="c")
     res = compare(arch, {"d_e": 3}, [Weight("w/kernel", 3, False, (3,))])
     assert not res.ok
-    assert res.keras == 0 and res.keras_nontrainable == 3
+    assert res.reference == 0 and res.reference_nontrainable == 3
 
 
 def _real_weights(arch, hp):
