@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -67,9 +68,8 @@ class Verification:
     keras_hub_preset: str | None = None
     keras_hub_params: int | None = None
     notes: tuple[str, ...] = field(default=())
-    # Which framework built the reference whose counts ``reference`` and
-    # ``reference_nontrainable`` hold: "keras", or "transformers" (PyTorch's counts, against the
-    # tree with its declared deltas).
+    # Which framework built the reference (``reference*`` hold its counts): "keras", or
+    # "transformers" (PyTorch's counts, against the tree with its declared deltas).
     framework: str = "keras"
 
     @property
@@ -77,6 +77,16 @@ class Verification:
         from paramcount.frameworks import label
 
         return label(self.framework)
+
+    @property
+    def keras(self) -> int:  # deprecated: README's pytest fixture returns a Verification
+        warnings.warn("Verification.keras is now .reference", DeprecationWarning, stacklevel=2)
+        return self.reference
+
+    @property
+    def keras_nontrainable(self) -> int:  # deprecated, as keras
+        warnings.warn("Verification.keras_nontrainable: .reference_nontrainable", DeprecationWarning, stacklevel=2)
+        return self.reference_nontrainable
 
     @property
     def difference(self) -> int:

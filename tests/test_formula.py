@@ -98,6 +98,9 @@ def test_nontrainable_weights_are_counted_apart():
     res = compare(arch, {"d_e": 3}, [Weight("w/kernel", 3, False, (3,))])
     assert not res.ok
     assert res.reference == 0 and res.reference_nontrainable == 3
+    # the former names (README's pytest fixture returns a Verification): read, with a warning
+    with pytest.warns(DeprecationWarning):
+        assert (res.keras, res.keras_nontrainable) == (0, 3)
 
 
 def _real_weights(arch, hp):
