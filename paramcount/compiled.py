@@ -207,7 +207,7 @@ def try_count(argv: Sequence[str]) -> str | None:
                     raise Defer(n)
 
             given.update(numcore.parse_assignments(sets, symbol))
-            name = f"{name}+custom" if name else "custom"
+        name = numcore.set_name(name, bool(sets))
         hp = resolve(ns, given)
         counted = evaluate(ns, hp, name)
     except Defer:

@@ -32,6 +32,7 @@ __all__ = [
     "parse_assignments",
     "parse_int_literal",
     "resolve",
+    "set_name",
     "unmet",
     "whole",
 ]
@@ -94,6 +95,14 @@ def _parse_int(name: str, raw: str) -> int:
                                       "integer (sys.get_int_max_str_digits)")
         raise HyperparameterError(f"{name}={shown}: not an integer ({INTEGER_RULE})")
     return value
+
+
+def set_name(preset: str | None, assignments: bool) -> str | None:
+    """What ``count`` calls a hyperparameter set: the preset's name, ``+custom`` after it where
+    ``--set`` changed it, ``custom`` for ``--set`` alone."""
+    if not assignments:
+        return preset
+    return f"{preset}+custom" if preset else "custom"
 
 
 # --- values, defaults, constraints ----------------------------------------------------------------
