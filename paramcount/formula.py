@@ -281,13 +281,14 @@ class Term:
         return self._memo["nodes"]
 
     def shape(self) -> dict:
-        """The nested names of :meth:`breakdown`, each leaf's value its index in :meth:`nodes`."""
-        index = {id(t): i for i, (_, _, t) in enumerate(self.nodes())}
-
-        def nest(term: Term) -> dict:
-            return {c.name: index[id(c)] if c.is_leaf else nest(c) for c in term.children}
-
-        return nest(self)
+        """The nested names of :meth:`breakdown`, each leaf's value its index in :meth:`nodes`
+        (by position: one Term object may sit at several places of a tree)."""
+        groups: list[dict] = []
+        for parent, _, term in self.nodes():
+            groups.append({})
+            if parent >= 0:
+                groups[parent][term.name] = len(groups) - 1 if term.is_leaf else groups[-1]
+        return groups[0]
 
     def node_counts(self, values: Mapping[sympy.Symbol, int]) -> list[int]:
         """Each node's count with every multiplicity above it (:func:`paramcount.numcore.node_counts`,

@@ -205,3 +205,11 @@ def test_defaults_and_constraints_by_exact_python_equal_sympy(arch_id):
         for s in sympy.sympify(e).free_symbols:
             partial = {k: v for k, v in values.items() if k != s}
             assert _val(e, partial) == _sympy_val(e, partial), (arch_id, e, s)
+
+
+def test_a_term_at_two_places_of_a_tree_counts_at_each():
+    """One Term object may sit at several places (a block reused by an MTP module): the
+    breakdown reads each place's own count (it once read the last place's for both)."""
+    shared = leaf("w", d_e)
+    t = group("root", group("a", shared, times=L), group("b", shared))
+    assert t.breakdown({d_e: 5, L: 3}) == {"a": {"w": 15}, "b": {"w": 5}}
