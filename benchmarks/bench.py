@@ -64,7 +64,7 @@ t1 = time.perf_counter()
 from paramcount.verify import verify
 r = verify(sys.argv[1], preset=sys.argv[2])
 t2 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.keras,
+print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.reference,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -96,7 +96,7 @@ t1 = time.perf_counter()
 from paramcount.verify import verify
 r = verify(sys.argv[1], preset=sys.argv[2], framework="transformers")
 t2 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.keras,
+print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.reference,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 

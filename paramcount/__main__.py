@@ -1,8 +1,9 @@
-# The compiled count where it answers (no SymPy import), the full command line otherwise.
+# `python -m paramcount`: the command as the console script runs it (paramcount.cli takes the
+# compiled count where it answers, without importing SymPy; the full command line otherwise).
 import sys
 
 try:
-    from paramcount.compiled import entrypoint
+    from paramcount.cli import entrypoint
 except KeyboardInterrupt:  # Ctrl-C while starting: one line, no traceback
     sys.stderr.write("paramcount: interrupted\n")
     sys.exit(130)

@@ -175,7 +175,7 @@ def _jobs_option(s) -> None:
 
 
 def _count_arg(text: str) -> int:
-    from paramcount.hparams import parse_int_literal
+    from paramcount.numcore import parse_int_literal
 
     value = parse_int_literal(text)
     if value is None or value < 0:
@@ -190,8 +190,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from paramcount import numcore
     from paramcount.budget import DEFAULT_LIMIT, LIMIT_ENV
-    from paramcount.hparams import INTEGER_RULE
     from paramcount.registry import PLUGINS_ENV
 
     p = _Parser(prog="paramcount",
@@ -220,29 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_formula)
 
     def hp_options(s):
-        s.add_argument("--preset", metavar="NAME", action=_Once, help="a published preset or example set")
-        s.add_argument("--set", metavar="SYM=VALUE", nargs="+", action="extend",
-                       help="hyperparameter values (on top of --preset, if given), each symbol "
-                            f"once; {INTEGER_RULE}")
-        s.add_argument("--json", action="store_true", help="machine-readable output")
+        numcore.hp_options(s, _Once)
 
     def config_options(s, frameworks, default, default_help):
-        s.add_argument("--config", metavar="PATH", action=_Once,
-                       help="a transformers config.json (or its folder) or a KerasHub preset "
-                            "config.json, in place of --preset; picks the architecture")
-        s.add_argument("--framework", choices=frameworks, default=default,
-                       help=f"the framework whose build is {default_help}")
-        s.add_argument("--checkpoint", metavar="PATH",
-                       help="a checkpoint's header against the formula: a .safetensors file, a "
-                            "folder of shards, a .gguf file or a KerasHub preset folder (the "
-                            "config beside it picks the architecture; only headers are read)")
+        numcore.config_options(s, _Once, frameworks, default, default_help)
 
     s = sub.add_parser("count", help="evaluate the formula (never imports TensorFlow)")
-    s.add_argument("arch", nargs="?", help="architecture (optional with --config)")
-    hp_options(s)
-    config_options(s, ("keras", "transformers"), None,
-                   "counted, with its deltas from Keras (default: transformers for a "
-                   "transformers --config, else keras; formula only, torch never imported)")
+    numcore.add_count_arguments(s, _Once)  # the compiled count reads count's options from it too
     s.set_defaults(func=cmd_count)
 
     s = sub.add_parser("verify", help="formula against the Keras model; exit 1 on any mismatch")
@@ -350,7 +334,15 @@ def _silence_stdout() -> None:
         pass
 
 
-def _run(argv: Sequence[str] | None) -> int:
+def _run(argv: Sequence[str] | None, fast: bool) -> int:
+    command = sys.argv[1:] if argv is None else list(argv)
+    if fast:  # the command itself: the compiled count where it answers, SymPy never imported
+        from paramcount import compiled
+
+        if (out := compiled.try_count(command)) is not None:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+            return 0
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -369,10 +361,15 @@ def _run(argv: Sequence[str] | None) -> int:
         raise UsageError("--all takes no architectures, --preset, --config or --set")
     code = args.func(args)
     sys.stdout.flush()
+    if fast and code == 0:
+        compiled.remember(command)  # compiled for the next count (an optimisation, never an error)
     return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``paramcount`` command (the console script's entry point): ``main()`` reads sys.argv and
+    takes the compiled count (:mod:`paramcount.compiled`) where it answers; ``main(argv)`` from
+    Python runs the full command line alone (the SymPy path the compiled count is held to)."""
     real = sys.stdout
     try:
         if real is None:  # started with stdout closed (`paramcount list >&-`)
@@ -380,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         sys.stdout = _Stdout(real)
         with sigterm_raises():
-            return _run(argv)
+            return _run(argv, argv is None)
     except ParamcountError as exc:
         if isinstance(exc, OutputError):
             _silence_stdout()
@@ -409,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entrypoint() -> None:
     try:
-        code = main(sys.argv[1:])
+        code = main()
     except KeyboardInterrupt:  # between main's handlers and here
         code = 130
     sys.exit(code)

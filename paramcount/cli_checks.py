@@ -15,7 +15,7 @@ def _keras_hub_note(r) -> str:
         return ""
     if r.metadata_status == "agrees":
         return f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): agrees"
-    built = r.keras + r.keras_nontrainable
+    built = r.reference + r.reference_nontrainable
     why = _differs_reason(r)
     return (f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): differs from its "
             f"own build by {r.keras_hub_params - built:+,}; "
@@ -107,7 +107,7 @@ def cmd_verify(args) -> int:
                 print(f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {r.error}")
                 continue
             print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
-                  f"{r.reference_label} {r.keras:>16,}  diff {r.difference:+,}")
+                  f"{r.reference_label} {r.reference:>16,}  diff {r.difference:+,}")
             for m in r.mismatches():
                 print(f"         - {m}")
             for line in residual_lines(r):

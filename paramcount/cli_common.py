@@ -139,7 +139,9 @@ def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
         name = preset.name
     if getattr(args, "set", None):
         given.update(parse_assignments(args.set))
-        name = f"{name}+custom" if name else "custom"
+    from paramcount.numcore import set_name
+
+    name = set_name(name, bool(getattr(args, "set", None)))
     if reading is not None:
         from paramcount import configs
 

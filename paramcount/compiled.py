@@ -15,10 +15,14 @@ the package version included), so an edited formula can never be answered from a
 and nobody has to remember to regenerate a committed file. Where the cache cannot be written
 (read-only home), ``count`` stays correct and runs through SymPy.
 
-**Same answers, same errors.** The compiled path handles only input it can fully check — presets
-and examples of the packaged architectures, ``--set NAME=DIGITS`` — and *defers* on anything else:
-an unknown name or preset, a value out of its domain, a violated constraint, a non-integer
-default, user plugins. Deferring means running the ordinary (SymPy) command, so every error
+**One numeric core, same answers, same errors.** Reading ``count``'s command line (its options
+declared once, :func:`paramcount.numcore.add_count_arguments`), reading integers, checking values,
+filling in defaults, deciding constraints and forming the breakdown from integers are
+:mod:`paramcount.numcore`'s, which the SymPy path calls too; what is here is only the table's
+arithmetic. The compiled path answers presets and examples of the packaged architectures with
+``--set`` on top and *defers* on anything else: ``--config``, ``--framework``, ``--checkpoint``,
+plugins, any error (an unknown name or preset, a value out of its domain, a violated constraint, a
+non-integer default). Deferring means running the ordinary (SymPy) command, so every error
 message and exit status is that path's own, by construction. Tests check that both evaluators
 give the same output for every preset, every example set and random sets.
 
@@ -30,34 +34,22 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from paramcount import cache
+from paramcount import cache, numcore
 from paramcount.compiled_source import FORMAT, generate
+from paramcount.errors import ParamcountError
 from paramcount.exprdata import value
 
-__all__ = ["Defer", "entrypoint", "evaluate", "generate", "load", "resolve", "store", "try_count"]
+__all__ = ["Defer", "evaluate", "generate", "load", "parse", "remember", "resolve", "store",
+           "try_count"]
 
 KIND = "count"
 
 
 class Defer(Exception):
     """The compiled path cannot answer this input exactly as the SymPy path would: use that."""
-
-
-# --- helpers --------------------------------------------------------------------------------------
-def _i(x) -> int:
-    """A count: a whole number or defer (SymPy's path raises its own error there)."""
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x
-    if getattr(x, "denominator", None) == 1:
-        return int(x)
-    raise Defer(f"not an integer: {x}")
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) or getattr(x, "denominator", None) == 1
 
 
 def store(arch) -> bool:
@@ -85,74 +77,54 @@ def load(arch_id: str) -> dict | None:
     return table
 
 
-def _violated(ns: dict, values: Mapping[str, int]) -> bool:
-    """Whether a constraint fails, read as hparams.Divisible/Relation read it (a constraint
-    whose symbols are not all known yet, or whose sides are not whole numbers, is not checked)."""
-    for kind, op, deps, when, lhs, rhs in ns["constraints"]:
-        if not all(d in values for d in deps):
-            continue
-        if kind == "div":
-            a, b = value(lhs, values), value(rhs, values)
-            if _is_int(a) and _is_int(b) and int(a) % int(b):
-                return True
-            continue
-        if when is not None:
-            wdeps, wexpr = when
-            if not all(d in values for d in wdeps):
-                continue
-            w = value(wexpr, values)
-            if not _is_int(w) or int(w) == 0:
-                continue
-        a, b = value(lhs, values), value(rhs, values)
-        if not {"==": a == b, "<=": a <= b, ">=": a >= b}[op]:
-            return True
-    return False
+class _Domain(NamedTuple):  # numcore.Domain from the table (a message needing more defers)
+    flag: bool
+    zero_ok: bool
+    description: str = ""
 
 
-def _check_value(ns: dict, name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Defer(name)
-    if name in ns["flags"]:
-        if value not in (0, 1):
-            raise Defer(name)
-    elif value < (0 if name in ns["zero_ok"] else 1):
-        raise Defer(name)
-    return value
+def _symbols(ns: dict) -> set[str]:
+    return {*ns["required"], *ns["optional"], *ns["fixed"]}
 
 
 def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
-    """hparams.resolve, compiled: the complete set, or Defer where that would raise."""
-    required, optional, fixed = ns["required"], ns["optional"], ns["fixed"]
-    settable = set(required) | set(optional)
-    values: dict[str, int] = {}
-    pinned: dict[str, int] = {}
-    for name, v in given.items():
-        if name not in settable:
-            if name in fixed:
-                pinned[name] = _check_value(ns, name, v)
-                continue
-            raise Defer(name)
-        values[name] = _check_value(ns, name, v)
-    if any(s not in values for s in required) or _violated(ns, values):
-        raise Defer("missing or constrained")
+    """:func:`paramcount.numcore.resolve` over the table: the complete set, or Defer where the
+    SymPy path raises (its message is that path's)."""
+    known = _symbols(ns)
     defaults = {name: (deps, expr) for name, deps, expr in ns["defaults"]}
-    pending = {**{k: defaults[k] for k in optional if k not in values},
-               **{k: defaults[k] for k in fixed}}
-    while pending:
-        progressed = False
-        for name, (deps, expr) in list(pending.items()):
+
+    def info(name: str) -> _Domain:
+        if name not in known:
+            raise Defer(name)
+        return _Domain(name in ns["flags"], name in ns["zero_ok"])
+
+    def default(name: str, values: Mapping[str, int]) -> int | None:
+        deps, expr = defaults[name]
+        if not all(d in values for d in deps):
+            return None
+        x = value(expr, values)
+        if not numcore.whole(x):
+            raise Defer(f"{name} is not an integer")
+        return int(x)
+
+    def check(values: Mapping[str, int]) -> None:
+        for kind, op, deps, when, lhs, rhs in ns["constraints"]:
             if not all(d in values for d in deps):
-                continue
-            values[name] = _i(value(expr, values))
-            del pending[name]
-            progressed = True
-        if not progressed:
-            raise Defer("defaults depend on each other")
-    if _violated(ns, values):
-        raise Defer("constrained")
-    if any(values[k] != v for k, v in pinned.items()):
-        raise Defer("pinned")
-    return {k: values[k] for k in (*required, *optional, *fixed)}
+                continue  # not checked until every symbol it reads has a value
+            w = 1 if when is None else (value(when[1], values) if all(d in values for d in when[0])
+                                        else None)
+            if numcore.unmet(kind, value(lhs, values), value(rhs, values), op or "", w):
+                raise Defer("constrained")
+
+    def fixed_text(name: str, _value: int) -> str:
+        raise Defer(f"{name} is fixed")
+
+    try:
+        return numcore.resolve(ns["id"], given, required=ns["required"], optional=ns["optional"],
+                               fixed=ns["fixed"], info=info, default=default, check=check,
+                               fixed_text=fixed_text)
+    except (ParamcountError, ValueError) as exc:
+        raise Defer(str(exc)) from None
 
 
 def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
@@ -163,72 +135,54 @@ def evaluate(ns: dict, hparams: Mapping[str, int], name: str | None = None):
     V = dict(hparams)
 
     def ints(exprs) -> list[int]:
-        return [_i(value(e, V)) for e in exprs]
+        out = [value(e, V) for e in exprs]
+        if not all(numcore.whole(x) for x in out):
+            raise Defer("not an integer")
+        return [int(x) for x in out]
 
-    rows = tuple((d, label, x) for (d, label), x in zip(ns["rows"], ints(ns["row_exprs"]),
-                                                        strict=True))
-    leaves = ints(ns["component_exprs"])
-
-    def fill(shape):
-        return {k: fill(s) if isinstance(s, dict) else leaves[s] for k, s in shape.items()}
-
+    try:
+        counts = numcore.node_counts([p for p, _, _ in ns["nodes"]],
+                                     [value(e, V) for e in ns["times_exprs"]],
+                                     [value(e, V) for e in ns["own_exprs"]])
+    except ValueError as exc:  # a node that is not a whole number: the SymPy path says so
+        raise Defer(str(exc)) from None
+    rows = tuple((d, label, counts[i]) for i, (_, d, label) in enumerate(ns["nodes"]) if d)
     totals = ints(ns["total_exprs"])
     trainable, frozen, everything = totals[:3]
     emb = sum(ints(ns["embedding_exprs"]))
     active = totals[3] if ns["has_active"] else None
     ctx = context_of(everything, trainable, emb, ns["rule_applies"], hparams)
-    return Counted(ns["id"], name, dict(hparams), rows, fill(ns["components"]), trainable,
-                   frozen, active, ctx)
+    return Counted(ns["id"], name, dict(hparams), rows, numcore.nested(ns["components"], counts),
+                   trainable, frozen, active, ctx)
 
 
-def _parse(argv: Sequence[str]) -> tuple[str, str | None, list[tuple[str, str]], bool] | None:
-    """``count ARCH [--preset NAME] [--set A=1 ...] [--json]``, in the plainest spelling only;
-    None for anything else (abbreviations, ``--opt=value``, help, unknown options, repeats)."""
-    if len(argv) < 2 or argv[0] != "count":
+# --- the command line (count's options: numcore's, the full parser's own) ------------------------
+def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None:
+    """``count ARCH [--preset NAME] [--set SYM=VALUE ...] [--json]`` read by ``count``'s own
+    argument spec, or None for anything this path leaves to the full command line (another
+    command, an abbreviated option, help, ``--config``, ``--framework``, ``--checkpoint``,
+    ``--plugin``, ``--verbose``, a usage error)."""
+    if not argv or argv[0] != "count" or "--" in argv:
         return None
-    arch, preset, sets, as_json = None, None, [], False
-    seen: set[str] = set()
-    i = 1
-    while i < len(argv):
-        tok = argv[i]
-        if tok in ("--preset", "--json", "--set") and tok in seen and tok != "--set":
-            return None
-        if tok == "--json":
-            as_json = True
-        elif tok == "--preset":
-            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
-                return None
-            preset = argv[i + 1]
-            i += 1
-        elif tok == "--set":
-            j = i + 1
-            while j < len(argv) and not argv[j].startswith("-"):
-                sets.append(argv[j].partition("=")[::2])
-                j += 1
-            if j == i + 1:
-                return None
-            i = j - 1
-        elif tok.startswith("-") or arch is not None:
-            return None
-        else:
-            arch = tok
-        seen.add(tok)
-        i += 1
-    if arch is None or (preset is None and not sets):
+    from paramcount.cli_common import _Once, _Parser
+
+    parser = _Parser(prog="paramcount count", add_help=False, allow_abbrev=False,
+                     formatter_class=numcore.FixedWidth)
+    numcore.add_count_arguments(parser, _Once)
+    try:
+        args = parser.parse_args(list(argv[1:]))
+    except ParamcountError:
         return None
-    return arch, preset, sets, as_json
-
-
-def _plain_int(raw: str) -> int:
-    # Only the spelling every integer parser reads the same way; anything else defers.
-    if not raw.isascii() or not raw.isdigit() or (raw.startswith("0") and raw != "0"):
-        raise Defer(raw)
-    return int(raw)
+    if args.arch is None or args.config or args.framework or args.checkpoint:
+        return None
+    if not args.preset and not args.set:
+        return None
+    return args.arch, args.preset or None, list(args.set or ()), bool(args.json)
 
 
 def try_count(argv: Sequence[str]) -> str | None:
     """The output of ``paramcount <argv>`` when the compiled path can give it, else None."""
-    parsed = _parse(argv)
+    parsed = parse(argv)
     if parsed is None or os.environ.get("PARAMCOUNT_PLUGINS", "").strip():
         return None
     arch_id, preset, sets, as_json = parsed
@@ -246,14 +200,14 @@ def try_count(argv: Sequence[str]) -> str | None:
             given.update(ns["presets"][preset])
             name = preset
         if sets:
-            names = [k.strip() for k, _ in sets]
-            if len(set(names)) != len(names):
-                raise Defer("repeated name")
-            for k, raw in sets:
-                if not k.strip() or not raw.strip():
-                    raise Defer(k)
-                given[k.strip()] = _plain_int(raw.strip())
-            name = f"{name}+custom" if name else "custom"
+            known = _symbols(ns)
+
+            def symbol(n: str) -> None:
+                if n not in known:
+                    raise Defer(n)
+
+            given.update(numcore.parse_assignments(sets, symbol))
+        name = numcore.set_name(name, bool(sets))
         hp = resolve(ns, given)
         counted = evaluate(ns, hp, name)
     except Defer:
@@ -271,44 +225,14 @@ def try_count(argv: Sequence[str]) -> str | None:
     return count_output.count_text(counted) + "\n"
 
 
-def entrypoint() -> None:
-    """The ``paramcount`` command: the compiled count where it answers, the full CLI otherwise
-    (which, for a count the cache does not hold yet, also compiles it for next time)."""
-    try:
-        code = _main(sys.argv[1:])
-    except KeyboardInterrupt:  # Ctrl-C: one line, the shell's 128 + SIGINT
-        sys.stderr.write("paramcount: interrupted\n")
-        code = 130
-    sys.exit(code)
+def remember(argv: Sequence[str]) -> None:
+    """After the full command line answered ``argv``: compile its architecture for next time,
+    where the compiled path would read it (best effort: compiling never fails a count)."""
+    parsed = parse(argv)
+    if parsed is None or os.environ.get("PARAMCOUNT_PLUGINS", "").strip() or not cache.enabled():
+        return
+    from paramcount import registry
 
+    with contextlib.suppress(Exception):
+        store(registry.get(parsed[0]))
 
-def _main(argv: list[str]) -> int:
-    out = try_count(argv) if sys.stdout is not None else None
-    if out is not None:
-        try:
-            sys.stdout.write(out)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            pass
-        except (OSError, ValueError) as exc:  # > /dev/full, a closed stream: as the CLI says it
-            reason = getattr(exc, "strerror", None) or str(exc)
-            sys.stderr.write(f"paramcount: error: cannot write the output: {reason}\n")
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, 1)  # nothing left for the interpreter's final flush to fail on
-            except OSError:
-                pass
-            return 2
-        return 0
-    from paramcount.cli import main
-
-    code = main(argv)
-    parsed = _parse(argv)
-    plugins = os.environ.get("PARAMCOUNT_PLUGINS", "").strip()
-    if code == 0 and parsed is not None and not plugins and cache.enabled():
-        from paramcount import registry
-
-        # Compiling is an optimisation: never fail a count over it.
-        with contextlib.suppress(Exception):
-            store(registry.get(parsed[0]))
-    return code

@@ -9,7 +9,7 @@ from paramcount import cache, exprdata
 
 __all__ = ["FORMAT", "generate"]
 
-FORMAT = 3  # bump when the table's shape changes
+FORMAT = 4  # bump when the table's shape changes
 
 
 # --- generation (SymPy) --------------------------------------------------------------------------
@@ -29,30 +29,14 @@ def generate(arch) -> dict:
 
     f = arch.formula
     syms = sorted({s.name for s in (*arch.required, *arch.optional, *arch.fixed)})
-    # The breakdown rows, exactly as render.count_rows forms them.
-    row_meta, row_exprs = [], []
-    mults: dict[str, sympy.Expr] = {}
-    for path, depth, term in f.walk():
-        mult = mults.get(path.rpartition(".")[0], sympy.Integer(1)) * term.times
-        mults[path] = mult
-        if depth:
-            row_meta.append((depth, component_label(term)))
-            row_exprs.append(mult * term.per_instance())
-    # The nested components, exactly as Term.breakdown forms them.
-    comp_exprs: list = []
-
-    def nested(term, mult) -> dict:
-        out: dict[str, object] = {}
-        for child in term.children:
-            m = mult * child.times
-            if child.is_leaf:
-                out[child.name] = len(comp_exprs)
-                comp_exprs.append(m * child.expr)
-            else:
-                out[child.name] = nested(child, m)
-        return out
-
-    comp_shape = nested(f, sympy.Integer(1))
+    # The tree's nodes, each with its multiplicity and per-instance count: numcore.node_counts
+    # forms the rows and the nested components from their values, for both evaluators.
+    nodes = f.nodes()
+    node_rows = [[parent, depth, component_label(term) if depth else ""]
+                 for parent, depth, term in nodes]
+    times_exprs = [t.times for _, _, t in nodes]
+    own_exprs = [t.per_instance() for _, _, t in nodes]
+    comp_shape = f.shape()
     emb = [lf.expr for lf in f.leaves() if lf.term.trainable and lf.kind in EMBEDDING_KINDS]
     totals = [f.trainable_total(True), f.trainable_total(False), f.total()]
     if f.has_active:
@@ -64,7 +48,7 @@ def generate(arch) -> dict:
     flags = sorted(n for n in syms if _flag(n))
     zero_ok = sorted(n for n in syms if _zero_ok(n))
     defaults = [*((s, e) for s, e in arch.optional.items()), *arch.fixed.items()]
-    digest = cache.key(sympy.srepr(f.total()), [sympy.srepr(e) for e in row_exprs + comp_exprs],
+    digest = cache.key(sympy.srepr(f.total()), [sympy.srepr(e) for e in times_exprs + own_exprs],
                        [sympy.srepr(e) for _, e in defaults])
 
     cons: list[list] = []
@@ -82,13 +66,13 @@ def generate(arch) -> dict:
         "format": FORMAT, "id": arch.id, "tree": digest,
         "required": [s.name for s in arch.required], "optional": [s.name for s in arch.optional],
         "fixed": [s.name for s in arch.fixed], "flags": flags, "zero_ok": zero_ok,
-        "presets": presets, "rows": [list(r) for r in row_meta], "components": comp_shape,
+        "presets": presets, "nodes": node_rows, "components": comp_shape,
         "has_active": bool(f.has_active), "rule_applies": bool(rule_applies(arch)),
         "checked_by": list(arch.checked_by),
         "defaults": [[s.name, _names(e), _enc(e)] for s, e in defaults],
         "constraints": cons,
-        "row_exprs": [_enc(e) for e in row_exprs],
-        "component_exprs": [_enc(e) for e in comp_exprs],
+        "times_exprs": [_enc(e) for e in times_exprs],
+        "own_exprs": [_enc(e) for e in own_exprs],
         "embedding_exprs": [_enc(e) for e in emb],
         "total_exprs": [_enc(e) for e in totals],
     }

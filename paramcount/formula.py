@@ -25,6 +25,8 @@ from functools import cached_property
 
 import sympy
 
+from paramcount import numcore
+
 __all__ = ["FUSED", "KINDS", "Leaf", "Term", "group", "leaf", "pretty", "to_int", "zero"]
 
 
@@ -261,17 +263,40 @@ class Term:
 
     def breakdown(self, values: Mapping[sympy.Symbol, int]) -> dict[str, int | dict]:
         """Nested name → count mapping (counts include every multiplicity above them)."""
-        return self._breakdown(values, sympy.Integer(1))
+        return numcore.nested(self.shape(), self.node_counts(values))
 
-    def _breakdown(self, values: Mapping[sympy.Symbol, int], mult: sympy.Expr) -> dict:
-        out: dict[str, int | dict] = {}
-        for child in self.children:
-            m = mult * child.times
-            if child.is_leaf:
-                out[child.name] = to_int(m * child.expr, values, child.name)
-            else:
-                out[child.name] = child._breakdown(values, m)
-        return out
+    def nodes(self) -> tuple[tuple[int, int, Term], ...]:
+        """(parent index, -1 at the root; depth; term) per node, in :meth:`walk` order."""
+        if "nodes" not in self._memo:
+            out: list[tuple[int, int, Term]] = []
+
+            def add(term: Term, parent: int, depth: int) -> None:
+                out.append((parent, depth, term))
+                at = len(out) - 1
+                for child in term.children:
+                    add(child, at, depth + 1)
+
+            add(self, -1, 0)
+            self._memo["nodes"] = tuple(out)
+        return self._memo["nodes"]
+
+    def shape(self) -> dict:
+        """The nested names of :meth:`breakdown`, each leaf's value its index in :meth:`nodes`
+        (by position: one Term object may sit at several places of a tree)."""
+        groups: list[dict] = []
+        for parent, _, term in self.nodes():
+            groups.append({})
+            if parent >= 0:
+                groups[parent][term.name] = len(groups) - 1 if term.is_leaf else groups[-1]
+        return groups[0]
+
+    def node_counts(self, values: Mapping[sympy.Symbol, int]) -> list[int]:
+        """Each node's count with every multiplicity above it (:func:`paramcount.numcore.node_counts`,
+        from each node's multiplicity and per-instance count evaluated exactly)."""
+        nodes = self.nodes()
+        return numcore.node_counts([p for p, _, _ in nodes],
+                                   [exact_value(t.times, values) for _, _, t in nodes],
+                                   [exact_value(t.per_instance(), values) for _, _, t in nodes])
 
     # --- display --------------------------------------------------------------------------------
     def latex(self) -> str:
@@ -297,6 +322,22 @@ def _exact(expr: sympy.Expr) -> Callable | None:
             _EXACT.clear()
         _EXACT[expr] = function(expr)
     return _EXACT[expr]
+
+
+def exact_value(expr: sympy.Expr, values: Mapping[sympy.Symbol, int]):
+    """An expression at integer values as an exact number (an int, or a Fraction where not whole)."""
+    fn = _exact(expr) if isinstance(expr, sympy.Expr) else None
+    if fn is not None:
+        try:
+            out = fn({s.name: v for s, v in values.items()})
+        except (KeyError, ArithmeticError, TypeError, ValueError, AttributeError):
+            out = None
+        if numcore.exact(out) is not None:
+            return numcore.exact(out)
+    out = sympy.sympify(expr).xreplace({k: sympy.Integer(v) for k, v in values.items()})
+    if numcore.exact(out) is None:
+        raise ValueError(f"expression evaluates to {out}, not a number")
+    return numcore.exact(out)
 
 
 def to_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = "") -> int:

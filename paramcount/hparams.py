@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import sympy
 
-from paramcount import symbols
-from paramcount.errors import ConstraintError, HyperparameterError
+from paramcount import numcore, symbols
+from paramcount.errors import ConstraintError
 from paramcount.formula import pretty
+from paramcount.numcore import INTEGER_RULE, exact, parse_int_literal
 
 __all__ = [
     "INTEGER_RULE",
@@ -86,9 +86,7 @@ class Divisible(Constraint):
 
     def check(self, values):
         a, b = _val(self.dividend, values), _val(self.divisor, values)
-        if not (a.is_Integer and b.is_Integer):
-            return None
-        if int(a) % int(b):
+        if numcore.unmet("div", exact(a), exact(b)):
             return (f"{_fmt(self.dividend)} ({a}) must be divisible by {_fmt(self.divisor)} ({b}); "
                     f"{_allowed(self.dividend, self.divisor, int(a), int(b), values)}")
         return None
@@ -116,9 +114,6 @@ def _allowed(dividend, divisor, a: int, b: int, values) -> str:
     return "allowed: " + ("; or ".join(options) if options else f"values where {b} divides {a}")
 
 
-_OPS = {"==": lambda a, b: a == b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
-
-
 @dataclass(frozen=True)
 class Relation(Constraint):
     """``lhs op rhs`` (op one of ==, <=, >=), enforced only where ``when`` (a flag) is nonzero."""
@@ -136,16 +131,11 @@ class Relation(Constraint):
         return set(out)
 
     def check(self, values):
-        if self.when is not None:
-            w = _val(self.when, values)
-            if not w.is_Integer:
-                return None
-            if int(w) == 0:
-                return None
+        w = 1 if self.when is None else exact(_val(self.when, values))
+        if not numcore.whole(w) or w == 0:
+            return None  # not enforced here (nor are the sides evaluated)
         a, b = _val(self.lhs, values), _val(self.rhs, values)
-        if not (a.is_Number and b.is_Number):
-            return None
-        if not _OPS[self.op](a, b):
+        if numcore.unmet("rel", exact(a), exact(b), self.op):
             why = f" ({self.reason})" if self.reason else ""
             cond = f" when {_fmt(self.when)} = 1" if self.when is not None else ""
             return f"{_fmt(self.lhs)} ({a}) must be {self.op} {_fmt(self.rhs)} ({b}){cond}{why}"
@@ -165,68 +155,15 @@ class Relation(Constraint):
             space.at_most(small, big, self)
 
 
-INTEGER_RULE = ("an integer is written in ASCII decimal digits, optionally signed, with '_' "
-                "allowed between digits (1_000_000): no spaces, no decimal point, no exponent")
-_INT_RE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
-
-
-def parse_int_literal(text: str) -> int | None:
-    """The value of an integer literal under :data:`INTEGER_RULE`, or None. Never through float:
-    ``9007199254740993`` stays itself, and ``4096.0``, ``1e3``, ``٣`` and `` 3`` are refused."""
-    if not _INT_RE.fullmatch(text):
-        return None
-    try:
-        return int(text.replace("_", ""))
-    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-        return None
-
-
 def parse_assignments(items: Iterable[str]) -> dict[str, int]:
-    """Parse ``SYM=VALUE`` strings (the CLI's ``--set``) into a name → int mapping.
-
-    A symbol given twice is an error, not "the last one wins": ``--set L=2 L=3`` is a typo."""
-    out: dict[str, int] = {}
-    for item in items:
-        name, sep, raw = item.partition("=")
-        if not sep or not name or not raw:
-            shown = repr(item) if len(item) <= 60 else repr(item[:40]) + "..."
-            raise HyperparameterError(f"--set expects SYM=VALUE, got {shown}")
-        symbols.info(name)  # unknown symbol -> UnknownSymbolError
-        value = _parse_int(name, raw)
-        if name in out:
-            raise HyperparameterError(f"--set gives {name} twice ({name}={out[name]} and "
-                                      f"{name}={raw}); give each hyperparameter once")
-        out[name] = value
-    return out
-
-
-def _parse_int(name: str, raw: str) -> int:
-    value = parse_int_literal(raw)
-    if value is None:
-        shown = repr(raw) if len(raw) <= 40 else repr(raw[:30]) + f"... ({len(raw)} characters)"
-        if _INT_RE.fullmatch(raw):
-            raise HyperparameterError(f"{name}={shown}: more digits than Python reads as an "
-                                      "integer (sys.get_int_max_str_digits)")
-        raise HyperparameterError(f"{name}={shown}: not an integer ({INTEGER_RULE})")
-    return value
+    """Parse ``SYM=VALUE`` strings (the CLI's ``--set``) into a name → int mapping
+    (:func:`paramcount.numcore.parse_assignments`; an unknown symbol: UnknownSymbolError)."""
+    return numcore.parse_assignments(items, symbols.info)
 
 
 def check_value(name: str, value) -> int:
-    """A value's type and domain: positive integers; 0 or 1 for flags. Floats are refused, even
-    integral ones: a float has already lost digits above 2**53."""
-    info = symbols.info(name)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise HyperparameterError(f"{name}={value!r}: not an integer")
-    if info.flag:
-        if value not in (0, 1):
-            raise HyperparameterError(f"{name}={value}: a flag is 0 or 1 ({info.description})")
-    elif info.zero_ok:
-        if value < 0:
-            raise HyperparameterError(
-                f"{name}={value}: must be a non-negative integer ({info.description})")
-    elif value < 1:
-        raise HyperparameterError(f"{name}={value}: must be a positive integer ({info.description})")
-    return value
+    """A value's type and domain (:func:`paramcount.numcore.check_value`)."""
+    return numcore.check_value(name, value, symbols.info(name))
 
 
 def resolve(
@@ -238,49 +175,31 @@ def resolve(
     fixed: Mapping[sympy.Symbol, sympy.Expr],
     constraints: tuple[Constraint, ...],
 ) -> dict[str, int]:
-    """Check given values and fill in defaults: the complete, valid hyperparameter set."""
-    settable = {s.name for s in required} | {s.name for s in optional}
-    values: dict[sympy.Symbol, int] = {}
-    pinned: dict[sympy.Symbol, int] = {}  # fixed symbols given anyway: must equal their value
-    for name, value in given.items():
-        sym = symbols.info(name).symbol
-        if name not in settable:
-            if sym in fixed:
-                pinned[sym] = check_value(name, value)
-                continue
-            raise HyperparameterError(
-                f"{name} is not a hyperparameter of {arch_id}; its hyperparameters: "
-                + ", ".join(sorted(settable)))
-        values[sym] = check_value(name, value)
-    missing = [s.name for s in required if s not in values]
-    if missing:
-        described = "; ".join(f"{m} ({symbols.info(m).description})" for m in missing)
-        raise HyperparameterError(f"missing hyperparameter(s) for {arch_id}: {described}")
-    _check(constraints, values)
-    pending = {**{k: v for k, v in optional.items() if k not in values}, **fixed}
-    while pending:
-        progressed = False
-        for sym, expr in list(pending.items()):
-            val = _val(expr, values)
-            if val.free_symbols:
-                continue
-            if not val.is_Integer:
-                raise ConstraintError(
-                    f"{sym.name} = {_fmt(expr)} = {val} is not an integer for {arch_id}")
-            values[sym] = int(val)
-            del pending[sym]
-            progressed = True
-        if not progressed:
-            raise ValueError(f"{arch_id}: defaults depend on each other: {list(pending)}")
-    _check(constraints, values)
-    for sym, value in pinned.items():
-        if values[sym] != value:
-            expr = fixed[sym]
-            how = f"{values[sym]}" if expr.is_Number else f"{_fmt(expr)} = {values[sym]}"
-            raise HyperparameterError(
-                f"{sym.name} cannot be set for {arch_id}: it is fixed to {how} there (got {value})")
-    order = [*required, *optional, *fixed]
-    return {s.name: values[s] for s in order}
+    """Check given values and fill in defaults: the complete, valid hyperparameter set
+    (:func:`paramcount.numcore.resolve`, with SymPy evaluating the defaults and constraints)."""
+    by_name = {s.name: s for s in (*required, *optional, *fixed)}
+    exprs = {s.name: e for s, e in (*optional.items(), *fixed.items())}
+
+    def at(values: Mapping[str, int]) -> dict[sympy.Symbol, int]:
+        return {by_name[k]: v for k, v in values.items()}
+
+    def default(name: str, values: Mapping[str, int]) -> int | None:
+        expr = exprs[name]
+        val = _val(expr, at(values))
+        if val.free_symbols:
+            return None
+        if not val.is_Integer:
+            raise ConstraintError(f"{name} = {_fmt(expr)} = {val} is not an integer for {arch_id}")
+        return int(val)
+
+    def fixed_text(name: str, value: int) -> str:
+        expr = sympy.sympify(exprs[name])
+        return f"{value}" if expr.is_Number else f"{_fmt(expr)} = {value}"
+
+    return numcore.resolve(
+        arch_id, given, required=[s.name for s in required], optional=[s.name for s in optional],
+        fixed=[s.name for s in fixed], info=symbols.info, default=default,
+        check=lambda values: _check(constraints, at(values)), fixed_text=fixed_text)
 
 
 def _check(constraints: tuple[Constraint, ...], values: Mapping[sympy.Symbol, int]) -> None:

@@ -79,7 +79,9 @@ class Architecture:
             ``.toml``) is a preset file of the user's own, in the same format.
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
-        family: str. Grouping in the report (``paper``, ``keras_hub``, ...).
+        origin: str. Where the architecture comes from, for grouping (``keras_hub``, ``paper``,
+            ``transformers``, ``derived``, ...); not its family (the model's folder).
+        family: str. The former name of ``origin``, still accepted (plugins written before).
         mapping: paramcount.mapping.Table or None. The family's symbol ↔ KerasHub argument ↔
             HF config key table: the reference builders' arguments and the config readers.
         transformers: paramcount.frameworks.Transformers or None. Where transformers'
@@ -99,7 +101,7 @@ class Architecture:
     presets: str | Path | tuple[str | Path, ...] | None = None
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    family: str = "transformer"
+    origin: str = "transformer"
     # The family's table symbol ↔ KerasHub argument ↔ HF key (paramcount.mapping.Table), read by
     # the reference builders and the config readers; None where no config reader exists yet.
     mapping: Table | None = None
@@ -110,8 +112,14 @@ class Architecture:
     # where ``transformers`` is declared. ("transformers",) for a model KerasHub's constructor
     # cannot express (Falcon-7B/40B): its ``reference`` is then never called.
     frameworks: tuple[str, ...] | None = None
+    # The former name of ``origin`` (it meant the origin, not the family): accepted, and kept
+    # equal to ``origin``.
+    family: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.family is not None and self.origin == "transformer":
+            object.__setattr__(self, "origin", self.family)
+        object.__setattr__(self, "family", self.origin)
         declared = set(self.required) | set(self.optional) | set(self.fixed)
         undeclared = self.formula.free_symbols() - declared
         if undeclared:

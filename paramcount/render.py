@@ -115,30 +115,26 @@ def formula_json(arch: Architecture) -> dict:
 
 
 # --- counts -------------------------------------------------------------------------------------
-def count_rows(arch: Architecture, hparams: Mapping[str, int]) -> list[tuple[int, str, int]]:
-    """(depth, label, count) per component, counts including every multiplicity above them."""
-    rows = []
-    mults: dict[str, sympy.Expr] = {}
-    for path, depth, term in arch.formula.walk():
-        parent = path.rpartition(".")[0]
-        mult = mults.get(parent, sympy.Integer(1)) * term.times
-        mults[path] = mult
-        if depth == 0:
-            continue
-        count = arch.evaluate(mult * term.per_instance(), hparams, path)
-        rows.append((depth, component_label(term), count))
-    return rows
+def count_rows(arch: Architecture, hparams: Mapping[str, int],
+               counts: Sequence[int] | None = None) -> list[tuple[int, str, int]]:
+    """(depth, label, count) per component, counts including every multiplicity above them
+    (``counts``: the tree's node counts at ``hparams``, when already at hand)."""
+    if counts is None:
+        counts = arch.formula.node_counts(arch.values(hparams))
+    return [(depth, component_label(term), counts[i])
+            for i, (_, depth, term) in enumerate(arch.formula.nodes()) if depth]
 
 
 def counted(arch: Architecture, hparams: Mapping[str, int], name: str | None = None):
     """Everything ``count`` shows, evaluated by SymPy (the reference for paramcount.compiled)."""
+    from paramcount import numcore
     from paramcount.context import context
     from paramcount.count_output import Counted
 
-    values = arch.values(hparams)
+    counts = arch.formula.node_counts(arch.values(hparams))
     active = arch.count_active(hparams) if arch.formula.has_active else None
-    return Counted(arch.id, name, dict(hparams), tuple(count_rows(arch, hparams)),
-                   arch.formula.breakdown(values), arch.count(hparams),
+    return Counted(arch.id, name, dict(hparams), tuple(count_rows(arch, hparams, counts)),
+                   numcore.nested(arch.formula.shape(), counts), arch.count(hparams),
                    arch.count_nontrainable(hparams), active, context(arch, hparams))
 
 
@@ -199,11 +195,11 @@ def verification_markdown(v) -> str:
     hp = ", ".join(f"{k}={val}" for k, val in v.hparams.items())
     lines = [f"**{v.arch}** [{v.name}] ({hp}): **{v.status}**", "",
              "| | count |", "|---|---:|",
-             f"| formula | {v.formula:,} |", f"| Keras | {v.keras:,} |",
+             f"| formula | {v.formula:,} |", f"| Keras | {v.reference:,} |",
              f"| difference | {v.difference:+,} |"]
-    if v.keras_nontrainable or v.formula_nontrainable:
+    if v.reference_nontrainable or v.formula_nontrainable:
         lines.append(f"| non-trainable (formula / Keras) | {v.formula_nontrainable:,} / "
-                     f"{v.keras_nontrainable:,} |")
+                     f"{v.reference_nontrainable:,} |")
     if v.keras_hub_params is not None:
         lines.append(f"| KerasHub published ({v.keras_hub_preset}) | {v.keras_hub_params:,} |")
     problems = v.mismatches()

@@ -100,7 +100,7 @@ def results_table(results: list[Verification], up: str = "", link: bool = True) 
              "| difference | status |", "|---|---|---:|---:|---:|---:|---|"]
     for r in results:
         name = family_link(r.arch, up) if link else r.arch
-        lines.append(f"| {name} | {r.name} | {r.formula:,} | {r.keras:,} | {_published(r)} "
+        lines.append(f"| {name} | {r.name} | {r.formula:,} | {r.reference:,} | {_published(r)} "
                      f"| {r.difference:+,} | {_status(r)} |")
     return lines
 

@@ -41,7 +41,7 @@ def _differs_finding(r: Verification) -> str:
     arch = registry.get(r.arch)
     reason = arch.preset(r.name).keras_hub_differs
     assert r.keras_hub_params is not None  # "differs" is decided against a published figure
-    built = r.keras + r.keras_nontrainable
+    built = r.reference + r.reference_nontrainable
     head = (f"- **`{r.keras_hub_preset}`** ({family_link(r.arch)}): KerasHub publishes "
             f"{r.keras_hub_params:,}; its own build holds {built:,} "
             f"(published {r.keras_hub_params - built:+,}).")

@@ -69,6 +69,6 @@ def failure_message(model, result: Verification) -> str:
     label = getattr(model, "name", None) or type(model).__name__
     where = "" if result.name == "model" else f" [{result.name}]"
     lines = [f"model {label!r} does not have the parameters of {result.arch}{where} ({hp}):",
-             f"formula {result.formula:,}, model {result.keras:,} ({result.difference:+,})"]
+             f"formula {result.formula:,}, model {result.reference:,} ({result.difference:+,})"]
     lines += [f"  - {m}" for m in result.mismatches()]
     return "\n".join(lines)

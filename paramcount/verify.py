@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -58,17 +59,17 @@ class Verification:
     name: str
     hparams: dict[str, int]
     formula: int
-    keras: int
+    reference: int
     formula_nontrainable: int
-    keras_nontrainable: int
+    reference_nontrainable: int
     components: tuple[ComponentResult, ...]
     unclaimed: tuple[Weight, ...] = ()
     contested: tuple[tuple[str, tuple[str, ...]], ...] = ()
     keras_hub_preset: str | None = None
     keras_hub_params: int | None = None
     notes: tuple[str, ...] = field(default=())
-    # Which framework built the reference: "keras" (the ``keras*`` fields hold its counts) or
-    # "transformers" (they then hold PyTorch's, against the tree with its declared deltas).
+    # Which framework built the reference (``reference*`` hold its counts): "keras", or
+    # "transformers" (PyTorch's counts, against the tree with its declared deltas).
     framework: str = "keras"
 
     @property
@@ -78,12 +79,22 @@ class Verification:
         return label(self.framework)
 
     @property
+    def keras(self) -> int:  # deprecated: README's pytest fixture returns a Verification
+        warnings.warn("Verification.keras is now .reference", DeprecationWarning, stacklevel=2)
+        return self.reference
+
+    @property
+    def keras_nontrainable(self) -> int:  # deprecated, as keras
+        warnings.warn("Verification.keras_nontrainable: .reference_nontrainable", DeprecationWarning, stacklevel=2)
+        return self.reference_nontrainable
+
+    @property
     def difference(self) -> int:
-        return self.keras - self.formula
+        return self.reference - self.formula
 
     @property
     def ok(self) -> bool:
-        return (self.difference == 0 and self.keras_nontrainable == self.formula_nontrainable
+        return (self.difference == 0 and self.reference_nontrainable == self.formula_nontrainable
                 and all(c.ok for c in self.components) and not self.unclaimed
                 and not self.contested)
 
@@ -96,7 +107,7 @@ class Verification:
         """KerasHub's published figure against the Keras build ("" when there is none)."""
         if self.keras_hub_params is None:
             return ""
-        return "agrees" if self.keras_hub_params == self.keras + self.keras_nontrainable else "differs"
+        return "agrees" if self.keras_hub_params == self.reference + self.reference_nontrainable else "differs"
 
     def mismatches(self) -> list[str]:
         """One line per problem, naming the component and the difference."""
@@ -107,9 +118,9 @@ class Verification:
                 for w in self.unclaimed]
         out += [f"{ref} weight {p} claimed by several components: {', '.join(ls)}"
                 for p, ls in self.contested]
-        if self.keras_nontrainable != self.formula_nontrainable:
+        if self.reference_nontrainable != self.formula_nontrainable:
             out.append(f"non-trainable: formula {self.formula_nontrainable:,}, "
-                       f"{ref} {self.keras_nontrainable:,}")
+                       f"{ref} {self.reference_nontrainable:,}")
         return out
 
     def to_json(self) -> dict:
@@ -118,11 +129,11 @@ class Verification:
             "preset": self.name,
             "hparams": dict(self.hparams),
             "formula": self.formula,
-            "keras": self.keras,
+            "keras": self.reference,  # the published key, whatever the framework (see "framework")
             "difference": self.difference,
             "status": "match" if self.ok else "mismatch",
             "formula_nontrainable": self.formula_nontrainable,
-            "keras_nontrainable": self.keras_nontrainable,
+            "keras_nontrainable": self.reference_nontrainable,
             "keras_hub_preset": self.keras_hub_preset,
             "keras_hub_params": self.keras_hub_params,
             "mismatches": self.mismatches(),
@@ -209,9 +220,9 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
         name=name,
         hparams=dict(hparams),
         formula=_int(arch.formula.trainable_total(True), values, "total"),
-        keras=sum(w.size for w in weights if w.trainable),
+        reference=sum(w.size for w in weights if w.trainable),
         formula_nontrainable=_int(arch.formula.trainable_total(False), values, "non-trainable"),
-        keras_nontrainable=sum(w.size for w in weights if not w.trainable),
+        reference_nontrainable=sum(w.size for w in weights if not w.trainable),
         components=tuple(results),
         unclaimed=tuple(unclaimed),
         contested=tuple(contested),

@@ -154,6 +154,10 @@ def _slow(args, capsys) -> tuple[int, str, str]:
     ["count", "gpt2", "--set", "L=2"],
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L=1.5"],
     ["count", "mixtral", "--preset", "mixtral_8_7b_en", "--set", "E=2", "K=4"],
+    # the compiled path once stripped the name (and answered L=3); the full command line names
+    # the unknown symbol ' L'. One parser of --set (paramcount.numcore) for both now.
+    ["count", "gpt2", "--preset", "gpt2_base_en", "--set", " L=3"],
+    ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L= 3"],
 ])
 def test_bad_input_reads_the_same(warm, args, tmp_path):
     # Against a fresh process, not this one: an unknown symbol's message lists the symbols

@@ -22,11 +22,11 @@ CASES = [pytest.param(a.id, hs.name, id=f"{a.id}-{hs.name}",
 def test_formula_equals_keras(arch_id, preset):
     result = verified(arch_id, preset)
     assert result.ok, "\n".join(result.mismatches())
-    assert result.formula == result.keras
+    assert result.formula == result.reference
     if result.keras_hub_params is not None:
         # KerasHub's own published figure: a third, independent count. Where it is known to
         # disagree with KerasHub's own build, the preset says why, and the finding must hold.
-        built = result.keras + result.keras_nontrainable
+        built = result.reference + result.reference_nontrainable
         if registry.get(arch_id).preset(preset).keras_hub_differs:
             assert result.keras_hub_params != built
         else:

@@ -110,7 +110,7 @@ def test_fused_leaves_share_a_weight_of_unequal_pieces():
     assert [c.actual for c in right.components] == [30, 10, 10]
     # a wrong total is never absorbed: the sum differs, shared out in proportion
     wrong = compare(_arch(*qkv), {"d_e": 5, "d_h": 2}, [Weight("lstm/qkv", 55, True, (11, 5))])
-    assert not wrong.ok and wrong.keras - wrong.formula == 5
+    assert not wrong.ok and wrong.reference - wrong.formula == 5
     assert [c.actual for c in wrong.components] == [33, 11, 11]
     with pytest.raises(ValueError, match="part"):
         Term("g", None, (leaf("a", d_e),), part=FUSED)

@@ -135,3 +135,15 @@ def test_architecture_is_hashable_and_prints_its_formula_in_latex():
     assert text.startswith(r"N_{\mathrm{gpt2}} = ") and "Architecture(" not in text
     assert gpt2._repr_latex_() == f"$\\displaystyle {text}$"
     assert symbols.info("L").name == "L"
+
+
+def test_origin_is_where_an_architecture_comes_from_and_family_its_former_name():
+    """``family`` meant both the model's folder and "keras_hub"/"paper"; the field is
+    ``origin`` now, and a plugin's ``family=`` is still read as it."""
+    gpt2 = registry.get("gpt2")
+    assert gpt2.origin == "keras_hub" and gpt2.family == gpt2.origin  # declared as family=
+    old = dataclasses.replace(gpt2, id="gpt2_old", family="paper", origin="transformer")
+    assert old.origin == "paper" and old.family == "paper"
+    new = dataclasses.replace(gpt2, id="gpt2_new", origin="paper")
+    assert new.origin == "paper" and new.family == "paper"
+    assert {a.origin for a in registry.architectures().values()} >= {"keras_hub", "paper"}

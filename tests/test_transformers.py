@@ -63,7 +63,7 @@ def _check(arch_id: str, name: str) -> None:
                 or (why and why in str(exc)) or "(declared constraint)" in str(exc))
         return
     assert r.ok, r.mismatches()
-    assert r.framework == "transformers" and r.keras == r.formula
+    assert r.framework == "transformers" and r.reference == r.formula
 
 
 @pytest.mark.parametrize("arch_id, name", sets(big=False))

@@ -80,7 +80,7 @@ def verify_lines(c: CheckpointCheck) -> list[str]:
     for p, owners in v.contested:
         out.append(f"tensor {p} claimed by several components: {', '.join(owners)}")
     status = "match" if c.ok else "MISMATCH"
-    total = v.keras + v.keras_nontrainable
+    total = v.reference + v.reference_nontrainable
     out.append(f"{status:<8} {c.arch:<24} formula {c.built:>16,}  checkpoint {total:>16,}  "
                f"diff {total - c.built:+,}")
     return out

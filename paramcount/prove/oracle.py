@@ -19,18 +19,20 @@ from paramcount.prove.case import UNCLAIMED, Case
 
 
 class Contested(Exception):
-    """A Keras weight claimed by several formula components: the formula is ambiguous."""
+    """A reference weight claimed by several formula components: the formula is ambiguous."""
 
 
 class Oracle:
-    """Keras − formula per component at a point of a case's parameter space."""
+    """Reference − formula per component at a point of a case's parameter space: the reference's
+    weights (Keras's, or a torch worker's) as plain :class:`~paramcount.weights.Weight` lists,
+    whatever the framework."""
 
     def __init__(self, case: Case):
         self.case = case
         self.cache: dict[tuple, dict[str, int]] = {}
         self.unclaimed_paths: set[str] = set()
         self.builds = 0
-        self.counts: dict[tuple, int] = {}  # number of distinct Keras weights per point
+        self.counts: dict[tuple, int] = {}  # number of distinct reference weights per point
 
     def _key(self, point: Mapping[sympy.Symbol, int]) -> tuple[int, ...]:
         return tuple(int(point[x]) for x in self.case.free)
