@@ -287,3 +287,8 @@ H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_he
 d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")
 # phimoe
 b_head = declare("b_head", "1 when the LM head carries a bias (lm_head_bias), else 0", flag=True)
+# hybrids (Jamba, Nemotron-H, Granite 4, Falcon-H1, Zamba 2): state-space among attention blocks
+L_att = declare("L_att", "blocks whose mixer is attention in a hybrid state-space stack (the "
+                "others are state-space)", zero_ok=True)
+L_ssm = declare("L_ssm", "blocks whose mixer is a state-space (Mamba) mixer in a hybrid stack "
+                "(L − L_att)", zero_ok=True)

@@ -83,6 +83,7 @@ MODULES: dict[str, str] = {
     "llama4_text": "llama4",
     "mamba": "mamba",
     "mamba2": "mamba",
+    "jamba": "jamba",
     "qwen3_next": "qwen3_next",
     "glm4_moe": "glm4_moe",
     "olmo2": "olmo2",

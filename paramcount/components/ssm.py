@@ -20,7 +20,7 @@ from paramcount.components.modern import rms_norm
 from paramcount.formula import Term, group, leaf
 from paramcount.symbols import G_ssm, H_ssm, K_conv, b_conv, b_proj, d_e, d_state, r_dt, x_in
 
-__all__ = ["mamba2_mixer", "mamba_mixer"]
+__all__ = ["jamba_mixer", "mamba2_mixer", "mamba_mixer"]
 
 D_IN = x_in * d_e
 
@@ -67,6 +67,22 @@ def mamba2_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
         _param("D", H_ssm, "the skip D, one per head"),
         rms_norm("norm", D_IN, match="norm"),
         dense("out_proj", D_IN, d_e, bias=b_proj, match="out_proj"),
+        match=match,
+        kind="recurrent",
+    )
+
+
+def jamba_mixer(name: str = "mamba", *, match: str = "mamba") -> Term:
+    """Jamba's Mamba mixer (HF ``JambaMambaMixer``): Mamba's, with RMS norms (scale only) of the
+    time step Δ (r_dt), of B and of C (N each) before the scan, which Jamba adds for stability
+    at scale (Lieber et al. 2024, section 6.4)."""
+    base = mamba_mixer(name, match=match)
+    return group(
+        name,
+        *base.children,
+        rms_norm("dt_norm", r_dt, match="dt_layernorm"),
+        rms_norm("b_norm", d_state, match="b_layernorm"),
+        rms_norm("c_norm", d_state, match="c_layernorm"),
         match=match,
         kind="recurrent",
     )
