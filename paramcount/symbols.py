@@ -292,3 +292,5 @@ L_att = declare("L_att", "blocks whose mixer is attention in a hybrid state-spac
                 "others are state-space)", zero_ok=True)
 L_ssm = declare("L_ssm", "blocks whose mixer is a state-space (Mamba) mixer in a hybrid stack "
                 "(L − L_att)", zero_ok=True)
+L_mlp = declare("L_mlp", "blocks that are a feed-forward alone in a hybrid stack (Nemotron-H's "
+                "MLP blocks)", zero_ok=True)

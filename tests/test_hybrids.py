@@ -1,4 +1,4 @@
-"""The state-space hybrids, hand-written (issue 20 §4): Jamba, with its experts. Their published
+"""The state-space hybrids, hand-written (issue 20 §4): Jamba (with its experts), Nemotron-H. Their published
 configs read as what transformers builds, the layer patterns come from the configs' own fields,
 the cards' figures come out of the formulas, and the formula equals transformers' build (slow:
 proven for all hyperparameters)."""
@@ -24,6 +24,10 @@ PUBLISHED = {
     # cards (51.6B, 12.1B)
     "jamba-v0.1.json": ("jamba", 51_570_323_328),
     "ai21-jamba-1.5-mini.json": ("jamba", 51_570_323_328),
+    # nvidia/Nemotron-H-8B-Base-8K config.json (its hybrid_override_pattern: 24 M, 4 *, 24 -)
+    # and nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json: "8.89B" on the card
+    "nemotron-h-8b-base-8k.json": ("nemotron_h", 8_100_852_736),
+    "nvidia-nemotron-nano-9b-v2.json": ("nemotron_h", 8_888_227_328),
 }
 
 
@@ -84,7 +88,43 @@ def test_periodic_refuses_counts_no_period_marks():
         periodic(5, 4)
 
 
-HYBRIDS = ["jamba"]
+def _nemotron(tmp_path, **changes) -> Path:
+    data = json.loads((CONFIGS / "nemotron-h-8b-base-8k.json").read_text()) | changes
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_nemotron_h_blocks_from_the_pattern_or_the_list(capsys, tmp_path):
+    """hybrid_override_pattern (M, *, -, E) and layers_block_type (new or legacy names) read
+    alike; experts (E) are a fourth kind of block."""
+    read = _count(capsys, "--config", str(CONFIGS / "nemotron-h-8b-base-8k.json"))["config"]["read"]
+    assert (read["L"], read["L_att"], read["L_mlp"], read["L_moe"]) == (52, 4, 24, 0)
+    blocks = ["mamba", "attention", "mlp", "moe", "linear_attention", "full_attention"]
+    path = _nemotron(tmp_path, hybrid_override_pattern=None, num_hidden_layers=None,
+                     layers_block_type=blocks)
+    read = _count(capsys, "--config", str(path))["config"]["read"]
+    assert (read["L"], read["L_att"], read["L_mlp"], read["L_moe"]) == (6, 2, 1, 1)
+    path = _nemotron(tmp_path, hybrid_override_pattern="ME*-E", num_hidden_layers=5,
+                     n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=8,
+                     moe_shared_expert_intermediate_size=16)
+    data = _count(capsys, "--config", str(path))
+    assert data["config"]["read"]["L_moe"] == 2 and data["active"] < data["total"]
+
+
+def test_nemotron_h_refuses_a_pattern_of_the_wrong_length(capsys, tmp_path):
+    path = _nemotron(tmp_path, hybrid_override_pattern="M*-")
+    assert main(["count", "--config", str(path)]) == 2
+    assert "layers_block_type" in capsys.readouterr().err
+
+
+def test_nemotron_h_head_is_never_tied(capsys, tmp_path):
+    """NemotronHForCausalLM ties no weights: tie_word_embeddings true changes no count."""
+    path = _nemotron(tmp_path, tie_word_embeddings=True)
+    assert _count(capsys, "--config", str(path))["total"] == 8_100_852_736
+
+
+HYBRIDS = ["jamba", "nemotron_h"]
 
 
 @pytest.mark.parametrize("arch_id", HYBRIDS)

@@ -84,6 +84,7 @@ MODULES: dict[str, str] = {
     "mamba": "mamba",
     "mamba2": "mamba",
     "jamba": "jamba",
+    "nemotron_h": "nemotron_h",
     "qwen3_next": "qwen3_next",
     "glm4_moe": "glm4_moe",
     "olmo2": "olmo2",

@@ -53,20 +53,21 @@ def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
     )
 
 
-def mamba2_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
-    """Mamba-2's SSD mixer (see the module docstring)."""
-    conv_dim = D_IN + 2 * G_ssm * d_state
+def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN) -> Term:
+    """Mamba-2's SSD mixer (see the module docstring). ``inner``: its width d_in (x_in·d_e;
+    H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does)."""
+    conv_dim = inner + 2 * G_ssm * d_state
     return group(
         name,
-        dense("in_proj", d_e, 2 * D_IN + 2 * G_ssm * d_state + H_ssm, bias=b_proj,
+        dense("in_proj", d_e, 2 * inner + 2 * G_ssm * d_state + H_ssm, bias=b_proj,
               match="in_proj",
               note="z (d_in), x (d_in), B and C (G·N each) and one Δ per head (H)"),
         _conv(conv_dim),
         _param("dt_bias", H_ssm, "Δ bias, one per head"),
         _param("A_log", H_ssm, "A, one scalar per head (log)"),
         _param("D", H_ssm, "the skip D, one per head"),
-        rms_norm("norm", D_IN, match="norm"),
-        dense("out_proj", D_IN, d_e, bias=b_proj, match="out_proj"),
+        rms_norm("norm", inner, match="norm"),
+        dense("out_proj", inner, d_e, bias=b_proj, match="out_proj"),
         match=match,
         kind="recurrent",
     )

@@ -24,10 +24,11 @@ import sympy
 
 from paramcount.formula import Term, group
 from paramcount.hparams import Relation
-from paramcount.symbols import L, L_att, L_dense, L_moe, L_ssm
+from paramcount.symbols import L, L_att, L_dense, L_mlp, L_moe, L_ssm
 
-__all__ = ["DENSE_FIRST", "INTERLEAVED_MOE", "MOE_AND_DENSE", "PERIODIC_ATTENTION", "PERIODIC_MOE",
-           "L_dense", "L_moe", "LayerKinds", "crossed", "periodic", "repeat"]
+__all__ = ["BLOCK_TYPES", "DENSE_FIRST", "INTERLEAVED_MOE", "MOE_AND_DENSE", "PERIODIC_ATTENTION", "PERIODIC_MOE",
+           "L_dense", "L_moe", "LayerKinds", "block_types", "crossed", "periodic",
+           "repeat"]
 
 
 def repeat(term: Term, times) -> Term:
@@ -53,6 +54,9 @@ class LayerKinds:
     # options that may be 0 (a layer offset: Jamba's attn_layer_offset), where the rest are
     # positive integers
     zero_ok: frozenset[str] = frozenset()
+    # options that are per-block lists of names (Nemotron-H's layers_block_type), each with the
+    # names it may hold; such a list has one entry per layer
+    named: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.kinds) < 2:
@@ -97,6 +101,13 @@ class LayerKinds:
         expected)) for another value."""
         params = inspect.signature(self.pattern).parameters
         for opt, raw in options.items():
+            if opt in dict(self.named):
+                names = dict(self.named)[opt]
+                if not (isinstance(raw, list) and all(x in names for x in raw)):
+                    raise ValueError(opt, "a list of " + " or ".join(map(repr, names)))
+                if len(raw) != layers:
+                    raise ValueError(opt, f"one entry per block ({layers})")
+                continue
             listed = isinstance(params[opt].default, (list, tuple))
             ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
                   if listed else type(raw) is int and (raw > 0 or (raw == 0 and opt in self.zero_ok)))
@@ -226,3 +237,28 @@ PERIODIC_ATTENTION = LayerKinds((("attention", L_att), ("mamba", L_ssm)), _jamba
                                 zero_ok=frozenset({"attn_layer_offset"}))
 PERIODIC_MOE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _jamba_ffn,
                           zero_ok=frozenset({"expert_layer_offset"}))
+
+
+# Nemotron-H's block types (HF ``NemotronHConfig.layers_block_type``, or its older spelling, the
+# ``hybrid_override_pattern`` string: M Mamba-2, * attention, - MLP, E experts)
+NEMOTRON_NAMES = {"linear_attention": "mamba", "full_attention": "attention", "mlp": "mlp",
+                  "moe": "moe"}
+NEMOTRON_PATTERN_CHARS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+
+
+def _nemotron_block(i: int, *, layers_block_type: Sequence[str] = ()) -> str:
+    """Nemotron-H's rule: each block is one mixer, the kind its config lists for it (a block
+    beyond the list, as in an empty one, is Mamba)."""
+    return NEMOTRON_NAMES[layers_block_type[i]] if i < len(layers_block_type) else "mamba"
+
+
+# each block one of four kinds; the Mamba count is the remainder
+BLOCK_TYPES = LayerKinds(
+    (("attention", L_att), ("mlp", L_mlp), ("moe", L_moe), ("mamba", L_ssm)), _nemotron_block,
+    named=(("layers_block_type", tuple(NEMOTRON_NAMES)),))
+
+
+def block_types(hp: Mapping[str, int]) -> list[str]:
+    """A layers_block_type list with the counts of ``hp`` (which blocks changes no count)."""
+    return (["full_attention"] * hp["L_att"] + ["mlp"] * hp["L_mlp"] + ["moe"] * hp["L_moe"]
+            + ["linear_attention"] * (hp["L"] - hp["L_att"] - hp["L_mlp"] - hp["L_moe"]))
