@@ -1,7 +1,7 @@
-"""The state-space hybrids, hand-written (issue 20 §4): Jamba (with its experts), Nemotron-H. Their published
-configs read as what transformers builds, the layer patterns come from the configs' own fields,
-the cards' figures come out of the formulas, and the formula equals transformers' build (slow:
-proven for all hyperparameters)."""
+"""The state-space hybrids, hand-written (issue 20 §4): Jamba (with its experts), Nemotron-H,
+Granite 4, Falcon-H1. Their published configs read as what transformers builds, the layer
+patterns come from the configs' own fields, the cards' figures come out of the formulas, and
+the formula equals transformers' build (slow: proven for all hyperparameters)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,17 @@ PUBLISHED = {
     # and nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json: "8.89B" on the card
     "nemotron-h-8b-base-8k.json": ("nemotron_h", 8_100_852_736),
     "nvidia-nemotron-nano-9b-v2.json": ("nemotron_h", 8_888_227_328),
+    # ibm-granite/granite-4.0-h-small config.json values ("32B total"; its layer_types hold 36
+    # mamba and 4 attention: placed here at blocks 5, 15, 25, 35 as in the other 40-block
+    # Granite 4 hybrids, which blocks changing no count) and granite-4.0-micro ("3B": all 40
+    # blocks attention, no experts)
+    "granite-4.0-h-small.json": ("granitemoehybrid", 32_207_337_984),
+    "granite-4.0-micro.json": ("granitemoehybrid", 3_402_836_480),
+    # tiiuae/Falcon-H1-0.5B-Base config.json (0.52B; its mamba_d_ssm, 1536, is mamba_n_heads ·
+    # mamba_d_head, as FalconH1Config checks) and tiiuae/Falcon-H1-7B-Base's values (7.59B;
+    # the keys not quoted left at FalconH1Config's defaults)
+    "falcon-h1-0.5b-base.json": ("falcon_h1", 521_411_104),
+    "falcon-h1-7b-base.json": ("falcon_h1", 7_585_513_568),
 }
 
 
@@ -124,7 +135,38 @@ def test_nemotron_h_head_is_never_tied(capsys, tmp_path):
     assert _count(capsys, "--config", str(path))["total"] == 8_100_852_736
 
 
-HYBRIDS = ["jamba", "nemotron_h"]
+def test_granite_4_h_small_9b_active_and_micro_without_experts(capsys):
+    """H-Small: 10 of 72 experts per token, 8.8B active (the card's "9B active"); Micro's
+    num_local_experts 0 reads as moe = 0 (its num_experts_per_tok 0 unread)."""
+    data = _count(capsys, "--config", str(CONFIGS / "granite-4.0-h-small.json"))
+    assert data["config"]["read"]["L_att"] == 4 and data["active"] == 8_803_121_664
+    read = _count(capsys, "--config", str(CONFIGS / "granite-4.0-micro.json"))["config"]["read"]
+    assert read["moe"] == 0 and read["L_att"] == 40 and "E" not in read
+
+
+def test_granite_4_reads_new_and_legacy_layer_names(capsys, tmp_path):
+    data = json.loads((CONFIGS / "granite-4.0-h-small.json").read_text())
+    data["layer_types"] = ["full_attention"] * 3 + ["linear_attention"] * 36 + ["attention"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert _count(capsys, "--config", str(path))["config"]["read"]["L_att"] == 4
+
+
+def test_falcon_h1_inner_width_is_heads_times_head_width(capsys, tmp_path):
+    """mamba_d_ssm is H_ssm·d_ssm: read through the heads (a non-multiple refused); null, it is
+    mamba_expand·hidden_size; the optional gated norm adds H_ssm·d_ssm per block."""
+    data = json.loads((CONFIGS / "falcon-h1-0.5b-base.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data | {"mamba_d_ssm": None, "mamba_n_heads": 32}))
+    assert _count(capsys, "--config", str(path))["config"]["read"]["d_ssm"] == 64
+    path.write_text(json.dumps(data | {"mamba_d_ssm": 1537}))
+    assert main(["count", "--config", str(path)]) == 2
+    assert "mamba_d_ssm = 1537" in capsys.readouterr().err
+    path.write_text(json.dumps(data | {"mamba_rms_norm": True}))
+    assert _count(capsys, "--config", str(path))["total"] == 521_411_104 + 36 * 1536
+
+
+HYBRIDS = ["jamba", "nemotron_h", "granitemoehybrid", "falcon_h1"]
 
 
 @pytest.mark.parametrize("arch_id", HYBRIDS)

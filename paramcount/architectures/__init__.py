@@ -85,6 +85,8 @@ MODULES: dict[str, str] = {
     "mamba2": "mamba",
     "jamba": "jamba",
     "nemotron_h": "nemotron_h",
+    "granitemoehybrid": "granitemoehybrid",
+    "falcon_h1": "falcon_h1",
     "qwen3_next": "qwen3_next",
     "glm4_moe": "glm4_moe",
     "olmo2": "olmo2",

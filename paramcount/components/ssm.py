@@ -53,9 +53,13 @@ def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
     )
 
 
-def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN) -> Term:
+def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN, norm=1,
+                 out_bias=b_proj) -> Term:
     """Mamba-2's SSD mixer (see the module docstring). ``inner``: its width d_in (x_in·d_e;
-    H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does)."""
+    H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does). ``norm``: a
+    0/1 symbol where the gated RMS norm is optional (Falcon-H1's mamba_rms_norm);
+    ``out_bias``: out_proj's bias flag where it is set apart from in_proj's (Falcon-H1's
+    projectors_bias)."""
     conv_dim = inner + 2 * G_ssm * d_state
     return group(
         name,
@@ -66,8 +70,8 @@ def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN) -> Te
         _param("dt_bias", H_ssm, "Δ bias, one per head"),
         _param("A_log", H_ssm, "A, one scalar per head (log)"),
         _param("D", H_ssm, "the skip D, one per head"),
-        rms_norm("norm", inner, match="norm"),
-        dense("out_proj", inner, d_e, bias=b_proj, match="out_proj"),
+        rms_norm("norm", norm * inner, match="norm"),
+        dense("out_proj", inner, d_e, bias=out_bias, match="out_proj"),
         match=match,
         kind="recurrent",
     )
