@@ -300,3 +300,10 @@ ssm_norm = declare("ssm_norm", "1 when the Mamba-2 mixer RMS-normalises its gate
                    "(Falcon-H1's mamba_rms_norm), else 0", flag=True)
 b_out = declare("b_out", "1 when the Mamba mixer's output projection carries a bias (Falcon-H1's "
                 "projectors_bias), else 0", flag=True)
+L_hyb = declare("L_hyb", "layers that also run a shared attention block (Zamba 2's hybrid layers)",
+                zero_ok=True)
+B_mem = declare("B_mem", "distinct shared attention blocks (Zamba 2's num_mem_blocks), reused in "
+                "turn by the hybrid layers")
+r_ad = declare("r_ad", "rank of the per-layer low-rank adapters of a shared block (adapter_rank)")
+att_ad = declare("att_ad", "1 when the shared attention's q, k, v carry per-layer adapters "
+                 "(use_shared_attention_adapter), else 0", flag=True)

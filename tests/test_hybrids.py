@@ -1,7 +1,7 @@
 """The state-space hybrids, hand-written (issue 20 §4): Jamba (with its experts), Nemotron-H,
-Granite 4, Falcon-H1. Their published configs read as what transformers builds, the layer
-patterns come from the configs' own fields, the cards' figures come out of the formulas, and
-the formula equals transformers' build (slow: proven for all hyperparameters)."""
+Granite 4, Falcon-H1, Zamba 2. Their published configs read as what transformers builds, the
+layer patterns come from the configs' own fields, the cards' figures come out of the formulas,
+and the formula equals transformers' build (slow: proven for all hyperparameters)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.cli import main
 from paramcount.components.stacks import PERIODIC_ATTENTION, periodic
 from paramcount.frameworks import for_framework
@@ -39,6 +39,12 @@ PUBLISHED = {
     # the keys not quoted left at FalconH1Config's defaults)
     "falcon-h1-0.5b-base.json": ("falcon_h1", 521_411_104),
     "falcon-h1-7b-base.json": ("falcon_h1", 7_585_513_568),
+    # Zyphra/Zamba2-2.7B-Instruct-v2 config.json ("2.7B") and Zyphra/Zamba2-1.2B's ("1.2B"),
+    # the latter in transformers' spelling (its lora_rank, state_size, use_shared_attention_lora
+    # and "g"/"m" layers as adapter_rank, mamba_d_state, use_shared_attention_adapter, hybrid
+    # and mamba)
+    "zamba2-2.7b-instruct-v2.json": ("zamba2", 2_662_214_560),
+    "zamba2-1.2b.json": ("zamba2", 1_215_064_704),
 }
 
 
@@ -166,7 +172,27 @@ def test_falcon_h1_inner_width_is_heads_times_head_width(capsys, tmp_path):
     assert _count(capsys, "--config", str(path))["total"] == 521_411_104 + 36 * 1536
 
 
-HYBRIDS = ["jamba", "nemotron_h", "granitemoehybrid", "falcon_h1"]
+def test_zamba2_shared_blocks_count_once_adapters_per_layer():
+    """Zamba2-2.7B: 9 hybrid layers reuse 2 shared blocks, counted twice (not 9 times); each
+    hybrid layer has its own linear and MLP adapter."""
+    arch, values = _values("zamba2", "zamba2_2_7b")
+    shared = arch.formula.find("shared_block")
+    assert str(shared.times) == "B_mem" and values[symbols.get("B_mem")] == 2
+    per_block = int(shared.total().subs(values)) // 2
+    assert int(shared.total().subs(values)) == 2 * per_block == 340_802_560
+    assert int(arch.formula.find("adapters").total().subs(values)) == 9 * 2_949_120
+
+
+def test_zamba2_refuses_an_untied_config(capsys, tmp_path):
+    """Untied, transformers builds an unshared block per hybrid layer: refused, naming why."""
+    data = json.loads((CONFIGS / "zamba2-2.7b-instruct-v2.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data | {"tie_word_embeddings": False}))
+    assert main(["count", "--config", str(path)]) == 2
+    assert "tie_word_embeddings" in capsys.readouterr().err
+
+
+HYBRIDS = ["jamba", "nemotron_h", "granitemoehybrid", "falcon_h1", "zamba2"]
 
 
 @pytest.mark.parametrize("arch_id", HYBRIDS)

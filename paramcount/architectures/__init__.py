@@ -87,6 +87,7 @@ MODULES: dict[str, str] = {
     "nemotron_h": "nemotron_h",
     "granitemoehybrid": "granitemoehybrid",
     "falcon_h1": "falcon_h1",
+    "zamba2": "zamba2",
     "qwen3_next": "qwen3_next",
     "glm4_moe": "glm4_moe",
     "olmo2": "olmo2",
