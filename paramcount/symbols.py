@@ -287,3 +287,23 @@ H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_he
 d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")
 # phimoe
 b_head = declare("b_head", "1 when the LM head carries a bias (lm_head_bias), else 0", flag=True)
+# hybrids (Jamba, Nemotron-H, Granite 4, Falcon-H1, Zamba 2): state-space among attention blocks
+L_att = declare("L_att", "blocks whose mixer is attention in a hybrid state-space stack (the "
+                "others are state-space)", zero_ok=True)
+L_ssm = declare("L_ssm", "blocks whose mixer is a state-space (Mamba) mixer in a hybrid stack "
+                "(L − L_att)", zero_ok=True)
+L_mlp = declare("L_mlp", "blocks that are a feed-forward alone in a hybrid stack (Nemotron-H's "
+                "MLP blocks)", zero_ok=True)
+moe = declare("moe", "1 when every block holds the routed experts beside its shared MLP "
+              "(Granite 4: num_local_experts > 0), else 0", flag=True)
+ssm_norm = declare("ssm_norm", "1 when the Mamba-2 mixer RMS-normalises its gated output "
+                   "(Falcon-H1's mamba_rms_norm), else 0", flag=True)
+b_out = declare("b_out", "1 when the Mamba mixer's output projection carries a bias (Falcon-H1's "
+                "projectors_bias), else 0", flag=True)
+L_hyb = declare("L_hyb", "layers that also run a shared attention block (Zamba 2's hybrid layers)",
+                zero_ok=True)
+B_mem = declare("B_mem", "distinct shared attention blocks (Zamba 2's num_mem_blocks), reused in "
+                "turn by the hybrid layers")
+r_ad = declare("r_ad", "rank of the per-layer low-rank adapters of a shared block (adapter_rank)")
+att_ad = declare("att_ad", "1 when the shared attention's q, k, v carry per-layer adapters "
+                 "(use_shared_attention_adapter), else 0", flag=True)

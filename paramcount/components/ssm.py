@@ -20,7 +20,7 @@ from paramcount.components.modern import rms_norm
 from paramcount.formula import Term, group, leaf
 from paramcount.symbols import G_ssm, H_ssm, K_conv, b_conv, b_proj, d_e, d_state, r_dt, x_in
 
-__all__ = ["mamba2_mixer", "mamba_mixer"]
+__all__ = ["jamba_mixer", "mamba2_mixer", "mamba_mixer"]
 
 D_IN = x_in * d_e
 
@@ -53,20 +53,41 @@ def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
     )
 
 
-def mamba2_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
-    """Mamba-2's SSD mixer (see the module docstring)."""
-    conv_dim = D_IN + 2 * G_ssm * d_state
+def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN, norm=1,
+                 out_bias=b_proj) -> Term:
+    """Mamba-2's SSD mixer (see the module docstring). ``inner``: its width d_in (x_in·d_e;
+    H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does). ``norm``: a
+    0/1 symbol where the gated RMS norm is optional (Falcon-H1's mamba_rms_norm);
+    ``out_bias``: out_proj's bias flag where it is set apart from in_proj's (Falcon-H1's
+    projectors_bias)."""
+    conv_dim = inner + 2 * G_ssm * d_state
     return group(
         name,
-        dense("in_proj", d_e, 2 * D_IN + 2 * G_ssm * d_state + H_ssm, bias=b_proj,
+        dense("in_proj", d_e, 2 * inner + 2 * G_ssm * d_state + H_ssm, bias=b_proj,
               match="in_proj",
               note="z (d_in), x (d_in), B and C (G·N each) and one Δ per head (H)"),
         _conv(conv_dim),
         _param("dt_bias", H_ssm, "Δ bias, one per head"),
         _param("A_log", H_ssm, "A, one scalar per head (log)"),
         _param("D", H_ssm, "the skip D, one per head"),
-        rms_norm("norm", D_IN, match="norm"),
-        dense("out_proj", D_IN, d_e, bias=b_proj, match="out_proj"),
+        rms_norm("norm", norm * inner, match="norm"),
+        dense("out_proj", inner, d_e, bias=out_bias, match="out_proj"),
+        match=match,
+        kind="recurrent",
+    )
+
+
+def jamba_mixer(name: str = "mamba", *, match: str = "mamba") -> Term:
+    """Jamba's Mamba mixer (HF ``JambaMambaMixer``): Mamba's, with RMS norms (scale only) of the
+    time step Δ (r_dt), of B and of C (N each) before the scan, which Jamba adds for stability
+    at scale (Lieber et al. 2024, section 6.4)."""
+    base = mamba_mixer(name, match=match)
+    return group(
+        name,
+        *base.children,
+        rms_norm("dt_norm", r_dt, match="dt_layernorm"),
+        rms_norm("b_norm", d_state, match="b_layernorm"),
+        rms_norm("c_norm", d_state, match="c_layernorm"),
         match=match,
         kind="recurrent",
     )

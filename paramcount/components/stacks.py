@@ -24,9 +24,11 @@ import sympy
 
 from paramcount.formula import Term, group
 from paramcount.hparams import Relation
-from paramcount.symbols import L, L_dense, L_moe
+from paramcount.symbols import L, L_att, L_dense, L_mlp, L_moe, L_ssm
 
-__all__ = ["DENSE_FIRST", "INTERLEAVED_MOE", "MOE_AND_DENSE", "L_dense", "L_moe", "LayerKinds", "repeat"]
+__all__ = ["BLOCK_TYPES", "DENSE_FIRST", "INTERLEAVED_MOE", "MOE_AND_DENSE", "PERIODIC_ATTENTION", "PERIODIC_MOE",
+           "L_dense", "L_moe", "LayerKinds", "block_types", "crossed", "periodic",
+           "repeat"]
 
 
 def repeat(term: Term, times) -> Term:
@@ -49,6 +51,12 @@ class LayerKinds:
     kinds: tuple[tuple[str, sympy.Symbol], ...]
     pattern: Callable[..., str]
     total: sympy.Expr = L
+    # options that may be 0 (a layer offset: Jamba's attn_layer_offset), where the rest are
+    # positive integers
+    zero_ok: frozenset[str] = frozenset()
+    # options that are per-block lists of names (Nemotron-H's layers_block_type), each with the
+    # names it may hold; such a list has one entry per layer
+    named: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.kinds) < 2:
@@ -93,11 +101,20 @@ class LayerKinds:
         expected)) for another value."""
         params = inspect.signature(self.pattern).parameters
         for opt, raw in options.items():
+            if opt in dict(self.named):
+                names = dict(self.named)[opt]
+                if not (isinstance(raw, list) and all(x in names for x in raw)):
+                    raise ValueError(opt, "a list of " + " or ".join(map(repr, names)))
+                if len(raw) != layers:
+                    raise ValueError(opt, f"one entry per block ({layers})")
+                continue
             listed = isinstance(params[opt].default, (list, tuple))
             ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
-                  if listed else type(raw) is int and raw > 0)
+                  if listed else type(raw) is int and (raw > 0 or (raw == 0 and opt in self.zero_ok)))
             if not ok:
-                raise ValueError(opt, "a list of block indices" if listed else "a positive integer")
+                raise ValueError(opt, "a list of block indices" if listed else
+                                 "a non-negative integer" if opt in self.zero_ok else
+                                 "a positive integer")
         return self.counts(layers, **options)[symbol]
 
     def stack(
@@ -168,3 +185,80 @@ def _interleaved_moe(i: int, *, interleave_moe_layer_step: int = 1,
 
 
 INTERLEAVED_MOE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _interleaved_moe)
+
+
+# --- Hybrid stacks: state-space mixers among attention, two patterns crossed -------------------
+
+
+def crossed(name: str, *, common: Sequence[Term] = (),
+            kinds: Sequence[tuple[LayerKinds, Mapping[str, Sequence[Term]]]],
+            match: str | None = None, note: str = "") -> Term:
+    """One stack read by several independent patterns (Jamba: attention or Mamba as the mixer,
+    and, apart from it, experts or a dense MLP as the feed-forward): ``common`` parts × total,
+    each pattern's kinds' parts × their counts. Parts are named apart across all patterns."""
+    first, *rest = kinds
+    stack = first[0].stack(name, common=common, per_kind=first[1], match=match, note=note or " ")
+    parts = list(stack.children)
+    for lk, per_kind in rest:
+        parts += lk.stack(name, per_kind=per_kind).children
+    if not note:
+        note = f"{first[0].total} layers: " + "; ".join(
+            ", ".join(f"{sym} {kind}" for kind, sym in lk.kinds) for lk, _ in kinds)
+    return group(name, *parts, match=match, note=note)
+
+
+def periodic(layers: int, count: int) -> tuple[int, int]:
+    """A (period, offset) whose rule ``i % period == offset`` marks exactly ``count`` of
+    ``layers`` layers (the offset below the period, as JambaConfig validates), for writing a
+    config from counts; ValueError when no such pair exists (4 of 5 layers, say)."""
+    for period in range(layers + 1, 0, -1):
+        for offset in range(period):
+            if sum(1 for i in range(layers) if i % period == offset) == count:
+                return period, offset
+    raise ValueError(f"no period and offset mark {count} of {layers} layers")
+
+
+def _jamba_mixer(i: int, *, attn_layer_period: int = 8, attn_layer_offset: int = 4) -> str:
+    """Jamba's rule (HF ``JambaConfig.layers_block_type``): layer i attends when
+    i % attn_layer_period == attn_layer_offset, else its mixer is Mamba."""
+    return "attention" if i % attn_layer_period == attn_layer_offset else "mamba"
+
+
+def _jamba_ffn(i: int, *, expert_layer_period: int = 2, expert_layer_offset: int = 1,
+               num_experts: int = 16) -> str:
+    """Jamba's rule (HF ``JambaConfig.layers_num_experts``): layer i's feed-forward is the
+    mixture of experts when i % expert_layer_period == expert_layer_offset (and the model has
+    more than one expert), else a dense MLP."""
+    sparse = i % expert_layer_period == expert_layer_offset and num_experts > 1
+    return "moe" if sparse else "dense"
+
+
+PERIODIC_ATTENTION = LayerKinds((("attention", L_att), ("mamba", L_ssm)), _jamba_mixer,
+                                zero_ok=frozenset({"attn_layer_offset"}))
+PERIODIC_MOE = LayerKinds((("moe", L_moe), ("dense", L_dense)), _jamba_ffn,
+                          zero_ok=frozenset({"expert_layer_offset"}))
+
+
+# Nemotron-H's block types (HF ``NemotronHConfig.layers_block_type``, or its older spelling, the
+# ``hybrid_override_pattern`` string: M Mamba-2, * attention, - MLP, E experts)
+NEMOTRON_NAMES = {"linear_attention": "mamba", "full_attention": "attention", "mlp": "mlp",
+                  "moe": "moe"}
+NEMOTRON_PATTERN_CHARS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+
+
+def _nemotron_block(i: int, *, layers_block_type: Sequence[str] = ()) -> str:
+    """Nemotron-H's rule: each block is one mixer, the kind its config lists for it (a block
+    beyond the list, as in an empty one, is Mamba)."""
+    return NEMOTRON_NAMES[layers_block_type[i]] if i < len(layers_block_type) else "mamba"
+
+
+# each block one of four kinds; the Mamba count is the remainder
+BLOCK_TYPES = LayerKinds(
+    (("attention", L_att), ("mlp", L_mlp), ("moe", L_moe), ("mamba", L_ssm)), _nemotron_block,
+    named=(("layers_block_type", tuple(NEMOTRON_NAMES)),))
+
+
+def block_types(hp: Mapping[str, int]) -> list[str]:
+    """A layers_block_type list with the counts of ``hp`` (which blocks changes no count)."""
+    return (["full_attention"] * hp["L_att"] + ["mlp"] * hp["L_mlp"] + ["moe"] * hp["L_moe"]
+            + ["linear_attention"] * (hp["L"] - hp["L_att"] - hp["L_mlp"] - hp["L_moe"]))

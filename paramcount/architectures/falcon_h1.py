@@ -1,0 +1,152 @@
+"""Falcon-H1 (TII 2025, "Falcon-H1: A Family of Hybrid-Head Language Models"), as transformers
+builds it: FalconH1ForCausalLM. KerasHub has no Falcon-H1, so transformers is the reference.
+
+Not a stack of two kinds of block but one kind with two heads side by side: each of the L
+blocks runs grouped-query attention (M query and M_kv key/value heads of width d_k, biases on
+all four projections when ``attention_bias``) and a Mamba-2 mixer
+(:func:`paramcount.components.ssm.mamba2_mixer`: H_ssm heads of width d_ssm, its inner width
+``mamba_d_ssm`` = H_ssm·d_ssm, the gated RMS norm only when ``mamba_rms_norm``, out_proj's bias
+set by ``projectors_bias``) in parallel on the same normed input, then a SwiGLU MLP of width d_f.
+The µP multipliers are scalars from the config, and the Mamba mixer's ``mup_vector`` a
+non-persistent buffer: no parameters. Rotary positions; token embedding, final RMS norm and an
+LM head (tied or not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components.basic import embedding
+from paramcount.components.hf_decoder import attention
+from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.components.ssm import mamba2_mixer
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    G_ssm,
+    H_ssm,
+    K_conv,
+    L,
+    M,
+    M_kv,
+    b_att,
+    b_conv,
+    b_ffn,
+    b_out,
+    b_proj,
+    d_e,
+    d_f,
+    d_k,
+    d_ssm,
+    d_state,
+    ssm_norm,
+    tied,
+    v,
+)
+from paramcount.weights import Named
+
+FORMULA = group(
+    "falcon_h1",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    group(
+        "blocks",
+        rms_norm("mixer_norm", match="input_layernorm"),
+        attention(qkv_bias=b_att, o_bias=b_att),
+        mamba2_mixer("mamba", match="mamba", inner=H_ssm * d_ssm, norm=ssm_norm,
+                     out_bias=b_out),
+        rms_norm("ffn_norm", match="pre_ff_layernorm"),
+        gated_feed_forward("ffn", inner=d_f, bias=b_ffn, match="feed_forward",
+                           names=("gate_proj", "up_proj", "down_proj")),
+        times=L,
+        match=r"model/layers/\d+",
+        note="L hybrid blocks: attention and a Mamba-2 mixer in parallel, then a SwiGLU MLP",
+    ),
+    rms_norm("final_norm", match="model/final_layernorm"),
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="output projection (none when tied to the token embedding)"),
+)
+
+
+def _normalize(config: Mapping) -> Mapping:
+    """mamba_d_ssm null is mamba_expand·hidden_size, as FalconH1Config takes it."""
+    c = dict(config)
+    if "mamba_d_ssm" in c and c["mamba_d_ssm"] is None \
+            and isinstance(c.get("hidden_size"), int) and isinstance(c.get("mamba_expand"), int):
+        c["mamba_d_ssm"] = c["mamba_expand"] * c["hidden_size"]
+    return c
+
+
+MAPPING = Table(
+    fields=(
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        Field("d_k", hf="head_dim", hf_default=d_e / M),
+        Field("d_e", hf="hidden_size"),
+        Field("d_f", hf="intermediate_size"),
+        Field("H_ssm", hf="mamba_n_heads"),
+        # mamba_d_ssm is the inner width H_ssm·d_ssm (FalconH1Config's default 1024 when absent)
+        Field("d_ssm", hf="mamba_d_ssm", hf_per="H_ssm", hf_default=1024 / H_ssm),
+        Field("G_ssm", hf="mamba_n_groups"),
+        Field("d_state", hf="mamba_d_state"),
+        Field("K_conv", hf="mamba_d_conv"),
+        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
+        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
+        Field("b_out", hf="projectors_bias", flag=True, hf_default=0),
+        Field("ssm_norm", hf="mamba_rms_norm", flag=True, hf_default=0),
+        Field("b_att", hf="attention_bias", flag=True, hf_default=0),
+        Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
+        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+    ),
+    model_type="falcon_h1",
+    hf_classes={"FalconH1ForCausalLM": "falcon_h1"},
+    hf_constants={"mamba_d_head": lambda hp: hp["d_ssm"]},
+    hf_normalize=_normalize,
+    # mamba_d_head: d_ssm, as FalconH1Config validates it against mamba_d_ssm / mamba_n_heads;
+    # mamba_expand: used only when mamba_d_ssm is null; the multipliers are scalars
+    free=frozenset({
+        "mamba_d_head", "mamba_expand", "mamba_chunk_size", "mamba_norm_before_gate",
+        "mamba_use_mlp", "attn_layer_indices", "time_step_limit", "hidden_act",
+        "initializer_range", "rms_norm_eps", "use_cache", "num_logits_to_keep", "pad_token_id",
+        "bos_token_id", "eos_token_id", "max_position_embeddings", "attention_dropout",
+        "rope_theta", "rope_scaling", "rope_parameters", "lm_head_multiplier",
+        "embedding_multiplier", "mlp_multipliers", "key_multiplier",
+        "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers",
+        "ssm_in_multiplier", "ssm_out_multiplier", "torch_dtype", "transformers_version",
+    }),
+)
+
+register(Architecture(
+    id="falcon_h1",
+    title="Falcon-H1 (transformers FalconH1ForCausalLM): attention and Mamba-2 heads in "
+          "parallel in every block",
+    source="TII 2025 (Falcon-H1: A Family of Hybrid-Head Language Models), section 2; "
+           "transformers/models/falcon_h1/modeling_falcon_h1.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_k, d_f, L, H_ssm, d_ssm),
+    optional={G_ssm: 1, d_state: 256, K_conv: 4, b_conv: 1, b_proj: 0, b_out: 0, ssm_norm: 0,
+              b_att: 0, b_ffn: 0, tied: 0},
+    # transformers' own constraints (only it builds the model): an even rotary width, heads in
+    # groups
+    constraints=(Divisible(d_k, 2), Divisible(M, M_kv)),
+    reference=Named("reference_models.hf:weights", ("falcon_h1",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "
+             "a Mamba-2 mixer side by side, a SwiGLU MLP), final RMS norm, the LM head unless "
+             "tied; the µP multipliers are scalars, not parameters",
+    presets="falcon_h1",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=2, H_ssm=4, d_ssm=6,
+                     G_ssm=2, d_state=4, ssm_norm=1),
+        "tiny_odd_biases_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=6, d_f=13, L=3, H_ssm=3,
+                                     d_ssm=7, d_state=5, K_conv=3, b_conv=0, b_proj=1,
+                                     b_out=1, b_att=1, b_ffn=1, tied=1),
+    },
+))

@@ -1,0 +1,193 @@
+"""Granite 4.0 (IBM 2025, "Granite 4.0"), as transformers builds it: GraniteMoeHybridForCausalLM
+(model_type ``granitemoehybrid``). KerasHub has no Granite 4, so transformers is the reference.
+
+L pre-norm blocks. The mixer is grouped-query attention (M query and M_kv key/value heads of
+width d_k = d_e/M, biases on all four projections when ``attention_bias``) in the L_att blocks
+``layer_types`` marks as attention, else a Mamba-2 mixer
+(:func:`paramcount.components.ssm.mamba2_mixer`: inner width x_in·d_e in H_ssm heads). Every
+block then has a shared SwiGLU MLP of width d_fs (``shared_intermediate_size``: gate and up
+fused in ``input_linear``) and, in the mixture-of-experts models (moe = 1: num_local_experts >
+0), beside it a bias-free router d_e → E and E SwiGLU experts of width d_fe, k per token. The
+dense models (H-Micro, Micro) are the same blocks with the shared MLP alone; Granite-4.0-Micro
+is all attention. Positions are rotary or none (``position_embedding_type``): no weights either
+way. Token embedding, final RMS norm and an LM head, tied in the released models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.hf_decoder import attention
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.components.ssm import mamba2_mixer
+from paramcount.components.stacks import LayerKinds, repeat
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    E,
+    G_ssm,
+    H_ssm,
+    K_conv,
+    L,
+    L_att,
+    L_ssm,
+    M,
+    M_kv,
+    b_att,
+    b_conv,
+    b_proj,
+    d_e,
+    d_fe,
+    d_fs,
+    d_k,
+    d_ssm,
+    d_state,
+    moe,
+    tied,
+    v,
+    x_in,
+)
+from paramcount.weights import Named
+
+
+def _mixer(i: int, *, layer_types=()) -> str:
+    return "attention" if i < len(layer_types) and layer_types[i] == "full_attention" else "mamba"
+
+
+# the mixer of each block, as layer_types lists it (read by the table's kinds field)
+MIXERS = LayerKinds((("attention", L_att), ("mamba", L_ssm)), _mixer)
+
+_expert = group(
+    "expert",
+    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
+         note="gate and up projections stored as one 2·d_fe × d_e tensor per expert"),
+    leaf("down", d_fe * d_e, match="down_proj", kind="feed-forward", note="no bias"),
+    match="experts",
+)
+_moe = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert,
+                          router=dense("router", d_e, E, bias=0, match="router"),
+                          match="block_sparse_moe")
+_shared = group(
+    "shared_mlp",
+    leaf("input", 2 * d_e * d_fs, match="input_linear", kind="feed-forward",
+         note="gate and up fused, d_e → 2·d_fs, no bias"),
+    leaf("output", d_fs * d_e, match="output_linear", kind="feed-forward", note="no bias"),
+    match="shared_mlp",
+    kind="feed-forward",
+)
+
+_stack = MIXERS.stack(
+    "blocks",
+    common=(rms_norm("mixer_norm", match="input_layernorm"),
+            rms_norm("ffn_norm", match="post_attention_layernorm"), _shared),
+    per_kind={"attention": (attention(qkv_bias=b_att, o_bias=b_att),),
+              "mamba": (mamba2_mixer("mamba", match="mamba"),)},
+)
+FORMULA = group(
+    "granitemoehybrid",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"),
+          zero("positions", "rotary (position_embedding_type rope) or none: no weights either "
+                            "way", kind="position")),
+    group("blocks", *_stack.children, repeat(_moe, L * moe), match=r"model/layers/\d+",
+          note="L blocks: attention in L_att, Mamba-2 in the other L_ssm; a shared MLP in "
+               "every one, and E routed experts beside it when moe = 1"),
+    rms_norm("final_norm", match="model/norm"),
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="output projection (none when tied to the token embedding)"),
+)
+
+_LEGACY = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
+def _normalize(config: Mapping) -> Mapping:
+    """Legacy layer names (mamba, attention) as transformers remaps them; no experts
+    (num_local_experts 0) read as moe = 0, the experts' keys then unset."""
+    c = dict(config)
+    if isinstance(c.get("layer_types"), list):
+        c["layer_types"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
+                            for t in c["layer_types"]]
+    if c.get("num_local_experts") == 0:
+        c["num_local_experts"] = c["num_experts_per_tok"] = None
+    return c
+
+
+MAPPING = Table(
+    fields=(
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        Field("d_e", hf="hidden_size"),
+        Field("d_fe", hf="intermediate_size"),
+        Field("d_fs", hf="shared_intermediate_size"),
+        Field("moe", hf="num_local_experts", hf_presence=True),
+        Field("E", hf="num_local_experts"),
+        Field("k", hf="num_experts_per_tok"),
+        Field("x_in", hf="mamba_expand"),
+        Field("H_ssm", hf="mamba_n_heads"),
+        Field("G_ssm", hf="mamba_n_groups"),
+        Field("d_state", hf="mamba_d_state"),
+        Field("K_conv", hf="mamba_d_conv"),
+        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
+        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
+        Field("b_att", hf="attention_bias", flag=True, hf_default=0),
+        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        Field("L_att", hf="layer_types", kinds=("full_attention", "linear_attention"),
+              hf_default=0),
+    ),
+    model_type="granitemoehybrid",
+    hf_classes={"GraniteMoeHybridForCausalLM": "granitemoehybrid"},
+    hf_constants={"num_local_experts": lambda hp: hp["E"] if hp["moe"] else 0,
+                  "mamba_d_head": lambda hp: hp["x_in"] * hp["d_e"] // hp["H_ssm"]},
+    hf_normalize=_normalize,
+    # mamba_d_head: x_in·d_e / H_ssm, as GraniteMoeHybridConfig validates it (not read)
+    free=frozenset({
+        "mamba_d_head", "position_embedding_type", "hidden_act", "initializer_range",
+        "rms_norm_eps", "use_cache", "pad_token_id", "bos_token_id", "eos_token_id",
+        "max_position_embeddings", "rope_theta", "rope_scaling", "rope_parameters",
+        "attention_dropout", "embedding_multiplier", "logits_scaling", "residual_multiplier",
+        "attention_multiplier", "output_router_logits", "router_aux_loss_coef",
+        "mamba_chunk_size", "time_step_limit", "normalization_function", "init_method",
+        "torch_dtype", "dtype", "transformers_version", "model_name",
+    }),
+)
+
+register(Architecture(
+    id="granitemoehybrid",
+    title="Granite 4.0 (transformers GraniteMoeHybridForCausalLM): Mamba-2 and attention "
+          "mixers, a shared MLP in every block, routed experts beside it",
+    source="IBM 2025 (Granite 4.0 model cards and release: H-Small 32B total / 9B active); "
+           "transformers/models/granitemoehybrid/modeling_granitemoehybrid.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, L, L_att, d_fs, H_ssm),
+    optional={moe: 1, E: 8, k_act: 2, d_fe: 1024, x_in: 2, G_ssm: 1, d_state: 256, K_conv: 4,
+              b_conv: 1, b_proj: 0, b_att: 0, tied: 1},
+    fixed={d_k: d_e / M, d_ssm: x_in * d_e / H_ssm, **MIXERS.fixed()},
+    constraints=(Divisible(d_e, M), Divisible(M, M_kv), Divisible(x_in * d_e, H_ssm),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *MIXERS.constraints()),
+    reference=Named("reference_models.hf:weights", ("granitemoehybrid",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
+             "Mamba-2 mixer, a shared MLP, E routed experts when moe = 1), final RMS norm, the "
+             "LM head unless tied; active parameters count k of the E experts",
+    presets="granitemoehybrid",
+    family="transformers",
+    mapping=MAPPING,
+    # prove: d_e divided by the attention heads and by the Mamba heads makes it a product of
+    # four random factors, whose builds overflow; as many Mamba heads as attention heads keeps
+    # every width a product of two (verify still builds every set)
+    transformers=Transformers(weights=own_weights(FORMULA), prove_within=(
+        Relation(H_ssm, "==", M, reason="prove: as many Mamba heads as attention heads"),)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, L=4, L_att=1, d_fs=20, H_ssm=8, E=5, k=2,
+                     d_fe=12, G_ssm=2, d_state=4),
+        "tiny_dense_odd": dict(v=31, d_e=18, M=3, M_kv=1, L=3, L_att=2, d_fs=11, H_ssm=4,
+                               moe=0, G_ssm=1, d_state=5, K_conv=3, b_conv=0, b_proj=1,
+                               b_att=1, tied=0),
+    },
+))

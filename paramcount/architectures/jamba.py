@@ -1,0 +1,202 @@
+"""Jamba (Lieber et al. 2024, "Jamba: A Hybrid Transformer-Mamba Language Model"; Jamba Team 2024,
+"Jamba-1.5: Hybrid Transformer-Mamba Models at Scale"), as transformers builds it:
+JambaForCausalLM. KerasHub has no Jamba, so transformers is the reference.
+
+L pre-norm blocks, each a mixer and a feed-forward, chosen by two independent rules of the
+config (:mod:`paramcount.components.stacks`): the mixer is grouped-query attention (M query and
+M_kv key/value heads of width d_k = d_e/M, no biases) in the L_att blocks with
+i % attn_layer_period = attn_layer_offset (one in eight in the released models), else a Mamba
+mixer with RMS norms of Δ, B and C (:func:`paramcount.components.ssm.jamba_mixer`); the
+feed-forward is a mixture of experts in the L_moe blocks with
+i % expert_layer_period = expert_layer_offset (every second): a bias-free router d_e → E and E
+SwiGLU experts of width d_fe (``intermediate_size``), k per token, stacked as ``gate_up_proj``
+and ``down_proj``; else a dense SwiGLU of the same width. No positional encoding at all: the
+Mamba layers carry order (the paper, section 6.5). Token embedding, final RMS norm and an untied
+LM head.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import sympy
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.hf_decoder import attention
+from paramcount.components.latent import swiglu_hf
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.components.ssm import jamba_mixer
+from paramcount.components.stacks import (
+    PERIODIC_ATTENTION,
+    PERIODIC_MOE,
+    L_moe,
+    crossed,
+    periodic,
+)
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    E,
+    K_conv,
+    L,
+    L_att,
+    M,
+    M_kv,
+    b_conv,
+    b_proj,
+    d_e,
+    d_fe,
+    d_k,
+    d_state,
+    r_dt,
+    tied,
+    v,
+    x_in,
+)
+from paramcount.weights import Named
+
+_expert = group(
+    "expert",
+    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
+         note="gate and up projections stored as one 2·d_fe × d_e tensor per expert"),
+    leaf("down", d_fe * d_e, match="down_proj", kind="feed-forward", note="no bias"),
+    match="experts",
+)
+_moe = mixture_of_experts(
+    "moe",
+    experts=E,
+    top_k=k_act,
+    expert=_expert,
+    router=dense("router", d_e, E, bias=0, match="router"),
+    match="feed_forward",
+)
+
+FORMULA = group(
+    "jamba",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"),
+          zero("positions", "none: no positional encoding, the Mamba layers carry order",
+               kind="position")),
+    crossed(
+        "blocks",
+        common=(rms_norm("mixer_norm", match="input_layernorm"),
+                rms_norm("ffn_norm", match="pre_ff_layernorm")),
+        kinds=((PERIODIC_ATTENTION, {"attention": (attention(),), "mamba": (jamba_mixer(),)}),
+               (PERIODIC_MOE, {"moe": (_moe,),
+                               "dense": (swiglu_hf("dense_ffn", d_fe,
+                                                   match=r"feed_forward(?=/(?:gate|up|down)_proj)"),)})),
+        match=r"model/layers/\d+",
+        note="L blocks: attention as the mixer in L_att of them, Mamba in the other L_ssm; "
+             "experts as the feed-forward in L_moe, a dense SwiGLU in the other L_dense",
+    ),
+    rms_norm("final_norm", match="model/final_layernorm"),
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="untied output projection (none when tied)"),
+)
+
+
+def _normalize(config: Mapping) -> Mapping:
+    """mamba_dt_rank "auto" is ⌈d_e / 16⌉, as JambaConfig resolves it."""
+    c = dict(config)
+    if c.get("mamba_dt_rank") == "auto" and isinstance(c.get("hidden_size"), int):
+        c["mamba_dt_rank"] = math.ceil(c["hidden_size"] / 16)
+    return c
+
+
+def _attn_period(hp):
+    return periodic(hp["L"], hp["L_att"])[0]
+
+
+def _attn_offset(hp):
+    return periodic(hp["L"], hp["L_att"])[1]
+
+
+def _expert_period(hp):
+    return periodic(hp["L"], hp["L_moe"])[0]
+
+
+def _expert_offset(hp):
+    return periodic(hp["L"], hp["L_moe"])[1]
+
+
+# symbol ↔ JambaConfig key (no KerasHub argument). L_att and L_moe are read by the rules
+# JambaConfig applies; written back as a period and offset marking as many layers (which layers
+# changes no count).
+MAPPING = Table(
+    fields=(
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        Field("d_e", hf="hidden_size"),
+        Field("d_fe", hf="intermediate_size"),
+        Field("E", hf="num_experts"),
+        Field("k", hf="num_experts_per_tok"),
+        Field("x_in", hf="mamba_expand"),
+        Field("d_state", hf="mamba_d_state"),
+        Field("K_conv", hf="mamba_d_conv"),
+        Field("r_dt", hf="mamba_dt_rank"),
+        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
+        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
+        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        Field("L_att", stack=PERIODIC_ATTENTION, options={
+            "attn_layer_period": "attn_layer_period", "attn_layer_offset": "attn_layer_offset"}),
+        Field("L_moe", stack=PERIODIC_MOE, options={
+            "expert_layer_period": "expert_layer_period",
+            "expert_layer_offset": "expert_layer_offset", "num_experts": "num_experts"}),
+    ),
+    model_type="jamba",
+    hf_classes={"JambaForCausalLM": "jamba"},
+    hf_constants={"attn_layer_period": _attn_period, "attn_layer_offset": _attn_offset,
+                  "expert_layer_period": _expert_period, "expert_layer_offset": _expert_offset},
+    hf_normalize=_normalize,
+    free=frozenset({
+        "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "output_router_logits",
+        "router_aux_loss_coef", "pad_token_id", "bos_token_id", "eos_token_id",
+        "max_position_embeddings", "attention_dropout", "use_mamba_kernels", "use_mambapy",
+        "use_associative_scan", "num_logits_to_keep", "sliding_window", "n_ctx",
+        "calc_logits_for_entire_prompt", "mamba_inner_layernorms",
+    }),
+)
+
+register(Architecture(
+    id="jamba",
+    title="Jamba (transformers JambaForCausalLM): Mamba and attention mixers interleaved, "
+          "experts in every other block",
+    source="Lieber et al. 2024 (Jamba: A Hybrid Transformer-Mamba Language Model), section 2; "
+           "Jamba Team 2024 (Jamba-1.5); transformers/models/jamba/modeling_jamba.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_fe, L, E),
+    # r_dt: ⌈d_e/16⌉ (mamba_dt_rank "auto"), written as a floor
+    optional={k_act: 2, x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16),
+              b_conv: 1, b_proj: 0, tied: 0, L_att: sympy.floor((L + 3) / 8),
+              L_moe: sympy.floor(L / 2)},
+    fixed={d_k: d_e / M, **PERIODIC_ATTENTION.fixed(), **PERIODIC_MOE.fixed()},
+    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 Relation(E, ">=", 2, reason="with one expert JambaConfig builds a dense MLP "
+                                             "in every block"),
+                 *PERIODIC_ATTENTION.constraints(), *PERIODIC_MOE.constraints()),
+    reference=Named("reference_models.hf:weights", ("jamba",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
+             "Mamba mixer; experts or a dense SwiGLU), final RMS norm, untied LM head; active "
+             "parameters count k of the E experts",
+    presets="jamba",
+    family="transformers",
+    mapping=MAPPING,
+    # prove: every sampled stack must be writable as JambaConfig's period and offset; L a
+    # multiple of L_att, and L_att of L_moe, always is
+    transformers=Transformers(weights=own_weights(FORMULA),
+                              prove_within=(Divisible(L, L_att), Divisible(L_att, L_moe))),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=24, L=4, E=4, k=2, L_att=1, L_moe=2,
+                     d_state=4, r_dt=3),
+        "tiny_odd_tied": dict(v=31, d_e=18, M=3, M_kv=1, d_fe=10, L=5, E=3, k=3, L_att=2,
+                              L_moe=1, x_in=3, d_state=5, K_conv=3, r_dt=2, b_conv=0, b_proj=1,
+                              tied=1),
+    },
+))

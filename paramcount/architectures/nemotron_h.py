@@ -1,0 +1,220 @@
+"""Nemotron-H (NVIDIA 2025, "Nemotron-H: A Family of Accurate and Efficient Hybrid
+Mamba-Transformer Models"; Nemotron Nano 2), as transformers builds it: NemotronHForCausalLM.
+KerasHub has no Nemotron-H, so transformers is the reference.
+
+L pre-norm blocks, each one RMS norm and one mixer of the kind its config lists for it
+(``layers_block_type``, or the older ``hybrid_override_pattern`` string: M, *, -, E):
+
+- a Mamba-2 mixer (:func:`paramcount.components.ssm.mamba2_mixer`) of H_ssm heads of width
+  d_ssm (its inner width H_ssm·d_ssm, not an expansion of d_e), in the L_ssm Mamba blocks;
+- grouped-query attention without positions or biases (M query and M_kv key/value heads of
+  width d_k), in L_att blocks;
+- a squared-ReLU MLP d_e → d_f → d_e (two matrices, not gated), in L_mlp blocks;
+- a mixture of experts in L_moe blocks (Nemotron 3): a router with its score-correction bias (a
+  buffer, not trained), E squared-ReLU experts of width d_fe (k per token), one shared expert of
+  width d_fs beside them.
+
+Token embedding, final RMS norm and an LM head that is never tied (NemotronHForCausalLM ties no
+weights, whatever ``tie_word_embeddings`` says). No positional encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.hf_decoder import attention
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.components.ssm import mamba2_mixer
+from paramcount.components.stacks import (
+    BLOCK_TYPES,
+    NEMOTRON_PATTERN_CHARS,
+    L_moe,
+    block_types,
+)
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    E,
+    G_ssm,
+    H_ssm,
+    K_conv,
+    L,
+    L_att,
+    L_mlp,
+    M,
+    M_kv,
+    b_conv,
+    b_ffn,
+    b_proj,
+    d_e,
+    d_f,
+    d_fe,
+    d_fs,
+    d_k,
+    d_ssm,
+    d_state,
+    v,
+)
+from paramcount.weights import Named
+
+
+def _mlp(name: str, inner, match: str, at: str = ""):
+    """Up and down, squared ReLU between (``at``: a look-behind naming the module right above,
+    where the experts' tensors share the names)."""
+    return group(name, dense("up", d_e, inner, bias=b_ffn, match=at + "up_proj"),
+                 dense("down", inner, d_e, bias=b_ffn, match=at + "down_proj"),
+                 match=match, kind="feed-forward")
+
+
+_router = group(
+    "router",
+    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E"),
+    leaf("score_bias", E, match="e_score_correction_bias", trainable=False, kind="router",
+         note="per-expert score-correction bias for top-k selection (a buffer: updated by the "
+              "load-balancing rule, not trained)"),
+    match="gate",
+    kind="router",
+)
+_expert = group(
+    "expert",
+    leaf("up", d_fe * d_e, match="up_proj", kind="feed-forward",
+         note="squared-ReLU expert: up and down, no gate"),
+    leaf("down", d_e * d_fe, match="down_proj", kind="feed-forward"),
+    match="experts",
+)
+_moe = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert, router=_router,
+                          shared=_mlp("shared", d_fs, "shared_experts"), match="mixer")
+
+FORMULA = group(
+    "nemotron_h",
+    group("embeddings", embedding("token", v, match="model/embeddings"),
+          zero("positions", "none: no positional encoding, the Mamba blocks carry order",
+               kind="position")),
+    BLOCK_TYPES.stack(
+        "blocks",
+        common=(rms_norm("norm", match=r"(?<=\d/)norm"),),
+        per_kind={"attention": (attention(match="mixer"),),
+                  "mlp": (_mlp("mlp", d_f, "mixer", at="(?<=mixer/)"),),
+                  "moe": (_moe,),
+                  "mamba": (mamba2_mixer("mamba", match="mixer", inner=H_ssm * d_ssm),)},
+        match=r"model/layers/\d+",
+        note="L blocks, each a norm and one mixer: attention in L_att, an MLP in L_mlp, "
+             "experts in L_moe, Mamba-2 in the other L_ssm",
+    ),
+    rms_norm("final_norm", match="model/norm_f"),
+    leaf("head", d_e * v, match="lm_head", kind="head",
+         note="output projection, never tied: NemotronHForCausalLM ties no weights, whatever "
+              "tie_word_embeddings says"),
+)
+
+
+_LEGACY = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
+def _normalize(config: Mapping) -> Mapping:
+    """``hybrid_override_pattern`` (M, *, -, E per block) read as the ``layers_block_type`` list
+    NemotronHConfig makes of it; the blocks are the list's entries (num_hidden_layers is only
+    a check in NemotronHConfig)."""
+    c = dict(config)
+    pattern = c.get("hybrid_override_pattern")
+    if c.get("layers_block_type") is None and isinstance(c.get("layer_types"), list):
+        c["layers_block_type"] = c["layer_types"]  # NemotronHConfig's attribute_map
+    if (c.get("layers_block_type") is None and isinstance(pattern, str)
+            and set(pattern) <= set(NEMOTRON_PATTERN_CHARS)):
+        c["layers_block_type"] = [NEMOTRON_PATTERN_CHARS[ch] for ch in pattern]
+    if isinstance(c.get("layers_block_type"), list):  # the legacy names transformers remaps
+        c["layers_block_type"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
+                                  for t in c["layers_block_type"]]
+    if c.get("num_hidden_layers") is None and isinstance(c.get("layers_block_type"), list):
+        c["num_hidden_layers"] = len(c["layers_block_type"])
+    return c
+
+
+_KINDS = {"layers_block_type": "layers_block_type"}
+
+MAPPING = Table(
+    fields=(
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        # NemotronHConfig's head_dim (default 128); the older attention_head_dim is not read
+        Field("d_k", hf="head_dim", hf_default=128),
+        Field("d_e", hf="hidden_size"),
+        Field("d_f", hf="intermediate_size"),
+        Field("H_ssm", hf="mamba_num_heads"),
+        Field("d_ssm", hf="mamba_head_dim"),
+        Field("G_ssm", hf="n_groups"),
+        Field("d_state", hf="ssm_state_size"),
+        Field("K_conv", hf="conv_kernel"),
+        Field("b_conv", hf="use_conv_bias", flag=True, hf_default=1),
+        Field("b_proj", hf="use_bias", flag=True, hf_default=0),
+        Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
+        Field("E", hf="n_routed_experts"),
+        Field("k", hf="num_experts_per_tok"),
+        Field("d_fe", hf="moe_intermediate_size"),
+        Field("d_fs", hf="moe_shared_expert_intermediate_size"),
+        Field("L_att", stack=BLOCK_TYPES, options=_KINDS),
+        Field("L_mlp", stack=BLOCK_TYPES, options=_KINDS),
+        Field("L_moe", stack=BLOCK_TYPES, options=_KINDS),
+    ),
+    model_type="nemotron_h",
+    hf_classes={"NemotronHForCausalLM": "nemotron_h"},
+    hf_constants={"layers_block_type": block_types, "moe_latent_size": None,
+                  "attention_bias": False},
+    requires=(Require("moe_latent_size", (None,), "experts on a latent projection (Nemotron 3 "
+                                                  "Super's) are not formulated here"),),
+    hf_normalize=_normalize,
+    free=frozenset({
+        "hybrid_override_pattern", "attention_head_dim", "expand", "mamba_proj_bias",
+        "attention_bias", "hidden_act", "mlp_hidden_act", "mamba_hidden_act",
+        "initializer_range", "layer_norm_epsilon", "rms_norm_eps", "use_cache",
+        "num_logits_to_keep", "pad_token_id", "bos_token_id", "eos_token_id",
+        "max_position_embeddings", "attention_dropout", "hidden_dropout", "sliding_window",
+        "use_mamba_kernels", "time_step_min", "time_step_max", "time_step_limit",
+        "time_step_floor", "chunk_size", "mamba_ssm_cache_dtype", "output_router_logits",
+        "n_shared_experts", "moe_shared_expert_overlap", "routed_scaling_factor", "n_group",
+        "topk_group", "norm_topk_prob", "residual_in_fp32", "rescale_prenorm_residual",
+        "num_nextn_predict_layers", "mtp_layers_block_type", "mtp_hybrid_override_pattern",
+        "torch_dtype", "transformers_version", "layer_types",
+        # NemotronHForCausalLM declares no tied weights: its head is its own at either value
+        "tie_word_embeddings",
+    }),
+)
+
+register(Architecture(
+    id="nemotron_h",
+    title="Nemotron-H (transformers NemotronHForCausalLM): Mamba-2, attention, MLP and expert "
+          "blocks as its config lists them",
+    source="NVIDIA 2025 (Nemotron-H: A Family of Accurate and Efficient Hybrid Mamba-Transformer "
+           "Models), section 2; transformers/models/nemotron_h/modeling_nemotron_h.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_f, L, H_ssm, d_ssm, L_att, L_mlp),
+    optional={d_k: 128, G_ssm: 8, d_state: 128, K_conv: 4, b_conv: 1, b_proj: 0, b_ffn: 0,
+              L_moe: 0, E: 8, k_act: 2, d_fe: 7688, d_fs: 7688},
+    fixed=BLOCK_TYPES.fixed(),
+    constraints=(Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *BLOCK_TYPES.constraints()),
+    reference=Named("reference_models.hf:weights", ("nemotron_h",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (a norm and a "
+             "Mamba-2, attention, MLP or expert mixer each), final RMS norm, untied LM head; the "
+             "router's score-correction bias is a non-trainable buffer, counted apart; active "
+             "parameters count k of the E routed experts",
+    presets="nemotron_h",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, H_ssm=4, d_ssm=6,
+                     G_ssm=2, d_state=4, L_att=1, L_mlp=2, L_moe=1, E=4, k=2, d_fe=12, d_fs=20),
+        "tiny_odd_biases": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, d_f=13, L=5, H_ssm=3,
+                                d_ssm=7, G_ssm=1, d_state=5, K_conv=3, L_att=2, L_mlp=1,
+                                b_conv=0, b_proj=1, b_ffn=1),
+    },
+))

@@ -1,0 +1,212 @@
+"""Zamba 2 (Glorioso et al. 2024, "The Zamba2 Suite: Technical Report"), as transformers builds it:
+Zamba2ForCausalLM. KerasHub has no Zamba 2, so transformers is the reference.
+
+A Mamba-2 backbone of L layers (an RMS norm and a Mamba-2 mixer each:
+:func:`paramcount.components.ssm.mamba2_mixer`, inner width x_in·d_e in H_ssm heads). In the L_hyb
+*hybrid* layers (``layers_block_type``) a shared transformer block runs first, on the hidden state
+concatenated with the input embeddings (width 2·d_e): an RMS norm of 2·d_e, attention (M query
+and M_kv key/value heads of width d_k = 2·d_e/M, from 2·d_e, out to d_e), an RMS norm and a GELU
+MLP (gate and up fused, d_e → 2·d_f → d_e); its output passes a per-layer d_e × d_e ``linear``
+into the Mamba layer.
+
+**Shared weights, counted once.** There are only B_mem distinct shared blocks
+(``num_mem_blocks``): hybrid layer j reuses block j mod B_mem, the very same tensors, so the tree
+counts them B_mem times, not L_hyb times (transformers ties the later layers' blocks to the first
+B_mem, and its parameter count is the same). What is not shared is specialised per layer: each
+hybrid layer has its own low-rank adapter (rank r_ad) on the MLP's fused gate-up projection, and
+with ``use_shared_attention_adapter`` on the attention's q, k and v as well; they live inside the
+shared blocks but one per hybrid layer, so they count L_hyb times. Rotary positions in the shared
+attention (``use_mem_rope``) or none; token embedding, final RMS norm, and the LM head tied to
+the embedding (transformers ties the shared blocks through the same switch: with
+``tie_word_embeddings`` false it builds one unshared copy per hybrid layer, a model this formula
+does not describe and refuses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.modern import rms_norm
+from paramcount.components.ssm import mamba2_mixer
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    B_mem,
+    G_ssm,
+    H_ssm,
+    K_conv,
+    L,
+    L_hyb,
+    M,
+    M_kv,
+    att_ad,
+    b_conv,
+    b_proj,
+    d_e,
+    d_f,
+    d_k,
+    d_state,
+    r_ad,
+    v,
+    x_in,
+)
+from paramcount.weights import Named
+
+D_ATT = 2 * d_e  # the shared block reads the hidden state and the input embeddings, concatenated
+
+
+def _adapter(name: str, width_in, width_out, match: str, on=1):
+    return group(name,
+                 leaf("down", on * width_in * r_ad, match=r"\d+/0", kind="projection",
+                      note="into the adapter's rank r_ad"),
+                 leaf("up", on * r_ad * width_out, match=r"\d+/1", kind="projection",
+                      note="back out of rank r_ad"),
+                 match=match)
+
+
+_shared = group(
+    "shared_block",
+    rms_norm("attention_norm", D_ATT, match="input_layernorm"),
+    group("attention",
+          dense("query", D_ATT, M * d_k, bias=0, match="q_proj"),
+          dense("key", D_ATT, M_kv * d_k, bias=0, match="k_proj"),
+          dense("value", D_ATT, M_kv * d_k, bias=0, match="v_proj"),
+          dense("output", M * d_k, d_e, bias=0, match="o_proj"),
+          match="self_attn", kind="attention"),
+    rms_norm("ffn_norm", match="pre_ff_layernorm"),
+    group("mlp",
+          dense("gate_up", d_e, 2 * d_f, bias=b_proj, match="gate_up_proj",
+                note="gate and up fused, d_e → 2·d_f"),
+          dense("down", d_f, d_e, bias=b_proj, match="down_proj"),
+          match="feed_forward", kind="feed-forward"),
+    times=B_mem,
+    match=r"model/layers/\d+/shared_transformer",
+    note="B_mem distinct blocks, each reused by every B_mem-th hybrid layer: counted once each",
+)
+
+_adapters = group(
+    "adapters",
+    _adapter("mlp", d_e, 2 * d_f, r"feed_forward/gate_up_proj_adapter_list"),
+    _adapter("query", D_ATT, D_ATT, r"self_attn/linear_q_adapter_list", att_ad),
+    _adapter("key", D_ATT, D_ATT, r"self_attn/linear_k_adapter_list", att_ad),
+    _adapter("value", D_ATT, D_ATT, r"self_attn/linear_v_adapter_list", att_ad),
+    times=L_hyb,
+    match=r"model/layers/\d+/shared_transformer",
+    kind="projection",
+    note="one set per hybrid layer (held inside the shared blocks, not shared)",
+)
+
+FORMULA = group(
+    "zamba2",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"),
+          zero("positions", "rotary in the shared attention (use_mem_rope) or none: no weights "
+                            "either way", kind="position")),
+    group("blocks",
+          rms_norm("mamba_norm", match=r"(?<!shared_transformer/)input_layernorm"),
+          mamba2_mixer("mamba", match="mamba"),
+          times=L, match=r"model/layers/\d+", note="L Mamba-2 layers"),
+    group("hybrid", dense("linear", d_e, d_e, bias=0, match="linear",
+                          note="the shared block's output into the layer's Mamba, per layer"),
+          times=L_hyb, match=r"model/layers/\d+", kind="projection",
+          note="L_hyb of the layers also run a shared block"),
+    _shared,
+    _adapters,
+    rms_norm("final_norm", match="model/final_layernorm"),
+    zero("head", "tied to the token embedding (counted there): Zamba2ForCausalLM shares its "
+                 "blocks only with the embedding tied", kind="head"),
+)
+
+_LEGACY = {"mamba": "linear_attention"}
+# transformers ties the shared blocks through the same switch as the head: untied, every hybrid
+# layer builds its own copy of its block (with all of that block's adapters), which this formula
+# does not describe
+_UNTIED = ("Zamba2ForCausalLM shares the blocks only with tie_word_embeddings true; untied, it "
+           "builds an unshared copy per hybrid layer (not formulated)")
+
+
+def _normalize(config: Mapping) -> Mapping:
+    """Legacy layer names (mamba) as transformers remaps them."""
+    c = dict(config)
+    if isinstance(c.get("layers_block_type"), list):
+        c["layers_block_type"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
+                                  for t in c["layers_block_type"]]
+    return c
+
+
+MAPPING = Table(
+    fields=(
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        Field("d_e", hf="hidden_size"),
+        Field("d_f", hf="intermediate_size", hf_default=4 * d_e),
+        Field("x_in", hf="mamba_expand"),
+        Field("H_ssm", hf="n_mamba_heads"),
+        Field("G_ssm", hf="mamba_ngroups"),
+        Field("d_state", hf="mamba_d_state"),
+        Field("K_conv", hf="mamba_d_conv"),
+        Field("b_proj", hf="add_bias_linear", flag=True, hf_default=0),
+        Field("B_mem", hf="num_mem_blocks"),
+        Field("r_ad", hf="adapter_rank"),
+        Field("att_ad", hf="use_shared_attention_adapter", flag=True, hf_default=0),
+        Field("L_hyb", hf="layers_block_type", kinds=("hybrid", "linear_attention")),
+    ),
+    model_type="zamba2",
+    hf_classes={"Zamba2ForCausalLM": "zamba2"},
+    hf_constants={"tie_word_embeddings": True},
+    requires=(Require("tie_word_embeddings", (True,), _UNTIED),),
+    # the convolution always has its bias (Zamba2MambaMixer ignores use_conv_bias)
+    hf_normalize=_normalize,
+    # attention_hidden_size (2·d_e), attention_head_dim (2·d_e/M), mamba_headdim, kv_channels:
+    # recomputed by Zamba2Config from the others, never read; hybrid_layer_ids: the hybrid
+    # entries of layers_block_type
+    free=frozenset({
+        "attention_hidden_size", "attention_head_dim", "mamba_headdim", "kv_channels",
+        "hybrid_layer_ids", "ffn_hidden_size", "num_query_groups", "use_conv_bias",
+        "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "num_logits_to_keep",
+        "pad_token_id", "bos_token_id", "eos_token_id", "max_position_embeddings",
+        "attention_dropout", "rope_theta", "rope_parameters", "use_mem_rope",
+        "use_long_context", "use_mamba_kernels", "use_mem_eff_path", "chunk_size",
+        "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
+        "torch_dtype", "transformers_version",
+    }),
+)
+
+register(Architecture(
+    id="zamba2",
+    title="Zamba 2 (transformers Zamba2ForCausalLM): a Mamba-2 backbone with B_mem shared "
+          "attention blocks reused across its hybrid layers (counted once), per-layer adapters",
+    source="Glorioso et al. 2024 (The Zamba2 Suite: Technical Report), section 2; "
+           "transformers/models/zamba2/modeling_zamba2.py",
+    formula=FORMULA,
+    required=(v, d_e, M, L, L_hyb, H_ssm),
+    optional={M_kv: M, d_f: 4 * d_e, x_in: 2, G_ssm: 1, d_state: 64, K_conv: 4, b_proj: 0,
+              B_mem: 1, r_ad: 128, att_ad: 0},
+    # b_conv: Zamba2MambaMixer's convolution always has its bias, whatever use_conv_bias says
+    fixed={d_k: 2 * d_e / M, b_conv: 1},
+    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
+                 Relation(L_hyb, "<=", L, reason="the hybrid layers are some of the layers"),
+                 Relation(B_mem, "<=", L_hyb, reason="every shared block is used by a hybrid "
+                                                     "layer (else it is never built)")),
+    reference=Named("reference_models.hf:weights", ("zamba2",)),
+    counting="trainable parameters of the causal LM: token embedding, L Mamba-2 layers, the "
+             "B_mem shared attention blocks once each (whichever hybrid layers reuse them), one "
+             "linear and one adapter set per hybrid layer, final RMS norm; the head is tied",
+    presets="zamba2",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, L=5, L_hyb=3, H_ssm=8, d_f=24, B_mem=2, r_ad=3,
+                     G_ssm=2, d_state=4),
+        "tiny_attention_adapters": dict(v=31, d_e=18, M=3, M_kv=1, L=4, L_hyb=2, H_ssm=6,
+                                        d_f=10, r_ad=2, att_ad=1, d_state=5, K_conv=3,
+                                        b_proj=1),
+    },
+))
