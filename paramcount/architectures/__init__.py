@@ -92,4 +92,6 @@ MODULES: dict[str, str] = {
     "phi": "phi",
     "gpt_j": "gpt_j",
     "phimoe": "phimoe",
+    "minimax_m2": "minimax_m2",
+    "olmo3": "olmo3",
 }
