@@ -21,6 +21,22 @@ PUBLISHED = {
     # allenai/Olmo-3-1025-7B and Olmo-3-1125-32B config.json: "7B" (7.3B) and "32B" (32.2B)
     "olmo-3-1025-7b.json": ("olmo3", 7_298_011_136),
     "olmo-3-1125-32b.json": ("olmo3", 32_233_522_176),
+    # ibm-granite/granite-3.0-1b-a400m-base and 3b-a800m-base config.json (tied): "1.3B" and
+    # "3.3B" total (Granite 3.0 report, table 1)
+    "granite-3.0-1b-a400m-base.json": ("granitemoe", 1_334_628_352),
+    "granite-3.0-3b-a800m-base.json": ("granitemoe", 3_298_793_472),
+    # bigcode/starcoder2-3b and starcoder2-7b config.json (use_bias, tied by Starcoder2Config's
+    # default): 3.03B and 7.17B on the Hub
+    "starcoder2-3b.json": ("starcoder2", 3_030_371_328),
+    "starcoder2-7b.json": ("starcoder2", 7_173_923_840),
+    # CohereForAI/c4ai-command-r7b-12-2024 (8.03B, "7B" in its name) and c4ai-command-a-03-2025
+    # ("111B") config.json, both tied
+    "c4ai-command-r7b-12-2024.json": ("cohere2", 8_028_033_024),
+    "c4ai-command-a-03-2025.json": ("cohere2", 111_057_580_032),
+    # EleutherAI/gpt-neo-125M, 1.3B, 2.7B config.json (tied): 125M, 1.3B (1.32B), 2.7B (2.65B)
+    "gpt-neo-125m.json": ("gpt_neo", 125_198_592),
+    "gpt-neo-1.3b.json": ("gpt_neo", 1_315_575_808),
+    "gpt-neo-2.7b.json": ("gpt_neo", 2_651_307_520),
 }
 
 
@@ -57,7 +73,30 @@ def test_olmo3_is_olmo2s_formula():
     assert o3.count(o3.resolve(hp)) == o2.count(o2.resolve(hp)) == 7_298_011_136
 
 
-REST = ["minimax_m2", "olmo3"]
+@pytest.mark.parametrize(("preset", "active", "activated"), [
+    ("granite_3_0_1b_a400m", 428_658_688, 378_323_968),
+    ("granite_3_0_3b_a800m", 882_874_368, 807_372_288),
+])
+def test_granitemoe_active_figures_leave_out_the_tied_table(preset, active, activated):
+    """Granite 3 MoE's "400M" and "800M" active: 8 experts per block, the (tied) token table
+    left out."""
+    got, table = _active("granitemoe", preset)
+    assert got == active and got - table == activated
+
+
+def test_cohere2_is_cohere_without_qk_norm():
+    """Command R7B's weights are Command R's block at qk_norm = 0: the same count."""
+    hp = registry.get("cohere2").preset("command_r7b_12_2024").hparams
+    c1, c2 = registry.get("cohere"), registry.get("cohere2")
+    assert c2.count(c2.resolve(hp)) == c1.count(c1.resolve(dict(hp, qk_norm=0))) == 8_028_033_024
+
+
+def test_gpt_neo_reads_a_null_intermediate_size_as_4_d_e(capsys):
+    data = _count(capsys, "--config", str(CONFIGS / "gpt-neo-125m.json"))
+    assert data["config"]["read"]["d_f"] == 4 * 768
+
+
+REST = ["minimax_m2", "olmo3", "granitemoe", "starcoder2", "cohere2", "gpt_neo"]
 
 
 @pytest.mark.parametrize("arch_id", REST)

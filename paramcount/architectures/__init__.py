@@ -94,4 +94,8 @@ MODULES: dict[str, str] = {
     "phimoe": "phimoe",
     "minimax_m2": "minimax_m2",
     "olmo3": "olmo3",
+    "granitemoe": "granitemoe",
+    "starcoder2": "starcoder2",
+    "cohere2": "cohere2",
+    "gpt_neo": "gpt_neo",
 }

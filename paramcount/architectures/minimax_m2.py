@@ -14,8 +14,7 @@ MiniMaxM2ForCausalLM does not build: not counted.
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
-from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
@@ -25,13 +24,6 @@ from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
-_EXPERT = group(
-    "expert",
-    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
-         note="gate and up projections stored as one 2·d_fe × d_e tensor"),
-    dense("down", d_fe, d_e, bias=0, match="down_proj"),
-    match="experts",
-)
 _ROUTER = group(
     "router",
     leaf("weight", E * d_e, match=r"gate/weight", kind="router",
@@ -47,7 +39,7 @@ FORMULA = causal_lm(
     block=(rms_norm("attention_norm", match="input_layernorm"),
            attention(key_dim=d_k, norms=qk_norms("full")),
            rms_norm("ffn_norm", match="post_attention_layernorm"),
-           mixture_of_experts("moe", experts=E, top_k=k_act, expert=_EXPERT, router=_ROUTER,
+           mixture_of_experts("moe", experts=E, top_k=k_act, expert=stacked_expert(d_fe), router=_ROUTER,
                               match="mlp")),
     final_norm=rms_norm("final_norm", match="model/norm"),
     note="pre-norm blocks: attention (QK norm over all heads), E experts with a router",

@@ -18,6 +18,8 @@ from paramcount.weights import Named
 
 FORMULA = dataclasses.replace(OLMO2, name="olmo3")
 _OLMO2: Architecture = get("olmo2")
+_MAPPING = _OLMO2.mapping
+assert _MAPPING is not None
 
 register(dataclasses.replace(
     _OLMO2,
@@ -29,7 +31,7 @@ register(dataclasses.replace(
     reference=Named("reference_models.hf:weights", ("olmo3",)),
     presets="olmo3",
     mapping=dataclasses.replace(
-        _OLMO2.mapping, model_type="olmo3", hf_classes={"Olmo3ForCausalLM": "olmo3"},
-        free=_OLMO2.mapping.free | {"sliding_window", "layer_types"}),
+        _MAPPING, model_type="olmo3", hf_classes={"Olmo3ForCausalLM": "olmo3"},
+        free=_MAPPING.free | {"sliding_window", "layer_types"}),
     transformers=Transformers(weights=own_weights(FORMULA)),
 ))
