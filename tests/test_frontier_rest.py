@@ -6,9 +6,12 @@ for all hyperparameters)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from paramcount import registry
+from paramcount.cli import main
 from tests.test_frontier import CONFIGS, _count, _values
 
 # file → (architecture read, transformers' count of the class the file names). The files are the
@@ -37,6 +40,15 @@ PUBLISHED = {
     "gpt-neo-125m.json": ("gpt_neo", 125_198_592),
     "gpt-neo-1.3b.json": ("gpt_neo", 1_315_575_808),
     "gpt-neo-2.7b.json": ("gpt_neo", 2_651_307_520),
+    # databricks/dbrx-base and dbrx-instruct config.json: "132B total parameters"
+    "dbrx-base.json": ("dbrx", 131_596_523_520),
+    "dbrx-instruct.json": ("dbrx", 131_596_523_520),
+    # baidu/ERNIE-4.5-0.3B-PT and -Base-PT config.json (tied): "0.36B"
+    "ernie-4.5-0.3b-pt.json": ("ernie4_5", 360_748_032),
+    "ernie-4.5-0.3b-base-pt.json": ("ernie4_5", 360_748_032),
+    # baidu/ERNIE-4.5-21B-A3B-PT and -Base-PT config.json (tied): "21B total" (21.8B)
+    "ernie-4.5-21b-a3b-pt.json": ("ernie4_5_moe", 21_825_436_160),
+    "ernie-4.5-21b-a3b-base-pt.json": ("ernie4_5_moe", 21_825_436_160),
 }
 
 
@@ -96,7 +108,46 @@ def test_gpt_neo_reads_a_null_intermediate_size_as_4_d_e(capsys):
     assert data["config"]["read"]["d_f"] == 4 * 768
 
 
-REST = ["minimax_m2", "olmo3", "granitemoe", "starcoder2", "cohere2", "gpt_neo"]
+def test_dbrx_36b_active():
+    """DBRX's "36B active on any input": 4 of the 16 experts in each of the 40 blocks, with
+    the token table and LM head (36.5B)."""
+    active, table = _active("dbrx", "dbrx_base")
+    assert active == 36_469_708_800 and table == 100_352 * 6144
+
+
+def test_ernie4_5_moe_3b_activated_and_frozen_score_bias():
+    """ERNIE-4.5-21B-A3B's "3B activated": 6 of 64 routed experts and the 2 shared ones in 27
+    sparse blocks, the one dense block, attention: 3.35B with the (tied) token table, 3.09B
+    without. The router's score-correction bias is a frozen parameter: 64 per sparse block."""
+    active, table = _active("ernie4_5_moe", "ernie4_5_21b_a3b")
+    assert active == 3_352_148_480 and active - table == 3_087_383_040
+    arch, values = _values("ernie4_5_moe", "ernie4_5_21b_a3b", "transformers")
+    assert int(arch.formula.trainable_total(False).subs(values)) == 64 * 27
+
+
+@pytest.mark.parametrize(("keys", "dense"), [
+    ({"moe_layer_start_index": 0, "moe_layer_end_index": -1}, 0),
+    ({"moe_layer_end_index": None}, 1),
+    ({"moe_layer_end_index": 20}, 8),  # blocks 21 to 27 dense too
+    ({"moe_layer_interval": 2}, 14),  # blocks 1, 3, ..., 27 sparse
+])
+def test_ernie4_5_moe_reads_its_sparse_blocks_by_transformers_rule(capsys, tmp_path, keys, dense):
+    data = json.loads((CONFIGS / "ernie-4.5-21b-a3b-pt.json").read_text()) | keys
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert _count(capsys, "--config", str(path))["config"]["read"]["L_dense"] == dense
+
+
+def test_ernie_refuses_projection_biases(capsys, tmp_path):
+    data = json.loads((CONFIGS / "ernie-4.5-0.3b-pt.json").read_text()) | {"use_bias": True}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert main(["count", "--config", str(path)]) == 2
+    assert "use_bias" in capsys.readouterr().err
+
+
+REST = ["minimax_m2", "olmo3", "granitemoe", "starcoder2", "cohere2", "gpt_neo", "dbrx",
+        "ernie4_5", "ernie4_5_moe"]
 
 
 @pytest.mark.parametrize("arch_id", REST)

@@ -98,4 +98,7 @@ MODULES: dict[str, str] = {
     "starcoder2": "starcoder2",
     "cohere2": "cohere2",
     "gpt_neo": "gpt_neo",
+    "dbrx": "dbrx",
+    "ernie4_5": "ernie4_5",
+    "ernie4_5_moe": "ernie4_5",
 }

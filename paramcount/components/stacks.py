@@ -49,6 +49,9 @@ class LayerKinds:
     kinds: tuple[tuple[str, sympy.Symbol], ...]
     pattern: Callable[..., str]
     total: sympy.Expr = L
+    # options that take any integer, not only a positive one (ERNIE 4.5's first sparse block
+    # index, 0 or more, and its last, -1 for the last block)
+    any_int: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if len(self.kinds) < 2:
@@ -95,7 +98,7 @@ class LayerKinds:
         for opt, raw in options.items():
             listed = isinstance(params[opt].default, (list, tuple))
             ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
-                  if listed else type(raw) is int and raw > 0)
+                  if listed else type(raw) is int and (raw > 0 or opt in self.any_int))
             if not ok:
                 raise ValueError(opt, "a list of block indices" if listed else "a positive integer")
         return self.counts(layers, **options)[symbol]
