@@ -40,7 +40,9 @@ PUBLISHED = {
     "gpt-neo-125m.json": ("gpt_neo", 125_198_592),
     "gpt-neo-1.3b.json": ("gpt_neo", 1_315_575_808),
     "gpt-neo-2.7b.json": ("gpt_neo", 2_651_307_520),
-    # databricks/dbrx-base and dbrx-instruct config.json: "132B total parameters"
+    # databricks/dbrx-base and dbrx-instruct config.json: "132B total parameters" (their
+    # moe_normalize_expert_weights written 1.0 for 1: transformers 5's strict DbrxFFNConfig
+    # refuses an int there)
     "dbrx-base.json": ("dbrx", 131_596_523_520),
     "dbrx-instruct.json": ("dbrx", 131_596_523_520),
     # baidu/ERNIE-4.5-0.3B-PT and -Base-PT config.json (tied): "0.36B"
