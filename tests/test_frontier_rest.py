@@ -184,3 +184,29 @@ def test_derived_equals_hand_written(arch_id):
     from tests.test_derive import _hand_vs_derived
 
     _hand_vs_derived(arch_id)
+
+
+def _preset_results(arch_ids):
+    """Stand-ins for the report's verifications: what its sections read (arch, set, values)."""
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(arch=a, name=hs.name, hparams=registry.get(a).resolve(hs.hparams))
+            for a in arch_ids for hs in registry.get(a).hparam_sets()]
+
+
+def test_report_rules_of_thumb_and_plots_take_in_the_rest_of_the_frontier():
+    """The rules-of-thumb page sizes the dense families against 12·L·d_e² and Megatron-LM and
+    sets each mixture of experts' active count beside its total; the figures draw them all."""
+    from paramcount.plots import _report_data, report_figure_names
+    from paramcount.render import rules_of_thumb_section
+
+    results = _preset_results(REST)
+    text = rules_of_thumb_section(results, {a: registry.get(a) for a in REST})
+    assert "| gpt_neo | gpt_neo_125m | 125,198,592 |" in text  # the closed forms' table
+    assert ("| minimax_m2 | minimax_m2 | 228,689,748,992 (229B) | 11,030,537,216 (11B) | 4.82% |"
+            in text)
+    assert "| dbrx | dbrx_base | 131,596,523,520 (132B) | 36,469,708,800 (36.5B) | 27.7% |" in text
+    sets, series = _report_data(results)
+    assert {s[1].id for s in sets} == set(REST)
+    assert {"gpt_neo", "olmo3", "starcoder2", "cohere2", "granitemoe"} <= set(series)
+    assert report_figure_names(results) == ["composition.svg", "scaling.svg"]
