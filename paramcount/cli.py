@@ -138,7 +138,7 @@ def cmd_count(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from paramcount import solve
+    from paramcount import solve_moe
 
     arch = registry.get(args.arch)
     given: dict[str, int] = {}
@@ -150,11 +150,11 @@ def cmd_solve(args) -> int:
             raise UsageError(f"--for {args.unknown} and --set {args.unknown}={extra[args.unknown]}"
                              f" both given: solve finds {args.unknown}; drop one")
         given.update(extra)
-    sol = solve.solve(arch, args.target, args.unknown, given)
+    sol = solve_moe.solve_any(arch, args.target, args.unknown, given, args.active, args.also)
     if args.json:
-        _emit_json(solve.solution_json(sol))
+        _emit_json(solve_moe.as_json(sol))
     else:
-        print(solve.solution_text(sol))
+        print(solve_moe.as_text(sol))
     return 0
 
 
@@ -263,6 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="parameters: 7e9, 7B, 350M, ...")
     s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=_Once,
                    help="the hyperparameter to solve for")
+    s.add_argument("--active", metavar="N", action=_Once, help="MoE: the active budget too (--and)")
+    s.add_argument("--and", dest="also", metavar="SYM", action=_Once, help="solved for --active")
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import sympy
@@ -215,13 +216,18 @@ def rules_of_thumb_section(results, archs: Mapping[str, Architecture]) -> str:
     ``archs`` maps each result's architecture id to the architecture."""
     from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE, context
 
-    rows, mem = [], []
+    rows, mem, moe = [], [], []
     for r in sorted(results, key=lambda r: (r.arch, r.name)):
         arch = archs[r.arch]
         if not arch.preset(r.name).official:
             continue
         ctx = context(arch, r.hparams)
         b = ctx.bytes()
+        if arch.formula.has_active:  # a mixture of experts: what one token uses, of the total
+            active = arch.count_active(r.hparams)
+            moe.append(f"| {r.arch} | {r.name} | {ctx.trainable:,} ({human(ctx.trainable)}) | "
+                       f"{active:,} ({human(active)}) | "  # exact ratio, rounded for display
+                       f"{float(Fraction(100 * active, ctx.trainable)):.3g}% |")
         mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {_size(b['fp32'])} | "
                    f"{_size(b['bf16'])} | {_size(b['int8'])} | {_size(b['adam_fp32'])} |")
         if not ctx.approximations:
@@ -246,6 +252,13 @@ def rules_of_thumb_section(results, archs: Mapping[str, Architecture]) -> str:
                 "| Megatron-LM | error |", "|---|---|---:|---:|---:|---:|---:|---:|", *rows]
     else:
         out.append("No published preset of a GPT-style stack among these results.")
+    if moe:
+        out += ["", "Neither closed form sizes a mixture of experts, whose cost per token is not "
+                "its size: the parameters one token uses (top-k of the routed experts, every shared "
+                "expert, attention, norms, the token table and the head), exact, beside the total, both "
+                "as the architecture's formula counts them (DeepSeek-V3's with its MTP module):",
+                "", "| architecture | preset | total | active per token | active share |",
+                "|---|---|---:|---:|---:|", *moe]
     if mem:
         out += ["", f"Memory of the weights ({BYTES_CONVENTION}):", "",
                 "| architecture | preset | weights (all) | fp32 | bf16 | int8 | with Adam |",

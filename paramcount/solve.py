@@ -85,6 +85,7 @@ class Solution:
     above: Candidate | None  # the valid value with the smallest total ≥ target
     total_expr: sympy.Expr  # the total as a function of the unknown (others substituted)
     step: str = ""  # what the valid values are (e.g. "multiples of 32")
+    of: str = "total"  # the count solved for: "total", or "active" (per token)
 
     @property
     def best(self) -> Candidate:
@@ -92,8 +93,16 @@ class Solution:
         return min(options, key=lambda c: (abs(c.difference), c.total > self.target))
 
 
-def _total_in(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -> sympy.Expr:
-    """The formula total with every hyperparameter but ``sym`` replaced (defaults, fixed)."""
+def _measure(arch: Architecture, of: str) -> sympy.Expr:
+    """The count solved for: the formula's total, or (``of="active"``) the parameters one token
+    uses, top-k of the experts."""
+    return arch.formula.active_total() if of == "active" else arch.formula.total()
+
+
+def _total_in(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int],
+              of: str = "total") -> sympy.Expr:
+    """The formula total (or active count) with every hyperparameter but ``sym`` replaced
+    (defaults, fixed)."""
     values = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
     env: dict[sympy.Symbol, sympy.Expr] = dict(values)
     for s, e in arch.optional.items():
@@ -101,7 +110,7 @@ def _total_in(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -
             env[s] = e
     for s, e in arch.fixed.items():
         env[s] = e
-    expr = arch.formula.total()
+    expr = _measure(arch, of)
     for _ in range(20):
         new = expr.xreplace(env)
         if new == expr:
@@ -143,10 +152,13 @@ def _divisor_candidates(arch, sym, given) -> set[int] | None:
 
 
 def solve(arch: Architecture | str, target: int | str, unknown: str,
-          given: Mapping[str, int] | None = None) -> Solution:
-    """The valid values of ``unknown`` whose totals are nearest ``target`` from below and above."""
+          given: Mapping[str, int] | None = None, of: str = "total") -> Solution:
+    """The valid values of ``unknown`` whose totals are nearest ``target`` from below and above
+    (``of="active"``: whose active-per-token counts are)."""
     arch = registry.get(arch) if isinstance(arch, str) else arch
     target = parse_target(target)
+    if of == "active" and not arch.formula.has_active:
+        raise HyperparameterError(f"{arch.id} has no experts: every parameter is active")
     sym = symbols.get(unknown)  # unknown symbol -> UnknownSymbolError
     if sym in arch.fixed:
         raise HyperparameterError(
@@ -164,7 +176,7 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
     for k in given:  # unknown names / not settable: the usual message
         if symbols.get(k) not in arch.settable and symbols.get(k) not in arch.fixed:
             arch.resolve(given)
-    expr = _total_in(arch, sym, given)
+    expr = _total_in(arch, sym, given, of)
     if sym not in expr.free_symbols:
         raise HyperparameterError(f"the total of {arch.id} does not depend on {unknown}")
 
@@ -172,7 +184,7 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
         hp = _valid(arch, given, unknown, x)
         if hp is None:
             return None
-        return Candidate(x, hp, to_int(arch.formula.total(), arch.values(hp), "total"), target)
+        return Candidate(x, hp, to_int(_measure(arch, of), arch.values(hp), of), target)
 
     found: dict[int, Candidate] = {}
     step_text = ""
@@ -203,7 +215,7 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
         arch.id, unknown, target, dict(given),
         max(below, key=lambda c: (c.total, -c.value)) if below else None,
         min(above, key=lambda c: (c.total, c.value)) if above else None,
-        expr, step_text)
+        expr, step_text, of)
 
 
 def _near_roots(f: sympy.Expr, x: sympy.Symbol, step: int, valid) -> list[int]:
@@ -305,9 +317,10 @@ def solution_text(sol: Solution) -> str:
 
     given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
     expr = pretty(sympy.expand(sol.total_expr))
-    lines = [f"{sol.arch}: {sol.symbol} for a total of {sol.target:,} ({human(sol.target)})"
+    what = "a total" if sol.of == "total" else "an active count per token"
+    lines = [f"{sol.arch}: {sol.symbol} for {what} of {sol.target:,} ({human(sol.target)})"
              + (f" with {given}" if given else ""),
-             f"total({sol.symbol}) = {expr}",
+             f"{sol.of}({sol.symbol}) = {expr}",
              f"valid {sol.symbol}: {sol.step}"]
     best = sol.best
     for label, c in (("below", sol.below), ("above", sol.above)):
@@ -315,7 +328,7 @@ def solution_text(sol: Solution) -> str:
             lines.append(f"  nearest {label}: none")
             continue
         mark = "  <- closest" if c is best else ""
-        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}  total {c.total:,} "
+        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}  {sol.of} {c.total:,} "
                      f"({human(c.total)}, {c.difference:+,}){mark}")
     return "\n".join(lines)
 

@@ -268,6 +268,8 @@ d_nope = declare("d_nope", "query/key width per head without rotary positions (q
 d_rope = declare("d_rope", "decoupled rotary query/key width per head, the key's shared by all "
                  "heads (qk_rope_head_dim)")
 E_s = declare("E_s", "always-active shared experts, each d_fe wide (n_shared_experts)")
+E_sh = declare("E_sh", "always-active shared experts, each d_fe wide, possibly none (ERNIE 4.5's "
+               "moe_num_shared_experts)", zero_ok=True)
 n_mtp = declare("n_mtp", "multi-token-prediction modules stored beside the model "
                 "(num_nextn_predict_layers)", zero_ok=True)
 # mamba, mamba2 (selective state-space models)

@@ -306,8 +306,9 @@ SMALL_DEEPSEEK = {"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForC
                   "kv_lora_rank": 32}
 
 
-# a model type no hand-written table reads (DeepSeek-V3 has one now: tests/test_frontier.py)
-SMALL_STARCODER2 = {"model_type": "starcoder2", "architectures": ["Starcoder2ForCausalLM"],
+# a model type no hand-written table reads (DeepSeek-V3 and StarCoder2 have one now:
+# tests/test_frontier.py, tests/test_frontier_rest.py)
+SMALL_STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"],
                     "num_hidden_layers": 3, "hidden_size": 256, "vocab_size": 1000,
                     "intermediate_size": 512, "num_attention_heads": 4, "num_key_value_heads": 2,
                     "tie_word_embeddings": False}
@@ -317,16 +318,16 @@ def test_count_config_derives_a_model_type_no_table_reads(tmp_path):
     import json
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(SMALL_STARCODER2))
+    path.write_text(json.dumps(SMALL_STABLELM))
     code, text, err = _cli("count", "--config", str(path), "--json")
     assert code == 0, err
     out = json.loads(text)
-    assert out["total"] == on_torch(_meta_total, SMALL_STARCODER2, {}) == 1_896_448
-    assert out["derived"]["class"] == "Starcoder2ForCausalLM"
+    assert out["total"] == on_torch(_meta_total, SMALL_STABLELM, {}) == 2_285_056
+    assert out["derived"]["class"] == "StableLmForCausalLM"
     assert {c["status"] for c in out["derived"]["proof"]} == {"proven"}
     code, text, _ = _cli("count", "--config", str(path))  # from the cache the second time
     assert code == 0
-    assert "formula derived from Starcoder2ForCausalLM builds" in text and "from the cache" in text
+    assert "formula derived from StableLmForCausalLM builds" in text and "from the cache" in text
     assert "cases proven" in text
 
 
@@ -337,7 +338,7 @@ def test_count_config_without_transformers_is_one_line(tmp_path, capsys, monkeyp
     from paramcount.cli import main
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(SMALL_STARCODER2))
+    path.write_text(json.dumps(SMALL_STABLELM))
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name in ("torch", "transformers") else real(name, *a))

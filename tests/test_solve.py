@@ -112,3 +112,60 @@ def test_solve_cli_text_and_no_tensorflow():
     assert "nearest below: d_e = 1,556  total 1,499,846,876" in out.stdout
     assert "nearest above: d_e = 1,557  total 1,500,810,447" in out.stdout
     assert "valid d_e: positive integers" in out.stdout
+
+
+# --- a mixture of experts: total and active budgets together ----------------------------------
+
+MINIMAX_SHAPE = dict(v=200064, M=48, M_kv=8, d_k=128, L=62, E=256, k=8)
+
+
+def test_solve_for_an_active_count():
+    """of="active": the unknown whose active-per-token count (top-k of E experts) is nearest."""
+    sol = solve("minimax_m2", "10e9", "d_fe", dict(MINIMAX_SHAPE, d_e=3072), of="active")
+    assert (sol.best.value, sol.best.total) == (1311, 10_002_031_616)
+    arch = registry.get("minimax_m2")
+    hp = arch.resolve(sol.best.hparams)
+    assert int(arch.formula.active_total().subs(arch.values(hp))) == sol.best.total
+
+
+def test_how_wide_for_100b_total_at_10b_active(capsys):
+    """With E, the top-k (and the shared experts) held: the width d_e and the expert width d_fe
+    for 100B in all and 10B per token; each count exact, both nearest on either side."""
+    from paramcount.solve_moe import solve_pair
+
+    sol = solve_pair("minimax_m2", "100B", "10B", "d_e", "d_fe", MINIMAX_SHAPE)
+    best = sol.best
+    assert (best.value, best.inner.value) == (5439, 359)
+    assert (best.total, best.inner.total) == (100_073_154_755, 10_003_575_827)
+    assert sol.below.value == 5440 and sol.below.total < 100e9 < sol.above.total
+    arch = registry.get("minimax_m2")
+    assert arch.count(arch.resolve(best.inner.hparams)) == best.total
+    sets = [f"{k}={v}" for k, v in MINIMAX_SHAPE.items()]
+    assert main(["solve", "minimax_m2", "--target", "100B", "--active", "10B", "--for", "d_e",
+                 "--and", "d_fe", "--set", *sets, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["closest"] == {"d_e": 5439, "d_fe": 359, "total": 100_073_154_755,
+                              "active": 10_003_575_827, "hparams": out["closest"]["hparams"]}
+
+
+def test_a_total_out_of_reach_of_the_active_budget_says_none_above():
+    """Granite 3 MoE routes 8 of 40 experts: a total cannot reach 10× the active count; the
+    narrowest valid width is the nearest below, nothing is above."""
+    from paramcount.solve_moe import solve_pair
+
+    sol = solve_pair("granitemoe", "10B", "1B", "d_e", "d_fe",
+                     dict(v=49155, M=24, M_kv=8, L=32, E=40, k=8))
+    assert sol.above is None and sol.below.value == 48 and sol.below.total < 5e9
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["minimax_m2", "--active", "10B"], "--active and --and go together"),
+    (["olmo3", "--active", "1B", "--and", "d_f", "--preset", "olmo3_1025_7b"], "no experts"),
+    (["minimax_m2", "--active", "200B", "--and", "d_fe"], "more than the --target"),
+])
+def test_bad_active_requests_are_one_line_exit_2(capsys, args, message):
+    arch, *rest = args
+    sets = [] if "--preset" in rest else ["--set", *(f"{k}={v}" for k, v in MINIMAX_SHAPE.items())]
+    assert main(["solve", arch, "--target", "100B", "--for", "d_e", *rest, *sets]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]

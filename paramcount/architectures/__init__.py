@@ -97,4 +97,13 @@ MODULES: dict[str, str] = {
     "phi": "phi",
     "gpt_j": "gpt_j",
     "phimoe": "phimoe",
+    "minimax_m2": "minimax_m2",
+    "olmo3": "olmo3",
+    "granitemoe": "granitemoe",
+    "starcoder2": "starcoder2",
+    "cohere2": "cohere2",
+    "gpt_neo": "gpt_neo",
+    "dbrx": "dbrx",
+    "ernie4_5": "ernie4_5",
+    "ernie4_5_moe": "ernie4_5",
 }

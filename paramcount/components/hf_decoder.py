@@ -9,9 +9,9 @@ from __future__ import annotations
 from paramcount.components.basic import dense, embedding, layer_norm
 from paramcount.components.modern import rms_norm, rotary_positions
 from paramcount.formula import Term, group, leaf
-from paramcount.symbols import L, M, M_kv, d_e, d_k, tied, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
 
-__all__ = ["attention", "causal_lm", "qk_norms"]
+__all__ = ["attention", "causal_lm", "plain_mlp", "qk_norms", "stacked_expert"]
 
 
 def qk_norms(width: str, *, kind: str = "rms", key_dim=d_k,
@@ -66,3 +66,30 @@ def causal_lm(name: str, *, block: tuple[Term, ...], final_norm: Term, head_bias
               if head_bias != 0 else None,
               match="lm_head", kind="head"),
     )
+
+
+def stacked_expert(inner, *, names: tuple[str, str] = ("gate_up_proj", "down_proj"),
+                   match: str = "experts") -> Term:
+    """One SwiGLU expert of width ``inner`` as transformers' MoE classes stack E of them: the
+    gate and up projections in one E × 2·inner × d_e tensor, the down projection in one
+    E × d_e × inner (no biases). For :func:`paramcount.components.modern.mixture_of_experts`,
+    which multiplies it by E."""
+    gate_up, down = names
+    return group(
+        "expert",
+        leaf("gate_up", 2 * d_e * inner, match=gate_up, kind="feed-forward",
+             note=f"gate and up projections stored as one 2·{inner} × d_e tensor"),
+        dense("down", inner, d_e, bias=0, match=down),
+        match=match,
+    )
+
+
+def plain_mlp(*, bias=1, inner=d_f, names: tuple[str, str] = ("c_fc", "c_proj"),
+              match: str = "mlp") -> Term:
+    """An ungated MLP d_e → ``inner`` → d_e (GELU between), its two projections with biases
+    when ``bias`` (GPT-Neo's ``c_fc`` / ``c_proj``, StarCoder2's, GPT-J's ``fc_in`` /
+    ``fc_out``)."""
+    up, down = names
+    return group("ffn", dense("up", d_e, inner, bias=bias, match=up),
+                 dense("down", inner, d_e, bias=bias, match=down), match=match,
+                 kind="feed-forward")

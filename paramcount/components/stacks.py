@@ -54,6 +54,9 @@ class LayerKinds:
     # options that may be 0 (a layer offset: Jamba's attn_layer_offset), where the rest are
     # positive integers
     zero_ok: frozenset[str] = frozenset()
+    # options that take any integer, not only a positive one (ERNIE 4.5's first sparse block
+    # index, 0 or more, and its last, -1 for the last block)
+    any_int: frozenset[str] = frozenset()
     # options that are per-block lists of names (Nemotron-H's layers_block_type), each with the
     # names it may hold; such a list has one entry per layer
     named: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -110,7 +113,8 @@ class LayerKinds:
                 continue
             listed = isinstance(params[opt].default, (list, tuple))
             ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
-                  if listed else type(raw) is int and (raw > 0 or (raw == 0 and opt in self.zero_ok)))
+                  if listed else type(raw) is int and (raw > 0 or opt in self.any_int
+                                                       or (raw == 0 and opt in self.zero_ok)))
             if not ok:
                 raise ValueError(opt, "a list of block indices" if listed else
                                  "a non-negative integer" if opt in self.zero_ok else

@@ -1,0 +1,120 @@
+"""DBRX (Databricks 2024, "Introducing DBRX": 132B total, 36B active), as transformers builds it:
+DbrxForCausalLM. KerasHub has no DBRX, so transformers is the reference.
+
+Pre-norm blocks with γ-only layer norms (``norm_1``, ``norm_2``: LayerNorm without a bias);
+grouped-query attention (M query heads, M_kv key/value heads of width d_k = d_e/M) whose q, k
+and v projections are one fused, bias-free ``Wqkv`` (rows d_e, then M_kv·d_k twice: the leaves
+share it) and a bias-free ``out_proj``; ``clip_qkv`` clamps activations (no weight). The
+feed-forward is a mixture of E fine-grained SwiGLU experts of width d_fe, k per token, with a
+bias-free router (``router.layer``); transformers stacks each expert projection of all E experts
+in one E·d_fe × d_e tensor (``w1`` gate, ``v1`` up, ``w2`` down, the last used transposed). A
+γ-only final norm and an LM head that DbrxConfig refuses to tie.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from paramcount.components.basic import dense, layer_norm
+from paramcount.components.hf_decoder import causal_lm
+from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.formula import FUSED, group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
+from paramcount.weights import Named
+
+
+def _fused(term):
+    return dataclasses.replace(term, part=FUSED)
+
+
+_ATTENTION = group(
+    "attention",
+    _fused(dense("query", d_e, M * d_k, bias=0, match="Wqkv")),
+    _fused(dense("key", d_e, M_kv * d_k, bias=0, match="Wqkv")),
+    _fused(dense("value", d_e, M_kv * d_k, bias=0, match="Wqkv")),
+    dense("output", M * d_k, d_e, bias=0, match="out_proj"),
+    match="norm_attn_norm/attn",
+    kind="attention",
+)
+_EXPERT = group(
+    "expert",
+    leaf("gate", d_e * d_fe, match="w1", kind="feed-forward",
+         note="gate projection: E of them stacked as one E·d_fe × d_e tensor"),
+    leaf("up", d_e * d_fe, match="v1", kind="feed-forward",
+         note="up projection: E of them stacked as one E·d_fe × d_e tensor"),
+    leaf("down", d_fe * d_e, match="w2", kind="feed-forward",
+         note="down projection, stored transposed: E of them as one E·d_fe × d_e tensor"),
+    match="experts/mlp",
+)
+
+FORMULA = causal_lm(
+    "dbrx",
+    block=(layer_norm("attention_norm", beta=0, match="norm_attn_norm/norm_1"),
+           _ATTENTION,
+           layer_norm("ffn_norm", beta=0, match="norm_attn_norm/norm_2"),
+           mixture_of_experts("moe", experts=E, top_k=k_act, expert=_EXPERT,
+                              router=dense("router", d_e, E, bias=0, match="router/layer"),
+                              match="ffn")),
+    final_norm=layer_norm("final_norm", beta=0, match="transformer/norm_f"),
+    embed="transformer/wte",
+    layers=r"transformer/blocks/\d+",
+    note="pre-norm blocks: fused-QKV attention, E experts with a router",
+)
+
+_TIED = "DbrxConfig refuses tie_word_embeddings: DBRX's LM head is its own"
+
+register(Architecture(
+    id="dbrx",
+    title="DBRX (transformers DbrxForCausalLM): fused-QKV grouped-query attention, 16 "
+          "fine-grained SwiGLU experts (4 per token), γ-only layer norms",
+    source="Databricks 2024 (Introducing DBRX: 132B total, 36B active); "
+           "transformers/models/dbrx/modeling_dbrx.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_fe, L, E),
+    optional={k_act: 4},
+    fixed={d_k: d_e / M, tied: 0},  # DbrxConfig refuses a tied head
+    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    reference=Named("reference_models.hf:weights", ("dbrx",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
+             "experts each), final γ-only layer norm, untied LM head; active parameters count "
+             "k of the E experts",
+    presets="dbrx",
+    family="transformers",
+    mapping=Table(
+        fields=(
+            Field("v", hf="vocab_size"),
+            Field("L", hf="n_layers"),
+            Field("M", hf="n_heads"),
+            Field("M_kv", hf="attn_config.kv_n_heads"),
+            Field("d_e", hf="d_model"),
+            Field("d_fe", hf="ffn_config.ffn_hidden_size"),
+            Field("E", hf="ffn_config.moe_num_experts"),
+            Field("k", hf="ffn_config.moe_top_k"),
+        ),
+        model_type="dbrx",
+        hf_classes={"DbrxForCausalLM": "dbrx"},
+        # attn_config.rope_theta: DbrxAttention reads it and DbrxAttentionConfig declares no
+        # default (a config without it fails to build); the released value, which holds no weight
+        hf_constants={"tie_word_embeddings": False, "attn_config.rope_theta": 500000},
+        requires=(Require("tie_word_embeddings", (False,), _TIED),),
+        free=frozenset({
+            "max_seq_len", "resid_pdrop", "emb_pdrop", "output_router_logits",
+            "router_aux_loss_coef", "attn_config.attn_pdrop", "attn_config.clip_qkv",
+            "attn_config.rope_theta", "attn_config.model_type", "ffn_config.ffn_act_fn",
+            "ffn_config.moe_jitter_eps", "ffn_config.moe_loss_weight",
+            "ffn_config.moe_normalize_expert_weights", "ffn_config.uniform_expert_assignment",
+            "ffn_config.model_type",
+        }),
+    ),
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2),
+        "tiny_mha": dict(v=31, d_e=24, M=6, M_kv=6, d_fe=5, L=3, E=4, k=1),
+    },
+))

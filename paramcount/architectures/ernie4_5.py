@@ -1,0 +1,192 @@
+"""ERNIE 4.5 (Baidu 2025, "ERNIE 4.5 Technical Report"), dense and mixture-of-experts, as
+transformers builds them: Ernie4_5ForCausalLM and Ernie4_5_MoeForCausalLM. KerasHub has no ERNIE,
+so transformers is the reference.
+
+Both are Llama's pre-norm block (RMS norms, grouped-query attention of M query and M_kv
+key/value heads of width d_k = ``head_dim``, which need not be d_e/M, SwiGLU of width d_f) and a
+token table tied to the LM head in the small models. ``use_bias`` would put biases on every
+projection (and the MoE model's LM head); no released model sets it, and the formula refuses it.
+
+The MoE model keeps a dense SwiGLU in its first L_dense blocks (``moe_layer_start_index``) and a
+mixture in the rest: E routed SwiGLU experts of width d_fe (k per token) with a bias-free router
+whose per-expert score-correction bias (``moe_statics.e_score_correction_bias``, a parameter
+transformers freezes) is not trained, beside E_sh shared experts held as one SwiGLU of width
+E_sh·d_fe (none in the 300B model). ERNIE 4.5's vision-language models are not these classes.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import embedding
+from paramcount.components.hf_decoder import attention, causal_lm, stacked_expert
+from paramcount.components.latent import swiglu_hf
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.components.stacks import DENSE_FIRST, L_dense, L_moe, LayerKinds
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
+from paramcount.weights import Named
+
+_NORM_1 = rms_norm("attention_norm", match="input_layernorm")
+_ATTENTION = attention(key_dim=d_k)
+_NORM_2 = rms_norm("ffn_norm", match="post_attention_layernorm")
+_FINAL_NORM = rms_norm("final_norm", match="model/norm")
+
+DENSE = causal_lm(
+    "ernie4_5",
+    block=(_NORM_1, _ATTENTION, _NORM_2, swiglu_hf("ffn", d_f, match="mlp")),
+    final_norm=_FINAL_NORM,
+    note="pre-norm blocks: attention, SwiGLU",
+)
+
+_ROUTER = group(
+    "router",
+    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E, no bias"),
+    leaf("score_bias", E, match="moe_statics/e_score_correction_bias", trainable=False,
+         kind="router", note="per-expert score-correction bias for top-k selection (a parameter "
+                             "transformers freezes: requires_grad False)"),
+    match="gate",
+    kind="router",
+)
+MOE = group(
+    "ernie4_5_moe",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    DENSE_FIRST.stack(
+        "blocks",
+        common=(_NORM_1, _ATTENTION, _NORM_2),
+        per_kind={"dense": (swiglu_hf("dense_ffn", d_f, match=r"mlp(?=/(?:gate|up|down)_proj)"),),
+                  "moe": (mixture_of_experts(
+                      "moe", experts=E, top_k=k_act, expert=stacked_expert(d_fe), router=_ROUTER,
+                      shared=swiglu_hf("shared", E_sh * d_fe, match="shared_experts"),
+                      match="mlp"),)},
+        match=r"model/layers/\d+",
+        note="L blocks: attention in each, a dense SwiGLU in the first L_dense, routed + shared "
+             "experts in the other L_moe",
+    ),
+    _FINAL_NORM,
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="output projection (none when tied to the token embedding)"),
+)
+
+
+def _moe_layer(i: int, *, moe_layer_start_index: int = 1, moe_layer_end_index: int = -1,
+               moe_layer_interval: int = 1) -> str:
+    """ERNIE 4.5's rule (HF ``Ernie4_5_MoeDecoderLayer``): block i is sparse when i + 1 is a
+    multiple of the interval and start ≤ i ≤ end (-1: the last block)."""
+    inside = moe_layer_start_index <= i and (moe_layer_end_index < 0 or i <= moe_layer_end_index)
+    return "moe" if inside and (i + 1) % moe_layer_interval == 0 else "dense"
+
+
+# The same two counts as DENSE_FIRST (L_dense set, L_moe the rest), read by ERNIE's rule
+ERNIE_MOE_LAYERS = LayerKinds((("dense", L_dense), ("moe", L_moe)), _moe_layer,
+                              any_int=frozenset({"moe_layer_start_index", "moe_layer_end_index"}))
+
+_NO_BIAS = Require("use_bias", (False,), "no released ERNIE 4.5 model has projection biases; "
+                                         "the formula has none")
+_FREE = frozenset({
+    "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+    "rope_parameters", "attention_dropout", "use_flash_attention", "use_rmsnorm", "weight_share_add_bias",
+    "compression_ratio",
+    # the multi-token-prediction layer some checkpoints describe: not built by transformers
+    "num_nextn_predict_layers", "multi_token_pred_lambda",
+})
+
+
+def _fields(*more: Field) -> tuple[Field, ...]:
+    return (
+        Field("v", hf="vocab_size"),
+        Field("L", hf="num_hidden_layers"),
+        Field("M", hf="num_attention_heads"),
+        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        Field("d_e", hf="hidden_size"),
+        Field("d_f", hf="intermediate_size"),
+        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+        *more,
+    )
+
+
+_CONSTRAINTS = (Divisible(d_k, 2), Divisible(M, M_kv))
+
+register(Architecture(
+    id="ernie4_5",
+    title="ERNIE 4.5 dense (transformers Ernie4_5ForCausalLM): Llama's block with head_dim "
+          "apart from d_e/M, tied head",
+    source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
+           "transformers/models/ernie4_5/modeling_ernie4_5.py",
+    formula=DENSE,
+    required=(v, d_e, M, M_kv, d_k, d_f, L),
+    optional={tied: 1},
+    constraints=_CONSTRAINTS,
+    reference=Named("reference_models.hf:weights", ("ernie4_5",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
+             "LM head (none when tied, as released)",
+    presets="ernie4_5",
+    family="transformers",
+    mapping=Table(
+        # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
+        fields=_fields(Field("d_k", hf="head_dim", hf_default=128)),
+        model_type="ernie4_5", hf_classes={"Ernie4_5ForCausalLM": "ernie4_5"},
+        hf_constants={"use_bias": False}, requires=(_NO_BIAS,), free=_FREE),
+    transformers=Transformers(weights=own_weights(DENSE)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=2),
+        "tiny_mha_untied": dict(v=31, d_e=24, M=3, M_kv=3, d_k=8, d_f=20, L=3, tied=0),
+    },
+))
+
+
+def _start(hp) -> int:
+    return hp["L_dense"]
+
+
+register(Architecture(
+    id="ernie4_5_moe",
+    title="ERNIE 4.5 MoE (transformers Ernie4_5_MoeForCausalLM): first-k dense blocks, routed "
+          "+ shared experts with a frozen score-correction bias",
+    source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
+           "transformers/models/ernie4_5_moe/modeling_ernie4_5_moe.py",
+    formula=MOE,
+    required=(v, d_e, M, M_kv, d_k, d_f, L, E, d_fe),
+    optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
+    fixed=DENSE_FIRST.fixed(),
+    constraints=(*_CONSTRAINTS,
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *DENSE_FIRST.constraints()),
+    reference=Named("reference_models.hf:weights", ("ernie4_5_moe",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (a dense SwiGLU "
+             "in the first L_dense, routed and shared experts in the rest), final RMS norm, LM "
+             "head (none when tied); the router's score-correction bias is frozen, counted "
+             "apart; active parameters count k of the E routed experts",
+    presets="ernie4_5_moe",
+    family="transformers",
+    mapping=Table(
+        fields=_fields(
+            # absent: d_e/M, as Ernie4_5_MoeAttention takes it
+            Field("d_k", hf="head_dim", hf_default=d_e / M),
+            Field("d_fe", hf="moe_intermediate_size"),
+            Field("E", hf="moe_num_experts"),
+            Field("k", hf="moe_k"),
+            Field("E_sh", hf="moe_num_shared_experts", hf_default=0),
+            Field("L_dense", stack=ERNIE_MOE_LAYERS, options={
+                "moe_layer_start_index": "moe_layer_start_index",
+                "moe_layer_end_index": "moe_layer_end_index",
+                "moe_layer_interval": "moe_layer_interval"}),
+        ),
+        model_type="ernie4_5_moe", hf_classes={"Ernie4_5_MoeForCausalLM": "ernie4_5_moe"},
+        hf_constants={"use_bias": False, "moe_layer_start_index": _start,
+                      "moe_layer_end_index": -1, "moe_layer_interval": 1},
+        requires=(_NO_BIAS,),
+        free=_FREE | {
+            "moe_norm_min", "output_router_logits", "router_aux_loss_coef", "moe_gate",
+            "moe_use_aux_free", "moe_capacity"}),
+    transformers=Transformers(weights=own_weights(MOE)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, d_fe=12, k=2, E_sh=2),
+        "tiny_no_shared_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4,
+                                      d_fe=6, k=4, L_dense=0, tied=0),
+    },
+))

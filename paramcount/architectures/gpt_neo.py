@@ -1,0 +1,88 @@
+"""GPT-Neo (Black et al. 2021, "GPT-Neo: Large Scale Autoregressive Language Modeling with
+Mesh-Tensorflow"), as transformers builds it: GPTNeoForCausalLM. KerasHub has no GPT-Neo, so
+transformers is the reference.
+
+GPT-2's layout under other names: a token table and n learned positions (``wpe``), pre-norm
+blocks of layer norms (γ and β), multi-head attention whose q, k and v projections have no bias
+and whose ``out_proj`` has one, a GELU MLP of width d_f (``c_fc``, ``c_proj``, biases; 4·d_e
+when ``intermediate_size`` is null), a final layer norm and the LM head tied to the token table.
+Local (windowed) and global attention alternate (``attention_types``): no weight either way.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import embedding, layer_norm
+from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, n, tied, v
+from paramcount.weights import Named
+
+FORMULA = causal_lm(
+    "gpt_neo",
+    block=(layer_norm("attention_norm", match="ln_1"),
+           attention(o_bias=1, names=("q_proj", "k_proj", "v_proj", "out_proj"),
+                     match="attn/attention"),
+           layer_norm("ffn_norm", match="ln_2"),
+           plain_mlp(bias=1)),
+    final_norm=layer_norm("final_norm", match="transformer/ln_f"),
+    embed="transformer/wte",
+    layers=r"transformer/h/\d+",
+    positions=embedding("position", n, match="transformer/wpe", kind="position",
+                        note="learned absolute positions, n rows"),
+    note="pre-norm blocks: attention (bias on the output projection only), GELU MLP",
+)
+
+
+def _attention_types(hp) -> list:
+    """Every block global (``[[["global"], L]]``): local and global attention hold the same
+    weights, and GPTNeoConfig needs one type per block."""
+    return [[["global"], hp["L"]]]
+
+
+register(Architecture(
+    id="gpt_neo",
+    title="GPT-Neo (transformers GPTNeoForCausalLM): learned positions, bias-free q/k/v, "
+          "alternating local and global attention, tied head",
+    source="Black et al. 2021 (GPT-Neo, mesh-tensorflow); "
+           "transformers/models/gpt_neo/modeling_gpt_neo.py",
+    formula=FORMULA,
+    required=(v, n, d_e, M, L),
+    optional={d_f: 4 * d_e, tied: 1},
+    fixed={d_k: d_e / M, M_kv: M},
+    constraints=(Divisible(d_e, M),),
+    reference=Named("reference_models.hf:weights", ("gpt_neo",)),
+    counting="trainable parameters of the causal LM: token and position embeddings, L blocks, "
+             "final layer norm, LM head (none when tied, as released)",
+    presets="gpt_neo",
+    family="transformers",
+    mapping=Table(
+        fields=(
+            Field("v", hf="vocab_size"),
+            Field("n", hf="max_position_embeddings"),
+            Field("L", hf="num_layers"),
+            Field("M", hf="num_heads"),
+            Field("d_e", hf="hidden_size"),
+            Field("d_f", hf="intermediate_size", hf_default=4 * d_e),
+            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+        ),
+        model_type="gpt_neo",
+        hf_classes={"GPTNeoForCausalLM": "gpt_neo"},
+        hf_constants={"attention_types": _attention_types},
+        free=frozenset({
+            "attention_types", "attention_layers", "window_size", "activation_function",
+            "resid_dropout", "embed_dropout", "attention_dropout", "classifier_dropout",
+            "layer_norm_epsilon", "gradient_checkpointing", "summary_activation",
+            "summary_first_dropout", "summary_proj_to_labels", "summary_type",
+            "summary_use_proj", "tokenizer_class", "task_specific_params",
+        }),
+    ),
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, n=16, d_e=32, M=4, L=2),
+        "tiny_inner_untied": dict(v=31, n=8, d_e=24, M=3, d_f=20, L=3, tied=0),
+    },
+))

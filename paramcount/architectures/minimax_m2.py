@@ -1,0 +1,104 @@
+"""MiniMax-M2 (MiniMax 2025, "MiniMax-M2": 230B total, 10B activated), as transformers builds it:
+MiniMaxM2ForCausalLM. KerasHub has no MiniMax model, so transformers is the reference.
+
+Pre-norm blocks with RMS norms; grouped-query attention of M query and M_kv key/value heads of
+width d_k (``head_dim``: d_k·M need not be d_e), bias-free, with RMS norms of queries and keys
+over all heads at once (``q_norm`` M·d_k wide, ``k_norm`` M_kv·d_k, as OLMo 2's); rotary
+positions on part of each head (``rotary_dim``, no weight). Every feed-forward is a mixture of E
+SwiGLU experts of width d_fe, k per token, no shared expert, with a bias-free router and, beside
+it, a per-expert score-correction bias used only to pick the top k (``e_score_correction_bias``:
+a persistent buffer, not trained, counted apart). Untied LM head. The checkpoint's config also
+describes multi-token-prediction modules (``use_mtp``, ``num_mtp_modules``), which
+MiniMaxM2ForCausalLM does not build: not counted.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
+from paramcount.weights import Named
+
+_ROUTER = group(
+    "router",
+    leaf("weight", E * d_e, match=r"gate/weight", kind="router",
+         note="expert affinities d_e → E (sigmoid scores), no bias"),
+    leaf("score_bias", E, match="e_score_correction_bias", trainable=False, kind="router",
+         note="per-expert score-correction bias for top-k selection (a buffer: set by the "
+              "load-balancing rule, not trained)"),
+    kind="router",
+)
+
+FORMULA = causal_lm(
+    "minimax_m2",
+    block=(rms_norm("attention_norm", match="input_layernorm"),
+           attention(key_dim=d_k, norms=qk_norms("full")),
+           rms_norm("ffn_norm", match="post_attention_layernorm"),
+           mixture_of_experts("moe", experts=E, top_k=k_act, expert=stacked_expert(d_fe), router=_ROUTER,
+                              match="mlp")),
+    final_norm=rms_norm("final_norm", match="model/norm"),
+    note="pre-norm blocks: attention (QK norm over all heads), E experts with a router",
+)
+
+register(Architecture(
+    id="minimax_m2",
+    title="MiniMax-M2 (transformers MiniMaxM2ForCausalLM): E fine-grained SwiGLU experts with a "
+          "score-corrected router, all-heads QK norm",
+    source="MiniMax 2025 (MiniMax-M2 model card: 230B total, 10B activated); "
+           "transformers/models/minimax_m2/modeling_minimax_m2.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_k, d_fe, L, E),
+    optional={k_act: 8, tied: 0},
+    # transformers' own constraints (only it builds the model): an even rotary width, heads in
+    # groups
+    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    reference=Named("reference_models.hf:weights", ("minimax_m2",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
+             "experts each), final RMS norm, LM head (none when tied); the router's "
+             "score-correction bias is a non-trainable buffer, counted apart; the MTP modules the "
+             "config describes are not built by transformers and not counted; active parameters "
+             "count k of the E experts",
+    presets="minimax_m2",
+    family="transformers",
+    mapping=Table(
+        fields=(
+            Field("v", hf="vocab_size"),
+            Field("L", hf="num_hidden_layers"),
+            Field("M", hf="num_attention_heads"),
+            Field("M_kv", hf="num_key_value_heads"),
+            Field("d_e", hf="hidden_size"),
+            # absent: d_e/M, as MiniMaxM2Attention takes it
+            Field("d_k", hf="head_dim", hf_default=d_e / M),
+            Field("d_fe", hf="intermediate_size"),
+            Field("E", hf="num_local_experts"),
+            Field("k", hf="num_experts_per_tok"),
+            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        ),
+        model_type="minimax_m2",
+        hf_classes={"MiniMaxM2ForCausalLM": "minimax_m2"},
+        # rotary_dim / partial_rotary_factor: the rotary share of d_k; use_qk_norm,
+        # qk_norm_type ("per_layer"): transformers always builds the all-heads QK norms;
+        # scoring_func, use_routing_bias: how the router scores (the buffer is always built);
+        # use_mtp, num_mtp_modules, mtp_transformer_layers: MTP modules transformers does not
+        # build (not counted)
+        free=frozenset({
+            "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta",
+            "rope_scaling", "rope_parameters", "attention_dropout", "output_router_logits",
+            "router_aux_loss_coef", "router_jitter_noise", "rotary_dim", "partial_rotary_factor",
+            "use_qk_norm", "qk_norm_type", "scoring_func", "use_routing_bias", "use_mtp",
+            "num_mtp_modules", "mtp_transformer_layers", "attn_type_list",
+        }),
+    ),
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_fe=12, L=2, E=6, k=2),
+        "tiny_mha_tied": dict(v=31, d_e=24, M=3, M_kv=3, d_k=8, d_fe=5, L=3, E=4, k=4, tied=1),
+    },
+))

@@ -1,0 +1,154 @@
+"""Size a mixture of experts by two budgets: the total and the parameters one token uses
+(``paramcount solve minimax_m2 --target 100e9 --active 10e9 --for d_e --and d_fe``: how wide
+for 100B total at 10B active, with E, the top-k and the shared experts held).
+
+Two unknowns for two counts. For each valid value x of the first (``--for``), the second
+(``--and``) is the valid value whose active count is nearest the active budget
+(:func:`paramcount.solve.solve` with ``of="active"``); the total at that pair then falls as x
+grows (a wider model spends more of a fixed active budget on what every token uses, attention
+and embeddings, and less on experts, of which only k of E are active), so the x whose total is
+nearest the total budget is found by exact bisection over the valid values of x. Formula only,
+every count an exact integer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from paramcount import registry, solve
+from paramcount.errors import HyperparameterError, ParamcountError
+from paramcount.registry import Architecture
+
+__all__ = ["Pair", "PairSolution", "as_json", "as_text", "solve_any", "solve_pair"]
+
+_MAX_DOUBLINGS = 64
+
+
+@dataclass(frozen=True)
+class Pair:
+    value: int  # the first unknown's
+    inner: solve.Candidate  # the second unknown's value, its hyperparameters and active count
+    total: int
+
+
+@dataclass(frozen=True)
+class PairSolution:
+    arch: str
+    symbol: str
+    also: str
+    target: int
+    active: int
+    given: Mapping[str, int]
+    below: Pair | None  # the largest total ≤ target
+    above: Pair | None  # the smallest total ≥ target
+    step: int
+
+    @property
+    def best(self) -> Pair:
+        options = [c for c in (self.below, self.above) if c is not None]
+        return min(options, key=lambda c: (abs(c.total - self.target), c.total > self.target))
+
+
+def solve_pair(arch: Architecture | str, target: int | str, active: int | str, unknown: str,
+               also: str, given: Mapping[str, int] | None = None) -> PairSolution:
+    arch = registry.get(arch) if isinstance(arch, str) else arch
+    if not arch.formula.has_active:
+        raise HyperparameterError(f"{arch.id} has no experts: every parameter is active, so "
+                                  "--active is its --target")
+    total_n, active_n = solve.parse_target(target), solve.parse_target(active)
+    if active_n > total_n:
+        raise HyperparameterError(f"--active {active}: more than the --target {target}")
+    if unknown == also:
+        raise HyperparameterError(f"--for {unknown} and --and {also}: two different unknowns")
+    given = {k: v for k, v in (given or {}).items() if k not in (unknown, also)}
+    # the first unknown's valid values: the step its constraints impose
+    step = solve._step(arch, solve.symbols.get(unknown), given)
+
+    def at(k: int) -> Pair | None:
+        """The pair at the first unknown = k·step; None where no valid second value meets the
+        active budget (what every token uses already exceeds it) or k is not valid."""
+        x = k * step
+        try:
+            inner = solve.solve(arch, active_n, also, {**given, unknown: x}, of="active").best
+        except ParamcountError:
+            return None
+        if inner.total > active_n and inner.value == 1:  # even the narrowest is over budget
+            return None
+        # the trainable total, as count gives it (a router's score-correction buffer is not in it)
+        return Pair(x, inner, arch.count(inner.hparams))
+
+    first = at(1)
+    if first is None:
+        raise HyperparameterError(f"no valid {also} for {arch.id} at {unknown} = {step} and an "
+                                  f"active count of {active_n:,}")
+    if first.total <= total_n:  # even the narrowest model is under the total budget
+        return PairSolution(arch.id, unknown, also, total_n, active_n, dict(given), first, None,
+                            step)
+    lo, hi = 1, 2  # at(lo).total > target; find hi with at(hi) None or total ≤ target
+    for _ in range(_MAX_DOUBLINGS):
+        p = at(hi)
+        if p is None or p.total <= total_n:
+            break
+        lo, hi = hi, hi * 2
+    else:
+        raise HyperparameterError(f"no {unknown} up to {hi * step:,} brings {arch.id}'s total "
+                                  f"down to {total_n:,}")
+    while hi - lo > 1:  # at(lo) above the target; at(hi) below it or past the active budget
+        mid = (lo + hi) // 2
+        p = at(mid)
+        if p is not None and p.total > total_n:
+            lo = mid
+        else:
+            hi = mid
+    above, below = at(lo), at(hi)
+    return PairSolution(arch.id, unknown, also, total_n, active_n, dict(given), below, above, step)
+
+
+def solve_any(arch, target, unknown, given, active=None, also=None):
+    """What ``paramcount solve`` asks: one unknown for a total, or (``--active`` with ``--and``)
+    two for a total and an active count."""
+    if active is None and also is None:
+        return solve.solve(arch, target, unknown, given)
+    if active is None or also is None:
+        raise HyperparameterError("--active and --and go together: a total and an active count "
+                                  "fix two hyperparameters (--for one, --and the other)")
+    return solve_pair(arch, target, active, unknown, also, given)
+
+
+def as_text(sol) -> str:
+    if isinstance(sol, solve.Solution):
+        return solve.solution_text(sol)
+    from paramcount.render import human
+
+    given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
+    lines = [f"{sol.arch}: {sol.symbol} and {sol.also} for a total of {sol.target:,} "
+             f"({human(sol.target)}) at {sol.active:,} ({human(sol.active)}) active per token"
+             + (f" with {given}" if given else ""),
+             f"{sol.also}: the value whose active count is nearest {human(sol.active)} at each "
+             f"{sol.symbol}; valid {sol.symbol}: multiples of {sol.step}"]
+    for label, c in (("below", sol.below), ("above", sol.above)):
+        if c is None:
+            lines.append(f"  nearest {label}: none")
+            continue
+        mark = "  <- closest" if c is sol.best else ""
+        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}, {sol.also} = "
+                     f"{c.inner.value:,}  total {c.total:,} ({human(c.total)}, "
+                     f"{c.total - sol.target:+,}), active {c.inner.total:,} "
+                     f"({human(c.inner.total)}, {c.inner.total - sol.active:+,}){mark}")
+    return "\n".join(lines)
+
+
+def as_json(sol) -> dict:
+    if isinstance(sol, solve.Solution):
+        return solve.solution_json(sol)
+
+    def pair(c: Pair | None):
+        if c is None:
+            return None
+        return {sol.symbol: c.value, sol.also: c.inner.value, "total": c.total,
+                "active": c.inner.total, "hparams": dict(c.inner.hparams)}
+
+    return {"arch": sol.arch, "for": [sol.symbol, sol.also], "target": sol.target,
+            "active": sol.active, "given": dict(sol.given), "below": pair(sol.below),
+            "above": pair(sol.above), "closest": pair(sol.best)}
