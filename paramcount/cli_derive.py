@@ -32,10 +32,39 @@ def add_parser(sub) -> None:
     s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
                                                            "build, not proven)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--max-build", type=_count, metavar="N", default=None,
+                   help="refuse a build with more than N weights (layer instances; default "
+                        "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
     s.add_argument("--emit-plugin", metavar="FILE",
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
     s.set_defaults(func=cmd_derive)
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    from paramcount.hparams import parse_int_literal
+
+    value = parse_int_literal(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _assignments(items: list[str]) -> dict[str, int]:
+    """``--set FIELD=VALUE`` for a builder: its own field names (no paramcount symbols),
+    integer values."""
+    from paramcount.hparams import parse_int_literal
+
+    out = {}
+    for item in items:
+        name, eq, raw = item.partition("=")
+        value = parse_int_literal(raw.strip())
+        if not eq or not name.strip().isidentifier() or value is None:
+            raise UsageError(f"--set {item!r}: expected FIELD=INTEGER")
+        out[name.strip()] = value
+    return out
 
 
 def _builder(spec: str):
@@ -71,14 +100,13 @@ def _load(args):
     from paramcount import derive
 
     if args.builder:
-        from paramcount.cli_common import parse_assignments
-
         fn = _builder(args.builder)
-        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **parse_assignments(args.set)}
+        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **_assignments(args.set)}
         if not defaults:
             raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
                              "or a `defaults` mapping on the function")
-        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False)
+        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False,
+                                   max_build=args.max_build)
     if args.set:
         raise UsageError("--set applies to --builder; edit the config instead")
     config = None
@@ -88,7 +116,8 @@ def _load(args):
         config, where = load_json(args.config)
         if is_keras(config):
             raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
-    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls)
+    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
+                               max_build=args.max_build)
 
 
 def _refuse_failures(d) -> None:

@@ -136,7 +136,8 @@ class _Oracle(Oracle):
         self.d, self.src, self.table = d, src, table
 
     def _fields(self, hp) -> dict[str, int]:
-        values = self.src.values(self.src.config({**self.d.explicit, **self.table.hf_config(hp)}))
+        # the config the reference builds (reference_models.hf.config): the table's keys alone
+        values = self.src.values(self.src.config(self.table.hf_config(hp)))
         return {f: int(values[f]) for f in self.d.fields}
 
     def _measure(self, point) -> dict[str, int]:
@@ -238,25 +239,31 @@ def _decide(case, d, src, table, shown, sympy_done: bool = False) -> tuple[str, 
 
 def _for_case(shown, ref, case, src: Source, d: Derivation):
     """The derivation that holds in ``case``: ``d``, unless the case's config sets one of its
-    fields to None (a structure switched off by a null key); then one derived at the config of
-    the case's first hyperparameter set (or the first set with the case's flags)."""
+    fields to None (a structure switched off by a null key) or gives another name to a key that
+    holds one (T5's feed_forward_proj); then one derived at the config of the case's first
+    hyperparameter set (or the first set with the case's flags)."""
     from paramcount.derive import store
     from paramcount.derive.core import derive
-    from paramcount.errors import ParamcountError
-
     table = _table(shown, ref)
     flags = dict(case.flags)
-    sets = [hs.hparams for hs in shown.hparam_sets()]
+    sets = []
+    for hs in shown.hparam_sets():
+        try:
+            sets.append(hs.hparams)
+        except Exception:
+            continue
     for raw in [*sets, *({**h, **flags} for h in sets[:1])]:
         try:
             hp = shown.resolve(raw)
-        except ParamcountError:
+        except Exception:
             continue
         if any(hp.get(k) != v for k, v in flags.items()) or ref._own_refusal(hp) is not None:
             continue
         config = table.hf_config(hp)
-        values = src.values(src.config({**d.explicit, **config}))
-        if all(values.get(f) is not None for f in d.fields):
+        values = src.values(src.config(config))
+        # a key no variation reaches (a name: T5's feed_forward_proj) as at the derivation's
+        same = all(v == src.base.get(k) for k, v in config.items() if type(v) not in (int, bool))
+        if same and all(values.get(f) is not None for f in d.fields):
             return d, src
         new = Source(model_type=src.model_type, config=config, cls=src.cls_name.split("(")[0])
         new._cls = src._cls

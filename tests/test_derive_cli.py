@@ -1,0 +1,84 @@
+"""``paramcount derive``'s bad input (issue 19 §9): each one line on stderr and exit status 2,
+never a traceback — a model type transformers does not know, a builder that raises or returns no
+model, a build above ``--max-build``, a field whose effect is no such expression."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_derive import _cli
+
+BUILDER = '''
+def build(cfg):
+    from torch import nn
+    if cfg.get("boom"):
+        raise RuntimeError("the builder fails")
+    if cfg.get("nothing"):
+        return None
+    model = nn.Module()
+    model.embed = nn.Embedding(cfg["vocab"], cfg["width"])
+    model.layers = nn.ModuleList(nn.Linear(cfg["width"], cfg["width"])
+                                 for _ in range(cfg["depth"]))
+    return model
+
+
+def odd(cfg):
+    model = build(cfg)
+    # no such expression of the fields: a width's square modulo 7
+    model.odd = nn_linear(cfg["width"], (cfg["width"] ** 2) % 7 + 1)
+    return model
+
+
+def nn_linear(a, b):
+    from torch import nn
+    return nn.Linear(a, b)
+
+
+build.defaults = odd.defaults = {"vocab": 50, "width": 16, "depth": 3}
+'''
+
+
+def _one_line(*argv: str) -> str:
+    code, _, err_text = _cli(*argv)
+    err = err_text.strip().splitlines()
+    assert code == 2 and len(err) == 1, (code, err)
+    assert "Traceback" not in err_text
+    return err[0]
+
+
+@pytest.fixture
+def builder(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(BUILDER)
+    return f"{path}:build"
+
+
+def test_a_builder_that_raises(builder):
+    assert "the builder fails" in _one_line("derive", "--builder", builder, "--set", "boom=1",
+                                            "--no-prove")
+
+
+def test_a_builder_that_returns_no_model(builder):
+    assert "not a torch nn.Module" in _one_line("derive", "--builder", builder, "--set",
+                                                "nothing=1", "--no-prove")
+
+
+def test_a_build_above_max_build(builder):
+    line = _one_line("derive", "--builder", builder, "--max-build", "5", "--no-prove")
+    assert "--max-build" in line and "weights (limit 5)" in line
+    code, out, _ = _cli("derive", "--builder", builder, "--max-build", "0", "--no-prove")
+    assert code == 0 and f"{50 * 16 + 3 * (16 * 16 + 16):,}" in out
+
+
+def test_a_field_whose_effect_is_no_such_expression(builder):
+    line = _one_line("derive", "--builder", builder.replace(":build", ":odd"), "--no-prove")
+    assert "no such expression" in line and "odd." in line
+
+
+def test_an_unknown_model_type():
+    assert "no_such_model" in _one_line("derive", "--model-type", "no_such_model")
+
+
+def test_max_build_must_be_a_count():
+    code, _, err = _cli("derive", "--model-type", "gpt2", "--max-build", "-3")
+    assert code == 2 and "non-negative integer" in err
