@@ -150,6 +150,10 @@ def _header(d, hit: bool) -> list[str]:
     for k, why in d.unvaried.items():
         if k not in nones:
             lines.append(f"not varied: {k} (every variation refused: {why})")
+    from paramcount.derive.tree import ties
+
+    for t, (to, flags) in ties(d).items():
+        lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
     if d.constraints:
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
