@@ -119,6 +119,10 @@ def cmd_count(args) -> int:
             out["framework"] = framework
             out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
                              for d, k, h in frameworks.delta_rows(arch, hp)]
+        if args.derived:
+            from paramcount.cli_derive import derived_beside
+
+            out["derived"] = derived_beside(arch, hp, as_json=True)
         _emit_json(out)
     else:
         if reading is not None:
@@ -134,6 +138,10 @@ def cmd_count(args) -> int:
             print(f"checked by {' and '.join(arch.checked_by)} only: {why}")
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
+        if args.derived:
+            from paramcount.cli_derive import derived_beside
+
+            return derived_beside(arch, hp)
     return 0
 
 
@@ -243,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     config_options(s, ("keras", "transformers"), None,
                    "counted, with its deltas from Keras (default: transformers for a "
                    "transformers --config, else keras; formula only, torch never imported)")
+    s.add_argument("--derived", action="store_true",
+                   help="also the formula derived from the transformers class's builds, beside "
+                        "this one, and whether they agree (needs the transformers extra)")
     s.set_defaults(func=cmd_count)
 
     s = sub.add_parser("verify", help="formula against the Keras model; exit 1 on any mismatch")

@@ -10,7 +10,7 @@ import time
 from paramcount.cli_common import UsageError, _emit_json
 from paramcount.errors import InputFileError, ParamcountError
 
-__all__ = ["add_parser", "cmd_derive", "count_derived"]
+__all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
 
 
 def add_parser(sub) -> None:
@@ -307,3 +307,63 @@ def _proof_line(cases: list[dict]) -> str:
     bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
            if c["status"] != "proven"]
     return "\n".join([line, *bad])
+
+
+def derived_beside(arch, hp: dict, as_json: bool = False):
+    """``count ARCH --derived``: the formula derived from the builds of the transformers class
+    that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
+    beside the hand-written tree; and the cross-check of the two for all hyperparameters
+    (:mod:`paramcount.derive.crosscheck`). Text: printed, the exit status returned (1 when they
+    disagree); JSON: the mapping returned."""
+    from paramcount.extras import require
+
+    if getattr(arch, "transformers", None) is None or arch.mapping is None \
+            or not arch.mapping.hf_class(arch.id):
+        raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
+    require("transformers", "count --derived")
+    if as_json:
+        return _on_torch_value(_beside_here, arch.id, dict(hp), True)
+    return _on_torch(_beside_here, arch.id, dict(hp), False)
+
+
+def _beside_here(arch_id: str, hp: dict, as_json: bool):
+    from paramcount import registry, render
+    from paramcount.derive.crosscheck import check, derivation_for
+    from paramcount.derive.proof import derived_architecture
+    from paramcount.formula import to_int
+    from paramcount.frameworks import for_framework
+
+    arch = registry.get(arch_id)
+    ref = arch.transformers.pick(hp)
+    src, d = derivation_for(arch, ref)
+    _refuse_failures(d)
+    table = ref.mapping or arch.mapping
+    try:
+        values = src.values(src.config(table.hf_config(hp)))
+    except Exception as exc:  # a validator's refusal (an odd rotary width)
+        from paramcount.derive.core import _first_line
+
+        raise ParamcountError(f"--derived: transformers refuses {arch.id} at these values: "
+                              f"{_first_line(exc)}") from None
+    darch = derived_architecture(d, src)
+    dhp = darch.resolve({f: int(values[f]) for f in d.fields})
+    shown = for_framework(arch, "transformers", hp)
+    hand = to_int(shown.formula.trainable_total(), shown.values(hp))
+    ag = check(arch, ref, src, d)
+    if as_json:
+        return {"class": d.cls, "versions": d.versions, "by_role": d.count(dhp),
+                "hand_written_transformers": hand, "agree": ag.agrees,
+                "cases": [{"case": c, "how": h, "message": m} for c, h, m in ag.cases],
+                "breakdown": render.count_json(darch, dhp)}
+    print()
+    print("\n".join(_header(d, False)))
+    print(render.count_text(darch, dhp, f"{arch.id}'s values, renamed by its config table"))
+    derived = d.count(dhp)["trainable"]
+    same = "=" if derived == hand else "≠"
+    print(f"derived {derived:,} {same} hand-written + transformers deltas {hand:,}")
+    how = {"sympy": "SymPy, after the table's renaming",
+           "proven": "prove's machinery, bound on a false proof < 1e-9"}
+    print("each way checks the other, all hyperparameters: " + ("agree" if ag.agrees else
+                                                                "DISAGREE") + "; " + "; ".join(
+        f"{c}: {how.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in ag.cases))
+    return 0 if ag.agrees and derived == hand else 1

@@ -82,3 +82,40 @@ def test_an_unknown_model_type():
 def test_max_build_must_be_a_count():
     code, _, err = _cli("derive", "--model-type", "gpt2", "--max-build", "-3")
     assert code == 2 and "non-negative integer" in err
+
+
+# --- count --derived, and count --config without the transformers extra -----------------------
+
+
+def test_count_derived_shows_the_derived_tree_beside_the_hand_written_one():
+    code, out, err = _cli("count", "llama", "--preset", "tiny_mqa", "--derived")
+    assert code == 0, err
+    hand, derived = out.split("formula derived from LlamaForCausalLM builds")
+    assert "blocks × L" in hand and "layers × num_hidden_layers" in derived
+    assert "lm_head × (1 - tie_word_embeddings)" in derived
+    assert "derived 3,296 = hand-written + transformers deltas 3,296" in derived
+    assert "each way checks the other, all hyperparameters: agree" in derived
+
+
+def test_count_derived_json_and_a_set_transformers_refuses():
+    import json
+
+    code, out, _ = _cli("count", "llama", "--preset", "tiny_mqa", "--derived", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["derived"]["agree"] and data["derived"]["by_role"]["trainable"] \
+        == data["total"] == 3_296
+    line = _one_line("count", "llama", "--preset", "tiny_gqa_tied", "--derived")
+    assert "transformers refuses llama" in line and "RoPE" in line
+
+
+def test_count_config_of_a_derived_type_without_the_extra(tmp_path):
+    import json
+
+    from tests.test_derive import SMALL_STARCODER2
+    from tests.test_missing_extra import _without_extra
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_STARCODER2))
+    out = _without_extra(tmp_path, "-m", "paramcount", "count", "--config", str(path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "pip install 'paramcount[transformers]'" in out.stderr

@@ -24,9 +24,9 @@ __all__ = ["derive_model", "require"]
 
 def require() -> None:
     """A ParamcountError, one line, unless torch and transformers are importable."""
-    import importlib.util
+    from paramcount.extras import missing as absent
 
-    missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+    missing = absent("transformers")  # (importlib's own find_spec raises where a finder does)
     if missing:
         raise ParamcountError(f"deriving a formula needs torch and transformers ({missing[0]} "
                               "is not installed): pip install 'paramcount[transformers]'")
