@@ -334,10 +334,12 @@ def _beside_here(arch_id: str, hp: dict, as_json: bool):
     from paramcount.frameworks import for_framework
 
     arch = registry.get(arch_id)
+    assert arch.transformers is not None  # (derived_beside checked it)
     ref = arch.transformers.pick(hp)
     src, d = derivation_for(arch, ref)
     _refuse_failures(d)
     table = ref.mapping or arch.mapping
+    assert table is not None
     try:
         values = src.values(src.config(table.hf_config(hp)))
     except Exception as exc:  # a validator's refusal (an odd rotary width)
