@@ -80,7 +80,7 @@ def cmd_formula(args) -> int:
 
 def cmd_count(args) -> int:
     from paramcount import render
-    from paramcount.cli_derive import count_derived
+    from paramcount.cli_derive import count_derived, derived_beside
 
     if args.checkpoint:
         from paramcount.cli_checkpoint import run
@@ -120,8 +120,6 @@ def cmd_count(args) -> int:
             out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
                              for d, k, h in frameworks.delta_rows(arch, hp)]
         if args.derived:
-            from paramcount.cli_derive import derived_beside
-
             out["derived"] = derived_beside(arch, hp, as_json=True)
         _emit_json(out)
     else:
@@ -139,8 +137,6 @@ def cmd_count(args) -> int:
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
         if args.derived:
-            from paramcount.cli_derive import derived_beside
-
             return derived_beside(arch, hp)
     return 0
 
@@ -251,9 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_options(s, ("keras", "transformers"), None,
                    "counted, with its deltas from Keras (default: transformers for a "
                    "transformers --config, else keras; formula only, torch never imported)")
-    s.add_argument("--derived", action="store_true",
-                   help="also the formula derived from the transformers class's builds, beside "
-                        "this one, and whether they agree (needs the transformers extra)")
+    __import__("paramcount.cli_derive").cli_derive.count_option(s)  # --derived
     s.set_defaults(func=cmd_count)
 
     s = sub.add_parser("verify", help="formula against the Keras model; exit 1 on any mismatch")

@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
     src.add_argument("--builder", metavar="MODULE:FUNCTION",
                      help="your own builder: a function from a mapping of field values to a torch "
-                          "nn.Module (MODULE a module name or a .py file); its base values from "
+                          "nn.Module or a Keras model (built without allocation, in a process "
+                          "without torch; MODULE a module name or a .py file); its base values from "
                           "--set and the function's `defaults` attribute")
     s.add_argument("--set", metavar="FIELD=VALUE", nargs="+", action="extend", default=[],
                    help="base values of a --builder's fields (integers; flags 0/1)")
@@ -39,6 +40,12 @@ def add_parser(sub) -> None:
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
     s.set_defaults(func=cmd_derive)
+
+
+def count_option(s) -> None:
+    s.add_argument("--derived", action="store_true",
+                   help="also the formula derived from the transformers class's builds, beside "
+                        "this one, and whether they agree (needs the transformers extra)")
 
 
 def _count(text: str) -> int:
@@ -106,7 +113,7 @@ def _load(args):
             raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
                              "or a `defaults` mapping on the function")
         return derive.derive_model(builder=fn, defaults=defaults, use_cache=False,
-                                   max_build=args.max_build)
+                                   max_build=args.max_build, keras=getattr(args, "keras", False))
     if args.set:
         raise UsageError("--set applies to --builder; edit the config instead")
     config = None
@@ -136,8 +143,9 @@ def _arch_and_hp(d, src):
 
 def _header(d, hit: bool) -> list[str]:
     v = d.versions
-    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; transformers "
-             f"{v.get('transformers', '?')}, torch {v.get('torch', '?')}; {d.builds} builds"
+    libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
+             f"{d.builds} builds"
              + (", from the cache" if hit else "") + "): not hand-written",
              "hyperparameters found: " + ", ".join(
                  f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
@@ -194,6 +202,19 @@ def _known_to_transformers(model_type: str) -> bool:
 def cmd_derive(args) -> int:
     from paramcount.extras import require
 
+    if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
+        try:
+            return _on_torch(_derive_here, args)
+        except ParamcountError as exc:
+            if "FrameworkClash" not in str(exc):
+                raise
+        # the builder imported Keras in the torch worker: a Keras model, built here
+        from paramcount import isolate
+
+        args.keras = True
+        code, out = isolate.call("keras", _captured, _derive_here, args)
+        print(out, end="")
+        return code
     require("transformers", "derive")  # one line on how to install it, before any work
     return _on_torch(_derive_here, args)
 

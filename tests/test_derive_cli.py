@@ -119,3 +119,56 @@ def test_count_config_of_a_derived_type_without_the_extra(tmp_path):
     out = _without_extra(tmp_path, "-m", "paramcount", "count", "--config", str(path))
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "pip install 'paramcount[transformers]'" in out.stderr
+
+
+# --- a builder of a Keras model -------------------------------------------------------------------
+
+KERAS_BUILDER = '''
+def build(cfg):
+    import keras
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(cfg["vocab"], cfg["width"])(inp)
+    for _ in range(cfg["depth"]):  # dense, dense_1, ...: one template
+        x = keras.layers.Dense(cfg["width"])(x)
+    # a floor division
+    x = keras.layers.Dense(cfg["heads"] * (cfg["width"] // cfg["heads"]), use_bias=False,
+                           name="out")(x)
+    return keras.Model(inp, x)
+
+
+def nothing(cfg):
+    import keras  # noqa: F401
+    return 42
+
+
+build.defaults = nothing.defaults = {"vocab": 50, "width": 16, "depth": 3, "heads": 4}
+'''
+
+
+def _run_here(*argv: str) -> tuple[int, str, str]:
+    """The command in this process: derive starts a torch worker, and builds a Keras model here
+    (this process holds no torch)."""
+    from tests.test_derive import _run_cli
+
+    return _run_cli(list(argv))
+
+
+def test_a_keras_builder_derives_without_torch(tmp_path):
+    path = tmp_path / "kmine.py"
+    path.write_text(KERAS_BUILDER)
+    code, out, err = _run_here("derive", "--builder", f"{path}:build", "--no-prove",
+                               "--set", "width=18")
+    assert code == 0, err
+    assert "keras 3." in out and "torch" not in out.split("\n")[0]
+    assert "hyperparameters found: depth=3, heads=4, vocab=50, width=18" in out
+    # embedding + depth·(width² + width) + heads·(width // heads)·width
+    assert f"{50 * 18 + 3 * (18 * 18 + 18) + 4 * (18 // 4) * 18:,}" in out
+    assert "floor(width/heads)" in out
+
+
+def test_a_keras_builder_that_returns_no_model(tmp_path):
+    path = tmp_path / "kmine.py"
+    path.write_text(KERAS_BUILDER)
+    code, _, err = _run_here("derive", "--builder", f"{path}:nothing", "--no-prove")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "not a Keras model" in lines[0], lines

@@ -64,7 +64,7 @@ def test_a_wrong_derivation_disagrees():
     arch = registry.get("llama")
     src, d = derivation_for(arch)
     t = next(t for t in d.templates if t.name.endswith("q_proj.weight"))
-    wrong = dataclasses.replace(t, mult=((*t.mult, (1, ())),))  # L + 1 query projections
+    wrong = dataclasses.replace(t, mult=(*t.mult, (1, ())))  # L + 1 query projections
     d.templates = [wrong if x is t else x for x in d.templates]
     ag = check(arch, arch.transformers, src, d)
     assert not ag.agrees and {h for _, h, _ in ag.cases} == {"refuted"}, ag.cases

@@ -35,17 +35,24 @@ def require() -> None:
 def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | None = None,
                  cls: str | None = None, builder: Callable | None = None,
                  defaults: Mapping[str, Any] | None = None, use_cache: bool = True,
-                 max_build: int | None = None):
+                 max_build: int | None = None, keras: bool = False):
     """(source, derivation, whether it came from the cache) for a model type's defaults, a
-    config's values, or a builder of your own at ``defaults``. A build with more weights than
+    config's values, or a builder of your own at ``defaults`` (``keras``: it returns a Keras
+    model; then this process must hold no torch). A build with more weights than
     ``max_build`` (:func:`paramcount.budget.limit`: the option, else ``$PARAMCOUNT_MAX_BUILD``,
     else its default; 0 no limit) is refused before any other is made."""
-    require()
+    if not keras:
+        require()
     from paramcount.derive import store
     from paramcount.derive.core import derive
     from paramcount.derive.probe import Source
 
-    src = Source(model_type=model_type, config=config, cls=cls, builder=builder,
+    kind: type[Source] = Source
+    if keras:  # a builder of a Keras model: built in this process, which holds no torch
+        from paramcount.derive.keras_source import KerasSource
+
+        kind = KerasSource
+    src = kind(model_type=model_type, config=config, cls=cls, builder=builder,
                  defaults=defaults)
     _limit_builds(src, max_build)
     if not use_cache:

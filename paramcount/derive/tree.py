@@ -79,7 +79,12 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
 
 
 def _regex(template: str) -> str:
-    return "^" + "/".join(r"\d+" if s == "*" else re.escape(s) for s in template.split(".")) + "$"
+    def seg(s: str) -> str:  # a Keras layer's automatic suffix: dense, dense_1 ... (dense_*)
+        if s == "*":
+            return r"\d+"
+        return re.escape(s[:-2]) + r"(_\d+)?" if s.endswith("_*") else re.escape(s)
+
+    return "^" + "/".join(seg(s) for s in template.split(".")) + "$"
 
 
 def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -103,7 +108,7 @@ def tree(d: Derivation) -> Term:
     syms = field_symbols(d)
     root: dict = {}
     for t in d.templates:
-        segs = [s for s in t.name.split(".") if s != "*"]
+        segs = [s.removesuffix("_*") for s in t.name.split(".") if s != "*"]
         mod, param = segs[:-1], segs[-1]
         if t.role == "buffer" or not mod:
             mod = [*mod[:-1], "_".join([*mod[-1:], param])]
