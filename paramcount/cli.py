@@ -80,7 +80,7 @@ def cmd_formula(args) -> int:
 
 def cmd_count(args) -> int:
     from paramcount import render
-    from paramcount.cli_derive import count_derived
+    from paramcount.cli_derive import count_derived, derived_beside
 
     if args.checkpoint:
         from paramcount.cli_checkpoint import run
@@ -119,6 +119,8 @@ def cmd_count(args) -> int:
             out["framework"] = framework
             out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
                              for d, k, h in frameworks.delta_rows(arch, hp)]
+        if args.derived:
+            out["derived"] = derived_beside(arch, hp, as_json=True)
         _emit_json(out)
     else:
         if reading is not None:
@@ -134,6 +136,8 @@ def cmd_count(args) -> int:
             print(f"checked by {' and '.join(arch.checked_by)} only: {why}")
         if framework != "keras":
             print("\n".join(frameworks.delta_lines(arch, hp)))
+        if args.derived:
+            return derived_beside(arch, hp)
     return 0
 
 
@@ -227,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("count", help="evaluate the formula (never imports TensorFlow)")
     numcore.add_count_arguments(s, _Once)  # the compiled count reads count's options from it too
+    __import__("paramcount.cli_derive").cli_derive.count_option(s)  # --derived
     s.set_defaults(func=cmd_count)
 
     s = sub.add_parser("verify", help="formula against the Keras model; exit 1 on any mismatch")

@@ -10,7 +10,7 @@ import time
 from paramcount.cli_common import UsageError, _emit_json
 from paramcount.errors import InputFileError, ParamcountError
 
-__all__ = ["add_parser", "cmd_derive", "count_derived"]
+__all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
 
 
 def add_parser(sub) -> None:
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
     src.add_argument("--builder", metavar="MODULE:FUNCTION",
                      help="your own builder: a function from a mapping of field values to a torch "
-                          "nn.Module (MODULE a module name or a .py file); its base values from "
+                          "nn.Module or a Keras model (built without allocation, in a process "
+                          "without torch; MODULE a module name or a .py file); its base values from "
                           "--set and the function's `defaults` attribute")
     s.add_argument("--set", metavar="FIELD=VALUE", nargs="+", action="extend", default=[],
                    help="base values of a --builder's fields (integers; flags 0/1)")
@@ -32,10 +33,45 @@ def add_parser(sub) -> None:
     s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
                                                            "build, not proven)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--max-build", type=_count, metavar="N", default=None,
+                   help="refuse a build with more than N weights (layer instances; default "
+                        "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
     s.add_argument("--emit-plugin", metavar="FILE",
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
     s.set_defaults(func=cmd_derive)
+
+
+def count_option(s) -> None:
+    s.add_argument("--derived", action="store_true",
+                   help="also the formula derived from the transformers class's builds, beside "
+                        "this one, and whether they agree (needs the transformers extra)")
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    from paramcount.hparams import parse_int_literal
+
+    value = parse_int_literal(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _assignments(items: list[str]) -> dict[str, int]:
+    """``--set FIELD=VALUE`` for a builder: its own field names (no paramcount symbols),
+    integer values."""
+    from paramcount.hparams import parse_int_literal
+
+    out = {}
+    for item in items:
+        name, eq, raw = item.partition("=")
+        value = parse_int_literal(raw.strip())
+        if not eq or not name.strip().isidentifier() or value is None:
+            raise UsageError(f"--set {item!r}: expected FIELD=INTEGER")
+        out[name.strip()] = value
+    return out
 
 
 def _builder(spec: str):
@@ -71,14 +107,13 @@ def _load(args):
     from paramcount import derive
 
     if args.builder:
-        from paramcount.cli_common import parse_assignments
-
         fn = _builder(args.builder)
-        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **parse_assignments(args.set)}
+        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **_assignments(args.set)}
         if not defaults:
             raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
                              "or a `defaults` mapping on the function")
-        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False)
+        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False,
+                                   max_build=args.max_build, keras=getattr(args, "keras", False))
     if args.set:
         raise UsageError("--set applies to --builder; edit the config instead")
     config = None
@@ -88,7 +123,8 @@ def _load(args):
         config, where = load_json(args.config)
         if is_keras(config):
             raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
-    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls)
+    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
+                               max_build=args.max_build)
 
 
 def _refuse_failures(d) -> None:
@@ -107,8 +143,9 @@ def _arch_and_hp(d, src):
 
 def _header(d, hit: bool) -> list[str]:
     v = d.versions
-    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; transformers "
-             f"{v.get('transformers', '?')}, torch {v.get('torch', '?')}; {d.builds} builds"
+    libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
+             f"{d.builds} builds"
              + (", from the cache" if hit else "") + "): not hand-written",
              "hyperparameters found: " + ", ".join(
                  f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
@@ -121,6 +158,10 @@ def _header(d, hit: bool) -> list[str]:
     for k, why in d.unvaried.items():
         if k not in nones:
             lines.append(f"not varied: {k} (every variation refused: {why})")
+    from paramcount.derive.tree import ties
+
+    for t, (to, flags) in ties(d).items():
+        lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
     if d.constraints:
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
@@ -161,6 +202,19 @@ def _known_to_transformers(model_type: str) -> bool:
 def cmd_derive(args) -> int:
     from paramcount.extras import require
 
+    if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
+        try:
+            return _on_torch(_derive_here, args)
+        except ParamcountError as exc:
+            if "FrameworkClash" not in str(exc):
+                raise
+        # the builder imported Keras in the torch worker: a Keras model, built here
+        from paramcount import isolate
+
+        args.keras = True
+        code, out = isolate.call("keras", _captured, _derive_here, args)
+        print(out, end="")
+        return code
     require("transformers", "derive")  # one line on how to install it, before any work
     return _on_torch(_derive_here, args)
 
@@ -274,3 +328,65 @@ def _proof_line(cases: list[dict]) -> str:
     bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
            if c["status"] != "proven"]
     return "\n".join([line, *bad])
+
+
+def derived_beside(arch, hp: dict, as_json: bool = False):
+    """``count ARCH --derived``: the formula derived from the builds of the transformers class
+    that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
+    beside the hand-written tree; and the cross-check of the two for all hyperparameters
+    (:mod:`paramcount.derive.crosscheck`). Text: printed, the exit status returned (1 when they
+    disagree); JSON: the mapping returned."""
+    from paramcount.extras import require
+
+    if getattr(arch, "transformers", None) is None or arch.mapping is None \
+            or not arch.mapping.hf_class(arch.id):
+        raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
+    require("transformers", "count --derived")
+    if as_json:
+        return _on_torch_value(_beside_here, arch.id, dict(hp), True)
+    return _on_torch(_beside_here, arch.id, dict(hp), False)
+
+
+def _beside_here(arch_id: str, hp: dict, as_json: bool):
+    from paramcount import registry, render
+    from paramcount.derive.crosscheck import check, derivation_for
+    from paramcount.derive.proof import derived_architecture
+    from paramcount.formula import to_int
+    from paramcount.frameworks import for_framework
+
+    arch = registry.get(arch_id)
+    assert arch.transformers is not None  # (derived_beside checked it)
+    ref = arch.transformers.pick(hp)
+    src, d = derivation_for(arch, ref)
+    _refuse_failures(d)
+    table = ref.mapping or arch.mapping
+    assert table is not None
+    try:
+        values = src.values(src.config(table.hf_config(hp)))
+    except Exception as exc:  # a validator's refusal (an odd rotary width)
+        from paramcount.derive.core import _first_line
+
+        raise ParamcountError(f"--derived: transformers refuses {arch.id} at these values: "
+                              f"{_first_line(exc)}") from None
+    darch = derived_architecture(d, src)
+    dhp = darch.resolve({f: int(values[f]) for f in d.fields})
+    shown = for_framework(arch, "transformers", hp)
+    hand = to_int(shown.formula.trainable_total(), shown.values(hp))
+    ag = check(arch, ref, src, d)
+    if as_json:
+        return {"class": d.cls, "versions": d.versions, "by_role": d.count(dhp),
+                "hand_written_transformers": hand, "agree": ag.agrees,
+                "cases": [{"case": c, "how": h, "message": m} for c, h, m in ag.cases],
+                "breakdown": render.count_json(darch, dhp)}
+    print()
+    print("\n".join(_header(d, False)))
+    print(render.count_text(darch, dhp, f"{arch.id}'s values, renamed by its config table"))
+    derived = d.count(dhp)["trainable"]
+    same = "=" if derived == hand else "≠"
+    print(f"derived {derived:,} {same} hand-written + transformers deltas {hand:,}")
+    how = {"sympy": "SymPy, after the table's renaming",
+           "proven": "prove's machinery, bound on a false proof < 1e-9"}
+    print("each way checks the other, all hyperparameters: " + ("agree" if ag.agrees else
+                                                                "DISAGREE") + "; " + "; ".join(
+        f"{c}: {how.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in ag.cases))
+    return 0 if ag.agrees and derived == hand else 1

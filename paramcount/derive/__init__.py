@@ -24,9 +24,9 @@ __all__ = ["derive_model", "require"]
 
 def require() -> None:
     """A ParamcountError, one line, unless torch and transformers are importable."""
-    import importlib.util
+    from paramcount.extras import missing as absent
 
-    missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+    missing = absent("transformers")  # (importlib's own find_spec raises where a finder does)
     if missing:
         raise ParamcountError(f"deriving a formula needs torch and transformers ({missing[0]} "
                               "is not installed): pip install 'paramcount[transformers]'")
@@ -34,17 +34,51 @@ def require() -> None:
 
 def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | None = None,
                  cls: str | None = None, builder: Callable | None = None,
-                 defaults: Mapping[str, Any] | None = None, use_cache: bool = True):
+                 defaults: Mapping[str, Any] | None = None, use_cache: bool = True,
+                 max_build: int | None = None, keras: bool = False):
     """(source, derivation, whether it came from the cache) for a model type's defaults, a
-    config's values, or a builder of your own at ``defaults``."""
-    require()
+    config's values, or a builder of your own at ``defaults`` (``keras``: it returns a Keras
+    model; then this process must hold no torch). A build with more weights than
+    ``max_build`` (:func:`paramcount.budget.limit`: the option, else ``$PARAMCOUNT_MAX_BUILD``,
+    else its default; 0 no limit) is refused before any other is made."""
+    if not keras:
+        require()
     from paramcount.derive import store
     from paramcount.derive.core import derive
     from paramcount.derive.probe import Source
 
-    src = Source(model_type=model_type, config=config, cls=cls, builder=builder,
+    kind: type[Source] = Source
+    if keras:  # a builder of a Keras model: built in this process, which holds no torch
+        from paramcount.derive.keras_source import KerasSource
+
+        kind = KerasSource
+    src = kind(model_type=model_type, config=config, cls=cls, builder=builder,
                  defaults=defaults)
+    _limit_builds(src, max_build)
     if not use_cache:
         return src, derive(src), False
     d, hit = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
     return src, d, hit
+
+
+def _limit_builds(src, max_build: int | None) -> None:
+    """Every build of ``src`` checked against the build limit: its weights (layer instances,
+    as ``verify``'s limit counts them) at most the limit."""
+    from paramcount import budget
+    from paramcount.derive.probe import DeriveError
+
+    cap = budget.limit(max_build)
+    if not cap:
+        return
+    build = src.build
+
+    def checked(overrides):
+        built = build(overrides)
+        n = sum(o.count for o in built.values())
+        if n > cap:
+            raise DeriveError(
+                f"{src.cls_name}: a build at this config creates {n:,} weights (limit {cap:,}); "
+                f"raise the limit with --max-build {n} or {budget.LIMIT_ENV}={n} (0: no limit)")
+        return built
+
+    src.build = checked

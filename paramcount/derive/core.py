@@ -246,6 +246,12 @@ def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str]) 
 
 
 def _versions() -> dict[str, str]:
+    from paramcount import isolate
+
+    if isolate.side() == "keras":  # a Keras builder's derivation: torch is never imported here
+        from paramcount.derive.keras_source import versions
+
+        return versions()
     out = {}
     for lib in ("torch", "transformers"):
         with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone

@@ -87,6 +87,12 @@ class Source:
         for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
                   "auto_map", "torch_dtype", "dtype", "quantization_config"):
             self.base.pop(k, None)
+        # a key the config class aliases (BART's num_hidden_layers is encoder_layers), given
+        # beside its field, is set after it and would undo every variation of the field
+        aliases = getattr(configuration_auto.CONFIG_MAPPING[model_type], "attribute_map", {})
+        for alias, target in dict(aliases).items():
+            if alias in self.base:
+                self.base.setdefault(target, self.base.pop(alias))
         archs = (config or {}).get("architectures") or []
         if cls is None and archs and isinstance(archs[0], str):
             cls = archs[0]

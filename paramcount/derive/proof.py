@@ -54,10 +54,12 @@ def derived_architecture(d: Derivation, src: Source):
     flags = set(d.flags)
 
     def reference(hp: Mapping[str, int]):
-        from reference_models.hf import torch_weights
-
         over = {**d.explicit, **{k: (bool(v) if k in flags else v) for k, v in hp.items()
                                  if k in d.fields}}
+        if hasattr(src, "weights"):  # a Keras builder's (paramcount.derive.keras_source)
+            return src.weights(src.config(over))
+        from reference_models.hf import torch_weights
+
         return torch_weights(src.model(src.config(over)))
 
     return architecture(d, reference)

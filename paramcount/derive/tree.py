@@ -79,14 +79,36 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
 
 
 def _regex(template: str) -> str:
-    return "^" + "/".join(r"\d+" if s == "*" else re.escape(s) for s in template.split(".")) + "$"
+    def seg(s: str) -> str:  # a Keras layer's automatic suffix: dense, dense_1 ... (dense_*)
+        if s == "*":
+            return r"\d+"
+        return re.escape(s[:-2]) + r"(_\d+)?" if s.endswith("_*") else re.escape(s)
+
+    return "^" + "/".join(seg(s) for s in template.split(".")) + "$"
+
+
+def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Templates a flag removes that another template of the same shape stays for: the weight
+    tied to it, counted once there (an LM head tied to the token embedding): template → (the
+    template it is tied to, the flags that tie it)."""
+    out = {}
+    for t in d.templates:
+        on = [f for f in d.flags if any(f in atoms for _, atoms in t.mult)]
+        if not on or fitting.evaluate(t.mult, {**d.fields, **dict.fromkeys(on, 1)}) != 0:
+            continue
+        same = [u.name for u in d.templates if u is not t and u.role == t.role
+                and sorted(u.dims) == sorted(t.dims) and not any(
+                    f in atoms for f in on for _, atoms in u.mult)]
+        if same:
+            out[t.name] = (same[0], tuple(on))
+    return out
 
 
 def tree(d: Derivation) -> Term:
     syms = field_symbols(d)
     root: dict = {}
     for t in d.templates:
-        segs = [s for s in t.name.split(".") if s != "*"]
+        segs = [s.removesuffix("_*") for s in t.name.split(".") if s != "*"]
         mod, param = segs[:-1], segs[-1]
         if t.role == "buffer" or not mod:
             mod = [*mod[:-1], "_".join([*mod[-1:], param])]
@@ -94,21 +116,24 @@ def tree(d: Derivation) -> Term:
         for s in mod:
             node = node.setdefault(s, {})
         node.setdefault("", []).append(t)
-    return group(d.model_type.replace(".", "_"), *_terms(root, [], syms),
+    return group(d.model_type.replace(".", "_"), *_terms(root, [], syms, ties(d)),
                  note=f"derived from {d.cls} builds (transformers "
                       f"{d.versions.get('transformers', '?')})")
 
 
-def _terms(node: dict, path: list[str], syms) -> list[Term]:
+def _terms(node: dict, path: list[str], syms, tied) -> list[Term]:
     out: list[Term] = []
     for name, child in node.items():
         if name == "":
             continue
         sub = [*path, name]
         own = child.get("", [])
-        kids = _terms(child, sub, syms)
+        kids = _terms(child, sub, syms, tied)
         if own:
-            lf = _leaf(name if not kids else "self", own, sub, syms)
+            to = [tied[t.name] for t in own if t.name in tied]
+            lf = _leaf(name if not kids else "self", own, sub, syms,
+                       ".".join(s for s in to[0][0].split(".") if s != "*") if to else "",
+                       to[0][1] if to else ())
             kids = [*kids, lf] if kids else []
             if not kids:
                 out.append(lf)
@@ -123,21 +148,24 @@ def _terms(node: dict, path: list[str], syms) -> list[Term]:
     return out
 
 
-def _leaf(name: str, templates, path: list[str], syms) -> Term:
+def _leaf(name: str, templates, path: list[str], syms, tied: str = "",
+          flags: tuple[str, ...] = ()) -> Term:
     mults = [expr(t.mult, syms) for t in templates]
     common = reduce(sympy.gcd, mults)
     common = sympy.factor(common.as_content_primitive()[1]) if common.free_symbols \
         else sympy.Integer(1)
-    if common.could_extract_minus_sign():  # L − k, not k − L times a negative body
-        common = sympy.factor(-common)
+    at0 = sympy.sympify(common.xreplace(dict.fromkeys(common.free_symbols, 0)))
+    if at0.is_negative or (at0 == 0 and common.could_extract_minus_sign()):
+        common = sympy.expand(-common)  # L − k and 1 − tie_word_embeddings, not a negative body
     body = sympy.Add(*(sympy.cancel(m / common) * sympy.Mul(*(expr(x, syms) for x in t.dims))
                        for m, t in zip(mults, templates, strict=True)))
     match = "|".join(_regex(t.name) for t in templates)
     role = templates[0].role
+    note = "" if role == "trainable" else f"a {role} weight, counted apart"
+    if tied:
+        note = f"counted once, as {tied}, when tied ({' = '.join(flags)} = 1)"
     return leaf(name, sympy.factor(body) if body.free_symbols else body, match=match,
-                times=common, trainable=role == "trainable",
-                note="" if role == "trainable" else f"a {role} weight, counted apart",
-                kind=kind_of(path))
+                times=common, trainable=role == "trainable", note=note, kind=kind_of(path))
 
 
 def architecture(d: Derivation, reference: Callable, arch_id: str | None = None):

@@ -1,0 +1,174 @@
+"""``paramcount derive``'s bad input (issue 19 §9): each one line on stderr and exit status 2,
+never a traceback — a model type transformers does not know, a builder that raises or returns no
+model, a build above ``--max-build``, a field whose effect is no such expression."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_derive import _cli
+
+BUILDER = '''
+def build(cfg):
+    from torch import nn
+    if cfg.get("boom"):
+        raise RuntimeError("the builder fails")
+    if cfg.get("nothing"):
+        return None
+    model = nn.Module()
+    model.embed = nn.Embedding(cfg["vocab"], cfg["width"])
+    model.layers = nn.ModuleList(nn.Linear(cfg["width"], cfg["width"])
+                                 for _ in range(cfg["depth"]))
+    return model
+
+
+def odd(cfg):
+    model = build(cfg)
+    # no such expression of the fields: a width's square modulo 7
+    model.odd = nn_linear(cfg["width"], (cfg["width"] ** 2) % 7 + 1)
+    return model
+
+
+def nn_linear(a, b):
+    from torch import nn
+    return nn.Linear(a, b)
+
+
+build.defaults = odd.defaults = {"vocab": 50, "width": 16, "depth": 3}
+'''
+
+
+def _one_line(*argv: str) -> str:
+    code, _, err_text = _cli(*argv)
+    err = err_text.strip().splitlines()
+    assert code == 2 and len(err) == 1, (code, err)
+    assert "Traceback" not in err_text
+    return err[0]
+
+
+@pytest.fixture
+def builder(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text(BUILDER)
+    return f"{path}:build"
+
+
+def test_a_builder_that_raises(builder):
+    assert "the builder fails" in _one_line("derive", "--builder", builder, "--set", "boom=1",
+                                            "--no-prove")
+
+
+def test_a_builder_that_returns_no_model(builder):
+    assert "not a torch nn.Module" in _one_line("derive", "--builder", builder, "--set",
+                                                "nothing=1", "--no-prove")
+
+
+def test_a_build_above_max_build(builder):
+    line = _one_line("derive", "--builder", builder, "--max-build", "5", "--no-prove")
+    assert "--max-build" in line and "weights (limit 5)" in line
+    code, out, _ = _cli("derive", "--builder", builder, "--max-build", "0", "--no-prove")
+    assert code == 0 and f"{50 * 16 + 3 * (16 * 16 + 16):,}" in out
+
+
+def test_a_field_whose_effect_is_no_such_expression(builder):
+    line = _one_line("derive", "--builder", builder.replace(":build", ":odd"), "--no-prove")
+    assert "no such expression" in line and "odd." in line
+
+
+def test_an_unknown_model_type():
+    assert "no_such_model" in _one_line("derive", "--model-type", "no_such_model")
+
+
+def test_max_build_must_be_a_count():
+    code, _, err = _cli("derive", "--model-type", "gpt2", "--max-build", "-3")
+    assert code == 2 and "non-negative integer" in err
+
+
+# --- count --derived, and count --config without the transformers extra -----------------------
+
+
+def test_count_derived_shows_the_derived_tree_beside_the_hand_written_one():
+    code, out, err = _cli("count", "llama", "--preset", "tiny_mqa", "--derived")
+    assert code == 0, err
+    hand, derived = out.split("formula derived from LlamaForCausalLM builds")
+    assert "blocks × L" in hand and "layers × num_hidden_layers" in derived
+    assert "lm_head × (1 - tie_word_embeddings)" in derived
+    assert "derived 3,296 = hand-written + transformers deltas 3,296" in derived
+    assert "each way checks the other, all hyperparameters: agree" in derived
+
+
+def test_count_derived_json_and_a_set_transformers_refuses():
+    import json
+
+    code, out, _ = _cli("count", "llama", "--preset", "tiny_mqa", "--derived", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["derived"]["agree"] and data["derived"]["by_role"]["trainable"] \
+        == data["total"] == 3_296
+    line = _one_line("count", "llama", "--preset", "tiny_gqa_tied", "--derived")
+    assert "transformers refuses llama" in line and "RoPE" in line
+
+
+def test_count_config_of_a_derived_type_without_the_extra(tmp_path):
+    import json
+
+    from tests.test_derive import SMALL_STARCODER2
+    from tests.test_missing_extra import _without_extra
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_STARCODER2))
+    out = _without_extra(tmp_path, "-m", "paramcount", "count", "--config", str(path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "pip install 'paramcount[transformers]'" in out.stderr
+
+
+# --- a builder of a Keras model -------------------------------------------------------------------
+
+KERAS_BUILDER = '''
+def build(cfg):
+    import keras
+    inp = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(cfg["vocab"], cfg["width"])(inp)
+    for _ in range(cfg["depth"]):  # dense, dense_1, ...: one template
+        x = keras.layers.Dense(cfg["width"])(x)
+    # a floor division
+    x = keras.layers.Dense(cfg["heads"] * (cfg["width"] // cfg["heads"]), use_bias=False,
+                           name="out")(x)
+    return keras.Model(inp, x)
+
+
+def nothing(cfg):
+    import keras  # noqa: F401
+    return 42
+
+
+build.defaults = nothing.defaults = {"vocab": 50, "width": 16, "depth": 3, "heads": 4}
+'''
+
+
+def _run_here(*argv: str) -> tuple[int, str, str]:
+    """The command in this process: derive starts a torch worker, and builds a Keras model here
+    (this process holds no torch)."""
+    from tests.test_derive import _run_cli
+
+    return _run_cli(list(argv))
+
+
+def test_a_keras_builder_derives_without_torch(tmp_path):
+    path = tmp_path / "kmine.py"
+    path.write_text(KERAS_BUILDER)
+    code, out, err = _run_here("derive", "--builder", f"{path}:build", "--no-prove",
+                               "--set", "width=18")
+    assert code == 0, err
+    assert "keras 3." in out and "torch" not in out.split("\n")[0]
+    assert "hyperparameters found: depth=3, heads=4, vocab=50, width=18" in out
+    # embedding + depth·(width² + width) + heads·(width // heads)·width
+    assert f"{50 * 18 + 3 * (18 * 18 + 18) + 4 * (18 // 4) * 18:,}" in out
+    assert "floor(width/heads)" in out
+
+
+def test_a_keras_builder_that_returns_no_model(tmp_path):
+    path = tmp_path / "kmine.py"
+    path.write_text(KERAS_BUILDER)
+    code, _, err = _run_here("derive", "--builder", f"{path}:nothing", "--no-prove")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "not a Keras model" in lines[0], lines
