@@ -111,11 +111,11 @@ def test_count_derived_json_and_a_set_transformers_refuses():
 def test_count_config_of_a_derived_type_without_the_extra(tmp_path):
     import json
 
-    from tests.test_derive import SMALL_STARCODER2
+    from tests.test_derive import SMALL_STABLELM
     from tests.test_missing_extra import _without_extra
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(SMALL_STARCODER2))
+    path.write_text(json.dumps(SMALL_STABLELM))
     out = _without_extra(tmp_path, "-m", "paramcount", "count", "--config", str(path))
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert "pip install 'paramcount[transformers]'" in out.stderr
