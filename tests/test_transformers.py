@@ -586,3 +586,15 @@ def test_llama_head_dim_apart_from_hidden_over_heads_is_read(capsys, tmp_path):
     cfg.write_text(json.dumps(data))
     assert main(["count", "--config", str(cfg), "--framework", "keras", "--json"]) == 0
     assert "d_k" not in json.loads(capsys.readouterr().out)["config"]["read"]
+
+
+def test_cli_prove_a_class_of_a_family(capsys):
+    """``prove <id>:<Class>`` proves the class's formula (the family's tree, its own head) against
+    its transformers build, with or without --framework, and the tally names transformers'
+    builds (it said Keras' without the flag)."""
+    for extra in ([], ["--framework", "transformers"]):
+        assert main(["prove", "opt:OPTForSequenceClassification", "--quiet", *extra]) == 0
+        out = capsys.readouterr().out
+        assert "opt:OPTForSequenceClassification: PROVEN" in out
+        assert "transformers builds, " in out.splitlines()[-1]
+        assert "Keras" not in out.splitlines()[-1]
