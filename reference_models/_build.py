@@ -36,11 +36,40 @@ def stateless() -> Iterator[None]:
     was = gc.isenabled()
     gc.disable()
     try:
-        with keras.StatelessScope(initialize_variables=False):
+        with keras.StatelessScope(initialize_variables=False), _untracked():
             yield
     finally:
         if was:
             gc.enable()
+
+
+@contextlib.contextmanager
+def _untracked() -> Iterator[None]:
+    """TensorFlow's checkpoint-dependency tracking off for the build: a reference model is
+    counted and dropped, never saved, and TF's ``AutoTrackable.__setattr__`` (the object graph a
+    ``tf.train.Checkpoint`` would write) was about a quarter of a build's CPU time (GPT-2, Llama 2
+    7B, T5, Whisper presets: 1.30 s with it, 0.95 s without, measured). Keras' own tracking,
+    which collects the layers' weights, is untouched; so is every model built outside."""
+    try:
+        from keras.src.backend.tensorflow.trackable import KerasAutoTrackable
+        from keras.src.utils import tracking
+    except ImportError:  # another backend: nothing of TensorFlow's to skip
+        yield
+        return
+    wrapped = (tracking.TrackedList, tracking.TrackedDict, tracking.TrackedOrderedDict,
+               tracking.TrackedSet)
+
+    def setattr_untracked(self, name, value):
+        if isinstance(value, wrapped) and hasattr(self, "_tracked"):
+            self._tracked.append(name)  # Keras' own record, as KerasAutoTrackable keeps it
+        object.__setattr__(self, name, value)
+
+    saved = KerasAutoTrackable.__dict__["__setattr__"]
+    KerasAutoTrackable.__setattr__ = setattr_untracked
+    try:
+        yield
+    finally:
+        KerasAutoTrackable.__setattr__ = saved
 
 
 def stateless_backbone(cls, **kwargs):

@@ -101,18 +101,22 @@ def _registered(model_type: str) -> set[str]:
 
 
 def _sets():
+    """Every class at every example set of its family: the first set of each in the default
+    run, the rest a sweep (--runslow), as tests/test_transformers.py does for the families."""
     out = []
     for arch_id in derived():
-        for hs in registry.get(arch_id).hparam_sets():
-            out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}"))
+        for i, hs in enumerate(registry.get(arch_id).hparam_sets()):
+            out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}",
+                                    marks=() if i == 0 else (pytest.mark.slow,)))
     return out
 
 
 @pytest.mark.parametrize("arch_id, name", _sets())
 def test_every_class_matches_its_transformers_build(arch_id, name):
-    """Each class of each family, at each example set of its family, weight by weight (the base
-    model's weights named as the declared class names them, the head on its own term); a set
-    transformers refuses only for the family's own declared reasons."""
+    """Each class of each family, at each example set of its family (the first in the default
+    run), weight by weight (the base model's weights named as the declared class names them,
+    the head on its own term); a set transformers refuses only for the family's own declared
+    reasons."""
     from tests.test_transformers import _check
 
     _check(arch_id, name)

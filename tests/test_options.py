@@ -51,8 +51,10 @@ def _sets():
     for arch_id in sorted(options.OPTIONS):
         for name in options.options_of(arch_id):
             derived = f"{arch_id}:{name}"
-            for hs in registry.get(derived).hparam_sets():
-                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}"))
+            # the first set of each in the default run, the rest a sweep (--runslow)
+            for i, hs in enumerate(registry.get(derived).hparam_sets()):
+                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}",
+                                        marks=() if i == 0 else (pytest.mark.slow,)))
     return out
 
 
@@ -63,29 +65,22 @@ def test_every_option_matches_its_transformers_build(arch_id, name):
     _check(arch_id, name)
 
 
-def _combined_sets(first: bool):
+def _combined_sets():
     out = []
     for arch_id in sorted(options.OPTIONS):
         for name in options.combined(arch_id):
             derived = f"{arch_id}:{name}"
-            sets = registry.get(derived).hparam_sets()
-            for hs in sets[:1] if first else sets[1:]:
-                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}"))
+            for i, hs in enumerate(registry.get(derived).hparam_sets()):
+                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}",
+                                        marks=() if i == 0 else (pytest.mark.slow,)))
     return out
 
 
-@pytest.mark.parametrize("arch_id, name", _combined_sets(first=True))
+@pytest.mark.parametrize("arch_id, name", _combined_sets())
 def test_every_class_with_each_option_matches_its_transformers_build(arch_id, name):
     """A family's further classes (paramcount.heads) compose with its options: RoBERTa's
-    classifier with sixteen token types, T5Model with eight buckets (its first set here)."""
-    from tests.test_transformers import _check
-
-    _check(arch_id, name)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("arch_id, name", _combined_sets(first=False))
-def test_every_class_with_each_option_matches_its_transformers_build_sweep(arch_id, name):
+    classifier with sixteen token types, T5Model with eight buckets (the first set of each in
+    the default run)."""
     from tests.test_transformers import _check
 
     _check(arch_id, name)
