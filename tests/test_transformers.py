@@ -589,13 +589,18 @@ def test_llama_head_dim_apart_from_hidden_over_heads_is_read(capsys, tmp_path):
     assert "d_k" not in json.loads(capsys.readouterr().out)["config"]["read"]
 
 
-def test_cli_prove_a_class_of_a_family(capsys):
+@pytest.mark.parametrize("arch_id", [
+    "gpt2:GPT2ForQuestionAnswering",
+    # a num_labels-wide head: about 30× slower to prove (transformers writes an id2label entry
+    # per label, and the prover draws d_y up to 2^24), so a sweep
+    pytest.param("opt:OPTForSequenceClassification", marks=pytest.mark.slow)])
+def test_cli_prove_a_class_of_a_family(capsys, arch_id):
     """``prove <id>:<Class>`` proves the class's formula (the family's tree, its own head) against
     its transformers build, with or without --framework, and the tally names transformers'
     builds (it said Keras' without the flag)."""
     for extra in ([], ["--framework", "transformers"]):
-        assert main(["prove", "opt:OPTForSequenceClassification", "--quiet", *extra]) == 0
+        assert main(["prove", arch_id, "--quiet", *extra]) == 0
         out = capsys.readouterr().out
-        assert "opt:OPTForSequenceClassification: PROVEN" in out
+        assert f"{arch_id}: PROVEN" in out
         assert "transformers builds, " in out.splitlines()[-1]
         assert "Keras" not in out.splitlines()[-1]
