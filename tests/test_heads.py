@@ -188,11 +188,15 @@ def test_an_unknown_class_of_a_family_is_refused_with_the_known_ones(capsys):
     assert "did you mean 'llama:" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("cls", ["Gemma2Model", "Gemma2ForSequenceClassification"])
-def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, cls):
+@pytest.mark.parametrize("name, cls", [
+    ("gemma-2-2b.json", "Gemma2Model"), ("gemma-2-2b.json", "Gemma2ForSequenceClassification"),
+    # the families whose untied LM head is an option (paramcount.options): their other classes
+    ("gpt2.json", "GPT2ForSequenceClassification"), ("opt-125m.json", "OPTForQuestionAnswering"),
+    ("smollm3-3b.json", "SmolLM3Model"), ("falcon-7b.json", "FalconForTokenClassification")])
+def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, name, cls):
     """Gemma 2's table refuses an untied head (KerasHub's is tied); its base model and its
     classifiers have no LM head, so the key changes nothing there."""
-    data = json.loads((CONFIGS / "gemma-2-2b.json").read_text())
+    data = json.loads((CONFIGS / name).read_text())
     counts = []
     for tie in (True, False):
         (tmp_path / "config.json").write_text(json.dumps(
