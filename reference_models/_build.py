@@ -36,7 +36,7 @@ def stateless() -> Iterator[None]:
     was = gc.isenabled()
     gc.disable()
     try:
-        with keras.StatelessScope(initialize_variables=False), _untracked():
+        with keras.StatelessScope(initialize_variables=False):
             yield
     finally:
         if was:
@@ -49,7 +49,11 @@ def _untracked() -> Iterator[None]:
     counted and dropped, never saved, and TF's ``AutoTrackable.__setattr__`` (the object graph a
     ``tf.train.Checkpoint`` would write) was about a quarter of a build's CPU time (GPT-2, Llama 2
     7B, T5, Whisper presets: 1.30 s with it, 0.95 s without, measured). Keras' own tracking,
-    which collects the layers' weights, is untouched; so is every model built outside."""
+    which collects the layers' weights, is untouched; so is every model built outside.
+
+    Only for a backbone or task model constructed directly (the reference builders): a model
+    *deserialized* this way (Whisper's, from its serialized config) came out 384 weights short.
+    """
     try:
         from keras.src.backend.tensorflow.trackable import KerasAutoTrackable
         from keras.src.utils import tracking
@@ -73,7 +77,7 @@ def _untracked() -> Iterator[None]:
 
 
 def stateless_backbone(cls, **kwargs):
-    with stateless():
+    with stateless(), _untracked():
         return cls(**kwargs)
 
 
@@ -95,5 +99,5 @@ def stateless_task(cls, **kwargs):
     """A KerasHub task model (``GPT2CausalLM``, ``BertMaskedLM`` ...) built allocation-free: not
     compiled, since compiling creates an optimizer variable (which the scope refuses) and adds no
     model weight. The whole model, head included, then costs no memory at any size."""
-    with stateless():
+    with stateless(), _untracked():
         return cls(compile=False, **kwargs)
