@@ -99,7 +99,8 @@ def _tables() -> list:
     # the family's other classes (LlamaModel), then its options only transformers builds
     # (an untied Gemma): each read only where the tables above refuse
     for arch_id in list(registry.architectures()):
-        for name in (*heads.classes_of(arch_id), *options.options_of(arch_id)):
+        for name in (*heads.classes_of(arch_id), *options.options_of(arch_id),
+                     *options.combined(arch_id)):
             derived = registry.get(f"{arch_id}:{name}")
             assert derived.transformers is not None  # derived from a transformers family
             for ref in derived.transformers.all():

@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from paramcount import heads
 from paramcount.components.basic import dense, embedding
 from paramcount.components.modern import rms_norm
 from paramcount.formula import group, leaf
@@ -29,7 +30,7 @@ from paramcount.frameworks import Delta
 from paramcount.mapping import Field, Require
 from paramcount.symbols import L, d_e, d_p, n_b, s, v, v_p
 
-__all__ = ["OPTIONS", "Option", "derive", "options_of", "reason"]
+__all__ = ["OPTIONS", "Option", "combined", "derive", "options_of", "reason"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,15 @@ def options_of(arch_id: str) -> tuple[str, ...]:
     return tuple(o.name for o in OPTIONS.get(arch_id, ()))
 
 
+def combined(arch_id: str) -> tuple[str, ...]:
+    """``<Class>:<option>`` for each further class of ``arch_id`` (paramcount.heads) and each of
+    its options that the class builds: an option on an LM head's key concerns no other class
+    (the class reads any value of it already), one naming its classes only those."""
+    return tuple(f"{c}:{o.name}" for c in heads.classes_of(arch_id)
+                 for o in OPTIONS.get(arch_id, ())
+                 if o.key not in heads.LM_HEAD_KEYS and (not o.classes or c in o.classes))
+
+
 def reason(table, opt: Option) -> str:
     """Why KerasHub cannot build the option: the family's own requirement on its key."""
     req = next((r for r in table.requires if r.key == opt.key and r.framework == "hf"), None)
@@ -151,7 +161,8 @@ def _table(table, arch_id: str, new_id: str, opt: Option, why: str):
 
 def derive(arch, name: str):
     """``arch`` with its option ``name`` (see the module docstring)."""
-    opt = next(o for o in OPTIONS[arch.id] if o.name == name)
+    # a class of the family (``roberta:RobertaForSequenceClassification``) takes its options
+    opt = next(o for o in OPTIONS[arch.id.partition(":")[0]] if o.name == name)
     new_id = f"{arch.id}:{name}"
     why = reason(arch.mapping, opt)
     own = arch.transformers

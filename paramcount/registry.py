@@ -343,17 +343,23 @@ def get(arch_id: str) -> Architecture:
 def _derived(arch_id: str) -> Architecture:
     """``<id>:<Class>``: architecture ``id`` as its family's transformers class ``Class`` builds
     it (paramcount.heads); ``<id>:<option>``: with an option only transformers builds
-    (paramcount.options). Made once per process."""
+    (paramcount.options); ``<id>:<Class>:<option>``: that class with that option (RoBERTa's
+    classifier with sixteen token types). Made once per process."""
     from paramcount import heads, options
 
     base, _, cls = arch_id.partition(":")
-    if cls not in (*heads.classes_of(base), *options.options_of(base)):
-        known = [f"{base}:{c}" for c in (*heads.classes_of(base), *options.options_of(base))]
+    names = (*heads.classes_of(base), *options.options_of(base), *options.combined(base))
+    if cls not in names:
+        known = [f"{base}:{c}" for c in names]
         raise UnknownArchitectureError(did_you_mean(
             arch_id, {*_builtin_modules(), *_REGISTRY, *known}, "architecture"))
     if arch_id not in _DERIVED:
-        derive = heads.derive if cls in heads.classes_of(base) else options.derive
-        _DERIVED[arch_id] = derive(get(base), cls)
+        if ":" in cls:  # <id>:<Class>:<option>: the class's build with the option
+            head, _, opt = cls.partition(":")
+            _DERIVED[arch_id] = options.derive(get(f"{base}:{head}"), opt)
+        else:
+            derive = heads.derive if cls in heads.classes_of(base) else options.derive
+            _DERIVED[arch_id] = derive(get(base), cls)
     return _DERIVED[arch_id]
 
 

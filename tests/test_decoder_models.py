@@ -148,3 +148,27 @@ def test_nanogpt_without_biases_is_124_337_664_and_with_them_gpt2():
     assert nano.count({**hp, "bias": 1}) - nano.count(hp) == biases
     gpt2 = registry.get("gpt2_causal_lm")
     assert nano.count({**hp, "bias": 1}) == gpt2.count(gpt2.resolve(gpt2.preset("gpt2_base_en").hparams))
+
+
+def test_a_reference_build_without_tensorflows_checkpoint_tracking_has_the_same_weights():
+    """reference_models._build.stateless skips TensorFlow's checkpoint-dependency tracking (a
+    quarter of a build's CPU time): Keras' own tracking still finds every weight, the same paths
+    and shapes as a build with TF's tracking, and every model built outside is tracked as ever."""
+    import keras
+    import keras_hub
+    from keras.src.backend.tensorflow.trackable import KerasAutoTrackable
+
+    from paramcount.verify import keras_weights
+    from reference_models import _build
+
+    arch = registry.get("gpt2")
+    kw = arch.mapping.keras_kwargs(arch.resolve(arch.preset("tiny").hparams))
+    tracked_setattr = KerasAutoTrackable.__setattr__
+    fast = _build.stateless_backbone(keras_hub.models.GPT2Backbone, **kw)
+    assert KerasAutoTrackable.__setattr__ is tracked_setattr  # restored after the build
+    with keras.StatelessScope(initialize_variables=False):
+        tracked = keras_hub.models.GPT2Backbone(**kw)
+    assert sorted((w.path, w.shape) for w in keras_weights(fast)) == \
+        sorted((w.path, w.shape) for w in keras_weights(tracked))
+    assert len(keras_weights(fast)) > 10
+    assert tracked._trackable_children() and not fast._trackable_children()

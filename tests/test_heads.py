@@ -101,18 +101,22 @@ def _registered(model_type: str) -> set[str]:
 
 
 def _sets():
+    """Every class at every example set of its family: the first set of each in the default
+    run, the rest a sweep (--runslow), as tests/test_transformers.py does for the families."""
     out = []
     for arch_id in derived():
-        for hs in registry.get(arch_id).hparam_sets():
-            out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}"))
+        for i, hs in enumerate(registry.get(arch_id).hparam_sets()):
+            out.append(pytest.param(arch_id, hs.name, id=f"{arch_id}-{hs.name}",
+                                    marks=() if i == 0 else (pytest.mark.slow,)))
     return out
 
 
 @pytest.mark.parametrize("arch_id, name", _sets())
 def test_every_class_matches_its_transformers_build(arch_id, name):
-    """Each class of each family, at each example set of its family, weight by weight (the base
-    model's weights named as the declared class names them, the head on its own term); a set
-    transformers refuses only for the family's own declared reasons."""
+    """Each class of each family, at each example set of its family (the first in the default
+    run), weight by weight (the base model's weights named as the declared class names them,
+    the head on its own term); a set transformers refuses only for the family's own declared
+    reasons."""
     from tests.test_transformers import _check
 
     _check(arch_id, name)
@@ -184,11 +188,15 @@ def test_an_unknown_class_of_a_family_is_refused_with_the_known_ones(capsys):
     assert "did you mean 'llama:" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("cls", ["Gemma2Model", "Gemma2ForSequenceClassification"])
-def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, cls):
+@pytest.mark.parametrize("name, cls", [
+    ("gemma-2-2b.json", "Gemma2Model"), ("gemma-2-2b.json", "Gemma2ForSequenceClassification"),
+    # the families whose untied LM head is an option (paramcount.options): their other classes
+    ("gpt2.json", "GPT2ForSequenceClassification"), ("opt-125m.json", "OPTForQuestionAnswering"),
+    ("smollm3-3b.json", "SmolLM3Model"), ("falcon-7b.json", "FalconForTokenClassification")])
+def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, name, cls):
     """Gemma 2's table refuses an untied head (KerasHub's is tied); its base model and its
     classifiers have no LM head, so the key changes nothing there."""
-    data = json.loads((CONFIGS / "gemma-2-2b.json").read_text())
+    data = json.loads((CONFIGS / name).read_text())
     counts = []
     for tie in (True, False):
         (tmp_path / "config.json").write_text(json.dumps(

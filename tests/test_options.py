@@ -51,8 +51,10 @@ def _sets():
     for arch_id in sorted(options.OPTIONS):
         for name in options.options_of(arch_id):
             derived = f"{arch_id}:{name}"
-            for hs in registry.get(derived).hparam_sets():
-                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}"))
+            # the first set of each in the default run, the rest a sweep (--runslow)
+            for i, hs in enumerate(registry.get(derived).hparam_sets()):
+                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}",
+                                        marks=() if i == 0 else (pytest.mark.slow,)))
     return out
 
 
@@ -61,6 +63,55 @@ def test_every_option_matches_its_transformers_build(arch_id, name):
     from tests.test_transformers import _check
 
     _check(arch_id, name)
+
+
+def _combined_sets():
+    out = []
+    for arch_id in sorted(options.OPTIONS):
+        for name in options.combined(arch_id):
+            derived = f"{arch_id}:{name}"
+            for i, hs in enumerate(registry.get(derived).hparam_sets()):
+                out.append(pytest.param(derived, hs.name, id=f"{derived}-{hs.name}",
+                                        marks=() if i == 0 else (pytest.mark.slow,)))
+    return out
+
+
+@pytest.mark.parametrize("arch_id, name", _combined_sets())
+def test_every_class_with_each_option_matches_its_transformers_build(arch_id, name):
+    """A family's further classes (paramcount.heads) compose with its options: RoBERTa's
+    classifier with sixteen token types, T5Model with eight buckets (the first set of each in
+    the default run)."""
+    from tests.test_transformers import _check
+
+    _check(arch_id, name)
+
+
+def test_every_family_with_classes_and_options_composes_them():
+    assert "RobertaForSequenceClassification:token_types" in options.combined("roberta")
+    assert "T5Model:buckets" in options.combined("t5")
+    # an untied LM head concerns no class without one: those read any tie_word_embeddings
+    assert not any(c.endswith(":untied") for a in options.OPTIONS for c in options.combined(a))
+
+
+# a published class config with one option key changed → (id read, transformers' build)
+COMBINED_CONFIGS = [
+    # RoBERTa-base for SST-2 with sixteen token-type rows (15 × 768 more)
+    ("roberta-base-sst2.json", {"type_vocab_size": 16},
+     "roberta:RobertaForSequenceClassification:token_types", 124_647_170 + 15 * 768),
+    # T5Model of t5-small with eight buckets in each stack's table (2 × 24 × 8 fewer)
+    ("t5-small-model.json", {"relative_attention_num_buckets": 8},
+     "t5:T5Model:buckets", 60_506_624 - 2 * 24 * 8),
+]
+
+
+@pytest.mark.parametrize("name, change, arch, total", COMBINED_CONFIGS)
+def test_a_class_config_with_an_option_counts_as_transformers_builds_it(capsys, tmp_path, name,
+                                                                         change, arch, total):
+    data = json.loads((CONFIGS / name).read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**data, **change}))
+    assert main(["count", "--config", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["arch"], out["total"], out["config"]["ignored"]) == (arch, total, [])
 
 
 @pytest.mark.parametrize("name", sorted(OPTION_CONFIGS))

@@ -8,6 +8,7 @@ that handles torch objects runs its body there (``torch_side``, ``on_torch``).""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -257,7 +258,9 @@ def test_bert_for_pre_training_is_the_masked_lm_with_pooler_and_nsp_head(capsys,
 
 
 def test_cli_verify_framework_all(capsys):
-    code = main(["verify", "opt", "--preset", "tiny", "--framework", "all"])
+    # -j 1: the Keras build in this process (no pool of TensorFlow workers), transformers' in a
+    # torch worker, as ever
+    code = main(["verify", "opt", "--preset", "tiny", "--framework", "all", "-j", "1"])
     out = capsys.readouterr().out
     assert code == 0
     assert "Keras" in out and "transformers" in out and "2 match, 0 mismatch" in out
@@ -390,7 +393,7 @@ def test_cli_verify_config_both_frameworks(capsys, tmp_path):
            "max_position_embeddings": 11, "word_embed_proj_dim": 24}
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
-    code = main(["verify", "--config", str(path), "--framework", "all"])
+    code = main(["verify", "--config", str(path), "--framework", "all", "-j", "1"])
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.startswith(f"read {path} (transformers config, OPTForCausalLM) as opt: v=97")
@@ -473,7 +476,7 @@ def test_cli_verify_framework_all_names_an_architecture_without_transformers(cap
     where there is no transformers reference yet (not an error, as with --framework
     transformers)."""
     assert registry.get("mixed_rnn_lm").transformers is None
-    code = main(["verify", "opt", "mixed_rnn_lm", "--framework", "all", "--quiet"])
+    code = main(["verify", "opt", "mixed_rnn_lm", "--framework", "all", "--quiet", "-j", "1"])
     out = capsys.readouterr().out
     assert code == 0, out
     rows = [line.split() for line in out.splitlines() if line.startswith("match")]
@@ -484,17 +487,27 @@ def test_cli_verify_framework_all_names_an_architecture_without_transformers(cap
     assert "mixed_rnn_lm has no transformers reference yet" in capsys.readouterr().err
 
 
-def test_transformers_verification_imports_no_tensorflow():
+def test_transformers_verification_imports_no_tensorflow_and_no_warning_reaches_the_user():
     """``verify --framework transformers`` needs torch alone: importing TensorFlow, Keras and
     KerasHub first cost it about 7 s a process (GPT-3 175B verified in 8.3 s, of which 0.2 s
-    is transformers' build)."""
+    is transformers' build). And a tiny preset's vocabulary is smaller than GPT-2's token ids:
+    transformers warns about each ("Model config: bos_token_id must be None or ..."), which is
+    noise to a user of `verify`/`report` (issue 22 §3): stderr stays empty under --quiet. One
+    fresh process checks both (the command, then the API)."""
+    root = Path(__file__).resolve().parents[1]
     code = ("import sys\n"
+            "from paramcount.cli import main\n"
+            "code = main(['verify', 'gpt2', '--preset', 'tiny', '--framework', 'transformers',\n"
+            "             '--quiet', '-j', '1'])\n"
+            "assert code == 0, code\n"
             "from paramcount.verify import verify\n"
             "r = verify('gpt2', preset='gpt2_base_en', framework='transformers')\n"
             "assert r.ok, r.mismatches()\n"
             "print(sorted(m for m in ('tensorflow', 'keras', 'keras_hub') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]", out.stdout
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
 
 
 @pytest.mark.parametrize("arch_id, name, cls, norms", [
@@ -539,18 +552,6 @@ def test_qwen_moe_config_with_dense_blocks_counts_what_transformers_builds(capsy
                  "--quiet"]) == 0
 
 
-def test_transformers_warnings_do_not_reach_the_user():
-    """A tiny preset's vocabulary is smaller than GPT-2's token ids: transformers warns about
-    each ("Model config: bos_token_id must be None or ..."), which is noise to a user of
-    `verify`/`report` (issue 22 §3). stderr stays empty under --quiet."""
-    root = Path(__file__).resolve().parents[1]
-    proc = subprocess.run([sys.executable, "-m", "paramcount", "verify", "gpt2", "--preset", "tiny",
-                           "--framework", "transformers", "--quiet", "-j", "1"],
-                          capture_output=True, text=True, cwd=root, timeout=300,
-                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-
-
 def _llama_trainable(kwargs: dict) -> int:
     """LlamaForCausalLM's trainable parameters at ``kwargs``, built on the meta device (in a
     torch worker: see ``on_torch``)."""
@@ -586,3 +587,20 @@ def test_llama_head_dim_apart_from_hidden_over_heads_is_read(capsys, tmp_path):
     cfg.write_text(json.dumps(data))
     assert main(["count", "--config", str(cfg), "--framework", "keras", "--json"]) == 0
     assert "d_k" not in json.loads(capsys.readouterr().out)["config"]["read"]
+
+
+@pytest.mark.parametrize("arch_id", [
+    "gpt2:GPT2ForQuestionAnswering",
+    # a num_labels-wide head: about 30× slower to prove (transformers writes an id2label entry
+    # per label, and the prover draws d_y up to 2^24), so a sweep
+    pytest.param("opt:OPTForSequenceClassification", marks=pytest.mark.slow)])
+def test_cli_prove_a_class_of_a_family(capsys, arch_id):
+    """``prove <id>:<Class>`` proves the class's formula (the family's tree, its own head) against
+    its transformers build, with or without --framework, and the tally names transformers'
+    builds (it said Keras' without the flag)."""
+    for extra in ([], ["--framework", "transformers"]):
+        assert main(["prove", arch_id, "--quiet", *extra]) == 0
+        out = capsys.readouterr().out
+        assert f"{arch_id}: PROVEN" in out
+        assert "transformers builds, " in out.splitlines()[-1]
+        assert "Keras" not in out.splitlines()[-1]
