@@ -176,7 +176,7 @@ def test_output_width_other_than_v():
 
 
 def test_layers_of_different_widths_and_cell_types_are_data():
-    from paramcount.architectures.rnn_lm import stacked_rnn_lm
+    from paramcount.families.rnn_lm import stacked_rnn_lm
 
     # mixed_rnn_lm: LSTM (d_h1) → GRU (d_h2, reset_after: two biases) → SimpleRNN (d_h3)
     v, e, h1, h2, h3 = 101, 16, 24, 12, 20
@@ -233,7 +233,7 @@ def test_seq2seq_output_width_other_than_v_tgt():
 
 
 def test_seq2seq_layers_of_different_widths_and_cell_types_are_data():
-    from paramcount.architectures.seq2seq import stacked_seq2seq
+    from paramcount.families.seq2seq import stacked_seq2seq
 
     # equal LSTM stacks as data give seq2seq_lstm's count
     same = stacked_seq2seq(("lstm", "lstm"), ("lstm", "lstm"), id="s2s_same_test")

@@ -139,7 +139,7 @@ def test_reference_models_import_no_analysis_and_no_rendering():
     model layer (tables, symbols, Weight), never verify, prove or anything above them."""
     graph = import_graph()
     allowed = ("symbols", "formula", "hparams", "components", "mapping", "mapping_values",
-               "frameworks", "weights", "errors", "registry", "architectures", "presets",
+               "frameworks", "weights", "errors", "registry", "families",
                "preset", "keras_hub_meta")
     bad = {m: sorted(t for t in targets if t.startswith("paramcount.")
                      and t.split(".")[1] not in allowed)

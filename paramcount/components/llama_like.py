@@ -274,13 +274,15 @@ def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str
     embedding, L pre-norm blocks of ``attention_term`` and SwiGLU, final RMS norm, and the LM head
     KerasHub keeps in the backbone (none when ``tied``, the default). The family's module gives
     what differs (title, source, hyperparameters, examples); the rest is shared here: the
-    reference ``reference_models.<id>:backbone``, the preset file ``<id>``, KerasHub's metadata."""
+    reference the table's own class (``reference_models.table``), the preset file ``<id>``,
+    KerasHub's metadata."""
     from paramcount.registry import Architecture
+    from paramcount.weights import Named
 
     counting = ("trainable weights of the backbone: token embedding, L decoder blocks"
                 f"{counting_extra}, final RMS norm and the LM head KerasHub keeps in the backbone "
                 "(none when tied)")
-    defaults = dict(optional={tied: 1}, reference=f"reference_models.{arch_id}:backbone",
+    defaults = dict(optional={tied: 1}, reference=Named("reference_models.table:backbone", (arch_id,)),
                     counting=counting, presets=arch_id, keras_hub_metadata=True,
                     family="keras_hub")
     return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(
