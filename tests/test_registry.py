@@ -47,9 +47,10 @@ def test_a_family_registering_an_undeclared_id_is_refused(monkeypatch):
     folder does declare it (electra registering "bert" too)."""
     import dataclasses
 
+    arch = dataclasses.replace(registry.get("gpt2"), id="gpt2_undeclared")
+    registry.get("bert")
     monkeypatch.setattr(registry, "_IMPORTING_BUILTIN", True)
     monkeypatch.setattr(registry, "_registering_family", lambda: "electra")
-    arch = dataclasses.replace(registry.get("gpt2"), id="gpt2_undeclared")
     with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
         registry.register(arch)
     with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
@@ -167,3 +168,27 @@ def test_architecture_is_hashable_and_prints_its_formula_in_latex():
     assert text.startswith(r"N_{\mathrm{gpt2}} = ") and "Architecture(" not in text
     assert gpt2._repr_latex_() == f"$\\displaystyle {text}$"
     assert symbols.info("L").name == "L"
+
+
+def test_no_table_row_is_written_in_two_families():
+    """A row that families of a lineage share (``Field("v", keras="vocabulary_size",
+    hf="vocab_size")``) is declared once, in ``paramcount/families/_lineages.py``, and imported:
+    the same ``Field(...)`` written in two family folders is a copy that can drift."""
+    import ast
+
+    where: dict[str, set[str]] = {}
+    for init in sorted(Path(families.__file__).parent.glob("*/__init__.py")):
+        for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "Field":
+                where.setdefault(ast.unparse(node), set()).add(init.parent.name)
+    copies = {row: sorted(fams) for row, fams in where.items() if len(fams) > 1}
+    assert not copies, copies
+
+
+def test_the_row_check_sees_a_copy(tmp_path):
+    """The check above reads rows as written: two spellings of one row compare equal."""
+    import ast
+
+    one = ast.unparse(ast.parse('Field("v", keras="vocabulary_size", hf="vocab_size")'))
+    two = ast.unparse(ast.parse("Field('v',\n  keras='vocabulary_size', hf='vocab_size')"))
+    assert one == two

@@ -16,6 +16,7 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import sympy
@@ -164,13 +165,16 @@ def moe_swiglu(
     )
 
 
-def decoder_blocks(ffn: Term, *, attention_term: Term | None = None, times=L) -> Term:
-    """``times`` pre-norm decoder blocks: RMS norm, attention, RMS norm, ``ffn``."""
+def decoder_blocks(ffn: Term, *, attention_term: Term | None = None, times=L,
+                   norm: Callable[..., Term] = rms_norm) -> Term:
+    """``times`` pre-norm decoder blocks: norm, attention, norm, ``ffn``. ``norm`` builds each
+    norm from its name and ``match`` (RMS norm, the lineage's; a family with another norm passes
+    its own, e.g. ``layer_norm``, instead of copying the group)."""
     return group(
         "blocks",
-        rms_norm("attention_norm", match="self_attention_layernorm"),
+        norm("attention_norm", match="self_attention_layernorm"),
         attention_term if attention_term is not None else gqa_attention(),
-        rms_norm("ffn_norm", match="feedforward_layernorm"),
+        norm("ffn_norm", match="feedforward_layernorm"),
         ffn,
         times=times,
         match=BLOCK,

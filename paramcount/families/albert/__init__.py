@@ -23,6 +23,7 @@ from paramcount.components.encoders import (
     factorised_embeddings,
     full_width_attention_output,
 )
+from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
@@ -46,17 +47,17 @@ _BACKBONE = (
 # symbol ↔ AlbertBackbone argument ↔ AlbertConfig key.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_emb", keras="embedding_dim", hf="embedding_size", hf_default=128),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        EMBEDDING_WIDTH_128,
+        WIDTH,
+        FFN,
         Field("L_g", keras="num_groups", hf="num_hidden_groups", keras_default=1, hf_default=1),
         Field("L_r", keras="num_inner_repetitions", hf="inner_group_num", keras_default=1,
               hf_default=1),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
-        Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
+        POSITIONS_512,
+        SEGMENTS,
     ),
     model_type="albert",
     # AlbertForPreTraining adds a sentence-order head KerasHub has no class for: refused.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack
+from paramcount.families._lineages import HF_LAYERS, VOCAB, WIDTH_D_MODEL
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -26,13 +27,13 @@ IDS = ("bart",)  # the ids this folder registers
 # carry, which KerasHub's converter reads) must agree.
 # (Whisper's table starts with the same rows: its stacks are BART's in this respect.)
 ENCODER_DECODER_FIELDS = (
-    Field("v", keras="vocabulary_size", hf="vocab_size"),
+    VOCAB,
     Field("L", keras="num_layers", hf="encoder_layers"),
     Field("L", hf="decoder_layers"),
-    Field("L", hf="num_hidden_layers"),
+    HF_LAYERS,
     Field("M", keras="num_heads", hf="encoder_attention_heads"),
     Field("M", hf="decoder_attention_heads"),
-    Field("d_e", keras="hidden_dim", hf="d_model"),
+    WIDTH_D_MODEL,
     Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
     Field("d_f", hf="decoder_ffn_dim"),
 )

@@ -8,9 +8,10 @@ from functools import partial
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.components.encoders import mlm_head
+from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
 from paramcount.formula import group, zero
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.registry import get as _registered
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
@@ -39,13 +40,13 @@ ENCODER_FREE = frozenset({
 
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
-        Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
+        POSITIONS_512,
+        SEGMENTS,
     ),
     model_type="bert",
     hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.decoders import alibi_decoder
+from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
@@ -22,10 +23,10 @@ IDS = ("bloom",)  # the ids this folder registers
 # BloomMLP is always 4·hidden_size wide (a config's ``n_inner`` is not read by it).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="n_layer"),
-        Field("M", keras="num_heads", hf="n_head"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        VOCAB,
+        LAYERS_N_LAYER,
+        HEADS_N_HEAD,
+        WIDTH,
         Field("d_f", keras="intermediate_dim", hf_default=4 * d_e),
     ),
     model_type="bloom",

@@ -13,9 +13,20 @@ from __future__ import annotations
 from paramcount.components.basic import layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
 from paramcount.components.latent import swiglu_hf
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_FFN,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_QK_NORM,
+    HF_TIED_YES,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, b_att, d_e, d_f, d_k, qk_norm, tied, v
 from paramcount.weights import Named
@@ -51,15 +62,15 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads", hf_default=M),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size"),
-            Field("b_att", hf="attention_bias", flag=True, hf_default=0),
-            Field("qk_norm", hf="use_qk_norm", flag=True, hf_default=0),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS_OR_M,
+            HF_WIDTH,
+            HF_FFN,
+            HF_ATTENTION_BIAS,
+            HF_QK_NORM,
+            HF_TIED_YES,
         ),
         model_type="cohere",
         hf_classes={"CohereForCausalLM": "cohere"},

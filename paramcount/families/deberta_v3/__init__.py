@@ -13,6 +13,7 @@ from __future__ import annotations
 from paramcount.components import embedding, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import encoder_stack, k_rel, relative_position_table
+from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -30,13 +31,13 @@ IDS = ("deberta_v3",)  # the ids this folder registers
 # no token types, no convolution, embeddings d_e wide.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
         Field("d_e", hf="embedding_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
+        FFN,
+        POSITIONS_512,
         Field("k_rel", keras="bucket_size", hf="position_buckets", keras_default=256),
     ),
     model_type="deberta-v2",

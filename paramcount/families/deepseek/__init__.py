@@ -26,6 +26,19 @@ from paramcount.components.latent import (
 )
 from paramcount.components.modern import k_act, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_FIRST_DENSE,
+    HF_HEADS,
+    HF_LAYERS,
+    HF_ROUTED_EXPERTS,
+    HF_SHARED_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -114,23 +127,23 @@ def _fields(*, v3: bool, v32: bool = False):
             Field("L_dense", hf="mlp_layer_types", kinds=("dense", "sparse")),
         )
     return (
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("d_e", hf="hidden_size"),
-        Field("d_f", hf="intermediate_size"),
-        Field("d_fe", hf="moe_intermediate_size"),
-        Field("E", hf="n_routed_experts"),
-        Field("E_s", hf="n_shared_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("L_dense", hf="first_k_dense_replace"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_WIDTH,
+        HF_FFN,
+        HF_EXPERT_FFN,
+        HF_ROUTED_EXPERTS,
+        HF_SHARED_EXPERTS,
+        HF_TOP_K,
+        HF_FIRST_DENSE,
         Field("q_lora", hf="q_lora_rank", hf_presence=True),
         Field("r_q", hf="q_lora_rank"),
         Field("r_kv", hf="kv_lora_rank"),
         Field("d_nope", hf="qk_nope_head_dim"),
         Field("d_rope", hf="qk_rope_head_dim"),
         Field("d_v", hf="v_head_dim"),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_TIED_NO,
         *((Field("n_mtp", hf="num_nextn_predict_layers", hf_default=0),) if v3 else ()),
     )
 

@@ -10,6 +10,7 @@ from functools import partial
 
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.families._lineages import POSITIONS_512, VOCAB
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table
@@ -23,12 +24,12 @@ IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
 # feed-forward width, KerasHub's the model width).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        VOCAB,
         Field("L", keras="num_layers", hf="n_layers"),
         Field("M", keras="num_heads", hf="n_heads"),
         Field("d_e", keras="hidden_dim", hf="dim"),
         Field("d_f", keras="intermediate_dim", hf="hidden_dim"),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
+        POSITIONS_512,
     ),
     model_type="distilbert",
     hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},

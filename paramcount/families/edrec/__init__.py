@@ -12,6 +12,7 @@ from functools import partial
 
 from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.families._lineages import KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
 from paramcount.formula import group, zero
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
@@ -29,9 +30,9 @@ MAPPING = Table(
         Field("v", keras="vocab_size"),
         Field("L_enc", keras="num_layers_enc"),
         Field("L_dec", keras="num_layers_dec"),
-        Field("d_e", keras="hidden_dim"),
-        Field("d_f", keras="intermediate_dim"),
-        Field("M", keras="num_heads"),
+        KERAS_WIDTH,
+        KERAS_FFN,
+        KERAS_HEADS,
     ),
     keras_classes={"EdRecBackbone": "edrec"},
     free=frozenset({"dropout", "epsilon"}),

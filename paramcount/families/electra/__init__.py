@@ -18,6 +18,7 @@ from paramcount.components.encoders import (
     factorised_embeddings,
     full_width_attention_output,
 )
+from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, WIDTH
 from paramcount.families.bert import HF_BLOCKS
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
@@ -34,13 +35,13 @@ IDS = ("electra",)  # the ids this folder registers
 MAPPING = Table(
     fields=(
         Field("v", keras="vocab_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_emb", keras="embedding_dim", hf="embedding_size", hf_default=128),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
-        Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2),
+        LAYERS,
+        HEADS,
+        WIDTH,
+        EMBEDDING_WIDTH_128,
+        FFN,
+        POSITIONS_512,
+        SEGMENTS,
     ),
     model_type="electra",
     # ElectraForPreTraining (the published discriminators) adds a head KerasHub has no class

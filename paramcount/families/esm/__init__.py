@@ -12,6 +12,7 @@ import sympy
 
 from paramcount.components import attention, dense, embedding, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
@@ -28,11 +29,11 @@ _POSITIONS = {"rotary": 0, "absolute": 1}
 # no HF key (transformers' ESM always has biases: Always below).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
         Field("n", keras="max_sequence_length", hf="max_position_embeddings",
               keras_default=1024, hf_default=1026),
         Field("zeta", keras="use_bias", flag=True, keras_default=1),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from paramcount.components import dense, feed_forward, layer_norm
 from paramcount.components.encoders import fourier_mixing, token_position_embeddings
+from paramcount.families._lineages import FFN, LAYERS, POSITIONS_512, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table
@@ -23,11 +24,11 @@ IDS = ("f_net",)  # the ids this folder registers
 # symbol ↔ FNetBackbone argument ↔ FNetConfig key.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512),
+        VOCAB,
+        LAYERS,
+        WIDTH,
+        FFN,
+        POSITIONS_512,
         Field("s", keras="num_segments", hf="type_vocab_size", keras_default=4, hf_default=4),
     ),
     model_type="fnet",

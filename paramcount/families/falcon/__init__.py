@@ -15,6 +15,7 @@ from paramcount.components import dense, embedding, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.decoders import alibi_decoder
 from paramcount.components.modern import rotary_positions
+from paramcount.families._lineages import ATTENTION_HEADS, HF_HEADS, HF_LAYERS, HF_VOCAB, HF_WIDTH, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -39,10 +40,10 @@ _HF_FREE = frozenset({
 # multi-head attention, biases); Falcon-7B/40B configs are read by FALCON_PARALLEL below.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_attention_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        VOCAB,
+        LAYERS,
+        ATTENTION_HEADS,
+        WIDTH,
         Field("d_f", keras="intermediate_dim", hf="ffn_hidden_size", hf_default=4 * d_e),
     ),
     model_type="falcon",
@@ -134,11 +135,11 @@ def _parallel_keys(config: Mapping) -> Mapping:
 # symbol ↔ FalconConfig key (no KerasHub argument: KerasHub cannot build these models).
 FALCON_PARALLEL_MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
         Field("M_kv", hf="num_kv_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
+        HF_WIDTH,
         Field("d_f", hf="ffn_hidden_size", hf_default=4 * d_e),
         # 1 or 2 norms per block; transformers' default with new_decoder_architecture is 2
         Field("split_ln", hf="num_ln_in_parallel_attn", hf_values={1: 0, 2: 1}, hf_default=1),

@@ -29,7 +29,18 @@ from paramcount.components.decoders import (
 )
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
-from paramcount.formula import group, zero
+from paramcount.families._lineages import (
+    HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    POST_ATTENTION_NORM,
+    POST_FFW_NORM,
+    POST_NORM_ALWAYS,
+    QUERY_HEADS,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.formula import Term, group, zero
 from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
@@ -54,13 +65,13 @@ def _gemma2(on, off):
 # defaults, not derived ones: both keys are read. Gemma 2 configs (model_type gemma2,
 # Gemma2ForCausalLM) are read by GEMMA2 below, the table of the second transformers class.
 _SHAPES = (
-    Field("v", keras="vocabulary_size", hf="vocab_size"),
-    Field("L", keras="num_layers", hf="num_hidden_layers"),
-    Field("M", keras="num_query_heads", hf="num_attention_heads"),
-    Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-    Field("d_e", keras="hidden_dim", hf="hidden_size"),
+    VOCAB,
+    LAYERS,
+    QUERY_HEADS,
+    KV_HEADS,
+    WIDTH,
     Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
-    Field("d_k", keras="head_dim", hf="head_dim"),
+    HEAD_DIM,
 )
 _HF_FREE = frozenset({
     "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
@@ -74,8 +85,8 @@ MAPPING = Table(
         *_SHAPES,
         # KerasHub's two switches, apart; post_norm (Gemma 2, their common default) is read from
         # the sliding-window switch KerasHub's converter sets for Gemma 2 alone (no weights)
-        Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
-        Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+        POST_ATTENTION_NORM,
+        POST_FFW_NORM,
         Field("post_norm", keras="use_sliding_window_attention", flag=True, keras_default=0),
     ),
     model_type="gemma",
@@ -104,7 +115,7 @@ GEMMA2 = Table(
         *(f for f in _SHAPES if f.symbol not in ("M_kv", "d_k")),
         Field("M_kv", hf="num_key_value_heads", hf_default=4),
         Field("d_k", hf="head_dim", hf_default=256),
-        Field("post_norm", hf=None, hf_default=1),
+        POST_NORM_ALWAYS,
     ),
     model_type="gemma2",
     hf_classes={"Gemma2ForCausalLM": "gemma"},
@@ -140,14 +151,11 @@ TRANSFORMERS = Transformers(
     ),),
 )
 
-register(Architecture(
-    id="gemma",
-    title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
-    source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
-           "'Gemma 2: Improving Open Language Models at a Practical Size'; "
-           "keras_hub/src/models/gemma/gemma_{backbone,decoder_block,attention}.py",
-    formula=group(
-        "gemma",
+def gemma_decoder(post_attention: Term, post_ffw: Term, **blocks: str) -> tuple[Term, Term]:
+    """Gemma's token embedding and L decoder blocks (pre norms, attention, GeGLU) with the post
+    norms given: the lineage's decoder, which PaliGemma's language model is too. ``blocks``:
+    more of the block group's fields (its ``note``)."""
+    return (
         group(
             "embeddings",
             embedding("token", v, match="token_embedding"),
@@ -157,13 +165,26 @@ register(Architecture(
             "blocks",
             rms_norm("norm_1", match="pre_attention_norm"),
             gemma_attention(),
-            _post_attention,
+            post_attention,
             rms_norm("norm_2", match="pre_ffw_norm"),
             gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
-            _post_ffw,
+            post_ffw,
             times=L,
             match=r"decoder_block_\d+",
+            **blocks,
         ),
+    )
+
+
+register(Architecture(
+    id="gemma",
+    title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
+    source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
+           "'Gemma 2: Improving Open Language Models at a Practical Size'; "
+           "keras_hub/src/models/gemma/gemma_{backbone,decoder_block,attention}.py",
+    formula=group(
+        "gemma",
+        *gemma_decoder(_post_attention, _post_ffw),
         rms_norm("final_norm", match="final_normalization"),
         zero("head", "tied: the output projection is the token embedding, transposed "
                      "(soft-capped in Gemma 2: no weights)", kind="head"),

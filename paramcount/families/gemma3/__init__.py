@@ -32,6 +32,18 @@ from paramcount.components.decoders import (
 )
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import (
+    FFN,
+    HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    POST_ATTENTION_NORM,
+    POST_FFW_NORM,
+    QK_NORM_KERAS,
+    QUERY_HEADS,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
@@ -83,17 +95,17 @@ _architecture = partial(
 # (4) and head_dim (256) have class defaults, not derived ones: both keys are read.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("d_k", keras="head_dim", hf="head_dim"),
-        Field("qk_norm", keras="use_query_key_norm", flag=True, keras_default=1),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        HEAD_DIM,
+        QK_NORM_KERAS,
         # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
-        Field("post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
-        Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+        POST_ATTENTION_NORM,
+        POST_FFW_NORM,
     ),
     model_type="gemma3_text",
     hf_classes={"Gemma3ForCausalLM": "gemma3"},

@@ -24,6 +24,7 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
+from paramcount.families._lineages import IMAGE_SIZE_224
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
@@ -57,7 +58,7 @@ MAPPING = Table(
         *(Field(f.symbol, keras=f.keras, hf=f.hf and f"text_config.{f.hf}", flag=f.flag,
                 keras_default=f.keras_default, hf_default=_HF_DEFAULTS.get(f.symbol))
           for f in _TEXT),
-        Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224),
+        IMAGE_SIZE_224,
         Field("H", keras=_ENC + "image_size"),
         Field("P", keras=_ENC + "patch_size", hf="vision_config.patch_size"),
         Field("M_vis", keras=_ENC + "num_heads", hf="vision_config.num_attention_heads"),

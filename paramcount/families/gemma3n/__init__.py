@@ -55,6 +55,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
+from paramcount.families._lineages import ATTENTION_HEADS, HEAD_DIM, KV_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
@@ -193,9 +194,9 @@ MAPPING = Table(
         Field("v", keras="text_vocab_size", hf="vocab_size"),
         Field("d_e", keras="text_hidden_size", hf="hidden_size"),
         Field("L", keras="num_hidden_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_attention_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_k", keras="head_dim", hf="head_dim"),
+        ATTENTION_HEADS,
+        KV_HEADS,
+        HEAD_DIM,
         Field("d_f", keras="intermediate_size", hf="intermediate_size", listed=("keras",)),
         Field("v_p", keras="vocab_size_per_layer_input", hf="vocab_size_per_layer_input"),
         Field("d_p", keras="hidden_size_per_layer_input", hf="hidden_size_per_layer_input"),

@@ -30,6 +30,7 @@ import sympy
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
+from paramcount.families._lineages import FFN, HEAD_DIM, KV_HEADS, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
@@ -163,13 +164,13 @@ def _hf_keys(config):
 # hidden_size_per_layer_input 256 (per-layer inputs on): that key must be stated, as 0.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("d_k", keras="head_dim", hf="head_dim"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        HEAD_DIM,
         Field("d_kg", keras="global_head_dim", hf="global_head_dim", keras_default=d_k,
               hf_default=512),
         Field("L_global", keras="layer_types", hf="layer_types",

@@ -18,11 +18,28 @@ from paramcount.components.basic import dense, embedding
 from paramcount.components.latent import deepseek_moe, swiglu_hf
 from paramcount.components.modern import k_act, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_FIRST_DENSE,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS,
+    HF_LAYERS,
+    HF_QK_NORM,
+    HF_ROUTED_EXPERTS,
+    HF_SHARED_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import (
     E,
@@ -77,22 +94,22 @@ FORMULA = group(
 
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads"),
-        Field("d_e", hf="hidden_size"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS,
+        HF_WIDTH,
         # absent: d_e/M, as Glm4MoeAttention takes it
-        Field("d_k", hf="head_dim", hf_default=d_e / M),
-        Field("d_f", hf="intermediate_size"),
-        Field("d_fe", hf="moe_intermediate_size"),
-        Field("E", hf="n_routed_experts"),
-        Field("E_s", hf="n_shared_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("L_dense", hf="first_k_dense_replace"),
-        Field("b_att", hf="attention_bias", flag=True, hf_default=0),
-        Field("qk_norm", hf="use_qk_norm", flag=True, hf_default=0),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_HEAD_DIM_OR_SPLIT,
+        HF_FFN,
+        HF_EXPERT_FFN,
+        HF_ROUTED_EXPERTS,
+        HF_SHARED_EXPERTS,
+        HF_TOP_K,
+        HF_FIRST_DENSE,
+        HF_ATTENTION_BIAS,
+        HF_QK_NORM,
+        HF_TIED_NO,
     ),
     model_type="glm4_moe",
     hf_classes={"Glm4MoeForCausalLM": "glm4_moe"},

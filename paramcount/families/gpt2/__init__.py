@@ -6,6 +6,7 @@ from functools import partial
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Require, Table
@@ -29,9 +30,9 @@ _BACKBONE = (
 # transformers; KerasHub has no default for intermediate_dim.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="n_layer"),
-        Field("M", keras="num_heads", hf="n_head"),
+        VOCAB,
+        LAYERS_N_LAYER,
+        HEADS_N_HEAD,
         Field("d_e", keras="hidden_dim", hf="n_embd"),
         Field("d_f", keras="intermediate_dim", hf="n_inner", hf_default=4 * d_e),
         Field("n", keras="max_sequence_length", hf="n_positions", keras_default=1024),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm
+from paramcount.families._lineages import HF_TIED_NO, HF_VOCAB
 from paramcount.formula import group
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -54,12 +55,12 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
+            HF_VOCAB,
             Field("L", hf="n_layer"),
             Field("M", hf="n_head"),
             Field("d_e", hf="n_embd"),
             Field("d_f", hf="n_inner", hf_default=4 * d_e),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+            HF_TIED_NO,
         ),
         model_type="gptj",
         hf_classes={"GPTJForCausalLM": "gpt_j"},

@@ -11,10 +11,11 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, feed_forward, layer_norm
 from paramcount.components.decoders import fused_qkv
 from paramcount.components.modern import rotary_positions
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 from paramcount.weights import Named
@@ -26,11 +27,11 @@ IDS = ("gpt_neo_x",)  # the ids this folder registers
 # parallel residual and the context length hold no weights.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
     ),
     model_type="gpt_neox",
     # Published GPT-NeoX configs (Pythia, GPT-NeoX-20B) name GPTNeoXForCausalLM: the backbone

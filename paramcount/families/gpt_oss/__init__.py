@@ -14,6 +14,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.components.llama_like import hf_decoder_names
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, LOCAL_EXPERTS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
@@ -38,14 +39,14 @@ _expert = group(
 # KerasHub's head_dim=None is d_e/M.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
         Field("d_k", keras="head_dim", hf="head_dim", keras_default=d_e / M),
-        Field("E", keras="num_experts", hf="num_local_experts"),
+        LOCAL_EXPERTS,
         Field("k", keras="top_k", hf="num_experts_per_tok", keras_default=2),
     ),
     model_type="gpt_oss",

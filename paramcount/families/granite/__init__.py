@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from paramcount.components.hf_decoder import attention, causal_lm
 from paramcount.components.modern import gated_feed_forward, rms_norm
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_FFN,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
@@ -49,15 +59,15 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads", hf_default=M),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size"),
-            Field("b_att", hf="attention_bias", flag=True, hf_default=0),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS_OR_M,
+            HF_WIDTH,
+            HF_FFN,
+            HF_ATTENTION_BIAS,
             Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+            HF_TIED_NO,
         ),
         model_type="granite",
         hf_classes={"GraniteForCausalLM": "granite"},

@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
+from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
@@ -26,17 +27,16 @@ FORMULA = backbone("llama", decoder_blocks(swiglu()))
 # symbol ↔ LlamaBackbone argument ↔ LlamaConfig key (shared by Llama 3, with its own class).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS_OR_M,
+        WIDTH,
+        FFN,
         # KerasHub's Llama has no head_dim argument: d_k is fixed to d_e/M there; transformers'
         # LlamaConfig takes head_dim apart (LLAMA_HF's settable below), as Mistral's does.
-        Field("d_k", hf="head_dim"),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=0, keras_default=0),
+        HF_HEAD_DIM,
+        TIED_NO,
     ),
     model_type="llama",
     hf_classes={"LlamaForCausalLM": "llama"},

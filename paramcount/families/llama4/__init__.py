@@ -21,6 +21,18 @@ from paramcount.components.basic import dense, embedding
 from paramcount.components.latent import swiglu_hf
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 from paramcount.components.stacks import INTERLEAVED_MOE, L_moe
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN_AS_FFN,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -93,17 +105,17 @@ def _moe_layers(hp):
 # by the rule Llama4TextConfig applies (moe_layers, else every interleave_moe_layer_step-th).
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_k", hf="head_dim", hf_default=d_e / M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_fe", hf="intermediate_size"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_HEAD_DIM_OR_SPLIT,
+        HF_WIDTH,
+        HF_EXPERT_FFN_AS_FFN,
         Field("d_f", hf="intermediate_size_mlp"),
-        Field("E", hf="num_local_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_LOCAL_EXPERTS,
+        HF_TOP_K,
+        HF_TIED_NO,
         Field("L_moe", stack=INTERLEAVED_MOE, options={
             "interleave_moe_layer_step": "interleave_moe_layer_step",
             "moe_layers": "moe_layers"}),

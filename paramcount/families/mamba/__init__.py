@@ -17,6 +17,7 @@ import sympy
 from paramcount.components.basic import embedding
 from paramcount.components.modern import rms_norm
 from paramcount.components.ssm import mamba2_mixer, mamba_mixer
+from paramcount.families._lineages import HF_LAYERS, HF_TIED_NO, HF_TIED_YES, HF_VOCAB, HF_WIDTH
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -64,9 +65,9 @@ def _auto_rank(config: Mapping) -> Mapping:
 
 
 _COMMON = (
-    Field("v", hf="vocab_size"),
-    Field("L", hf="num_hidden_layers"),
-    Field("d_e", hf="hidden_size"),
+    HF_VOCAB,
+    HF_LAYERS,
+    HF_WIDTH,
     Field("x_in", hf="expand"),
     Field("d_state", hf="state_size"),
     Field("K_conv", hf="conv_kernel"),
@@ -104,7 +105,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(*_COMMON, Field("r_dt", hf="time_step_rank"),
-                Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1)),
+                HF_TIED_YES),
         model_type="mamba",
         hf_classes={"MambaForCausalLM": "mamba"},
         free=_FREE,
@@ -139,7 +140,7 @@ register(Architecture(
     mapping=Table(
         fields=(*_COMMON, Field("H_ssm", hf="num_heads"), Field("d_ssm", hf="head_dim"),
                 Field("G_ssm", hf="n_groups"),
-                Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)),
+                HF_TIED_NO),
         model_type="mamba2",
         hf_classes={"Mamba2ForCausalLM": "mamba2"},
         free=_FREE | {"time_step_rank"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu
+from paramcount.families._lineages import FFN, HEAD_DIM, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
@@ -24,14 +25,14 @@ IDS = ("mistral",)  # the ids this folder registers
 # both frameworks, the formula's default too.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
         # MistralConfig's absent num_key_value_heads is a fixed 8 (its dataclass default), not M
         Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=8),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("d_k", keras="head_dim", hf="head_dim"),
+        WIDTH,
+        FFN,
+        HEAD_DIM,
     ),
     model_type="mistral",
     hf_classes={"MistralForCausalLM": "mistral"},

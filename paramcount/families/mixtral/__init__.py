@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from paramcount.components.llama_like import backbone, decoder_blocks, moe_swiglu
 from paramcount.components.modern import k_act
+from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, LOCAL_EXPERTS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
@@ -25,16 +26,16 @@ IDS = ("mixtral",)  # the ids this folder registers
 # head_dim: d_k = d_e/M, and a config may state head_dim only with that value.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("E", keras="num_experts", hf="num_local_experts"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        LOCAL_EXPERTS,
         # top-k changes the active count only; both frameworks default it to 2
         Field("k", keras="top_k", hf="num_experts_per_tok", hf_default=2, keras_default=2),
-        Field("d_k", hf="head_dim"),
+        HF_HEAD_DIM,
     ),
     model_type="mixtral",
     hf_classes={"MixtralForCausalLM": "mixtral"},

@@ -31,6 +31,7 @@ import sympy
 from paramcount.components import attention, dense, embedding, layer_norm
 from paramcount.components.audio import conv1d
 from paramcount.components.stacks import repeat
+from paramcount.families._lineages import VOCAB, WIDTH
 from paramcount.formula import Term, group, leaf, zero
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
@@ -64,8 +65,8 @@ IDS = ("moonshine",)  # the ids this folder registers
 # grouped-query attention); its gating is fixed by the class (Transformers.always below).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        VOCAB,
+        WIDTH,
         Field("d_e", keras="filter_dim"),
         Field("L_enc", keras="encoder_num_layers", hf="encoder_num_hidden_layers"),
         # MoonshineConfig's own defaults where a key is absent (moonshine-tiny's values), not

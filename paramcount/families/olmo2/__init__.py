@@ -15,6 +15,18 @@ from paramcount.components.basic import dense
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
 from paramcount.components.latent import swiglu_hf
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN_AS_FFN,
+    HF_FFN,
+    HF_HEAD_DIM,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -36,12 +48,12 @@ _NO_BIAS = Require("attention_bias", (False,), "OLMo's attention projections hav
 
 def _fields(*more: Field) -> tuple[Field, ...]:
     return (
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_WIDTH,
+        HF_TIED_NO,
         *more,
     )
 
@@ -71,7 +83,7 @@ register(Architecture(
              "RMS norm, LM head (none when tied)",
     presets="olmo2",
     family="transformers",
-    mapping=Table(fields=_fields(Field("d_f", hf="intermediate_size"), Field("d_k", hf="head_dim")),
+    mapping=Table(fields=_fields(HF_FFN, HF_HEAD_DIM),
                   model_type="olmo2", hf_classes={"Olmo2ForCausalLM": "olmo2"},
                   hf_constants={"attention_bias": False}, requires=(_NO_BIAS,), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMO2)),
@@ -118,8 +130,8 @@ register(Architecture(
              "of the E experts",
     presets="olmoe",
     family="transformers",
-    mapping=Table(fields=_fields(Field("d_fe", hf="intermediate_size"),
-                                 Field("E", hf="num_experts"), Field("k", hf="num_experts_per_tok")),
+    mapping=Table(fields=_fields(HF_EXPERT_FFN_AS_FFN,
+                                 Field("E", hf="num_experts"), HF_TOP_K),
                   model_type="olmoe", hf_classes={"OlmoeForCausalLM": "olmoe"},
                   hf_constants={"attention_bias": False}, requires=(_NO_BIAS,), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMOE)),

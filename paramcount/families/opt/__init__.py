@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -23,10 +24,10 @@ IDS = ("opt",)  # the ids this folder registers
 # differs (OPT-350m) HF adds project_in / project_out, which the formula does not have.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
         Field("d_e", hf="word_embed_proj_dim"),
         Field("d_f", keras="intermediate_dim", hf="ffn_dim"),
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=2048),

@@ -17,10 +17,10 @@ is formulated.
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding
-from paramcount.components.decoders import gemma_attention, post_norm, post_norms
+from paramcount.components import dense
+from paramcount.components.decoders import post_norm, post_norms
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.components.modern import rms_norm
 from paramcount.components.vision import (
     VISION_CONSTRAINTS,
     H,
@@ -31,6 +31,8 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
+from paramcount.families._lineages import HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
+from paramcount.families.gemma import gemma_decoder
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible
@@ -54,7 +56,7 @@ def _gemma2(on, off):
 # default: Gemma's head_dim 256, SigLIP's image_size 224 (the published configs rely on both).
 _FIELDS = (
     Field("v", keras="vocabulary_size", hf="text_config.vocab_size"),
-    Field("v", hf="vocab_size"),
+    HF_VOCAB,
     Field("L", keras="num_layers", hf="text_config.num_hidden_layers"),
     Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
     Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
@@ -62,7 +64,7 @@ _FIELDS = (
     Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
     Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
     Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
-    Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224),
+    IMAGE_SIZE_224,
     Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
     Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
     Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
@@ -129,7 +131,7 @@ MAPPING = Table(
 PALI_GEMMA2 = Table(
     fields=(*(f for f in _FIELDS if f.symbol not in ("post_norm", "M_kv")),
             Field("M_kv", hf="text_config.num_key_value_heads", hf_default=4),
-            Field("post_norm", hf=None, hf_default=1)),
+            POST_NORM_ALWAYS),
     model_type="paligemma",
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     hf_constants={**_HF_CONSTANTS, "text_config.model_type": "gemma2"},
@@ -192,24 +194,9 @@ register(Architecture(
         vision_encoder(),
         dense("image_projection", d_vis, d_e, match="image_classifier", kind="projection",
               note="the linear projection d_vis → d_e, with bias (KerasHub's image_classifier)"),
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            rotary_positions(),
-        ),
-        group(
-            "blocks",
-            rms_norm("norm_1", match="pre_attention_norm"),
-            gemma_attention(),
-            _post_attention,
-            rms_norm("norm_2", match="pre_ffw_norm"),
-            gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
-            _post_ffw,
-            times=L,
-            match=r"decoder_block_\d+",
-            note="image tokens attend to each other and to the prefix in full, text causally: "
-                 "masks, not weights",
-        ),
+        *gemma_decoder(_post_attention, _post_ffw,
+                       note="image tokens attend to each other and to the prefix in full, text "
+                            "causally: masks, not weights"),
         rms_norm("final_norm", match="final_normalization"),
         zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.families._lineages import HF_FFN, HF_HEADS, HF_KV_HEADS_OR_M, HF_LAYERS, HF_TIED_NO, HF_VOCAB, HF_WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -57,14 +58,14 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads", hf_default=M),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size"),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS_OR_M,
+            HF_WIDTH,
+            HF_FFN,
             Field("qk_norm", hf="qk_layernorm", flag=True, hf_default=0),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+            HF_TIED_NO,
         ),
         model_type="phi",
         hf_classes={"PhiForCausalLM": "phi"},

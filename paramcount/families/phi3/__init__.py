@@ -11,10 +11,11 @@ from __future__ import annotations
 from paramcount.components import attention, embedding
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.formula import FUSED, group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.weights import Named
@@ -26,13 +27,13 @@ IDS = ("phi3",)  # the ids this folder registers
 # (absent or null) to the query heads; KerasHub has no head_dim: d_k = d_e/M.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("d_k", hf="head_dim"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS_OR_M,
+        WIDTH,
+        FFN,
+        HF_HEAD_DIM,
     ),
     model_type="phi3",
     hf_classes={"Phi3ForCausalLM": "phi3"},

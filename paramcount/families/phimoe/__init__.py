@@ -13,6 +13,18 @@ from __future__ import annotations
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm
 from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_FFN,
+    HF_HEADS,
+    HF_KV_HEADS,
+    HF_LAYERS,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -63,17 +75,17 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads"),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size"),
-            Field("E", hf="num_local_experts"),
-            Field("k", hf="num_experts_per_tok"),
-            Field("b_att", hf="attention_bias", flag=True, hf_default=0),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS,
+            HF_WIDTH,
+            HF_FFN,
+            HF_LOCAL_EXPERTS,
+            HF_TOP_K,
+            HF_ATTENTION_BIAS,
             Field("b_head", hf="lm_head_bias", flag=True, hf_default=0),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+            HF_TIED_NO,
         ),
         model_type="phimoe",
         hf_classes={"PhimoeForCausalLM": "phimoe"},

@@ -10,9 +10,10 @@ KerasHub keeps in the backbone.
 from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
+from paramcount.mapping import Table
 from paramcount.registry import register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
@@ -23,18 +24,17 @@ IDS = ("qwen",)  # the ids this folder registers
 # tie_word_embeddings: KerasHub ties by default, transformers does not.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
         # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        KV_HEADS,
+        WIDTH,
+        FFN,
         # QwenBackbone has no head_dim argument (d_k = d_e/M); Qwen2Attention reads one when a
         # config sets it, so a config may state it only with that value.
-        Field("d_k", hf="head_dim"),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=0, keras_default=1),
+        HF_HEAD_DIM,
+        TIED_KERAS_YES,
     ),
     model_type="qwen2",
     hf_classes={"Qwen2ForCausalLM": "qwen"},

@@ -10,6 +10,7 @@ The small models (0.6B–4B) tie the LM head to the token embedding.
 from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -24,16 +25,15 @@ IDS = ("qwen3",)  # the ids this folder registers
 # its tie_word_embeddings false; KerasHub's tie_word_embeddings is true.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
         # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        KV_HEADS,
+        WIDTH,
         Field("d_k", keras="head_dim", hf="head_dim", hf_default=128),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=0, keras_default=1),
+        FFN,
+        TIED_KERAS_YES,
     ),
     model_type="qwen3",
     hf_classes={"Qwen3ForCausalLM": "qwen3"},

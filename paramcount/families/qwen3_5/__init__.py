@@ -24,6 +24,7 @@ from paramcount.components.llama_like import (
     swiglu,
     tied,
 )
+from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
@@ -44,16 +45,15 @@ HYBRID_FIXED = FULL_AND_LINEAR.fixed()
 # attention ones. Absent keys take defaults both frameworks share with the formula (16, 32, 128,
 # 128, 4 and every fourth block full), except transformers' head_dim of 256.
 HYBRID_FIELDS = (
-    Field("v", keras="vocabulary_size", hf="vocab_size"),
-    Field("L", keras="num_layers", hf="num_hidden_layers"),
-    Field("M", keras="num_query_heads", hf="num_attention_heads"),
-    Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
+    VOCAB,
+    LAYERS,
+    QUERY_HEADS,
+    KV_HEADS,
     Field("d_k", keras="head_dim", hf="head_dim", hf_default=256),
-    Field("d_e", keras="hidden_dim", hf="hidden_size"),
+    WIDTH,
     Field("L_full", keras="layer_types", hf="layer_types",
           kinds=("full_attention", "linear_attention")),
-    Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-          hf_default=0, keras_default=0),
+    TIED_NO,
     Field("H_lk", keras="linear_num_key_heads", hf="linear_num_key_heads"),
     Field("H_lv", keras="linear_num_value_heads", hf="linear_num_value_heads"),
     Field("d_lk", keras="linear_key_head_dim", hf="linear_key_head_dim"),
@@ -75,7 +75,7 @@ HYBRID_FREE = frozenset({
 })
 
 MAPPING = Table(
-    fields=(*HYBRID_FIELDS, Field("d_f", keras="intermediate_dim", hf="intermediate_size")),
+    fields=(*HYBRID_FIELDS, FFN),
     model_type="qwen3_5_text",
     hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
     keras_classes={"Qwen3_5Backbone": "qwen3_5"},

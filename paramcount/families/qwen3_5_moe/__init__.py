@@ -12,6 +12,7 @@ from __future__ import annotations
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
 from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.families._lineages import EXPERT_FFN, EXPERTS, TOP_K
 from paramcount.families.qwen3_5 import (
     HYBRID_CONSTRAINTS,
     HYBRID_FIELDS,
@@ -55,9 +56,9 @@ MOE = mixture_of_experts(
 MAPPING = Table(
     fields=(
         *HYBRID_FIELDS,
-        Field("E", keras="num_experts", hf="num_experts"),
-        Field("k", keras="top_k", hf="num_experts_per_tok"),
-        Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size"),
+        EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
         Field("d_fs", keras="shared_expert_intermediate_size",
               hf="shared_expert_intermediate_size"),
     ),

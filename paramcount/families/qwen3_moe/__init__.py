@@ -24,10 +24,24 @@ from paramcount.components.llama_like import (
 )
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.families._lineages import (
+    EXPERT_FFN,
+    EXPERTS,
+    FFN,
+    HEAD_DIM,
+    HF_LOCAL_EXPERTS,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    TIED_NO,
+    TOP_K,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
@@ -68,22 +82,21 @@ _SPARSE_ONLY = ("every block is a mixture of experts in what a config is read as
                 "among them, L_moe < L, are counted but not yet read from a config)")
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
         # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        KV_HEADS,
+        WIDTH,
         # absent or null: d_e/M in both frameworks, the formula's default too
-        Field("d_k", keras="head_dim", hf="head_dim"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
-        Field("E", keras="num_experts", hf="num_experts"),
+        HEAD_DIM,
+        FFN,
+        EXPERTS,
         # transformers 5 saves the expert count under this name too (an alias of num_experts)
-        Field("E", hf="num_local_experts"),
-        Field("k", keras="top_k", hf="num_experts_per_tok"),
-        Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size"),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=0, keras_default=0),
+        HF_LOCAL_EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
+        TIED_NO,
     ),
     model_type="qwen3_moe",
     hf_classes={"Qwen3MoeForCausalLM": "qwen3_moe"},

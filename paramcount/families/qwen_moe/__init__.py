@@ -36,6 +36,19 @@ from paramcount.components.llama_like import (
 )
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.families._lineages import (
+    EXPERT_FFN,
+    EXPERTS,
+    FFN,
+    HF_HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    TIED_NO,
+    TOP_K,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
@@ -91,23 +104,22 @@ _SPARSE_ONLY = "every block is a mixture of experts in what a KerasHub config is
                "in every block)"
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_query_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
         # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("E", keras="num_experts", hf="num_experts"),
-        Field("k", keras="top_k", hf="num_experts_per_tok"),
-        Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size"),
+        KV_HEADS,
+        WIDTH,
+        EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
         Field("d_fs", keras="shared_expert_intermediate_dim", hf="shared_expert_intermediate_size"),
         # the dense blocks' width: no weight while every block is sparse (absent: d_fs, the
         # formula's default, as the published config sets it)
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        FFN,
         # QwenMoeBackbone has no head_dim argument: d_k = d_e/M, which a config may only restate
-        Field("d_k", hf="head_dim"),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=0, keras_default=0),
+        HF_HEAD_DIM,
+        TIED_NO,
         Field("L_moe", stack=MOE_AND_DENSE, options={
             "decoder_sparse_step": "decoder_sparse_step", "mlp_only_layers": "mlp_only_layers",
             "num_experts": "num_experts"}),

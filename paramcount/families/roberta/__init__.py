@@ -10,6 +10,7 @@ from functools import partial
 
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS, dense, embedding
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
@@ -31,11 +32,11 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
     KerasHub's converters subtract them, and so does the table (hf_offset)."""
     return Table(
         fields=(
-            Field("v", keras="vocabulary_size", hf="vocab_size"),
-            Field("L", keras="num_layers", hf="num_hidden_layers"),
-            Field("M", keras="num_heads", hf="num_attention_heads"),
-            Field("d_e", keras="hidden_dim", hf="hidden_size"),
-            Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+            VOCAB,
+            LAYERS,
+            HEADS,
+            WIDTH,
+            FFN,
             Field("n", keras="max_sequence_length", hf="max_position_embeddings",
                   hf_offset=2, keras_default=512),
         ),

@@ -10,6 +10,14 @@ requires to be d_e.
 from __future__ import annotations
 
 from paramcount.components import attention, embedding, feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import (
+    KERAS_FFN,
+    KERAS_HEAD_SIZE,
+    KERAS_HEADS,
+    KERAS_LAYERS,
+    KERAS_VOCAB,
+    KERAS_WIDTH,
+)
 from paramcount.formula import group
 from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
@@ -24,12 +32,12 @@ IDS = ("roformer_v2",)  # the ids this folder registers
 # RoFormer-v2 (its RoFormer is v1: absolute sinusoidal positions, biases and a pooler).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size"),
-        Field("L", keras="num_layers"),
-        Field("M", keras="num_heads"),
-        Field("d_e", keras="hidden_dim"),
-        Field("d_f", keras="intermediate_dim"),
-        Field("d_k", keras="head_size"),
+        KERAS_VOCAB,
+        KERAS_LAYERS,
+        KERAS_HEADS,
+        KERAS_WIDTH,
+        KERAS_FFN,
+        KERAS_HEAD_SIZE,
         Field("zeta", keras="use_bias", flag=True, keras_default=0),
         Field("s", keras="num_segments", keras_default=2),
     ),

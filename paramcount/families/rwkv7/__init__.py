@@ -15,6 +15,7 @@ the L − 1 later layers only. The backbone's output includes the untied LM head
 from __future__ import annotations
 
 from paramcount.components import dense, embedding, layer_norm
+from paramcount.families._lineages import KERAS_FFN, KERAS_HEAD_SIZE, KERAS_LAYERS, KERAS_VOCAB
 from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
@@ -33,11 +34,11 @@ def _low_rank(name: str, rank, *, bias: bool, match: str, note: str):
 # RWKV-7 (its RWKV is v4, another architecture).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size"),
-        Field("L", keras="num_layers"),
+        KERAS_VOCAB,
+        KERAS_LAYERS,
         Field("d_e", keras="hidden_size"),
-        Field("d_k", keras="head_size"),
-        Field("d_f", keras="intermediate_dim"),
+        KERAS_HEAD_SIZE,
+        KERAS_FFN,
         Field("r_g", keras="gate_lora", keras_default=128),
         Field("r_v", keras="mv_lora", keras_default=32),
         Field("r_a", keras="aaa_lora", keras_default=64),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import embeddings, final_norm, output_head, tied
 from paramcount.components.modern import gated_feed_forward, rms_norm
+from paramcount.families._lineages import ATTENTION_HEADS, FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
@@ -58,16 +59,16 @@ def _rope_layers(hp) -> list[int]:
 # rotary and per-layer settings, which change no count: the Keras reference passes SmolLM3-3B's.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_attention_heads", hf="num_attention_heads"),
+        VOCAB,
+        LAYERS,
+        ATTENTION_HEADS,
         # transformers' SmolLM3Config: 4 when absent, M only when null: the key is read
-        Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
-        Field("d_f", keras="intermediate_dim", hf="intermediate_size"),
+        KV_HEADS,
+        WIDTH,
+        FFN,
         Field("b_qkv", keras="attention_bias", hf="attention_bias", flag=True, hf_default=0),
         Field("b_ffn", keras="mlp_bias", hf="mlp_bias", flag=True, hf_default=0),
-        Field("d_k", hf="head_dim"),  # d_e/M in KerasHub; a config may state only that
+        HF_HEAD_DIM,  # d_e/M in KerasHub; a config may state only that
     ),
     model_type="smollm3",
     hf_classes={"SmolLM3ForCausalLM": "smollm3"},

@@ -27,6 +27,7 @@ from paramcount.components.encoders import (
     t5_norms,
     tied,
 )
+from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
 from paramcount.formula import Term, group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Require, Table
@@ -52,11 +53,11 @@ _FFN = group("ffn", *(_in_block(c) for c in _FFN.children), kind="feed-forward")
 # feed_forward_proj ("gated-…" is gated); KerasHub's activation is free (it changes no count).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
+        VOCAB,
         Field("L", keras="num_layers", hf="num_layers"),
         Field("L", hf="num_decoder_layers", hf_default=L),
         Field("M", keras="num_heads", hf="num_heads"),
-        Field("d_e", keras="hidden_dim", hf="d_model"),
+        WIDTH_D_MODEL,
         Field("d_f", keras="intermediate_dim", hf="d_ff"),
         Field("d_k", keras="key_value_dim", hf="d_kv", keras_default=sympy.floor(d_e / M),
               hf_default=64),

@@ -20,6 +20,7 @@ from paramcount.components import (
     rotary_positions,
 )
 from paramcount.components.encoders import tied
+from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -72,17 +73,15 @@ def _side(side: str, syms: dict[str, str]) -> tuple[Field, ...]:
 # top-level vocab_size of a transformers config is not what the model builds (the sides' are).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="decoder.vocab_size"),
+        T5GEMMA_VOCAB,
         Field("v", hf="encoder.vocab_size"),
         *_side("encoder", {"d_e": "d_e", "d_f": "d_f", "L": "L_enc", "M": "M", "M_kv": "M_kv",
                            "d_k": "d_k"}),
         *_side("decoder", {"d_e": "d_e_dec", "d_f": "d_f_dec", "L": "L_dec", "M": "M_dec",
                            "M_kv": "M_kv_dec", "d_k": "d_k_dec"}),
-        Field("zeta", keras="attention_bias", hf="decoder.attention_bias", flag=True,
-              hf_default=0, keras_default=0),
+        T5GEMMA_ATTENTION_BIAS,
         Field("zeta", hf="encoder.attention_bias", flag=True, hf_default=0),
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=1, keras_default=1),
+        TIED_YES,
     ),
     model_type="t5gemma",
     hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},

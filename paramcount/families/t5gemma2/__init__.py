@@ -32,6 +32,7 @@ import sympy
 from paramcount.components import attention, dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.decoders import qk_norm
 from paramcount.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
+from paramcount.families._lineages import QK_NORM_KERAS, T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible, Relation
@@ -126,7 +127,7 @@ _SO400M = {d_vis: 1152, H: 896, P: 14, L_vis: 27, M_vis: 16, d_fvis: 4304}
 # transformers' validation also demands; KerasHub has one attention_bias for both sides.
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="decoder.vocab_size"),
+        T5GEMMA_VOCAB,
         Field("v", hf=_ENC + "vocab_size"),
         Field("d_e", keras="encoder_hidden_dim", hf=_ENC + "hidden_size"),
         Field("d_e", keras="decoder_hidden_dim", hf="decoder.hidden_size"),
@@ -134,15 +135,13 @@ MAPPING = Table(
                                  "d_k": "d_k"}, ("M_kv", "d_k")),
         *_side("decoder", "decoder.", {"d_f": "d_f_dec", "L": "L_dec", "M": "M_dec",
                                        "M_kv": "M_kv_dec", "d_k": "d_k_dec"}, tuple(_HF_CLASS)),
-        Field("zeta", keras="attention_bias", hf="decoder.attention_bias", flag=True,
-              hf_default=0, keras_default=0),
+        T5GEMMA_ATTENTION_BIAS,
         Field("zeta", hf=_ENC + "attention_bias", flag=True, hf_default=0),
-        Field("qk_norm", keras="use_query_key_norm", flag=True, keras_default=1),
+        QK_NORM_KERAS,
         # the top-level flag: T5Gemma2Model ties the decoder's table to the encoder's, and
         # T5Gemma2ForConditionalGeneration its LM head, when it is set (the text sub-configs'
         # flags tie nothing)
-        Field("tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True,
-              hf_default=1, keras_default=1),
+        TIED_YES,
     ),
     model_type="t5gemma2",
     hf_classes={"T5Gemma2ForConditionalGeneration": "t5gemma2"},

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from paramcount.components import attention, dense, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.families._lineages import HEADS, LAYERS, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
@@ -57,9 +58,9 @@ MAPPING = Table(
         Field("C", keras="image_shape.2", hf="num_channels", hf_default=3),
         Field("P", keras="patch_size.0", hf="patch_size.0"),
         Field("P", keras="patch_size.1", hf="patch_size.1"),
-        Field("L", keras="num_layers", hf="num_hidden_layers"),
-        Field("M", keras="num_heads", hf="num_attention_heads"),
-        Field("d_e", keras="hidden_dim", hf="hidden_size"),
+        LAYERS,
+        HEADS,
+        WIDTH,
         Field("d_f", keras="mlp_dim", hf="intermediate_size"),
         # transformers' qkv_bias is KerasHub's use_mha_bias on q, k and v; the output bias
         # differs (a delta below)

@@ -18,6 +18,7 @@ from paramcount.components import (
     sinusoidal_positions,
 )
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
@@ -32,10 +33,10 @@ IDS = ("xlnet",)  # the ids this folder registers
 # transformers also insists).
 MAPPING = Table(
     fields=(
-        Field("v", keras="vocabulary_size", hf="vocab_size"),
-        Field("L", keras="num_layers", hf="n_layer"),
-        Field("M", keras="num_heads", hf="n_head"),
-        Field("d_e", keras="hidden_dim", hf="d_model"),
+        VOCAB,
+        LAYERS_N_LAYER,
+        HEADS_N_HEAD,
+        WIDTH_D_MODEL,
         Field("d_f", keras="intermediate_dim", hf="d_inner"),
         Field("d_k", hf="d_head"),
     ),
