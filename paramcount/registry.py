@@ -41,7 +41,6 @@ from paramcount.preset import HparamSet, Preset, load_presets
 if TYPE_CHECKING:
     from paramcount.frameworks import Transformers
     from paramcount.mapping import Table
-    from paramcount.render import Breakdown
 
 __all__ = [
     "PLUGINS_ENV",
@@ -209,23 +208,16 @@ class Architecture:
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self._latex()}$"
 
-    def breakdown(self, *presets: str, **hparams: int) -> Breakdown:
-        """Per-component counts, one column per preset (``hparams`` on top of each), or one
-        column of ``hparams`` alone; displays itself as a table in Jupyter.
-
-        Example:
-            >>> get("gpt2").breakdown("gpt2_base_en").total
-            124439808
-        """
+    def columns(self, *presets: str, **hparams: int) -> tuple[tuple[str, dict[str, int]], ...]:
+        """Named, resolved hyperparameter sets: one per preset (``hparams`` on top of each), or
+        ``hparams`` alone as "custom"; what :func:`paramcount.render.breakdown` tabulates."""
         sets: list[tuple[str, dict[str, int]]] = []
         for name in presets:
             sets.append((f"{name}+custom" if hparams else name,
                          self.resolve(self.given(name, hparams))))
         if not presets:
             sets.append(("custom", self.resolve(hparams)))
-        from paramcount.render import Breakdown  # a table to show: the rendering layer's
-
-        return Breakdown(self, tuple(sets))
+        return tuple(sets)
 
 
 _REGISTRY: dict[str, Architecture] = {}
