@@ -143,7 +143,7 @@ def test_reference_models_import_no_analysis_and_no_rendering():
     """A reference module maps hyperparameters to weights and nothing more: it may read the
     model layer (tables, symbols, Weight), never verify, prove or anything above them."""
     graph = import_graph()
-    allowed = ("symbols", "formula", "hparams", "components", "mapping", "mapping_values",
+    allowed = ("symbols", "formula", "hparams", "components", "mapping",
                "frameworks", "weights", "errors", "registry", "families",
                "preset", "keras_hub_meta")
     bad = {m: sorted(t for t in targets if t.startswith("paramcount.")

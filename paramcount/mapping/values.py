@@ -1,4 +1,4 @@
-"""Single values out of configuration objects, for :mod:`paramcount.mapping`'s tables: dotted
+"""Single values out of configuration objects, for the tables of :mod:`paramcount.mapping`: dotted
 keys into nested objects and list elements, the keys nobody read, and each value checked against
 its field's transforms (a flag, an enumerated name, an offset, a scale, a per-block list) before it
 becomes a hyperparameter. A bad value is an :class:`~paramcount.errors.InputFileError` naming the

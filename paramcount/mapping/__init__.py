@@ -29,7 +29,7 @@ import sympy
 
 from paramcount import symbols
 from paramcount.errors import InputFileError
-from paramcount.mapping_values import (
+from paramcount.mapping.values import (
     count_kinds,
     get_key,
     nest,
