@@ -234,6 +234,16 @@ def _builtin_modules() -> dict[str, str]:
     return families.ids()
 
 
+def _family_of(arch_id: str) -> str | None:
+    """The family folder of a built-in id: the folder of its name when it declares it (one file
+    read), else the one whose IDS does (every folder's IDS line read)."""
+    from paramcount import families
+
+    if families.declares(arch_id, arch_id):
+        return arch_id
+    return _builtin_modules().get(arch_id)
+
+
 def _import_builtin(module: str) -> None:
     global _IMPORTING_BUILTIN
     outer, _IMPORTING_BUILTIN = _IMPORTING_BUILTIN, True
@@ -260,11 +270,14 @@ def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     A user's architecture whose id is a built-in one is an error here (unless ``replace=True``),
     not a surprise later; a family folder may register only the ids its ``IDS`` declares.
     """
-    builtin = _builtin_modules()
-    if _IMPORTING_BUILTIN and builtin.get(arch.id) != (family := _registering_family()):
-        raise ValueError(f"built-in architecture {arch.id!r} is missing from the IDS of "
-                         f"paramcount/families/{family}/__init__.py")
-    if not _IMPORTING_BUILTIN and arch.id in builtin:
+    from paramcount import families
+
+    if _IMPORTING_BUILTIN:  # its own folder's IDS alone (one file read: the fast count path)
+        family = _registering_family()
+        if family is None or arch.id not in families.declared_ids(family):
+            raise ValueError(f"built-in architecture {arch.id!r} is missing from the IDS of "
+                             f"paramcount/families/{family}/__init__.py")
+    elif arch.id in (builtin := _builtin_modules()):
         _import_builtin(builtin[arch.id])  # so that a replacement is not undone by it later
     if arch.id in _REGISTRY and not replace:
         raise ValueError(f"architecture {arch.id!r} is already registered")
@@ -323,7 +336,7 @@ def get(arch_id: str) -> Architecture:
     if arch_id not in _REGISTRY and ":" in arch_id:  # another transformers class of a family
         return _derived(arch_id)
     if arch_id not in _REGISTRY:
-        module = _builtin_modules().get(arch_id)
+        module = _family_of(arch_id)
         if module is not None:
             _import_builtin(module)
         else:

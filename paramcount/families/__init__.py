@@ -35,6 +35,7 @@ def folders() -> list[str]:
                   if not p.name.startswith(("_", ".")) and (p / "__init__.py").is_file())
 
 
+@cache
 def declared_ids(family: str) -> tuple[str, ...]:
     """The ids a family's folder declares (its ``IDS = (...)`` literal), read without import."""
     text = (HERE / family / "__init__.py").read_text(encoding="utf-8")
@@ -43,6 +44,11 @@ def declared_ids(family: str) -> tuple[str, ...]:
         raise ValueError(f"paramcount/families/{family}/__init__.py declares no IDS = (...)")
     ids = ast.literal_eval(found.group(1))
     return (ids,) if isinstance(ids, str) else tuple(ids)
+
+
+def declares(family: str, arch_id: str) -> bool:
+    """Whether a folder ``family`` exists and declares ``arch_id``."""
+    return (HERE / family / "__init__.py").is_file() and arch_id in declared_ids(family)
 
 
 @cache
