@@ -4,7 +4,7 @@ Example:
     >>> import paramcount
     >>> paramcount.count("gpt2", preset="gpt2_base_en")
     124439808
-    >>> paramcount.get("gpt2").breakdown("gpt2_base_en")      # a table in Jupyter
+    >>> paramcount.breakdown("gpt2", "gpt2_base_en")          # a table in Jupyter
     >>> paramcount.verify("gpt2", preset="gpt2_base_en").ok   # builds the KerasHub model
     True
 
@@ -30,6 +30,7 @@ _LAZY = {
     "register": "paramcount.registry",
     "ParamcountError": "paramcount.errors",
     "Verification": "paramcount.verify",
+    "breakdown": "paramcount.render",
     "verify": "paramcount.verify",
 }
 

@@ -179,7 +179,7 @@ def _local_imports(module_name: str, source: bytes) -> set[str]:
 
 def builder_sources(reference) -> list[tuple[str, bytes]]:
     """The source a reference builder runs: its module and, transitively, the modules of the same
-    package it imports (``reference_models._build``, ``reference_models.llama`` for Llama 3)."""
+    package it imports (``reference_models._build`` for ``reference_models.table``)."""
     bound: tuple = ()
     while isinstance(reference, functools.partial):
         bound = (*reference.args, *sorted(reference.keywords.items()), *bound)

@@ -11,6 +11,7 @@ import os
 import sys
 
 from paramcount.errors import ParamcountError
+from paramcount.families import preset_label
 
 __all__ = ["UsageError", "parse_assignments"]
 
@@ -166,7 +167,7 @@ def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
 
 def _preset_file(arch) -> str:
     files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
-    names = [str(f) if str(f).endswith(".toml") else f"presets/{f}.toml" for f in files if f]
+    names = [str(f) if str(f).endswith(".toml") else preset_label(str(f)) for f in files if f]
     return ", ".join(names) or "examples in its module"
 
 

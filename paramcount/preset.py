@@ -9,7 +9,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,8 +54,9 @@ class HparamSet:
 # --- preset files -------------------------------------------------------------------------------
 @cache
 def load_presets(family: str | Path) -> dict[str, Preset]:  # a cache key: hashable, so Path
-    """Read ``paramcount/presets/<family>.toml`` (or a preset file at a path): one table per
-    preset.
+    """Read the packaged preset file named ``family`` (``paramcount/families/<family>/presets.toml``
+    or ``families/<folder>/<family>.toml``: :func:`paramcount.families.preset_file`), or a preset
+    file at a path: one table per preset.
 
     Each table has ``source`` (where the numbers come from), optional ``keras_hub`` (the
     KerasHub preset name whose metadata ``params`` is compared), and ``hparams``.
@@ -70,14 +70,18 @@ def load_presets(family: str | Path) -> dict[str, Preset]:  # a cache key: hasha
         except tomllib.TOMLDecodeError as exc:
             raise InputFileError(f"{path}: {exc}") from None
         return parse_presets(data, str(path))
-    ref = resources.files("paramcount.presets").joinpath(f"{family}.toml")
+    from paramcount import families
+
+    ref, where = families.preset_file(str(family)), families.preset_label(str(family))
     try:
+        if ref is None:
+            raise FileNotFoundError(where)
         data = tomllib.loads(ref.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputFileError(f"no preset file for {family!r}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputFileError(f"presets/{family}.toml: {exc}") from None
-    return parse_presets(data, f"presets/{family}.toml")
+        raise InputFileError(f"{where}: {exc}") from None
+    return parse_presets(data, where)
 
 
 def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:

@@ -1,8 +1,8 @@
 """The architecture registry and the preset data files.
 
-Each module of :mod:`paramcount.architectures` calls :func:`register` for the architectures it
-defines; an explicit map (``paramcount.architectures.MODULES``) names the module of each built-in
-id, so :func:`get` imports just that one and :func:`architectures` all of them. Nothing here imports TensorFlow: the
+Each family folder of :mod:`paramcount.families` calls :func:`register` for the architectures it
+defines and declares their ids (``IDS``, read without importing: :func:`paramcount.families.ids`),
+so :func:`get` imports just that one family and :func:`architectures` all of them. Nothing here imports TensorFlow: the
 reference model is named by a ``"module:function"`` string (or given as a callable whose module
 imports Keras only inside it) and built only by the verifier.
 
@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import sympy
@@ -40,7 +41,6 @@ from paramcount.preset import HparamSet, Preset, load_presets
 if TYPE_CHECKING:
     from paramcount.frameworks import Transformers
     from paramcount.mapping import Table
-    from paramcount.render import Breakdown
 
 __all__ = [
     "PLUGINS_ENV",
@@ -75,8 +75,9 @@ class Architecture:
             should import Keras inside its body so that ``formula`` and ``count`` stay light.
         counting: str. What the count includes and excludes (heads, tied weights).
         presets: str, path, or a tuple of them, or None. A name ``<name>`` is the packaged file
-            ``paramcount/presets/<name>.toml``; a path (a ``pathlib.Path``, or a string ending in
-            ``.toml``) is a preset file of the user's own, in the same format.
+            ``paramcount/families/<name>/presets.toml`` (or ``families/<family>/<name>.toml``);
+            a path (a ``pathlib.Path``, or a string ending in ``.toml``) is a preset file of the
+            user's own, in the same format.
         keras_hub_metadata: bool. Whether KerasHub's published ``params`` counts this model.
         examples: mapping name -> hyperparameters. Small sets verified with the presets.
         origin: str. Where the architecture comes from, for grouping (``keras_hub``, ``paper``,
@@ -215,23 +216,16 @@ class Architecture:
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self._latex()}$"
 
-    def breakdown(self, *presets: str, **hparams: int) -> Breakdown:
-        """Per-component counts, one column per preset (``hparams`` on top of each), or one
-        column of ``hparams`` alone; displays itself as a table in Jupyter.
-
-        Example:
-            >>> get("gpt2").breakdown("gpt2_base_en").total
-            124439808
-        """
+    def columns(self, *presets: str, **hparams: int) -> tuple[tuple[str, dict[str, int]], ...]:
+        """Named, resolved hyperparameter sets: one per preset (``hparams`` on top of each), or
+        ``hparams`` alone as "custom"; what :func:`paramcount.render.breakdown` tabulates."""
         sets: list[tuple[str, dict[str, int]]] = []
         for name in presets:
             sets.append((f"{name}+custom" if hparams else name,
                          self.resolve(self.given(name, hparams))))
         if not presets:
             sets.append(("custom", self.resolve(hparams)))
-        from paramcount.render import Breakdown  # a table to show: the rendering layer's
-
-        return Breakdown(self, tuple(sets))
+        return tuple(sets)
 
 
 _REGISTRY: dict[str, Architecture] = {}
@@ -242,32 +236,56 @@ _ENTRY_POINTS_LOADED: set[str] = set()
 
 
 def _builtin_modules() -> dict[str, str]:
-    """Built-in id -> module, from the explicit map in :mod:`paramcount.architectures`."""
-    from paramcount.architectures import MODULES
+    """Built-in id -> family folder, from each folder's declared ``IDS`` (no import)."""
+    from paramcount import families
 
-    return MODULES
+    return families.ids()
+
+
+def _family_of(arch_id: str) -> str | None:
+    """The family folder of a built-in id: the folder of its name when it declares it (one file
+    read), else the one whose IDS does (every folder's IDS line read)."""
+    from paramcount import families
+
+    if families.declares(arch_id, arch_id):
+        return arch_id
+    return _builtin_modules().get(arch_id)
 
 
 def _import_builtin(module: str) -> None:
     global _IMPORTING_BUILTIN
     outer, _IMPORTING_BUILTIN = _IMPORTING_BUILTIN, True
     try:
-        importlib.import_module(f"paramcount.architectures.{module}")
+        importlib.import_module(f"paramcount.families.{module}")
     finally:
         _IMPORTING_BUILTIN = outer
+
+
+def _registering_family() -> str | None:
+    """The family folder whose code calls :func:`register` (the nearest on the call stack)."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name.startswith("paramcount.families."):
+            return name.split(".")[2]
+        frame = frame.f_back
+    return None
 
 
 def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     """Add an architecture to the registry (from the module that defines it, at import).
 
     A user's architecture whose id is a built-in one is an error here (unless ``replace=True``),
-    not a surprise later; a built-in module may register only the ids the map gives it.
+    not a surprise later; a family folder may register only the ids its ``IDS`` declares.
     """
-    builtin = _builtin_modules()
-    if _IMPORTING_BUILTIN and arch.id not in builtin:
-        raise ValueError(f"built-in architecture {arch.id!r} is missing from "
-                         "paramcount.architectures.MODULES")
-    if not _IMPORTING_BUILTIN and arch.id in builtin:
+    from paramcount import families
+
+    if _IMPORTING_BUILTIN:  # its own folder's IDS alone (one file read: the fast count path)
+        family = _registering_family()
+        if family is None or arch.id not in families.declared_ids(family):
+            raise ValueError(f"built-in architecture {arch.id!r} is missing from the IDS of "
+                             f"paramcount/families/{family}/__init__.py")
+    elif arch.id in (builtin := _builtin_modules()):
         _import_builtin(builtin[arch.id])  # so that a replacement is not undone by it later
     if arch.id in _REGISTRY and not replace:
         raise ValueError(f"architecture {arch.id!r} is already registered")
@@ -321,12 +339,12 @@ def architectures() -> dict[str, Architecture]:
 
 
 def get(arch_id: str) -> Architecture:
-    """The architecture ``arch_id``: a built-in imports just its module (the explicit map), a
+    """The architecture ``arch_id``: a built-in imports just its family (its folder's IDS), a
     user's is found among those registered or the entry points named ``arch_id``."""
     if arch_id not in _REGISTRY and ":" in arch_id:  # another transformers class of a family
         return _derived(arch_id)
     if arch_id not in _REGISTRY:
-        module = _builtin_modules().get(arch_id)
+        module = _family_of(arch_id)
         if module is not None:
             _import_builtin(module)
         else:
@@ -335,7 +353,7 @@ def get(arch_id: str) -> Architecture:
     try:
         return _REGISTRY[arch_id]
     except KeyError:
-        # a built-in module not imported yet is known too (by its MODULES entry)
+        # a built-in family not imported yet is known too (by its IDS)
         raise UnknownArchitectureError(did_you_mean(
             arch_id, {*_builtin_modules(), *_REGISTRY}, "architecture")) from None
 

@@ -295,3 +295,19 @@ class Breakdown:
 
     def _repr_markdown_(self) -> str:
         return breakdown_markdown(self.arch, list(self.sets))
+
+
+def breakdown(arch: Architecture | str, *presets: str, **hparams: int) -> Breakdown:
+    """Per-component counts of ``arch`` (an id or an Architecture), one column per preset
+    (``hparams`` on top of each), or one column of ``hparams`` alone; displays itself as a table
+    in Jupyter (``paramcount.breakdown``).
+
+    Example:
+        >>> breakdown("gpt2", "gpt2_base_en").total
+        124439808
+    """
+    if isinstance(arch, str):
+        from paramcount.registry import get
+
+        arch = get(arch)
+    return Breakdown(arch, arch.columns(*presets, **hparams))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from paramcount import registry
+from paramcount.families import preset_label
 from paramcount.render import _md_escape
 from paramcount.report_pages import (
     Inputs,
@@ -48,7 +49,7 @@ def _differs_finding(r: Verification) -> str:
     if not reason:
         return head + " No explanation recorded."
     files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
-    where = ", ".join(f if str(f).endswith(".toml") else f"presets/{f}.toml"
+    where = ", ".join(f if str(f).endswith(".toml") else preset_label(f)
                       for f in map(str, files) if f)
     return f"{head} Quoted from `{where}` (not computed): “{_md_escape(reason)}”"
 

@@ -33,7 +33,7 @@ PUBLISHED = {
     "deepseek-v3.2-exp.json": ("deepseek_v32", 671_877_929_216),
     # meta-llama/Llama-4-Scout-17B-16E and Llama-4-Maverick-17B-128E config.json's text_config
     # (read as Llama4ForCausalLM, model_type llama4_text): the text models of the "109B" and
-    # "400B" checkpoints (paramcount/presets/llama4_text.toml: the vision tower is the rest)
+    # "400B" checkpoints (paramcount/families/llama4/llama4_text.toml: the vision tower is the rest)
     "llama-4-scout-17b-16e-text.json": ("llama4_text", 107_769_861_120),
     "llama-4-maverick-17b-128e-text.json": ("llama4_text", 400_711_848_960),
     # state-spaces/mamba-130m-hf and mamba-2.8b-hf config.json (tied head): 129M and 2.77B

@@ -211,3 +211,19 @@ def test_qwen3_moe_dense_blocks_trade_experts_for_a_dense_ffn():
     one_dense = _count(arch, name, L_moe=hp["L"] - 1)
     experts = hp["d_e"] * hp["E"] + hp["E"] * 3 * hp["d_e"] * hp["d_fe"]
     assert _count(arch, name) - one_dense == experts - 3 * hp["d_e"] * hp["d_f"]
+
+
+def test_the_llama_block_takes_its_norm_as_a_parameter():
+    """A Llama-like family with another norm passes it; the block group is not copied. Layer
+    norm's shift adds d_e per norm: two per block."""
+    import sympy
+
+    from paramcount.components.basic import layer_norm
+    from paramcount.components.llama_like import decoder_blocks, swiglu
+    from paramcount.components.modern import rms_norm
+    from paramcount.symbols import L, d_e
+
+    rms = decoder_blocks(swiglu()).trainable_total(True)
+    ln = decoder_blocks(swiglu(), norm=layer_norm).trainable_total(True)
+    assert sympy.expand(ln - rms) == 2 * L * d_e
+    assert decoder_blocks(swiglu()) == decoder_blocks(swiglu(), norm=rms_norm)

@@ -180,7 +180,7 @@ def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
     assert "Parameters verified in all" not in text
     (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- **`{r.keras_hub_preset}`**")]
     assert f"KerasHub publishes {r.keras_hub_params:,}" in line
-    assert "Quoted from `presets/" in line and "(not computed)" in line
+    assert "Quoted from `families/bart/presets.toml" in line and "(not computed)" in line
 
 
 def test_a_killed_writers_temporary_files_are_removed_on_the_next_write(tmp_path):

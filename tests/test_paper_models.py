@@ -176,7 +176,7 @@ def test_output_width_other_than_v():
 
 
 def test_layers_of_different_widths_and_cell_types_are_data():
-    from paramcount.architectures.rnn_lm import stacked_rnn_lm
+    from paramcount.families.rnn_lm import stacked_rnn_lm
 
     # mixed_rnn_lm: LSTM (d_h1) → GRU (d_h2, reset_after: two biases) → SimpleRNN (d_h3)
     v, e, h1, h2, h3 = 101, 16, 24, 12, 20
@@ -233,7 +233,7 @@ def test_seq2seq_output_width_other_than_v_tgt():
 
 
 def test_seq2seq_layers_of_different_widths_and_cell_types_are_data():
-    from paramcount.architectures.seq2seq import stacked_seq2seq
+    from paramcount.families.seq2seq import stacked_seq2seq
 
     # equal LSTM stacks as data give seq2seq_lstm's count
     same = stacked_seq2seq(("lstm", "lstm"), ("lstm", "lstm"), id="s2s_same_test")
@@ -332,3 +332,16 @@ def test_tst_batch_norm_adds_only_non_trainable_statistics():
     assert frozen.subs(arch.values(with_ln)) == 0
     head = count("tst", **hp, d_y=7) - count("tst", **hp, pretrain=1)
     assert head == (12 * 16 * 7 + 7) - (16 * 5 + 5)
+
+
+def test_breakdown_is_the_rendering_layer_s_table_of_an_architecture_s_columns():
+    """``paramcount.breakdown`` (render) tabulates ``Architecture.columns`` (model data): a
+    preset with overrides is its own column, and the total is the formula's count."""
+    import paramcount
+    from paramcount import registry
+
+    arch = registry.get("gpt2")
+    table = paramcount.breakdown("gpt2", "gpt2_base_en", L=2)
+    assert [name for name, _ in arch.columns("gpt2_base_en", L=2)] == ["gpt2_base_en+custom"]
+    assert table.total == arch.count(arch.resolve(arch.given("gpt2_base_en", {"L": 2})))
+    assert paramcount.breakdown(arch, "gpt2_base_en").total == 124_439_808

@@ -1,20 +1,19 @@
-"""Discovery and the objects the registry hands out: the explicit map of built-in ids to
-modules, the ``paramcount.architectures`` entry-point group, symbols declared statically, and an
+"""Discovery and the objects the registry hands out: the family folders' declared ids, the
+``paramcount.architectures`` entry-point group, symbols declared statically, and an
 ``Architecture`` that is hashable and prints itself in LaTeX."""
 
 from __future__ import annotations
 
 import dataclasses
-import pkgutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import sympy
 
-import paramcount.architectures as builtin
-from paramcount import registry, symbols
+from paramcount import families, registry, symbols
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,25 +25,59 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def test_the_map_names_every_builtin_module_and_id():
-    modules = {m.name for m in pkgutil.iter_modules(builtin.__path__) if not m.name.startswith("_")}
-    assert set(builtin.MODULES.values()) == modules
-    every = registry.architectures()
-    assert set(builtin.MODULES) <= set(every)
-    for arch_id, module in builtin.MODULES.items():  # each id registered by the module named
-        assert sys.modules[f"paramcount.architectures.{module}"]
-        assert every[arch_id].id == arch_id
+def test_every_family_folder_registers_exactly_the_ids_it_declares():
+    """Discovery (each folder's ``IDS``, read as text) and registration agree: every declared id
+    is registered, and nothing else is registered by the built-in folders."""
+    folders = {p.name for p in Path(families.__file__).parent.iterdir()
+               if (p / "__init__.py").is_file()}
+    declared = families.ids()
+    assert set(declared.values()) == folders
+    proc = _fresh("""
+        import sys
+        from paramcount import registry
+        every = registry.architectures()
+        print(sorted(every))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(sorted(declared))
+
+
+def test_a_family_registering_an_undeclared_id_is_refused(monkeypatch):
+    """A folder that registers an id its ``IDS`` does not name is an error at import, whatever
+    folder does declare it (electra registering "bert" too)."""
+    import dataclasses
+
+    arch = dataclasses.replace(registry.get("gpt2"), id="gpt2_undeclared")
+    registry.get("bert")
+    monkeypatch.setattr(registry, "_IMPORTING_BUILTIN", True)
+    monkeypatch.setattr(registry, "_registering_family", lambda: "electra")
+    with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
+        registry.register(arch)
+    with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
+        registry.register(dataclasses.replace(arch, id="bert"), replace=True)
+
+
+def test_preset_files_sit_in_their_family_folders():
+    """A preset name is ``families/<name>/presets.toml`` or one ``families/<f>/<name>.toml``; each
+    file is some architecture's (none is left unread)."""
+    files = sorted(Path(families.__file__).parent.glob("*/*.toml"))
+    used = set()
+    for arch in registry.architectures().values():
+        names = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
+        used |= {families.preset_file(str(n)) for n in names if n and not str(n).endswith(".toml")}
+    assert None not in used
+    assert set(files) == used, set(files) ^ used
 
 
 def test_get_imports_only_the_module_the_map_names():
     """No guessing from the id's prefix and no import-everything fallback: ``lstm_lm`` (an id
-    with no module of its name) loads rnn_lm and nothing else."""
+    with no folder of its name) loads rnn_lm and nothing else."""
     proc = _fresh("""
         import sys
         from paramcount import registry
         registry.get("lstm_lm"); registry.get("transformer")
         print(sorted(m.rpartition(".")[2] for m in sys.modules
-                     if m.startswith("paramcount.architectures.")))
+                     if m.startswith("paramcount.families.")))
     """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['rnn_lm', 'transformer_seq2seq']"
@@ -107,7 +140,7 @@ def test_symbols_of_issue_13_modules_and_per_layer_widths_exist_whatever_was_imp
             print(str(exc).count("d_h"))
     """
     before = _fresh(code)
-    after = _fresh("import paramcount.architectures.rnn_lm, paramcount.architectures.seq2seq\n"
+    after = _fresh("import paramcount.families.rnn_lm, paramcount.families.seq2seq\n"
                    + textwrap.dedent(code))
     assert before.returncode == 0 and after.returncode == 0, before.stderr + after.stderr
     assert before.stdout == after.stdout
@@ -147,3 +180,27 @@ def test_origin_is_where_an_architecture_comes_from_and_family_its_former_name()
     new = dataclasses.replace(gpt2, id="gpt2_new", origin="paper")
     assert new.origin == "paper" and new.family == "paper"
     assert {a.origin for a in registry.architectures().values()} >= {"keras_hub", "paper"}
+
+
+def test_no_table_row_is_written_in_two_families():
+    """A row that families of a lineage share (``Field("v", keras="vocabulary_size",
+    hf="vocab_size")``) is declared once, in ``paramcount/families/_lineages.py``, and imported:
+    the same ``Field(...)`` written in two family folders is a copy that can drift."""
+    import ast
+
+    where: dict[str, set[str]] = {}
+    for init in sorted(Path(families.__file__).parent.glob("*/__init__.py")):
+        for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "Field":
+                where.setdefault(ast.unparse(node), set()).add(init.parent.name)
+    copies = {row: sorted(fams) for row, fams in where.items() if len(fams) > 1}
+    assert not copies, copies
+
+
+def test_the_row_check_sees_a_copy(tmp_path):
+    """The check above reads rows as written: two spellings of one row compare equal."""
+    import ast
+
+    one = ast.unparse(ast.parse('Field("v", keras="vocabulary_size", hf="vocab_size")'))
+    two = ast.unparse(ast.parse("Field('v',\n  keras='vocabulary_size', hf='vocab_size')"))
+    assert one == two

@@ -95,7 +95,7 @@ def test_stack_rejects_unknown_kinds_and_patterns():
 
 
 def test_gemma4_pattern_every_sixth_layer_global_or_layer_types():
-    from paramcount.architectures.gemma4 import LOCAL_AND_GLOBAL
+    from paramcount.families.gemma4 import LOCAL_AND_GLOBAL
 
     assert LOCAL_AND_GLOBAL.counts(12) == {"L_global": 2, "L_local": 10}
     assert LOCAL_AND_GLOBAL.counts(7, sliding_window_pattern=2) == {"L_global": 3, "L_local": 4}
@@ -130,7 +130,7 @@ GEMMA3N_TINY = dict(v=50, d_e=8, M=2, M_kv=1, d_k=4, d_f=16, L=3, v_p=40, d_p=2,
     (4, 4, 0),  # KerasHub's rule i ≥ L − L_kvs > 0: none shared when L_kvs = L
 ])
 def test_gemma3n_kv_sharing_pattern(layers, shared, expected):
-    from paramcount.architectures.gemma3n import KV_SHARED_AND_OWN
+    from paramcount.families.gemma3n import KV_SHARED_AND_OWN
 
     counts = KV_SHARED_AND_OWN.counts(layers, num_hidden_layers=layers,
                                       num_kv_shared_layers=shared)

@@ -1,6 +1,7 @@
-"""The package's shape: data flows one way (no import cycle among the modules of paramcount and
-reference_models, counting imports inside functions and relative ones too; imports for type hints
-only sit under TYPE_CHECKING), and no module grows past about 400 lines."""
+"""The package's shape: data flows one way (no import cycle among the modules of paramcount,
+reference_models, benchmarks and examples, counting imports inside functions and relative ones
+too; imports for type hints only sit under TYPE_CHECKING), and no module grows past about 400
+lines."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "paramcount"
 REFS = PKG.parent / "reference_models"  # the reference builders: hyperparameters → weights
+# Every package of the project: the library, its reference builders, and the front ends that use
+# it from outside (benchmarks, examples), which nothing of the first two may import.
+ROOTS = (PKG, REFS, PKG.parent / "benchmarks", PKG.parent / "examples")
+TOPS = tuple(r.name for r in ROOTS)
 MAX_LINES = 420  # "about 400"
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for root in (PKG, REFS):
+    for root in ROOTS:
         for f in root.rglob("*.py"):
             parts = f.relative_to(PKG.parent).with_suffix("").parts
             out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
@@ -46,7 +51,7 @@ def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 def import_graph() -> dict[str, set[str]]:
     """Module -> the project's modules it imports at run time (anywhere in its body)."""
     mods = _modules()
-    tops = ("paramcount", "reference_models")
+    tops = TOPS
 
     def owner(name: str) -> str | None:
         while name and name not in mods:
@@ -138,8 +143,8 @@ def test_reference_models_import_no_analysis_and_no_rendering():
     """A reference module maps hyperparameters to weights and nothing more: it may read the
     model layer (tables, symbols, Weight), never verify, prove or anything above them."""
     graph = import_graph()
-    allowed = ("symbols", "formula", "hparams", "components", "mapping", "mapping_values",
-               "frameworks", "weights", "errors", "registry", "architectures", "presets",
+    allowed = ("symbols", "formula", "hparams", "components", "mapping",
+               "frameworks", "weights", "errors", "registry", "families",
                "preset", "keras_hub_meta")
     bad = {m: sorted(t for t in targets if t.startswith("paramcount.")
                      and t.split(".")[1] not in allowed)
@@ -160,3 +165,22 @@ def test_no_module_is_over_about_400_lines():
     long = {str(f.relative_to(PKG.parent)): n for f in _modules().values()
             if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def test_every_package_of_the_project_is_scanned_and_nothing_imports_its_front_ends():
+    """benchmarks and examples use paramcount from outside: they are in the graph (so a cycle
+    through them is seen), and no module of paramcount or reference_models imports them."""
+    graph = import_graph()
+    assert {m.partition(".")[0] for m in graph} == set(TOPS)
+    assert "examples.user_architecture.sentiment" in graph
+    assert "paramcount.families.gpt2" in graph and "reference_models.table" in graph
+    bad = {m: sorted(t for t in ts if t.partition(".")[0] in ("benchmarks", "examples"))
+           for m, ts in graph.items() if m.partition(".")[0] in ("paramcount", "reference_models")}
+    assert not {m: t for m, t in bad.items() if t}, bad
+
+
+def test_the_registry_imports_no_rendering():
+    """An Architecture is model data: nothing in registry reaches the rendering layer."""
+    graph = import_graph()
+    assert not [t for t in graph["paramcount.registry"]
+                if t.split(".")[1] in ("render", "report", "plots", "cli")]

@@ -16,6 +16,7 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import sympy
@@ -164,13 +165,16 @@ def moe_swiglu(
     )
 
 
-def decoder_blocks(ffn: Term, *, attention_term: Term | None = None, times=L) -> Term:
-    """``times`` pre-norm decoder blocks: RMS norm, attention, RMS norm, ``ffn``."""
+def decoder_blocks(ffn: Term, *, attention_term: Term | None = None, times=L,
+                   norm: Callable[..., Term] = rms_norm) -> Term:
+    """``times`` pre-norm decoder blocks: norm, attention, norm, ``ffn``. ``norm`` builds each
+    norm from its name and ``match`` (RMS norm, the lineage's; a family with another norm passes
+    its own, e.g. ``layer_norm``, instead of copying the group)."""
     return group(
         "blocks",
-        rms_norm("attention_norm", match="self_attention_layernorm"),
+        norm("attention_norm", match="self_attention_layernorm"),
         attention_term if attention_term is not None else gqa_attention(),
-        rms_norm("ffn_norm", match="feedforward_layernorm"),
+        norm("ffn_norm", match="feedforward_layernorm"),
         ffn,
         times=times,
         match=BLOCK,
@@ -274,13 +278,15 @@ def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str
     embedding, L pre-norm blocks of ``attention_term`` and SwiGLU, final RMS norm, and the LM head
     KerasHub keeps in the backbone (none when ``tied``, the default). The family's module gives
     what differs (title, source, hyperparameters, examples); the rest is shared here: the
-    reference ``reference_models.<id>:backbone``, the preset file ``<id>``, KerasHub's metadata."""
+    reference the table's own class (``reference_models.table``), the preset file ``<id>``,
+    KerasHub's metadata."""
     from paramcount.registry import Architecture
+    from paramcount.weights import Named
 
     counting = ("trainable weights of the backbone: token embedding, L decoder blocks"
                 f"{counting_extra}, final RMS norm and the LM head KerasHub keeps in the backbone "
                 "(none when tied)")
-    defaults = dict(optional={tied: 1}, reference=f"reference_models.{arch_id}:backbone",
+    defaults = dict(optional={tied: 1}, reference=Named("reference_models.table:backbone", (arch_id,)),
                     counting=counting, presets=arch_id, keras_hub_metadata=True,
                     family="keras_hub")
     return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(

@@ -1,0 +1,92 @@
+"""The rows that families of one lineage share, declared once (issue 18 §2).
+
+A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two families spell
+alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
+``Field(...)`` written the same way in two family folders). A Llama-like family then writes
+only what differs. ``/work/wt/share_rows.py`` (outside the repo) replaces retyped rows by these.
+"""
+
+from __future__ import annotations
+
+from paramcount.mapping import Field
+from paramcount.symbols import M, d_e
+
+# --- Llama lineage: KerasHub's decoder backbones and transformers' LlamaConfig spell these alike
+VOCAB = Field("v", keras="vocabulary_size", hf="vocab_size")
+WIDTH = Field("d_e", keras="hidden_dim", hf="hidden_size")
+LAYERS = Field("L", keras="num_layers", hf="num_hidden_layers")
+FFN = Field("d_f", keras="intermediate_dim", hf="intermediate_size")
+QUERY_HEADS = Field("M", keras="num_query_heads", hf="num_attention_heads")
+KV_HEADS = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads")
+KV_HEADS_OR_M = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M)
+ATTENTION_HEADS = Field("M", keras="num_attention_heads", hf="num_attention_heads")
+HEAD_DIM = Field("d_k", keras="head_dim", hf="head_dim")
+TIED_NO = Field(
+    "tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True, hf_default=0,
+    keras_default=0)
+TIED_KERAS_YES = Field(
+    "tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True, hf_default=0,
+    keras_default=1)
+TIED_YES = Field(
+    "tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True, hf_default=1,
+    keras_default=1)
+
+# --- BERT lineage: the encoders' rows
+HEADS = Field("M", keras="num_heads", hf="num_attention_heads")
+POSITIONS_512 = Field(
+    "n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512)
+SEGMENTS = Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2)
+EMBEDDING_WIDTH_128 = Field("d_emb", keras="embedding_dim", hf="embedding_size", hf_default=128)
+
+# --- GPT-2 lineage (n_layer, n_head) and d_model configs
+LAYERS_N_LAYER = Field("L", keras="num_layers", hf="n_layer")
+HEADS_N_HEAD = Field("M", keras="num_heads", hf="n_head")
+WIDTH_D_MODEL = Field("d_e", keras="hidden_dim", hf="d_model")
+
+# --- mixtures of experts (Qwen MoE lineage, Mixtral, gpt-oss)
+EXPERTS = Field("E", keras="num_experts", hf="num_experts")
+TOP_K = Field("k", keras="top_k", hf="num_experts_per_tok")
+EXPERT_FFN = Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size")
+LOCAL_EXPERTS = Field("E", keras="num_experts", hf="num_local_experts")
+
+# --- Gemma lineage (Gemma, Gemma 3, PaliGemma, T5Gemma, T5Gemma 2)
+POST_ATTENTION_NORM = Field(
+    "post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0)
+POST_FFW_NORM = Field("post_ffw_norm", keras="use_post_ffw_norm", flag=True, keras_default=0)
+POST_NORM_ALWAYS = Field("post_norm", hf=None, hf_default=1)
+QK_NORM_KERAS = Field("qk_norm", keras="use_query_key_norm", flag=True, keras_default=1)
+IMAGE_SIZE_224 = Field("H", keras="image_size", hf="vision_config.image_size", hf_default=224)
+T5GEMMA_VOCAB = Field("v", keras="vocabulary_size", hf="decoder.vocab_size")
+T5GEMMA_ATTENTION_BIAS = Field(
+    "zeta", keras="attention_bias", hf="decoder.attention_bias", flag=True, hf_default=0,
+    keras_default=0)
+
+# --- transformers-only families (no KerasHub class): the same keys, without a Keras argument
+HF_VOCAB = Field("v", hf="vocab_size")
+HF_WIDTH = Field("d_e", hf="hidden_size")
+HF_LAYERS = Field("L", hf="num_hidden_layers")
+HF_FFN = Field("d_f", hf="intermediate_size")
+HF_HEADS = Field("M", hf="num_attention_heads")
+HF_KV_HEADS = Field("M_kv", hf="num_key_value_heads")
+HF_KV_HEADS_OR_M = Field("M_kv", hf="num_key_value_heads", hf_default=M)
+HF_HEAD_DIM = Field("d_k", hf="head_dim")
+HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=d_e / M)
+HF_TIED_NO = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)
+HF_TIED_YES = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1)
+HF_ATTENTION_BIAS = Field("b_att", hf="attention_bias", flag=True, hf_default=0)
+HF_QK_NORM = Field("qk_norm", hf="use_qk_norm", flag=True, hf_default=0)
+HF_TOP_K = Field("k", hf="num_experts_per_tok")
+HF_LOCAL_EXPERTS = Field("E", hf="num_local_experts")
+HF_EXPERT_FFN = Field("d_fe", hf="moe_intermediate_size")
+HF_EXPERT_FFN_AS_FFN = Field("d_fe", hf="intermediate_size")
+HF_ROUTED_EXPERTS = Field("E", hf="n_routed_experts")
+HF_SHARED_EXPERTS = Field("E_s", hf="n_shared_experts")
+HF_FIRST_DENSE = Field("L_dense", hf="first_k_dense_replace")
+
+# --- KerasHub-only families (no transformers class)
+KERAS_VOCAB = Field("v", keras="vocabulary_size")
+KERAS_WIDTH = Field("d_e", keras="hidden_dim")
+KERAS_LAYERS = Field("L", keras="num_layers")
+KERAS_FFN = Field("d_f", keras="intermediate_dim")
+KERAS_HEADS = Field("M", keras="num_heads")
+KERAS_HEAD_SIZE = Field("d_k", keras="head_size")

@@ -1,0 +1,169 @@
+"""ALBERT (Lan et al. 2020) as KerasHub builds it: AlbertBackbone.
+
+Two parameter-reduction ideas, both visible in the tree:
+
+- factorised embeddings: the token, position and segment tables are d_emb wide (d_emb ≪ d_e),
+  normalised at that width, then projected d_emb → d_e by one dense layer;
+- cross-layer sharing: the L layers run through L_g groups of L_r distinct encoder blocks, each
+  group called L/L_g times. A shared block counts once, so L itself appears in no term: the count
+  depends on L_g·L_r, not on L (the published checkpoints share one block across all layers).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components import dense, layer_norm
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.encoders import (
+    L_g,
+    L_r,
+    d_emb,
+    encoder_stack,
+    factorised_embeddings,
+    full_width_attention_output,
+)
+from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+
+IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
+
+
+_BACKBONE = (
+    factorised_embeddings(),
+    encoder_stack(
+        L_g * L_r, match=r"group_\d+_inner_layer_\d+",
+        note="cross-layer sharing: L_g·L_r distinct blocks, each shared by L/L_g layers; "
+             "a shared block counts once (L does not enter the count)",
+    ),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+)
+
+# symbol ↔ AlbertBackbone argument ↔ AlbertConfig key.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        EMBEDDING_WIDTH_128,
+        WIDTH,
+        FFN,
+        Field("L_g", keras="num_groups", hf="num_hidden_groups", keras_default=1, hf_default=1),
+        Field("L_r", keras="num_inner_repetitions", hf="inner_group_num", keras_default=1,
+              hf_default=1),
+        POSITIONS_512,
+        SEGMENTS,
+    ),
+    model_type="albert",
+    # AlbertForPreTraining adds a sentence-order head KerasHub has no class for: refused.
+    hf_classes={"AlbertModel": "albert", "AlbertForMaskedLM": "albert_masked_lm"},
+    keras_classes={"AlbertBackbone": "albert"},
+    hf_constants={"tie_word_embeddings": True},
+    requires=(Require("tie_word_embeddings", (True,),
+                      "AlbertForMaskedLM's decoder counts only as the token table, tied"),),
+    free=frozenset({
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "classifier_dropout_prob", "dropout", "position_embedding_type",
+        # keys of Google's TF ALBERT configs that transformers carries and never reads
+        "down_scale_factor", "gap_size", "net_structure_type", "num_memory_blocks",
+    }),
+)
+
+_HF_BACKBONE = {
+    "embeddings.token": "embeddings/word_embeddings",
+    "embeddings.position": "embeddings/position_embeddings",
+    "embeddings.segment": "embeddings/token_type_embeddings",
+    "embeddings.norm": "embeddings/LayerNorm",
+    "embeddings.projection": "embedding_hidden_mapping_in",
+    # albert_layer_groups.g.albert_layers.r: the L_g·L_r distinct blocks, as in KerasHub
+    "blocks": r"albert_layer_groups/\d+/albert_layers/\d+",
+    "blocks.attention": "attention",
+    "blocks.attention.query": "query",
+    "blocks.attention.key": "key",
+    "blocks.attention.value": "value",
+    "blocks.attention.output": "dense",
+    "blocks.norm_1": "attention/LayerNorm",
+    "blocks.ffn.up": "ffn",
+    "blocks.ffn.down": "ffn_output",
+    "blocks.norm_2": "full_layer_layer_norm",
+    "pooler": "pooler",
+}
+_HF_OUTPUT = full_width_attention_output("AlbertAttention")
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
+    required=(v, n, d_emb, d_e, M, d_f, L),
+    optional={s: 2, L_g: 1, L_r: 1},
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT, Divisible(L, L_g)),
+    presets="albert",
+    family="keras_hub",
+    mapping=MAPPING,
+    examples={
+        "tiny": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
+        "grouped": dict(v=101, n=9, d_emb=6, d_e=24, M=3, d_f=40, L=6, L_g=3, L_r=2),
+        "deep_shared": dict(v=50, n=8, d_emb=4, d_e=16, M=2, d_f=24, L=12, L_g=2, L_r=1),
+        # heads that do not split the width: KerasHub floors them, transformers' output
+        # projection stays d_e wide (the delta below)
+        "uneven_heads": dict(v=60, n=8, d_emb=6, d_e=30, M=4, d_f=20, L=2),
+    },
+)
+
+register(_architecture(
+    id="albert",
+    title="ALBERT backbone (keras_hub.models.AlbertBackbone): factorised embeddings, one "
+          "shared block per group",
+    source="Lan et al. 2020; keras_hub/src/models/albert/albert_backbone.py",
+    formula=group("albert", *_BACKBONE),
+    reference="reference_models.albert:backbone",
+    counting="trainable weights of the backbone: d_emb-wide token, position and segment tables "
+             "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
+             "blocks counted once each, the pooler",
+    keras_hub_metadata=True,
+    transformers=Transformers(weights=_HF_BACKBONE, deltas=(_HF_OUTPUT,)),
+))
+
+register(_architecture(
+    id="albert_masked_lm",
+    title="ALBERT masked LM (keras_hub.models.AlbertMaskedLM): backbone + MLM head back to d_emb",
+    source="Lan et al. 2020; keras_hub/src/models/albert/albert_masked_lm.py",
+    formula=group(
+        "albert_masked_lm",
+        *_BACKBONE,
+        group(
+            "mlm_head",
+            dense("transform", d_e, d_emb, match="intermediate_dense",
+                  note="the head narrows d_e back to the factorised width d_emb"),
+            layer_norm("norm", d_emb, match="intermediate_layer_norm"),
+            leaf("output_bias", v, match="output_bias",
+                 note="the output projection is the d_emb-wide token table (tied); only its "
+                      "bias is new"),
+            match="mlm_head",
+            kind="head",
+        ),
+    ),
+    reference="reference_models.albert:masked_lm",
+    counting="trainable weights of backbone (pooler included) and MLM head: d_e→d_emb transform, "
+             "its norm, output bias; the output projection is the token table (tied), counted "
+             "once",
+    transformers=Transformers(
+        weights={
+            **{k: p for k, p in _HF_BACKBONE.items() if k != "pooler"},
+            "mlm_head": "predictions",
+            "mlm_head.transform": "dense",
+            "mlm_head.norm": "LayerNorm",
+            # decoder.bias is this same parameter (tied), named once
+            "mlm_head.output_bias": "predictions/bias",
+        },
+        deltas=(_HF_OUTPUT,
+                Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
+                                      "False); KerasHub's AlbertMaskedLM keeps the pooler")),
+    ),
+))

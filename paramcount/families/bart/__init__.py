@@ -1,0 +1,152 @@
+"""BART (Lewis et al. 2020) as KerasHub builds it: BartBackbone.
+
+A post-LN encoder-decoder with L layers on each side: one token table shared by both stacks,
+separate learned position tables (n each) and embedding norms for encoder and decoder, decoder
+blocks with cross-attention over the encoder output, biases everywhere. The LM head of
+BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the whole model.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.encoders import encoder_stack
+from paramcount.families._lineages import HF_LAYERS, VOCAB, WIDTH_D_MODEL
+from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+from paramcount.weights import Named
+
+IDS = ("bart",)  # the ids this folder registers
+
+
+# symbol ↔ BartBackbone argument ↔ BartConfig key. The formula has one depth, width and head
+# count for both stacks: each HF key of a stack (and the num_hidden_layers alias published configs
+# carry, which KerasHub's converter reads) must agree.
+# (Whisper's table starts with the same rows: its stacks are BART's in this respect.)
+ENCODER_DECODER_FIELDS = (
+    VOCAB,
+    Field("L", keras="num_layers", hf="encoder_layers"),
+    Field("L", hf="decoder_layers"),
+    HF_LAYERS,
+    Field("M", keras="num_heads", hf="encoder_attention_heads"),
+    Field("M", hf="decoder_attention_heads"),
+    WIDTH_D_MODEL,
+    Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
+    Field("d_f", hf="decoder_ffn_dim"),
+)
+MAPPING = Table(
+    fields=(
+        *ENCODER_DECODER_FIELDS,
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=1024),
+    ),
+    model_type="bart",
+    # BartForConditionalGeneration's lm_head is the shared table (tied) and its final_logits_bias
+    # a buffer (not trainable): its trainable weights are BartModel's.
+    hf_classes={"BartModel": "bart", "BartForConditionalGeneration": "bart"},
+    keras_classes={"BartBackbone": "bart"},
+    hf_constants={"tie_word_embeddings": True},
+    requires=(Require("tie_word_embeddings", (True,),
+                      "the LM head counts only as the shared token table, tied"),),
+    free=frozenset({
+        "activation_function", "dropout", "attention_dropout", "activation_dropout",
+        "classifier_dropout", "classif_dropout", "encoder_layerdrop", "decoder_layerdrop",
+        "init_std", "scale_embedding", "is_encoder_decoder", "forced_eos_token_id",
+        "forced_bos_token_id", "early_stopping", "no_repeat_ngram_size", "length_penalty",
+        "min_length", "num_labels", "is_decoder",
+        # fairseq-era keys transformers' BART carries and never reads
+        "add_bias_logits", "add_final_layer_norm", "normalize_before", "normalize_embedding",
+    }),
+)
+
+
+def _positions(stack: str) -> Delta:
+    return Delta(
+        f"{stack}.positions",
+        embedding("positions", n + 2, note="learned absolute positions, n + 2 rows (fairseq's "
+                                           "offset of 2, kept by BartLearnedPositionalEmbedding)"),
+        "transformers' BartLearnedPositionalEmbedding keeps fairseq's 2 extra rows; KerasHub's "
+        "converter trims them")
+
+
+_STACK = {
+    "blocks.self_attention": "self_attn",
+    "blocks.self_attention.query": "q_proj",
+    "blocks.self_attention.key": "k_proj",
+    "blocks.self_attention.value": "v_proj",
+    "blocks.self_attention.output": "out_proj",
+    "blocks.attention": "self_attn",
+    "blocks.attention.query": "q_proj",
+    "blocks.attention.key": "k_proj",
+    "blocks.attention.value": "v_proj",
+    "blocks.attention.output": "out_proj",
+    "blocks.norm_1": "self_attn_layer_norm",
+    "blocks.cross_attention": "encoder_attn",
+    "blocks.cross_attention.query": "q_proj",
+    "blocks.cross_attention.key": "k_proj",
+    "blocks.cross_attention.value": "v_proj",
+    "blocks.cross_attention.output": "out_proj",
+    "blocks.norm_cross": "encoder_attn_layer_norm",
+    "blocks.ffn.up": "fc1",
+    "blocks.ffn.down": "fc2",
+    "blocks.norm_2": "final_layer_norm",
+}
+_ENCODER_ONLY = ("blocks.self_attention", "blocks.cross_attention", "blocks.norm_cross")
+_HF = {
+    "token_embedding": "shared",
+    "encoder": "encoder",
+    "encoder.positions": "embed_positions",
+    "encoder.embedding_norm": "layernorm_embedding",
+    "encoder.blocks": r"layers/\d+",
+    **{f"encoder.{k}": p for k, p in _STACK.items() if not k.startswith(_ENCODER_ONLY)},
+    "decoder": "decoder",
+    "decoder.positions": "embed_positions",
+    "decoder.embedding_norm": "layernorm_embedding",
+    "decoder.blocks": r"layers/\d+",
+    **{f"decoder.{k}": p for k, p in _STACK.items() if not k.startswith("blocks.attention")},
+}
+
+register(Architecture(
+    id="bart",
+    title="BART backbone (keras_hub.models.BartBackbone): encoder-decoder, learned positions, "
+          "shared token table",
+    source="Lewis et al. 2020; keras_hub/src/models/bart/bart_backbone.py",
+    formula=group(
+        "bart",
+        embedding("token_embedding", v, match="token_embedding",
+                  note="v × d_e table shared by encoder and decoder (and the tied LM head)"),
+        group(
+            "encoder",
+            position_embedding(n, match="encoder_position_embedding", name="positions"),
+            layer_norm("embedding_norm", match="encoder_embeddings_layer_norm"),
+            encoder_stack(L, match=r"transformer_encoder_layer_\d+"),
+        ),
+        group(
+            "decoder",
+            position_embedding(n, match="decoder_position_embedding", name="positions"),
+            layer_norm("embedding_norm", match="decoder_embeddings_layer_norm"),
+            decoder_block(times=L, cross_attention=True, match=r"transformer_decoder_layer_\d+"),
+        ),
+    ),
+    reference=Named("reference_models.table:backbone", ("bart",)),
+    counting="trainable weights of the backbone: the shared token table, per-stack position "
+             "tables (n each; the original checkpoints' 2 offset rows are trimmed) and embedding "
+             "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
+    required=(v, n, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    presets="bart",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    # BartAttention refuses a width the heads do not split ("embed_dim must be divisible by
+    # num_heads"); KerasHub floors the head width
+    transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder")),
+                              constraints=(WHOLE_HEADS,)),
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+    },
+))

@@ -1,0 +1,171 @@
+"""BERT (Devlin et al. 2019) as KerasHub builds it: BertBackbone and BertMaskedLM."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+
+from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.encoders import mlm_head
+from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
+from paramcount.formula import group, zero
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.registry import get as _registered
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+
+IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
+
+
+_BACKBONE = (
+    group(
+        "embeddings",
+        embedding("token", v, match="token_embedding"),
+        position_embedding(n),
+        embedding("segment", s, match="segment_embedding"),
+        layer_norm("norm", match="embeddings_layer_norm"),
+    ),
+    encoder_block(times=L),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+)
+
+# symbol ↔ BertBackbone argument ↔ BertConfig key.
+# BertConfig's keys that change no count (RobertaConfig and XLMRobertaConfig: the same)
+ENCODER_FREE = frozenset({
+    "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+    "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
+})
+
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
+        POSITIONS_512,
+        SEGMENTS,
+    ),
+    model_type="bert",
+    hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",
+                "BertForPreTraining": "bert_pretraining"},
+    keras_classes={"BertBackbone": "bert"},
+    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
+                  "is_decoder": False, "tie_word_embeddings": True},
+    requires=(
+        Require("tie_word_embeddings", (True,),
+                "BertForMaskedLM's decoder counts only as the token embedding, tied"),
+        Require("position_embedding_type", ("absolute",),
+                "relative position types add a distance table the formula does not have"),
+        Require("add_cross_attention", (False,), "BERT here is an encoder without cross-attention"),
+    ),
+    free=ENCODER_FREE,
+)
+
+# PyTorch names of BertModel's encoder blocks (RobertaModel's, XLMRobertaModel's and
+# ElectraModel's: the same)
+HF_BLOCKS = {
+    "blocks": r"encoder/layer/\d+",
+    "blocks.attention": "attention",
+    "blocks.attention.query": "self/query",
+    "blocks.attention.key": "self/key",
+    "blocks.attention.value": "self/value",
+    "blocks.attention.output": "output/dense",
+    "blocks.norm_1": "attention/output/LayerNorm",
+    # the feed-forward's output is ``layer.i.output``, the attention's ``attention.output``
+    "blocks.ffn.up": "intermediate/dense",
+    "blocks.ffn.down": r"\d+/output/dense",
+    "blocks.norm_2": r"\d+/output/LayerNorm",
+}
+# and of the whole BertModel (RobertaModel and XLMRobertaModel: the same)
+HF_ENCODER = {
+    "embeddings": "embeddings",
+    "embeddings.token": "word_embeddings",
+    "embeddings.position": "position_embeddings",
+    "embeddings.segment": "token_type_embeddings",
+    "embeddings.norm": "LayerNorm",
+    **HF_BLOCKS,
+}
+HF_POOLER = {"pooler": "pooler/dense"}
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
+    required=(v, n, d_e, M, d_f, L),
+    optional={s: 2},
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    presets="bert",
+    family="keras_hub",
+    examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},
+    mapping=MAPPING,
+)
+
+register(_architecture(
+    id="bert",
+    title="BERT backbone (keras_hub.models.BertBackbone): segment embeddings and pooler included",
+    source="Devlin et al. 2019; keras_hub/src/models/bert/bert_backbone.py",
+    formula=group("bert", *_BACKBONE),
+    reference="reference_models.bert:backbone",
+    counting="trainable weights of the backbone: token, position and segment embeddings, "
+             "embedding norm, L post-LN encoder blocks, pooler",
+    keras_hub_metadata=True,
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, constraints=(WHOLE_HEADS,)),
+))
+
+register(_architecture(
+    id="bert_masked_lm",
+    title="BERT masked LM (keras_hub.models.BertMaskedLM): backbone + MLM head (paper's num_params_BERT)",
+    source="Devlin et al. 2019; Saleh & Paquelet 2024; keras_hub/src/models/bert/bert_masked_lm.py",
+    formula=group(
+        "bert_masked_lm",
+        *_BACKBONE,
+        mlm_head(),
+    ),
+    reference="reference_models.bert:masked_lm",
+    counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
+             "projection is the token embedding (tied), counted once",
+    transformers=Transformers(
+        constraints=(WHOLE_HEADS,),
+        weights={
+            **HF_ENCODER, **HF_POOLER,
+            "mlm_head": "cls/predictions",
+            "mlm_head.transform": "transform/dense",
+            "mlm_head.norm": "transform/LayerNorm",
+            "mlm_head.output_bias": "predictions/bias",
+        },
+        deltas=(Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
+                                                "BertModel(add_pooling_layer=False), no pooler"),
+                      "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
+                      "backbone's"),),
+    ),
+))
+
+register(_architecture(
+    id="bert_pretraining",
+    title="BERT pre-training model as transformers' BertForPreTraining builds it: KerasHub's "
+          "BertMaskedLM (backbone with pooler, MLM head) plus the next-sentence head",
+    source="Devlin et al. 2019; keras_hub/src/models/bert/bert_masked_lm.py; transformers' "
+           "BertForPreTraining",
+    formula=dataclasses.replace(_registered("bert_masked_lm").formula, name="bert_pretraining"),
+    reference="reference_models.bert:masked_lm",
+    counting="KerasHub: BertMaskedLM (KerasHub has no next-sentence head); transformers: "
+             "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
+    transformers=Transformers(
+        weights={
+            **HF_ENCODER, **HF_POOLER,
+            "mlm_head": "cls/predictions",
+            "mlm_head.transform": "transform/dense",
+            "mlm_head.norm": "transform/LayerNorm",
+            "mlm_head.output_bias": "predictions/bias",
+            "nsp_head": "cls/seq_relationship",
+        },
+        constraints=(WHOLE_HEADS,),
+        deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
+                                                               "the pooled output", kind="head"),
+                      "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "
+                      "bias), which KerasHub does not build"),),
+    ),
+))

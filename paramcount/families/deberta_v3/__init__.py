@@ -1,0 +1,124 @@
+"""DeBERTa-v3 (He et al. 2021/2023) as KerasHub builds it: DebertaV3Backbone.
+
+No absolute position table: positions enter every layer's disentangled attention through one
+relative position table of 2·k_rel rows (k_rel = bucket_size: log-bucketed distances each side),
+normalised once and shared by all layers. Each layer projects it with its own query and key
+projections (DeBERTa-v3 shares those with the content path), so the relative term costs the
+table and its norm only. The maximum sequence length n only sets the bucketing: it holds no
+weights.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import embedding, layer_norm
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.encoders import encoder_stack, k_rel, relative_position_table
+from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, VOCAB, WIDTH
+from paramcount.formula import group
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+from paramcount.weights import Named
+
+IDS = ("deberta_v3",)  # the ids this folder registers
+
+
+# symbol ↔ DebertaV3Backbone argument ↔ DebertaV2Config key. DebertaV2Config covers DeBERTa-v2
+# and -v3 with switches; the formula is v3's: relative attention over a bucketed, normalised
+# table, keys shared with content (so no per-layer position projections), no absolute positions,
+# no token types, no convolution, embeddings d_e wide.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        Field("d_e", hf="embedding_size"),
+        FFN,
+        POSITIONS_512,
+        Field("k_rel", keras="bucket_size", hf="position_buckets", keras_default=256),
+    ),
+    model_type="deberta-v2",
+    hf_classes={"DebertaV2Model": "deberta_v3"},
+    keras_classes={"DebertaV3Backbone": "deberta_v3"},
+    hf_constants={"relative_attention": True, "position_biased_input": False,
+                  "share_att_key": True, "norm_rel_ebd": "layer_norm", "type_vocab_size": 0,
+                  "pos_att_type": ["p2c", "c2p"]},
+    requires=(
+        Require("relative_attention", (True,), "the formula has DeBERTa-v3's relative table",
+                absent_ok=False),
+        Require("position_biased_input", (False,), "an absolute position table is not in the "
+                "formula (transformers builds one unless this is false)", absent_ok=False),
+        Require("share_att_key", (True,), "unshared keys add per-layer position projections",
+                absent_ok=False),
+        Require("norm_rel_ebd", ("layer_norm",), "the formula normalises the relative table",
+                absent_ok=False),
+        Require("type_vocab_size", (0,), "the formula has no token types"),
+        Require("conv_kernel_size", (0,), "DeBERTa-v2's convolution layer is not in the formula"),
+    ),
+    free=frozenset({
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "pooler_dropout", "pooler_hidden_act", "pooler_hidden_size", "legacy", "dropout",
+        "tie_word_embeddings",
+        # with position_buckets set these only shape the bucketing: no weights
+        "max_relative_positions", "pos_att_type",
+    }),
+)
+
+register(Architecture(
+    id="deberta_v3",
+    title="DeBERTa-v3 backbone (keras_hub.models.DebertaV3Backbone): disentangled attention over "
+          "a shared relative position table",
+    source="He et al. 2021 (DeBERTa), He et al. 2023 (DeBERTaV3); "
+           "keras_hub/src/models/deberta_v3/deberta_v3_backbone.py",
+    formula=group(
+        "deberta_v3",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            layer_norm("norm", match="embeddings_layer_norm"),
+        ),
+        relative_position_table(),
+        encoder_stack(
+            L, match=r"disentangled_attention_encoder_layer_\d+",
+            note="disentangled attention: content and relative-position scores through the same "
+                 "query/key projections (no extra weights per layer)",
+        ),
+    ),
+    reference=Named("reference_models.table:backbone", ("deberta_v3",)),
+    counting="trainable weights of the backbone: token table and its norm, the shared relative "
+             "position table (2·k_rel × d_e) and its norm, L post-LN encoder blocks; no absolute "
+             "positions, no pooler",
+    required=(v, d_e, M, d_f, L),
+    optional={k_rel: 256, n: 512},
+    fixed={**EVEN_HEADS, zeta: 1},
+    # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
+    constraints=(Divisible(d_e, M),),
+    presets="deberta_v3",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(weights={
+        "embeddings.token": "embeddings/word_embeddings",
+        "embeddings.norm": "embeddings/LayerNorm",
+        "relative_positions": "encoder/rel_embeddings|encoder/LayerNorm",
+        "relative_positions.table": "rel_embeddings",
+        "relative_positions.norm": "LayerNorm",
+        "blocks": r"encoder/layer/\d+",
+        "blocks.attention": "attention",
+        "blocks.attention.query": "self/query_proj",
+        "blocks.attention.key": "self/key_proj",
+        "blocks.attention.value": "self/value_proj",
+        "blocks.attention.output": "output/dense",
+        "blocks.norm_1": "attention/output/LayerNorm",
+        "blocks.ffn.up": "intermediate/dense",
+        "blocks.ffn.down": r"\d+/output/dense",
+        "blocks.norm_2": r"\d+/output/LayerNorm",
+    }),
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2, k_rel=8, n=16),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3, k_rel=3, n=7),
+    },
+))

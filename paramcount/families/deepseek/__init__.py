@@ -1,0 +1,284 @@
+"""DeepSeek-V2 and DeepSeek-V3 (DeepSeek-AI 2024, "DeepSeek-V2: A Strong, Economical, and
+Efficient Mixture-of-Experts Language Model"; "DeepSeek-V3 Technical Report"), as transformers
+builds them: DeepseekV2ForCausalLM and DeepseekV3ForCausalLM. KerasHub has no DeepSeek model, so
+transformers is the reference (as for Falcon-7B/40B).
+
+L pre-norm blocks of multi-head latent attention (:mod:`paramcount.components.latent`) and a
+feed-forward: a dense SwiGLU of width d_f in the first L_dense blocks (``first_k_dense_replace``),
+DeepSeekMoE in the other L_moe = L − L_dense: E routed experts of width d_fe (k per token) and
+E_s shared experts every token uses. Token embedding, final RMS norm, untied LM head.
+
+V3 adds to V2's layer two things the count sees: the router's score-correction bias (E per
+sparse block, a buffer: non-trainable) and the multi-token-prediction module (n_mtp of them) its
+checkpoint stores beside the model, which transformers does not build. Kimi K2 (Moonshot AI 2025)
+and DeepSeek-V3.1 are DeepseekV3ForCausalLM configs.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import embedding
+from paramcount.components.latent import (
+    deepseek_moe,
+    dsa_indexer,
+    latent_attention,
+    mtp_module,
+    swiglu_hf,
+)
+from paramcount.components.modern import k_act, rms_norm, rotary_positions
+from paramcount.components.stacks import DENSE_FIRST, L_dense
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_FIRST_DENSE,
+    HF_HEADS,
+    HF_LAYERS,
+    HF_ROUTED_EXPERTS,
+    HF_SHARED_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Delta, Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    E,
+    E_s,
+    H_idx,
+    L,
+    M,
+    d_e,
+    d_f,
+    d_fe,
+    d_idx,
+    d_nope,
+    d_rope,
+    d_v,
+    n_mtp,
+    q_lora,
+    r_kv,
+    r_q,
+    tied,
+    v,
+)
+from paramcount.weights import Named
+
+IDS = ("deepseek_v2", "deepseek_v3", "deepseek_v32")  # the ids this folder registers
+
+
+BLOCK = r"model/layers/\d+"
+
+
+def _block_parts(*, v32: bool = False):
+    return (rms_norm("attention_norm", match="input_layernorm"),
+            latent_attention(indexer=dsa_indexer() if v32 else None),
+            rms_norm("ffn_norm", match="post_attention_layernorm"))
+
+
+def _tree(name: str, *, v3: bool, v32: bool = False):
+    common = _block_parts(v32=v32)
+    moe = deepseek_moe(score_bias=v3)
+    blocks = DENSE_FIRST.stack(
+        "blocks",
+        common=common,
+        per_kind={"dense": (swiglu_hf("dense_ffn", d_f, match=r"mlp(?=/(?:gate|up|down)_proj)"),),
+                  "moe": (moe,)},
+        match=BLOCK,
+        note="L blocks: latent attention in each, a dense SwiGLU in the first L_dense, "
+             "routed + shared experts in the other L_moe",
+    )
+    parts = [
+        group("embeddings", embedding("token", v, match="model/embed_tokens"),
+              rotary_positions()),
+        blocks,
+        rms_norm("final_norm", match="model/norm"),
+        leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+             note="untied output projection (none when tied)"),
+    ]
+    if v3:
+        parts.append(mtp_module((*common, moe), times=n_mtp))
+    return group(name, *parts)
+
+
+FREE = frozenset({
+    "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+    "rope_parameters", "rope_interleave", "attention_dropout", "num_key_value_heads",
+    "head_dim", "n_group", "topk_group", "topk_method", "routed_scaling_factor",
+    "norm_topk_prob", "scoring_func", "aux_loss_alpha", "seq_aux", "ep_size",
+    "output_router_logits", "router_aux_loss_coef", "pretraining_tp", "qk_head_dim",
+})
+
+
+def _q_lora_rank(hp):
+    """q_lora_rank as transformers takes it: r_q, or null for a plain query projection."""
+    return hp["r_q"] if hp["q_lora"] else None
+
+
+def _fields(*, v3: bool, v32: bool = False):
+    if v32:  # the query is always low-rank (q_lora fixed to 1); the indexer's widths
+        return (
+            *(f for f in _fields(v3=True) if f.symbol != "q_lora"),
+            Field("H_idx", hf="index_n_heads"),
+            Field("d_idx", hf="index_head_dim"),
+            # a per-block list of "dense" / "sparse" (its default: the first L_dense dense)
+            Field("L_dense", hf="mlp_layer_types", kinds=("dense", "sparse")),
+        )
+    return (
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_WIDTH,
+        HF_FFN,
+        HF_EXPERT_FFN,
+        HF_ROUTED_EXPERTS,
+        HF_SHARED_EXPERTS,
+        HF_TOP_K,
+        HF_FIRST_DENSE,
+        Field("q_lora", hf="q_lora_rank", hf_presence=True),
+        Field("r_q", hf="q_lora_rank"),
+        Field("r_kv", hf="kv_lora_rank"),
+        Field("d_nope", hf="qk_nope_head_dim"),
+        Field("d_rope", hf="qk_rope_head_dim"),
+        Field("d_v", hf="v_head_dim"),
+        HF_TIED_NO,
+        *((Field("n_mtp", hf="num_nextn_predict_layers", hf_default=0),) if v3 else ()),
+    )
+
+
+_REQUIRES = (
+    Require("attention_bias", (False,), "DeepSeek's attention projections have no biases"),
+    Require("mlp_bias", (False,), "DeepSeek's feed-forward projections have no biases"),
+    Require("moe_layer_freq", (1,), "every block after the first L_dense is sparse"),
+)
+
+MAPPING_V2 = Table(
+    fields=_fields(v3=False),
+    model_type="deepseek_v2",
+    hf_classes={"DeepseekV2ForCausalLM": "deepseek_v2"},
+    hf_constants={"attention_bias": False, "mlp_bias": False, "q_lora_rank": _q_lora_rank},
+    requires=_REQUIRES,
+    free=FREE,
+)
+MAPPING_V3 = Table(
+    fields=_fields(v3=True),
+    model_type="deepseek_v3",
+    hf_classes={"DeepseekV3ForCausalLM": "deepseek_v3"},
+    hf_constants={"attention_bias": False, "q_lora_rank": _q_lora_rank},
+    requires=_REQUIRES,
+    free=FREE,
+)
+
+
+_MTP_REASON = ("transformers (DeepseekV3ForCausalLM, DeepseekV32ForCausalLM) does not build the "
+               "multi-token-prediction module (num_nextn_predict_layers): the checkpoint stores "
+               "it as layer L (model.layers.61), which loading ignores. It is why DeepSeek-V3's "
+               "model card says 685B and its config builds 671B")
+
+
+def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict,
+              v32: bool = False, mapping: Table | None = None) -> None:
+    formula = _tree(arch_id, v3=v3, v32=v32)
+    optional = {k_act: 6 if not v3 else 8, tied: 0, q_lora: 1, r_q: 1536, L_dense: 1}
+    required: tuple = (v, d_e, M, d_f, L, E, E_s, d_fe, r_kv, d_nope, d_rope, d_v)
+    fixed = DENSE_FIRST.fixed()
+    if v3:
+        optional[n_mtp] = 0
+    if v32:  # the query is always low-rank: r_q is needed, q_lora fixed
+        del optional[q_lora], optional[r_q]
+        required += (r_q, H_idx, d_idx)
+        fixed[q_lora] = 1
+    register(Architecture(
+        id=arch_id,
+        title=title,
+        source=source,
+        formula=formula,
+        required=required,
+        optional=optional,
+        fixed=fixed,
+        # transformers' validation is this model's own constraint (only transformers builds
+        # it): an even rotary width (head_dim is d_rope there) and, for V2, d_e a multiple of M
+        # (a check MLA's shapes do not need)
+        constraints=(Divisible(d_rope, 2), *(() if v3 else (Divisible(d_e, M),)),
+                     Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                     *DENSE_FIRST.constraints()),
+        reference=Named("reference_models.hf:weights", (arch_id,)),
+        counting="trainable parameters of the causal LM: token embedding, L blocks (latent "
+                 "attention; a dense SwiGLU in the first L_dense, routed and shared experts in "
+                 "the rest), final RMS norm, untied LM head"
+                 + ("; the multi-token-prediction module when n_mtp > 0 (its checkpoint stores "
+                    "one: transformers does not build it); the router's score-correction bias is "
+                    "a non-trainable buffer, counted apart" if v3 else "")
+                 + ("; each block's lightning indexer" if v32 else "")
+                 + "; active parameters count k of the E routed experts",
+        presets=arch_id,
+        family="transformers",
+        mapping=mapping or (MAPPING_V3 if v3 else MAPPING_V2),
+        transformers=Transformers(
+            # the tree's own patterns are transformers' names (no Keras build exists)
+            # (the MTP module is not built: the delta removes it)
+            weights={p: m for p, m in own_weights(formula).items()
+                     if p.split(".")[0] != "mtp"},
+            deltas=(Delta("mtp", None, _MTP_REASON),) if v3 else (),
+        ),
+        frameworks=("transformers",),
+        examples=examples,
+    ))
+
+
+_TINY = dict(v=97, d_e=32, M=4, d_f=48, L=3, E=6, E_s=2, d_fe=12, k=2, r_q=10, r_kv=8,
+             d_nope=6, d_rope=4, d_v=5)
+# without the low-rank query, r_q is unused: left at its default (a config has no value for it)
+_PLAIN = {h: x for h, x in _TINY.items() if h != "r_q"}
+
+_register(
+    "deepseek_v2",
+    v3=False,
+    title="DeepSeek-V2 (transformers DeepseekV2ForCausalLM): multi-head latent attention, "
+          "routed + shared experts",
+    source="DeepSeek-AI 2024 (DeepSeek-V2), section 2 and table 1; "
+           "transformers/models/deepseek_v2/modeling_deepseek_v2.py",
+    examples={
+        "tiny": _TINY,
+        "tiny_plain_query": {**_PLAIN, "q_lora": 0, "L_dense": 0, "E_s": 1},
+        "tiny_all_dense_tied": {**_TINY, "L": 2, "L_dense": 2, "tied": 1},
+    },
+)
+_register(
+    "deepseek_v3",
+    v3=True,
+    title="DeepSeek-V3 / V3.1 / Kimi K2 (transformers DeepseekV3ForCausalLM): latent attention, "
+          "routed + shared experts, score-correction bias, multi-token prediction",
+    source="DeepSeek-AI 2024 (DeepSeek-V3 Technical Report), sections 2.1-2.2 and 4.2; "
+           "transformers/models/deepseek_v3/modeling_deepseek_v3.py",
+    examples={
+        "tiny": _TINY,
+        "tiny_mtp": {**_TINY, "n_mtp": 1, "L_dense": 2, "E_s": 1, "k": 3},
+        "tiny_plain_query_tied": {**_PLAIN, "q_lora": 0, "tied": 1, "n_mtp": 2},
+    },
+)
+
+MAPPING_V32 = Table(
+    fields=_fields(v3=True, v32=True),
+    model_type="deepseek_v32",
+    hf_classes={"DeepseekV32ForCausalLM": "deepseek_v32"},
+    hf_constants={"attention_bias": False, "mlp_bias": False},
+    requires=_REQUIRES,
+    free=FREE | {"index_topk", "layer_types"},
+)
+_register(
+    "deepseek_v32",
+    v3=True,
+    v32=True,
+    mapping=MAPPING_V32,
+    title="DeepSeek-V3.2 (transformers DeepseekV32ForCausalLM): DeepSeek-V3 with DeepSeek "
+          "Sparse Attention's lightning indexer in every block",
+    source="DeepSeek-AI 2025 (DeepSeek-V3.2-Exp: DeepSeek Sparse Attention), section 2; "
+           "transformers/models/deepseek_v32/modeling_deepseek_v32.py",
+    examples={
+        "tiny": {**_TINY, "H_idx": 3, "d_idx": 4},
+        "tiny_mtp_tied": {**_TINY, "H_idx": 2, "d_idx": 6, "n_mtp": 1, "tied": 1, "L_dense": 0},
+    },
+)

@@ -1,0 +1,115 @@
+"""DistilBERT (Sanh et al. 2019) as KerasHub builds it: DistilBertBackbone.
+
+BERT halved in depth, with the segment embeddings and the pooler removed: token and
+learned-position tables, an embedding layer norm, L post-LN encoder blocks.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.families._lineages import POSITIONS_512, VOCAB
+from paramcount.formula import group
+from paramcount.frameworks import Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+
+IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
+
+
+# symbol ↔ DistilBertBackbone argument ↔ DistilBertConfig key (HF's hidden_dim is the
+# feed-forward width, KerasHub's the model width).
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        Field("L", keras="num_layers", hf="n_layers"),
+        Field("M", keras="num_heads", hf="n_heads"),
+        Field("d_e", keras="hidden_dim", hf="dim"),
+        Field("d_f", keras="intermediate_dim", hf="hidden_dim"),
+        POSITIONS_512,
+    ),
+    model_type="distilbert",
+    hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},
+    keras_classes={"DistilBertBackbone": "distil_bert"},
+    hf_constants={"tie_word_embeddings": True},
+    requires=(Require("tie_word_embeddings", (True,),
+                      "DistilBertForMaskedLM's projector counts only as the token embedding, tied"),),
+    free=frozenset({
+        "activation", "dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout",
+        # a sinusoidal table is the same V-independent n×d_e parameter, only initialised fixed
+        "sinusoidal_pos_embds",
+        # transformers 2.x's name for tying; transformers reads tie_word_embeddings
+        "tie_weights_",
+    }),
+)
+
+_HF = {
+    "embeddings.token": "embeddings/word_embeddings",
+    "embeddings.position": "embeddings/position_embeddings",
+    "embeddings.norm": "embeddings/LayerNorm",
+    "blocks": r"transformer/layer/\d+",
+    "blocks.attention": "attention",
+    "blocks.attention.query": "q_lin",
+    "blocks.attention.key": "k_lin",
+    "blocks.attention.value": "v_lin",
+    "blocks.attention.output": "out_lin",
+    "blocks.norm_1": "sa_layer_norm",
+    "blocks.ffn.up": "ffn/lin1",
+    "blocks.ffn.down": "ffn/lin2",
+    "blocks.norm_2": "output_layer_norm",
+}
+# DistilBERT's TransformerBlock refuses a width the heads do not split ("config.n_heads must
+# divide config.dim evenly"); KerasHub floors the head width
+_HF_CONSTRAINTS = (WHOLE_HEADS,)
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
+    required=(v, n, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    presets="distil_bert",
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+    },
+    mapping=MAPPING,
+)
+
+register(_architecture(
+    id="distil_bert",
+    title="DistilBERT backbone (keras_hub.models.DistilBertBackbone): no segments, no pooler",
+    source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_backbone.py",
+    formula=group(
+        "distil_bert",
+        token_position_embeddings(),
+        encoder_stack(L),
+    ),
+    reference="reference_models.distil_bert:backbone",
+    counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
+             "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
+    keras_hub_metadata=True,
+    transformers=Transformers(weights=_HF, constraints=_HF_CONSTRAINTS),
+))
+
+register(_architecture(
+    id="distil_bert_masked_lm",
+    title="DistilBERT masked LM (keras_hub.models.DistilBertMaskedLM): backbone + MLM head",
+    source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_masked_lm.py",
+    formula=group("distil_bert_masked_lm", token_position_embeddings(), encoder_stack(L),
+                  mlm_head()),
+    reference="reference_models.distil_bert:masked_lm",
+    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
+             "head's output projection is the token embedding (tied), counted once",
+    transformers=Transformers(weights={
+        **_HF,
+        "mlm_head": "vocab_transform|vocab_layer_norm|vocab_projector",
+        "mlm_head.transform": "vocab_transform",
+        "mlm_head.norm": "vocab_layer_norm",
+        "mlm_head.output_bias": "vocab_projector/bias",
+    }, constraints=_HF_CONSTRAINTS),
+))

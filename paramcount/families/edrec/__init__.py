@@ -1,0 +1,88 @@
+"""EdRec as KerasHub builds it: EdRecBackbone, a pre-norm encoder-decoder.
+
+One token table shared by encoder and decoder; no position embedding (the blocks hold none);
+RMS norms that scale by (1 + γ) with one γ vector each; bias-free attention whose heads split d_e
+evenly; a gated feed-forward network (gate, up, down) without biases. KerasHub ships no preset,
+so the architecture is checked on example sets.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.families._lineages import KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
+from paramcount.formula import group, zero
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
+from paramcount.weights import Named
+
+IDS = ("edrec",)  # the ids this folder registers
+
+
+_ffn = partial(gated_feed_forward, match="mlp", bias=0, names=("gate_proj", "up_proj", "down_proj"))
+
+# symbol ↔ EdRecBackbone argument. KerasHub configuration only: transformers has no EdRec.
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocab_size"),
+        Field("L_enc", keras="num_layers_enc"),
+        Field("L_dec", keras="num_layers_dec"),
+        KERAS_WIDTH,
+        KERAS_FFN,
+        KERAS_HEADS,
+    ),
+    keras_classes={"EdRecBackbone": "edrec"},
+    free=frozenset({"dropout", "epsilon"}),
+)
+
+register(Architecture(
+    id="edrec",
+    mapping=MAPPING,
+    title="EdRec backbone (keras_hub.models.EdRecBackbone): pre-norm encoder-decoder, RMS norms, "
+          "gated feed-forward, shared token table",
+    source="keras_hub/src/models/edrec/edrec_{backbone,layers}.py",
+    formula=group(
+        "edrec",
+        group(
+            "embeddings",
+            embedding("token", v, match="embedding",
+                      note="v × d_e table shared by encoder and decoder"),
+            zero("positions", "no position embedding: the blocks hold none", kind="position"),
+        ),
+        group(
+            "encoder",
+            rms_norm("norm_1", match="pre_attention_norm"),
+            attention("attention", match="attention", bias=zeta),
+            rms_norm("norm_2", match="pre_ffw_norm"),
+            _ffn(),
+            times=L_enc,
+            match=r"encoder_layer_\d+",
+        ),
+        group(
+            "decoder",
+            rms_norm("norm_1", match="pre_self_attn_norm"),
+            attention("self_attention", match="self_attention", bias=zeta),
+            rms_norm("norm_cross", match="pre_cross_attn_norm"),
+            attention("cross_attention", match="cross_attention", bias=zeta, kind="cross-attention"),
+            rms_norm("norm_2", match="pre_ffw_norm"),
+            _ffn(),
+            times=L_dec,
+            match=r"decoder_layer_\d+",
+        ),
+    ),
+    reference=Named("reference_models.table:backbone", ("edrec",)),
+    counting="trainable weights of the backbone: the shared token table, L_enc encoder and L_dec "
+             "decoder blocks; EdRecBackbone has no final norm and no LM head",
+    required=(v, d_e, M, d_f, L_enc, L_dec),
+    fixed={**EVEN_HEADS, zeta: 0},
+    constraints=(HEADS_FIT,),
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L_enc=2, L_dec=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L_enc=3, L_dec=1),
+        "base_like": dict(v=32000, d_e=768, M=12, d_f=2048, L_enc=12, L_dec=12),
+    },
+))

@@ -1,0 +1,115 @@
+"""ELECTRA (Clark et al. 2020) as KerasHub builds it: ElectraBackbone.
+
+BERT's layers over embeddings d_emb wide; when d_emb ≠ d_e (the small models and every
+generator) a dense layer projects them to d_e, and KerasHub builds no projection otherwise, so the
+projection term carries the flag η = 1 − δ(d_emb, d_e), which the implementation fixes.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components import dense
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.encoders import (
+    d_emb,
+    encoder_stack,
+    eta,
+    factorised_embeddings,
+    full_width_attention_output,
+)
+from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, WIDTH
+from paramcount.families.bert import HF_BLOCKS
+from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+from paramcount.weights import Named
+
+IDS = ("electra",)  # the ids this folder registers
+
+
+# symbol ↔ ElectraBackbone argument ↔ ElectraConfig key. η is fixed by d_emb and d_e in both
+# frameworks (transformers also builds embeddings_project only when the widths differ).
+MAPPING = Table(
+    fields=(
+        Field("v", keras="vocab_size", hf="vocab_size"),
+        LAYERS,
+        HEADS,
+        WIDTH,
+        EMBEDDING_WIDTH_128,
+        FFN,
+        POSITIONS_512,
+        SEGMENTS,
+    ),
+    model_type="electra",
+    # ElectraForPreTraining (the published discriminators) adds a head KerasHub has no class
+    # for; it is refused by name rather than counted as the backbone.
+    hf_classes={"ElectraModel": "electra"},
+    keras_classes={"ElectraBackbone": "electra"},
+    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
+                  "is_decoder": False},
+    requires=(
+        Require("position_embedding_type", ("absolute",),
+                "relative position types add a distance table the formula does not have"),
+        Require("add_cross_attention", (False,), "ELECTRA here is an encoder without "
+                                                 "cross-attention"),
+    ),
+    free=frozenset({
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "classifier_dropout", "is_decoder", "dropout", "summary_type", "summary_use_proj",
+        "summary_activation", "summary_last_dropout", "tie_word_embeddings",
+    }),
+)
+
+register(Architecture(
+    id="electra",
+    title="ELECTRA backbone (keras_hub.models.ElectraBackbone): embeddings projected when "
+          "d_emb ≠ d_e; pooler included",
+    source="Clark et al. 2020; keras_hub/src/models/electra/electra_backbone.py",
+    formula=group(
+        "electra",
+        factorised_embeddings(projection=eta, projection_match="embeddings_projection"),
+        encoder_stack(L),
+        dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+    ),
+    reference=Named("reference_models.table:backbone", ("electra",)),
+    counting="trainable weights of the backbone (discriminator or generator body): d_emb-wide "
+             "token, position and segment tables and their norm, the d_emb→d_e projection when "
+             "the widths differ, L post-LN encoder blocks, the pooler; no discriminator or "
+             "generator head",
+    required=(v, n, d_emb, d_e, M, d_f, L),
+    optional={s: 2},
+    fixed={**EVEN_HEADS, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
+    constraints=(HEADS_FIT,),
+    presets="electra",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(
+        weights={
+            "embeddings.token": "embeddings/word_embeddings",
+            "embeddings.position": "embeddings/position_embeddings",
+            "embeddings.segment": "embeddings/token_type_embeddings",
+            "embeddings.norm": "embeddings/LayerNorm",
+            "embeddings.projection": "embeddings_project",
+            **HF_BLOCKS,  # BertModel's
+        },
+        deltas=(
+            # ElectraSelfOutput's dense; ElectraSelfAttention's q, k, v floor the heads as
+            # KerasHub does (int(hidden_size / num_attention_heads))
+            full_width_attention_output("ElectraSelfOutput"),
+            Delta("pooler", None, "transformers' ElectraModel has no pooler; KerasHub's "
+                                  "ElectraBackbone keeps a d_e→d_e pooled dense"),
+        ),
+    ),
+    examples={
+        "tiny_projected": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
+        "tiny_unprojected": dict(v=100, n=16, d_emb=32, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
+        # heads that do not split the width: KerasHub floors them, transformers' output
+        # projection stays d_e wide (the delta above)
+        "uneven_heads": dict(v=60, n=8, d_emb=6, d_e=30, M=4, d_f=20, L=2),
+    },
+))

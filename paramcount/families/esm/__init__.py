@@ -1,0 +1,150 @@
+"""ESM-2 (Lin et al. 2023) protein language model as KerasHub builds it: ESMBackbone.
+
+A BERT-shaped encoder over a 33-token amino-acid vocabulary: rotary positions (or, as in ESM-1b,
+a learned absolute table: ``abs_pos`` = 1), one bias switch ζ for every dense layer, an optional
+embedding layer norm (``emb_norm``, ESM-1b's ``emb_layer_norm_before``) and always a final layer
+norm. Blocks are pre-LN; no token-type table, no pooler, no contact or LM head.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components import attention, dense, embedding, feed_forward, layer_norm
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
+from paramcount.weights import Named
+
+IDS = ("esm",)  # the ids this folder registers
+
+
+_POSITIONS = {"rotary": 0, "absolute": 1}
+# symbol ↔ ESMBackbone argument ↔ EsmConfig key. Both frameworks name the position type; ζ has
+# no HF key (transformers' ESM always has biases: Always below).
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings",
+              keras_default=1024, hf_default=1026),
+        Field("zeta", keras="use_bias", flag=True, keras_default=1),
+        Field("abs_pos", keras="position_embedding_type", hf="position_embedding_type",
+              keras_values=_POSITIONS, hf_values=_POSITIONS, keras_default=0, hf_default=1),
+        Field("emb_norm", keras="use_pre_layer_norm", hf="emb_layer_norm_before", flag=True,
+              keras_default=0, hf_default=0),
+    ),
+    model_type="esm",
+    # EsmForMaskedLM (the published checkpoints) adds an LM head paramcount's ESM does not have
+    # (KerasHub's ESMMaskedPLM is not registered): refused by name.
+    hf_classes={"EsmModel": "esm"},
+    keras_classes={"ESMBackbone": "esm"},
+    hf_constants={"is_folding_model": False, "add_cross_attention": False, "is_decoder": False},
+    requires=(
+        Require("is_folding_model", (False,), "ESMFold's folding trunk is not in the formula"),
+        Require("add_cross_attention", (False,), "ESM here is an encoder without cross-attention"),
+    ),
+    free=frozenset({
+        "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps", "rope_theta",
+        "token_dropout", "mask_token_id", "vocab_list", "esmfold_config", "is_decoder",
+        "classifier_dropout", "tie_word_embeddings", "dropout", "activation", "max_wavelength",
+        "pad_token_id", "hidden_act",
+    }),
+)
+
+register(Architecture(
+    id="esm",
+    title="ESM-2 backbone (keras_hub.models.ESMBackbone): protein encoder, rotary or absolute "
+          "positions",
+    source="Lin et al. 2023 (ESM-2), Rives et al. 2021 (ESM-1b); "
+           "keras_hub/src/models/esm/esm_backbone.py",
+    formula=group(
+        "esm",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            leaf("positions", abs_pos * n * d_e, match="position_embedding", kind="position",
+                 note="learned n × d_e table when abs_pos = 1; rotary (no weights) when 0"),
+            leaf("norm", emb_norm * 2 * d_e, match="emb_layer_norm", kind="norm",
+                 note="layer norm (γ, β) before the first block, only when emb_norm = 1"),
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match="attention_norm"),
+            attention(match="attention_layer", bias=zeta,
+                      names=("q_dense_layer", "k_dense_layer", "v_dense_layer", "o_dense_layer")),
+            layer_norm("norm_2", match="ffn_norm"),
+            feed_forward(bias=zeta),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        layer_norm("final_norm", match="output_layer_norm"),
+    ),
+    reference=Named("reference_models.table:backbone", ("esm",)),
+    counting="trainable weights of the backbone: token table (positions only when absolute), "
+             "optional embedding norm, L pre-LN blocks, final norm; no LM or contact head",
+    required=(v, d_e, M, d_f, L),
+    optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
+    fixed=EVEN_HEADS,
+    # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
+    # (prove refutes it): an exact split only, as the checkpoints have.
+    constraints=(Divisible(d_e, M),),
+    presets="esm",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(
+        # an option the class cannot switch (EsmConfig has no bias key): Always, which fixes
+        # ζ = 1 for transformers (count, prove) and skips ζ = 0 sets, not a constraint prove
+        # cannot parametrize (a flag equal to a constant)
+        always=(Always(zeta, 1, "transformers' ESM has biases on every dense layer"),),
+        weights={
+            "embeddings.token": "embeddings/word_embeddings",
+            "embeddings.positions": "embeddings/position_embeddings",
+            "embeddings.norm": "embeddings/layer_norm",
+            "blocks": r"encoder/layer/\d+",
+            "blocks.norm_1": "attention/LayerNorm",
+            "blocks.attention": "attention",
+            "blocks.attention.query": "self/query",
+            "blocks.attention.key": "self/key",
+            "blocks.attention.value": "self/value",
+            "blocks.attention.output": "output/dense",
+            "blocks.norm_2": r"\d+/LayerNorm",
+            "blocks.ffn.up": "intermediate/dense",
+            "blocks.ffn.down": r"\d+/output/dense",
+            "final_norm": "emb_layer_norm_after",
+            "pooler": "pooler/dense",
+            "contact_head": "contact_head/regression",
+            "rotary_inv_freq": "rotary_embeddings/inv_freq",
+        },
+        deltas=(
+            Delta("pooler", dense("pooler", d_e, d_e, note="EsmModel's tanh pooler", kind="head"),
+                  "transformers' EsmModel builds a pooler (add_pooling_layer=True); KerasHub's "
+                  "ESMBackbone none"),
+            Delta("contact_head", leaf("contact_head", L * M + 1,
+                                       note="logistic regression over the L·M attention maps",
+                                       kind="head"),
+                  "transformers' EsmModel always builds the contact-prediction head (a "
+                  "Linear(L·M, 1) with bias); KerasHub has none"),
+            Delta("rotary_inv_freq",
+                  leaf("rotary_inv_freq", (1 - abs_pos) * sympy.ceiling(d_k / 2), trainable=False,
+                       note="rotary inverse frequencies, arange(0, d_k, 2): a buffer",
+                       kind="position"),
+                  "transformers' EsmModel keeps its rotary inverse frequencies as a persistent "
+                  "buffer (saved, not trained); KerasHub computes them"),
+        ),
+    ),
+    examples={
+        "tiny": dict(v=33, d_e=32, M=4, d_f=64, L=2),
+        "tiny_esm1b_style": dict(v=33, d_e=32, M=4, d_f=64, L=2, abs_pos=1, emb_norm=1, n=40),
+        "odd_no_bias": dict(v=37, d_e=45, M=5, d_f=13, L=3, zeta=0, abs_pos=1, n=7),
+    },
+))

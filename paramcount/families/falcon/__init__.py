@@ -1,0 +1,237 @@
+"""Falcon as KerasHub builds it: keras_hub.models.FalconBackbone.
+
+KerasHub implements the Falcon-RW layout (Penedo et al. 2023, the RefinedWeb models): a token
+embedding, ALiBi (no parameters), L *sequential* pre-LN blocks with full multi-head attention and
+biases on every projection, a final layer norm. The larger Falcon models' parallel attention+MLP
+and multi-query attention are not in KerasHub's FalconBackbone (its constructor has no option for
+either), so they are not formulated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components import dense, embedding, layer_norm
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.components.decoders import alibi_decoder
+from paramcount.components.modern import rotary_positions
+from paramcount.families._lineages import ATTENTION_HEADS, HF_HEADS, HF_LAYERS, HF_VOCAB, HF_WIDTH, LAYERS, VOCAB, WIDTH
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
+from paramcount.weights import Named
+
+IDS = ("falcon", "falcon_parallel")  # the ids this folder registers
+
+
+# Keys of FalconConfig that hold no weights, in either layout.
+_HF_FREE = frozenset({
+    "alibi", "apply_residual_connection_post_layernorm", "attention_dropout", "hidden_dropout",
+    "layer_norm_epsilon", "max_position_embeddings", "rope_theta", "rope_scaling",
+    "rope_parameters", "activation", "num_ln_in_parallel_attn", "num_kv_heads",
+    "new_decoder_architecture",
+})
+
+# symbol ↔ FalconBackbone argument ↔ FalconConfig key, for KerasHub's Falcon-RW layout: a
+# transformers config is read here only when it asks for that layout (sequential blocks, full
+# multi-head attention, biases); Falcon-7B/40B configs are read by FALCON_PARALLEL below.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        ATTENTION_HEADS,
+        WIDTH,
+        Field("d_f", keras="intermediate_dim", hf="ffn_hidden_size", hf_default=4 * d_e),
+    ),
+    model_type="falcon",
+    hf_classes={"FalconForCausalLM": "falcon"},
+    keras_classes={"FalconBackbone": "falcon"},
+    hf_constants={"parallel_attn": False, "multi_query": False, "new_decoder_architecture": False,
+                  "bias": True, "alibi": True, "tie_word_embeddings": True},
+    requires=(
+        # transformers' defaults are Falcon-7B's: the RW layout must be asked for explicitly
+        Require("parallel_attn", (False,), "KerasHub's Falcon blocks are sequential (Falcon-RW)",
+                absent_ok=False),
+        Require("multi_query", (False,), "KerasHub's Falcon has full multi-head attention",
+                absent_ok=False),
+        Require("new_decoder_architecture", (False,),
+                "KerasHub's Falcon has full multi-head attention"),
+        Require("bias", (True,), "KerasHub's Falcon projections all have biases",
+                absent_ok=False),
+        Require("tie_word_embeddings", (True,),
+                "Falcon's LM head is the token embedding (tied), as in KerasHub's FalconCausalLM"),
+    ),
+    free=_HF_FREE | {"layer_norm_epsilon", "attention_dropout_rate", "feedforward_dropout_rate"},
+)
+
+# FalconForCausalLM's names (under ``transformer.``). Query, key and value are one fused
+# query_key_value of 3·d_e outputs (interleaved per head); each third holds a projection's d_e²
+# weights and d_e biases, which the slices claim. The LM head is the token embedding, once.
+# transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even.
+TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+    "embeddings.token": "transformer/word_embeddings",
+    "blocks": r"transformer/h/\d+",
+    "blocks.norm_1": "input_layernorm",
+    "blocks.attention": "self_attention",
+    "blocks.attention.query": ("query_key_value", (0, 3)),
+    "blocks.attention.key": ("query_key_value", (1, 3)),
+    "blocks.attention.value": ("query_key_value", (2, 3)),
+    "blocks.attention.output": "dense",
+    "blocks.norm_2": "post_attention_layernorm",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.up": "dense_h_to_4h",
+    "blocks.ffn.down": "dense_4h_to_h",
+    "final_norm": "transformer/ln_f",
+})
+
+register(Architecture(
+    id="falcon",
+    title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
+    source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
+           "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
+    formula=alibi_decoder(
+        "falcon", embedding_norm=None, attention_match="attention",
+        norm_names=("input_layernorm", "post_attention_layernorm"),
+        ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
+    required=(v, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
+    constraints=(Divisible(d_e, M),),
+    reference="reference_models.falcon:backbone",
+    counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
+             "no LM head (FalconCausalLM ties it to the token embedding)",
+    presets="falcon",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+    },
+))
+
+
+# --- Falcon-7B / 40B / 180B: the layout KerasHub's constructor cannot express ----------------
+
+def _parallel_keys(config: Mapping) -> Mapping:
+    """A Falcon config in the keys of the general (``new_decoder_architecture``) layout, which
+    builds the same weights: Falcon-7B's ``multi_query`` is one key/value head and its parallel
+    block one norm; without either, every head has its own keys and values."""
+    c = dict(config)
+    if not c.get("new_decoder_architecture"):
+        heads = c.get("num_attention_heads")
+        c["num_kv_heads"] = 1 if c.get("multi_query", True) else heads
+        c.pop("multi_query", None)
+        if c.get("num_ln_in_parallel_attn") is None:
+            c["num_ln_in_parallel_attn"] = 1
+        c["new_decoder_architecture"] = True
+    return c
+
+
+# symbol ↔ FalconConfig key (no KerasHub argument: KerasHub cannot build these models).
+FALCON_PARALLEL_MAPPING = Table(
+    fields=(
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        Field("M_kv", hf="num_kv_heads", hf_default=M),
+        HF_WIDTH,
+        Field("d_f", hf="ffn_hidden_size", hf_default=4 * d_e),
+        # 1 or 2 norms per block; transformers' default with new_decoder_architecture is 2
+        Field("split_ln", hf="num_ln_in_parallel_attn", hf_values={1: 0, 2: 1}, hf_default=1),
+        Field("zeta", hf="bias", flag=True, hf_default=0),
+    ),
+    model_type="falcon",
+    hf_classes={"FalconForCausalLM": "falcon_parallel"},
+    hf_constants={"new_decoder_architecture": True, "parallel_attn": True,
+                  "tie_word_embeddings": True, "alibi": False},
+    requires=(
+        Require("parallel_attn", (True,), "this formula is of Falcon's parallel block (a "
+                "sequential one is KerasHub's Falcon-RW layout: falcon)"),
+        Require("tie_word_embeddings", (True,), "Falcon's LM head is the token embedding (tied)"),
+    ),
+    free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads"},
+    hf_normalize=_parallel_keys,
+)
+
+# FalconForCausalLM's names; the formula's own patterns are these (no Keras build exists).
+_PARALLEL_WEIGHTS = {
+    "embeddings.token": "transformer/word_embeddings",
+    "blocks": r"transformer/h/\d+",
+    "blocks.norm_attention": "input_layernorm|ln_attn",
+    "blocks.norm_ffn": "ln_mlp",
+    "blocks.attention": "self_attention",
+    "blocks.attention.query_key_value": "query_key_value",
+    "blocks.attention.output": "dense",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.up": "dense_h_to_4h",
+    "blocks.ffn.down": "dense_4h_to_h",
+    "final_norm": "transformer/ln_f",
+}
+_W = _PARALLEL_WEIGHTS
+
+register(Architecture(
+    id="falcon_parallel",
+    title="Falcon-7B/40B/180B (transformers FalconForCausalLM): parallel attention + MLP, "
+          "multi-query / grouped-query attention, no biases",
+    source="Almazrouei et al. 2023, 'The Falcon Series of Open Language Models', table 2; "
+           "transformers/models/falcon/modeling_falcon.py",
+    formula=group(
+        "falcon_parallel",
+        group("embeddings", embedding("token", v, match=_W["embeddings.token"]),
+              rotary_positions()),
+        group(
+            "blocks",
+            layer_norm("norm_attention", match=_W["blocks.norm_attention"]),
+            leaf("norm_ffn", 2 * d_e * split_ln, match=_W["blocks.norm_ffn"],
+                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1)",
+                 kind="norm"),
+            group(
+                "attention",
+                leaf("query_key_value", (M + 2 * M_kv) * d_k * (d_e + zeta),
+                     match=_W["blocks.attention.query_key_value"],
+                     note="M query heads and M_kv key and value heads, fused"),
+                dense("output", d_e, d_e, bias=zeta, match=_W["blocks.attention.output"]),
+                match=_W["blocks.attention"],
+                kind="attention",
+            ),
+            group(
+                "ffn",
+                dense("up", d_e, d_f, bias=zeta, match=_W["blocks.ffn.up"]),
+                dense("down", d_f, d_e, bias=zeta, match=_W["blocks.ffn.down"]),
+                match=_W["blocks.ffn"],
+                kind="feed-forward",
+            ),
+            times=L,
+            match=_W["blocks"],
+            note="parallel residual: attention and MLP both read the block input",
+        ),
+        layer_norm("final_norm", match=_W["final_norm"]),
+        zero("head", "tied: the output projection is the token embedding, transposed "
+                     "(counted once)", kind="head"),
+    ),
+    required=(v, d_e, M, L),
+    optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
+    fixed={d_k: d_e / M},
+    # the even rotary width transformers validates is this model's own constraint: only
+    # transformers builds it
+    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    # The transformers build's weights (built in a torch worker); verify labels it transformers.
+    reference=Named("reference_models.hf:weights", ("falcon_parallel",)),
+    counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
+             "final norm; the LM head is the token embedding (tied), counted once",
+    presets="falcon_parallel",
+    family="transformers",
+    mapping=FALCON_PARALLEL_MAPPING,
+    transformers=Transformers(weights=_PARALLEL_WEIGHTS),
+    frameworks=("transformers",),
+    examples={
+        "tiny_mqa": dict(v=97, d_e=32, M=4, L=2),
+        "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, split_ln=1),
+        "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
+    },
+))

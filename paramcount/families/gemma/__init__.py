@@ -1,0 +1,210 @@
+"""Gemma and Gemma 2 (Gemma Team 2024) as KerasHub builds them: keras_hub.models.GemmaBackbone.
+
+A token embedding (tied output head, scaled by √d_e: no weights), rotary positions, L pre-norm
+blocks and a final RMS norm. Attention has M query heads and M_kv key/value heads of a free width
+d_k (Gemma 7B: 16·256 = 4096 ≠ d_e = 3072; Gemma 2B is multi-query, M_kv = 1), no biases. The
+feed-forward is GeGLU: gate and up projections of width d_f each, then down.
+
+RMS norm conventions: Gemma's RMS norm multiplies by (1 + scale), the scale initialised to zero;
+it is one d_e-wide vector all the same. Gemma 2 adds a norm after attention and after the
+feed-forward (``post_norm = 1``: 4 norms a block instead of 2); its logit soft-capping and
+alternating sliding-window attention hold no weights. KerasHub switches the two post-norms apart
+(``use_post_attention_norm``, ``use_post_ffw_norm``): so do ``post_attn_norm`` and
+``post_ffw_norm``, whose default is ``post_norm`` (the presets' one value for both).
+
+d_f is the width of *each* of the gate and up projections (Hugging Face's ``intermediate_size``).
+KerasHub's ``intermediate_dim`` and the Gemma papers' "feedforward hidden dims" are 2·d_f (both
+halves together); the reference passes ``intermediate_dim = 2·d_f``.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import embedding
+from paramcount.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+)
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import (
+    HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    POST_ATTENTION_NORM,
+    POST_FFW_NORM,
+    POST_NORM_ALWAYS,
+    QUERY_HEADS,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.formula import Term, group, zero
+from paramcount.frameworks import Always, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("gemma",)  # the ids this folder registers
+
+
+# KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
+_post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
+_POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
+
+
+def _gemma2(on, off):
+    return lambda hp: on if hp["post_norm"] else off
+
+
+# symbol ↔ GemmaBackbone argument ↔ GemmaConfig key (model_type gemma: Gemma 1). GemmaBackbone's
+# intermediate_dim is 2·d_f. GemmaConfig's num_key_value_heads (16) and head_dim (256) are class
+# defaults, not derived ones: both keys are read. Gemma 2 configs (model_type gemma2,
+# Gemma2ForCausalLM) are read by GEMMA2 below, the table of the second transformers class.
+_SHAPES = (
+    VOCAB,
+    LAYERS,
+    QUERY_HEADS,
+    KV_HEADS,
+    WIDTH,
+    Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
+    HEAD_DIM,
+)
+_HF_FREE = frozenset({
+    "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
+    "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
+    "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
+    "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+    "layer_norm_epsilon", "dropout",
+})
+MAPPING = Table(
+    fields=(
+        *_SHAPES,
+        # KerasHub's two switches, apart; post_norm (Gemma 2, their common default) is read from
+        # the sliding-window switch KerasHub's converter sets for Gemma 2 alone (no weights)
+        POST_ATTENTION_NORM,
+        POST_FFW_NORM,
+        Field("post_norm", keras="use_sliding_window_attention", flag=True, keras_default=0),
+    ),
+    model_type="gemma",
+    hf_classes={"GemmaForCausalLM": "gemma"},
+    keras_classes={"GemmaBackbone": "gemma"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    # Gemma 2's weightless options, set as KerasHub's converter sets them, so the model built
+    # is Gemma 2's when post_norm = 1
+    keras_constants={
+        "final_logit_soft_cap": _gemma2(30.0, None),
+        "attention_logit_soft_cap": _gemma2(50.0, None),
+    },
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
+    ),
+    free=_HF_FREE,
+)
+
+# symbol ↔ Gemma2Config key (model_type gemma2, Gemma2ForCausalLM): Gemma's keys, and both post
+# norms always (no key switches them: post_norm is 1, the two flags default to it). Its
+# num_key_value_heads (4) and head_dim (256) are Gemma2Config's class defaults. Soft caps,
+# query_pre_attn_scalar and the alternating sliding windows (layer_types) hold no weights.
+GEMMA2 = Table(
+    fields=(
+        *(f for f in _SHAPES if f.symbol not in ("M_kv", "d_k")),
+        Field("M_kv", hf="num_key_value_heads", hf_default=4),
+        Field("d_k", hf="head_dim", hf_default=256),
+        POST_NORM_ALWAYS,
+    ),
+    model_type="gemma2",
+    hf_classes={"Gemma2ForCausalLM": "gemma"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 2's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
+    ),
+    free=_HF_FREE | {"query_pre_attn_scalar", "sliding_window", "layer_types",
+                     "final_logit_softcapping", "attn_logit_softcapping",
+                     "cache_implementation"},
+)
+
+# GemmaForCausalLM: input_layernorm before attention, post_attention_layernorm before the
+# feed-forward (Gemma 1 has no post norms); the head is tied; embed_scale is a non-persistent
+# buffer. Gemma2ForCausalLM (the variant, for both post norms): input_layernorm,
+# post_attention_layernorm *after* attention, pre_feedforward_layernorm, post_feedforward_layernorm.
+# Neither class builds one post norm without the other (KerasHub's post_attention_norm_only).
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
+_WEIGHTS = hf_decoder_names()
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
+            Always(post_ffw_norm, 0, "GemmaForCausalLM has no post-feed-forward norm")),
+    weights=_WEIGHTS,
+    variants=(Transformers(
+        mapping=GEMMA2,
+        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+        always=(Always(post_attn_norm, 1, "Gemma2ForCausalLM always has a post-attention norm"),
+                Always(post_ffw_norm, 1, "Gemma2ForCausalLM always has a post-feed-forward "
+                                         "norm")),
+        weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
+    ),),
+)
+
+def gemma_decoder(post_attention: Term, post_ffw: Term, **blocks: str) -> tuple[Term, Term]:
+    """Gemma's token embedding and L decoder blocks (pre norms, attention, GeGLU) with the post
+    norms given: the lineage's decoder, which PaliGemma's language model is too. ``blocks``:
+    more of the block group's fields (its ``note``)."""
+    return (
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            rotary_positions(),
+        ),
+        group(
+            "blocks",
+            rms_norm("norm_1", match="pre_attention_norm"),
+            gemma_attention(),
+            post_attention,
+            rms_norm("norm_2", match="pre_ffw_norm"),
+            gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
+            post_ffw,
+            times=L,
+            match=r"decoder_block_\d+",
+            **blocks,
+        ),
+    )
+
+
+register(Architecture(
+    id="gemma",
+    title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
+    source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
+           "'Gemma 2: Improving Open Language Models at a Practical Size'; "
+           "keras_hub/src/models/gemma/gemma_{backbone,decoder_block,attention}.py",
+    formula=group(
+        "gemma",
+        *gemma_decoder(_post_attention, _post_ffw),
+        rms_norm("final_norm", match="final_normalization"),
+        zero("head", "tied: the output projection is the token embedding, transposed "
+                     "(soft-capped in Gemma 2: no weights)", kind="head"),
+    ),
+    required=(v, d_e, M, d_k, d_f, L),
+    optional={M_kv: M, post_norm: 0, **_POST},
+    constraints=(Divisible(M, M_kv),),
+    reference=Named("reference_models.table:backbone", ("gemma",)),
+    counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
+             "final norm",
+    presets="gemma",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),
+        "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, post_norm=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, post_norm=0),
+        "post_attention_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
+                                         post_attn_norm=1, post_ffw_norm=0),
+    },
+))

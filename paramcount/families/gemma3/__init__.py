@@ -1,0 +1,259 @@
+"""Gemma 3 (Gemma Team 2025), text backbone, as KerasHub builds it: keras_hub.models.Gemma3Backbone
+without a vision encoder.
+
+Gemma 2's block (GeGLU feed-forward, RMS norms with (1 + scale), pre- and post-norms around
+attention and feed-forward, tied head) with QK norm: an RMS norm over each query head and each
+key head (one d_k-wide scale each, shared by the heads). Five of every six layers attend in a
+sliding window with local rotary positions, the sixth globally with long-range rotary positions:
+the layers differ in masks and rotary wavelengths only, never in weights, so one block formula
+times L covers both kinds (the reference builds them interleaved as the checkpoints do).
+
+Unlike GemmaBackbone, Gemma3Backbone's ``intermediate_dim`` is the width of each of the gate and
+up projections (``gate_dim_reduction=1``): it equals d_f here.
+
+``gemma3_embedding`` is the same backbone built as an embedding model (EmbeddingGemma): the
+causal mask becomes bidirectional (no weights) and mean pooling feeds two bias-free dense layers,
+d_e → d_pool → d_sent. transformers builds its backbone (Gemma3TextModel, what EmbeddingGemma's
+config.json names); the dense layers are sentence-transformers' modules: a named delta.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components import dense, embedding
+from paramcount.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+    qk_norm,
+)
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import (
+    FFN,
+    HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    POST_ATTENTION_NORM,
+    POST_FFW_NORM,
+    QK_NORM_KERAS,
+    QUERY_HEADS,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.formula import group, zero
+from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
+from paramcount.weights import Named
+
+IDS = ("gemma3", "gemma3_embedding")  # the ids this folder registers
+
+
+# KerasHub's use_post_attention_norm and use_post_ffw_norm, apart; post_norm sets both
+_post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
+_POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
+
+_BACKBONE = (
+    group(
+        "embeddings",
+        embedding("token", v, match="token_embedding"),
+        rotary_positions(),
+    ),
+    group(
+        "blocks",
+        rms_norm("norm_1", match="pre_attention_norm"),
+        gemma_attention(with_qk_norm=qk_norm),
+        _post_attention,
+        rms_norm("norm_2", match="pre_ffw_norm"),
+        gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
+        _post_ffw,
+        times=L,
+        match=r"decoder_block_\d+",
+        note="sliding-window (local) and global layers alike: they differ in mask and rotary "
+             "wavelength, not in weights",
+    ),
+    rms_norm("final_norm", match="final_normalization"),
+)
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
+    required=(v, d_e, M, d_k, d_f, L),
+    constraints=(Divisible(M, M_kv),),
+    family="keras_hub",
+)
+
+# symbol ↔ Gemma3Backbone argument ↔ Gemma3TextConfig key (model_type gemma3_text). The text
+# config has no switch for QK norms or post norms (Gemma3ForCausalLM always has both); KerasHub
+# has one per norm, and defaults the post norms to off. Gemma3TextConfig's num_key_value_heads
+# (4) and head_dim (256) have class defaults, not derived ones: both keys are read.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        HEAD_DIM,
+        QK_NORM_KERAS,
+        # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
+        POST_ATTENTION_NORM,
+        POST_FFW_NORM,
+    ),
+    model_type="gemma3_text",
+    hf_classes={"Gemma3ForCausalLM": "gemma3"},
+    keras_classes={"Gemma3Backbone": "gemma3"},
+    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    # the text backbone, as the checkpoints build it (five local layers to one global)
+    keras_constants={"image_size": None, "vision_encoder": None,
+                     "use_sliding_window_attention": True, "sliding_window_size": 512},
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 3's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
+        Require("vision_encoder", (None,), "a Gemma3Backbone with a vision encoder is "
+                "gemma3_vision, not mapped to a config reader yet", framework="keras"),
+        Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
+                "gemma3_embedding", framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
+        "rope_theta", "rope_local_base_freq", "rope_parameters", "rope_scaling",
+        "attention_dropout", "query_pre_attn_scalar", "sliding_window", "sliding_window_pattern",
+        "layer_types", "final_logit_softcapping", "attn_logit_softcapping",
+        "use_bidirectional_attention", "cache_implementation",
+        "image_size", "query_head_dim_normalize", "attention_logit_soft_cap",
+        "final_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+        "local_rope_scaling_factor", "global_rope_scaling_factor", "layer_norm_epsilon",
+        "dropout", "pooling_intermediate_dim", "embedding_dim",
+    }),
+)
+
+# Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
+# pre_feedforward_layernorm, post_feedforward_layernorm) and q_norm / k_norm; the head is tied
+# (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
+# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(
+        Always(qk_norm, 1, "Gemma3ForCausalLM always normalizes queries and keys"),
+        Always(post_norm, 1, "Gemma3ForCausalLM always has post-attention and post-feed-forward "
+                             "norms"),
+        Always(post_attn_norm, 1, "Gemma3ForCausalLM always has a post-attention norm"),
+        Always(post_ffw_norm, 1, "Gemma3ForCausalLM always has a post-feed-forward norm"),
+    ),
+    weights={
+        **hf_decoder_names(norms=("norm_1", "post_attention_norm")), **HF_GEMMA2_NORMS,
+        "blocks.attention.query_norm": "q_norm",
+        "blocks.attention.key_norm": "k_norm",
+    },
+)
+
+register(_architecture(
+    id="gemma3",
+    title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
+          "local/global layers",
+    source="Gemma Team 2025, 'Gemma 3 Technical Report'; "
+           "keras_hub/src/models/gemma3/gemma3_{backbone,decoder_block,attention,layers}.py",
+    formula=group(
+        "gemma3",
+        *_BACKBONE,
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+    ),
+    optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
+    reference=Named("reference_models.table:backbone", ("gemma3",)),
+    counting="trainable weights of the text backbone: token embedding (also the tied head), "
+             "L blocks, final norm; the vision+text presets, with their SigLIP encoder, are "
+             "gemma3_vision's",
+    presets="gemma3",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=7),
+        "no_qk_no_post": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, qk_norm=0,
+                              post_norm=0),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3),
+        "post_ffw_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
+                                   post_attn_norm=0, post_ffw_norm=1),
+    },
+))
+
+# symbol ↔ Gemma3Backbone(is_embedding_model=True) argument ↔ Gemma3TextConfig key: gemma3's
+# rows and the pooling head's two widths. EmbeddingGemma's transformers config.json names
+# Gemma3TextModel, the backbone alone: its dense projections are sentence-transformers' Dense
+# modules (2_Dense/, 3_Dense/ beside config.json), so d_pool and d_sent have no transformers key
+# (a config read takes their defaults, 4·d_e and d_e: EmbeddingGemma's 3072 and 768). KerasHub's
+# convert_gemma3 also takes the pooling width as 3072 whatever hidden_size is, and the embedding
+# width as hidden_size.
+EMBEDDING_MAPPING = Table(
+    fields=(*MAPPING.fields,
+            Field("d_pool", keras="pooling_intermediate_dim"),
+            Field("d_sent", keras="embedding_dim")),
+    model_type="gemma3_text",
+    hf_classes={"Gemma3TextModel": "gemma3_embedding"},
+    keras_classes={"Gemma3Backbone": "gemma3_embedding"},
+    hf_constants={"attention_bias": False, "use_bidirectional_attention": True},
+    keras_constants={**MAPPING.keras_constants, "use_bidirectional_attention": True,
+                     "is_embedding_model": True},
+    requires=(
+        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
+        Require("vision_encoder", (None,), "an embedding Gemma3Backbone has no vision encoder",
+                framework="keras"),
+        Require("is_embedding_model", (True,), "a Gemma3Backbone without the pooling head is "
+                "gemma3", framework="keras", absent_ok=False),
+    ),
+    # Gemma3TextModel has no head, tied or not
+    free=(MAPPING.free - {"pooling_intermediate_dim", "embedding_dim"})
+    | {"tie_word_embeddings"},
+)
+
+# Gemma3TextModel: Gemma3ForCausalLM's names without its ``model.`` prefix, no head; the
+# pooling head is not transformers' (see above): a delta removes it.
+EMBEDDING_TRANSFORMERS = Transformers(
+    constraints=TRANSFORMERS.constraints,
+    always=tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
+                 for a in TRANSFORMERS.always),
+    weights={**TRANSFORMERS.weights, "embeddings.token": "embed_tokens", "final_norm": "norm"},
+    deltas=(Delta("pooling_head", None,
+                  "Gemma3TextModel is the backbone alone: EmbeddingGemma's two dense projections "
+                  "are sentence-transformers' Dense modules, which transformers does not build"),),
+)
+
+register(_architecture(
+    id="gemma3_embedding",
+    title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
+          "EmbeddingGemma",
+    source="Vera et al. 2025, 'EmbeddingGemma'; keras_hub/src/models/gemma3/gemma3_backbone.py",
+    formula=group(
+        "gemma3_embedding",
+        *_BACKBONE,
+        group(
+            "pooling_head",
+            zero("mean_pool", "mean over the unpadded positions: no weights"),
+            dense("dense", d_e, d_pool, bias=0, match="pooling_dense_1"),
+            dense("projection", d_pool, d_sent, bias=0, match="embedding_projection"),
+            zero("normalize", "unit (L2) normalisation: no weights"),
+            kind="head",
+        ),
+    ),
+    optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST, d_pool: 4 * d_e, d_sent: d_e},
+    reference=Named("reference_models.table:backbone", ("gemma3_embedding",)),
+    counting="trainable weights: token embedding, L bidirectional blocks, final norm, pooling "
+             "head (two bias-free dense layers)",
+    presets="gemma3_embedding",
+    keras_hub_metadata=True,
+    mapping=EMBEDDING_MAPPING,
+    transformers=EMBEDDING_TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, d_pool=40, d_sent=24),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, qk_norm=0,
+                          post_norm=0),
+    },
+))

@@ -1,0 +1,168 @@
+"""Gemma 3 as a vision-language model (Gemma Team 2025): keras_hub.models.Gemma3Backbone with a
+Gemma3VisionEncoder, as KerasHub's multimodal presets (gemma3_4b/12b/27b, MedGemma,
+TranslateGemma) build it.
+
+The text side is ``gemma3``'s backbone, term for term. In front of it, a SigLIP image encoder
+(Zhai et al. 2023; 400M "So400m" shape in every released size) turns each H × H image into
+(H/P)² patch vectors of d_vis; average pooling (no weights) merges 4 × 4 of them into one image
+token; an RMS norm (a plain d_vis scale) and a bias-free projection d_vis → d_e make them token
+embeddings that are interleaved with the text's (no weights either).
+"""
+
+from __future__ import annotations
+
+import paramcount.families.gemma3 as _text
+from paramcount.components import dense
+from paramcount.components.modern import rms_norm
+from paramcount.components.vision import (
+    VISION_CONSTRAINTS,
+    H,
+    L_vis,
+    M_vis,
+    P,
+    d_fvis,
+    d_vis,
+    vision_encoder,
+)
+from paramcount.families._lineages import IMAGE_SIZE_224
+from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
+from paramcount.formula import group, zero
+from paramcount.frameworks import Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, get, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, v
+
+IDS = ("gemma3_vision",)  # the ids this folder registers
+
+
+_GEMMA3 = get("gemma3")  # the text backbone's hyperparameters, options and constraints
+
+
+def _pool_size(hp) -> int:
+    # KerasHub's converter pools 4 × 4 patches into one image token (64² patches → 256 tokens at
+    # 896/14). Pooling holds no weights; a grid that 4 does not tile is pooled 1 × 1 instead.
+    return 4 if (hp["H"] // hp["P"]) % 4 == 0 else 1
+
+
+_ENC = "vision_encoder.config."
+_TEXT = [f for f in _text.MAPPING.fields]  # the text backbone's rows, with text_config keys
+
+# symbol ↔ Gemma3Backbone argument (the encoder's under vision_encoder.config, as KerasHub
+# serializes a Gemma3VisionEncoder) ↔ Gemma3Config key (text_config: Gemma3TextConfig,
+# vision_config: SigLIP's). The published multimodal configs leave several text keys to
+# Gemma3TextConfig's class defaults (vocab_size 262208, 8 heads, 4 key/value heads, head_dim
+# 256): those are the defaults here.
+_HF_DEFAULTS = {"v": 262208, "M": 8, "M_kv": 4, "d_k": 256}
+MAPPING = Table(
+    fields=(
+        *(Field(f.symbol, keras=f.keras, hf=f.hf and f"text_config.{f.hf}", flag=f.flag,
+                keras_default=f.keras_default, hf_default=_HF_DEFAULTS.get(f.symbol))
+          for f in _TEXT),
+        IMAGE_SIZE_224,
+        Field("H", keras=_ENC + "image_size"),
+        Field("P", keras=_ENC + "patch_size", hf="vision_config.patch_size"),
+        Field("M_vis", keras=_ENC + "num_heads", hf="vision_config.num_attention_heads"),
+        Field("d_vis", keras=_ENC + "hidden_dim", hf="vision_config.hidden_size"),
+        Field("L_vis", keras=_ENC + "num_layers", hf="vision_config.num_hidden_layers"),
+        Field("d_fvis", keras=_ENC + "intermediate_dim", hf="vision_config.intermediate_size"),
+        Field("d_e", keras=_ENC + "output_dim"),
+    ),
+    model_type="gemma3",
+    hf_classes={"Gemma3ForConditionalGeneration": "gemma3_vision"},
+    keras_classes={"Gemma3Backbone": "gemma3_vision"},
+    # one image token per image keeps transformers' pooling kernel valid at any small grid
+    # (mm_tokens_per_image sizes the pooling only: no weights)
+    hf_constants={"tie_word_embeddings": True, "mm_tokens_per_image": 1,
+                  "text_config.model_type": "gemma3_text", "text_config.attention_bias": False,
+                  "vision_config.model_type": "siglip_vision_model",
+                  "vision_config.vision_use_head": False},
+    keras_constants={
+        **{k: c for k, c in _text.MAPPING.keras_constants.items()
+           if k not in ("image_size", "vision_encoder")},
+        "vision_encoder.class_name": "Gemma3VisionEncoder",
+        _ENC + "pool_size": _pool_size,
+    },
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 3's head is the token embedding"),
+        Require("text_config.attention_bias", (False,), "KerasHub's Gemma 3 attention has no "
+                "biases"),
+        Require("vision_config.vision_use_head", (False,), "Gemma 3's SigLIP encoder is "
+                "unpooled (no MAP head)"),
+        Require("vision_encoder.class_name", ("Gemma3VisionEncoder",), "gemma3_vision reads "
+                "a Gemma3Backbone with a Gemma3VisionEncoder", framework="keras",
+                absent_ok=False),
+        Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
+                "gemma3_embedding, not mapped to a config reader yet", framework="keras"),
+    ),
+    free=frozenset({
+        *{f"text_config.{k}" for k in _text.MAPPING.free},
+        *(k for k in _text.MAPPING.free),
+        "boi_token_index", "eoi_token_index", "image_token_index", "mm_tokens_per_image",
+        "text_config.tie_word_embeddings", "vision_config.vocab_size",
+        "vision_config.layer_norm_eps", "vision_config.hidden_act",
+        "vision_config.attention_dropout", "vision_config.num_channels",
+        _ENC + "pool_size",
+        _ENC + "layer_norm_epsilon",
+    }),
+)
+
+# Gemma3ForConditionalGeneration: PaliGemma's SigLIP names for the encoder (model.vision_tower),
+# the projector model.multi_modal_projector (mm_soft_emb_norm, mm_input_projection_weight),
+# Gemma3TextModel as model.language_model with gemma3's names, lm_head tied (listed once).
+TRANSFORMERS = Transformers(
+    constraints=_text.TRANSFORMERS.constraints,
+    always=_text.TRANSFORMERS.always,
+    weights={
+        **{k: w for k, w in PALI_GEMMA_TRANSFORMERS.weights.items()
+           if k.startswith("vision_encoder")},
+        **{k: w for k, w in _text.TRANSFORMERS.weights.items()
+           if k not in ("embeddings.token", "blocks", "final_norm")},
+        "embeddings.token": "language_model/embed_tokens",
+        "blocks": r"language_model/layers/\d+",
+        "final_norm": "language_model/norm",
+        "vision_projector": "multi_modal_projector",
+        "vision_projector.norm": "mm_soft_emb_norm",
+        "vision_projector.projection": "mm_input_projection_weight",
+    },
+)
+
+register(Architecture(
+    id="gemma3_vision",
+    title="Gemma 3 vision-language backbone (Gemma3Backbone with Gemma3VisionEncoder): SigLIP "
+          "encoder, pooled and projected image tokens",
+    source="Gemma Team 2025, 'Gemma 3 Technical Report', section 2.1 (vision encoder); Zhai et al. "
+           "2023 (SigLIP); keras_hub/src/models/gemma3/gemma3_{backbone,vision_encoder}.py",
+    formula=group(
+        "gemma3_vision",
+        *_text._BACKBONE,
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+        vision_encoder(),
+        group(
+            "vision_projector",
+            zero("average_pooling", "4 × 4 patches averaged into one image token: no weights"),
+            rms_norm("norm", d_vis, match="vision_soft_embedding_norm"),
+            dense("projection", d_vis, d_e, bias=0, match="vision_input_projection"),
+            zero("interleave", "image tokens placed among the text tokens: no weights"),
+            match="vision_output_encoder",
+            kind="projection",
+        ),
+    ),
+    required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
+    optional=_GEMMA3.optional,
+    constraints=(*_GEMMA3.constraints, *VISION_CONSTRAINTS),
+    reference="reference_models.gemma3_vision:backbone",
+    counting="trainable weights of the whole vision-language backbone: the text backbone "
+             "(token embedding, also the tied head; L blocks; final norm), the image encoder "
+             "and its projector",
+    presets="gemma3_vision",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16,
+                     M_vis=2, d_fvis=24, L_vis=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
+                          M_vis=5, d_fvis=11, L_vis=3, qk_norm=0, post_norm=0),
+    },
+    family="keras_hub",
+))

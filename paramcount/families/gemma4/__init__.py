@@ -1,0 +1,308 @@
+"""Gemma 4 (Google DeepMind 2026), the dense text decoder, as KerasHub builds it:
+keras_hub.models.Gemma4Backbone without vision or audio encoders, per-layer inputs, KV sharing
+or MoE blocks.
+
+A heterogeneous stack (:mod:`paramcount.components.stacks`): of the L blocks, L_global attend
+globally and the other L_local in a sliding window (``sliding_window_pattern``: every 6th layer
+global; or ``layer_types``), and the two kinds hold *different* weights. Sliding-window layers
+have M query and M_kv key/value heads of width d_k; global layers use heads of width d_kg
+(``global_head_dim``) and, with ``num_global_key_value_heads`` (flag keqv), M_kvg key heads whose
+keys double as values (``attention_k_eq_v``: no value projection). Every attention has QK norm
+(one d-wide scale each for queries and keys) and a scale-free value norm. Each block also has
+Gemma 3's four RMS norms, a GeGLU feed-forward (no biases) and a non-trainable scalar
+(``layer_scalar``, counted apart). The head is the token table, transposed (tied).
+
+Not yet counted (left for a later change): the vision and audio encoders of the released
+(multimodal) checkpoints, the per-layer input embeddings and KV-shared layers of the small
+(E2B/E4B-style) models and the MoE blocks of the 26B-A4B model; KerasHub's preset figures are
+rounded (5.1B, 7.9B, 26B, 31B), so no preset is listed here yet.
+
+Configs in: a Gemma4TextConfig (``model_type`` gemma4_text, Gemma4ForCausalLM; the 31B
+checkpoint's ``text_config`` as a file of its own) or a Gemma4Backbone config; the options above
+that are not counted are refused by key. transformers (Gemma4ForCausalLM) builds the same weights:
+no delta; it forces the last layer global, so it builds no stack without a global layer.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
+from paramcount.components.modern import rotary_positions
+from paramcount.components.stacks import LayerKinds
+from paramcount.families._lineages import FFN, HEAD_DIM, KV_HEADS, LAYERS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
+
+IDS = ("gemma4",)  # the ids this folder registers
+
+
+def _local_or_global(i: int, *, sliding_window_pattern: int = 6,
+                     layer_types: list[str] | None = None) -> str:
+    """Gemma4Backbone's rule: ``layer_types[i]``, else the last of each
+    ``sliding_window_pattern`` consecutive layers is global."""
+    if layer_types is not None:
+        return "global" if layer_types[i] == "full_attention" else "local"
+    return "global" if i % sliding_window_pattern == sliding_window_pattern - 1 else "local"
+
+
+LOCAL_AND_GLOBAL = LayerKinds((("global", L_global), ("local", L_local)), _local_or_global)
+
+
+def _attention(*, key_dim, kv_heads, value: bool | sympy.Expr = True):
+    """Gemma4TextAttention: query, key, value (unless keys double as values), output, QK norm."""
+    v_flag = 1 if value is True else value
+    return group(
+        "attention",
+        dense("query", d_e, M * key_dim, bias=0, match="query"),
+        dense("key", d_e, kv_heads * key_dim, bias=0, match="key"),
+        leaf("value", v_flag * d_e * kv_heads * key_dim, match="value",
+             note="no value projection where keys double as values (keqv = 1)"
+             if v_flag != 1 else "value projection"),
+        leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head",
+             kind="norm"),
+        leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head",
+             kind="norm"),
+        zero("value_norm", "value RMS norm without a learned scale", kind="norm"),
+        dense("output", M * key_dim, d_e, bias=0, match="attention_output"),
+        match="attention",
+        kind="attention",
+    )
+
+
+_GLOBAL_KV_HEADS = keqv * M_kvg + (1 - keqv) * M_kv
+
+BLOCKS = LOCAL_AND_GLOBAL.stack(
+    "blocks",
+    common=(
+        rms_norm("pre_attention_norm", match="pre_attention_norm"),
+        rms_norm("post_attention_norm", match="post_attention_norm"),
+        rms_norm("pre_ffw_norm", match="pre_ffw_norm"),
+        gated_feed_forward(bias=0, names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
+        rms_norm("post_ffw_norm", match="post_ffw_norm"),
+        leaf("layer_scalar", 1, match="layer_scalar", trainable=False, kind="other",
+             note="a fixed scalar per block (HF: a buffer), non-trainable"),
+    ),
+    per_kind={
+        "global": (group("global_attention",
+                         *_attention(key_dim=d_kg, kv_heads=_GLOBAL_KV_HEADS,
+                                     value=1 - keqv).children,
+                         match=r"decoder_block_\d+_global/attention", kind="attention"),),
+        "local": (group("local_attention", *_attention(key_dim=d_k, kv_heads=M_kv).children,
+                        match=r"decoder_block_\d+/attention", kind="attention"),),
+    },
+    # The reference names global blocks ``decoder_block_i_global`` (KerasHub names every block
+    # ``decoder_block_i``): weights of the two kinds sit at the same paths otherwise.
+    match=r"decoder_block_\d+(?:_global)?",
+    note="L blocks: norms, feed-forward and scalar in each; global attention in L_global of "
+         "them, sliding-window attention in the other L_local",
+)
+
+
+
+def _layer_types(hp) -> list[str]:
+    """The blocks' kinds as both frameworks are given them: the L_local sliding-window blocks,
+    then the L_global global ones (which blocks does not change the count; transformers forces
+    the last block global, so the global ones go last)."""
+    return (["sliding_attention"] * (hp["L"] - hp["L_global"])
+            + ["full_attention"] * hp["L_global"])
+
+
+def _keras_keys(config):
+    """A KerasHub config as the table reads it: ``layer_types`` null means KerasHub's own rule
+    (the last of every ``sliding_window_pattern`` blocks global)."""
+    layers, pattern = config.get("num_layers"), config.get("sliding_window_pattern") or 6
+    if config.get("layer_types") is not None or not isinstance(layers, int) \
+            or not isinstance(pattern, int) or isinstance(pattern, bool) or pattern < 1:
+        return config
+    kinds = [_local_or_global(i, sliding_window_pattern=pattern) for i in range(layers)]
+    return {**config, "layer_types": ["full_attention" if k == "global" else "sliding_attention"
+                                      for k in kinds]}
+
+
+_OVERRIDES = frozenset({"head_dim", "num_key_value_heads"})
+
+
+def _hf_keys(config):
+    """A transformers config as Gemma4TextConfig.__post_init__ reads it: absent ``layer_types``
+    are every sixth block global; the last block is forced global whatever the list says; a
+    ``per_layer_config`` (what transformers saves in place of ``global_head_dim`` and
+    ``num_global_key_value_heads``) that overrides exactly the global blocks, all alike, reads
+    as those two keys (any other stays, and is refused)."""
+    out = dict(config)
+    layers, kinds = out.get("num_hidden_layers"), out.get("layer_types")
+    if kinds is None and isinstance(layers, int) and not isinstance(layers, bool):
+        kinds = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention"
+                 for i in range(layers)]
+    if isinstance(kinds, list) and kinds and isinstance(kinds[-1], str):
+        kinds = [*kinds[:-1], "full_attention"]
+    if kinds is not None:
+        out["layer_types"] = kinds
+    per_layer = out.get("per_layer_config")
+    if isinstance(per_layer, dict) and isinstance(kinds, list):
+        full = {str(i) for i, k in enumerate(kinds) if k == "full_attention"}
+        rows = list(per_layer.values())
+        if ({str(k) for k in per_layer} == full and rows and all(isinstance(r, dict) for r in rows)
+                and all(r == rows[0] for r in rows) and "head_dim" in rows[0]
+                and set(rows[0]) <= _OVERRIDES
+                and ("num_key_value_heads" not in rows[0] or out.get("attention_k_eq_v"))):
+            del out["per_layer_config"]
+            out["global_head_dim"] = rows[0]["head_dim"]
+            out["num_global_key_value_heads"] = rows[0].get("num_key_value_heads")
+    return out
+
+
+# symbol ↔ Gemma4Backbone argument ↔ Gemma4TextConfig key (model_type gemma4_text, the text
+# decoder; the multimodal gemma4 configs hold it as text_config beside vision and audio encoders
+# paramcount does not count yet). Global layers' K = V is a switch in transformers
+# (attention_k_eq_v) and, in KerasHub, num_global_key_value_heads being set at all.
+# transformers' absent global_head_dim is 512 (not head_dim), its absent
+# hidden_size_per_layer_input 256 (per-layer inputs on): that key must be stated, as 0.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        HEAD_DIM,
+        Field("d_kg", keras="global_head_dim", hf="global_head_dim", keras_default=d_k,
+              hf_default=512),
+        Field("L_global", keras="layer_types", hf="layer_types",
+              kinds=("full_attention", "sliding_attention")),
+        Field("keqv", keras="num_global_key_value_heads", hf="attention_k_eq_v", flag=True,
+              keras_presence=True, hf_default=0),
+        Field("M_kvg", keras="num_global_key_value_heads", hf="num_global_key_value_heads",
+              keras_default=M_kv, hf_default=M_kv),
+    ),
+    model_type="gemma4_text",
+    hf_classes={"Gemma4ForCausalLM": "gemma4"},
+    keras_classes={"Gemma4Backbone": "gemma4"},
+    hf_constants={"layer_types": _layer_types, "tie_word_embeddings": True,
+                  "attention_bias": False, "hidden_size_per_layer_input": 0},
+    keras_constants={
+        "image_size": None,
+        "layer_types": _layer_types,
+        "num_global_key_value_heads": lambda hp: hp["M_kvg"] if hp["keqv"] else None,
+    },
+    hf_normalize=_hf_keys,
+    keras_normalize=_keras_keys,
+    requires=(
+        Require("tie_word_embeddings", (True,), "Gemma 4's head is the token embedding (tied)"),
+        Require("attention_bias", (False,), "KerasHub's Gemma 4 attention has no biases"),
+        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet; transformers builds them (256 wide) when the "
+                "key is absent", absent_ok=False),
+        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet"),
+        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet"),
+        Require("per_layer_config", (None,), "per-layer overrides other than the global "
+                "layers' head width and K = V heads"),
+        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet", framework="keras"),
+        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet",
+                framework="keras"),
+        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet", framework="keras"),
+        Require("vision_encoder", (None,), "only the text decoder is formulated (no vision "
+                "encoder)", framework="keras"),
+        Require("audio_encoder", (None,), "only the text decoder is formulated (no audio "
+                "encoder)", framework="keras"),
+        Require("is_embedding_model", (False,), "an embedding Gemma4Backbone's pooling head is "
+                "not formulated", framework="keras"),
+    ),
+    free=frozenset({
+        # transformers
+        "hidden_activation", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
+        "attention_dropout", "sliding_window", "final_logit_softcapping",
+        "use_bidirectional_attention", "vocab_size_per_layer_input", "use_double_wide_mlp",
+        "num_experts", "top_k_experts", "moe_intermediate_size", "sliding_window_pattern",
+        # KerasHub
+        "query_head_dim_normalize", "attention_logit_soft_cap", "final_logit_soft_cap",
+        "use_sliding_window_attention", "sliding_window_size", "local_rope_scaling_factor",
+        "global_rope_scaling_factor", "num_audio_tokens_per_clip",
+        "use_vision_bidirectional_attention", "layer_norm_epsilon", "dropout",
+        "pooling_intermediate_dim", "embedding_dim", "global_rope_wavelength",
+        "local_rope_wavelength", "global_rope_partial_rotary_factor", "expert_intermediate_dim",
+        "num_experts_per_token", "image_size",
+    }),
+)
+
+
+def _global_layers_apart(path: str, config) -> str:
+    """Gemma4ForCausalLM names every block ``model.layers.i``: a global block's weights are
+    renamed ``model/layers/i_global/...``, as the Keras reference names them apart."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[:2] == ["model", "layers"] and parts[2].isdigit() \
+            and config.layer_types[int(parts[2])] == "full_attention":
+        parts[2] += "_global"
+    return "/".join(parts)
+
+
+# Gemma4ForCausalLM: Gemma 3's names (input_layernorm, post_attention_layernorm,
+# pre_feedforward_layernorm, post_feedforward_layernorm; q_norm, k_norm, a scale-free v_norm),
+# the block's ``layer_scalar`` a persistent buffer, the head tied (lm_head is embed_tokens,
+# listed once). transformers forces the last block global, so it builds no all-sliding stack.
+TRANSFORMERS = Transformers(
+    constraints=(Relation(L_global, ">=", 1, reason="transformers' Gemma4TextConfig forces the "
+                          "last layer to global attention"),),
+    rename=_global_layers_apart,
+    weights={
+        "embeddings.token": "model/embed_tokens",
+        "blocks": r"layers/\d+(?:_global)?",
+        "blocks.pre_attention_norm": "input_layernorm",
+        "blocks.post_attention_norm": "post_attention_layernorm",
+        "blocks.pre_ffw_norm": "pre_feedforward_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.gate": "gate_proj",
+        "blocks.ffn.up": "up_proj",
+        "blocks.ffn.down": "down_proj",
+        "blocks.post_ffw_norm": "post_feedforward_layernorm",
+        "blocks.layer_scalar": "layer_scalar",
+        **{f"blocks.{kind}_attention{leaf}": pattern
+           for kind, block in (("global", r"layers/\d+_global"), ("local", r"layers/\d+"))
+           for leaf, pattern in (("", f"{block}/self_attn"), (".query", "q_proj"),
+                                 (".key", "k_proj"), (".value", "v_proj"),
+                                 (".query_norm", "q_norm"), (".key_norm", "k_norm"),
+                                 (".output", "o_proj"))},
+        "final_norm": "model/norm",
+    },
+)
+
+register(Architecture(
+    id="gemma4",
+    title="Gemma 4 dense text decoder (keras_hub.models.Gemma4Backbone, no vision/audio): "
+          "local and global layers with different weights",
+    source="Google DeepMind 2026 (Gemma 4); "
+           "keras_hub/src/models/gemma4/gemma4_{backbone,decoder_block,attention}.py",
+    formula=group(
+        "gemma4",
+        group("embeddings", embedding("token", v, match="token_embedding"), rotary_positions()),
+        BLOCKS,
+        rms_norm("final_norm", match="final_normalization"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+    ),
+    reference="reference_models.gemma4:backbone",
+    counting="trainable weights of the text decoder: token embedding (also the tied head), L "
+             "blocks (L_global global, L_local sliding-window), final norm; each block's "
+             "non-trainable scalar counted apart",
+    required=(v, d_e, M, M_kv, d_k, d_f, L),
+    optional={L_global: sympy.floor(L / 6), d_kg: d_k, keqv: 0, M_kvg: M_kv},
+    fixed=LOCAL_AND_GLOBAL.fixed(),
+    constraints=(Divisible(M, M_kv), Divisible(M, M_kvg), *LOCAL_AND_GLOBAL.constraints()),
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=7),
+        "tiny_k_eq_v": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, L_global=2, d_kg=16,
+                            keqv=1, M_kvg=1),
+        "odd_all_local": dict(v=97, d_e=15, M=3, M_kv=3, d_k=5, d_f=7, L=3, L_global=0),
+        "odd_all_global": dict(v=13, d_e=10, M=2, M_kv=1, d_k=3, d_f=5, L=2, L_global=2, d_kg=7),
+    },
+))

@@ -1,0 +1,153 @@
+"""GLM-4.5 and GLM-4.5-Air (Zhipu AI / Z.ai 2025, "GLM-4.5: Agentic, Reasoning, and Coding (ARC)
+Foundation Models"), as transformers builds them: Glm4MoeForCausalLM. KerasHub has no GLM-4.5,
+so transformers is the reference.
+
+DeepSeek-V3's layout (:mod:`paramcount.families.deepseek`) with grouped-query attention in
+place of latent attention: M query and M_kv key/value heads of width d_k (d_k·M need not be d_e),
+biases on the query, key and value projections (``attention_bias``, b_att) but never on the
+output, and optionally per-head RMS norms of queries and keys (``use_qk_norm``, qk_norm). The first
+L_dense blocks keep a dense SwiGLU of width d_f, the others are DeepSeekMoE: a router with its
+score-correction bias (a non-trainable buffer), E routed experts of width d_fe (k per token) and
+E_s shared ones. The checkpoints also store a multi-token-prediction layer, which transformers
+does not build and which is not formulated here (``num_nextn_predict_layers`` is not read).
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.latent import deepseek_moe, swiglu_hf
+from paramcount.components.modern import k_act, rms_norm, rotary_positions
+from paramcount.components.stacks import DENSE_FIRST, L_dense
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_FIRST_DENSE,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS,
+    HF_LAYERS,
+    HF_QK_NORM,
+    HF_ROUTED_EXPERTS,
+    HF_SHARED_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
+from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    E,
+    E_s,
+    L,
+    M,
+    M_kv,
+    b_att,
+    d_e,
+    d_f,
+    d_fe,
+    d_k,
+    qk_norm,
+    tied,
+    v,
+)
+from paramcount.weights import Named
+
+IDS = ("glm4_moe",)  # the ids this folder registers
+
+
+_attention = group(
+    "attention",
+    dense("query", d_e, M * d_k, bias=b_att, match="q_proj"),
+    dense("key", d_e, M_kv * d_k, bias=b_att, match="k_proj"),
+    dense("value", d_e, M_kv * d_k, bias=b_att, match="v_proj"),
+    dense("output", M * d_k, d_e, bias=0, match="o_proj"),
+    rms_norm("query_norm", qk_norm * d_k, match="q_norm"),
+    rms_norm("key_norm", qk_norm * d_k, match="k_norm"),
+    match="self_attn",
+    kind="attention",
+)
+
+FORMULA = group(
+    "glm4_moe",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    DENSE_FIRST.stack(
+        "blocks",
+        common=(rms_norm("attention_norm", match="input_layernorm"), _attention,
+                rms_norm("ffn_norm", match="post_attention_layernorm")),
+        per_kind={"dense": (swiglu_hf("dense_ffn", d_f,
+                                      match=r"mlp(?=/(?:gate|up|down)_proj)"),),
+                  "moe": (deepseek_moe(score_bias=True),)},
+        match=r"model/layers/\d+",
+        note="L blocks: grouped-query attention in each, a dense SwiGLU in the first L_dense, "
+             "routed + shared experts in the other L_moe",
+    ),
+    rms_norm("final_norm", match="model/norm"),
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="untied output projection (none when tied)"),
+)
+
+MAPPING = Table(
+    fields=(
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS,
+        HF_WIDTH,
+        # absent: d_e/M, as Glm4MoeAttention takes it
+        HF_HEAD_DIM_OR_SPLIT,
+        HF_FFN,
+        HF_EXPERT_FFN,
+        HF_ROUTED_EXPERTS,
+        HF_SHARED_EXPERTS,
+        HF_TOP_K,
+        HF_FIRST_DENSE,
+        HF_ATTENTION_BIAS,
+        HF_QK_NORM,
+        HF_TIED_NO,
+    ),
+    model_type="glm4_moe",
+    hf_classes={"Glm4MoeForCausalLM": "glm4_moe"},
+    # num_nextn_predict_layers: the checkpoint's MTP layer, not built by transformers (not
+    # counted); partial_rotary_factor: the rotary share of d_k (changes no weight)
+    free=DEEPSEEK_FREE | {"num_nextn_predict_layers", "partial_rotary_factor"},
+)
+
+register(Architecture(
+    id="glm4_moe",
+    title="GLM-4.5 / 4.6 (transformers Glm4MoeForCausalLM): grouped-query attention with "
+          "biases and QK norm, first-k dense blocks, routed + shared experts",
+    source="GLM-4.5 Team 2025 (GLM-4.5: Agentic, Reasoning, and Coding Foundation Models), "
+           "table 1; transformers/models/glm4_moe/modeling_glm4_moe.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_k, d_f, L, E, E_s, d_fe),
+    optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0},
+    fixed=DENSE_FIRST.fixed(),
+    # transformers' own constraints (only it builds the model): an even rotary width (half of
+    # d_k rotates in the published models; the formula needs d_k even at least), heads in groups
+    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *DENSE_FIRST.constraints()),
+    reference=Named("reference_models.hf:weights", ("glm4_moe",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
+             "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "
+             "rest), final RMS norm, untied LM head; the router's score-correction bias is a "
+             "non-trainable buffer, counted apart; the checkpoint's MTP layer is not counted; "
+             "active parameters count k of the E routed experts",
+    presets="glm4_moe",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, E_s=1, d_fe=12, k=2,
+                     qk_norm=1),
+        "tiny_no_bias_tied": dict(v=31, d_e=20, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4, E_s=2,
+                                  d_fe=6, k=4, L_dense=0, b_att=0, tied=1),
+    },
+))

@@ -1,0 +1,116 @@
+"""GPT-2 (Radford et al. 2019) as KerasHub builds it: GPT2Backbone and GPT2CausalLM."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
+from paramcount.formula import group, zero
+from paramcount.frameworks import Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+
+IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
+
+
+_BACKBONE = (
+    group(
+        "embeddings",
+        embedding("token", v, match="token_embedding"),
+        position_embedding(n),
+    ),
+    decoder_block(times=L),
+    layer_norm("final_norm", match="layer_norm"),
+)
+
+# symbol ↔ GPT2Backbone argument ↔ GPT2Config key. n_inner absent or null is 4·n_embd in
+# transformers; KerasHub has no default for intermediate_dim.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS_N_LAYER,
+        HEADS_N_HEAD,
+        Field("d_e", keras="hidden_dim", hf="n_embd"),
+        Field("d_f", keras="intermediate_dim", hf="n_inner", hf_default=4 * d_e),
+        Field("n", keras="max_sequence_length", hf="n_positions", keras_default=1024),
+    ),
+    model_type="gpt2",
+    hf_classes={"GPT2Model": "gpt2", "GPT2LMHeadModel": "gpt2_causal_lm"},
+    keras_classes={"GPT2Backbone": "gpt2"},
+    hf_constants={"tie_word_embeddings": True, "add_cross_attention": False},
+    requires=(
+        Require("tie_word_embeddings", (True,), "GPT-2's LM head is the token embedding (tied)",
+                classes=("GPT2LMHeadModel",)),
+        Require("add_cross_attention", (False,), "GPT-2 here is a decoder without cross-attention"),
+    ),
+    free=frozenset({
+        "activation_function", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
+        "summary_use_proj", "summary_activation", "summary_proj_to_labels",
+        "summary_first_dropout", "layer_norm_epsilon", "n_ctx", "scale_attn_weights",
+        "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "dropout",
+    }),
+)
+
+# GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
+# query, key and value fused in c_attn along its last axis, q | k | v.
+TRANSFORMERS = Transformers(constraints=(WHOLE_HEADS,), weights={
+    "embeddings.token": "wte",
+    "embeddings.position": "wpe",
+    "blocks": r"h/\d+",
+    "blocks.self_attention": "attn",
+    "blocks.self_attention.query": ("c_attn", (0, 3)),
+    "blocks.self_attention.key": ("c_attn", (1, 3)),
+    "blocks.self_attention.value": ("c_attn", (2, 3)),
+    "blocks.self_attention.output": "c_proj",
+    "blocks.norm_1": "ln_1",
+    "blocks.ffn": "mlp",
+    "blocks.ffn.up": "c_fc",
+    "blocks.ffn.down": "c_proj",
+    "blocks.norm_2": "ln_2",
+    "final_norm": "ln_f",
+})
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+_architecture = partial(
+    Architecture,
+    required=(v, n, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    presets=("gpt2", "gpt3"),
+    family="keras_hub",
+    examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},
+    mapping=MAPPING,
+)
+
+register(_architecture(
+    id="gpt2",
+    title="GPT-2 backbone (keras_hub.models.GPT2Backbone)",
+    source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_backbone.py",
+    formula=group("gpt2", *_BACKBONE),
+    reference="reference_models.gpt2:backbone",
+    counting="trainable weights of the backbone: embeddings, L pre-LN decoder blocks, final norm; "
+             "no LM head",
+    keras_hub_metadata=True,
+    transformers=TRANSFORMERS,
+))
+
+register(_architecture(
+    id="gpt2_causal_lm",
+    title="GPT-2 causal LM (keras_hub.models.GPT2CausalLM): backbone + tied LM head",
+    source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_causal_lm.py",
+    formula=group(
+        "gpt2_causal_lm",
+        *_BACKBONE,
+        zero("head", "tied: the output projection is the token embedding, transposed (counted once)",
+             kind="head"),
+    ),
+    reference="reference_models.gpt2:causal_lm",
+    counting="trainable weights of backbone and LM head; the head is the token embedding reused "
+             "(tied), counted once",
+    # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
+    transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
+                              constraints=TRANSFORMERS.constraints),
+))

@@ -1,0 +1,131 @@
+"""GPT-NeoX (Black et al. 2022) as KerasHub builds it: keras_hub.models.GPTNeoXBackbone.
+
+Token embedding only (rotary positions on a fraction of each head, no learned positions), L
+blocks with *parallel* attention and feed-forward (x + attn(LN₁(x)) + ffn(LN₂(x)): two norms, as
+in the sequential block, so the count is the same), a fused query-key-value projection with
+biases, and a final layer norm.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense, embedding, feed_forward, layer_norm
+from paramcount.components.decoders import fused_qkv
+from paramcount.components.modern import rotary_positions
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("gpt_neo_x",)  # the ids this folder registers
+
+
+# symbol ↔ GPTNeoXBackbone argument ↔ GPTNeoXConfig key. The rotary fraction, its base, the
+# parallel residual and the context length hold no weights.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        FFN,
+    ),
+    model_type="gpt_neox",
+    # Published GPT-NeoX configs (Pythia, GPT-NeoX-20B) name GPTNeoXForCausalLM: the backbone
+    # plus the untied head declared as a delta below. A GPTNeoXModel config is not read (it
+    # would need the same formula without that delta).
+    hf_classes={"GPTNeoXForCausalLM": "gpt_neo_x"},
+    keras_classes={"GPTNeoXBackbone": "gpt_neo_x"},
+    hf_constants={"attention_bias": True, "tie_word_embeddings": False},
+    requires=(
+        Require("attention_bias", (True,), "KerasHub's GPT-NeoX projections all have biases"),
+        Require("tie_word_embeddings", (False,),
+                "the transformers delta is EleutherAI's untied output head (every published "
+                "GPT-NeoX checkpoint); a tied one is not formulated"),
+    ),
+    free=frozenset({
+        "hidden_act", "attention_dropout", "hidden_dropout", "classifier_dropout",
+        "max_position_embeddings", "layer_norm_eps", "use_parallel_residual", "rope_parameters",
+        "rotary_pct", "rotary_emb_base", "rope_scaling", "rope_theta", "is_decoder",
+        "partial_rotary_factor", "dropout", "rotary_percentage", "rotary_max_wavelength",
+        "layer_norm_epsilon", "max_sequence_length", "attention_probs_dropout_prob",
+        "hidden_dropout_prob",
+    }),
+)
+
+# GPTNeoXForCausalLM's names (under ``gpt_neox.``). Its fused query_key_value is claimed whole by
+# the fused leaf, as KerasHub's is. The head is EleutherAI's embed_out, lm_head in transformers.
+TRANSFORMERS = Transformers(
+    weights={
+        "embeddings.token": "gpt_neox/embed_in",
+        "blocks": r"gpt_neox/layers/\d+",
+        "blocks.attention": "attention",
+        "blocks.attention.query_key_value": "query_key_value",
+        "blocks.attention.output": "dense",
+        "blocks.norm_1": "input_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.up": "dense_h_to_4h",
+        "blocks.ffn.down": "dense_4h_to_h",
+        "blocks.norm_2": "post_attention_layernorm",
+        "final_norm": "gpt_neox/final_layer_norm",
+        "head": "lm_head",
+    },
+    deltas=(Delta(
+        "head",
+        leaf("head", d_e * v, note="transformers: GPTNeoXForCausalLM's untied output head "
+                                   "(EleutherAI's embed_out), d_e × v, no bias", kind="head"),
+        "GPTNeoXForCausalLM keeps an untied output head; KerasHub's GPTNeoXBackbone has none "
+        "and its GPTNeoXCausalLM reuses the token embedding"),),
+)
+
+register(Architecture(
+    id="gpt_neo_x",
+    title="GPT-NeoX backbone (keras_hub.models.GPTNeoXBackbone): parallel attention + MLP, "
+          "fused QKV, partial rotary",
+    source="Black et al. 2022, 'GPT-NeoX-20B'; keras_hub/src/models/gpt_neo_x/"
+           "gpt_neo_x_{backbone,decoder,attention}.py",
+    formula=group(
+        "gpt_neo_x",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            rotary_positions(),
+        ),
+        group(
+            "blocks",
+            group(
+                "attention",
+                fused_qkv(),
+                dense("output", d_e, d_e, match="attention_output"),
+                match="self_attention",
+                kind="attention",
+            ),
+            layer_norm("norm_1", match="self_attention_layer_norm"),
+            feed_forward(),
+            layer_norm("norm_2", match="feedforward_layer_norm"),
+            times=L,
+            match=r"transformer_layer_\d+",
+            note="parallel residual: attention and feed-forward both read the block input, "
+                 "each through its own layer norm",
+        ),
+        layer_norm("final_norm", match="layer_norm"),
+    ),
+    required=(v, d_e, M, d_f, L),
+    fixed={d_k: d_e / M},
+    constraints=(Divisible(d_e, M),),
+    reference=Named("reference_models.table:backbone", ("gpt_neo_x",)),
+    counting="trainable weights of the backbone: token embedding, L parallel blocks, final norm; "
+             "no LM head (KerasHub's GPTNeoXCausalLM ties it to the token embedding, whereas "
+             "EleutherAI's checkpoints keep an untied embed_out of v·d_e more)",
+    presets="gpt_neo_x",
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+    },
+))

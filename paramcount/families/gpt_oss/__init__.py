@@ -1,0 +1,142 @@
+"""GPT-OSS (OpenAI 2025) as KerasHub builds it: keras_hub.models.GptOssBackbone.
+
+Token embedding and an untied output projection (both in the backbone), L pre-norm blocks of
+grouped-query attention with biases on all four projections, a free head width d_k
+(64·64 = 4096 ≠ d_e = 2880) and one learned attention-sink logit per query head, then a
+mixture-of-experts feed-forward: a router (dense with bias, d_e → E) and E SwiGLU experts whose
+gate and up projections are fused (d_e → 2·d_f, with bias) before the down projection (with
+bias). Each token uses the top k experts, so the active count per token has k experts where the
+total has E. Alternate layers attend in a sliding window (no weights); RMS norms, scale only.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense, embedding
+from paramcount.components.llama_like import hf_decoder_names
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, LOCAL_EXPERTS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+
+IDS = ("gpt_oss",)  # the ids this folder registers
+
+
+_expert = group(
+    "expert",
+    leaf("gate_up", d_e * 2 * d_f + 2 * d_f, match="gate_up_proj|gate_up_proj_bias",
+         note="gate and up projections fused: d_e → 2·d_f, with bias"),
+    leaf("down", d_f * d_e + d_e, match="down_proj|down_proj_bias",
+         note="down projection d_f → d_e, with bias"),
+    match="experts",
+)
+
+# symbol ↔ GptOssBackbone argument ↔ GptOssConfig key. GptOssConfig's head_dim is 64 when
+# absent (d_e/M only when null), so it is read, never defaulted, from a transformers config;
+# KerasHub's head_dim=None is d_e/M.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        Field("d_k", keras="head_dim", hf="head_dim", keras_default=d_e / M),
+        LOCAL_EXPERTS,
+        Field("k", keras="top_k", hf="num_experts_per_tok", keras_default=2),
+    ),
+    model_type="gpt_oss",
+    hf_classes={"GptOssForCausalLM": "gpt_oss"},
+    keras_classes={"GptOssBackbone": "gpt_oss"},
+    hf_constants={"tie_word_embeddings": False, "attention_bias": True},
+    requires=(
+        Require("tie_word_embeddings", (False,),
+                "KerasHub's GptOssBackbone always keeps an untied LM head"),
+        Require("attention_bias", (True,),
+                "KerasHub's GPT-OSS attention always has biases on all four projections"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
+        "rope_scaling", "sliding_window", "layer_types", "attention_dropout",
+        "output_router_logits", "router_aux_loss_coef", "swiglu_alpha", "swiglu_limit",
+        "experts_per_token", "initial_context_length", "rope_max_wavelength",
+        "rope_scaling_factor", "layer_norm_epsilon", "dropout",
+    }),
+)
+
+# GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
+# down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
+TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
+    **hf_decoder_names(ffn=False),
+    "blocks.attention.sinks": "sinks",
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "router",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj|gate_up_proj_bias",
+    "blocks.moe.experts.expert.down": "down_proj|down_proj_bias",
+    "head": "lm_head",
+})
+
+register(Architecture(
+    id="gpt_oss",
+    title="GPT-OSS backbone (keras_hub.models.GptOssBackbone): MoE with top-k routing, "
+          "attention sinks, untied head",
+    source="OpenAI 2025, 'gpt-oss-120b & gpt-oss-20b Model Card'; "
+           "keras_hub/src/models/gpt_oss/gpt_oss_{backbone,decoder,attention,layer_norm}.py",
+    formula=group(
+        "gpt_oss",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding/embeddings"),
+            rotary_positions(),
+        ),
+        group(
+            "blocks",
+            rms_norm("norm_1", match="input_layernorm"),
+            group(
+                "attention",
+                dense("query", d_e, M * d_k, match="query"),
+                dense("key", d_e, M_kv * d_k, match="key"),
+                dense("value", d_e, M_kv * d_k, match="value"),
+                dense("output", M * d_k, d_e, match="attention_output"),
+                leaf("sinks", M, match="sinks",
+                     note="one learned attention-sink logit per query head"),
+                match="self_attention",
+                kind="attention",
+            ),
+            rms_norm("norm_2", match="post_attention_layernorm"),
+            mixture_of_experts(
+                "moe",
+                expert=_expert,
+                router=dense("router", d_e, E, match="router_dense"),
+                match="sparse_moe_block",
+            ),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+        rms_norm("final_norm", match="sequence_output_layernorm"),
+        embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
+                  note="untied output projection d_e × v, held by the backbone's embedding layer"),
+    ),
+    required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
+    constraints=(
+        Divisible(M, M_kv),
+        Relation(k_act, "<=", E, reason="a token is routed to at most all E experts"),
+    ),
+    reference="reference_models.gpt_oss:backbone",
+    counting="trainable weights of the backbone, untied LM head included; the active count per "
+             "token has the k routed experts of each layer in place of all E",
+    presets="gpt_oss",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=24, E=3, k=2, L=2),
+        "odd_sizes": dict(v=97, d_e=45, M=5, M_kv=1, d_k=7, d_f=13, E=5, k=1, L=3),
+    },
+))

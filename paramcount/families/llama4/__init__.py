@@ -1,0 +1,169 @@
+"""Llama 4's language model (Meta 2025, "The Llama 4 herd"), as transformers builds it:
+Llama4ForCausalLM (model_type ``llama4_text``). KerasHub has no Llama 4, so transformers is the
+reference (as for Falcon-7B/40B and DeepSeek).
+
+L pre-norm blocks of grouped-query attention (M query and M_kv key/value heads of width d_k, no
+biases) and a feed-forward. The feed-forward is a mixture of experts in L_moe blocks (every
+``interleave_moe_layer_step``-th: all of Scout's 48, half of Maverick's): a bias-free router
+d_e → E, E routed SwiGLU experts of width d_fe (k per token, stacked as ``gate_up_proj`` and
+``down_proj``) and one shared SwiGLU expert of width d_fe beside them that every token uses; a
+dense SwiGLU of width d_f (``intermediate_size_mlp``) in the other L_dense blocks.
+
+Two mechanisms cost nothing, kept as zero terms so the breakdown says so: every fourth block
+(``no_rope_layer_interval``) attends without rotary positions (NoPE), and the others L2-normalise
+queries and keys (``use_qk_norm``) with no learned scale. Token embedding, final RMS norm and an
+untied LM head.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense, embedding
+from paramcount.components.latent import swiglu_hf
+from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.components.stacks import INTERLEAVED_MOE, L_moe
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN_AS_FFN,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
+from paramcount.weights import Named
+
+IDS = ("llama4_text",)  # the ids this folder registers
+
+
+_attention = group(
+    "attention",
+    dense("query", d_e, M * d_k, bias=0, match="q_proj"),
+    dense("key", d_e, M_kv * d_k, bias=0, match="k_proj"),
+    dense("value", d_e, M_kv * d_k, bias=0, match="v_proj"),
+    dense("output", M * d_k, d_e, bias=0, match="o_proj"),
+    zero("qk_norm", "L2 normalisation of queries and keys in the RoPE blocks (use_qk_norm): no "
+                    "learned scale", kind="norm"),
+    zero("nope", "every no_rope_layer_interval-th block attends without rotary positions "
+                 "(NoPE): the same weights, no rotation", kind="position"),
+    match="self_attn",
+    kind="attention",
+)
+
+_expert = group(
+    "expert",
+    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
+         note="gate and up projections stored as one d_e × 2·d_fe tensor"),
+    dense("down", d_fe, d_e, bias=0, match="down_proj"),
+    match="experts",
+)
+_moe = mixture_of_experts(
+    "moe",
+    experts=E,
+    top_k=k_act,
+    expert=_expert,
+    router=dense("router", d_e, E, bias=0, match="router"),
+    shared=swiglu_hf("shared", d_fe, match="shared_expert"),
+    match="feed_forward",
+)
+
+FORMULA = group(
+    "llama4_text",
+    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    INTERLEAVED_MOE.stack(
+        "blocks",
+        common=(rms_norm("attention_norm", match="input_layernorm"), _attention,
+                rms_norm("ffn_norm", match="post_attention_layernorm")),
+        per_kind={"moe": (_moe,),
+                  "dense": (swiglu_hf("dense_ffn", d_f,
+                                      match=r"feed_forward(?=/(?:gate|up|down)_proj)"),)},
+        match=r"model/layers/\d+",
+        note="L blocks: attention in each; routed + shared experts in L_moe of them, a dense "
+             "SwiGLU in the other L_dense",
+    ),
+    rms_norm("final_norm", match="model/norm"),
+    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+         note="untied output projection (none when tied)"),
+)
+
+
+def _moe_layers(hp):
+    """Which blocks are sparse, as transformers takes it: the last L_moe (which ones changes no
+    count)."""
+    return list(range(hp["L"] - hp["L_moe"], hp["L"]))
+
+
+# symbol ↔ Llama4TextConfig key (no KerasHub argument: KerasHub cannot build it). L_moe is read
+# by the rule Llama4TextConfig applies (moe_layers, else every interleave_moe_layer_step-th).
+MAPPING = Table(
+    fields=(
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_HEAD_DIM_OR_SPLIT,
+        HF_WIDTH,
+        HF_EXPERT_FFN_AS_FFN,
+        Field("d_f", hf="intermediate_size_mlp"),
+        HF_LOCAL_EXPERTS,
+        HF_TOP_K,
+        HF_TIED_NO,
+        Field("L_moe", stack=INTERLEAVED_MOE, options={
+            "interleave_moe_layer_step": "interleave_moe_layer_step",
+            "moe_layers": "moe_layers"}),
+    ),
+    model_type="llama4_text",
+    hf_classes={"Llama4ForCausalLM": "llama4_text"},
+    hf_constants={"attention_bias": False, "interleave_moe_layer_step": 1,
+                  "moe_layers": _moe_layers},
+    requires=(Require("attention_bias", (False,), "Llama 4's attention has no biases"),),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+        "rope_parameters", "attention_dropout", "output_router_logits", "router_aux_loss_coef",
+        "router_jitter_noise", "no_rope_layers", "no_rope_layer_interval", "use_qk_norm",
+        "attention_chunk_size", "layer_types", "attn_temperature_tuning", "floor_scale",
+        "attn_scale", "for_llm_compressor", "cache_implementation", "pretraining_tp",
+    }),
+)
+
+register(Architecture(
+    id="llama4_text",
+    title="Llama 4 language model (transformers Llama4ForCausalLM): routed + shared experts "
+          "interleaved with dense blocks, NoPE blocks, QK L2 norm",
+    source="Meta 2025 (The Llama 4 herd: Scout 17B-16E, Maverick 17B-128E); "
+           "transformers/models/llama4/modeling_llama4.py",
+    formula=FORMULA,
+    required=(v, d_e, M, M_kv, d_k, d_f, d_fe, L, E),
+    optional={k_act: 1, tied: 0, L_moe: L},
+    fixed=INTERLEAVED_MOE.fixed(),
+    # transformers' validation is this model's own constraint (only transformers builds it):
+    # an even rotary width
+    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *INTERLEAVED_MOE.constraints()),
+    reference=Named("reference_models.hf:weights", ("llama4_text",)),
+    counting="trainable parameters of the text model (Llama4ForCausalLM; the vision encoder and "
+             "its projector are not counted): token embedding, L blocks (router, E routed and "
+             "one shared expert in L_moe of them, a dense SwiGLU in the rest), final RMS norm, "
+             "untied LM head; active parameters count k of the E routed experts",
+    presets="llama4_text",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=Transformers(weights=own_weights(FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, d_fe=12, L=3, E=5, k=1),
+        "tiny_interleaved_tied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=6, d_f=20, d_fe=10, L=4,
+                                      E=4, k=2, L_moe=2, tied=1),
+        "tiny_all_dense": dict(v=13, d_e=8, M=2, M_kv=1, d_k=4, d_f=6, d_fe=3, L=2, E=3,
+                               L_moe=0),
+    },
+))

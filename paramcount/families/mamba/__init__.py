@@ -1,0 +1,155 @@
+"""Mamba and Mamba-2 language models (Gu & Dao 2023, "Mamba: Linear-Time Sequence Modeling with
+Selective State Spaces"; Dao & Gu 2024, "Transformers are SSMs"), as transformers builds them:
+MambaForCausalLM and Mamba2ForCausalLM. KerasHub has no Mamba, so transformers is the reference.
+
+No attention and no feed-forward: L residual blocks, each an RMS norm and a state-space mixer
+(:mod:`paramcount.components.ssm`), then a final RMS norm. The token embedding is tied to the LM
+head in the Mamba checkpoints (tied = 1), untied in Mamba-Codestral.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import sympy
+
+from paramcount.components.basic import embedding
+from paramcount.components.modern import rms_norm
+from paramcount.components.ssm import mamba2_mixer, mamba_mixer
+from paramcount.families._lineages import HF_LAYERS, HF_TIED_NO, HF_TIED_YES, HF_VOCAB, HF_WIDTH
+from paramcount.formula import Term, group, leaf
+from paramcount.frameworks import Transformers, own_weights
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    G_ssm,
+    H_ssm,
+    K_conv,
+    L,
+    b_conv,
+    b_proj,
+    d_e,
+    d_ssm,
+    d_state,
+    r_dt,
+    tied,
+    v,
+    x_in,
+)
+from paramcount.weights import Named
+
+IDS = ("mamba", "mamba2")  # the ids this folder registers
+
+
+def _tree(name: str, mixer: Term) -> Term:
+    return group(
+        name,
+        embedding("token", v, match="backbone/embeddings"),
+        group("blocks", rms_norm("norm", match=r"\d+/norm"), mixer, times=L,
+              match=r"backbone/layers/\d+"),
+        rms_norm("final_norm", match="backbone/norm_f"),
+        leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+             note="output projection: none when tied to the token embedding (the Mamba "
+                  "checkpoints)"),
+    )
+
+
+def _auto_rank(config: Mapping) -> Mapping:
+    """time_step_rank "auto" is ⌈d_e / 16⌉, as MambaConfig resolves it."""
+    c = dict(config)
+    if c.get("time_step_rank") == "auto" and isinstance(c.get("hidden_size"), int):
+        c["time_step_rank"] = math.ceil(c["hidden_size"] / 16)
+    return c
+
+
+_COMMON = (
+    HF_VOCAB,
+    HF_LAYERS,
+    HF_WIDTH,
+    Field("x_in", hf="expand"),
+    Field("d_state", hf="state_size"),
+    Field("K_conv", hf="conv_kernel"),
+    Field("b_conv", hf="use_conv_bias", flag=True, hf_default=1),
+    Field("b_proj", hf="use_bias", flag=True, hf_default=0),
+)
+# intermediate_size: written by the conversion scripts, recomputed as expand·hidden_size by
+# MambaConfig (never read); the rest change no count
+_FREE = frozenset({
+    "hidden_act", "layer_norm_epsilon", "residual_in_fp32", "time_step_scale", "time_step_min",
+    "time_step_max", "time_step_init_scheme", "time_step_floor", "time_step_limit",
+    "rescale_prenorm_residual", "use_mambapy", "use_associative_scan", "intermediate_size",
+    "n_layer", "fused_add_norm", "rms_norm", "pad_vocab_size_multiple", "chunk_size",
+    "norm_before_gate",
+})
+_TIED = "the token embedding doubles as the LM head (counted once)"
+
+MAMBA_FORMULA = _tree("mamba", mamba_mixer())
+register(Architecture(
+    id="mamba",
+    title="Mamba (transformers MambaForCausalLM): selective state-space blocks, no attention",
+    source="Gu & Dao 2023 (Mamba), section 3 and table 12; "
+           "transformers/models/mamba/modeling_mamba.py",
+    formula=MAMBA_FORMULA,
+    required=(v, d_e, L),
+    # r_dt: ⌈d_e/16⌉ (time_step_rank "auto"), written as a floor
+    optional={x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16), b_conv: 1,
+              b_proj: 0, tied: 1},
+    constraints=(),
+    reference=Named("reference_models.hf:weights", ("mamba",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
+             "selective-scan mixer), final RMS norm, and the LM head unless tied ("
+             + _TIED + ")",
+    presets="mamba",
+    family="transformers",
+    mapping=Table(
+        fields=(*_COMMON, Field("r_dt", hf="time_step_rank"),
+                HF_TIED_YES),
+        model_type="mamba",
+        hf_classes={"MambaForCausalLM": "mamba"},
+        free=_FREE,
+        hf_normalize=_auto_rank,
+    ),
+    transformers=Transformers(weights=own_weights(MAMBA_FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, L=2, x_in=2, d_state=4, K_conv=4, r_dt=3),
+        "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=3, d_state=5, K_conv=3, r_dt=2,
+                                   b_conv=0, b_proj=1, tied=0),
+    },
+))
+
+MAMBA2_FORMULA = _tree("mamba2", mamba2_mixer())
+register(Architecture(
+    id="mamba2",
+    title="Mamba-2 (transformers Mamba2ForCausalLM): SSD state-space blocks, no attention",
+    source="Dao & Gu 2024 (Transformers are SSMs: Mamba-2), section 7; "
+           "transformers/models/mamba2/modeling_mamba2.py",
+    formula=MAMBA2_FORMULA,
+    required=(v, d_e, L, H_ssm),
+    optional={x_in: 2, d_state: 128, K_conv: 4, G_ssm: 1, b_conv: 1, b_proj: 0, tied: 1},
+    fixed={d_ssm: x_in * d_e / H_ssm},
+    # transformers' validation: expand·hidden_size = num_heads·head_dim
+    constraints=(Divisible(x_in * d_e, H_ssm),),
+    reference=Named("reference_models.hf:weights", ("mamba2",)),
+    counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
+             "SSD mixer), final RMS norm, and the LM head unless tied (" + _TIED + ")",
+    presets="mamba2",
+    family="transformers",
+    mapping=Table(
+        fields=(*_COMMON, Field("H_ssm", hf="num_heads"), Field("d_ssm", hf="head_dim"),
+                Field("G_ssm", hf="n_groups"),
+                HF_TIED_NO),
+        model_type="mamba2",
+        hf_classes={"Mamba2ForCausalLM": "mamba2"},
+        free=_FREE | {"time_step_rank"},
+    ),
+    transformers=Transformers(weights=own_weights(MAMBA2_FORMULA)),
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, L=2, H_ssm=8, d_state=4, G_ssm=2, K_conv=4),
+        "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=2, H_ssm=6, d_state=5, G_ssm=1,
+                                   K_conv=3, b_conv=0, b_proj=1, tied=0),
+    },
+))

@@ -1,0 +1,111 @@
+"""OPT (Zhang et al. 2022) as KerasHub builds it: keras_hub.models.OPTBackbone.
+
+Token and learned position embeddings (``TokenAndPositionEmbedding``), L pre-LN
+``TransformerDecoder`` blocks (biases on every projection, ReLU feed-forward) and a final layer
+norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fairseq's offset).
+"""
+
+from __future__ import annotations
+
+from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+from paramcount.weights import Named
+
+IDS = ("opt",)  # the ids this folder registers
+
+
+# symbol ↔ OPTBackbone argument ↔ OPTConfig key. word_embed_proj_dim is d_e as well: where it
+# differs (OPT-350m) HF adds project_in / project_out, which the formula does not have.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        HEADS,
+        WIDTH,
+        Field("d_e", hf="word_embed_proj_dim"),
+        Field("d_f", keras="intermediate_dim", hf="ffn_dim"),
+        Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=2048),
+    ),
+    model_type="opt",
+    # OPTForCausalLM's lm_head is embed_tokens itself (tie_word_embeddings, required true), so
+    # its configs count as the backbone.
+    hf_classes={"OPTModel": "opt", "OPTForCausalLM": "opt"},
+    keras_classes={"OPTBackbone": "opt"},
+    hf_constants={"tie_word_embeddings": True, "do_layer_norm_before": True, "enable_bias": True,
+                  "layer_norm_elementwise_affine": True, "_remove_final_layer_norm": False},
+    requires=(
+        Require("do_layer_norm_before", (True,),
+                "post-LN OPT (OPT-350m) has no final layer norm in transformers"),
+        Require("_remove_final_layer_norm", (False,), "the formula has a final layer norm"),
+        Require("tie_word_embeddings", (True,), "OPTForCausalLM's head counts only when tied",
+                classes=("OPTForCausalLM",)),
+        Require("enable_bias", (True,), "the formula has biases on every projection"),
+        Require("layer_norm_elementwise_affine", (True,), "the formula's layer norms are affine"),
+    ),
+    free=frozenset({
+        "activation_function", "dropout", "attention_dropout", "activation_dropout",
+        "layerdrop", "init_std", "scale_embedding", "prefix",
+    }),
+)
+
+register(Architecture(
+    id="opt",
+    title="OPT backbone (keras_hub.models.OPTBackbone)",
+    source="Zhang et al. 2022, 'OPT: Open Pre-trained Transformer Language Models'; "
+           "keras_hub/src/models/opt/opt_backbone.py",
+    formula=group(
+        "opt",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            position_embedding(n),
+            match="embeddings",
+        ),
+        decoder_block(times=L),
+        layer_norm("final_norm", match="layer_norm"),
+    ),
+    required=(v, n, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    reference=Named("reference_models.table:backbone", ("opt",)),
+    counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
+             "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",
+    presets="opt",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=Transformers(
+        constraints=(WHOLE_HEADS,),
+        weights={
+            "embeddings.token": "embed_tokens",
+            "embeddings.position": "embed_positions",
+            "blocks": r"layers/\d+",
+            "blocks.self_attention": "self_attn",
+            "blocks.self_attention.query": "q_proj",
+            "blocks.self_attention.key": "k_proj",
+            "blocks.self_attention.value": "v_proj",
+            "blocks.self_attention.output": "out_proj",
+            "blocks.norm_1": "self_attn_layer_norm",
+            "blocks.ffn.up": "fc1",
+            "blocks.ffn.down": "fc2",
+            "blocks.norm_2": r"\d+/final_layer_norm",
+            "final_norm": "decoder/final_layer_norm",
+        },
+        deltas=(Delta(
+            "embeddings.position",
+            embedding("position", n + 2, kind="position",
+                      note="learned absolute positions, n + 2 rows (fairseq's offset of 2, kept "
+                           "by OPTLearnedPositionalEmbedding)"),
+            "transformers' OPTLearnedPositionalEmbedding keeps fairseq's 2 extra position rows"),),
+    ),
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+    },
+))

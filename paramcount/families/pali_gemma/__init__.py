@@ -1,0 +1,222 @@
+"""PaliGemma and PaliGemma 2 (Beyer et al. 2024; Steiner et al. 2024) as KerasHub builds them:
+keras_hub.models.PaliGemmaBackbone.
+
+A SigLIP image encoder (the So400m shape in every released size) turns an H × H image into
+(H/P)² patch vectors of d_vis; one dense layer with bias (KerasHub's ``image_classifier``, the
+"linear projection" of the paper) maps each to a d_e-wide token, and the image tokens are put
+before the text tokens (no weights) into a Gemma decoder: Gemma 2B for PaliGemma, Gemma 2
+2B / 9B / 27B for PaliGemma 2 (``post_norm = 1``: norms after attention and feed-forward). The
+decoder's blocks are GemmaDecoderBlock's (prefix-LM masking holds no weights), so the text side is
+``gemma``'s formula, with d_f the width of each of the gate and up projections.
+
+KerasHub's ViT can also pool the patches (``vit_pooling="map"``: a learned probe and attention),
+but no preset uses it, and in KerasHub 0.32 it does not build (``MultiHeadAttentionPooling``
+passes a DTypePolicy where ``add_weight`` wants a dtype: TypeError), so only the unpooled encoder
+is formulated.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import dense
+from paramcount.components.decoders import post_norm, post_norms
+from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.components.modern import rms_norm
+from paramcount.components.vision import (
+    VISION_CONSTRAINTS,
+    H,
+    L_vis,
+    M_vis,
+    P,
+    d_fvis,
+    d_vis,
+    vision_encoder,
+)
+from paramcount.families._lineages import HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
+from paramcount.families.gemma import gemma_decoder
+from paramcount.formula import group, zero
+from paramcount.frameworks import Always, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("pali_gemma",)  # the ids this folder registers
+
+
+_post_attention, _post_ffw = post_norms(post_norm)
+
+
+def _gemma2(on, off):
+    return lambda hp: on if hp["post_norm"] else off
+
+
+# symbol ↔ PaliGemmaBackbone argument ↔ PaliGemmaConfig key (nested: text_config is Gemma's,
+# vision_config SigLIP's). Where a sub-config key is absent, transformers takes its class
+# default: Gemma's head_dim 256, SigLIP's image_size 224 (the published configs rely on both).
+_FIELDS = (
+    Field("v", keras="vocabulary_size", hf="text_config.vocab_size"),
+    HF_VOCAB,
+    Field("L", keras="num_layers", hf="text_config.num_hidden_layers"),
+    Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
+    Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
+    Field("d_e", keras="hidden_dim", hf="text_config.hidden_size"),
+    Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
+    Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
+    Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
+    IMAGE_SIZE_224,
+    Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
+    Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
+    Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
+    Field("L_vis", keras="vit_num_layers", hf="vision_config.num_hidden_layers"),
+    Field("d_fvis", keras="vit_intermediate_dim", hf="vision_config.intermediate_size"),
+    # one symbol for both KerasHub switches (they must agree): see the post_norm split
+    Field("post_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
+    Field("post_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),
+)
+_HF_CONSTANTS = {"tie_word_embeddings": True, "text_config.model_type": "gemma",
+                 "text_config.attention_bias": False,
+                 "vision_config.model_type": "siglip_vision_model",
+                 "vision_config.vision_use_head": False}
+_REQUIRES = (
+    Require("tie_word_embeddings", (True,), "PaliGemma's head is the token embedding"),
+    Require("text_config.attention_bias", (False,), "KerasHub's Gemma attention has no "
+            "biases"),
+    Require("vision_config.vision_use_head", (False,), "KerasHub's PaliGemma ViT is "
+            "formulated unpooled (no MAP head)"),
+    Require("vit_pooling", (None,), "KerasHub's PaliGemma ViT is formulated unpooled",
+            framework="keras"),
+)
+_FREE = frozenset({
+    # the language model is a GemmaModel (no head of its own); SigLIP has no vocabulary
+    "text_config.tie_word_embeddings", "vision_config.vocab_size",
+    "hidden_size", "image_token_index", "ignore_index", "text_config.num_image_tokens",
+    "vision_config.num_image_tokens", "vision_config.projection_dim",
+    "vision_config.projector_hidden_act", "text_config.hidden_act",
+    "text_config.hidden_activation", "text_config.rms_norm_eps",
+    "text_config.max_position_embeddings", "text_config.rope_theta",
+    "text_config.rope_parameters", "text_config.attention_dropout",
+    "text_config.use_bidirectional_attention", "text_config.is_encoder_decoder",
+    "vision_config.layer_norm_eps", "vision_config.hidden_act",
+    "vision_config.attention_dropout", "vision_config.num_channels",
+    "vit_classifier_activation", "vit_name", "query_head_dim_normalize",
+    "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
+    "sliding_window_size", "layer_norm_epsilon", "dropout",
+})
+MAPPING = Table(
+    fields=_FIELDS,
+    model_type="paligemma",
+    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
+    keras_classes={"PaliGemmaBackbone": "pali_gemma"},
+    hf_constants=_HF_CONSTANTS,
+    keras_constants={
+        "vit_pooling": None,
+        "final_logit_soft_cap": _gemma2(30.0, None),
+        "attention_logit_soft_cap": _gemma2(50.0, None),
+        "use_sliding_window_attention": _gemma2(True, False),
+    },
+    requires=(
+        Require("text_config.model_type", ("gemma",), "PaliGemma (1)'s decoder is Gemma's "
+                "(PaliGemma 2's, gemma2, is read by its own table)"),
+        *_REQUIRES,
+    ),
+    free=_FREE,
+)
+
+# symbol ↔ PaliGemmaConfig key for PaliGemma 2 (the second transformers class below): the
+# text_config is a Gemma2Config (model_type gemma2), whose decoder always has both post norms
+# (post_norm is 1: no key switches it) and whose absent num_key_value_heads is 4. Its soft caps,
+# query_pre_attn_scalar and sliding windows hold no weights; the published configs keep a
+# top-level num_hidden_layers, which PaliGemmaConfig does not read.
+PALI_GEMMA2 = Table(
+    fields=(*(f for f in _FIELDS if f.symbol not in ("post_norm", "M_kv")),
+            Field("M_kv", hf="text_config.num_key_value_heads", hf_default=4),
+            POST_NORM_ALWAYS),
+    model_type="paligemma",
+    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
+    hf_constants={**_HF_CONSTANTS, "text_config.model_type": "gemma2"},
+    requires=(
+        Require("text_config.model_type", ("gemma2",), "PaliGemma 2's decoder is Gemma 2's"),
+        *_REQUIRES,
+    ),
+    free=_FREE | {"num_hidden_layers", "vision_config.num_positions",
+                  "text_config.query_pre_attn_scalar", "text_config.sliding_window",
+                  "text_config.sliding_window_size", "text_config.layer_types",
+                  "text_config.final_logit_softcapping", "text_config.attn_logit_softcapping",
+                  "text_config.cache_implementation"},
+)
+
+# PaliGemmaForConditionalGeneration: SiglipVisionTransformer (no head) as model.vision_tower, the
+# projector model.multi_modal_projector.linear, GemmaModel under model.language_model (Gemma 1's
+# norm names), lm_head tied to its embedding (listed once). PaliGemma 2 (the variant): the same
+# class over a Gemma2Model, with Gemma 2's norm names (post_attention_layernorm is after
+# attention there, pre_feedforward_layernorm before the feed-forward).
+_WEIGHTS = {
+    "vision_encoder": "vision_tower",
+    "vision_encoder.embeddings.patch": "embeddings/patch_embedding",
+    "vision_encoder.embeddings.position": "embeddings/position_embedding",
+    "vision_encoder.blocks": r"encoder/layers/\d+",
+    "vision_encoder.blocks.norm_1": "layer_norm1",
+    "vision_encoder.blocks.attention": "self_attn",
+    "vision_encoder.blocks.attention.query": "q_proj",
+    "vision_encoder.blocks.attention.key": "k_proj",
+    "vision_encoder.blocks.attention.value": "v_proj",
+    "vision_encoder.blocks.attention.output": "out_proj",
+    "vision_encoder.blocks.norm_2": "layer_norm2",
+    "vision_encoder.blocks.ffn": "mlp",
+    "vision_encoder.blocks.ffn.up": "fc1",
+    "vision_encoder.blocks.ffn.down": "fc2",
+    "vision_encoder.final_norm": "post_layernorm",
+    "image_projection": "multi_modal_projector/linear",
+    **hf_decoder_names(prefix="language_model", layers=r"language_model/layers/\d+"),
+}
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+    always=(Always(post_norm, 0, "PaliGemma (1)'s GemmaModel has no post norms"),),
+    weights=_WEIGHTS,
+    variants=(Transformers(
+        mapping=PALI_GEMMA2,
+        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
+        always=(Always(post_norm, 1, "PaliGemma 2's Gemma2Model always has both post norms"),),
+        weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
+    ),),
+)
+
+register(Architecture(
+    id="pali_gemma",
+    title="PaliGemma / PaliGemma 2 backbone (keras_hub.models.PaliGemmaBackbone): SigLIP image "
+          "encoder, linear projection, Gemma / Gemma 2 decoder",
+    source="Beyer et al. 2024, 'PaliGemma: A versatile 3B VLM for transfer', section 3; Steiner "
+           "et al. 2024, 'PaliGemma 2'; keras_hub/src/models/pali_gemma/"
+           "pali_gemma_{backbone,vit,decoder_block}.py",
+    formula=group(
+        "pali_gemma",
+        vision_encoder(),
+        dense("image_projection", d_vis, d_e, match="image_classifier", kind="projection",
+              note="the linear projection d_vis → d_e, with bias (KerasHub's image_classifier)"),
+        *gemma_decoder(_post_attention, _post_ffw,
+                       note="image tokens attend to each other and to the prefix in full, text "
+                            "causally: masks, not weights"),
+        rms_norm("final_norm", match="final_normalization"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+    ),
+    required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
+    optional={M_kv: M, post_norm: 0},
+    constraints=(Divisible(M, M_kv), *VISION_CONSTRAINTS),
+    reference=Named("reference_models.table:backbone", ("pali_gemma",)),
+    counting="trainable weights of the backbone: image encoder, its projection, token embedding "
+             "(also the tied head), L decoder blocks, final norm",
+    presets="pali_gemma",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16,
+                     M_vis=2, d_fvis=24, L_vis=2),
+        "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, H=28, P=7, d_vis=12,
+                            M_vis=3, d_fvis=20, L_vis=1, post_norm=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
+                          M_vis=5, d_fvis=11, L_vis=3),
+    },
+    family="keras_hub",
+))

@@ -1,0 +1,149 @@
+"""Qwen 3.5 dense models (Qwen Team 2026) as KerasHub builds their text backbone: Qwen3_5Backbone
+without a vision encoder.
+
+Hybrid blocks: three in four mix tokens with gated DeltaNet linear attention (Yang et al. 2025,
+"Gated Delta Networks"), the fourth with gated full attention (grouped-query, QK norm, a sigmoid
+output gate produced by the query projection, partial RoPE); every block ends in a SwiGLU
+feed-forward. RMS norms throughout, no biases. The LM head is kept in the backbone unless tied.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components.llama_like import (
+    FULL_AND_LINEAR,
+    H_lk,
+    H_lv,
+    K_conv,
+    L_full,
+    backbone,
+    d_lk,
+    d_lv,
+    hybrid_blocks,
+    swiglu,
+    tied,
+)
+from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("qwen3_5",)  # the ids this folder registers
+
+
+HYBRID_OPTIONAL = {L_full: sympy.floor(L / 4), tied: 0, H_lk: 16, H_lv: 32, d_lk: 128,
+                   d_lv: 128, K_conv: 4}
+HYBRID_CONSTRAINTS = (Divisible(M, M_kv), *FULL_AND_LINEAR.constraints())
+HYBRID_FIXED = FULL_AND_LINEAR.fixed()
+
+# The hybrid blocks' fields, shared with Qwen 3.5 MoE: symbol ↔ Qwen3_5Backbone argument ↔
+# Qwen3_5TextConfig key. layer_types is a list of per-block kinds; L_full counts the full-
+# attention ones. Absent keys take defaults both frameworks share with the formula (16, 32, 128,
+# 128, 4 and every fourth block full), except transformers' head_dim of 256.
+HYBRID_FIELDS = (
+    VOCAB,
+    LAYERS,
+    QUERY_HEADS,
+    KV_HEADS,
+    Field("d_k", keras="head_dim", hf="head_dim", hf_default=256),
+    WIDTH,
+    Field("L_full", keras="layer_types", hf="layer_types",
+          kinds=("full_attention", "linear_attention")),
+    TIED_NO,
+    Field("H_lk", keras="linear_num_key_heads", hf="linear_num_key_heads"),
+    Field("H_lv", keras="linear_num_value_heads", hf="linear_num_value_heads"),
+    Field("d_lk", keras="linear_key_head_dim", hf="linear_key_head_dim"),
+    Field("d_lv", keras="linear_value_head_dim", hf="linear_value_head_dim"),
+    Field("K_conv", keras="linear_conv_kernel_dim", hf="linear_conv_kernel_dim"),
+)
+HYBRID_REQUIRES = (
+    Require("attention_bias", (False,), "KerasHub's Qwen 3.5 attention has no biases"),
+    Require("full_attention_interval", (4,), "the blocks' kinds are read from layer_types, or "
+            "every fourth block is full attention"),
+    Require("vision_encoder", (None,), "only the text backbone is formulated (no vision "
+            "encoder)", framework="keras"),
+)
+HYBRID_FREE = frozenset({
+    "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+    "rope_parameters", "attention_dropout", "partial_rotary_factor", "mrope_section",
+    "mrope_interleaved", "rope_max_wavelength", "rope_scaling_factor", "layer_norm_epsilon",
+    "dropout", "sliding_window_size",
+})
+
+MAPPING = Table(
+    fields=(*HYBRID_FIELDS, FFN),
+    model_type="qwen3_5_text",
+    hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
+    keras_classes={"Qwen3_5Backbone": "qwen3_5"},
+    hf_constants={"attention_bias": False},
+    requires=HYBRID_REQUIRES,
+    free=HYBRID_FREE,
+)
+
+# Qwen3_5ForCausalLM's names (the text model; Qwen3_5ForConditionalGeneration adds the vision
+# encoder): gated attention in ``self_attn`` (q_proj 2·M·d_k wide: queries and their gate), gated
+# DeltaNet in ``linear_attn``, a SwiGLU ``mlp``. The RMS norms hold one weight each (1 + w).
+HYBRID_WEIGHTS = {
+    "embeddings.token": "model/embed_tokens",
+    "blocks": r"layers/\d+",
+    "blocks.mixer_norm": "input_layernorm",
+    "blocks.full_attention": "self_attn",
+    "blocks.full_attention.query": "q_proj",
+    "blocks.full_attention.key": "k_proj",
+    "blocks.full_attention.value": "v_proj",
+    "blocks.full_attention.output": "o_proj",
+    "blocks.full_attention.query_norm": "q_norm",
+    "blocks.full_attention.key_norm": "k_norm",
+    "blocks.linear_attention": "linear_attn",
+    "blocks.linear_attention.qkv": "in_proj_qkv",
+    "blocks.linear_attention.conv": "conv1d",
+    "blocks.linear_attention.z_gate": "in_proj_z",
+    "blocks.linear_attention.beta": "in_proj_b",
+    "blocks.linear_attention.decay": "in_proj_a",
+    "blocks.linear_attention.A_log": "A_log",
+    "blocks.linear_attention.dt_bias": "dt_bias",
+    "blocks.linear_attention.norm": "norm",
+    "blocks.linear_attention.output": "out_proj",
+    "blocks.ffn_norm": "post_attention_layernorm",
+    "final_norm": "model/norm",
+    "head": "lm_head",
+}
+TRANSFORMERS = Transformers(weights={
+    **HYBRID_WEIGHTS,
+    "blocks.ffn": "mlp",
+    "blocks.ffn.gate": "gate_proj",
+    "blocks.ffn.up": "up_proj",
+    "blocks.ffn.down": "down_proj",
+})
+
+register(Architecture(
+    id="qwen3_5",
+    title="Qwen 3.5 text backbone (keras_hub.models.Qwen3_5Backbone): gated DeltaNet + gated "
+          "attention hybrid, SwiGLU",
+    source="Qwen Team 2026 (Qwen3.5); Yang et al. 2025 (Gated Delta Networks); "
+           "keras_hub/src/models/qwen3_5/qwen3_5_backbone.py",
+    formula=backbone("qwen3_5", hybrid_blocks(swiglu())),
+    required=(v, d_e, M, M_kv, d_k, d_f, L),
+    optional=HYBRID_OPTIONAL,
+    fixed=HYBRID_FIXED,
+    constraints=HYBRID_CONSTRAINTS,
+    reference=Named("reference_models.table:backbone", ("qwen3_5",)),
+    counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
+             "hybrid blocks, final RMS norm and the LM head KerasHub keeps in the backbone (none "
+             "when tied); KerasHub's presets are vision-language models and are not counted here",
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=7, H_lk=2, H_lv=4, d_lk=4,
+                     d_lv=6, K_conv=4),
+        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, d_f=13, L=6, L_full=2, H_lk=1,
+                              H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
+        "tiny_all_full": dict(v=13, d_e=8, M=2, M_kv=2, d_k=4, d_f=6, L=2, L_full=2, H_lk=1,
+                              H_lv=1, d_lk=2, d_lv=2, K_conv=2, tied=0),
+    },
+))

@@ -1,0 +1,117 @@
+"""Qwen 3.5 mixture-of-experts models (Qwen Team 2026) as KerasHub builds their text backbone:
+Qwen3_5MoeBackbone without a vision encoder.
+
+Qwen 3.5's hybrid blocks (gated DeltaNet in three of four, gated full attention in the fourth)
+with every feed-forward a mixture: E routed SwiGLU experts of width d_fe (top k per token; gate
+and up stored as one (E, d_e, 2·d_fe) tensor), a bias-free router, and a shared SwiGLU expert of
+width d_fs that every token uses, scaled by a sigmoid gate d_e → 1.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
+from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.families._lineages import EXPERT_FFN, EXPERTS, TOP_K
+from paramcount.families.qwen3_5 import (
+    HYBRID_CONSTRAINTS,
+    HYBRID_FIELDS,
+    HYBRID_FIXED,
+    HYBRID_FREE,
+    HYBRID_OPTIONAL,
+    HYBRID_REQUIRES,
+    HYBRID_WEIGHTS,
+)
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Relation
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
+from paramcount.weights import Named
+
+IDS = ("qwen3_5_moe",)  # the ids this folder registers
+
+
+MOE = mixture_of_experts(
+    "moe",
+    expert=group(
+        "expert",
+        leaf("gate_up", 2 * d_e * d_fe, match="expert_feedforward_gate_dense",
+             note="gate and up projections stored as one d_e × 2·d_fe tensor"),
+        dense("down", d_fe, d_e, bias=0, match="expert_feedforward_output_dense"),
+        match="experts",
+    ),
+    router=dense("router", d_e, E, bias=0, match="router_gate"),
+    shared=group(
+        "shared",
+        swiglu("expert", d_fs, match="shared_expert"),
+        dense("gate", d_e, 1, bias=0, match="shared_expert_gate"),
+    ),
+    match="sparse_moe_block",
+)
+
+# Qwen 3.5's hybrid fields, with the mixture's: symbol ↔ Qwen3_5MoeBackbone argument ↔
+# Qwen3_5MoeTextConfig key.
+MAPPING = Table(
+    fields=(
+        *HYBRID_FIELDS,
+        EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
+        Field("d_fs", keras="shared_expert_intermediate_size",
+              hf="shared_expert_intermediate_size"),
+    ),
+    model_type="qwen3_5_moe_text",
+    hf_classes={"Qwen3_5MoeForCausalLM": "qwen3_5_moe"},
+    keras_classes={"Qwen3_5MoeBackbone": "qwen3_5_moe"},
+    hf_constants={"attention_bias": False},
+    requires=HYBRID_REQUIRES,
+    free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef",
+                        "router_aux_loss_coefficient", "norm_topk_prob"},
+)
+
+# Qwen3_5MoeForCausalLM's names: Qwen 3.5's hybrid blocks; in ``mlp`` the router ``gate``, the
+# routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e, down_proj), the shared
+# SwiGLU expert and its one-output gate.
+TRANSFORMERS = Transformers(weights={
+    **HYBRID_WEIGHTS,
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "gate",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
+    "blocks.moe.experts.expert.down": "down_proj",
+    "blocks.moe.shared.expert": "shared_expert",
+    "blocks.moe.shared.expert.gate": "gate_proj",
+    "blocks.moe.shared.expert.up": "up_proj",
+    "blocks.moe.shared.expert.down": "down_proj",
+    "blocks.moe.shared.gate": "shared_expert_gate",
+})
+
+register(Architecture(
+    id="qwen3_5_moe",
+    title="Qwen 3.5 MoE text backbone (keras_hub.models.Qwen3_5MoeBackbone): hybrid attention, "
+          "E experts + gated shared expert",
+    source="Qwen Team 2026 (Qwen3.5); keras_hub/src/models/qwen3_5_moe/qwen3_5_moe_backbone.py",
+    formula=backbone("qwen3_5_moe", hybrid_blocks(MOE)),
+    required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
+    optional=HYBRID_OPTIONAL,
+    fixed=HYBRID_FIXED,
+    constraints=(*HYBRID_CONSTRAINTS,
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    reference=Named("reference_models.table:backbone", ("qwen3_5_moe",)),
+    counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
+             "hybrid blocks each with a router, E routed experts and a gated shared expert, "
+             "final RMS norm and the LM head KerasHub keeps in the backbone (none when tied); "
+             "active parameters count k of the E routed experts",
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
+                     H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),
+        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, L=3, L_full=2, E=5, k=5,
+                              d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
+    },
+))

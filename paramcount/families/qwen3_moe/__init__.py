@@ -1,0 +1,175 @@
+"""Qwen 3 mixture-of-experts models (Qwen Team 2025, "Qwen3 Technical Report") as KerasHub builds
+them: Qwen3MoeBackbone.
+
+Qwen 3's attention (grouped-query, QK norm, no biases) and, in place of the dense feed-forward, E
+fine-grained SwiGLU experts of width d_fe with a bias-free router; each token uses k of them and,
+unlike Qwen1.5-MoE, there is no shared expert. KerasHub stores each expert's gate and up
+projections as one (E, d_e, 2·d_fe) tensor. Blocks listed in ``mlp_only_layers`` (and, with
+``decoder_sparse_step`` > 1, the blocks off the step) keep a dense SwiGLU of width d_f instead: a
+heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
+(:data:`paramcount.components.stacks.MOE_AND_DENSE`); every published model has L_moe = L.
+Unlike QwenMoeBackbone, Qwen3MoeBackbone passes each block its index.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.llama_like import (
+    BLOCK,
+    backbone,
+    d_fe,
+    gqa_attention,
+    moe_swiglu,
+    swiglu,
+    tied,
+)
+from paramcount.components.modern import k_act, rms_norm
+from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.families._lineages import (
+    EXPERT_FFN,
+    EXPERTS,
+    FFN,
+    HEAD_DIM,
+    HF_LOCAL_EXPERTS,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    TIED_NO,
+    TOP_K,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("qwen3_moe",)  # the ids this folder registers
+
+
+BLOCKS = MOE_AND_DENSE.stack(
+    "blocks",
+    common=(
+        rms_norm("attention_norm", match="self_attention_layernorm"),
+        gqa_attention(qk_norm=True),
+        rms_norm("ffn_norm", match="feedforward_layernorm"),
+    ),
+    per_kind={
+        "moe": (moe_swiglu(block=r"qwen3_sparse_moe_block(?:_\d+)?", inner=d_fe,
+                           fused_gate_up=True),),
+        "dense": (swiglu("dense_ffn", match=r"qwen3_moe_mlp(?:_\d+)?"),),
+    },
+    match=BLOCK,
+    note="L blocks: attention and norms in each, the experts in L_moe of them, a dense "
+         "feed-forward in the rest",
+)
+
+
+
+def _dense_blocks(hp):
+    """Which blocks are dense, as both frameworks take it: the first L − L_moe (which ones
+    changes no count; Qwen3MoeBackbone and Qwen3MoeDecoderLayer both give each block its index)."""
+    return list(range(hp["L"] - hp["L_moe"]))
+
+
+# symbol ↔ Qwen3MoeBackbone argument ↔ Qwen3MoeConfig key. Both references build L_moe's dense
+# blocks (mlp_only_layers written from it), but the readers do not yet turn a config's
+# mlp_only_layers / decoder_sparse_step into L_moe: a config that sets either otherwise than
+# "all blocks sparse" is refused, so L_moe read from a config is always L.
+_SPARSE_ONLY = ("every block is a mixture of experts in what a config is read as (dense blocks "
+                "among them, L_moe < L, are counted but not yet read from a config)")
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        # no default: an absent key is not M in transformers (its dataclass default is fixed)
+        KV_HEADS,
+        WIDTH,
+        # absent or null: d_e/M in both frameworks, the formula's default too
+        HEAD_DIM,
+        FFN,
+        EXPERTS,
+        # transformers 5 saves the expert count under this name too (an alias of num_experts)
+        HF_LOCAL_EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
+        TIED_NO,
+    ),
+    model_type="qwen3_moe",
+    hf_classes={"Qwen3MoeForCausalLM": "qwen3_moe"},
+    keras_classes={"Qwen3MoeBackbone": "qwen3_moe"},
+    hf_constants={"attention_bias": False, "decoder_sparse_step": 1,
+                  "mlp_only_layers": _dense_blocks},
+    keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
+    requires=(
+        Require("attention_bias", (False,), "KerasHub's Qwen3 MoE attention has no biases"),
+        Require("mlp_only_layers", ([],), _SPARSE_ONLY),
+        Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
+        Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
+        Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+        "rope_parameters", "use_sliding_window", "sliding_window", "max_window_layers",
+        "attention_dropout", "norm_topk_prob", "output_router_logits", "router_aux_loss_coef",
+        "layer_types", "rope_max_wavelength", "rope_scaling_factor", "layer_norm_epsilon",
+        "dropout", "norm_top_k_prob", "sliding_window_size", "router_aux_loss_coefficient",
+    }),
+)
+
+# Qwen3MoeForCausalLM's names: Qwen 3's attention (QK norms) and norms; in a sparse block's
+# ``mlp`` the router ``gate`` and the routed experts as two stacked tensors (gate_up_proj:
+# E × 2·d_fe × d_e, down_proj). A dense block's ``mlp`` holds gate_proj, up_proj, down_proj
+# directly (the lookahead keeps the experts' down_proj out of it).
+TRANSFORMERS = Transformers(
+    constraints=QWEN3_TRANSFORMERS.constraints,
+    weights={
+        **{p: m for p, m in QWEN3_TRANSFORMERS.weights.items()
+           if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
+        "blocks.moe": "mlp",
+        "blocks.moe.router": "gate",
+        "blocks.moe.experts": "experts",
+        "blocks.moe.experts.expert": "experts",
+        "blocks.moe.experts.expert.gate_up": "gate_up_proj",
+        "blocks.moe.experts.expert.down": "down_proj",
+        "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
+        "blocks.dense_ffn.gate": "gate_proj",
+        "blocks.dense_ffn.up": "up_proj",
+        "blocks.dense_ffn.down": "down_proj",
+    },
+)
+
+register(Architecture(
+    id="qwen3_moe",
+    title="Qwen 3 MoE backbone (keras_hub.models.Qwen3MoeBackbone): QK norm, E experts, top-k",
+    source="Qwen Team 2025 (Qwen3 Technical Report), table 2; "
+           "keras_hub/src/models/qwen3_moe/qwen3_moe_backbone.py",
+    formula=backbone("qwen3_moe", BLOCKS),
+    required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
+    optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
+    fixed=MOE_AND_DENSE.fixed(),
+    constraints=(Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *MOE_AND_DENSE.constraints()),
+    reference=Named("reference_models.table:backbone", ("qwen3_moe",)),
+    counting="trainable weights of the backbone: token embedding, L decoder blocks (router and "
+             "E experts in each sparse block, a dense feed-forward in the others), final RMS "
+             "norm and the LM head KerasHub keeps in the backbone (none when tied); active "
+             "parameters count k of the E experts",
+    presets="qwen3_moe",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_k=4, d_f=48, L=2, E=6, d_fe=12),
+        "tiny_dense_blocks_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=10, d_f=13, L=3, E=5,
+                                       d_fe=7, k=2, tied=1, L_moe=1),
+        "tiny_default_heads": dict(v=13, d_e=8, M=2, M_kv=2, d_f=6, L=2, E=4, d_fe=3, k=4,
+                                   tied=0, L_moe=2),
+        "tiny_all_dense": dict(v=13, d_e=8, M=2, M_kv=1, d_f=6, L=2, E=4, d_fe=3, L_moe=0),
+    },
+))

@@ -1,0 +1,99 @@
+"""Qwen3-Next (Qwen Team 2025, "Qwen3-Next-80B-A3B"), as transformers builds it:
+Qwen3NextForCausalLM. KerasHub has no Qwen3-Next, so transformers is the reference.
+
+The formula is Qwen 3.5 MoE's (its components, shared): hybrid blocks of gated DeltaNet linear
+attention in three of four (its causal convolution, output gate z, β and decay inputs, per-head
+A and time-step bias, gated RMS norm) and gated full attention in the fourth (QK norm, the query
+projection also producing a sigmoid output gate), every feed-forward a mixture of E routed SwiGLU
+experts of width d_fe (k per token) beside a shared SwiGLU expert of width d_fs scaled by a
+sigmoid gate d_e → 1. transformers holds DeltaNet's q, k, v and z in one ``in_proj_qkvz`` and β
+and the decay input in one ``in_proj_ba``: the same weights, fused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks
+from paramcount.components.modern import k_act
+from paramcount.families.qwen3_5 import (
+    HYBRID_CONSTRAINTS,
+    HYBRID_FIELDS,
+    HYBRID_FIXED,
+    HYBRID_FREE,
+    HYBRID_OPTIONAL,
+    HYBRID_REQUIRES,
+)
+from paramcount.families.qwen3_5_moe import MAPPING as QWEN3_5_MOE_MAPPING
+from paramcount.families.qwen3_5_moe import MOE
+from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFORMERS
+from paramcount.formula import FUSED
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Relation
+from paramcount.mapping import Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
+from paramcount.weights import Named
+
+IDS = ("qwen3_next",)  # the ids this folder registers
+
+
+_SPARSE_ONLY = ("every block is a mixture of experts (Qwen3-Next's published models; dense "
+                "blocks among them are not formulated here)")
+
+# Qwen 3.5 MoE's fields, as transformers spells them (no KerasHub argument: KerasHub cannot
+# build it). The MoE fields after the hybrid ones.
+MAPPING = Table(
+    fields=tuple(dataclasses.replace(f, keras=None, keras_default=None)
+                 for f in (*HYBRID_FIELDS, *QWEN3_5_MOE_MAPPING.fields[len(HYBRID_FIELDS):])),
+    model_type="qwen3_next",
+    hf_classes={"Qwen3NextForCausalLM": "qwen3_next"},
+    hf_constants={"attention_bias": False, "decoder_sparse_step": 1, "mlp_only_layers": []},
+    requires=(*(r for r in HYBRID_REQUIRES if r.framework == "hf"),
+              Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
+              Require("mlp_only_layers", ([],), _SPARSE_ONLY)),
+    # mtp_*: the checkpoint's multi-token-prediction layer, which Qwen3NextForCausalLM does not
+    # build (not counted: the count is of the model transformers builds)
+    free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef", "norm_topk_prob",
+                        "intermediate_size", "mtp_num_hidden_layers",
+                        "mtp_use_dedicated_embeddings", "use_sliding_window", "sliding_window"},
+)
+
+# Qwen 3.5 MoE's transformers names, with DeltaNet's fused input projections.
+TRANSFORMERS = Transformers(weights={
+    **QWEN3_5_MOE_TRANSFORMERS.weights,
+    "blocks.linear_attention.qkv": ("in_proj_qkvz", FUSED),
+    "blocks.linear_attention.z_gate": ("in_proj_qkvz", FUSED),
+    "blocks.linear_attention.beta": ("in_proj_ba", FUSED),
+    "blocks.linear_attention.decay": ("in_proj_ba", FUSED),
+})
+
+register(Architecture(
+    id="qwen3_next",
+    title="Qwen3-Next (transformers Qwen3NextForCausalLM): gated DeltaNet + gated attention "
+          "hybrid, E experts + gated shared expert",
+    source="Qwen Team 2025 (Qwen3-Next-80B-A3B model card and blog); "
+           "transformers/models/qwen3_next/modeling_qwen3_next.py",
+    formula=backbone("qwen3_next", hybrid_blocks(MOE)),
+    required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
+    optional=HYBRID_OPTIONAL,
+    fixed=HYBRID_FIXED,
+    constraints=(*HYBRID_CONSTRAINTS,
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    reference=Named("reference_models.hf:weights", ("qwen3_next",)),
+    counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "
+             "a router, E routed experts and a gated shared expert, final RMS norm, LM head "
+             "(none when tied); the checkpoint's multi-token-prediction layer is not built by "
+             "transformers and not counted; active parameters count k of the E routed experts",
+    presets="qwen3_next",
+    family="transformers",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    frameworks=("transformers",),
+    examples={
+        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
+                     H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),
+        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=6, L=3, L_full=2, E=5, k=5,
+                              d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
+    },
+))

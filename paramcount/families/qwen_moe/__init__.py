@@ -1,0 +1,211 @@
+"""Qwen1.5-MoE (Qwen Team 2024, "Qwen1.5-MoE: Matching 7B Model Performance with 1/3 Activated
+Parameters") as KerasHub builds it: QwenMoeBackbone.
+
+Qwen 2's attention (q/k/v biases, no output bias) and, in every block, a mixture of E fine-grained
+SwiGLU experts of width d_fe (top k per token) beside a shared SwiGLU expert of width d_fs that
+every token uses, scaled by a sigmoid gate d_e → 1. KerasHub stores each expert's gate and up
+projections as one (E, d_e, 2·d_fe) tensor.
+
+``decoder_sparse_step`` and ``mlp_only_layers`` make some blocks dense (a SwiGLU of width d_f,
+no shared expert): a heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
+(:data:`paramcount.components.stacks.MOE_AND_DENSE` turns a configuration into the counts). The
+published model has step 1 and no dense block (L_moe = L).
+
+KerasHub's QwenMoeBackbone never passes a block its index (``layer_index`` keeps its default 0),
+so each block applies the rule to index 0 and the stack comes out all alike: all sparse when
+``decoder_sparse_step`` is 1 and 0 is not in ``mlp_only_layers``, otherwise all dense (KerasHub's
+test configuration with ``mlp_only_layers=[0]``, meant to make one block dense, builds two dense
+blocks: 5,392 parameters, L_moe = 0 here). This formula is the published model's, with any L_moe;
+the reference builds KerasHub's blocks with their index given, which is KerasHub's backbone
+whenever L_moe is 0 or L (every preset, and that test) and what its own decoder builds otherwise.
+``MOE_AND_DENSE.counts(L, ..., index_seen=0)`` gives the L_moe KerasHub's backbone really has.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.components.llama_like import (
+    BLOCK,
+    backbone,
+    d_fe,
+    d_fs,
+    gqa_attention,
+    moe_swiglu,
+    swiglu,
+    tied,
+)
+from paramcount.components.modern import k_act, rms_norm
+from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.families._lineages import (
+    EXPERT_FFN,
+    EXPERTS,
+    FFN,
+    HF_HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    TIED_NO,
+    TOP_K,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
+from paramcount.formula import group
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+
+IDS = ("qwen_moe",)  # the ids this folder registers
+
+
+SHARED = group(
+    "shared",
+    swiglu("expert", d_fs, match="shared_expert_dense"),
+    dense("gate", d_e, 1, bias=0, match="shared_expert_gate_dense"),
+)
+
+BLOCKS = MOE_AND_DENSE.stack(
+    "blocks",
+    common=(
+        rms_norm("attention_norm", match="self_attention_layernorm"),
+        gqa_attention(bias=(1, 1, 1, 0)),
+        rms_norm("ffn_norm", match="feedforward_layernorm"),
+    ),
+    per_kind={
+        "moe": (moe_swiglu(block=r"qwen_sparse_moe_block(?:_\d+)?", inner=d_fe,
+                           fused_gate_up=True, shared=SHARED),),
+        "dense": (swiglu("dense_ffn", match=r"qwen_moe_mlp(?:_\d+)?"),),
+    },
+    match=BLOCK,
+    note="L blocks: attention and norms in each, the experts in L_moe of them, a dense "
+         "feed-forward in the other L_dense",
+)
+
+
+
+def _dense_blocks(hp):
+    """Which blocks are dense: the first L − L_moe (which ones changes no count).
+    Qwen2MoeDecoderLayer gets its index, so transformers builds exactly these; KerasHub's
+    backbone applies the list to index 0 in every block, which the Keras reference corrects."""
+    return list(range(hp["L"] - hp["L_moe"]))
+
+
+# symbol ↔ QwenMoeBackbone argument ↔ Qwen2MoeConfig key. Both references build L_moe's dense
+# blocks (mlp_only_layers written from it, width intermediate_size = d_f). A transformers config's
+# mlp_only_layers / decoder_sparse_step / num_experts are read into L_moe by the rule
+# Qwen2MoeDecoderLayer applies to each block index (MOE_AND_DENSE). A KerasHub config that sets
+# them otherwise than "all blocks sparse" is still refused: KerasHub's backbone applies the rule
+# to index 0 in every block (see above), so its file does not say which blocks its own decoder
+# would make dense.
+_SPARSE_ONLY = "every block is a mixture of experts in what a KerasHub config is read as " \
+               "(QwenMoeBackbone applies mlp_only_layers and decoder_sparse_step to block 0 " \
+               "in every block)"
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        QUERY_HEADS,
+        # no default: an absent key is not M in transformers (its dataclass default is fixed)
+        KV_HEADS,
+        WIDTH,
+        EXPERTS,
+        TOP_K,
+        EXPERT_FFN,
+        Field("d_fs", keras="shared_expert_intermediate_dim", hf="shared_expert_intermediate_size"),
+        # the dense blocks' width: no weight while every block is sparse (absent: d_fs, the
+        # formula's default, as the published config sets it)
+        FFN,
+        # QwenMoeBackbone has no head_dim argument: d_k = d_e/M, which a config may only restate
+        HF_HEAD_DIM,
+        TIED_NO,
+        Field("L_moe", stack=MOE_AND_DENSE, options={
+            "decoder_sparse_step": "decoder_sparse_step", "mlp_only_layers": "mlp_only_layers",
+            "num_experts": "num_experts"}),
+    ),
+    model_type="qwen2_moe",
+    hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
+    keras_classes={"QwenMoeBackbone": "qwen_moe"},
+    hf_constants={"qkv_bias": True, "decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
+    keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
+    requires=(
+        Require("qkv_bias", (True,), "KerasHub's Qwen MoE query, key and value have biases"),
+        Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
+        Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings",
+        "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "use_sliding_window",
+        "sliding_window", "max_window_layers", "attention_dropout", "norm_topk_prob",
+        "output_router_logits", "router_aux_loss_coef", "layer_types", "rope_max_wavelength",
+        "rope_scaling_factor", "layer_norm_epsilon", "dropout", "norm_top_k_prob",
+        "use_sliding_window_attention", "sliding_window_size", "router_aux_loss_coefficient",
+    }),
+)
+
+# Qwen2MoeForCausalLM's names: Qwen 2's attention and norms; in a sparse block's ``mlp`` the
+# router ``gate``, the routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e,
+# down_proj), the shared SwiGLU expert and its one-output gate. A dense block's ``mlp`` holds
+# gate_proj, up_proj, down_proj directly (the lookahead keeps the shared expert's out of it).
+TRANSFORMERS = Transformers(constraints=QWEN_TRANSFORMERS.constraints, weights={
+    **{p: m for p, m in QWEN_TRANSFORMERS.weights.items()
+       if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "gate",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
+    "blocks.moe.experts.expert.down": "down_proj",
+    "blocks.moe.shared.expert": "shared_expert",
+    "blocks.moe.shared.expert.gate": "gate_proj",
+    "blocks.moe.shared.expert.up": "up_proj",
+    "blocks.moe.shared.expert.down": "down_proj",
+    "blocks.moe.shared.gate": "shared_expert_gate",
+    "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
+    "blocks.dense_ffn.gate": "gate_proj",
+    "blocks.dense_ffn.up": "up_proj",
+    "blocks.dense_ffn.down": "down_proj",
+})
+
+register(Architecture(
+    id="qwen_moe",
+    title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
+    source="Qwen Team 2024 (Qwen1.5-MoE blog and config); "
+           "keras_hub/src/models/qwen_moe/qwen_moe_backbone.py",
+    formula=backbone("qwen_moe", BLOCKS),
+    required=(v, d_e, M, M_kv, L, E, d_fe, d_fs),
+    # The published config sets the dense width (intermediate_size) to the shared expert's.
+    optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
+    fixed={d_k: d_e / M, **MOE_AND_DENSE.fixed()},
+    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
+                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
+                 *MOE_AND_DENSE.constraints()),
+    reference="reference_models.qwen_moe:backbone",
+    counting="trainable weights of the backbone: token embedding, L decoder blocks (router, E "
+             "routed experts, shared expert and its gate in each sparse block, a dense SwiGLU in "
+             "the others), final RMS norm and the LM head "
+             "KerasHub keeps in the backbone (none when tied); active parameters count k of the "
+             "E routed experts and the shared expert. L_moe is the published rule's count; "
+             "KerasHub's backbone never passes a block its index, so it builds every block "
+             "alike (all dense for mlp_only_layers=[0] or decoder_sparse_step > 1: L_moe = 0), "
+             "and the reference gives each block its index where L_moe is strictly between",
+    presets="qwen_moe",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, L=2, E=6, d_fe=12, d_fs=40),
+        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, L=3, E=5, d_fe=7, d_fs=11, k=2,
+                              tied=1),
+        "tiny_mha_untied": dict(v=13, d_e=8, M=2, M_kv=2, L=1, E=4, d_fe=3, d_fs=5, k=4,
+                                tied=0),
+        "tiny_dense_blocks": dict(v=31, d_e=12, M=3, M_kv=1, L=4, E=3, d_fe=5, d_fs=7, d_f=9,
+                                  k=2, L_moe=2),
+        # KerasHub's QwenMoeBackboneTest configuration with mlp_only_layers=[0]: the backbone
+        # builds both blocks dense (see the notes), 5,392 parameters.
+        "keras_hub_test_mlp_only_0": dict(v=20, d_e=16, M=4, M_kv=2, L=2, E=4, d_fe=16,
+                                          d_fs=32, d_f=32, k=2, tied=0, L_moe=0),
+    },
+))

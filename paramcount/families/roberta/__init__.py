@@ -1,0 +1,138 @@
+"""RoBERTa (Liu et al. 2019) as KerasHub builds it: RobertaBackbone.
+
+BERT's encoder without segment embeddings or pooler: token and learned-position tables, an
+embedding layer norm, L post-LN encoder blocks.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS, dense, embedding
+from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
+from paramcount.formula import group
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+
+IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
+
+
+def roberta_formula(name: str):
+    """RoBERTa's tree (XLM-RoBERTa reuses it: same layers)."""
+    return group(name, token_position_embeddings(), encoder_stack(L))
+
+
+def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Table:
+    """symbol ↔ <keras_prefix>Backbone argument ↔ <prefix>Config key (RoBERTa and XLM-R share
+    it). HF's max_position_embeddings counts fairseq's two padding-offset rows (514 for n = 512):
+    KerasHub's converters subtract them, and so does the table (hf_offset)."""
+    return Table(
+        fields=(
+            VOCAB,
+            LAYERS,
+            HEADS,
+            WIDTH,
+            FFN,
+            Field("n", keras="max_sequence_length", hf="max_position_embeddings",
+                  hf_offset=2, keras_default=512),
+        ),
+        model_type=model_type,
+        hf_classes={f"{prefix}Model": arch_id, f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
+        keras_classes={f"{keras_prefix}Backbone": arch_id},
+        hf_constants={"type_vocab_size": 1, "position_embedding_type": "absolute",
+                      "add_cross_attention": False, "is_decoder": False,
+                      "tie_word_embeddings": True},
+        requires=(
+            Require("type_vocab_size", (1,),
+                    "the formula has no token types; transformers' one-row table is a delta"),
+            Require("tie_word_embeddings", (True,),
+                    "the MLM decoder counts only as the token embedding, tied"),
+            Require("position_embedding_type", ("absolute",),
+                    "relative position types add a distance table the formula does not have"),
+            Require("add_cross_attention", (False,),
+                    "the encoder here has no cross-attention"),
+        ),
+        free=ENCODER_FREE,
+    )
+
+
+# PyTorch names of RobertaModel and XLMRobertaModel: BertModel's (see bert.py).
+HF_MLM_HEAD = {
+    "mlm_head": "lm_head",
+    "mlm_head.transform": "dense",
+    "mlm_head.norm": "layer_norm",
+    "mlm_head.output_bias": "lm_head/bias",
+}
+
+_POSITIONS = Delta(
+    "embeddings.position",
+    embedding("position", n + 2, note="learned absolute positions, n + 2 rows: fairseq's padding "
+                                      "offset (position ids start at pad + 1), kept by transformers"),
+    "transformers keeps fairseq's 2 offset position rows; KerasHub's converter trims them")
+_TOKEN_TYPE = Delta(
+    "embeddings.segment",
+    embedding("segment", 1, note="a one-row token-type table (type_vocab_size = 1), added to "
+                                 "every position; KerasHub folds it into the position table"),
+    "transformers keeps a one-row token-type table; KerasHub has none (its converter adds the "
+    "row to the positions)")
+_POOLER = Delta(
+    "pooler",
+    dense("pooler", d_e, d_e, note="transformers' base model builds a tanh pooler by default",
+          kind="head"),
+    "the transformers base model has a pooler (add_pooling_layer=True); KerasHub's backbone none")
+BASE_DELTAS = (_POSITIONS, _TOKEN_TYPE, _POOLER)
+MLM_DELTAS = (_POSITIONS, _TOKEN_TYPE)  # ForMaskedLM builds the model without its pooler
+# RobertaSelfAttention (XLMRobertaSelfAttention: the same code) refuses a width the heads do
+# not split ("The hidden size ... is not a multiple of the number of attention heads": its
+# config has no embedding_size to skip the check, unlike ALBERT's and ELECTRA's); KerasHub
+# floors the head width
+HF_CONSTRAINTS = (WHOLE_HEADS,)
+
+
+# The settings this family's architectures share; each call adds (or overrides) the rest.
+roberta_family = partial(
+    Architecture,
+    required=(v, n, d_e, M, d_f, L),
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    family="keras_hub",
+    keras_hub_metadata=True,
+    examples={
+        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+    },
+)
+
+register(roberta_family(
+    id="roberta",
+    title="RoBERTa backbone (keras_hub.models.RobertaBackbone): no segments, no pooler",
+    source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_backbone.py",
+    formula=roberta_formula("roberta"),
+    reference="reference_models.roberta:backbone",
+    counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
+             "L post-LN encoder blocks. KerasHub holds n positions (the original checkpoint's "
+             "n+2, offset by the padding index, are trimmed), no token-type table and no pooler",
+    presets="roberta",
+    mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
+                              constraints=HF_CONSTRAINTS),
+))
+
+register(roberta_family(
+    id="roberta_masked_lm",
+    title="RoBERTa masked LM (keras_hub.models.RobertaMaskedLM): backbone + MLM head",
+    source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_masked_lm.py",
+    formula=group("roberta_masked_lm", *roberta_formula("roberta").children, mlm_head()),
+    reference="reference_models.roberta:masked_lm",
+    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
+             "head's output projection is the token embedding (tied), counted once",
+    presets="roberta",
+    mapping=MAPPING,
+    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
+                              constraints=HF_CONSTRAINTS),
+    keras_hub_metadata=False,
+))

@@ -1,0 +1,90 @@
+"""RoFormer-V2 (Su et al. 2022, ZhuiyiTechnology) as KerasHub builds it: RoformerV2Backbone.
+
+A post-norm encoder with rotary positions (no position table), RMS norms holding a scale only,
+and one switch for every bias (``use_bias``, ζ here: attention and feed-forward alike; the
+released checkpoints have none). Token and segment tables, an embedding norm, L blocks; no pooler.
+The attention's output projection maps M·d_k back to M·d_k, which the residual connection
+requires to be d_e.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, embedding, feed_forward, rms_norm, rotary_positions
+from paramcount.families._lineages import (
+    KERAS_FFN,
+    KERAS_HEAD_SIZE,
+    KERAS_HEADS,
+    KERAS_LAYERS,
+    KERAS_VOCAB,
+    KERAS_WIDTH,
+)
+from paramcount.formula import group
+from paramcount.hparams import Relation
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
+from paramcount.weights import Named
+
+IDS = ("roformer_v2",)  # the ids this folder registers
+
+
+# symbol ↔ RoformerV2Backbone argument. KerasHub configuration only: transformers has no
+# RoFormer-v2 (its RoFormer is v1: absolute sinusoidal positions, biases and a pooler).
+MAPPING = Table(
+    fields=(
+        KERAS_VOCAB,
+        KERAS_LAYERS,
+        KERAS_HEADS,
+        KERAS_WIDTH,
+        KERAS_FFN,
+        KERAS_HEAD_SIZE,
+        Field("zeta", keras="use_bias", flag=True, keras_default=0),
+        Field("s", keras="num_segments", keras_default=2),
+    ),
+    keras_classes={"RoformerV2Backbone": "roformer_v2"},
+    free=frozenset({"activation", "dropout", "max_wavelength"}),
+)
+
+register(Architecture(
+    id="roformer_v2",
+    mapping=MAPPING,
+    title="RoFormer-V2 backbone (keras_hub.models.RoformerV2Backbone): rotary positions, RMS "
+          "norms, optional biases",
+    source="Su et al. 2022 (RoFormer-V2 release notes; RoFormer: Su et al. 2021); "
+           "keras_hub/src/models/roformer_v2/roformer_v2_backbone.py",
+    formula=group(
+        "roformer_v2",
+        group(
+            "embeddings",
+            embedding("token", v, match="token_embedding"),
+            embedding("segment", s, match="segment_embedding"),
+            rms_norm("norm", match="embeddings_layer_norm"),
+        ),
+        group(
+            "blocks",
+            rotary_positions(),
+            attention(match="attention_layer", bias=zeta,
+                      names=("q_dense_layer", "k_dense_layer", "v_dense_layer", "o_dense_layer")),
+            rms_norm("norm_1", match="attention_norm"),
+            feed_forward(bias=zeta),
+            rms_norm("norm_2", match="feedforward_norm"),
+            times=L,
+            match=r"transformer_layer_\d+",
+        ),
+    ),
+    reference=Named("reference_models.table:backbone", ("roformer_v2",)),
+    counting="trainable weights of the backbone: token and segment tables, embedding RMS norm, "
+             "L blocks (rotary positions cost nothing; biases only when ζ = 1); no pooler",
+    required=(v, d_e, M, d_k, d_f, L),
+    optional={s: 2, zeta: 0},
+    fixed={d_v: d_k},
+    constraints=(Relation(M * d_k, "==", d_e,
+                          reason="the attention output (M·d_k wide) is added to the residual"),),
+    family="keras_hub",
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2),
+        "tiny_biases": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2, zeta=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_k=9, d_f=13, L=3, s=3, zeta=1),
+        "base_width": dict(v=12000, d_e=768, M=12, d_k=64, d_f=3072, L=12),
+    },
+))

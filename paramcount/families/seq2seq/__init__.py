@@ -1,0 +1,223 @@
+"""LSTM sequence-to-sequence models: Sutskever et al. 2014, and with Bahdanau attention.
+
+``seq2seq_lstm``: source embedding (v_src × d_e) → L_enc LSTM layers; target embedding
+(v_tgt × d_e) → L_dec LSTM layers started from the encoder layers' final states → Dense(v_tgt).
+Passing states costs nothing, but needs equal widths: both stacks have d_h units. With equal depths
+(Sutskever's 4 + 4) layer i starts from layer i; otherwise the stacks are aligned at the top (the
+top decoder layer from the top encoder layer, and so down), so every encoder layer is used.
+
+``seq2seq_attention``: the same, with Bahdanau et al.'s additive attention over the encoder's
+outputs, e_tj = v_aᵀ·tanh(W_a·s_t + U_a·h_j) (W_a, U_a without biases, d_a wide), and the context
+vector concatenated to the decoder's output before the softmax layer.
+
+Option ``bi``: a bidirectional encoder (Bahdanau's choice); the decoder starts from the forward
+direction's states, and attention reads 2·d_h-wide encoder outputs. The output layer is
+``v_out`` wide: the target vocabulary unless set otherwise.
+
+Stacks whose layers differ are data: :func:`stacked_seq2seq` takes the encoder's and the
+decoder's cell types in order; encoder layer i is d_enc{i} wide, and a decoder layer takes the
+width of the encoder layer it starts from (aligned at the top; its state must fit: an LSTM's
+(h, c) only an LSTM, a GRU's or SimpleRNN's h a GRU or SimpleRNN), the decoder layers below the
+encoder's depth their own d_dec{j}. ``mixed_seq2seq`` is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from paramcount.components import dense, embedding
+from paramcount.components.recurrent import (
+    GATES,
+    bi,
+    layered_stack,
+    recurrent_stack,
+    reset_after,
+    v_out,
+)
+from paramcount.formula import group, leaf, zero
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L_dec, L_enc, d_a, d_e, d_h, layer_symbol, v_src, v_tgt
+
+IDS = ("mixed_seq2seq", "seq2seq_attention", "seq2seq_lstm")  # the ids this folder registers
+
+
+_enc_width = (1 + bi) * d_h
+
+
+def _encoder_decoder():
+    return (
+        group("embeddings",
+              embedding("source", v_src, match="source_embedding"),
+              embedding("target", v_tgt, match="target_embedding")),
+        recurrent_stack("encoder", "lstm", d_in=d_e, layers=L_enc, directions=1 + bi,
+                        prefix="encoder_lstm"),
+        recurrent_stack("decoder", "lstm", d_in=d_e, layers=L_dec, prefix="decoder_lstm"),
+    )
+
+
+_REQUIRED = (v_src, v_tgt, d_e, d_h, L_enc, L_dec)
+
+register(Architecture(
+    id="seq2seq_lstm",
+    title="LSTM encoder-decoder (Sutskever et al. 2014): L_enc + L_dec LSTM layers, softmax",
+    source="Sutskever, Vinyals & Le 2014, section 3.4; keras.layers.LSTM",
+    formula=group(
+        "seq2seq_lstm",
+        *_encoder_decoder(),
+        zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
+                              "aligned at the top: a copy, no weights", kind="recurrent"),
+        dense("head", d_h, v_out, match="head", kind="head",
+              note="Dense(d_h → v_out) with bias; v_out = v_tgt unless set"),
+    ),
+    optional={bi: 0, v_out: v_tgt},
+    reference="reference_models.seq2seq:seq2seq_lstm",
+    counting="trainable weights: source and target embeddings, encoder and decoder LSTM layers "
+             "(one bias per gate, Keras' convention), output layer",
+    required=_REQUIRED,
+    presets="seq2seq",
+    examples={
+        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2),
+        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1),
+        "deeper_decoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=3),
+        "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=3, L_dec=2, bi=1),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2,
+                                       v_out=5),
+    },
+    family="paper",
+))
+
+register(Architecture(
+    id="seq2seq_attention",
+    title="LSTM encoder-decoder with Bahdanau additive attention; context joins the softmax input",
+    source="Bahdanau, Cho & Bengio 2015, appendix A; keras.layers.AdditiveAttention",
+    formula=group(
+        "seq2seq_attention",
+        *_encoder_decoder(),
+        zero("state_passing", "decoder layers start from the encoder layers' final (h, c), "
+                              "aligned at the top (the forward direction's when bidirectional): "
+                              "a copy, no weights", kind="recurrent"),
+        group(
+            "attention",
+            leaf("query", d_h * d_a, match="attention_query",
+                 note="W_a: decoder state → d_a, no bias"),
+            leaf("key", _enc_width * d_a, match="attention_key",
+                 note="U_a: encoder output ((1+bi)·d_h) → d_a, no bias"),
+            leaf("score", d_a, match="attention",
+                 note="v_a: the d_a weights that turn tanh(W_a·s + U_a·h) into a score "
+                      "(AdditiveAttention's scale)"),
+            zero("context", "softmax-weighted sum of the encoder outputs: no weights"),
+            kind="attention",
+        ),
+        dense("head", d_h + _enc_width, v_out, match="head", kind="head",
+              note="Dense([decoder output; context] → v_out) with bias; v_out = v_tgt unless set"),
+    ),
+    required=(*_REQUIRED, d_a),
+    optional={bi: 0, v_out: v_tgt},
+    reference="reference_models.seq2seq:seq2seq_attention",
+    counting="trainable weights: embeddings, encoder and decoder LSTM layers, additive attention "
+             "(W_a, U_a, v_a), output layer over [decoder output; context]",
+    examples={
+        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2, d_a=10),
+        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1, d_a=3),
+        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=2,
+                                       d_a=4, v_out=3),
+        "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=3,
+                                      d_a=7, bi=1),
+        # Bahdanau et al.'s sizes (30k vocabularies, 620-d embeddings, 1000 units, alignment
+        # width 1000, bidirectional encoder) with LSTM layers in place of their gated units.
+        "bahdanau_sizes_lstm": dict(v_src=30000, v_tgt=30000, d_e=620, d_h=1000, L_enc=1,
+                                    L_dec=1, d_a=1000, bi=1),
+    },
+    family="paper",
+))
+
+
+def _state(kind: str) -> str:
+    return "(h, c)" if kind == "lstm" else "h"
+
+
+def stacked_seq2seq(encoder: Sequence[str], decoder: Sequence[str], *, id: str,
+                    title: str | None = None,
+                    examples: Mapping[str, Mapping[str, int]] | None = None) -> Architecture:
+    """A recurrent encoder-decoder whose layers are given as data (cell types, bottom first)."""
+    encoder, decoder = tuple(encoder), tuple(decoder)
+    if not encoder or not decoder or any(k not in GATES for k in encoder + decoder):
+        raise ValueError(f"{id}: cell types must be among {', '.join(GATES)} "
+                         f"(got {encoder} and {decoder})")
+    enc_w = [layer_symbol("d_enc", i) for i in range(1, len(encoder) + 1)]
+    offset = len(encoder) - len(decoder)  # decoder layer j starts from encoder layer j + offset
+    dec_w = []
+    for j, kind in enumerate(decoder):
+        i = j + offset
+        if i < 0:
+            dec_w.append(layer_symbol("d_dec", j + 1))
+        elif _state(kind) != _state(encoder[i]):
+            raise ValueError(f"{id}: decoder layer {j + 1} ({kind}) cannot start from encoder "
+                             f"layer {i + 1} ({encoder[i]}): state {_state(encoder[i])} is not "
+                             f"{_state(kind)}")
+        else:
+            dec_w.append(enc_w[i])
+    optional = {bi: 0, v_out: v_tgt}
+    if "gru" in encoder + decoder:
+        optional[reset_after] = 1
+    return Architecture(
+        id=id,
+        title=title or (f"RNN encoder-decoder, encoder {' → '.join(encoder)}, decoder "
+                        f"{' → '.join(decoder)} (layers as data)"),
+        source="Sutskever, Vinyals & Le 2014, generalised: layers declared as data; "
+               "keras.layers.{SimpleRNN,LSTM,GRU}",
+        formula=group(
+            id,
+            group("embeddings",
+                  embedding("source", v_src, match="source_embedding"),
+                  embedding("target", v_tgt, match="target_embedding")),
+            layered_stack("encoder", tuple(zip(encoder, enc_w, strict=True)), d_in=d_e, directions=1 + bi,
+                          prefix="encoder_rnn"),
+            layered_stack("decoder", tuple(zip(decoder, dec_w, strict=True)), d_in=d_e, prefix="decoder_rnn"),
+            zero("state_passing", "decoder layers start from the encoder layers' final states, "
+                                  "aligned at the top: a copy, no weights", kind="recurrent"),
+            dense("head", dec_w[-1], v_out, match="head", kind="head",
+                  note="Dense(top decoder layer → v_out) with bias; v_out = v_tgt unless set"),
+        ),
+        required=(v_src, v_tgt, d_e, *dict.fromkeys(enc_w + dec_w)),
+        optional=optional,
+        reference=_StackReference(encoder, decoder),
+        counting="trainable weights: source and target embeddings, the encoder and decoder "
+                 "layers as declared, output layer",
+        examples=dict(examples or {}),
+        family="paper",
+    )
+
+
+class _StackReference:
+    """The Keras builder of a declared encoder-decoder (imports Keras only when called)."""
+
+    def __init__(self, encoder: tuple[str, ...], decoder: tuple[str, ...]):
+        self.kinds = (encoder, decoder)
+
+    def __call__(self, hp: dict[str, int]):
+        from reference_models.seq2seq import stacked_seq2seq as build
+
+        return build(*self.kinds, hp)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _StackReference) and other.kinds == self.kinds
+
+    def __hash__(self) -> int:
+        return hash(self.kinds)
+
+    def __repr__(self) -> str:
+        return f"reference_models.seq2seq:stacked_seq2seq{self.kinds}"
+
+
+register(stacked_seq2seq(
+    ("lstm", "gru", "simple_rnn"), ("gru", "simple_rnn"),
+    id="mixed_seq2seq",
+    title="RNN encoder-decoder with mixed layers: encoder LSTM → GRU → SimpleRNN, decoder GRU → "
+          "SimpleRNN (layers as data)",
+    examples={
+        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_enc1=12, d_enc2=10, d_enc3=6),
+        "bidirectional_other_output": dict(v_src=31, v_tgt=41, d_e=6, d_enc1=9, d_enc2=5,
+                                           d_enc3=7, bi=1, v_out=4, reset_after=0),
+    },
+))

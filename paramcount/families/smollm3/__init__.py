@@ -1,0 +1,142 @@
+"""SmolLM3 (Hugging Face 2025, "SmolLM3: smol, multilingual, long-context reasoner") as KerasHub
+builds it: SmolLM3Backbone.
+
+A Llama-style decoder: RMS norms, grouped-query attention, SwiGLU, tied head; RoPE is switched
+off in every fourth layer (NoPE), which changes no count. Two things KerasHub holds that the
+Llama backbone does not: each layer stores its RoPE inverse frequencies as a non-trainable weight
+(d_k/2 values, counted in KerasHub's published figure, kept even in NoPE layers), and the output
+projection never has a bias, even with ``attention_bias=True``. KerasHub builds the output
+projection and the rotary layer outside their block's name scope, so their weights are named
+``o_proj/kernel`` and ``rotary_emb/inv_freq`` in every layer alike.
+"""
+
+from __future__ import annotations
+
+from paramcount.components.basic import dense
+from paramcount.components.llama_like import embeddings, final_norm, output_head, tied
+from paramcount.components.modern import gated_feed_forward, rms_norm
+from paramcount.families._lineages import ATTENTION_HEADS, FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("smollm3",)  # the ids this folder registers
+
+
+BLOCKS = group(
+    "blocks",
+    rms_norm("attention_norm", match="input_layernorm"),
+    group(
+        "attention",
+        dense("query", d_e, M * d_k, bias=b_qkv, match="self_attn/q_proj"),
+        dense("key", d_e, M_kv * d_k, bias=b_qkv, match="self_attn/k_proj"),
+        dense("value", d_e, M_kv * d_k, bias=b_qkv, match="self_attn/v_proj"),
+        dense("output", M * d_k, d_e, bias=0, match="o_proj",
+              note="never a bias, whatever attention_bias says"),
+        leaf("rope_inv_freq", d_k / 2, match="rotary_emb/inv_freq", trainable=False,
+             note="RoPE inverse frequencies kept as a non-trainable weight: computed from the "
+                  "head width, not learned"),
+        kind="attention",
+    ),
+    rms_norm("ffn_norm", match="post_attention_layernorm"),
+    gated_feed_forward("ffn", bias=b_ffn, match="mlp",
+                       names=("gate_proj", "up_proj", "down_proj")),
+    times=L,
+)
+
+
+def _rope_layers(hp) -> list[int]:
+    # SmolLM3's pattern (transformers' default for no_rope_layers): RoPE off in every fourth layer
+    return [int((i + 1) % 4 != 0) for i in range(hp["L"])]
+
+
+# symbol ↔ SmolLM3Backbone argument ↔ SmolLM3Config key. KerasHub's constructor requires its
+# rotary and per-layer settings, which change no count: the Keras reference passes SmolLM3-3B's.
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS,
+        ATTENTION_HEADS,
+        # transformers' SmolLM3Config: 4 when absent, M only when null: the key is read
+        KV_HEADS,
+        WIDTH,
+        FFN,
+        Field("b_qkv", keras="attention_bias", hf="attention_bias", flag=True, hf_default=0),
+        Field("b_ffn", keras="mlp_bias", hf="mlp_bias", flag=True, hf_default=0),
+        HF_HEAD_DIM,  # d_e/M in KerasHub; a config may state only that
+    ),
+    model_type="smollm3",
+    hf_classes={"SmolLM3ForCausalLM": "smollm3"},
+    keras_classes={"SmolLM3Backbone": "smollm3"},
+    # SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the
+    # padding row, and transformers warns of the others
+    hf_constants={"tie_word_embeddings": True, "pad_token_id": None, "bos_token_id": None,
+                  "eos_token_id": None},
+    keras_constants={
+        "attention_dropout": 0.0,
+        "rope_layer_enabled_list": _rope_layers,
+        "layer_types": lambda hp: ["full_attention"] * hp["L"],
+        "layer_norm_epsilon": 1e-6,
+        "max_position_embeddings": 65536,
+        "rope_theta": 5_000_000.0,
+        "partial_rotary_factor": 1.0,
+    },
+    requires=(
+        Require("tie_word_embeddings", (True,), "KerasHub's SmolLM3 always ties its LM head"),
+        Require("partial_rotary_factor", (1, 1.0), "KerasHub keeps the RoPE inverse "
+                "frequencies as weights: their count is d_k/2 only at partial_rotary_factor 1",
+                framework="keras"),
+    ),
+    free=frozenset({
+        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
+        "rope_scaling", "use_sliding_window", "sliding_window", "no_rope_layers",
+        "no_rope_layer_interval", "layer_types", "attention_dropout", "rope_layer_enabled_list",
+        "layer_norm_epsilon", "max_window_layers", "pretraining_tp",
+    }),
+)
+
+# SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_e, 2 * M),),
+    # Llama's names (the head is tied here: lm_head is the embedding, listed once, as Llama's)
+    weights=LLAMA_TRANSFORMERS.weights,
+    deltas=(
+        Delta("blocks.attention.output",
+              dense("output", M * d_k, d_e, bias=b_qkv),
+              "SmolLM3Attention's o_proj takes attention_bias too; KerasHub's never has a bias"),
+        Delta("blocks.attention.rope_inv_freq", None,
+              "transformers computes the RoPE inverse frequencies (a non-persistent buffer); "
+              "KerasHub keeps them as a non-trainable weight in every layer"),
+    ),
+)
+
+register(Architecture(
+    id="smollm3",
+    title="SmolLM3 backbone (keras_hub.models.SmolLM3Backbone): GQA, SwiGLU, NoPE layers, tied",
+    source="Hugging Face 2025 (SmolLM3 blog and config); "
+           "keras_hub/src/models/smollm3/smollm3_backbone.py",
+    formula=group("smollm3", embeddings(), BLOCKS, final_norm(), output_head(1)),
+    required=(v, d_e, M, M_kv, d_f, L),
+    optional={b_qkv: 0, b_ffn: 0},
+    fixed={d_k: d_e / M, tied: 1},
+    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    reference=Named("reference_models.table:backbone", ("smollm3",)),
+    counting="weights of the backbone: token embedding (the head is tied to it), L decoder "
+             "blocks, final RMS norm; the per-layer RoPE inverse frequencies are counted apart as "
+             "non-trainable",
+    presets="smollm3",
+    keras_hub_metadata=True,
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=4),
+        "tiny_biases": dict(v=31, d_e=24, M=3, M_kv=1, d_f=13, L=3, b_qkv=1, b_ffn=1),
+        "tiny_qkv_bias_only": dict(v=13, d_e=8, M=2, M_kv=2, d_f=6, L=1, b_qkv=1, b_ffn=0),
+    },
+))

@@ -1,0 +1,179 @@
+"""T5 (Raffel et al. 2020) as KerasHub builds it: T5Backbone, an encoder-decoder with L layers
+on each side.
+
+What sets it apart, each visible in the tree:
+
+- no biases anywhere, and its layer norm is an RMS norm with a scale and no β (T5LayerNorm);
+- no absolute positions: a relative position bias, an n_b × M table (n_b = 32 buckets), learned
+  in the first self-attention layer of the encoder and of the decoder only and reused above;
+- T5 v1.0 (``gated`` = 0) has a ReLU feed-forward of two matrices; v1.1 and FLAN-T5
+  (``gated`` = 1) a GeGLU of three;
+- v1.0 ties the output head to the token embedding (``tied`` = 1); v1.1 and FLAN-T5 learn a
+  separate d_e × v head, which KerasHub keeps inside the backbone's ReversibleEmbedding.
+- attention widths are M·d_k, with d_k (key_value_dim, 64 in every checkpoint) independent of
+  d_e/M; d_v = d_k.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from paramcount.components.encoders import (
+    gated,
+    n_b,
+    relative_bias,
+    t5_attention,
+    t5_feed_forward,
+    t5_norms,
+    tied,
+)
+from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
+from paramcount.formula import Term, group, leaf, zero
+from paramcount.frameworks import Delta, Transformers
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
+
+IDS = ("t5",)  # the ids this folder registers
+
+
+_FFN = t5_feed_forward()
+
+
+# The feed-forward's layers sit directly in the block (``transformer_encoder_layer_0/
+# output_projector``); the attention's own output_projector sits one level further down.
+def _in_block(c: Term) -> Term:
+    assert c.match is not None  # t5_feed_forward gives each of its layers a match
+    return leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
+
+
+_FFN = group("ffn", *(_in_block(c) for c in _FFN.children), kind="feed-forward")
+
+# symbol ↔ T5Backbone argument ↔ T5Config key. transformers decides gating by the name of
+# feed_forward_proj ("gated-…" is gated); KerasHub's activation is free (it changes no count).
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        Field("L", keras="num_layers", hf="num_layers"),
+        Field("L", hf="num_decoder_layers", hf_default=L),
+        Field("M", keras="num_heads", hf="num_heads"),
+        WIDTH_D_MODEL,
+        Field("d_f", keras="intermediate_dim", hf="d_ff"),
+        Field("d_k", keras="key_value_dim", hf="d_kv", keras_default=sympy.floor(d_e / M),
+              hf_default=64),
+        Field("gated", keras="use_gated_activation", hf="feed_forward_proj", flag=True,
+              keras_default=1, hf_default=0,
+              hf_values={"gated-gelu": 1, "relu": 0, "gated-relu": 1, "gated-silu": 1,
+                         "gelu": 0, "silu": 0, "gelu_new": 0, "gated-gelu_new": 1}),
+        Field("tied", keras="tie_embedding_weights", hf="tie_word_embeddings", flag=True,
+              keras_default=1, hf_default=1),
+    ),
+    model_type="t5",
+    hf_classes={"T5ForConditionalGeneration": "t5"},
+    keras_classes={"T5Backbone": "t5"},
+    hf_constants={"relative_attention_num_buckets": 32, "is_encoder_decoder": True},
+    requires=(
+        Require("relative_attention_num_buckets", (32,),
+                "the formula (and KerasHub) has n_b = 32 relative-position buckets"),
+    ),
+    free=frozenset({
+        "dropout_rate", "layer_norm_epsilon", "initializer_factor", "classifier_dropout",
+        "relative_attention_max_distance", "is_encoder_decoder", "is_decoder", "n_positions",
+        "dense_act_fn", "is_gated_act", "output_past", "activation", "dropout", "num_labels",
+        "scale_decoder_outputs",  # what transformers 5 saves in place of tie_word_embeddings
+    }),
+)
+
+_T5_STACK = {
+    "self_attention": "SelfAttention",
+    "self_attention.query": "q",
+    "self_attention.key": "k",
+    "self_attention.value": "v",
+    "self_attention.output": "o",
+    "cross_attention": "EncDecAttention",
+    "cross_attention.query": "q",
+    "cross_attention.key": "k",
+    "cross_attention.value": "v",
+    "cross_attention.output": "o",
+    # KerasHub activates input_projector and multiplies by gate_projector; transformers
+    # activates wi_0 and multiplies by wi_1 (wi when not gated)
+    "ffn.up": "wi|wi_0",
+    "ffn.gate": "wi_1",
+    "ffn.down": "wo",
+    "norms": "layer_norm",
+}
+
+register(Architecture(
+    id="t5",
+    title="T5 backbone (keras_hub.models.T5Backbone): encoder-decoder, relative position bias, "
+          "RMS norms; v1.0 (ReLU, tied) or v1.1 (GeGLU, untied head)",
+    source="Raffel et al. 2020; T5 v1.1 release notes; keras_hub/src/models/t5/t5_backbone.py",
+    formula=group(
+        "t5",
+        group(
+            "embeddings",
+            leaf("token", v * d_e, match="token_embedding/embeddings", kind="embedding",
+                 note="one v × d_e table shared by encoder and decoder inputs"),
+            zero("positions", "no absolute positions: relative position bias instead",
+                 kind="position"),
+        ),
+        relative_bias(),
+        group(
+            "encoder",
+            t5_attention("self_attention", "self_attention"),
+            _FFN,
+            t5_norms(2),
+            times=L,
+            match=r"transformer_encoder_layer_\d+",
+        ),
+        leaf("encoder_final_norm", d_e, match="encoder_output_layer_norm", kind="norm",
+             note="RMS norm, scale only"),
+        group(
+            "decoder",
+            t5_attention("self_attention", "self_attention"),
+            t5_attention("cross_attention", "cross_attention", kind="cross-attention"),
+            _FFN,
+            t5_norms(3),
+            times=L,
+            match=r"transformer_decoder_layer_\d+",
+        ),
+        leaf("decoder_final_norm", d_e, match="decoder_output_layer_norm", kind="norm",
+             note="RMS norm, scale only"),
+        leaf("head", (1 - tied) * d_e * v, match="token_embedding/reverse_embeddings", kind="head",
+             note="untied output projection d_e × v (v1.1, FLAN-T5); zero when tied (v1.0), "
+                  "where the head is the token embedding, transposed"),
+    ),
+    reference="reference_models.t5:backbone",
+    counting="trainable weights of the backbone: the shared token table, the two relative "
+             "position bias tables, L encoder and L decoder blocks (bias-free projections, RMS "
+             "norms), two final norms, and the untied LM head when tied = 0 (KerasHub keeps it "
+             "in the backbone)",
+    required=(v, d_e, M, d_f, L),
+    optional={d_k: sympy.floor(d_e / M), gated: 1, tied: 0},
+    fixed={d_v: d_k, n_b: 32},
+    presets="t5",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=Transformers(weights={
+        "embeddings.token": "shared",
+        "relative_position_bias": "relative_attention_bias",
+        "encoder": r"encoder/block/\d+",
+        **{f"encoder.{k}": p for k, p in _T5_STACK.items() if not k.startswith("cross")},
+        "encoder_final_norm": "encoder/final_layer_norm",
+        "decoder": r"decoder/block/\d+",
+        **{f"decoder.{k}": p for k, p in _T5_STACK.items()},
+        "decoder_final_norm": "decoder/final_layer_norm",
+    }, deltas=(Delta(
+        "head", zero("head", "transformers ties lm_head to the shared table whatever the config "
+                             "says: T5Config forces tie_word_embeddings = True"),
+        "transformers 5's T5Config forces tie_word_embeddings = True (a false value only turns "
+        "off the decoder's output scaling), so T5ForConditionalGeneration never has a separate "
+        "head; KerasHub keeps v1.1's untied d_e × v head"),)),
+    examples={
+        "tiny_v1_1": dict(v=100, d_e=32, M=4, d_f=48, L=2),
+        "tiny_v1_0": dict(v=100, d_e=32, M=4, d_f=64, L=2, gated=0, tied=1),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_k=7, d_f=13, L=3, gated=1, tied=1),
+        "odd_untied_relu": dict(v=101, d_e=30, M=3, d_k=11, d_f=17, L=1, gated=0, tied=0),
+    },
+))

@@ -1,0 +1,211 @@
+"""T5Gemma (Zhang et al. 2025) as KerasHub builds it: T5GemmaBackbone.
+
+An encoder-decoder adapted from Gemma 2: each side is a stack of Gemma 2 blocks (grouped-query
+attention with head width d_k, pre- and post-norms around attention and feed-forward, all RMS
+norms with a scale only, GeGLU feed-forward, rotary positions, interleaved local/global attention
+that costs nothing extra). Decoder blocks add cross-attention over the encoder output (its keys
+and values project from the encoder width d_e) with its own pre/post norms. Encoder and decoder
+may differ in every size ("unbalanced" 9B-2B), so the decoder has its own symbols, defaulting to
+the encoder's. Encoder and decoder keep separate token tables; the decoder's LM head is its
+table, transposed, unless untied.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import (
+    attention,
+    embedding,
+    gated_feed_forward,
+    rms_norm,
+    rotary_positions,
+)
+from paramcount.components.encoders import tied
+from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import (
+    L_dec,
+    L_enc,
+    M,
+    M_dec,
+    M_kv,
+    M_kv_dec,
+    d_e,
+    d_e_dec,
+    d_f,
+    d_f_dec,
+    d_k,
+    d_k_dec,
+    d_v,
+    v,
+    zeta,
+)
+from paramcount.weights import Named
+
+IDS = ("t5gemma",)  # the ids this folder registers
+
+
+def _norms(prefix: str, width, *parts: str):
+    return [rms_norm(f"{p}_norm", width, match=f"{prefix}{p}_layernorm") for p in parts]
+
+
+
+def _types(key: str):
+    # Gemma 2's interleaving, local then global; the window changes no weight
+    return lambda hp: ["sliding_attention" if i % 2 == 0 else "full_attention"
+                       for i in range(hp[key])]
+
+
+def _side(side: str, syms: dict[str, str]) -> tuple[Field, ...]:
+    keys = {"d_e": "hidden_dim", "d_f": "intermediate_dim", "L": "num_layers",
+            "M": "num_attention_heads", "M_kv": "num_key_value_heads", "d_k": "head_dim"}
+    hf = {"d_e": "hidden_size", "d_f": "intermediate_size", "L": "num_hidden_layers",
+          "M": "num_attention_heads", "M_kv": "num_key_value_heads", "d_k": "head_dim"}
+    return tuple(Field(sym, keras=f"{side}_{keys[k]}", hf=f"{side}.{hf[k]}")
+                 for k, sym in syms.items())
+
+
+# symbol ↔ T5GemmaBackbone argument ↔ T5GemmaConfig key (nested: encoder and decoder are each a
+# T5GemmaModuleConfig). KerasHub has one vocabulary and one attention_bias for both sides; the
+# top-level vocab_size of a transformers config is not what the model builds (the sides' are).
+MAPPING = Table(
+    fields=(
+        T5GEMMA_VOCAB,
+        Field("v", hf="encoder.vocab_size"),
+        *_side("encoder", {"d_e": "d_e", "d_f": "d_f", "L": "L_enc", "M": "M", "M_kv": "M_kv",
+                           "d_k": "d_k"}),
+        *_side("decoder", {"d_e": "d_e_dec", "d_f": "d_f_dec", "L": "L_dec", "M": "M_dec",
+                           "M_kv": "M_kv_dec", "d_k": "d_k_dec"}),
+        T5GEMMA_ATTENTION_BIAS,
+        Field("zeta", hf="encoder.attention_bias", flag=True, hf_default=0),
+        TIED_YES,
+    ),
+    model_type="t5gemma",
+    hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},
+    keras_classes={"T5GemmaBackbone": "t5gemma"},
+    keras_constants={"encoder_layer_types": _types("L_enc"),
+                     "decoder_layer_types": _types("L_dec"), "sliding_window": 4096},
+    free=frozenset({
+        "vocab_size", "is_encoder_decoder", "dropout_rate", "classifier_dropout_rate",
+        "attention_dropout", "chunk_size_feed_forward",
+        *{f"{side}.{k}" for side in ("encoder", "decoder") for k in (
+            "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
+            "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
+            "query_pre_attn_scalar", "sliding_window", "layer_types", "final_logit_softcapping",
+            "attn_logit_softcapping", "dropout_rate", "is_decoder", "tie_word_embeddings",
+            "cross_attention_hidden_size", "initializer_range", "use_bidirectional_attention")},
+        "encoder_layer_types", "decoder_layer_types", "sliding_window", "rms_norm_eps",
+        "query_pre_attn_scalar", "hidden_activation", "initializer_range",
+        "cross_attention_hidden_size", "attn_logit_softcapping", "final_logit_softcapping",
+        "rope_max_wavelength",
+    }),
+)
+
+
+def _block(prefix: str, *, cross: bool) -> dict[str, str]:
+    out = {prefix: rf"model/{prefix}/layers/\d+"}
+    for att, hf in (("self_attention", "self_attn"), ("cross_attention", "cross_attn"))[
+            :2 if cross else 1]:
+        out.update({f"{prefix}.{att}": hf, f"{prefix}.{att}.query": "q_proj",
+                    f"{prefix}.{att}.key": "k_proj", f"{prefix}.{att}.value": "v_proj",
+                    f"{prefix}.{att}.output": "o_proj"})
+        short = hf.split("_")[0]
+        out[f"{prefix}.pre_{att}_norm"] = f"pre_{short}_attn_layernorm"
+        out[f"{prefix}.post_{att}_norm"] = f"post_{short}_attn_layernorm"
+    out.update({f"{prefix}.ffn": "mlp", f"{prefix}.ffn.gate": "gate_proj",
+                f"{prefix}.ffn.up": "up_proj", f"{prefix}.ffn.down": "down_proj",
+                f"{prefix}.pre_feedforward_norm": "pre_feedforward_layernorm",
+                f"{prefix}.post_feedforward_norm": "post_feedforward_layernorm"})
+    return out
+
+
+# T5GemmaForConditionalGeneration: model.encoder / model.decoder, each with its token table,
+# layers and output norm; the LM head lm_head.out_proj is the decoder's table when tied (listed
+# once). Rotary inverse frequencies are non-persistent buffers.
+# transformers validates even rotary widths and each side's width divisible by its heads (even
+# with head_dim set)
+TRANSFORMERS = Transformers(
+    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
+                 Divisible(d_e_dec, M_dec)),
+    weights={
+        "encoder_token_embedding": "model/encoder/embed_tokens",
+        "decoder_token_embedding": "model/decoder/embed_tokens",
+        **_block("encoder", cross=False),
+        **_block("decoder", cross=True),
+        "final_norms": "model/(?:encoder|decoder)/norm",
+        "head": "lm_head/out_proj",
+    },
+)
+
+register(Architecture(
+    id="t5gemma",
+    title="T5Gemma backbone (keras_hub.models.T5GemmaBackbone): Gemma 2 blocks as encoder and "
+          "decoder, sizes per side",
+    source="Zhang et al. 2025, 'Encoder-Decoder Gemma'; Gemma Team 2024 (Gemma 2); "
+           "keras_hub/src/models/t5gemma/t5gemma_backbone.py",
+    formula=group(
+        "t5gemma",
+        embedding("encoder_token_embedding", v, d_e, match="encoder_token_embedding",
+                  note="v × d_e encoder table"),
+        leaf("decoder_token_embedding", v * d_e_dec, match="decoder_token_embedding/embeddings",
+             kind="embedding",
+             note="v × d_e_dec decoder table (the tied LM head)"),
+        group(
+            "encoder",
+            rotary_positions(),
+            attention("self_attention", match="self_attention", kv_heads=M_kv, key_dim=d_k,
+                      value_dim=d_k, bias=zeta),
+            gated_feed_forward(match="mlp", names=("gate_proj", "up_proj", "down_proj")),
+            *_norms("", d_e, "pre_self_attention", "post_self_attention", "pre_feedforward",
+                    "post_feedforward"),
+            times=L_enc,
+            match=r"encoder_layer_\d+",
+        ),
+        group(
+            "decoder",
+            rotary_positions(),
+            attention("self_attention", match="self_attention", width=d_e_dec, heads=M_dec,
+                      kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, bias=zeta),
+            attention("cross_attention", match="cross_attention", kind="cross-attention", width=d_e_dec, heads=M_dec,
+                      kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, kv_width=d_e,
+                      bias=zeta),
+            gated_feed_forward(match="mlp", width=d_e_dec, inner=d_f_dec,
+                               names=("gate_proj", "up_proj", "down_proj")),
+            *_norms("decoder_", d_e_dec, "pre_self_attention", "post_self_attention",
+                    "pre_cross_attention", "post_cross_attention", "pre_feedforward",
+                    "post_feedforward"),
+            times=L_dec,
+            match=r"decoder_layer_\d+",
+        ),
+        leaf("final_norms", d_e + d_e_dec, match=r"rms_normalization(_\d+)?", kind="norm",
+             note="the encoder's (d_e) and decoder's (d_e_dec) output RMS norms; KerasHub "
+                  "leaves them unnamed, so they are one term"),
+        leaf("head", (1 - tied) * d_e_dec * v, match="decoder_token_embedding/reverse_embeddings",
+             kind="head",
+             note="untied d_e_dec × v LM head; zero when tied (every released checkpoint)"),
+    ),
+    reference=Named("reference_models.table:backbone", ("t5gemma",)),
+    counting="trainable weights of the backbone: encoder and decoder token tables, L_enc encoder "
+             "and L_dec decoder blocks, the two output norms, and the LM head when untied "
+             "(KerasHub keeps it in the backbone)",
+    required=(v, d_e, d_f, M, M_kv, d_k, L_enc),
+    optional={L_dec: L_enc, d_e_dec: d_e, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv,
+              d_k_dec: d_k, zeta: 0, tied: 1},
+    fixed={d_v: d_k},
+    constraints=(Divisible(M, M_kv), Divisible(M_dec, M_kv_dec)),
+    presets="t5gemma",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=2),
+        "tiny_unbalanced_untied": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=3,
+                                       L_dec=1, d_e_dec=24, d_f_dec=40, M_dec=2, M_kv_dec=1,
+                                       d_k_dec=6, tied=0),
+        "odd_biases": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=5, L_enc=1, L_dec=2, zeta=1),
+    },
+))

@@ -1,0 +1,71 @@
+"""The original Transformer (Vaswani et al. 2017): an encoder-decoder for translation.
+
+Source and target token embeddings plus sinusoidal positions (no parameters); L_enc post-LN
+encoder blocks (self-attention, feed-forward, each followed by add & norm); L_dec decoder blocks
+with masked self-attention, cross-attention over the encoder's output and a feed-forward network;
+a linear output layer to the target vocabulary. No final layer norm (post-LN).
+
+Options (0/1): ``shared`` — one embedding table for source and target (needs v_src = v_tgt), as in
+the paper's WMT EN-DE models; ``tied`` — the output projection is the target embedding, transposed
+("we share the same weight matrix between the two embedding layers and the pre-softmax linear
+transformation", section 3.4).
+"""
+
+from __future__ import annotations
+
+from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.formula import group, leaf, zero
+from paramcount.hparams import Relation
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
+
+IDS = ("transformer",)  # the ids this folder registers
+
+
+register(Architecture(
+    id="transformer",
+    title="Transformer encoder-decoder (Vaswani et al. 2017): post-LN, sinusoidal positions",
+    source="Vaswani et al. 2017, section 3 and table 3; keras_hub.layers.TransformerEncoder / "
+           "TransformerDecoder",
+    formula=group(
+        "transformer",
+        group(
+            "embeddings",
+            embedding("source", v_src, match="source_embedding",
+                      note="v_src × d_e; also the target's table when shared = 1"),
+            leaf("target", (1 - shared) * v_tgt * d_e, match="target_embedding", kind="embedding",
+                 note="v_tgt × d_e; 0 when shared = 1 (the source table is reused)"),
+            sinusoidal_positions(),
+            zero("scale", "embeddings multiplied by √d_e: a constant", kind="embedding"),
+        ),
+        encoder_block(times=L_enc, name="encoder", match=r"encoder_layer_\d+"),
+        decoder_block(times=L_dec, name="decoder", match=r"decoder_layer_\d+",
+                      cross_attention=True),
+        leaf("head", (1 - tied) * (d_e * v_tgt + v_tgt), match="head", kind="head",
+             note="Dense(d_e → v_tgt) with bias; 0 when tied = 1: the target embedding, "
+                  "transposed, counted once"),
+    ),
+    required=(v_src, v_tgt, d_e, M, d_f, L_enc, L_dec),
+    optional={shared: 0, tied: 0},
+    # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(
+        HEADS_FIT,
+        Relation(v_src, "==", v_tgt, when=shared,
+                 reason="one shared table serves a joint source-target vocabulary"),
+    ),
+    reference="reference_models.transformer_seq2seq:transformer",
+    counting="trainable weights: embeddings (a shared table once), L_enc encoder and L_dec decoder "
+             "blocks, output layer (none of its own when tied); positions are sinusoidal",
+    presets="transformer_seq2seq",
+    examples={
+        "tiny": dict(v_src=60, v_tgt=50, d_e=16, M=4, d_f=32, L_enc=2, L_dec=2),
+        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=15, M=5, d_f=7, L_enc=3, L_dec=1),
+        "shared": dict(v_src=64, v_tgt=64, d_e=12, M=3, d_f=20, L_enc=1, L_dec=2, shared=1),
+        "tied": dict(v_src=40, v_tgt=45, d_e=12, M=2, d_f=20, L_enc=2, L_dec=2, tied=1),
+        "shared_tied": dict(v_src=64, v_tgt=64, d_e=12, M=3, d_f=20, L_enc=2, L_dec=2,
+                            shared=1, tied=1),
+    },
+    family="paper",
+))

@@ -1,0 +1,84 @@
+"""The time-series transformer of Zerveas et al. 2021 (TST; the paper's time-series section).
+
+Each of the n steps of a multivariate series, d_x values, is projected linearly to d_e; learned
+positions (n × d_e) are added; L post-norm encoder blocks follow (self-attention, feed-forward,
+each with add & norm); then an output layer: for classification or regression, one linear map from
+all n final vectors concatenated (n·d_e) to d_y outputs; for the masked-value pretraining
+(``pretrain = 1``), a linear map d_e → d_x at every step that reconstructs the input.
+
+Option ``bn``: Zerveas et al. use batch normalization in place of layer normalization (section
+3.1); a batch norm also keeps a moving mean and variance, counted apart as non-trainable.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, dense, feed_forward
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.formula import group, leaf
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
+
+IDS = ("tst",)  # the ids this folder registers
+
+
+def _norm(name: str):
+    return group(
+        name,
+        leaf("scale_shift", 2 * d_e, match="gamma|beta", kind="norm", note="γ and β, d_e each"),
+        leaf("running_stats", bn * 2 * d_e, match="moving_mean|moving_variance", kind="norm", trainable=False,
+             note="batch norm's moving mean and variance, d_e each: updated, not trained; "
+                  "0 for layer norm"),
+        match=name,
+    )
+
+
+register(Architecture(
+    id="tst",
+    title="Time-series transformer (Zerveas et al. 2021): input projection, learned positions, "
+          "L encoder blocks, output layer",
+    source="Zerveas et al. 2021 (KDD), sections 3.1-3.3; Saleh & Paquelet 2024 (TST)",
+    formula=group(
+        "tst",
+        group(
+            "embeddings",
+            dense("input_projection", d_x, d_e, match="input_projection", kind="projection",
+                  note="W_p·x_t + b_p: d_x features → d_e, shared by all steps"),
+            leaf("position", n * d_e, match="position_embedding", kind="position",
+                 note="learned positions, one d_e vector per step"),
+        ),
+        group(
+            "blocks",
+            attention(match="self_attention"),
+            _norm("norm_1"),
+            feed_forward(names=("ffn_up", "ffn_down")),
+            _norm("norm_2"),
+            times=L,
+            match=r"encoder_layer_\d+",
+        ),
+        group(
+            "head",
+            leaf("supervised", (1 - pretrain) * (n * d_e * d_y + d_y), match="output_head", kind="head",
+                 note="W_o over the n·d_e concatenated final vectors → d_y, with bias; "
+                      "0 when pretrain = 1"),
+            leaf("reconstruction", pretrain * (d_e * d_x + d_x), match="reconstruction_head", kind="head",
+                 note="d_e → d_x at every step, with bias (masked-value pretraining); "
+                      "0 when pretrain = 0"),
+        ),
+    ),
+    required=(d_x, n, d_e, M, d_f, L),
+    optional={d_y: 1, bn: 1, pretrain: 0},
+    fixed={**EVEN_HEADS, zeta: 1},
+    constraints=(HEADS_FIT,),
+    reference="reference_models.tst:tst",
+    counting="trainable weights: input projection, positions, L encoder blocks, output layer; "
+             "batch norms' moving statistics counted apart, as non-trainable",
+    examples={
+        "tiny": dict(d_x=3, n=10, d_e=16, M=4, d_f=32, L=2, d_y=5),
+        "odd_sizes": dict(d_x=7, n=13, d_e=15, M=5, d_f=11, L=3, d_y=2),
+        "layer_norm": dict(d_x=4, n=9, d_e=12, M=3, d_f=20, L=2, d_y=3, bn=0),
+        "pretraining": dict(d_x=6, n=11, d_e=8, M=2, d_f=24, L=1, pretrain=1),
+        "pretraining_layer_norm": dict(d_x=6, n=11, d_e=8, M=2, d_f=24, L=2, pretrain=1, bn=0),
+        "realistic_classifier": dict(d_x=9, n=144, d_e=128, M=16, d_f=256, L=3, d_y=12),
+    },
+    family="paper",
+))

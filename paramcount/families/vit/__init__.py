@@ -1,0 +1,188 @@
+"""The Vision Transformer (Dosovitskiy et al. 2021) as KerasHub builds it: ViTBackbone.
+
+An H × W × C image is cut into (H/P)·(W/P) patches of P × P pixels; a strided convolution (one
+P·P·C → d_e linear map per patch, with bias) embeds them; a learned class token is prepended and
+learned positions added (one per patch, plus one for the class token); L pre-LN encoder blocks
+(layer norm, multi-head attention, layer norm, GELU MLP) and a final layer norm follow.
+KerasHub switches the biases of the attention (``use_mha_bias``: ζ), of the MLP (``use_mlp_bias``:
+b_ffn) and of the patch convolution (``use_patch_bias``: b_patch) apart; all are on by default.
+
+transformers' ViTModel builds the same encoder with three conventions of its own, each declared
+below: its pooler (a tanh dense layer on the class token, ``add_pooling_layer=True`` by
+default), an output projection whose bias ``qkv_bias`` does not switch (KerasHub's
+``use_mha_bias`` removes all four attention biases), and no switch for the class token, the patch
+bias or the MLP biases (always there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paramcount.components import attention, dense, feed_forward, layer_norm
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.families._lineages import HEADS, LAYERS, WIDTH
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, d_v, zeta
+
+IDS = ("vit",)  # the ids this folder registers
+
+
+# KerasHub's use_patch_bias and use_mlp_bias (b_ffn as SmolLM3 declares it)
+
+n_patches = (H / P) * (W / P)
+
+
+def _pooler_width(config: Mapping) -> Mapping:
+    """transformers 5 writes ``pooler_output_size`` (None: hidden_size) into every ViT config it
+    saves; the same width as hidden_size is the pooler the delta counts, so the key is dropped
+    then, and any other width stays to be refused by name."""
+    if config.get("pooler_output_size") in (None, config.get("hidden_size")):
+        return {k: x for k, x in config.items() if k != "pooler_output_size"}
+    return config
+
+
+# symbol ↔ ViTBackbone argument ↔ ViTConfig key. KerasHub holds the image as one shape,
+# image_shape = (H, W, C) (channels last: see data_format), and the patch as (P, P) (it turns an
+# int into a pair before saving its config); transformers holds image_size (an int for a square
+# image, or [H, W]) and patch_size (an int or a pair). A key ending in a number reads that
+# element of the list (a plain number stands for each). Non-square patches are refused: the
+# formula has one P (the two fields of P must agree).
+MAPPING = Table(
+    fields=(
+        Field("H", keras="image_shape.0", hf="image_size.0"),
+        Field("W", keras="image_shape.1", hf="image_size.1"),
+        Field("C", keras="image_shape.2", hf="num_channels", hf_default=3),
+        Field("P", keras="patch_size.0", hf="patch_size.0"),
+        Field("P", keras="patch_size.1", hf="patch_size.1"),
+        LAYERS,
+        HEADS,
+        WIDTH,
+        Field("d_f", keras="mlp_dim", hf="intermediate_size"),
+        # transformers' qkv_bias is KerasHub's use_mha_bias on q, k and v; the output bias
+        # differs (a delta below)
+        Field("zeta", keras="use_mha_bias", hf="qkv_bias", flag=True, keras_default=1,
+              hf_default=1),
+        Field("b_ffn", keras="use_mlp_bias", flag=True, keras_default=1),
+        Field("cls", keras="use_class_token", flag=True, keras_default=1),
+        Field("b_patch", keras="use_patch_bias", flag=True, keras_default=1),
+    ),
+    model_type="vit",
+    # ViTForImageClassification (google/vit-base-patch16-224 and the other fine-tuned
+    # checkpoints) adds a classifier paramcount's ViT backbone does not count: refused by name.
+    hf_classes={"ViTModel": "vit"},
+    keras_classes={"ViTBackbone": "vit"},
+    # KerasHub's get_config does not save data_format: its presets are channels last, the
+    # default, and the reference builds them so; image_shape's order depends on it.
+    keras_constants={"data_format": "channels_last"},
+    hf_normalize=_pooler_width,
+    requires=(
+        Require("data_format", ("channels_last",),
+                "image_shape is read as (height, width, channels)", framework="keras"),
+        Require("pooler_output_size", (),
+                "the pooler counted is hidden_size → hidden_size; another width is not in the "
+                "formula"),
+    ),
+    free=frozenset({
+        # KerasHub
+        "dropout_rate", "attention_dropout", "layer_norm_epsilon",
+        # transformers: encoder_stride shapes only ViTForMaskedImageModeling's decoder
+        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
+        "encoder_stride", "pooler_act",
+    }),
+)
+
+# PyTorch names of ViTModel (transformers 5: layers.<i>, q_proj ... o_proj, mlp.fc1 / fc2).
+TRANSFORMERS = Transformers(
+    weights={
+        "embeddings": "embeddings",
+        "embeddings.patch": "patch_embeddings/projection",
+        "embeddings.class_token": "cls_token",
+        "embeddings.position": "position_embeddings",
+        "blocks": r"layers/\d+",
+        "blocks.norm_1": "layernorm_before",
+        "blocks.attention": "attention",
+        "blocks.attention.query": "q_proj",
+        "blocks.attention.key": "k_proj",
+        "blocks.attention.value": "v_proj",
+        "blocks.attention.output": "o_proj",
+        "blocks.norm_2": "layernorm_after",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.up": "fc1",
+        "blocks.ffn.down": "fc2",
+        "final_norm": "layernorm",
+        "pooler": "pooler/dense",
+    },
+    deltas=(
+        Delta("blocks.attention.output",
+              dense("output", M * d_v, d_e, kind="attention",
+                    note="o_proj: its bias is always there (qkv_bias switches q, k and v only)"),
+              "transformers' ViT attention always biases its output projection; KerasHub's "
+              "use_mha_bias = False drops all four biases (its converter maps qkv_bias to it)"),
+        Delta("pooler",
+              dense("pooler", d_e, d_e, kind="head",
+                    note="ViTPooler: a tanh dense layer on the class token's final state"),
+              "transformers' ViTModel builds a pooler (add_pooling_layer=True, as from_pretrained "
+              "loads the in21k checkpoints); KerasHub's ViTBackbone none"),
+    ),
+    # ViTModel's default, said here: the base model as transformers builds it for a config
+    # naming ViTModel (ViTForImageClassification builds it without)
+    kwargs={"add_pooling_layer": True},
+    always=(
+        Always(cls, 1, "ViTModel always prepends a class token (and keeps its position row)"),
+        Always(b_patch, 1, "ViTModel's patch convolution always has a bias"),
+        Always(b_ffn, 1, "ViTModel's MLP layers always have biases"),
+    ),
+)
+
+register(Architecture(
+    id="vit",
+    title="ViT backbone (keras_hub.models.ViTBackbone): patch embedding, class token, positions",
+    source="Dosovitskiy et al. 2021, section 3.1; keras_hub/src/models/vit/vit_backbone.py",
+    formula=group(
+        "vit",
+        group(
+            "embeddings",
+            leaf("patch", P * P * C * d_e + b_patch * d_e, match="patch_embedding", kind="embedding",
+                 note="Conv2D, kernel P × P × C → d_e, stride P, with bias unless b_patch = 0: "
+                      "one linear map per patch"),
+            leaf("class_token", cls * d_e, match="class_token", kind="embedding",
+                 note="a learned d_e vector prepended to the patches"),
+            leaf("position", (n_patches + cls) * d_e, match="position_embedding", kind="position",
+                 note="learned: one per patch, (H/P)·(W/P), plus one for the class token"),
+            match="vit_patching_and_embedding",
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", match="ln_1"),
+            attention(match="mha", bias=zeta),
+            layer_norm("norm_2", match="ln_2"),
+            feed_forward(match="mlp", names=("dense_1", "dense_2"), bias=b_ffn),
+            times=L,
+            match=r"transformer_block_\d+",
+        ),
+        layer_norm("final_norm", match="ln"),
+    ),
+    required=(H, P, d_e, M, d_f, L),
+    optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
+    fixed=EVEN_HEADS,
+    constraints=(HEADS_FIT, Divisible(H, P), Divisible(W, P)),
+    reference="reference_models.vit:backbone",
+    counting="trainable weights of the backbone: patch embedding, class token, positions, L "
+             "encoder blocks, final norm; no classification head",
+    presets="vit",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(H=32, P=8, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(H=21, W=14, P=7, C=5, d_e=15, M=5, d_f=13, L=3),
+        "grayscale_no_class_token": dict(H=28, P=4, C=1, d_e=16, M=2, d_f=24, L=2, cls=0),
+        "no_attention_bias": dict(H=16, W=24, P=8, d_e=12, M=3, d_f=20, L=1, zeta=0),
+        "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
+    },
+    family="keras_hub",
+))

@@ -1,0 +1,190 @@
+"""Whisper (Radford et al. 2022, "Robust Speech Recognition via Large-Scale Weak Supervision")
+as KerasHub builds it: WhisperBackbone.
+
+An encoder-decoder transformer over speech. The encoder reads an n_mels-channel log-mel
+spectrogram through a convolutional front end (two width-3 convolutions with biases, n_mels →
+d_e then d_e → d_e at stride 2), adds a sinusoidal position table of n_audio rows (KerasHub
+stores it as a non-trainable weight: counted apart), and runs L pre-LN blocks; the decoder embeds
+v tokens with a learned table of n positions and runs L pre-LN blocks with cross-attention over
+the encoder output. Both stacks end in a layer norm. Attention projections carry biases except
+the key's (OpenAI's ``key = Linear(..., bias=False)``). The LM head is the token table,
+transposed (tied), so the backbone is the whole model.
+
+transformers' WhisperForConditionalGeneration builds the same weights: its sinusoidal table is a
+parameter frozen at construction (non-trainable, as KerasHub's), proj_out is tied.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import attention, embedding, feed_forward, layer_norm
+from paramcount.components.audio import conv1d, n_audio, n_mels
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families.bart import ENCODER_DECODER_FIELDS
+from paramcount.formula import group, leaf, zero
+from paramcount.frameworks import Transformers
+from paramcount.hparams import Divisible
+from paramcount.mapping import Field, Require, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, n, v
+from paramcount.weights import Named
+
+IDS = ("whisper",)  # the ids this folder registers
+
+
+_NO_KEY_BIAS = (1, 0, 1, 1)  # q, k, v, output
+
+# symbol ↔ WhisperBackbone argument ↔ WhisperConfig key. The formula has one depth, width, head
+# count and feed-forward width for both stacks: each HF key of a stack (and the
+# num_hidden_layers alias published configs carry) must agree. KerasHub's encoder position table
+# holds max_encoder_sequence_length // 2 rows (the frames left after the stride-2 convolution),
+# transformers' max_source_positions rows.
+MAPPING = Table(
+    fields=(
+        *ENCODER_DECODER_FIELDS,  # BART's: one depth, head count and width for both stacks
+        # both frameworks default to 80 mel channels (128 from large-v3 on)
+        Field("n_mels", keras="num_mels", hf="num_mel_bins", keras_default=80, hf_default=80),
+        Field("n_audio", keras="max_encoder_sequence_length", hf="max_source_positions",
+              keras_scale=2, keras_default=1500, hf_default=1500),
+        Field("n", keras="max_decoder_sequence_length", hf="max_target_positions",
+              keras_default=448, hf_default=448),
+    ),
+    model_type="whisper",
+    # WhisperForConditionalGeneration's proj_out is the decoder's token table (tied): its
+    # weights are WhisperModel's, the class the published checkpoints name.
+    hf_classes={"WhisperForConditionalGeneration": "whisper", "WhisperModel": "whisper"},
+    keras_classes={"WhisperBackbone": "whisper"},
+    # WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses
+    # the padding row (the start token must be an int; 0 is in every vocabulary)
+    hf_constants={"tie_word_embeddings": True, "pad_token_id": None, "bos_token_id": None,
+                  "eos_token_id": None, "decoder_start_token_id": 0},
+    requires=(Require("tie_word_embeddings", (True,),
+                      "the output projection counts only as the decoder's token table, tied"),),
+    free=frozenset({
+        "dropout", "attention_dropout", "activation_dropout", "activation_function",
+        "encoder_layerdrop", "decoder_layerdrop", "init_std", "scale_embedding",
+        "is_encoder_decoder", "suppress_tokens", "begin_suppress_tokens", "forced_decoder_ids",
+        "median_filter_width", "alignment_heads", "lang_ids", "no_timestamps_token_id",
+        # SpecAugment masks the features in training (no weight); the weighted layer sum and
+        # the classifier projection belong to WhisperForAudioClassification only
+        "apply_spec_augment", "mask_time_prob", "mask_time_length", "mask_time_min_masks",
+        "mask_feature_prob", "mask_feature_length", "mask_feature_min_masks",
+        "use_weighted_layer_sum", "classifier_proj_size", "num_labels",
+    }),
+)
+
+_BLOCK = {
+    "norm_1": "self_attn_layer_norm",
+    "self_attention": "self_attn",
+    "self_attention.query": "q_proj",
+    "self_attention.key": "k_proj",
+    "self_attention.value": "v_proj",
+    "self_attention.output": "out_proj",
+    "norm_cross": "encoder_attn_layer_norm",
+    "cross_attention": "encoder_attn",
+    "cross_attention.query": "q_proj",
+    "cross_attention.key": "k_proj",
+    "cross_attention.value": "v_proj",
+    "cross_attention.output": "out_proj",
+    "norm_2": "final_layer_norm",
+    "ffn.up": "fc1",
+    "ffn.down": "fc2",
+}
+_ENCODER_ONLY = ("norm_cross", "cross_attention")
+
+# WhisperForConditionalGeneration's names. No deltas: transformers builds KerasHub's weights.
+# Its encoder's sinusoidal table is an nn.Embedding frozen at construction
+# (``embed_positions.requires_grad_(False)``): a parameter, not trainable, as KerasHub's
+# non-trainable weight is; the decoder's position table is learned in both; proj_out is tied.
+TRANSFORMERS = Transformers(weights={
+    "encoder": "encoder",
+    "encoder.front_end.conv_1": "conv1",
+    "encoder.front_end.conv_2": "conv2",
+    "encoder.positions": "embed_positions",
+    "encoder.blocks": r"layers/\d+",
+    **{f"encoder.blocks.{k}": p for k, p in _BLOCK.items() if not k.startswith(_ENCODER_ONLY)},
+    "encoder.final_norm": "layer_norm",
+    "decoder": "decoder",
+    "decoder.embeddings.token": "embed_tokens",
+    "decoder.embeddings.positions": "embed_positions",
+    "decoder.blocks": r"layers/\d+",
+    **{f"decoder.blocks.{k}": p for k, p in _BLOCK.items()},
+    "decoder.final_norm": "layer_norm",
+})
+
+register(Architecture(
+    id="whisper",
+    title="Whisper backbone (keras_hub.models.WhisperBackbone): speech encoder-decoder with a "
+          "convolutional front end",
+    source="Radford et al. 2022 (Whisper), openai/whisper model.py; "
+           "keras_hub/src/models/whisper/whisper_{backbone,encoder,decoder}.py",
+    formula=group(
+        "whisper",
+        group(
+            "encoder",
+            group(
+                "front_end",
+                conv1d("conv_1", n_mels, d_e, kernel=3,
+                       match="encoder_token_embedding_conv_layer_1"),
+                conv1d("conv_2", d_e, d_e, kernel=3,
+                       match="encoder_token_embedding_conv_layer_2",
+                       note="convolution, kernel width 3, stride 2 (halves the frames)"),
+            ),
+            leaf("positions", n_audio * d_e, match="encoder_position_embedding", kind="position",
+                 trainable=False,
+                 note="sinusoidal n_audio × d_e table, stored as a non-trainable weight"),
+            group(
+                "blocks",
+                layer_norm("norm_1", match="self_attention_layer_norm"),
+                attention("self_attention", match="self_attention_layer", bias=_NO_KEY_BIAS),
+                layer_norm("norm_2", match="feedforward_layer_norm"),
+                feed_forward(),
+                times=L,
+                match=r"transformer_encoder_layer_\d+",
+            ),
+            layer_norm("final_norm", match="encoder_layer_norm"),
+        ),
+        group(
+            "decoder",
+            group(
+                "embeddings",
+                embedding("token", v, match="token_embedding",
+                          note="v × d_e table, also the tied LM head"),
+                embedding("positions", n, match="position_embedding",
+                          note="learned n × d_e position table"),
+                match="decoder_token_and_position_embedding",
+            ),
+            group(
+                "blocks",
+                layer_norm("norm_1", match="self_attention_layer_norm"),
+                attention("self_attention", match="self_attention", bias=_NO_KEY_BIAS),
+                layer_norm("norm_cross", match="cross_attention_layer_norm"),
+                attention("cross_attention", match="cross_attention", bias=_NO_KEY_BIAS),
+                layer_norm("norm_2", match="feedforward_layer_norm"),
+                feed_forward(),
+                times=L,
+                match=r"transformer_decoder_layer_\d+",
+            ),
+            layer_norm("final_norm", match="decoder_layer_norm"),
+        ),
+        zero("head", "tied: the output projection is the decoder's token table, transposed",
+             kind="head"),
+    ),
+    reference=Named("reference_models.table:backbone", ("whisper",)),
+    counting="trainable weights of the backbone: the convolutional front end, L encoder and L "
+             "decoder blocks, their final norms, the decoder's token and position tables (the "
+             "LM head is tied); the encoder's sinusoidal table is a non-trainable weight, "
+             "counted apart (KerasHub's published figure includes it)",
+    required=(v, n_mels, d_e, M, d_f, L),
+    optional={n: 448, n_audio: 1500},
+    fixed=EVEN_HEADS,
+    constraints=(Divisible(d_e, M),),
+    presets="whisper",
+    family="keras_hub",
+    keras_hub_metadata=True,
+    mapping=MAPPING,
+    transformers=TRANSFORMERS,
+    examples={
+        "tiny": dict(v=100, n_mels=8, d_e=32, M=4, d_f=64, L=2, n=16, n_audio=12),
+        "odd_sizes": dict(v=97, n_mels=5, d_e=21, M=3, d_f=13, L=3, n=7, n_audio=5),
+    },
+))

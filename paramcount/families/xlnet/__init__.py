@@ -1,0 +1,130 @@
+"""XLNet (Yang et al. 2019) as KerasHub builds it: XLNetBackbone.
+
+Transformer-XL blocks for two-stream permutation language modelling. Positions are relative and
+sinusoidal (computed, not learned); each layer projects them with its own d_e → M·d_k matrix
+(``encoding``) and learns, per head, three bias vectors (content, position, segment: Transformer-
+XL's u and v, and XLNet's segment bias) and a 2-row segment encoding (same / different segment).
+The four attention projections carry no bias. The query stream starts from one learned mask
+embedding of width d_e.
+"""
+
+from __future__ import annotations
+
+from paramcount.components import (
+    attention,
+    embedding,
+    feed_forward,
+    layer_norm,
+    sinusoidal_positions,
+)
+from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
+from paramcount.formula import group, leaf
+from paramcount.frameworks import Transformers
+from paramcount.mapping import Field, Table
+from paramcount.registry import Architecture, register
+from paramcount.symbols import L, M, d_e, d_f, d_k, v
+from paramcount.weights import Named
+
+IDS = ("xlnet",)  # the ids this folder registers
+
+
+# symbol ↔ XLNetBackbone argument ↔ XLNetConfig key (d_head, when given, must be d_e/M, as
+# transformers also insists).
+MAPPING = Table(
+    fields=(
+        VOCAB,
+        LAYERS_N_LAYER,
+        HEADS_N_HEAD,
+        WIDTH_D_MODEL,
+        Field("d_f", keras="intermediate_dim", hf="d_inner"),
+        Field("d_k", hf="d_head"),
+    ),
+    model_type="xlnet",
+    # XLNetLMHeadModel (the published checkpoints) adds an LM head bias KerasHub's backbone does
+    # not have: refused by name.
+    hf_classes={"XLNetModel": "xlnet"},
+    keras_classes={"XLNetBackbone": "xlnet"},
+    free=frozenset({
+        "ff_activation", "dropout", "layer_norm_eps", "activation", "kernel_initializer_range",
+        "bias_initializer",
+        # memory, attention span and data order: computed, not learned
+        "attn_type", "mem_len", "reuse_len", "use_mems_eval", "use_mems_train", "bi_data",
+        "clamp_len", "same_length",
+        # XLNet's sequence-summary and span heads, built by other classes only
+        "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
+        "start_n_top", "end_n_top", "tie_word_embeddings",
+        # the original code's switch for per-layer biases; transformers always has them
+        "untie_r",
+    }),
+)
+
+register(Architecture(
+    id="xlnet",
+    title="XLNet backbone (keras_hub.models.XLNetBackbone): relative attention with per-layer "
+          "position projection and segment encodings",
+    source="Yang et al. 2019; Dai et al. 2019 (Transformer-XL); "
+           "keras_hub/src/models/xlnet/xlnet_backbone.py",
+    formula=group(
+        "xlnet",
+        group(
+            "embeddings",
+            embedding("token", v, match="word_embedding"),
+            leaf("mask", d_e, match="mask_emb", kind="embedding",
+                 note="the query stream's learned start vector (two-stream attention)"),
+            sinusoidal_positions(),
+        ),
+        group(
+            "blocks",
+            attention(match="rel_attn", bias=0),
+            leaf("position_projection", d_e * M * d_k, match="rel_attn/encoding", kind="attention",
+                 note="projects the sinusoidal relative encodings, d_e → M·d_k, no bias"),
+            leaf("attention_biases", 3 * M * d_k, kind="attention",
+                 match="(content|positional|segment)_attention_bias",
+                 note="per-head content (u), position (v) and segment biases"),
+            leaf("segment_encoding", 2 * M * d_k, match="segment_encoding", kind="attention",
+                 note="two per-head vectors: same segment, different segment"),
+            layer_norm("norm_1", match="layer_norm_rel_attn"),
+            feed_forward(),
+            layer_norm("norm_2", match="layer_norm_ff"),
+            times=L,
+            match=r"xlnet_encoder_\d+",
+        ),
+    ),
+    reference=Named("reference_models.table:backbone", ("xlnet",)),
+    counting="trainable weights of the backbone: token table, mask embedding, L blocks (bias-free "
+             "attention, relative-position projection, per-head biases and segment encodings, "
+             "two norms, feed-forward); no LM head",
+    required=(v, d_e, M, d_f, L),
+    fixed=EVEN_HEADS,
+    constraints=(HEADS_FIT,),
+    presets="xlnet",
+    family="keras_hub",
+    mapping=MAPPING,
+    transformers=Transformers(
+        # XLNetConfig refuses a width the heads do not split ("'d_model % n_head' should be
+        # equal to 0"); KerasHub floors the head width
+        constraints=(WHOLE_HEADS,),
+        weights={
+            "embeddings.token": "word_embedding",
+            "embeddings.mask": "mask_emb",
+            "blocks": r"layer/\d+",
+            "blocks.attention": "rel_attn",
+            "blocks.attention.query": "q",
+            "blocks.attention.key": "k",
+            "blocks.attention.value": "v",
+            "blocks.attention.output": "o",
+            "blocks.position_projection": "rel_attn/r",
+            "blocks.attention_biases": "r_r_bias|r_s_bias|r_w_bias",
+            "blocks.segment_encoding": "seg_embed",
+            "blocks.norm_1": "rel_attn/layer_norm",
+            "blocks.ffn.up": "layer_1",
+            "blocks.ffn.down": "layer_2",
+            "blocks.norm_2": "ff/layer_norm",
+        },
+    ),
+    examples={
+        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+    },
+))
