@@ -11,6 +11,19 @@ from __future__ import annotations
 from paramcount.mapping import Field
 from paramcount.symbols import M, d_e
 
+# --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
+SSM_GROUPS = Field("G_ssm", hf="n_groups")
+SSM_CONV = Field("K_conv", hf="conv_kernel")
+SSM_CONV_BIAS = Field("b_conv", hf="use_conv_bias", flag=True, hf_default=1)
+SSM_PROJ_BIAS = Field("b_proj", hf="use_bias", flag=True, hf_default=0)
+MAMBA_GROUPS = Field("G_ssm", hf="mamba_n_groups")
+MAMBA_HEADS = Field("H_ssm", hf="mamba_n_heads")
+MAMBA_CONV = Field("K_conv", hf="mamba_d_conv")
+MAMBA_CONV_BIAS = Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1)
+MAMBA_PROJ_BIAS = Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0)
+MAMBA_STATE = Field("d_state", hf="mamba_d_state")
+MAMBA_EXPAND = Field("x_in", hf="mamba_expand")
+
 # --- Llama lineage: KerasHub's decoder backbones and transformers' LlamaConfig spell these alike
 VOCAB = Field("v", keras="vocabulary_size", hf="vocab_size")
 WIDTH = Field("d_e", keras="hidden_dim", hf="hidden_size")
@@ -82,6 +95,10 @@ HF_EXPERT_FFN_AS_FFN = Field("d_fe", hf="intermediate_size")
 HF_ROUTED_EXPERTS = Field("E", hf="n_routed_experts")
 HF_SHARED_EXPERTS = Field("E_s", hf="n_shared_experts")
 HF_FIRST_DENSE = Field("L_dense", hf="first_k_dense_replace")
+HF_EXPERTS = Field("E", hf="num_experts")
+HF_MLP_BIAS = Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0)
+HF_FFN_OR_4D = Field("d_f", hf="intermediate_size", hf_default=4 * d_e)
+HF_HEAD_DIM_OR_128 = Field("d_k", hf="head_dim", hf_default=128)
 
 # --- KerasHub-only families (no transformers class)
 KERAS_VOCAB = Field("v", keras="vocabulary_size")

@@ -17,13 +17,14 @@ from paramcount.families._lineages import (
     HF_HEADS,
     HF_KV_HEADS_OR_M,
     HF_LAYERS,
+    HF_MLP_BIAS,
     HF_TIED_NO,
     HF_VOCAB,
     HF_WIDTH,
 )
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
@@ -66,7 +67,7 @@ register(Architecture(
             HF_WIDTH,
             HF_FFN,
             HF_ATTENTION_BIAS,
-            Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
+            HF_MLP_BIAS,
             HF_TIED_NO,
         ),
         model_type="granite",

@@ -17,7 +17,17 @@ import sympy
 from paramcount.components.basic import embedding
 from paramcount.components.modern import rms_norm
 from paramcount.components.ssm import mamba2_mixer, mamba_mixer
-from paramcount.families._lineages import HF_LAYERS, HF_TIED_NO, HF_TIED_YES, HF_VOCAB, HF_WIDTH
+from paramcount.families._lineages import (
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_TIED_YES,
+    HF_VOCAB,
+    HF_WIDTH,
+    SSM_CONV,
+    SSM_CONV_BIAS,
+    SSM_GROUPS,
+    SSM_PROJ_BIAS,
+)
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -70,9 +80,9 @@ _COMMON = (
     HF_WIDTH,
     Field("x_in", hf="expand"),
     Field("d_state", hf="state_size"),
-    Field("K_conv", hf="conv_kernel"),
-    Field("b_conv", hf="use_conv_bias", flag=True, hf_default=1),
-    Field("b_proj", hf="use_bias", flag=True, hf_default=0),
+    SSM_CONV,
+    SSM_CONV_BIAS,
+    SSM_PROJ_BIAS,
 )
 # intermediate_size: written by the conversion scripts, recomputed as expand·hidden_size by
 # MambaConfig (never read); the rest change no count
@@ -139,7 +149,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(*_COMMON, Field("H_ssm", hf="num_heads"), Field("d_ssm", hf="head_dim"),
-                Field("G_ssm", hf="n_groups"),
+                SSM_GROUPS,
                 HF_TIED_NO),
         model_type="mamba2",
         hf_classes={"Mamba2ForCausalLM": "mamba2"},

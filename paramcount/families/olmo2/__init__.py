@@ -17,6 +17,7 @@ from paramcount.components.latent import swiglu_hf
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
 from paramcount.families._lineages import (
     HF_EXPERT_FFN_AS_FFN,
+    HF_EXPERTS,
     HF_FFN,
     HF_HEAD_DIM,
     HF_HEADS,
@@ -131,7 +132,7 @@ register(Architecture(
     presets="olmoe",
     family="transformers",
     mapping=Table(fields=_fields(HF_EXPERT_FFN_AS_FFN,
-                                 Field("E", hf="num_experts"), HF_TOP_K),
+                                 HF_EXPERTS, HF_TOP_K),
                   model_type="olmoe", hf_classes={"OlmoeForCausalLM": "olmoe"},
                   hf_constants={"attention_bias": False}, requires=(_NO_BIAS,), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMOE)),

@@ -34,6 +34,22 @@ from paramcount.components.stacks import (
     crossed,
     periodic,
 )
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN_AS_FFN,
+    HF_EXPERTS,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+    MAMBA_CONV,
+    MAMBA_CONV_BIAS,
+    MAMBA_EXPAND,
+    MAMBA_PROJ_BIAS,
+    MAMBA_STATE,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -58,6 +74,9 @@ from paramcount.symbols import (
     x_in,
 )
 from paramcount.weights import Named
+
+IDS = ("jamba",)  # the ids this folder registers
+
 
 _expert = group(
     "expert",
@@ -127,21 +146,21 @@ def _expert_offset(hp):
 # changes no count).
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_fe", hf="intermediate_size"),
-        Field("E", hf="num_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("x_in", hf="mamba_expand"),
-        Field("d_state", hf="mamba_d_state"),
-        Field("K_conv", hf="mamba_d_conv"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_WIDTH,
+        HF_EXPERT_FFN_AS_FFN,
+        HF_EXPERTS,
+        HF_TOP_K,
+        MAMBA_EXPAND,
+        MAMBA_STATE,
+        MAMBA_CONV,
         Field("r_dt", hf="mamba_dt_rank"),
-        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
-        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        MAMBA_CONV_BIAS,
+        MAMBA_PROJ_BIAS,
+        HF_TIED_NO,
         Field("L_att", stack=PERIODIC_ATTENTION, options={
             "attn_layer_period": "attn_layer_period", "attn_layer_offset": "attn_layer_offset"}),
         Field("L_moe", stack=PERIODIC_MOE, options={

@@ -29,6 +29,17 @@ from collections.abc import Mapping
 from paramcount.components.basic import dense, embedding
 from paramcount.components.modern import rms_norm
 from paramcount.components.ssm import mamba2_mixer
+from paramcount.families._lineages import (
+    HF_FFN_OR_4D,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_VOCAB,
+    HF_WIDTH,
+    MAMBA_CONV,
+    MAMBA_EXPAND,
+    MAMBA_STATE,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -55,6 +66,9 @@ from paramcount.symbols import (
     x_in,
 )
 from paramcount.weights import Named
+
+IDS = ("zamba2",)  # the ids this folder registers
+
 
 D_ATT = 2 * d_e  # the shared block reads the hidden state and the input embeddings, concatenated
 
@@ -139,17 +153,17 @@ def _normalize(config: Mapping) -> Mapping:
 
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_f", hf="intermediate_size", hf_default=4 * d_e),
-        Field("x_in", hf="mamba_expand"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_WIDTH,
+        HF_FFN_OR_4D,
+        MAMBA_EXPAND,
         Field("H_ssm", hf="n_mamba_heads"),
         Field("G_ssm", hf="mamba_ngroups"),
-        Field("d_state", hf="mamba_d_state"),
-        Field("K_conv", hf="mamba_d_conv"),
+        MAMBA_STATE,
+        MAMBA_CONV,
         Field("b_proj", hf="add_bias_linear", flag=True, hf_default=0),
         Field("B_mem", hf="num_mem_blocks"),
         Field("r_ad", hf="adapter_rank"),

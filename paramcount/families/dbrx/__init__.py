@@ -18,6 +18,7 @@ import dataclasses
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import causal_lm
 from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.families._lineages import HF_VOCAB
 from paramcount.formula import FUSED, group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -25,6 +26,8 @@ from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
+
+IDS = ("dbrx",)  # the ids this folder registers
 
 
 def _fused(term):
@@ -87,7 +90,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
+            HF_VOCAB,
             Field("L", hf="n_layers"),
             Field("M", hf="n_heads"),
             Field("M_kv", hf="attn_config.kv_n_heads"),

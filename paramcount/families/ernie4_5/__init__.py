@@ -21,6 +21,18 @@ from paramcount.components.hf_decoder import attention, causal_lm, stacked_exper
 from paramcount.components.latent import swiglu_hf
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense, L_moe, LayerKinds
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_HEAD_DIM_OR_128,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_YES,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -28,6 +40,9 @@ from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.weights import Named
+
+IDS = ("ernie4_5", "ernie4_5_moe")  # the ids this folder registers
+
 
 _NORM_1 = rms_norm("attention_norm", match="input_layernorm")
 _ATTENTION = attention(key_dim=d_k)
@@ -96,13 +111,13 @@ _FREE = frozenset({
 
 def _fields(*more: Field) -> tuple[Field, ...]:
     return (
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_f", hf="intermediate_size"),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_WIDTH,
+        HF_FFN,
+        HF_TIED_YES,
         *more,
     )
 
@@ -126,7 +141,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
-        fields=_fields(Field("d_k", hf="head_dim", hf_default=128)),
+        fields=_fields(HF_HEAD_DIM_OR_128),
         model_type="ernie4_5", hf_classes={"Ernie4_5ForCausalLM": "ernie4_5"},
         hf_constants={"use_bias": False}, requires=(_NO_BIAS,), free=_FREE),
     transformers=Transformers(weights=own_weights(DENSE)),
@@ -165,8 +180,8 @@ register(Architecture(
     mapping=Table(
         fields=_fields(
             # absent: d_e/M, as Ernie4_5_MoeAttention takes it
-            Field("d_k", hf="head_dim", hf_default=d_e / M),
-            Field("d_fe", hf="moe_intermediate_size"),
+            HF_HEAD_DIM_OR_SPLIT,
+            HF_EXPERT_FFN,
             Field("E", hf="moe_num_experts"),
             Field("k", hf="moe_k"),
             Field("E_sh", hf="moe_num_shared_experts", hf_default=0),

@@ -1,7 +1,7 @@
 """Cohere Command R7B and Command A (Cohere 2024-2025), as transformers builds them:
 Cohere2ForCausalLM. KerasHub has no Cohere model, so transformers is the reference.
 
-Command R's parallel block (:mod:`paramcount.architectures.cohere`: one γ-only layer norm feeding
+Command R's parallel block (:mod:`paramcount.families.cohere`: one γ-only layer norm feeding
 grouped-query attention and the SwiGLU, tied head, scaled logits) without its optional per-head
 QK norm: Cohere2Attention builds none. Three of every four blocks attend through a sliding
 window with rotary positions and the fourth globally without them (``layer_types``,
@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.architectures.cohere import FORMULA as COHERE
 from paramcount.components.hf_decoder import attention, causal_lm
+from paramcount.families.cohere import FORMULA as COHERE
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, get, register
 from paramcount.symbols import b_att, qk_norm, tied
 from paramcount.weights import Named
+
+IDS = ("cohere2",)  # the ids this folder registers
+
 
 FORMULA = causal_lm(
     "cohere2",

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from paramcount.components.basic import layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.families._lineages import HF_FFN, HF_HEADS, HF_KV_HEADS_OR_M, HF_LAYERS, HF_TIED_YES, HF_VOCAB, HF_WIDTH
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
+
+IDS = ("starcoder2",)  # the ids this folder registers
+
 
 FORMULA = causal_lm(
     "starcoder2",
@@ -48,14 +52,14 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads", hf_default=M),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size"),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS_OR_M,
+            HF_WIDTH,
+            HF_FFN,
             Field("b_att", hf="use_bias", flag=True, hf_default=1),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+            HF_TIED_YES,
         ),
         model_type="starcoder2",
         hf_classes={"Starcoder2ForCausalLM": "starcoder2"},

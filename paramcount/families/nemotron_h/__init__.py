@@ -32,6 +32,23 @@ from paramcount.components.stacks import (
     L_moe,
     block_types,
 )
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_HEAD_DIM_OR_128,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_MLP_BIAS,
+    HF_ROUTED_EXPERTS,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+    SSM_CONV,
+    SSM_CONV_BIAS,
+    SSM_GROUPS,
+    SSM_PROJ_BIAS,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -60,6 +77,8 @@ from paramcount.symbols import (
     v,
 )
 from paramcount.weights import Named
+
+IDS = ("nemotron_h",)  # the ids this folder registers
 
 
 def _mlp(name: str, inner, match: str, at: str = ""):
@@ -138,25 +157,25 @@ _KINDS = {"layers_block_type": "layers_block_type"}
 
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
         # NemotronHConfig's head_dim (default 128); the older attention_head_dim is not read
-        Field("d_k", hf="head_dim", hf_default=128),
-        Field("d_e", hf="hidden_size"),
-        Field("d_f", hf="intermediate_size"),
+        HF_HEAD_DIM_OR_128,
+        HF_WIDTH,
+        HF_FFN,
         Field("H_ssm", hf="mamba_num_heads"),
         Field("d_ssm", hf="mamba_head_dim"),
-        Field("G_ssm", hf="n_groups"),
+        SSM_GROUPS,
         Field("d_state", hf="ssm_state_size"),
-        Field("K_conv", hf="conv_kernel"),
-        Field("b_conv", hf="use_conv_bias", flag=True, hf_default=1),
-        Field("b_proj", hf="use_bias", flag=True, hf_default=0),
-        Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
-        Field("E", hf="n_routed_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("d_fe", hf="moe_intermediate_size"),
+        SSM_CONV,
+        SSM_CONV_BIAS,
+        SSM_PROJ_BIAS,
+        HF_MLP_BIAS,
+        HF_ROUTED_EXPERTS,
+        HF_TOP_K,
+        HF_EXPERT_FFN,
         Field("d_fs", hf="moe_shared_expert_intermediate_size"),
         Field("L_att", stack=BLOCK_TYPES, options=_KINDS),
         Field("L_mlp", stack=BLOCK_TYPES, options=_KINDS),

@@ -20,6 +20,24 @@ from paramcount.components.basic import embedding
 from paramcount.components.hf_decoder import attention
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.components.ssm import mamba2_mixer
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_FFN,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_MLP_BIAS,
+    HF_TIED_NO,
+    HF_VOCAB,
+    HF_WIDTH,
+    MAMBA_CONV,
+    MAMBA_CONV_BIAS,
+    MAMBA_GROUPS,
+    MAMBA_HEADS,
+    MAMBA_PROJ_BIAS,
+    MAMBA_STATE,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -47,6 +65,9 @@ from paramcount.symbols import (
     v,
 )
 from paramcount.weights import Named
+
+IDS = ("falcon_h1",)  # the ids this folder registers
+
 
 FORMULA = group(
     "falcon_h1",
@@ -81,26 +102,26 @@ def _normalize(config: Mapping) -> Mapping:
 
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_k", hf="head_dim", hf_default=d_e / M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_f", hf="intermediate_size"),
-        Field("H_ssm", hf="mamba_n_heads"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_HEAD_DIM_OR_SPLIT,
+        HF_WIDTH,
+        HF_FFN,
+        MAMBA_HEADS,
         # mamba_d_ssm is the inner width H_ssm·d_ssm (FalconH1Config's default 1024 when absent)
         Field("d_ssm", hf="mamba_d_ssm", hf_per="H_ssm", hf_default=1024 / H_ssm),
-        Field("G_ssm", hf="mamba_n_groups"),
-        Field("d_state", hf="mamba_d_state"),
-        Field("K_conv", hf="mamba_d_conv"),
-        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
-        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
+        MAMBA_GROUPS,
+        MAMBA_STATE,
+        MAMBA_CONV,
+        MAMBA_CONV_BIAS,
+        MAMBA_PROJ_BIAS,
         Field("b_out", hf="projectors_bias", flag=True, hf_default=0),
         Field("ssm_norm", hf="mamba_rms_norm", flag=True, hf_default=0),
-        Field("b_att", hf="attention_bias", flag=True, hf_default=0),
-        Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_ATTENTION_BIAS,
+        HF_MLP_BIAS,
+        HF_TIED_NO,
     ),
     model_type="falcon_h1",
     hf_classes={"FalconH1ForCausalLM": "falcon_h1"},

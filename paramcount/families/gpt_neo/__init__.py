@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from paramcount.components.basic import embedding, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.families._lineages import HF_FFN_OR_4D, HF_TIED_YES, HF_VOCAB, HF_WIDTH
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, n, tied, v
 from paramcount.weights import Named
+
+IDS = ("gpt_neo",)  # the ids this folder registers
+
 
 FORMULA = causal_lm(
     "gpt_neo",
@@ -60,13 +64,13 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
+            HF_VOCAB,
             Field("n", hf="max_position_embeddings"),
             Field("L", hf="num_layers"),
             Field("M", hf="num_heads"),
-            Field("d_e", hf="hidden_size"),
-            Field("d_f", hf="intermediate_size", hf_default=4 * d_e),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1),
+            HF_WIDTH,
+            HF_FFN_OR_4D,
+            HF_TIED_YES,
         ),
         model_type="gpt_neo",
         hf_classes={"GPTNeoForCausalLM": "gpt_neo"},

@@ -22,6 +22,25 @@ from paramcount.components.hf_decoder import attention
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
 from paramcount.components.ssm import mamba2_mixer
 from paramcount.components.stacks import LayerKinds, repeat
+from paramcount.families._lineages import (
+    HF_ATTENTION_BIAS,
+    HF_EXPERT_FFN_AS_FFN,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+    MAMBA_CONV,
+    MAMBA_CONV_BIAS,
+    MAMBA_EXPAND,
+    MAMBA_GROUPS,
+    MAMBA_HEADS,
+    MAMBA_PROJ_BIAS,
+    MAMBA_STATE,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -52,6 +71,8 @@ from paramcount.symbols import (
     x_in,
 )
 from paramcount.weights import Named
+
+IDS = ("granitemoehybrid",)  # the ids this folder registers
 
 
 def _mixer(i: int, *, layer_types=()) -> str:
@@ -117,25 +138,25 @@ def _normalize(config: Mapping) -> Mapping:
 
 MAPPING = Table(
     fields=(
-        Field("v", hf="vocab_size"),
-        Field("L", hf="num_hidden_layers"),
-        Field("M", hf="num_attention_heads"),
-        Field("M_kv", hf="num_key_value_heads", hf_default=M),
-        Field("d_e", hf="hidden_size"),
-        Field("d_fe", hf="intermediate_size"),
+        HF_VOCAB,
+        HF_LAYERS,
+        HF_HEADS,
+        HF_KV_HEADS_OR_M,
+        HF_WIDTH,
+        HF_EXPERT_FFN_AS_FFN,
         Field("d_fs", hf="shared_intermediate_size"),
         Field("moe", hf="num_local_experts", hf_presence=True),
-        Field("E", hf="num_local_experts"),
-        Field("k", hf="num_experts_per_tok"),
-        Field("x_in", hf="mamba_expand"),
-        Field("H_ssm", hf="mamba_n_heads"),
-        Field("G_ssm", hf="mamba_n_groups"),
-        Field("d_state", hf="mamba_d_state"),
-        Field("K_conv", hf="mamba_d_conv"),
-        Field("b_conv", hf="mamba_conv_bias", flag=True, hf_default=1),
-        Field("b_proj", hf="mamba_proj_bias", flag=True, hf_default=0),
-        Field("b_att", hf="attention_bias", flag=True, hf_default=0),
-        Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+        HF_LOCAL_EXPERTS,
+        HF_TOP_K,
+        MAMBA_EXPAND,
+        MAMBA_HEADS,
+        MAMBA_GROUPS,
+        MAMBA_STATE,
+        MAMBA_CONV,
+        MAMBA_CONV_BIAS,
+        MAMBA_PROJ_BIAS,
+        HF_ATTENTION_BIAS,
+        HF_TIED_NO,
         Field("L_att", hf="layer_types", kinds=("full_attention", "linear_attention"),
               hf_default=0),
     ),

@@ -1,7 +1,7 @@
 """OLMo 3 (Team OLMo 2025, "OLMo 3"), as transformers builds it: Olmo3ForCausalLM. KerasHub has
 no OLMo, so transformers is the reference.
 
-OLMo 2's weights exactly (:mod:`paramcount.architectures.olmo2`: post-norm blocks, all-heads QK
+OLMo 2's weights exactly (:mod:`paramcount.families.olmo2`: post-norm blocks, all-heads QK
 norm, SwiGLU): what OLMo 3 changes is which blocks attend through a sliding window (three of
 every four, ``layer_types``, ``sliding_window``) and the rotary scaling, neither of which holds a
 weight. So the formula is OLMo 2's, read from the olmo3 model type.
@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.architectures.olmo2 import OLMO2
+from paramcount.families.olmo2 import OLMO2
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.registry import Architecture, get, register
 from paramcount.weights import Named
+
+IDS = ("olmo3",)  # the ids this folder registers
+
 
 FORMULA = dataclasses.replace(OLMO2, name="olmo3")
 _OLMO2: Architecture = get("olmo2")

@@ -2,7 +2,7 @@
 3B-A800M), as transformers builds them: GraniteMoeForCausalLM. KerasHub has no Granite, so
 transformers is the reference.
 
-Granite 3's dense block (:mod:`paramcount.architectures.granite`: RMS norms, grouped-query
+Granite 3's dense block (:mod:`paramcount.families.granite`: RMS norms, grouped-query
 attention with optional biases, the four activation multipliers, tied head) with its SwiGLU
 replaced by E fine-grained SwiGLU experts of width d_fe (``block_sparse_moe``: gate and up
 stacked in ``input_linear``'s place as ``gate_up_proj``), k per token, a bias-free router
@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.architectures.granite import FORMULA as GRANITE
 from paramcount.components.hf_decoder import causal_lm, stacked_expert
 from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN, HF_LOCAL_EXPERTS, HF_TOP_K
+from paramcount.families.granite import FORMULA as GRANITE
 from paramcount.formula import leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Relation
-from paramcount.mapping import Field
 from paramcount.registry import Architecture, get, register
 from paramcount.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
 from paramcount.weights import Named
+
+IDS = ("granitemoe",)  # the ids this folder registers
+
 
 _GRANITE: Architecture = get("granite")
 _blocks = GRANITE.find("blocks")
@@ -45,9 +48,9 @@ assert _MAPPING is not None
 MAPPING = dataclasses.replace(
     _MAPPING,
     fields=(*(f for f in _MAPPING.fields if f.symbol not in _DENSE_ONLY),
-            Field("d_fe", hf="intermediate_size"),
-            Field("E", hf="num_local_experts"),
-            Field("k", hf="num_experts_per_tok")),
+            HF_EXPERT_FFN_AS_FFN,
+            HF_LOCAL_EXPERTS,
+            HF_TOP_K),
     model_type="granitemoe",
     hf_classes={"GraniteMoeForCausalLM": "granitemoe"},
     free=_MAPPING.free | {"output_router_logits", "router_aux_loss_coef"},

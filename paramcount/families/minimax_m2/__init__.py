@@ -16,13 +16,28 @@ from __future__ import annotations
 
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN_AS_FFN,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS,
+    HF_LAYERS,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
+
+IDS = ("minimax_m2",)  # the ids this folder registers
+
 
 _ROUTER = group(
     "router",
@@ -68,17 +83,17 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            Field("v", hf="vocab_size"),
-            Field("L", hf="num_hidden_layers"),
-            Field("M", hf="num_attention_heads"),
-            Field("M_kv", hf="num_key_value_heads"),
-            Field("d_e", hf="hidden_size"),
+            HF_VOCAB,
+            HF_LAYERS,
+            HF_HEADS,
+            HF_KV_HEADS,
+            HF_WIDTH,
             # absent: d_e/M, as MiniMaxM2Attention takes it
-            Field("d_k", hf="head_dim", hf_default=d_e / M),
-            Field("d_fe", hf="intermediate_size"),
-            Field("E", hf="num_local_experts"),
-            Field("k", hf="num_experts_per_tok"),
-            Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0),
+            HF_HEAD_DIM_OR_SPLIT,
+            HF_EXPERT_FFN_AS_FFN,
+            HF_LOCAL_EXPERTS,
+            HF_TOP_K,
+            HF_TIED_NO,
         ),
         model_type="minimax_m2",
         hf_classes={"MiniMaxM2ForCausalLM": "minimax_m2"},
