@@ -354,7 +354,7 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
                 for c in p.cases if c.status == "error" and DIED in c.message]
         if died:  # the report would show a proof that never ran: not written
             raise WorkersDied(died)
-        derived, _ = report_derived.record_for(path)
+        derived, _ = report_derived.record_for(path, n_jobs=n_jobs)
         pages = generate(results, proofs=shown, transformers_proofs=hf_proofs, index=path.name,
                          derived=derived)
         if derived[0]:

@@ -29,18 +29,47 @@ def load(path: str | os.PathLike = PROJECT_RECORD) -> Derived:
         return [], {}
 
 
-def _sweep_here(kinds: tuple[str, ...]) -> Derived:
+def _sweep_here(kinds: tuple[str, ...], types: list[str] | None = None) -> Derived:
     """(In a torch worker.) Every model type swept: derived and proven, from the cache where
     it holds them."""
-    return sweep.sweep(kinds), sweep.versions()
+    return sweep.sweep(kinds, types), sweep.versions()
 
 
-def record_for(output: str | os.PathLike,
-               kinds: tuple[str, ...] = sweep.KINDS) -> tuple[Derived, bool]:
+def _types(kinds: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(In a torch worker.) (kind, model type) of every language-model auto mapping."""
+    return [(k, t) for k in kinds for t in sweep.model_types((k,))]
+
+
+def _one(item: tuple[str, str]) -> sweep.Row:
+    return sweep.one(item[1], item[0])
+
+
+def _died(item: tuple[str, str], reason: str) -> sweep.Row:
+    return sweep.Row(item[1], "", "error", reason=f"the worker died: {reason}", kind=item[0])
+
+
+def swept(kinds: tuple[str, ...] = sweep.KINDS, n_jobs: int = 1,
+          types: list[str] | None = None) -> Derived:
+    """Every model type of ``kinds`` (or ``types`` of them) derived and proven, in ``n_jobs``
+    torch workers."""
+    from paramcount import isolate
+
+    if n_jobs <= 1:
+        return isolate.call("torch", _sweep_here, kinds, types)
+    from paramcount import parallel
+
+    items = [x for x in isolate.call("torch", _types, kinds) if types is None or x[1] in types]
+    rows = parallel.run_grouped(_one, items, [[i] for i in range(len(items))], jobs=n_jobs,
+                                side=lambda item: "torch", died=_died)
+    return rows, isolate.call("torch", sweep.versions)
+
+
+def record_for(output: str | os.PathLike, kinds: tuple[str, ...] = sweep.KINDS,
+               n_jobs: int | None = 1) -> tuple[Derived, bool]:
     """The rows a report written to ``output`` shows, and whether they were swept afresh: the
     project's record (else the one beside ``output``) while its versions and derive code are
-    today's, or where the transformers extra is missing; else swept in a torch worker."""
-    from paramcount import isolate
+    today's, or where the transformers extra is missing; else swept in ``n_jobs`` torch
+    workers (None: one per core)."""
     from paramcount.extras import missing
 
     source = PROJECT_RECORD if PROJECT_RECORD.is_file() else Path(output).parent / \
@@ -48,7 +77,7 @@ def record_for(output: str | os.PathLike,
     rows, vers = load(source)
     if missing("transformers") or (rows and vers == sweep.versions()):
         return (rows, vers), False
-    return isolate.call("torch", _sweep_here, kinds), True
+    return swept(kinds, n_jobs or os.cpu_count() or 1), True
 
 
 def section(derived: Derived) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from paramcount.derive import fit
 from tests._shared import torch_side
 
@@ -128,3 +130,21 @@ def test_the_page_renders_from_a_record_without_torch():
     assert "not recorded" in report_derived.tally(([], {}))
     assert ("torch" in sys.modules) == before  # rendering imported no torch
     assert "derived.json" in report.page_names()
+
+
+@pytest.mark.slow
+def test_the_report_sweeps_in_torch_workers_and_records_the_rows(tmp_path):
+    """What `paramcount report` does when the record is stale: the sweep in torch workers (this
+    process may hold TensorFlow), its rows recorded and the page rendered from the record."""
+    from paramcount.derive import sweep
+    from paramcount.report_derived import load, section, swept
+    from tests._shared import needs_transformers
+
+    needs_transformers()
+    rows, vers = swept(("causal",), n_jobs=2, types=["gpt2", "not_a_model_type", "opt"])
+    assert [(r.model_type, r.status) for r in rows] == [("gpt2", "proven"), ("opt", "proven")]
+    assert rows[0].total == 124_439_808 and "n_embd" in rows[0].fields
+    path = tmp_path / sweep.RECORD_NAME
+    path.write_text(sweep.dumps(rows, vers), encoding="utf-8")
+    assert load(path) == (rows, vers) and "| `gpt2` | GPT2LMHeadModel | 124,439,808 |" in \
+        section(load(path))
