@@ -20,6 +20,8 @@ Targets (issue 12), checked here and nowhere else (timed tests would be flaky):
   and to `verify --all` (Keras) in the same run.
 - `paramcount derive --model-type deepseek_v3` (issue 19): within 30 s whole; the derivation
   as a ratio to one meta-device build of the same model in the same process.
+- the derive sweep (with --sweep): every causal-LM model type derived and proven, cold and
+  warm, as a ratio to one meta-device build of each at its defaults in the same run.
 - `paramcount report` (with --report): at most 60 s warm, 2 min cold (a fresh cache).
 - the default test run (with --tests: `pytest -n 2`, slow sweeps left out): at most 3 min, shown
   against one TensorFlow + KerasHub import (issue 17).
@@ -313,6 +315,47 @@ def bench_derive(t: Table) -> None:
           f"exit {proc.returncode}")
 
 
+_BUILD_EACH = """
+import json, time
+from paramcount.derive import sweep
+from paramcount.derive.probe import Source
+total, failed = 0.0, 0
+for mt in sweep.model_types():
+    try:
+        src = Source(model_type=mt)
+        t = time.perf_counter()
+        src.build({})
+        total += time.perf_counter() - t
+    except Exception:
+        failed += 1
+print(json.dumps({"build": total, "failed": failed}))
+"""
+
+_SWEEP = """
+import json, time
+from paramcount.derive import sweep
+t = time.perf_counter()
+rows = sweep.sweep()
+print(json.dumps({"sweep": time.perf_counter() - t, "proven": sum(r.status == "proven"
+                  for r in rows), "of": len(rows)}))
+"""
+
+
+def bench_sweep(t: Table) -> None:
+    """Issue 19: every causal-LM model type derived and proven (paramcount.derive.sweep), cold
+    (a fresh cache) and warm, as a ratio to one meta-device build of each model type at its
+    defaults in the same run."""
+    anchor = _json(_child([PY, "-c", _BUILD_EACH])[1])
+    with tempfile.TemporaryDirectory() as d:
+        env = {**ENV, "PARAMCOUNT_CACHE_DIR": d}
+        for label in ("cold (empty cache)", "warm"):
+            r = _json(_child([PY, "-c", _SWEEP], env=env, timeout=6 * 3600)[1])
+            t.add(f"derive sweep of every causal-LM type, {label}: {r['proven']} of {r['of']} "
+                  "proven", r["sweep"], "one meta-device build of each at its defaults",
+                  anchor["build"], note=f"{anchor['failed']} do not build at their defaults"
+                  if anchor["failed"] else "")
+
+
 def bench_report(t: Table) -> None:
     with tempfile.TemporaryDirectory() as d:
         env = {**ENV, "PARAMCOUNT_CACHE_DIR": d}
@@ -344,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=None, help="`verify --all -j N` (default: cores)")
     ap.add_argument("--report", action="store_true", help="also time `report`, cold and warm")
     ap.add_argument("--tests", action="store_true", help="also time the default test run")
+    ap.add_argument("--sweep", action="store_true", help="also time the derive sweep of every "
+                                                         "causal-LM type, cold and warm (hours)")
     args = ap.parse_args(argv)
     t = Table()
     bench_count(t, args.runs)
@@ -354,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_verify_all_transformers(t, args.jobs, keras_wall)
     if _has_transformers():
         bench_derive(t)
+    if args.sweep and _has_transformers():
+        bench_sweep(t)
     if args.report:
         bench_report(t)
     if args.tests:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from paramcount import registry
+from paramcount import registry, report_derived
 from paramcount._io import check_output, write_group
 from paramcount.parallel import DIED
 from paramcount.report_pages import (
@@ -47,6 +47,7 @@ from paramcount.verify import Verification, verify
 __all__ = ["PAGES", "Page", "check_target", "generate", "verify_all", "versions", "write_report"]
 
 DEFAULT_OUTPUT = Path("reports") / "conformance.md"
+DERIVED_RECORD = "derived.json"  # the derive sweep's rows (paramcount.report_derived)
 
 CONVENTION = """\
 ## Counting convention
@@ -173,6 +174,9 @@ PAGES: list[Page] = [
                      "published preset of a GPT-style stack, and the bytes the weights take"),
     Page("checkpoints.md", "Checkpoints", (lambda inp: _checkpoints()[0],),
          lambda inp: _checkpoints()[1]),
+    Page("language_models.md", "Every transformers language model",
+         (lambda inp: report_derived.section(inp.derived),),
+         lambda inp: report_derived.tally(inp.derived)),
 ]
 
 
@@ -218,7 +222,7 @@ def page_names() -> set[str]:
     from paramcount.plots import REPORT_FIGURES
     from paramcount.prove.record import RECORD_NAME
 
-    return {p.path for p in PAGES} | set(REPORT_FIGURES) | {RECORD_NAME}
+    return {p.path for p in PAGES} | set(REPORT_FIGURES) | {RECORD_NAME, DERIVED_RECORD}
 
 
 def check_target(path: str | os.PathLike, *, new_folders: bool = True) -> Path:
@@ -235,12 +239,14 @@ def check_target(path: str | os.PathLike, *, new_folders: bool = True) -> Path:
 def generate(results: list[Verification] | None = None, *,
              vers: dict[str, str] | None = None, proofs: list | None = None,
              transformers_proofs: list | None = None,
-             index: str = DEFAULT_OUTPUT.name) -> dict[str, str]:
+             index: str = DEFAULT_OUTPUT.name,
+             derived: report_derived.Derived | None = None) -> dict[str, str]:
     """The report's pages: file (relative to the index's folder) → text, the index (named
     ``index``) last. Verifies everything when no results are given; proves every architecture
     among them unless their ``proofs`` and ``transformers_proofs`` are given (see
-    :func:`proofs_for`)."""
+    :func:`proofs_for`); the derive sweep's rows from ``derived``, else the committed record."""
     results = verify_all() if results is None else results
+    derived = report_derived.load() if derived is None else derived
     if proofs is None:
         from paramcount.prove import cached_prove
 
@@ -250,7 +256,7 @@ def generate(results: list[Verification] | None = None, *,
         from paramcount.prove.record import prove_against
 
         transformers_proofs = [prove_against(a, "transformers") for a in transformers_ids(results)]
-    inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index)
+    inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index, derived)
     pages = {p.path: p.text(inp) for p in PAGES}
     pages.update(family_pages(inp))
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and
@@ -338,6 +344,7 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
     from paramcount.prove import record
 
     path = check_target(path)
+    records: dict[str | os.PathLike, str] = {}  # the derive sweep's record, when swept here
     if pages is None:
         results = verify_all() if results is None else results
         shown, proof_record = proofs_for(results, path, proofs=proofs, n_jobs=n_jobs)
@@ -347,10 +354,16 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
                 for c in p.cases if c.status == "error" and DIED in c.message]
         if died:  # the report would show a proof that never ran: not written
             raise WorkersDied(died)
-        pages = generate(results, proofs=shown, transformers_proofs=hf_proofs, index=path.name)
+        derived, _ = report_derived.record_for(path, n_jobs=n_jobs)
+        pages = generate(results, proofs=shown, transformers_proofs=hf_proofs, index=path.name,
+                         derived=derived)
+        if derived[0]:
+            from paramcount.derive.sweep import dumps
+
+            records[path.parent / DERIVED_RECORD] = dumps(*derived)
     texts = {path.name: pages} if isinstance(pages, str) else dict(pages)
     *others, index = texts
-    files: dict[str | os.PathLike, str | bytes] = {}
+    files: dict[str | os.PathLike, str | bytes] = dict(records)
     if proof_record is not None:  # the outcomes the report shows, keyed (prove/record.py)
         files[path.parent / record.RECORD_NAME] = record.dumps(proof_record, transformers_record)
     if results is not None:

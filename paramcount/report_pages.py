@@ -43,6 +43,7 @@ class Inputs:
     proofs: list
     transformers_proofs: list
     index: str = "conformance.md"
+    derived: tuple = ([], {})  # the derive sweep's (rows, versions): paramcount.report_derived
 
     def by_arch(self) -> dict[str, list[Verification]]:
         out: dict[str, list[Verification]] = {}

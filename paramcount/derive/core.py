@@ -274,7 +274,9 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
     # (OPT's num_attention_heads divides hidden_size)
     kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int}
     for f in dims:
-        if structured:
+        if d.fields[f] == 0 and rng.random() < 0.3:  # a width 0 at the base: a part it removes
+            point[f] = 0
+        elif structured:
             now = {**kept, **{g: point[g] for g in point if g in dims}}
             divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
                     and d.fields[f] % (kept.get(g) or d.fields[g]) == 0

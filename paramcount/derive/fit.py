@@ -21,7 +21,9 @@ __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
 MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 
-# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0.
+# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0
+# (b a field or a constant: ("eq", a, "0") is 1 where a is 0, so a template present only where
+# num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights).
 Atom = str | tuple[str, str, str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
@@ -31,9 +33,10 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
     if isinstance(atom, str):
         return int(point[atom])
     op, a, b = atom
+    other = int(b) if b.isdigit() else int(point[b])
     if op == "eq":
-        return int(int(point[a]) == int(point[b]))
-    den = int(b) if b.isdigit() else int(point[b])
+        return int(int(point[a]) == other)
+    den = other
     return int(point[a]) // den if den else 0
 
 
@@ -162,6 +165,13 @@ def fit(fields: Sequence[str], ints: Sequence[str],
     if len(fields) > MAX_FIELDS:
         return None
     divisible = [f for f in fields if f in ints]
+    # a part only nonzero values make (a shared expert where num_shared_experts > 0), before
+    # the floors, which small values would let fit it by chance
+    for a in divisible:
+        if any(p[a] == 0 for p, _ in samples):
+            found = _try([*fields, ("eq", a, "0")], samples)
+            if found is not None:
+                return found
     for a, b in itertools.permutations(divisible, 2):
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
@@ -171,9 +181,15 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("floor", a, str(k))], samples)
             if found is not None:
                 return found
+    # ELECTRA's embeddings_project where embedding_size ≠ hidden_size (unequal at the base)
     for a, b in equal:
         if a in fields or b in fields:
             found = _try([*sorted({*fields, a, b}), ("eq", a, b)], samples)
+            if found is not None:
+                return found
+    for a, b in itertools.combinations(divisible, 2):
+        if (a, b) not in equal and any(p[a] == p[b] for p, _ in samples):
+            found = _try([*fields, ("eq", a, b)], samples)
             if found is not None:
                 return found
     return None

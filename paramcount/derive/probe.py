@@ -68,6 +68,7 @@ class Source:
                  defaults: Mapping[str, Any] | None = None):
         self.builder = builder
         self.base = dict(config or {})
+        self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.cls_name: str
         if builder is not None:
             self.model_type = model_type or "custom"
@@ -140,7 +141,7 @@ class Source:
     def build(self, overrides: Mapping[str, Any]) -> Built:
         """The model at the base config with ``overrides``, on the meta device, as templates."""
         cfg = self.config(overrides)
-        return observe(self.model(cfg))
+        return observe(self.model(cfg), self.split)
 
     def model(self, cfg):
         import torch
@@ -168,11 +169,43 @@ def _quiet(transformers) -> None:
     warnings.filterwarnings("ignore", module="transformers")
 
 
-def observe(model) -> Built:
+def _layer_kinds(model) -> list[str] | None:
+    """The config's ``layer_types`` (its text config's, for a composite one), or None."""
+    cfg = getattr(model, "config", None)
+    for c in (cfg, getattr(cfg, "text_config", None)):
+        kinds = getattr(c, "layer_types", None)
+        if isinstance(kinds, list | tuple) and kinds and all(isinstance(k, str) for k in kinds):
+            return list(kinds)
+    return None
+
+
+def _split(key: str, items: list, kinds: list[str] | None) -> dict[str, list]:
+    """A template whose weights differ in shape between layers (Gemma 4's k_norm, wider in its
+    full-attention layers) as one template per layer kind: ``…k_norm.weight@full_attention``,
+    the kind read from ``layer_types`` at the weight's first index; without one, the shapes in
+    the order the layers first show them (``@1``, ``@2``)."""
+    out: dict[str, list] = {}
+    order: list[tuple] = []
+    for name, shape, role in items:
+        first = re.search(r"(?<=\.)\d+(?=\.|$)", name)
+        if kinds is not None and first is not None and int(first.group()) < len(kinds):
+            tag = kinds[int(first.group())]
+        else:
+            order += [shape] if shape not in order else []
+            tag = str(order.index(shape) + 1)
+        out.setdefault(f"{key}@{tag}", []).append((name, shape, role))
+    return out
+
+
+def observe(model, split: set[str] | None = None) -> Built:
     """Every distinct weight of a torch model by template (tied ones once, as ``verify`` reads
-    them: :func:`reference_models.hf.torch_weights`)."""
+    them: :func:`reference_models.hf.torch_weights`). A template whose shapes differ between
+    layers is split by layer kind (:func:`_split`), and stays split in every later build that
+    shares ``split``."""
     from reference_models.hf import torch_weights
 
+    split = set() if split is None else split
+    kinds = _layer_kinds(model)
     out: dict[str, list] = {}
     literal = _literal_containers(model)
     for w in torch_weights(model):
@@ -181,9 +214,14 @@ def observe(model) -> Built:
         if not _is_parameter(model, name):
             role = "buffer"
         key = fold(name, literal)
-        out.setdefault(key, []).append((tuple(w.shape), role))
+        out.setdefault(key, []).append((name, tuple(w.shape), role))
+    for key in list(out):
+        if key in split or len({s for _, s, _ in out[key]}) > 1:
+            split.add(key)
+            out.update(_split(key, out.pop(key), kinds))
     built: Built = {}
-    for key, items in out.items():
+    for key, named in out.items():
+        items = [(s, r) for _, s, r in named]
         shapes = {s for s, _ in items}
         roles = {r for _, r in items}
         if len(roles) > 1:

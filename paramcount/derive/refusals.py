@@ -46,7 +46,14 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
             moved += step
             if moved > 4 and moved % val(p0, b):
                 break
-        else:
-            continue  # b divides every value a can take here: implied by the others
+        else:  # b divides every multiple of the others (two heads fields alike, BART's; an
+            # even head_dim that heads divides): a moved off b's multiples alone, and a refusal
+            # there is b's unless a divisibility already recorded explains it
+            b_val = val(p0, b)
+            moved = next((m for m in range(p0[a] + 1, p0[a] + b_val + 6)
+                          if m > 4 and b_val > 1 and m % b_val), 0)
+            if not moved or any(x == a and moved % val(p0, c) for op, x, c in d.constraints
+                                if op == "divides" and val(p0, c)):
+                continue
         if isinstance(run.try_build({**over, a: moved}), str):
             d.constraints.append(("divides", a, b))

@@ -51,13 +51,43 @@ def from_json(obj: Mapping[str, Any]) -> Derivation:
     return d
 
 
+# what a proof is made from beside the derivation: the prover, the comparison, the formula tree
+_PROOF_SOURCES = ("prove/*.py", "verify.py", "formula.py", "symbols.py", "hparams.py",
+                  "registry.py")
+
+
+def fingerprint(cls: str | None = None, *, proof: bool = False) -> str:
+    """A digest of what a derivation is made from: the derive code (this package and the weight
+    reader it uses) and, for a transformers class, the source of its modeling module; not the
+    rest of paramcount, so an edit elsewhere keeps a warm cache warm."""
+    import hashlib
+    import sys
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    files = [*sorted(here.glob("*.py")), here.parent.parent / "reference_models" / "hf.py"]
+    for pattern in _PROOF_SOURCES if proof else ():
+        files += sorted(here.parent.glob(pattern))
+    for f in files:
+        h.update(f.name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b""))
+    if cls and "transformers" in sys.modules:
+        import transformers
+
+        mod = sys.modules.get(getattr(getattr(transformers, cls, None), "__module__", "") or "")
+        path = getattr(mod, "__file__", None)
+        if path:
+            h.update(Path(path).read_bytes())
+    return h.hexdigest()
+
+
 def cached(model_type: str, cls: str, config: Mapping[str, Any],
            make: Callable[[], Derivation]) -> tuple[Derivation, bool]:
     """The derivation from the cache, or made and stored; and whether it came from the cache."""
     from paramcount import cache
 
     digest = cache.key(KIND, model_type, cls, json.dumps(config, sort_keys=True, default=str),
-                       sorted(cache.library_versions().items()), cache.source_fingerprint())
+                       sorted(cache.library_versions().items()), fingerprint(cls))
     found = cache.get_json(KIND, digest)
     if isinstance(found, dict):
         try:
@@ -75,7 +105,7 @@ def cached_proof(d: Derivation, make: Callable[[], list[dict[str, Any]]]) -> lis
     from paramcount import cache
 
     digest = cache.key(KIND + "-proof", json.dumps(to_json(d), sort_keys=True),
-                       sorted(cache.library_versions().items()), cache.source_fingerprint())
+                       sorted(cache.library_versions().items()), fingerprint(d.cls, proof=True))
     found = cache.get_json(KIND + "-proof", digest)
     if isinstance(found, list) and all(isinstance(c, dict) for c in found):
         return found

@@ -71,7 +71,8 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
         if isinstance(a, str):
             return syms[a]
         if a[0] == "eq":
-            return sympy.KroneckerDelta(syms[a[1]], syms[a[2]])
+            other = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
+            return sympy.KroneckerDelta(syms[a[1]], other)
         den = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
         return sympy.floor(syms[a[1]] / den)
 
@@ -84,6 +85,7 @@ def _regex(template: str) -> str:
             return r"\d+"
         return re.escape(s[:-2]) + r"(_\d+)?" if s.endswith("_*") else re.escape(s)
 
+    template = template.split("@")[0]  # a template split by layer kind: one regex for all
     return "^" + "/".join(seg(s) for s in template.split(".")) + "$"
 
 
@@ -108,7 +110,7 @@ def tree(d: Derivation) -> Term:
     syms = field_symbols(d)
     root: dict = {}
     for t in d.templates:
-        segs = [s.removesuffix("_*") for s in t.name.split(".") if s != "*"]
+        segs = [s.removesuffix("_*") for s in t.name.split("@")[0].split(".") if s != "*"]
         mod, param = segs[:-1], segs[-1]
         if t.role == "buffer" or not mod:
             mod = [*mod[:-1], "_".join([*mod[-1:], param])]

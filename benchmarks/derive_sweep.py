@@ -1,0 +1,70 @@
+"""The derive sweep, measured: every model type of a transformers language-model auto mapping
+derived and proven (paramcount.derive.sweep.one), each in its own process with a time limit,
+``-j`` at a time; rows appended to a JSON-lines file as they finish (a rerun skips the types
+it holds), then the tally and the failures by cause.
+
+    .venv/bin/python benchmarks/derive_sweep.py --kind causal -j 2 --out /tmp/causal.jsonl
+
+With PARAMCOUNT_CACHE_DIR set, a second run reads every derivation and proof from the cache
+(the warm sweep)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+_ONE = ("import json, dataclasses; from paramcount.derive import sweep; "
+        "print('ROW', json.dumps(dataclasses.asdict(sweep.one({t!r}, {kind!r}))))")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kind", choices=("causal", "masked", "seq2seq"), default="causal")
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=600, help="seconds per model type")
+    ap.add_argument("--out", required=True, help="JSON-lines file of the rows")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    have = {json.loads(x)["model_type"] for x in out.read_text().splitlines()} \
+        if out.exists() else set()
+    types = json.loads(subprocess.check_output([sys.executable, "-c", (
+        "import json; from paramcount.derive import sweep; "
+        f"print(json.dumps(sweep.model_types(({args.kind!r},))))")]))
+
+    def job(t: str) -> None:
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run([sys.executable, "-c", _ONE.format(t=t, kind=args.kind)],
+                                  capture_output=True, text=True, timeout=args.limit)
+            line = [x for x in proc.stdout.splitlines() if x.startswith("ROW ")]
+            row = json.loads(line[0][4:]) if line else {
+                "model_type": t, "status": "error",
+                "reason": "crashed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]}
+        except subprocess.TimeoutExpired:
+            row = {"model_type": t, "status": "error", "reason": f"over {args.limit} s"}
+        row["seconds"] = round(time.perf_counter() - start, 1)
+        with out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(args.j) as ex:
+        list(ex.map(job, [t for t in types if t not in have]))
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    proven = sum(r["status"] == "proven" for r in rows)
+    print(f"{proven} of {len(rows)} swept ({len(types)} {args.kind}-LM types) derived and proven; "
+          f"this run {time.perf_counter() - start:.0f} s")
+    for (status, cause), n in Counter(
+            (r["status"], r["reason"].split(":")[0][:90]) for r in rows
+            if r["status"] != "proven").most_common():
+        print(f"  {n:3d}  {status}: {cause}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
