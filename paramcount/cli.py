@@ -285,8 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the project's reports/proofs.json, else the one beside "
                         "--output)")
     s.add_argument("--quiet", action="store_true",
-                   help="no progress on stderr and no closing 'wrote PATH' line (default: both "
-                        "shown)")
+                   help="no progress on stderr and no closing 'wrote PATH' line")
+    s.add_argument("--sweep", action="store_true", help="derive every transformers LM type "
+                   "afresh (hours cold; default: the recorded sweep, reports/derived.json)")
     _jobs_option(s)
     s.set_defaults(func=cmd_report)
     for command in sub.choices.values():  # --plugin also after the command name

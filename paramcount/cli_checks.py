@@ -239,7 +239,7 @@ def cmd_report(args) -> int:
         if not errors:
             try:  # proofs whose recorded outcome no longer holds are proven in workers
                 path = report.write_report(target, results=results, n_jobs=args.jobs,
-                                           proofs=recorded)
+                                           proofs=recorded, sweep=args.sweep)
             except report.WorkersDied as exc:
                 errors = [f"{'ERROR':<8} {line}" for line in exc.lines]
     except OSError as exc:

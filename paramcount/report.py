@@ -329,7 +329,8 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
                  results: list[Verification] | None = None,
                  proof_record: dict | None = None,
                  transformers_record: dict | None = None,
-                 proofs: str | os.PathLike | None = None, n_jobs: int | None = 1) -> Path:
+                 proofs: str | os.PathLike | None = None, n_jobs: int | None = 1,
+                 sweep: bool = False) -> Path:
     """Write the report's pages (:func:`generate`; a plain text is the index alone) and, with
     ``results`` (or when neither ``pages`` nor ``results`` is given, so everything is verified
     here), the figures the index links to (``composition.svg``, ``scaling.svg``; see
@@ -354,7 +355,7 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
                 for c in p.cases if c.status == "error" and DIED in c.message]
         if died:  # the report would show a proof that never ran: not written
             raise WorkersDied(died)
-        derived, _ = report_derived.record_for(path, n_jobs=n_jobs)
+        derived, _ = report_derived.record_for(path, n_jobs=n_jobs, fresh=sweep)
         pages = generate(results, proofs=shown, transformers_proofs=hf_proofs, index=path.name,
                          derived=derived)
         if derived[0]:

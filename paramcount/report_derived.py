@@ -65,17 +65,18 @@ def swept(kinds: tuple[str, ...] = sweep.KINDS, n_jobs: int = 1,
 
 
 def record_for(output: str | os.PathLike, kinds: tuple[str, ...] = sweep.KINDS,
-               n_jobs: int | None = 1) -> tuple[Derived, bool]:
+               n_jobs: int | None = 1, fresh: bool = False) -> tuple[Derived, bool]:
     """The rows a report written to ``output`` shows, and whether they were swept afresh: the
-    project's record (else the one beside ``output``) while its versions and derive code are
-    today's, or where the transformers extra is missing; else swept in ``n_jobs`` torch
-    workers (None: one per core)."""
+    project's record (else the one beside ``output``), as recorded, with the versions and derive
+    code it was swept under; with ``fresh`` (``report --sweep``, with the transformers extra),
+    unless that record is today's, swept in ``n_jobs`` torch workers (None: one per core) — a
+    cold sweep of every language-model type takes hours, so a report never starts one unasked."""
     from paramcount.extras import missing
 
     source = PROJECT_RECORD if PROJECT_RECORD.is_file() else Path(output).parent / \
         sweep.RECORD_NAME
     rows, vers = load(source)
-    if missing("transformers") or (rows and vers == sweep.versions()):
+    if not fresh or missing("transformers") or (rows and vers == sweep.versions()):
         return (rows, vers), False
     return swept(kinds, n_jobs or os.cpu_count() or 1), True
 
@@ -83,8 +84,8 @@ def record_for(output: str | os.PathLike, kinds: tuple[str, ...] = sweep.KINDS,
 def section(derived: Derived) -> str:
     rows, vers = derived
     if not rows:
-        return ("No derive sweep is recorded here (`reports/derived.json`): `paramcount report` "
-                "with the transformers extra sweeps every language-model type.")
+        return ("No derive sweep is recorded here (`reports/derived.json`): `paramcount report "
+                "--sweep`, with the transformers extra, sweeps every language-model type.")
     return "\n".join(sweep.section(rows, vers))
 
 

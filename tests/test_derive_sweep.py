@@ -104,6 +104,24 @@ def test_the_record_reads_back_as_the_same_rows(tmp_path):
     assert load(path) == ([], {})  # a damaged record is no record: the report sweeps anew
 
 
+def test_a_report_never_sweeps_unasked(tmp_path, monkeypatch):
+    """A cold sweep of every language-model type takes hours: without ``report --sweep`` the
+    report shows the record as it was recorded (versions and all), even a stale one."""
+    from paramcount import report_derived
+    from paramcount.derive import sweep
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("swept unasked")
+
+    monkeypatch.setattr(report_derived, "swept", refuse)
+    monkeypatch.setattr(report_derived, "PROJECT_RECORD", tmp_path / "none.json")
+    stale = {"torch": "0.0", "transformers": "0.0", "derive": "stale"}
+    (tmp_path / sweep.RECORD_NAME).write_text(sweep.dumps(_rows(), stale), encoding="utf-8")
+    assert report_derived.record_for(tmp_path / "conformance.md") == ((_rows(), stale), False)
+    monkeypatch.setattr(report_derived, "PROJECT_RECORD", tmp_path / sweep.RECORD_NAME)
+    assert report_derived.record_for(tmp_path / "x.md")[0] == (_rows(), stale)
+
+
 def test_the_page_renders_from_a_record_without_torch():
     """The page is a function of the recorded rows only: model type, class, parameters at the
     defaults, the hyperparameters found, status or reason, a tally per auto mapping and by
@@ -134,8 +152,9 @@ def test_the_page_renders_from_a_record_without_torch():
 
 @pytest.mark.slow
 def test_the_report_sweeps_in_torch_workers_and_records_the_rows(tmp_path):
-    """What `paramcount report` does when the record is stale: the sweep in torch workers (this
-    process may hold TensorFlow), its rows recorded and the page rendered from the record."""
+    """What `paramcount report --sweep` does when the record is stale: the sweep in torch
+    workers (this process may hold TensorFlow), its rows recorded and the page rendered from
+    the record."""
     from paramcount.derive import sweep
     from paramcount.report_derived import load, section, swept
     from tests._shared import needs_transformers
