@@ -204,3 +204,13 @@ def test_the_row_check_sees_a_copy(tmp_path):
     one = ast.unparse(ast.parse('Field("v", keras="vocabulary_size", hf="vocab_size")'))
     two = ast.unparse(ast.parse("Field('v',\n  keras='vocabulary_size', hf='vocab_size')"))
     assert one == two
+
+
+def test_a_name_that_is_no_folder_name_finds_no_family():
+    """An id is looked up as a folder name: "", a path, a glob or a name longer than the file
+    system takes is no family (it was read as families/__init__.py, or raised ENAMETOOLONG)."""
+    from paramcount import families
+
+    for name in ("", ".", "..", "*", "g*", "../bert", "x" * 300, "bert/presets"):
+        assert not families.declares(name, "bert") and families.preset_file(name) is None
+    assert families.declares("bert", "bert") and families.preset_file("bert") is not None

@@ -29,6 +29,15 @@ HERE = Path(__file__).resolve().parent
 _IDS = re.compile(r"^IDS\s*(?::[^=]*)?=\s*(\([^)]*\))", re.MULTILINE)
 
 
+_NAME = re.compile(r"[a-z][a-z0-9_.]{0,63}\Z")  # a folder's or preset file's name, nothing else
+
+
+def _named(name: str) -> bool:
+    """Whether ``name`` can name a folder or preset file here (never "", a path, a glob or a
+    name longer than the file system takes)."""
+    return bool(_NAME.match(name)) and ".." not in name
+
+
 def folders() -> list[str]:
     """Every family folder, by name."""
     return sorted(p.name for p in HERE.iterdir()
@@ -48,7 +57,8 @@ def declared_ids(family: str) -> tuple[str, ...]:
 
 def declares(family: str, arch_id: str) -> bool:
     """Whether a folder ``family`` exists and declares ``arch_id``."""
-    return (HERE / family / "__init__.py").is_file() and arch_id in declared_ids(family)
+    return (_named(family) and (HERE / family / "__init__.py").is_file()
+            and arch_id in declared_ids(family))
 
 
 @cache
@@ -68,6 +78,8 @@ def ids() -> dict[str, str]:
 def preset_file(name: str) -> Path | None:
     """The packaged preset file named ``name``: ``families/<name>/presets.toml``, else the one
     ``families/<family>/<name>.toml``; None when there is none."""
+    if not _named(name):
+        return None
     own = HERE / name / "presets.toml"
     if own.is_file():
         return own
