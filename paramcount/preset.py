@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paramcount import symbols
+from paramcount.cards import Card, parse_figure
 from paramcount.errors import InputFileError, ParamcountError
 from paramcount.hparams import check_value
 
@@ -33,6 +34,9 @@ class Preset:
     official: bool = True
     # Where KerasHub's published figure disagrees with its own build: why (a finding, reported).
     keras_hub_differs: str | None = None
+    # What the model card states (paramcount.cards): its total and active figures, and why the
+    # count does not round to them where it does not (a finding, reported).
+    card: Card | None = None
 
 
 @dataclass(frozen=True)
@@ -105,9 +109,27 @@ def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise InputFileError(f"{where}: preset {name!r}: {key} = {table[key]!r} is not "
                                      "a non-empty string")
-        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs"}
+        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs", "card"}
         if extra:
             raise InputFileError(f"{where}: preset {name!r}: unknown keys {sorted(extra)}")
         out[name] = Preset(name, dict(hp), source, table.get("keras_hub"),
-                           keras_hub_differs=table.get("keras_hub_differs"))
+                           keras_hub_differs=table.get("keras_hub_differs"),
+                           card=_card(table["card"], f"{where}: preset {name!r}")
+                           if "card" in table else None)
     return out
+
+
+def _card(table: object, where: str) -> Card:
+    """A preset's ``card = { total = "685B", active = "37B", why = "..." }``."""
+    if not isinstance(table, dict) or not table or set(table) - {"total", "active", "why"}:
+        raise InputFileError(f"{where}: card takes total, active (figures such as \"685B\") "
+                             "and why")
+    for key, val in table.items():
+        if not isinstance(val, str) or not val.strip():
+            raise InputFileError(f"{where}: card {key} = {val!r} is not a non-empty string")
+        if key != "why":
+            try:
+                parse_figure(val)
+            except ValueError as exc:
+                raise InputFileError(f"{where}: card {key}: {exc}") from None
+    return Card(table.get("total"), table.get("active"), table.get("why"))

@@ -23,9 +23,11 @@ def _findings(results: list[Verification]) -> str:
     lines = ["## Findings", ""]
     differs = [r for r in results if r.metadata_status == "differs"]
     bad = [r for r in results if not r.ok]
-    if not differs and not bad:
-        lines.append("None: every formula equals its Keras build, and every KerasHub published "
-                     "figure equals KerasHub's own build.")
+    cards, agree = _card_findings(results)
+    if not differs and not bad and not cards:
+        lines.append("None: every formula equals its Keras build, every KerasHub published "
+                     "figure equals KerasHub's own build, and every model card's figure is the "
+                     "count rounded.")
         return "\n".join(lines)
     for r in bad:
         lines.append(f"- **{family_link(r.arch)} [{r.name}]: formula and Keras differ by "
@@ -33,7 +35,40 @@ def _findings(results: list[Verification]) -> str:
         lines += [f"  - {_md_escape(m)}" for m in r.mismatches()]
     for r in differs:
         lines.append(_differs_finding(r))
-    return "\n".join(lines)
+    if cards or agree:
+        lines += ["", f"Model cards: {agree} figures a card states are the formula's count at "
+                  "its config, rounded as the card writes it (`paramcount.cards`); "
+                  f"{len(cards)} are not:", ""]
+    return "\n".join([*lines, *cards])
+
+
+def _card_findings(results: list[Verification]) -> tuple[list[str], int]:
+    """Each model-card figure the count does not round to, with the preset file's reason; and
+    how many agree. The counts are the formula's (trainable; active: per token)."""
+    from paramcount import cards
+
+    out, agree, seen = [], 0, set()
+    for r in results:
+        arch = registry.get(r.arch)
+        if (r.arch, r.name) in seen or r.name not in arch.presets_table():
+            continue
+        seen.add((r.arch, r.name))
+        card = arch.preset(r.name).card
+        if card is None:
+            continue
+        for what, figure in (("total", card.total), ("active", card.active)):
+            if figure is None:
+                continue
+            count = r.formula if what == "total" else arch.count_active(r.hparams)
+            if cards.agrees(count, figure):
+                agree += 1
+                continue
+            why = (f" Quoted from the preset file (not computed): “{_md_escape(card.why)}”"
+                   if card.why else " No explanation recorded.")
+            out.append(f"- **`{r.name}`** ({family_link(r.arch)}): the card states {figure} "
+                       f"{'in all' if what == 'total' else 'active per token'}; the formula "
+                       f"counts {count:,} ({cards.shown(count, figure)}).{why}")
+    return out, agree
 
 
 def _differs_finding(r: Verification) -> str:
