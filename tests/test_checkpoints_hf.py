@@ -293,7 +293,11 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "smollm3": ("smollm3", "smollm3", "tiny"), "gpt_oss": ("gpt_oss", "gpt-oss", "tiny"),
          "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
          "llama4": ("llama4_text", "llama4", "tiny"),
-         "granite_biases": ("granite", "granite", "tiny_biases_untied")}
+         "granite_biases": ("granite", "granite", "tiny_biases_untied"),
+         "starcoder2": ("starcoder2", "starcoder2", None),
+         "cohere2": ("cohere2", "cohere2", "tiny"),  # llama.cpp's cohere2 is tied only
+         # llama.cpp converts OLMo 3 as olmo2 (the same tensors; sliding windows in metadata)
+         "olmo3": ("olmo3", "olmo2", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -363,6 +367,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
         kv = {g: cfg[h] for g, h in table.config.items()
               if isinstance(cfg.get(h), int) and not isinstance(cfg.get(h), bool)}
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
-    # llama.cpp converts Mistral as "llama": the file reads as llama (the same weights)
-    named_id = [] if arch_id == "mistral" else [arch_id]
+    # llama.cpp converts Mistral as "llama", OLMo 3 as "olmo2": the file reads as the family
+    # its metadata name (the same weights)
+    named_id = [] if arch_id in ("mistral", "olmo3") else [arch_id]
     assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr().out

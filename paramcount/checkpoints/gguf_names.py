@@ -124,4 +124,8 @@ TABLES: dict[str, GGUFTable] = {
     "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=None),
 
     "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=None),
+    # StarCoder2's biases and norm epsilon, and Cohere 2's sliding pattern, are not in the
+    # metadata: the config beside the file gives them (OLMo 3 converts as olmo2)
+    "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM", config=None),
+    "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM", config=None),
 }
