@@ -297,14 +297,18 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "starcoder2": ("starcoder2", "starcoder2", None),
          "cohere2": ("cohere2", "cohere2", "tiny"),  # llama.cpp's cohere2 is tied only
          # llama.cpp converts OLMo 3 as olmo2 (the same tensors; sliding windows in metadata)
-         "olmo3": ("olmo3", "olmo2", None)}
+         "olmo3": ("olmo3", "olmo2", None), "ernie4_5": ("ernie4_5", "ernie4_5", None),
+         "ernie4_5_moe": ("ernie4_5_moe", "ernie4_5-moe", None),
+         "ernie4_5_moe_shared": ("ernie4_5_moe", "ernie4_5-moe", "tiny"),
+         "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
                ) -> list[tuple[str, str, tuple]]:
     """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
-    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped."""
+    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
+    DBRX's experts reshaped to one slice each."""
     if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
@@ -321,8 +325,12 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
         blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))
         return [(blk, "F32", (h, shape[1], nope)),
                 (blk.replace("attn_k_b", "attn_v_b"), "F32", (h, v, shape[1]))]
+    if ".ffn.experts.mlp." in name:  # DBRX's (E·F, D) experts, stored per expert
+        e = cfg["ffn_config"]["moe_num_experts"]
+        ef, d = shape
+        shape = (e, d, ef // e) if name.endswith(".w2") else (e, ef // e, d)
     name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
-        "mixer.dt_bias", "mixer.dt_proj.bias")
+        "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.")
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
     if g is None and name.startswith("transformer."):
         g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))

@@ -68,6 +68,11 @@ _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_
 # (e_score_correction_bias → e_score_correction.bias): exp_probs_b.bias
 _EXP_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
                r"model.layers.\1.mlp.gate.e_score_correction_bias"),)
+# ERNIE 4.5's sits under the router (gate.moe_statics), MiniMax-M2's beside it
+_ERNIE_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
+                 r"model.layers.\1.mlp.gate.moe_statics.e_score_correction_bias"),)
+_MINIMAX_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
+                   r"model.layers.\1.mlp.e_score_correction_bias"),)
 
 # and Mamba-2's dt_bias (→ dt_proj.bias: ssm_dt.bias)
 _DT_BIAS = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"backbone.layers.\1.mixer.dt_bias"),)
@@ -128,4 +133,10 @@ TABLES: dict[str, GGUFTable] = {
     # metadata: the config beside the file gives them (OLMo 3 converts as olmo2)
     "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM", config=None),
     "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM", config=None),
+    "ernie4_5": GGUFTable("ernie4_5", "Ernie4_5ForCausalLM", config=None),
+    "ernie4_5-moe": GGUFTable("ernie4_5_moe", "Ernie4_5_MoeForCausalLM", _ERNIE_PROBS, _EXPERTS,
+                              config=None),
+    "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS,
+                            config=None),
+    "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=None),
 }
