@@ -300,7 +300,9 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "olmo3": ("olmo3", "olmo2", None), "ernie4_5": ("ernie4_5", "ernie4_5", None),
          "ernie4_5_moe": ("ernie4_5_moe", "ernie4_5-moe", None),
          "ernie4_5_moe_shared": ("ernie4_5_moe", "ernie4_5-moe", "tiny"),
-         "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None)}
+         "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None),
+         "granitemoe": ("granitemoe", "granitemoe", None), "jamba": ("jamba", "jamba", None),
+         "falcon_h1": ("falcon_h1", "falcon-h1", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -309,6 +311,7 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
     (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
     DBRX's experts reshaped to one slice each."""
+    name = name.replace("block_sparse_moe.experts.", "mlp.experts.")  # Granite MoE's
     if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
@@ -330,7 +333,9 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
         ef, d = shape
         shape = (e, d, ef // e) if name.endswith(".w2") else (e, ef // e, d)
     name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
-        "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.")
+        "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.").replace(
+        "mamba.dt_bias", "mamba.dt_proj.bias").replace(
+        "block_sparse_moe.router.weight", "block_sparse_moe.router.layer.weight")
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
     if g is None and name.startswith("transformer."):
         g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))

@@ -61,6 +61,14 @@ _EXPERTS_FF = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
 # gpt-oss's experts have biases, stored (and fused) as their weights are
 _EXPERTS_BIAS = (*_EXPERTS, ("ffn_gate_exps.bias", "ffn_up_exps.bias",
                              "model.layers.{bid}.mlp.experts.gate_up_proj_bias", 1))
+# Granite MoE's under block_sparse_moe, named as transformers 5 names them (gguf's map knows
+# its router as router.layer, its experts as input_linear / output_linear)
+_EXPERTS_SPARSE = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
+                    "model.layers.{bid}.block_sparse_moe.experts.gate_up_proj", 1),)
+_GRANITE_MOE = (
+    (r"^blk\.(\d+)\.ffn_gate_inp\.weight$", r"model.layers.\1.block_sparse_moe.router.weight"),
+    (r"^blk\.(\d+)\.ffn_down_exps(\.weight)?$",
+     r"model.layers.\1.block_sparse_moe.experts.down_proj"))
 _GPT_OSS = ((r"^blk\.(\d+)\.ffn_down_exps\.bias$", r"model.layers.\1.mlp.experts.down_proj_bias"),)
 _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_b_proj.weight",
          None),)
@@ -76,6 +84,7 @@ _MINIMAX_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
 
 # and Mamba-2's dt_bias (→ dt_proj.bias: ssm_dt.bias)
 _DT_BIAS = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"backbone.layers.\1.mixer.dt_bias"),)
+_DT_BIAS_H1 = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.mamba.dt_bias"),)
 
 
 @dataclass(frozen=True)
@@ -139,4 +148,8 @@ TABLES: dict[str, GGUFTable] = {
     "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS,
                             config=None),
     "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=None),
+    "granitemoe": GGUFTable("granitemoe", "GraniteMoeForCausalLM", _GRANITE_MOE, _EXPERTS_SPARSE,
+                            config=None),
+    "jamba": GGUFTable("jamba", "JambaForCausalLM", fuse=_EXPERTS_FF, config=None),
+    "falcon-h1": GGUFTable("falcon_h1", "FalconH1ForCausalLM", _DT_BIAS_H1, config=None),
 }
