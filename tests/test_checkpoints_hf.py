@@ -302,7 +302,10 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "ernie4_5_moe_shared": ("ernie4_5_moe", "ernie4_5-moe", "tiny"),
          "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None),
          "granitemoe": ("granitemoe", "granitemoe", None), "jamba": ("jamba", "jamba", None),
-         "falcon_h1": ("falcon_h1", "falcon-h1", None)}
+         "falcon_h1": ("falcon_h1", "falcon-h1", None),
+         "nemotron_h": ("nemotron_h", "nemotron_h", None),
+         "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
+         "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -311,6 +314,12 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
     (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
     DBRX's experts reshaped to one slice each."""
+    if ".shared_mlp." in name:  # Granite 4.0-H's: ffn_*_shexp beside experts, else ffn_*
+        blk, sh = f"blk.{name.split('.')[2]}.ffn_", "_shexp" if cfg.get("num_local_experts") else ""
+        if "input_linear" in name:
+            return [(f"{blk}{p}{sh}.weight", "F32", (shape[0] // 2, shape[1]))
+                    for p in ("gate", "up")]
+        return [(f"{blk}down{sh}.weight", "F32", shape)]
     name = name.replace("block_sparse_moe.experts.", "mlp.experts.")  # Granite MoE's
     if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape
@@ -339,6 +348,9 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
     if g is None and name.startswith("transformer."):
         g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))
+    if g is None and name.startswith("model."):  # Nemotron-H's hub names: backbone.
+        g = names.get_name("backbone." + name.removeprefix("model."),
+                           try_suffixes=(".weight", ".bias"))
     if g is not None and name.endswith((".weight", ".bias")) and not g.endswith(
             (".weight", ".bias")):
         g += "." + name.rpartition(".")[2]

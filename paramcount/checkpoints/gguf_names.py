@@ -69,6 +69,12 @@ _GRANITE_MOE = (
     (r"^blk\.(\d+)\.ffn_gate_inp\.weight$", r"model.layers.\1.block_sparse_moe.router.weight"),
     (r"^blk\.(\d+)\.ffn_down_exps(\.weight)?$",
      r"model.layers.\1.block_sparse_moe.experts.down_proj"))
+# Granite 4.0-H's shared MLP (input_linear: gate and up along axis 0), which llama.cpp stores
+# as ffn_*_shexp beside experts and as ffn_* in a dense model
+_SHARED_MLP = tuple((f"ffn_gate{s}.weight", f"ffn_up{s}.weight",
+                     "model.layers.{bid}.shared_mlp.input_linear.weight", 0) for s in ("_shexp", ""))
+_SHARED_MLP_DENSE = ((r"^blk\.(\d+)\.ffn_down\.weight$",
+                      r"model.layers.\1.shared_mlp.output_linear.weight"),)
 _GPT_OSS = ((r"^blk\.(\d+)\.ffn_down_exps\.bias$", r"model.layers.\1.mlp.experts.down_proj_bias"),)
 _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_b_proj.weight",
          None),)
@@ -100,6 +106,9 @@ class GGUFTable:
     moe: tuple[str, str] | None = None
     # config flags no metadata key holds, read from a tensor's presence: (GGUF name, key)
     present: tuple[tuple[str, str], ...] = ()
+    # (hub prefix, transformers prefix): names transformers 5 renames from the hub checkpoint's,
+    # which gguf's map knows (Nemotron-H's backbone. → model.)
+    prefix: tuple[tuple[str, str], ...] = ()
 
 
 TABLES: dict[str, GGUFTable] = {
@@ -152,4 +161,9 @@ TABLES: dict[str, GGUFTable] = {
                             config=None),
     "jamba": GGUFTable("jamba", "JambaForCausalLM", fuse=_EXPERTS_FF, config=None),
     "falcon-h1": GGUFTable("falcon_h1", "FalconH1ForCausalLM", _DT_BIAS_H1, config=None),
+    "nemotron_h": GGUFTable("nemotron_h", "NemotronHForCausalLM", _DT_BIAS, config=None,
+                            prefix=(("backbone.", "model."),)),
+    "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
+                               (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
+                               _EXPERTS_SPARSE + _SHARED_MLP, config=None),
 }
