@@ -304,6 +304,7 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "granitemoe": ("granitemoe", "granitemoe", None), "jamba": ("jamba", "jamba", None),
          "falcon_h1": ("falcon_h1", "falcon-h1", None),
          "nemotron_h": ("nemotron_h", "nemotron_h", None),
+         "nemotron_h_moe": ("nemotron_h", "nemotron_h_moe", "tiny"),
          "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
          "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd")}
 
@@ -320,6 +321,9 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
             return [(f"{blk}{p}{sh}.weight", "F32", (shape[0] // 2, shape[1]))
                     for p in ("gate", "up")]
         return [(f"{blk}down{sh}.weight", "F32", shape)]
+    if ".mixer.experts." in name:  # Nemotron-H's, stacked by llama.cpp's converter itself
+        return [(f"blk.{name.split('.')[2]}.ffn_{name.rpartition('.')[2][:-5]}_exps.weight",
+                 "F32", shape)]
     name = name.replace("block_sparse_moe.experts.", "mlp.experts.")  # Granite MoE's
     if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape

@@ -75,6 +75,9 @@ _SHARED_MLP = tuple((f"ffn_gate{s}.weight", f"ffn_up{s}.weight",
                      "model.layers.{bid}.shared_mlp.input_linear.weight", 0) for s in ("_shexp", ""))
 _SHARED_MLP_DENSE = ((r"^blk\.(\d+)\.ffn_down\.weight$",
                       r"model.layers.\1.shared_mlp.output_linear.weight"),)
+_NEMOTRON_MOE = (
+    (r"^blk\.(\d+)\.ffn_(up|down)_exps(\.weight)?$", r"model.layers.\1.mixer.experts.\2_proj"),
+    (r"^blk\.(\d+)\.exp_probs_b\.bias$", r"model.layers.\1.mixer.gate.e_score_correction_bias"))
 _GPT_OSS = ((r"^blk\.(\d+)\.ffn_down_exps\.bias$", r"model.layers.\1.mlp.experts.down_proj_bias"),)
 _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_b_proj.weight",
          None),)
@@ -163,6 +166,9 @@ TABLES: dict[str, GGUFTable] = {
     "falcon-h1": GGUFTable("falcon_h1", "FalconH1ForCausalLM", _DT_BIAS_H1, config=None),
     "nemotron_h": GGUFTable("nemotron_h", "NemotronHForCausalLM", _DT_BIAS, config=None,
                             prefix=(("backbone.", "model."),)),
+    # Nemotron-H with routed experts (llama.cpp stacks them itself: gguf's map names none)
+    "nemotron_h_moe": GGUFTable("nemotron_h", "NemotronHForCausalLM", (*_DT_BIAS, *_NEMOTRON_MOE),
+                                config=None, prefix=(("backbone.", "model."),)),
     "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
                                (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
                                _EXPERTS_SPARSE + _SHARED_MLP, config=None),
