@@ -353,4 +353,4 @@ def test_the_report_section_without_gguf_names_the_tables(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "gguf", None)  # as if not installed
     text = checkpoints_section()
-    assert "Written without the gguf package" in text and "`deepseek2`, `falcon`" in text
+    assert "Written without the gguf package" in text and "`deepseek2`, `ernie4_5`" in text

@@ -293,14 +293,38 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "smollm3": ("smollm3", "smollm3", "tiny"), "gpt_oss": ("gpt_oss", "gpt-oss", "tiny"),
          "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
          "llama4": ("llama4_text", "llama4", "tiny"),
-         "granite_biases": ("granite", "granite", "tiny_biases_untied")}
+         "granite_biases": ("granite", "granite", "tiny_biases_untied"),
+         "starcoder2": ("starcoder2", "starcoder2", None),
+         "cohere2": ("cohere2", "cohere2", "tiny"),  # llama.cpp's cohere2 is tied only
+         # llama.cpp converts OLMo 3 as olmo2 (the same tensors; sliding windows in metadata)
+         "olmo3": ("olmo3", "olmo2", None), "ernie4_5": ("ernie4_5", "ernie4_5", None),
+         "ernie4_5_moe": ("ernie4_5_moe", "ernie4_5-moe", None),
+         "ernie4_5_moe_shared": ("ernie4_5_moe", "ernie4_5-moe", "tiny"),
+         "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None),
+         "granitemoe": ("granitemoe", "granitemoe", None), "jamba": ("jamba", "jamba", None),
+         "falcon_h1": ("falcon_h1", "falcon-h1", None),
+         "nemotron_h": ("nemotron_h", "nemotron_h", None),
+         "nemotron_h_moe": ("nemotron_h", "nemotron_h_moe", "tiny"),
+         "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
+         "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
                ) -> list[tuple[str, str, tuple]]:
     """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
-    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped."""
+    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
+    DBRX's experts reshaped to one slice each."""
+    if ".shared_mlp." in name:  # Granite 4.0-H's: ffn_*_shexp beside experts, else ffn_*
+        blk, sh = f"blk.{name.split('.')[2]}.ffn_", "_shexp" if cfg.get("num_local_experts") else ""
+        if "input_linear" in name:
+            return [(f"{blk}{p}{sh}.weight", "F32", (shape[0] // 2, shape[1]))
+                    for p in ("gate", "up")]
+        return [(f"{blk}down{sh}.weight", "F32", shape)]
+    if ".mixer.experts." in name:  # Nemotron-H's, stacked by llama.cpp's converter itself
+        return [(f"blk.{name.split('.')[2]}.ffn_{name.rpartition('.')[2][:-5]}_exps.weight",
+                 "F32", shape)]
+    name = name.replace("block_sparse_moe.experts.", "mlp.experts.")  # Granite MoE's
     if name.endswith("experts.gate_up_proj"):
         e, two_f, d = shape
         blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
@@ -317,11 +341,20 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
         blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))
         return [(blk, "F32", (h, shape[1], nope)),
                 (blk.replace("attn_k_b", "attn_v_b"), "F32", (h, v, shape[1]))]
+    if ".ffn.experts.mlp." in name:  # DBRX's (E·F, D) experts, stored per expert
+        e = cfg["ffn_config"]["moe_num_experts"]
+        ef, d = shape
+        shape = (e, d, ef // e) if name.endswith(".w2") else (e, ef // e, d)
     name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
-        "mixer.dt_bias", "mixer.dt_proj.bias")
+        "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.").replace(
+        "mamba.dt_bias", "mamba.dt_proj.bias").replace(
+        "block_sparse_moe.router.weight", "block_sparse_moe.router.layer.weight")
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
     if g is None and name.startswith("transformer."):
         g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))
+    if g is None and name.startswith("model."):  # Nemotron-H's hub names: backbone.
+        g = names.get_name("backbone." + name.removeprefix("model."),
+                           try_suffixes=(".weight", ".bias"))
     if g is not None and name.endswith((".weight", ".bias")) and not g.endswith(
             (".weight", ".bias")):
         g += "." + name.rpartition(".")[2]
@@ -363,6 +396,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
         kv = {g: cfg[h] for g, h in table.config.items()
               if isinstance(cfg.get(h), int) and not isinstance(cfg.get(h), bool)}
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
-    # llama.cpp converts Mistral as "llama": the file reads as llama (the same weights)
-    named_id = [] if arch_id == "mistral" else [arch_id]
+    # llama.cpp converts Mistral as "llama", OLMo 3 as "olmo2": the file reads as the family
+    # its metadata name (the same weights)
+    named_id = [] if arch_id in ("mistral", "olmo3") else [arch_id]
     assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr().out

@@ -109,13 +109,14 @@ _BLOCK = re.compile(r"^blk\.(\d+)\.")
 def _hf_names(table: GGUFTable, names: dict[str, list[str]], name: str) -> list[str]:
     """The transformers names a GGUF tensor may stand for: the table's override, or gguf's
     map's candidates (a suffix ``.weight`` / ``.bias`` kept); none: unclaimed, named as such."""
-    for pattern, template in table.names:
-        if re.search(pattern, name):
-            return [re.sub(pattern, template, name)]
+    found = [re.sub(p, t, name) for p, t in table.names if re.search(p, name)][:1]
     base, dot, suffix = name.rpartition(".")
-    if dot and suffix in ("weight", "bias") and base in names:
-        return [f"{c}.{suffix}" for c in names[base]]
-    return list(names.get(name, ()))
+    if not found and dot and suffix in ("weight", "bias") and base in names:
+        found = [f"{c}.{suffix}" for c in names[base]]
+    found = found or list(names.get(name, ()))
+    for hub, ours in table.prefix:  # the transformers 5 name first, the hub's kept
+        found = [ours + c.removeprefix(hub) for c in found if c.startswith(hub)] + found
+    return found
 
 
 def resolved(table: GGUFTable, arch, family, hparams) -> list[tuple[str, str, str]]:

@@ -61,6 +61,23 @@ _EXPERTS_FF = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
 # gpt-oss's experts have biases, stored (and fused) as their weights are
 _EXPERTS_BIAS = (*_EXPERTS, ("ffn_gate_exps.bias", "ffn_up_exps.bias",
                              "model.layers.{bid}.mlp.experts.gate_up_proj_bias", 1))
+# Granite MoE's under block_sparse_moe, named as transformers 5 names them (gguf's map knows
+# its router as router.layer, its experts as input_linear / output_linear)
+_EXPERTS_SPARSE = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
+                    "model.layers.{bid}.block_sparse_moe.experts.gate_up_proj", 1),)
+_GRANITE_MOE = (
+    (r"^blk\.(\d+)\.ffn_gate_inp\.weight$", r"model.layers.\1.block_sparse_moe.router.weight"),
+    (r"^blk\.(\d+)\.ffn_down_exps(\.weight)?$",
+     r"model.layers.\1.block_sparse_moe.experts.down_proj"))
+# Granite 4.0-H's shared MLP (input_linear: gate and up along axis 0), which llama.cpp stores
+# as ffn_*_shexp beside experts and as ffn_* in a dense model
+_SHARED_MLP = tuple((f"ffn_gate{s}.weight", f"ffn_up{s}.weight",
+                     "model.layers.{bid}.shared_mlp.input_linear.weight", 0) for s in ("_shexp", ""))
+_SHARED_MLP_DENSE = ((r"^blk\.(\d+)\.ffn_down\.weight$",
+                      r"model.layers.\1.shared_mlp.output_linear.weight"),)
+_NEMOTRON_MOE = (
+    (r"^blk\.(\d+)\.ffn_(up|down)_exps(\.weight)?$", r"model.layers.\1.mixer.experts.\2_proj"),
+    (r"^blk\.(\d+)\.exp_probs_b\.bias$", r"model.layers.\1.mixer.gate.e_score_correction_bias"))
 _GPT_OSS = ((r"^blk\.(\d+)\.ffn_down_exps\.bias$", r"model.layers.\1.mlp.experts.down_proj_bias"),)
 _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_b_proj.weight",
          None),)
@@ -68,9 +85,15 @@ _MLA = (("attn_k_b.weight", "attn_v_b.weight", "model.layers.{bid}.self_attn.kv_
 # (e_score_correction_bias → e_score_correction.bias): exp_probs_b.bias
 _EXP_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
                r"model.layers.\1.mlp.gate.e_score_correction_bias"),)
+# ERNIE 4.5's sits under the router (gate.moe_statics), MiniMax-M2's beside it
+_ERNIE_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
+                 r"model.layers.\1.mlp.gate.moe_statics.e_score_correction_bias"),)
+_MINIMAX_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
+                   r"model.layers.\1.mlp.e_score_correction_bias"),)
 
 # and Mamba-2's dt_bias (→ dt_proj.bias: ssm_dt.bias)
 _DT_BIAS = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"backbone.layers.\1.mixer.dt_bias"),)
+_DT_BIAS_H1 = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.mamba.dt_bias"),)
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,9 @@ class GGUFTable:
     moe: tuple[str, str] | None = None
     # config flags no metadata key holds, read from a tensor's presence: (GGUF name, key)
     present: tuple[tuple[str, str], ...] = ()
+    # (hub prefix, transformers prefix): names transformers 5 renames from the hub checkpoint's,
+    # which gguf's map knows (Nemotron-H's backbone. → model.)
+    prefix: tuple[tuple[str, str], ...] = ()
 
 
 TABLES: dict[str, GGUFTable] = {
@@ -124,4 +150,26 @@ TABLES: dict[str, GGUFTable] = {
     "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=None),
 
     "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=None),
+    # StarCoder2's biases and norm epsilon, and Cohere 2's sliding pattern, are not in the
+    # metadata: the config beside the file gives them (OLMo 3 converts as olmo2)
+    "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM", config=None),
+    "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM", config=None),
+    "ernie4_5": GGUFTable("ernie4_5", "Ernie4_5ForCausalLM", config=None),
+    "ernie4_5-moe": GGUFTable("ernie4_5_moe", "Ernie4_5_MoeForCausalLM", _ERNIE_PROBS, _EXPERTS,
+                              config=None),
+    "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS,
+                            config=None),
+    "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=None),
+    "granitemoe": GGUFTable("granitemoe", "GraniteMoeForCausalLM", _GRANITE_MOE, _EXPERTS_SPARSE,
+                            config=None),
+    "jamba": GGUFTable("jamba", "JambaForCausalLM", fuse=_EXPERTS_FF, config=None),
+    "falcon-h1": GGUFTable("falcon_h1", "FalconH1ForCausalLM", _DT_BIAS_H1, config=None),
+    "nemotron_h": GGUFTable("nemotron_h", "NemotronHForCausalLM", _DT_BIAS, config=None,
+                            prefix=(("backbone.", "model."),)),
+    # Nemotron-H with routed experts (llama.cpp stacks them itself: gguf's map names none)
+    "nemotron_h_moe": GGUFTable("nemotron_h", "NemotronHForCausalLM", (*_DT_BIAS, *_NEMOTRON_MOE),
+                                config=None, prefix=(("backbone.", "model."),)),
+    "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
+                               (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
+                               _EXPERTS_SPARSE + _SHARED_MLP, config=None),
 }
