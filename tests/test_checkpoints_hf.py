@@ -306,7 +306,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "nemotron_h": ("nemotron_h", "nemotron_h", None),
          "nemotron_h_moe": ("nemotron_h", "nemotron_h_moe", "tiny"),
          "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
-         "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd")}
+         "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd"),
+         "qwen3_next": ("qwen3_next", "qwen3next", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -348,6 +349,7 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
         "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.").replace(
         "mamba.dt_bias", "mamba.dt_proj.bias").replace(
+        "linear_attn.dt_bias", "linear_attn.dt_proj.bias").replace(
         "block_sparse_moe.router.weight", "block_sparse_moe.router.layer.weight")
     g = names.get_name(name, try_suffixes=(".weight", ".bias"))
     if g is None and name.startswith("transformer."):

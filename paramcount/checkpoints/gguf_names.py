@@ -94,6 +94,8 @@ _MINIMAX_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
 # and Mamba-2's dt_bias (→ dt_proj.bias: ssm_dt.bias)
 _DT_BIAS = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"backbone.layers.\1.mixer.dt_bias"),)
 _DT_BIAS_H1 = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.mamba.dt_bias"),)
+# Qwen3-Next's gated delta net (linear_attn) holds one too
+_DT_BIAS_NEXT = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.linear_attn.dt_bias"),)
 
 
 @dataclass(frozen=True)
@@ -172,4 +174,7 @@ TABLES: dict[str, GGUFTable] = {
     "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
                                (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
                                _EXPERTS_SPARSE + _SHARED_MLP, config=None),
+    # its linear-attention layout (key/value heads, conv kernel) is not in the metadata
+    "qwen3next": GGUFTable("qwen3_next", "Qwen3NextForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
+                           config=None),
 }
