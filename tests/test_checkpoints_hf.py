@@ -307,7 +307,10 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "nemotron_h_moe": ("nemotron_h", "nemotron_h_moe", "tiny"),
          "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
          "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd"),
-         "qwen3_next": ("qwen3_next", "qwen3next", None)}
+         "qwen3_next": ("qwen3_next", "qwen3next", None),
+         # the smallest Qwen 3.5 sets with linear-attention layers
+         "qwen3_5": ("qwen3_5", "qwen35", "tiny_odd_tied"),
+         "qwen3_5_moe": ("qwen3_5_moe", "qwen35moe", "tiny_odd_tied")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True

@@ -177,4 +177,9 @@ TABLES: dict[str, GGUFTable] = {
     # its linear-attention layout (key/value heads, conv kernel) is not in the metadata
     "qwen3next": GGUFTable("qwen3_next", "Qwen3NextForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
                            config=None),
+    # Qwen 3.5's text model: the same gated delta net, its projections split (gguf's map
+    # names them: attn_qkv, attn_gate, ssm_beta, ssm_alpha)
+    "qwen35": GGUFTable("qwen3_5_text", "Qwen3_5ForCausalLM", _DT_BIAS_NEXT, config=None),
+    "qwen35moe": GGUFTable("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
+                           config=None),
 }
