@@ -310,7 +310,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "qwen3_next": ("qwen3_next", "qwen3next", None),
          # the smallest Qwen 3.5 sets with linear-attention layers
          "qwen3_5": ("qwen3_5", "qwen35", "tiny_odd_tied"),
-         "qwen3_5_moe": ("qwen3_5_moe", "qwen35moe", "tiny_odd_tied")}
+         "qwen3_5_moe": ("qwen3_5_moe", "qwen35moe", "tiny_odd_tied"),
+         "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True

@@ -182,4 +182,6 @@ TABLES: dict[str, GGUFTable] = {
     "qwen35": GGUFTable("qwen3_5_text", "Qwen3_5ForCausalLM", _DT_BIAS_NEXT, config=None),
     "qwen35moe": GGUFTable("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
                            config=None),
+    # EmbeddingGemma: Gemma 3's text stack without a head (Gemma3TextModel)
+    "gemma-embedding": GGUFTable("gemma3_text", "Gemma3TextModel"),
 }
