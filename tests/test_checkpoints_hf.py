@@ -311,7 +311,10 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          # the smallest Qwen 3.5 sets with linear-attention layers
          "qwen3_5": ("qwen3_5", "qwen35", "tiny_odd_tied"),
          "qwen3_5_moe": ("qwen3_5_moe", "qwen35moe", "tiny_odd_tied"),
-         "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None)}
+         "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None),
+         # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
+         # their pooler, which BertModel builds: no table explains a tensor a converter drops)
+         "distil_bert": ("distil_bert", "bert", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
