@@ -314,7 +314,7 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None),
          # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
          # their pooler, which BertModel builds: no table explains a tensor a converter drops)
-         "distil_bert": ("distil_bert", "bert", None)}
+         "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None)}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True

@@ -103,7 +103,7 @@ def _candidates(arch, tensors) -> dict[str, list[str]]:
     return candidates(arch, max(blocks, default=-1) + 1)
 
 
-_BLOCK = re.compile(r"^blk\.(\d+)\.")
+_BLOCK = re.compile(r"^(?:enc\.|dec\.)?blk\.(\d+)\.")  # T5's stacks: enc.blk.N, dec.blk.N
 
 
 def _hf_names(table: GGUFTable, names: dict[str, list[str]], name: str) -> list[str]:

@@ -188,4 +188,6 @@ TABLES: dict[str, GGUFTable] = {
     # formula has, so they read as a mismatch naming it); the
     # config beside the file says which
     "bert": GGUFTable("distilbert", "DistilBertModel", config=None),
+    # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
+    "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
 }
