@@ -314,7 +314,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None),
          # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
          # their pooler, which BertModel builds: no table explains a tensor a converter drops)
-         "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None)}
+         "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None),
+         "gemma3n": ("gemma3n", "gemma3n", "tiny")}  # the smallest set with AltUp projections
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -323,6 +324,10 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
     (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
     DBRX's experts reshaped to one slice each."""
+    if ".altup_" in name and "projections." in name:  # Gemma 3n's, stacked by llama.cpp
+        n = cfg["altup_num_inputs"] - 1
+        stem = "altup_unembd_proj" if "unembed" in name else "altup_proj"
+        return [(f"{stem}.weight", "F32", (n, *shape))] if ".0.weight" in name else []
     if ".shared_mlp." in name:  # Granite 4.0-H's: ffn_*_shexp beside experts, else ffn_*
         blk, sh = f"blk.{name.split('.')[2]}.ffn_", "_shexp" if cfg.get("num_local_experts") else ""
         if "input_linear" in name:

@@ -91,6 +91,9 @@ _ERNIE_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
 _MINIMAX_PROBS = ((r"^blk\.(\d+)\.exp_probs_b\.bias$",
                    r"model.layers.\1.mlp.e_score_correction_bias"),)
 
+_ALTUP = ((r"^altup_proj\.weight$", "model.altup_projections.0.weight"),
+          (r"^altup_unembd_proj\.weight$", "model.altup_unembed_projections.0.weight"))
+
 # and Mamba-2's dt_bias (→ dt_proj.bias: ssm_dt.bias)
 _DT_BIAS = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"backbone.layers.\1.mixer.dt_bias"),)
 _DT_BIAS_H1 = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.mamba.dt_bias"),)
@@ -190,4 +193,8 @@ TABLES: dict[str, GGUFTable] = {
     "bert": GGUFTable("distilbert", "DistilBertModel", config=None),
     # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
     "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
+    # Gemma 3n's AltUp projections, which llama.cpp stacks into one tensor each: named as the
+    # first, so the stack lands on the leaf that claims them all (the per-layer inputs, LAuReL
+    # and AltUp blocks gguf's map names); the config beside the file gives the layout
+    "gemma3n": GGUFTable("gemma3n_text", "Gemma3nForCausalLM", _ALTUP, config=None),
 }
