@@ -315,7 +315,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
          # their pooler, which BertModel builds: no table explains a tensor a converter drops)
          "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None),
-         "gemma3n": ("gemma3n", "gemma3n", "tiny")}  # the smallest set with AltUp projections
+         "gemma3n": ("gemma3n", "gemma3n", "tiny"),
+         "gemma4": ("gemma4", "gemma4", None), "gemma4_k_eq_v": ("gemma4", "gemma4", "tiny_k_eq_v")}  # the smallest set with AltUp projections
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
@@ -369,6 +370,8 @@ def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = Tru
     if g is None and name.startswith("model."):  # Nemotron-H's hub names: backbone.
         g = names.get_name("backbone." + name.removeprefix("model."),
                            try_suffixes=(".weight", ".bias"))
+    if g is not None and name.endswith(("_scale", "layer_scalar")):  # Gemma 3n's, Gemma 4's
+        g += ".weight"  # as llama.cpp's converter stores its bare scales
     if g is not None and name.endswith((".weight", ".bias")) and not g.endswith(
             (".weight", ".bias")):
         g += "." + name.rpartition(".")[2]

@@ -197,4 +197,6 @@ TABLES: dict[str, GGUFTable] = {
     # first, so the stack lands on the leaf that claims them all (the per-layer inputs, LAuReL
     # and AltUp blocks gguf's map names); the config beside the file gives the layout
     "gemma3n": GGUFTable("gemma3n_text", "Gemma3nForCausalLM", _ALTUP, config=None),
+    # Gemma 4's sliding/global layout and shared K=V are not in the metadata
+    "gemma4": GGUFTable("gemma4_text", "Gemma4ForCausalLM", config=None),
 }
