@@ -315,8 +315,8 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
          # their pooler, which BertModel builds: no table explains a tensor a converter drops)
          "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None),
-         "gemma3n": ("gemma3n", "gemma3n", "tiny"),
-         "gemma4": ("gemma4", "gemma4", None), "gemma4_k_eq_v": ("gemma4", "gemma4", "tiny_k_eq_v")}  # the smallest set with AltUp projections
+         "gemma3n": ("gemma3n", "gemma3n", "tiny"),  # the smallest set with AltUp projections
+         "gemma4": ("gemma4", "gemma4", None), "gemma4_k_eq_v": ("gemma4", "gemma4", "tiny_k_eq_v")}
 
 
 def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True

@@ -188,8 +188,7 @@ TABLES: dict[str, GGUFTable] = {
     # EmbeddingGemma: Gemma 3's text stack without a head (Gemma3TextModel)
     "gemma-embedding": GGUFTable("gemma3_text", "Gemma3TextModel"),
     # DistilBERT converts as bert (BERT's and RoBERTa's too, but without the pooler their
-    # formula has, so they read as a mismatch naming it); the
-    # config beside the file says which
+    # formula has, so they read as a mismatch naming it); the config beside the file says which
     "bert": GGUFTable("distilbert", "DistilBertModel", config=None),
     # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
     "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
