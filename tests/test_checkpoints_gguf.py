@@ -93,7 +93,7 @@ def test_an_architecture_without_a_name_table_is_refused(tmp_path, capsys):
     assert main(["count", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "GGUF architecture 'rwkv6' has no name table in paramcount; known: bloom, cohere2, command-r, " in err
+    assert "GGUF architecture 'rwkv6' has no name table in paramcount; known: bert, bloom, cohere2, command-r, " in err
 
 
 @pytest.mark.parametrize("body", [b"GGUF", b"GGUF" + struct.pack("<I", 3) + b"\xff" * 30,
