@@ -44,7 +44,8 @@ def _findings(results: list[Verification]) -> str:
 
 def _card_findings(results: list[Verification]) -> tuple[list[str], int]:
     """Each model-card figure the count does not round to, with the preset file's reason; and
-    how many agree. The counts are the formula's (trainable; active: per token)."""
+    how many agree. The counts are the formula's at the preset (trainable; active: per token),
+    never a framework's build with its deltas."""
     from paramcount import cards
 
     out, agree, seen = [], 0, set()
@@ -59,7 +60,8 @@ def _card_findings(results: list[Verification]) -> tuple[list[str], int]:
         for what, figure in (("total", card.total), ("active", card.active)):
             if figure is None:
                 continue
-            count = r.formula if what == "total" else arch.count_active(r.hparams)
+            # the formula's own count (a verification's may carry a framework's deltas)
+            count = arch.count(r.hparams) if what == "total" else arch.count_active(r.hparams)
             if cards.agrees(count, figure):
                 agree += 1
                 continue
