@@ -3,7 +3,8 @@ derived and proven (paramcount.derive.sweep.one), each in its own process with a
 ``-j`` at a time; rows appended to a JSON-lines file as they finish (a rerun skips the types
 it holds), then the tally and the failures by cause.
 
-    .venv/bin/python benchmarks/derive_sweep.py --kind causal -j 2 --out /tmp/causal.jsonl
+    .venv/bin/python benchmarks/derive_sweep.py --kind causal -j 2 --out /tmp/causal.jsonl \
+        --record reports/derived.json
 
 With PARAMCOUNT_CACHE_DIR set, a second run reads every derivation and proof from the cache
 (the warm sweep)."""
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--limit", type=int, default=600, help="seconds per model type")
     ap.add_argument("--out", required=True, help="JSON-lines file of the rows")
+    ap.add_argument("--record", help="also write the rows as the report's record "
+                    "(reports/derived.json, read by `paramcount report`)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     have = {json.loads(x)["model_type"] for x in out.read_text().splitlines()} \
@@ -44,10 +47,11 @@ def main(argv: list[str] | None = None) -> int:
                                   capture_output=True, text=True, timeout=args.limit)
             line = [x for x in proc.stdout.splitlines() if x.startswith("ROW ")]
             row = json.loads(line[0][4:]) if line else {
-                "model_type": t, "status": "error",
+                "model_type": t, "cls": "", "status": "error", "kind": args.kind,
                 "reason": "crashed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]}
         except subprocess.TimeoutExpired:
-            row = {"model_type": t, "status": "error", "reason": f"over {args.limit} s"}
+            row = {"model_type": t, "cls": "", "status": "error", "kind": args.kind,
+                   "reason": f"not derived within the sweep's time limit ({args.limit} s a type)"}
         row["seconds"] = round(time.perf_counter() - start, 1)
         with out.open("a") as f:
             f.write(json.dumps(row) + "\n")
@@ -63,7 +67,20 @@ def main(argv: list[str] | None = None) -> int:
             (r["status"], r["reason"].split(":")[0][:90]) for r in rows
             if r["status"] != "proven").most_common():
         print(f"  {n:3d}  {status}: {cause}")
+    if args.record:
+        _record(rows, Path(args.record))
     return 0
+
+
+def _record(rows: list[dict], path: Path) -> None:
+    """The rows as the report's record, in model-type order, keyed by today's versions."""
+    from paramcount.derive import sweep
+
+    keep = sweep.Row.__dataclass_fields__
+    out = sorted((sweep.Row(**{**{k: v for k, v in r.items() if k in keep},
+                               "fields": tuple(r.get("fields") or ())}) for r in rows),
+                 key=lambda r: r.model_type)
+    path.write_text(sweep.dumps(out, sweep.versions()), encoding="utf-8")
 
 
 if __name__ == "__main__":

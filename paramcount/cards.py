@@ -47,15 +47,12 @@ def agrees(count: int, figure: str) -> bool:
 
 
 def shown(count: int, figure: str) -> str:
-    """``count`` written at the card figure's unit, to one more digit than the card gives."""
+    """``count`` written in the card figure's unit, to one more digit than the card gives."""
     _, step = parse_figure(figure)
-    unit = figure[-1]
-    tenths = (count * 10 + UNITS[unit] // 2) // UNITS[unit] if step >= UNITS[unit] else None
-    if tenths is not None:
-        return f"{tenths // 10}.{tenths % 10}{unit}"
-    places = len(str(UNITS[unit] // step))
-    q = (count * 10**places + UNITS[unit] // 2) // UNITS[unit]
-    return f"{q // 10**places}.{q % 10**places:0{places}d}{unit}"
+    unit = UNITS[figure[-1]]
+    places = 1 if step >= unit else len(str(unit // step))
+    q = (count * 10**places + unit // 2) // unit
+    return f"{q // 10**places}.{q % 10**places:0{places}d}{figure[-1]}"
 
 
 @dataclass(frozen=True)

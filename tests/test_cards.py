@@ -77,3 +77,12 @@ def test_the_findings_name_each_card_the_count_does_not_round_to():
     assert agree == 0 and len(lines) == 2
     assert "the card states 671B in all; the formula counts 684,489,830,400 (684.5B)" in lines[0]
     assert "14B MTP module" in lines[0] and "active per token" in lines[1]
+
+
+@pytest.mark.parametrize("count, figure, text", [
+    (684_489_830_400, "685B", "684.5B"), (228_689_748_992, "230B", "228.7B"),
+    (1_026_408_209_408, "1T", "1.0T"), (4_187_440_704, "3.6B", "4.19B"),
+    (882_874_368, "800M", "882.9M"),
+])
+def test_a_count_is_shown_one_digit_finer_than_the_card(count, figure, text):
+    assert cards.shown(count, figure) == text
