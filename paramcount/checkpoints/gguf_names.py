@@ -23,7 +23,10 @@ what that map does not say (data, keyed by ``general.architecture``):
 - ``config``: the metadata keys (under the architecture's prefix) → transformers config keys;
   None where the metadata do not give the family's config (then the ``config.json`` beside the
   file, or ``--config``, gives it); ``present``: config flags a tensor's presence says
-  (Granite's biases).
+  (Granite's biases);
+- ``dropped``: what llama.cpp's converter does not write of the transformers model (BERT's
+  pooler and MLM head) or writes cut short (RoBERTa's first position rows), each a named term
+  with its reason (:class:`Dropped`): the stored count differs from the formula by these only.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["TABLES", "GGUFTable"]
+__all__ = ["TABLES", "Dropped", "GGUFTable"]
 
 _COMMON = MappingProxyType({
     "embedding_length": "hidden_size", "feed_forward_length": "intermediate_size",
@@ -102,6 +105,44 @@ _DT_BIAS_NEXT = ((r"^blk\.(\d+)\.ssm_dt\.bias$", r"model.layers.\1.linear_attn.d
 
 
 @dataclass(frozen=True)
+class Dropped:
+    """Transformers tensors llama.cpp's converter leaves out of the GGUF file: a term of the
+    stored-versus-built difference (:mod:`paramcount.checkpoints.converted`), with its reason.
+
+    ``names``: the transformers names (after the prefix the converter strips: ``bert.``) whose
+    formula leaves then hold no tensor; ``rows``: instead, the tensor is written without its
+    first ``config[key] + add`` rows; ``model_types``: the config's model types the converter
+    does this for (all, when empty)."""
+
+    term: str
+    reason: str
+    names: tuple[str, ...]
+    rows: tuple[str, int] | None = None
+    model_types: tuple[str, ...] = ()
+
+
+# llama.cpp's BertModel converter (its filter_tensors), which RoBERTa, XLM-RoBERTa and
+# DistilBERT convert through: "we are only using BERT for embeddings"
+_BERT_DROPS = (
+    Dropped("pooler dropped by the converter", "llama.cpp's converter skips BertModel's pooler "
+            "(pooler.dense): it writes BERT for embeddings only", ("pooler.dense.weight",
+                                                                   "pooler.dense.bias")),
+    Dropped("MLM head dropped by the converter", "llama.cpp's converter skips the masked-LM "
+            "head (BERT's cls.predictions, DistilBERT's vocab_*): it writes the encoder only",
+            tuple(f"cls.predictions.{n}" for n in (
+                "transform.dense.weight", "transform.dense.bias", "transform.LayerNorm.weight",
+                "transform.LayerNorm.bias", "bias", "decoder.weight", "decoder.bias"))
+            + tuple(f"vocab_{n}" for n in (
+                "transform.weight", "transform.bias", "layer_norm.weight", "layer_norm.bias",
+                "projector.weight", "projector.bias"))),
+    Dropped("padding position rows trimmed by the converter", "position ids start at "
+            "pad_token_id + 1 (fairseq's offset): llama.cpp's RoBERTa and XLM-RoBERTa converters "
+            "cut the rows before it from position_embd", ("embeddings.position_embeddings.weight",),
+            rows=("pad_token_id", 1), model_types=("roberta", "xlm-roberta")),
+)
+
+
+@dataclass(frozen=True)
 class GGUFTable:
     """What gguf's own name map does not say of one GGUF architecture (see the module)."""
 
@@ -117,6 +158,8 @@ class GGUFTable:
     # (hub prefix, transformers prefix): names transformers 5 renames from the hub checkpoint's,
     # which gguf's map knows (Nemotron-H's backbone. → model.)
     prefix: tuple[tuple[str, str], ...] = ()
+    # what the converter does not write (or writes cut short): named terms
+    dropped: tuple[Dropped, ...] = ()
 
 
 TABLES: dict[str, GGUFTable] = {
@@ -187,9 +230,9 @@ TABLES: dict[str, GGUFTable] = {
                            config=None),
     # EmbeddingGemma: Gemma 3's text stack without a head (Gemma3TextModel)
     "gemma-embedding": GGUFTable("gemma3_text", "Gemma3TextModel"),
-    # DistilBERT converts as bert (BERT's and RoBERTa's too, but without the pooler their
-    # formula has, so they read as a mismatch naming it); the config beside the file says which
-    "bert": GGUFTable("distilbert", "DistilBertModel", config=None),
+    # BERT, RoBERTa, XLM-RoBERTa and DistilBERT all convert as bert, without the pooler and
+    # MLM heads (and RoBERTa's padding position rows): the config beside the file says which
+    "bert": GGUFTable("distilbert", "DistilBertModel", config=None, dropped=_BERT_DROPS),
     # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
     "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
     # Gemma 3n's AltUp projections, which llama.cpp stacks into one tensor each: named as the

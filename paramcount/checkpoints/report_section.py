@@ -129,6 +129,9 @@ def section_lines() -> list[str]:
             "| term | tensors | reason |", "|---|---|---|"]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in STORED]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in ROLES]
+    out += [f"| {_md(d.term)} | GGUF `{garch}`: `{_md(', '.join(d.names))}` | {_md(d.reason)} "
+            "(a negative term: the converter leaves them out) |"
+            for garch, table in sorted(TABLES.items()) for d in table.dropped]
     out += ["| multi-token-prediction layers | `layers.K.*`, L ≤ K < L + "
             "num_nextn_predict_layers | DeepSeek-V3's MTP module, which the config declares and "
             "transformers does not build |",
