@@ -177,7 +177,7 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
     from paramcount.checkpoints import converted
 
     held = {lf.path: t for t in kept if t.name not in apart for lf in owners[t.name]}
-    dropped = converted.terms(ckpt, leaves, path, held, values, zero)
+    dropped = [Extra(*t) for t in converted.terms(ckpt, leaves, path, held, values, zero)]
     extras += dropped
     compared = shown
     if dropped:  # the file against the tree its converter writes: the terms' deltas applied
@@ -186,7 +186,7 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
         from paramcount.frameworks import _with_deltas
 
         compared = dataclasses.replace(shown, formula=_with_deltas(
-            shown.formula, tuple(e.delta for e in dropped)))
+            shown.formula, tuple(e.delta for e in dropped if e.delta)))
         leaves = list(compared.formula.leaves())
     v = compare(compared, hparams, weights, name=ckpt.path, framework=framework)
     by_path = {c.path: c for c in v.components}

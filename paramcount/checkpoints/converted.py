@@ -32,9 +32,8 @@ def _rules(ckpt: Checkpoint):
 def terms(ckpt: Checkpoint, leaves, path, held: dict[str, StoredTensor], values,
           zero: set[str]) -> list:
     """The converter's terms for ``ckpt`` against ``leaves`` (the framework's tree, names through
-    ``path``), ``held`` mapping a leaf's path to the tensor it holds; each Extra carries its
-    delta."""
-    from paramcount.checkpoints.check import Extra
+    ``path``), ``held`` mapping a leaf's path to the tensor it holds: (term, reason, tensors,
+    stored, built, delta) each, the fields of :class:`paramcount.checkpoints.check.Extra`."""
     from paramcount.formula import to_int
 
     cfg = ckpt.config or {}
@@ -47,7 +46,7 @@ def terms(ckpt: Checkpoint, leaves, path, held: dict[str, StoredTensor], values,
         hit = {p: h for p, h in hit.items() if h[1]}
         if rule.rows is None:
             gone = {p: h for p, h in hit.items() if p not in held}
-            out += _removed(rule, gone, leaves, zero, values, Extra)
+            out += _removed(rule, gone, leaves, zero, values)
             continue
         key, add = rule.rows
         k = cfg.get(key)
@@ -60,8 +59,8 @@ def terms(ckpt: Checkpoint, leaves, path, held: dict[str, StoredTensor], values,
             cut = (k + add) * (t.numel // t.shape[0] if t.shape[0] else 0)
             if cut and to_int(lf.expr, values, p) - t.logical == cut:
                 term = dataclasses.replace(lf.term, expr=lf.term.expr - cut)
-                out.append(Extra(rule.term, f"{rule.reason} ({key} = {k}: {k + add} rows)",
-                                 (t.name,), 0, cut, Delta(_rel(p), term, rule.reason)))
+                out.append((rule.term, f"{rule.reason} ({key} = {k}: {k + add} rows)",
+                            (t.name,), 0, cut, Delta(_rel(p), term, rule.reason)))
     return out
 
 
@@ -69,7 +68,7 @@ def _rel(path: str) -> str:
     return path.split(".", 1)[1]
 
 
-def _removed(rule, gone: dict, leaves, zero: set[str], values, extra) -> list:
+def _removed(rule, gone: dict, leaves, zero: set[str], values) -> list:
     """One term for the leaves a rule leaves out: a Delta removing their nearest common group
     when it holds no other counted leaf, else one per leaf."""
     from paramcount.formula import to_int
@@ -88,7 +87,6 @@ def _removed(rule, gone: dict, leaves, zero: set[str], values, extra) -> list:
     names = tuple(n for _, ns in gone.values() for n in ns)
     count = sum(to_int(lf.expr, values, p) for p, (lf, _) in gone.items())
     if len(common) > 1 and set(under) == set(gone):
-        return [extra(rule.term, rule.reason, names, 0, count, Delta(_rel(group), None,
-                                                                     rule.reason))]
-    return [extra(rule.term, rule.reason, tuple(ns), 0, to_int(lf.expr, values, p),
+        return [(rule.term, rule.reason, names, 0, count, Delta(_rel(group), None, rule.reason))]
+    return [(rule.term, rule.reason, tuple(ns), 0, to_int(lf.expr, values, p),
                   Delta(_rel(p), None, rule.reason)) for p, (lf, ns) in gone.items()]
