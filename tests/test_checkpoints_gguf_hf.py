@@ -74,6 +74,49 @@ _GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
          "gemma4": ("gemma4", "gemma4", None), "gemma4_k_eq_v": ("gemma4", "gemma4", "tiny_k_eq_v")}
 
 
+def _nested(cfg: dict, key: str):
+    for k in key.split("."):
+        cfg = cfg.get(k) if isinstance(cfg, dict) else None  # type: ignore[assignment]
+    return cfg
+
+
+def metadata(table, cfg: dict, garch: str) -> dict:
+    """The metadata llama.cpp's converter writes for ``cfg``: the keys its base class writes
+    (the table's direct ones, read back from the config's keys) and those its model class adds
+    (:data:`_WRITES`, written here from the converter's code, not from the table)."""
+    cfg = {"num_experts": cfg.get("num_local_experts"), **cfg}  # Qwen MoE's published key
+    kv = {g: v for g, h in table.config.items()
+          if isinstance(v := _nested(cfg, h), int) and not isinstance(v, bool)}
+    return {**kv, **(_WRITES[garch](cfg) if garch in _WRITES else {})}
+
+
+def _bert_meta(cfg: dict) -> dict:
+    """llama.cpp's BertModel.set_gguf_parameters and set_vocab (RoBERTa's context length cut by
+    its padding offset, DistilBERT's keys read through find_hparam)."""
+    offset = cfg["pad_token_id"] + 1 if cfg["model_type"] in ("roberta", "xlm-roberta") else 0
+    get = lambda *keys: next(cfg[k] for k in keys if k in cfg)  # noqa: E731
+    tok = {"xlm-roberta": "t5", "roberta": "gpt2"}.get(cfg["model_type"], "bert")
+    return {"context_length": cfg["max_position_embeddings"] - offset,
+            "embedding_length": get("hidden_size", "dim"),
+            "feed_forward_length": get("intermediate_size", "hidden_dim"),
+            "block_count": get("num_hidden_layers", "n_layers"),
+            "attention.head_count": get("num_attention_heads", "n_heads"),
+            "tokenizer.ggml.model": tok, "tokenizer.ggml.padding_token_id": cfg["pad_token_id"]}
+
+
+_WRITES = {"bert": _bert_meta,
+           # MambaModel.set_gguf_parameters: the inner width (expand × d_model)
+           "mamba": lambda cfg: {"ssm.inner_size": cfg["intermediate_size"]},
+           # Mamba2Model: d_inner, and its heads as time_step_rank
+           "mamba2": lambda cfg: {"ssm.inner_size": cfg["num_heads"] * cfg["head_dim"]},
+           # FalconModel: feed_forward_length 4 × n_embd; n_head_kv, else 1 (multi-query)
+           "falcon": lambda cfg: {
+               "feed_forward_length": 4 * cfg["hidden_size"],
+               "attention.head_count_kv": cfg["num_kv_heads"] if cfg[
+                   "new_decoder_architecture"] else 1 if cfg["multi_query"] else cfg[
+                   "num_attention_heads"]}}
+
+
 def _bert_converter(tensors, cfg: dict) -> list[tuple[str, str, tuple]]:
     """What llama.cpp's BertModel converter (and its DistilBERT, RoBERTa and XLM-RoBERTa
     subclasses: filter_tensors, modify_tensors) writes of a transformers state dict: prefixes
@@ -184,15 +227,13 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     if table.config is None:  # the config beside the file
         (tmp_path / "config.json").write_text(json.dumps(cfg))
         kv = {"block_count": hp["L"]}
-    else:  # the metadata llama.cpp writes, from the config's keys
-        cfg = {"num_experts": cfg.get("num_local_experts"), **cfg}  # Qwen MoE's published key
-        kv = {g: cfg[h] for g, h in table.config.items()
-              if isinstance(cfg.get(h), int) and not isinstance(cfg.get(h), bool)}
+    else:  # a lone file: the metadata llama.cpp writes, from the config's keys
+        kv = metadata(table, cfg, garch)
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
     # llama.cpp converts Mistral as "llama", OLMo 3 as "olmo2": the file reads as the family
     # its metadata name (the same weights)
     named_id = [] if arch_id in ("mistral", "olmo3") else [arch_id]
-    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr().out
+    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr()
 
 
 def _bert_gguf(tmp_path, arch_id: str, drop: str = ""):

@@ -45,10 +45,17 @@ def _value(path: Path, field):
     return v.decode() if isinstance(v, bytes) else v
 
 
+# the tokenizer keys a table may read (the rest, the vocabulary itself, are never decoded)
+_TOKENIZER = ("tokenizer.ggml.model", "tokenizer.ggml.padding_token_id")
+
+
 def read(path: Path) -> Checkpoint:
+    """The file's tensors, and the transformers config its metadata give (None when they do
+    not give the family's, the reason in ``metadata["no config"]``: then the config.json
+    beside the file, or ``--config``, must)."""
     r = _reader(path)
     meta = {name: _value(path, f) for name, f in r.fields.items()
-            if not name.startswith(("GGUF.", "tokenizer.ggml."))}
+            if not name.startswith(("GGUF.", "tokenizer.ggml.")) or name in _TOKENIZER}
     arch = meta.get("general.architecture")
     table = TABLES.get(arch) if isinstance(arch, str) else None
     if table is None:
@@ -68,12 +75,18 @@ def read(path: Path) -> Checkpoint:
         tensors.append(StoredTensor(t.name, kind, shape, gguf_bytes(kind, n), n,
                                     logical_name=first, alternatives=tuple(rest)))
     tensors = _fused(table, tensors)
-    config = _config(table, arch, meta, tensors, path) if table.config is not None else None
+    config, why = None, f"{path}: the GGUF metadata of {arch!r} do not give its config"
+    if table.config is not None:
+        try:
+            config = _config(table, arch, meta, tensors, path)
+        except InputFileError as exc:
+            why = str(exc)
     ftype = meta.get("general.file_type")
     quant = sorted({t.dtype for t in tensors if t.dtype not in ("F32", "F16", "BF16")})
     return Checkpoint(str(path), "GGUF", tuple(tensors), (path.name,), config=config,
                       config_where=f"{path} (GGUF metadata)" if config else None,
-                      metadata={"general.architecture": arch, "general.file_type": ftype or 0},
+                      metadata={"general.architecture": arch, "general.file_type": ftype or 0,
+                                **({} if config else {"no config": why})},
                       quantization=", ".join(quant))
 
 
@@ -175,7 +188,11 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
     for key, hf_key in (table.config or {}).items():
         v = meta.get(f"{arch}.{key}")
         if isinstance(v, int) and not isinstance(v, bool):
-            cfg[hf_key] = v
+            *outer, last = hf_key.split(".")  # DBRX's nested ffn_config.moe_num_experts
+            node = cfg
+            for k in outer:
+                node = node.setdefault(k, {})
+            node[last] = v
     for key in ("embedding_length", "block_count"):
         if f"{arch}.{key}" not in meta:
             raise InputFileError(f"{path}: GGUF metadata has no {arch}.{key}")
@@ -193,4 +210,11 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
         else:
             cfg.pop("num_local_experts", None)
             cfg.pop("num_experts_per_tok", None)
-    return {"model_type": model_type, "architectures": [cls], **cfg}
+    out = {"model_type": model_type, "architectures": [cls], **cfg}
+    if table.derive is not None:  # what no one key holds: the table's own rule
+        own = {k.removeprefix(f"{arch}."): v for k, v in meta.items()}
+        try:
+            out.update(table.derive(own, {t.name: t.shape for t in tensors}))
+        except (KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
+            raise InputFileError(f"{path}: GGUF metadata lack what {arch!r} needs ({exc})") from None
+    return out

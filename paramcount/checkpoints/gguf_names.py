@@ -20,10 +20,12 @@ what that map does not say (data, keyed by ``general.architecture``):
   ``ffn_gate_exps`` and ``ffn_up_exps``: ``gate_up_proj``, concatenated along axis 1; MLA's
   ``attn_k_b`` and ``attn_v_b``, which llama.cpp splits out of ``kv_b_proj`` and transposes:
   axis None, the counts summed);
-- ``config``: the metadata keys (under the architecture's prefix) → transformers config keys;
-  None where the metadata do not give the family's config (then the ``config.json`` beside the
-  file, or ``--config``, gives it); ``present``: config flags a tensor's presence says
-  (Granite's biases);
+- ``config``: the metadata keys (under the architecture's prefix) → transformers config keys
+  (dotted: nested); ``derive``: the rest, computed from the metadata and the tensors' shapes (a
+  key no one metadata key holds, the model type a layout says); ``present``: config flags a
+  tensor's presence says (Granite's biases). A ``config.json`` beside the file overrides them;
+  None where the metadata do not give the family's config (then that file, or ``--config``,
+  must);
 - ``dropped``: what llama.cpp's converter does not write of the transformers model (BERT's
   pooler and MLM head) or writes cut short (RoBERTa's first position rows), each a named term
   with its reason (:class:`Dropped`): the stored count differs from the formula by these only.
@@ -31,7 +33,7 @@ what that map does not say (data, keyed by ``general.architecture``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -43,6 +45,7 @@ _COMMON = MappingProxyType({
     "attention.head_count_kv": "num_key_value_heads", "attention.key_length": "head_dim",
     "expert_count": "num_local_experts", "expert_used_count": "num_experts_per_tok"})
 _NO_KV = MappingProxyType({k: v for k, v in _COMMON.items() if k != "attention.head_count_kv"})
+_NO_EXPERTS = MappingProxyType({k: v for k, v in _COMMON.items() if k != "expert_count"})
 _QWEN_MOE = MappingProxyType({
     **_COMMON, "expert_count": "num_experts",
     "expert_feed_forward_length": "moe_intermediate_size",
@@ -55,6 +58,62 @@ _GPT2 = MappingProxyType({"embedding_length": "n_embd", "block_count": "n_layer"
 _GPTJ = MappingProxyType({k: v for k, v in _GPT2.items() if k != "context_length"})
 _BLOOM = MappingProxyType({"embedding_length": "hidden_size", "block_count": "n_layer",
                            "attention.head_count": "n_head"})
+
+# Llama 4's converter writes its dense MLP width as feed_forward_length, the experts' apart
+_LLAMA4 = MappingProxyType({**_COMMON, "feed_forward_length": "intermediate_size_mlp",
+                            "expert_feed_forward_length": "intermediate_size",
+                            "interleave_moe_layer_step": "interleave_moe_layer_step"})
+# GLM-4.5's as DeepSeek's: routed and shared experts, dense leading blocks, the MTP layer
+_GLM4_MOE = MappingProxyType({
+    **_NO_EXPERTS, "expert_count": "n_routed_experts", "expert_shared_count": "n_shared_experts",
+    "expert_feed_forward_length": "moe_intermediate_size",
+    "leading_dense_block_count": "first_k_dense_replace",
+    "nextn_predict_layers": "num_nextn_predict_layers"})
+# DBRX's config nests its attention and experts
+_DBRX = MappingProxyType({
+    "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
+    "attention.head_count_kv": "attn_config.kv_n_heads", "context_length": "max_seq_len",
+    "feed_forward_length": "ffn_config.ffn_hidden_size",
+    "expert_count": "ffn_config.moe_num_experts", "expert_used_count": "ffn_config.moe_top_k"})
+_MAMBA = MappingProxyType({
+    "embedding_length": "hidden_size", "block_count": "num_hidden_layers",
+    "ssm.state_size": "state_size", "ssm.conv_kernel": "conv_kernel",
+    "ssm.time_step_rank": "time_step_rank"})
+
+
+def _expand(meta: Mapping, shapes: Mapping) -> dict:
+    """Mamba's expand: its inner width over the model's"""
+    inner, width = meta["ssm.inner_size"], meta["embedding_length"]
+    return {"expand": inner // width} if inner % width == 0 else {"intermediate_size": inner}
+
+
+_MAMBA2 = MappingProxyType({
+    "embedding_length": "hidden_size", "block_count": "num_hidden_layers",
+    "ssm.state_size": "state_size", "ssm.conv_kernel": "conv_kernel",
+    "ssm.group_count": "n_groups", "ssm.time_step_rank": "num_heads"})
+
+
+def _heads(meta: Mapping, shapes: Mapping) -> dict:
+    """Mamba-2's head width and expand: its inner width (heads × head width, which its
+    converter writes as time_step_rank and inner_size) over the heads and over the model's"""
+    inner, heads, width = meta["ssm.inner_size"], meta["ssm.time_step_rank"], meta["embedding_length"]
+    return {"head_dim": inner // heads, **({"expand": inner // width} if inner % width == 0 else {})}
+
+
+_FALCON = MappingProxyType({"embedding_length": "hidden_size", "block_count": "num_hidden_layers",
+                            "attention.head_count": "num_attention_heads",
+                            "attention.head_count_kv": "num_kv_heads"})
+
+
+def _falcon(meta: Mapping, shapes: Mapping) -> dict:
+    """Falcon's layout, from its tensors: its converter writes feed_forward_length as 4 × d_e
+    whatever the model's; one norm or two (attn_norm_2), biases or none; parallel blocks (the
+    sequential Falcon-RW is not one llama.cpp converts)"""
+    return {"parallel_attn": True, "new_decoder_architecture": True,
+            "ffn_hidden_size": shapes["blk.0.ffn_up.weight"][0],
+            "num_ln_in_parallel_attn": 2 if "blk.0.attn_norm_2.weight" in shapes else 1,
+            "bias": "blk.0.attn_qkv.bias" in shapes}
+
 
 _EXPERTS = (("ffn_gate_exps.weight", "ffn_up_exps.weight",
              "model.layers.{bid}.mlp.experts.gate_up_proj", 1),)
@@ -142,6 +201,31 @@ _BERT_DROPS = (
 )
 
 
+def _bert(meta: Mapping, shapes: Mapping) -> dict:
+    """Which encoder a bert file holds, and its config: DistilBERT has no token-type table;
+    XLM-RoBERTa a SentencePiece (``t5``) vocabulary, RoBERTa a BPE (``gpt2``) one (or a one-row
+    type table), their context length cut by the pad_token_id + 1 position rows the converter
+    trims; BERT the rest."""
+    width, ffn = meta["embedding_length"], meta["feed_forward_length"]
+    layers, heads, n = meta["block_count"], meta["attention.head_count"], meta["context_length"]
+    types = shapes.get("token_types.weight")
+    if types is None:
+        return {"model_type": "distilbert", "architectures": ["DistilBertModel"], "dim": width,
+                "hidden_dim": ffn, "n_layers": layers, "n_heads": heads,
+                "max_position_embeddings": n}
+    rows = types[0] if len(types) == 2 else 1  # a one-row table may be stored squeezed
+    tok, pad = meta.get("tokenizer.ggml.model"), meta.get("tokenizer.ggml.padding_token_id")
+    base = {"hidden_size": width, "intermediate_size": ffn, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "type_vocab_size": rows}
+    if tok in ("t5", "gpt2") or rows == 1:
+        pad = pad if isinstance(pad, int) else 1
+        kind = ("xlm-roberta", "XLMRobertaModel") if tok == "t5" else ("roberta", "RobertaModel")
+        return {**base, "model_type": kind[0], "architectures": [kind[1]], "pad_token_id": pad,
+                "max_position_embeddings": n + pad + 1}
+    return {**base, "model_type": "bert", "architectures": ["BertModel"],
+            "max_position_embeddings": n}
+
+
 @dataclass(frozen=True)
 class GGUFTable:
     """What gguf's own name map does not say of one GGUF architecture (see the module)."""
@@ -160,6 +244,9 @@ class GGUFTable:
     prefix: tuple[tuple[str, str], ...] = ()
     # what the converter does not write (or writes cut short): named terms
     dropped: tuple[Dropped, ...] = ()
+    # config keys no one metadata key holds, from the metadata (arch prefix stripped) and the
+    # tensors' shapes: a key computed, or the model type and class a layout says
+    derive: Callable[[Mapping[str, object], Mapping[str, tuple[int, ...]]], dict] | None = None
 
 
 TABLES: dict[str, GGUFTable] = {
@@ -185,31 +272,38 @@ TABLES: dict[str, GGUFTable] = {
     "gptneox": GGUFTable("gpt_neox", "GPTNeoXForCausalLM", config=_NO_KV),
     "bloom": GGUFTable("bloom", "BloomForCausalLM", config=_BLOOM),
     # Falcon's layout (parallel attention, one or two norms, multi-query) is not in its metadata
-    "falcon": GGUFTable("falcon", "FalconForCausalLM", config=None),
+    "falcon": GGUFTable("falcon", "FalconForCausalLM", config=_FALCON, derive=_falcon),
     # DeepSeek's MLA ranks and its dense leading blocks, and Mamba's state sizes, are spelled
     # otherwise in the metadata than in the config: the config beside the file gives them
     "deepseek2": GGUFTable("deepseek_v3", "DeepseekV3ForCausalLM", _EXP_PROBS,
                            _EXPERTS + _MLA, config=None),
-    "mamba": GGUFTable("mamba", "MambaForCausalLM", config=None),
-    "smollm3": GGUFTable("smollm3", "SmolLM3ForCausalLM", config=None),
-    "gpt-oss": GGUFTable("gpt_oss", "GptOssForCausalLM", _GPT_OSS, _EXPERTS_BIAS, config=None),
-    "glm4moe": GGUFTable("glm4_moe", "Glm4MoeForCausalLM", _EXP_PROBS, _EXPERTS, config=None),
-    "phimoe": GGUFTable("phimoe", "PhimoeForCausalLM", fuse=_EXPERTS, config=None),
-    "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=None),
+    "mamba": GGUFTable("mamba", "MambaForCausalLM", config=_MAMBA, derive=_expand, present=(
+        ("blk.0.ssm_conv1d.bias", "use_conv_bias"), ("blk.0.ssm_in.bias", "use_bias"))),
+    "smollm3": GGUFTable("smollm3", "SmolLM3ForCausalLM"),
+    "gpt-oss": GGUFTable("gpt_oss", "GptOssForCausalLM", _GPT_OSS, _EXPERTS_BIAS),
+    "glm4moe": GGUFTable("glm4_moe", "Glm4MoeForCausalLM", _EXP_PROBS, _EXPERTS, config=_GLM4_MOE,
+                         present=(("blk.0.attn_q.bias", "attention_bias"),
+                                  ("blk.0.attn_q_norm.weight", "use_qk_norm"))),
+    "phimoe": GGUFTable("phimoe", "PhimoeForCausalLM", fuse=_EXPERTS,
+                        present=(("output.bias", "lm_head_bias"),
+                                 ("blk.0.attn_q.bias", "attention_bias"))),
+    "llama4": GGUFTable("llama4_text", "Llama4ForCausalLM", fuse=_EXPERTS_FF, config=_LLAMA4),
 
-    "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=None),
+    "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=_MAMBA2, derive=_heads,
+                        present=(("blk.0.ssm_conv1d.bias", "use_conv_bias"),
+                                 ("blk.0.ssm_in.bias", "use_bias"))),
     # StarCoder2's biases and norm epsilon, and Cohere 2's sliding pattern, are not in the
     # metadata: the config beside the file gives them (OLMo 3 converts as olmo2)
-    "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM", config=None),
-    "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM", config=None),
-    "ernie4_5": GGUFTable("ernie4_5", "Ernie4_5ForCausalLM", config=None),
+    "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM",
+                            present=(("blk.0.attn_q.bias", "use_bias"),)),
+    "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM"),
+    "ernie4_5": GGUFTable("ernie4_5", "Ernie4_5ForCausalLM"),
     "ernie4_5-moe": GGUFTable("ernie4_5_moe", "Ernie4_5_MoeForCausalLM", _ERNIE_PROBS, _EXPERTS,
                               config=None),
-    "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS,
-                            config=None),
-    "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=None),
+    "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS),
+    "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=_DBRX),
     "granitemoe": GGUFTable("granitemoe", "GraniteMoeForCausalLM", _GRANITE_MOE, _EXPERTS_SPARSE,
-                            config=None),
+                            present=(("blk.0.attn_q.bias", "attention_bias"),)),
     "jamba": GGUFTable("jamba", "JambaForCausalLM", fuse=_EXPERTS_FF, config=None),
     "falcon-h1": GGUFTable("falcon_h1", "FalconH1ForCausalLM", _DT_BIAS_H1, config=None),
     "nemotron_h": GGUFTable("nemotron_h", "NemotronHForCausalLM", _DT_BIAS, config=None,
@@ -231,8 +325,8 @@ TABLES: dict[str, GGUFTable] = {
     # EmbeddingGemma: Gemma 3's text stack without a head (Gemma3TextModel)
     "gemma-embedding": GGUFTable("gemma3_text", "Gemma3TextModel"),
     # BERT, RoBERTa, XLM-RoBERTa and DistilBERT all convert as bert, without the pooler and
-    # MLM heads (and RoBERTa's padding position rows): the config beside the file says which
-    "bert": GGUFTable("distilbert", "DistilBertModel", config=None, dropped=_BERT_DROPS),
+    # MLM heads (and RoBERTa's padding position rows): the layout and vocabulary say which
+    "bert": GGUFTable("bert", "BertModel", config={}, dropped=_BERT_DROPS, derive=_bert),
     # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
     "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
     # Gemma 3n's AltUp projections, which llama.cpp stacks into one tensor each: named as the
