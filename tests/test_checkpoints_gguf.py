@@ -198,3 +198,30 @@ def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
         assert (table.model_type, table.hf_class) in classes, garch
         if table.moe:
             assert table.moe in classes, garch
+
+
+def test_a_config_json_beside_the_file_overrides_its_metadata(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
+    assert main(["count", "--checkpoint", str(path)]) == 0
+    assert "(GGUF metadata)" in capsys.readouterr().out
+    cfg = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": V,
+           "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L,
+           "num_attention_heads": 4, "num_key_value_heads": 4, "tie_word_embeddings": False}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["verify", "--checkpoint", str(path)]) == 1  # 4 KV heads: k, v too wide
+    out = capsys.readouterr().out
+    assert f"read {tmp_path / 'config.json'}" in out and "M_kv=4" in out and "MISMATCH" in out
+
+
+def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "t5", {"block_count": 2},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GGUF metadata of 't5' do not give its config" in err
+    assert "give --config PATH (or put the model's config.json beside it)" in err
+    path = write_gguf(tmp_path / "m.gguf", "mamba", {"block_count": 2, "embedding_length": 4},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GGUF metadata lack what 'mamba' needs" in err

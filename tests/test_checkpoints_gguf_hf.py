@@ -278,3 +278,23 @@ def test_a_tensor_the_converter_keeps_is_still_missing_when_absent(tmp_path, cap
     assert main(["verify", "--checkpoint", str(path)]) == 1
     out = capsys.readouterr().out
     assert "MISMATCH roberta" in out and "pooler dropped by the converter" in out
+
+
+@pytest.mark.parametrize("arch_id", ["bert", "roberta", "xlm_roberta", "distil_bert"])
+def test_a_lone_bert_file_says_which_encoder_it_holds(arch_id, tmp_path, capsys):
+    """llama.cpp writes all four as bert: the type table and the vocabulary tell them apart,
+    and RoBERTa's context length gets its padding rows back, from the metadata alone."""
+    import gguf
+
+    from paramcount.checkpoints.gguf_io import gguf_arch
+    from tests._checkpoints import write_gguf
+
+    arch = registry.get(arch_id)
+    _, tensors, cfg, hp = _buildable(arch)
+    names = gguf.get_tensor_name_map(gguf_arch("bert"), hp["L"])
+    named = [g for n, _, s in _bert_converter(tensors, cfg) for g in _gguf_name(names, n, s, cfg)]
+    path = write_gguf(tmp_path / "m.gguf", "bert", _bert_meta(cfg), named)
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(GGUF metadata) (transformers config, " in out and f" as {arch_id}: " in out
+    assert f"n={hp['n']}" in out and f"match    {arch_id} " in out
