@@ -298,3 +298,19 @@ def test_a_lone_bert_file_says_which_encoder_it_holds(arch_id, tmp_path, capsys)
     out = capsys.readouterr().out
     assert "(GGUF metadata) (transformers config, " in out and f" as {arch_id}: " in out
     assert f"n={hp['n']}" in out and f"match    {arch_id} " in out
+
+
+def test_every_family_with_a_transformers_reference_has_a_gguf_check_or_a_reason():
+    """paramcount.checkpoints.coverage against the registry and the cases above: every family
+    with a transformers reference (each has a safetensors check,
+    test_checkpoints_hf.py's parametrization) has a GGUF case here or a named reason."""
+    from paramcount.checkpoints.coverage import GGUF, NO_GGUF, rows
+    from paramcount.checkpoints.gguf_names import TABLES
+
+    refs = {a for a, x in registry.architectures().items() if x.transformers is not None}
+    assert not set(GGUF) & set(NO_GGUF)
+    assert refs == set(GGUF) | set(NO_GGUF), sorted(refs ^ (set(GGUF) | set(NO_GGUF)))
+    declared = {(a, g) for a, gs in GGUF.items() for g in gs}
+    assert {(a, g) for a, g, _ in _GGUF.values()} == declared
+    assert {g for _, g in declared} <= set(TABLES) and all(NO_GGUF.values())
+    assert [r[0] for r in rows()] == sorted(refs) and not any("neither" in r[2] for r in rows())

@@ -148,6 +148,14 @@ def section_lines() -> list[str]:
     for mt, lay in sorted(LAYOUTS.items()):
         pieces = ", ".join(f"`{p}` → `{t}`" for p, (t, _) in lay.pieces.items())
         out.append(f"| {mt} | `{_md(lay.experts)}` | {_md(pieces)} |")
+    out += ["", "### Formats checked per family", "",
+            "Every family with a transformers reference, its checkpoint written as "
+            "`save_pretrained` writes it (safetensors) and as llama.cpp's converter writes it "
+            "(GGUF, under the architecture named), each checked tensor by tensor; where no GGUF "
+            "is checked, why:", "", "| family | safetensors | GGUF |", "|---|---|---|"]
+    from paramcount.checkpoints.coverage import rows
+
+    out += [f"| `{a}` | {st} | {_md(g)} |" for a, st, g in rows()]
     out += _gguf_lines()
     out += ["### Findings from the full-size headers", "",
             "`tests/test_checkpoints_hf.py` writes each checkpoint's full-size header with the "
