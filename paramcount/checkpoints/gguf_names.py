@@ -69,6 +69,27 @@ _GLM4_MOE = MappingProxyType({
     "expert_feed_forward_length": "moe_intermediate_size",
     "leading_dense_block_count": "first_k_dense_replace",
     "nextn_predict_layers": "num_nextn_predict_layers"})
+# DeepSeek's MLA ranks and widths, routed and shared experts, dense leading blocks (its
+# key_length is MLA's absorbed kv_lora_rank + rope width: not a head width)
+_DEEPSEEK = MappingProxyType({
+    **{k: v for k, v in _GLM4_MOE.items() if k not in ("attention.key_length",
+                                                       "attention.head_count_kv",
+                                                       "nextn_predict_layers")},
+    "attention.q_lora_rank": "q_lora_rank", "attention.kv_lora_rank": "kv_lora_rank",
+    "rope.dimension_count": "qk_rope_head_dim", "attention.value_length_mla": "v_head_dim"})
+
+
+def _deepseek(meta: Mapping, shapes: Mapping) -> dict:
+    """DeepSeek-V2 or V3 (V3's router has a score-correction bias: exp_probs_b), and the
+    no-rope query width: MLA's key width less its rope part (an older converter's key_length)"""
+    key = meta.get("attention.key_length_mla", meta.get("attention.key_length"))
+    v3 = any(n.endswith("exp_probs_b.bias") for n in shapes)
+    return {"qk_nope_head_dim": key - meta["rope.dimension_count"],  # type: ignore[operator]
+            "model_type": "deepseek_v3" if v3 else "deepseek_v2",
+            "architectures": ["DeepseekV3ForCausalLM" if v3 else "DeepseekV2ForCausalLM"],
+            **({} if "attention.q_lora_rank" in meta else {"q_lora_rank": None})}
+
+
 # DBRX's config nests its attention and experts
 _DBRX = MappingProxyType({
     "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
@@ -276,7 +297,7 @@ TABLES: dict[str, GGUFTable] = {
     # DeepSeek's MLA ranks and its dense leading blocks, and Mamba's state sizes, are spelled
     # otherwise in the metadata than in the config: the config beside the file gives them
     "deepseek2": GGUFTable("deepseek_v3", "DeepseekV3ForCausalLM", _EXP_PROBS,
-                           _EXPERTS + _MLA, config=None),
+                           _EXPERTS + _MLA, config=_DEEPSEEK, derive=_deepseek),
     "mamba": GGUFTable("mamba", "MambaForCausalLM", config=_MAMBA, derive=_expand, present=(
         ("blk.0.ssm_conv1d.bias", "use_conv_bias"), ("blk.0.ssm_in.bias", "use_bias"))),
     "smollm3": GGUFTable("smollm3", "SmolLM3ForCausalLM"),
