@@ -84,7 +84,7 @@ def _deepseek(meta: Mapping, shapes: Mapping) -> dict:
     no-rope query width: MLA's key width less its rope part (an older converter's key_length)"""
     key = meta.get("attention.key_length_mla", meta.get("attention.key_length"))
     v3 = any(n.endswith("exp_probs_b.bias") for n in shapes)
-    return {"qk_nope_head_dim": key - meta["rope.dimension_count"],  # type: ignore[operator]
+    return {"qk_nope_head_dim": key - meta["rope.dimension_count"],
             "model_type": "deepseek_v3" if v3 else "deepseek_v2",
             "architectures": ["DeepseekV3ForCausalLM" if v3 else "DeepseekV2ForCausalLM"],
             **({} if "attention.q_lora_rank" in meta else {"q_lora_rank": None})}
