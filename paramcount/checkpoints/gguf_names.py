@@ -90,6 +90,20 @@ def _deepseek(meta: Mapping, shapes: Mapping) -> dict:
             **({} if "attention.q_lora_rank" in meta else {"q_lora_rank": None})}
 
 
+# T5's encoder and decoder stacks (decoder_block_count where the config gives one)
+_T5 = MappingProxyType({
+    "embedding_length": "d_model", "feed_forward_length": "d_ff", "block_count": "num_layers",
+    "decoder_block_count": "num_decoder_layers", "attention.head_count": "num_heads",
+    "attention.key_length": "d_kv", "attention.relative_buckets_count":
+    "relative_attention_num_buckets"})
+
+
+def _t5(meta: Mapping, shapes: Mapping) -> dict:
+    """T5's feed-forward: gated (T5 v1.1, a gate beside the up projection) or not"""
+    return {"feed_forward_proj": "gated-gelu" if "enc.blk.0.ffn_gate.weight" in shapes
+            else "relu"}
+
+
 # DBRX's config nests its attention and experts
 _DBRX = MappingProxyType({
     "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
@@ -348,8 +362,8 @@ TABLES: dict[str, GGUFTable] = {
     # BERT, RoBERTa, XLM-RoBERTa and DistilBERT all convert as bert, without the pooler and
     # MLM heads (and RoBERTa's padding position rows): the layout and vocabulary say which
     "bert": GGUFTable("bert", "BertModel", config={}, dropped=_BERT_DROPS, derive=_bert),
-    # encoder and decoder stacks (enc.blk.N, dec.blk.N): the config beside the file gives both
-    "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=None),
+    # encoder and decoder stacks (enc.blk.N, dec.blk.N)
+    "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=_T5, derive=_t5),
     # Gemma 3n's AltUp projections, which llama.cpp stacks into one tensor each: named as the
     # first, so the stack lands on the leaf that claims them all (the per-layer inputs, LAuReL
     # and AltUp blocks gguf's map names); the config beside the file gives the layout
