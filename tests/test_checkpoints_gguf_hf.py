@@ -115,6 +115,9 @@ _WRITES = {"bert": _bert_meta,
            # DeepseekV2Model: MLA's key width (no-rope and rope parts) as key_length_mla
            "deepseek2": lambda cfg: {
                "attention.key_length_mla": cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]},
+           # Qwen3NextModel (Qwen 3.5's alike): the value heads' inner size
+           **dict.fromkeys(("qwen3next", "qwen35", "qwen35moe"), lambda cfg: {
+               "ssm.inner_size": cfg["linear_value_head_dim"] * cfg["linear_num_value_heads"]}),
            # Mamba2Model: d_inner, and its heads as time_step_rank
            "mamba2": lambda cfg: {"ssm.inner_size": cfg["num_heads"] * cfg["head_dim"]},
            # FalconModel: feed_forward_length 4 × n_embd; n_head_kv, else 1 (multi-query)

@@ -104,6 +104,21 @@ def _t5(meta: Mapping, shapes: Mapping) -> dict:
             else "relu"}
 
 
+# the gated delta net's widths, as llama.cpp's Qwen3-Next and Qwen 3.5 converters write them
+_GDN = {"ssm.conv_kernel": "linear_conv_kernel_dim", "ssm.state_size": "linear_key_head_dim",
+        "ssm.group_count": "linear_num_key_heads", "ssm.time_step_rank": "linear_num_value_heads"}
+_QWEN_NEXT = MappingProxyType({**_QWEN_MOE, **_GDN})
+_QWEN35 = MappingProxyType({**_COMMON, **_GDN})
+
+
+def _gated_delta(meta: Mapping, shapes: Mapping) -> dict:
+    """The value heads' width (inner size over their count), and each block's kind: full
+    attention where it stores attn_q, the gated delta net elsewhere"""
+    return {"linear_value_head_dim": meta["ssm.inner_size"] // meta["ssm.time_step_rank"],
+            "layer_types": ["full_attention" if f"blk.{i}.attn_q.weight" in shapes
+                            else "linear_attention" for i in range(meta["block_count"])]}
+
+
 # DBRX's config nests its attention and experts
 _DBRX = MappingProxyType({
     "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
@@ -349,14 +364,15 @@ TABLES: dict[str, GGUFTable] = {
     "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
                                (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
                                _EXPERTS_SPARSE + _SHARED_MLP, config=None),
-    # its linear-attention layout (key/value heads, conv kernel) is not in the metadata
+    # its linear-attention layout: the ssm keys, and each block's kind from its tensors
     "qwen3next": GGUFTable("qwen3_next", "Qwen3NextForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
-                           config=None),
+                           config=_QWEN_NEXT, derive=_gated_delta),
     # Qwen 3.5's text model: the same gated delta net, its projections split (gguf's map
     # names them: attn_qkv, attn_gate, ssm_beta, ssm_alpha)
-    "qwen35": GGUFTable("qwen3_5_text", "Qwen3_5ForCausalLM", _DT_BIAS_NEXT, config=None),
+    "qwen35": GGUFTable("qwen3_5_text", "Qwen3_5ForCausalLM", _DT_BIAS_NEXT, config=_QWEN35,
+                        derive=_gated_delta),
     "qwen35moe": GGUFTable("qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
-                           config=None),
+                           config=_QWEN_NEXT, derive=_gated_delta),
     # EmbeddingGemma: Gemma 3's text stack without a head (Gemma3TextModel)
     "gemma-embedding": GGUFTable("gemma3_text", "Gemma3TextModel"),
     # BERT, RoBERTa, XLM-RoBERTa and DistilBERT all convert as bert, without the pooler and
