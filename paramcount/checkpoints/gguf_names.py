@@ -119,6 +119,15 @@ def _gated_delta(meta: Mapping, shapes: Mapping) -> dict:
                             else "linear_attention" for i in range(meta["block_count"])]}
 
 
+# ERNIE 4.5 MoE's experts, and the blocks that hold them (from moe_layer_start_index, every
+# moe_layer_interval-th)
+_ERNIE_MOE = MappingProxyType({
+    **_NO_EXPERTS, "expert_count": "moe_num_experts", "expert_used_count": "moe_k",
+    "expert_feed_forward_length": "moe_intermediate_size",
+    "expert_shared_count": "moe_num_shared_experts",
+    "interleave_moe_layer_step": "moe_layer_interval",
+    "leading_dense_block_count": "moe_layer_start_index"})
+
 # DBRX's config nests its attention and experts
 _DBRX = MappingProxyType({
     "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
@@ -349,7 +358,7 @@ TABLES: dict[str, GGUFTable] = {
     "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM"),
     "ernie4_5": GGUFTable("ernie4_5", "Ernie4_5ForCausalLM"),
     "ernie4_5-moe": GGUFTable("ernie4_5_moe", "Ernie4_5_MoeForCausalLM", _ERNIE_PROBS, _EXPERTS,
-                              config=None),
+                              config=_ERNIE_MOE),
     "minimax-m2": GGUFTable("minimax_m2", "MiniMaxM2ForCausalLM", _MINIMAX_PROBS, _EXPERTS),
     "dbrx": GGUFTable("dbrx", "DbrxForCausalLM", config=_DBRX),
     "granitemoe": GGUFTable("granitemoe", "GraniteMoeForCausalLM", _GRANITE_MOE, _EXPERTS_SPARSE,
