@@ -60,10 +60,11 @@ def write_config(folder: Path, config: Mapping) -> None:
     (folder / "config.json").write_text(json.dumps(config))
 
 
-def write_gguf(path: Path, arch: str, kv: Mapping[str, int | str],
+def write_gguf(path: Path, arch: str, kv: Mapping[str, int | str | list[int]],
                tensors: Iterable[tuple[str, str, tuple[int, ...]]]) -> Path:
     """A GGUF file's header written by gguf's own GGUFWriter: ``kv`` under the architecture's
-    prefix (``tokenizer.*`` and ``general.*`` as named; a str a string, an int a uint32),
+    prefix (``tokenizer.*`` and ``general.*`` as named; a str a string, an int a uint32, a list an
+    array),
     ``tensors`` (name, GGML type name, row-major logical shape) as tensor infos; the data region
     (whole blocks of each type, aligned as the writer aligns them) a sparse hole, so a full-size
     file costs no disk."""
@@ -75,6 +76,8 @@ def write_gguf(path: Path, arch: str, kv: Mapping[str, int | str],
         name = key if key.startswith(("tokenizer.", "general.")) else f"{arch}.{key}"
         if isinstance(value, str):
             w.add_string(name, value)
+        elif isinstance(value, list):  # a per-block value (a hybrid's key/value heads)
+            w.add_array(name, value)
         else:
             w.add_uint32(name, value)
     align = w.data_alignment

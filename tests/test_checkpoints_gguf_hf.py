@@ -118,6 +118,11 @@ _WRITES = {"bert": _bert_meta,
            # Qwen3NextModel (Qwen 3.5's alike): the value heads' inner size
            **dict.fromkeys(("qwen3next", "qwen35", "qwen35moe"), lambda cfg: {
                "ssm.inner_size": cfg["linear_value_head_dim"] * cfg["linear_num_value_heads"]}),
+           # GraniteHybridModel: d_inner, and the key/value heads per block (0: Mamba)
+           "granitehybrid": lambda cfg: {
+               "ssm.inner_size": cfg["mamba_expand"] * cfg["hidden_size"],
+               "attention.head_count_kv": [cfg["num_key_value_heads"] if t in (
+                   "attention", "full_attention") else 0 for t in cfg["layer_types"]]},
            # Mamba2Model: d_inner, and its heads as time_step_rank
            "mamba2": lambda cfg: {"ssm.inner_size": cfg["num_heads"] * cfg["head_dim"]},
            # FalconModel: feed_forward_length 4 × n_embd; n_head_kv, else 1 (multi-query)

@@ -202,7 +202,10 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
     cfg["vocab_size"] = emb.shape[0]
     cfg["tie_word_embeddings"] = not any(t.name == "output.weight" for t in tensors)
     names = {t.name for t in tensors} | {n for t in tensors for n in t.name.split("+")}
-    cfg.update({key: name in names for name, key in table.present})
+    # a block's tensor in any block (a hybrid's Mamba biases are not in an attention block 0)
+    blocks = {n.split(".", 2)[2] for n in names if _BLOCK.match(n) and n.count(".") >= 2}
+    cfg.update({key: name in names or (name.startswith("blk.0.") and name[6:] in blocks)
+                for name, key in table.present})
     model_type, cls = table.model_type, table.hf_class
     if table.moe:  # a dense model, or a mixture of experts converted under its name
         if cfg.get("num_local_experts"):

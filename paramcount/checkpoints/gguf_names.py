@@ -128,6 +128,27 @@ _ERNIE_MOE = MappingProxyType({
     "interleave_moe_layer_step": "moe_layer_interval",
     "leading_dense_block_count": "moe_layer_start_index"})
 
+# Granite 4.0-H: Granite MoE's experts and shared MLP, Mamba-2's mixer (llama.cpp writes the
+# Mamba heads as time_step_rank, the key/value heads per block: 0 in a Mamba block)
+_GRANITE_HYBRID = MappingProxyType({
+    "embedding_length": "hidden_size", "block_count": "num_hidden_layers",
+    "attention.head_count": "num_attention_heads", "feed_forward_length": "intermediate_size",
+    "expert_count": "num_local_experts", "expert_used_count": "num_experts_per_tok",
+    "expert_shared_feed_forward_length": "shared_intermediate_size",
+    "ssm.conv_kernel": "mamba_d_conv", "ssm.state_size": "mamba_d_state",
+    "ssm.group_count": "mamba_n_groups", "ssm.time_step_rank": "mamba_n_heads"})
+
+
+def _granite_hybrid(meta: Mapping, shapes: Mapping) -> dict:
+    """Each block's kind (attention where it stores attn_q), its key/value heads (the per-block
+    list's largest), Mamba's expand (inner size over the model's width)"""
+    kv = meta["attention.head_count_kv"]
+    kinds = ["attention" if f"blk.{i}.attn_q.weight" in shapes else "mamba"
+             for i in range(meta["block_count"])]
+    return {"layer_types": kinds, "num_key_value_heads": max(kv) if isinstance(kv, list) else kv,
+            "mamba_expand": meta["ssm.inner_size"] // meta["embedding_length"]}
+
+
 # DBRX's config nests its attention and experts
 _DBRX = MappingProxyType({
     "embedding_length": "d_model", "block_count": "n_layers", "attention.head_count": "n_heads",
@@ -372,7 +393,11 @@ TABLES: dict[str, GGUFTable] = {
                                 config=None, prefix=(("backbone.", "model."),)),
     "granitehybrid": GGUFTable("granitemoehybrid", "GraniteMoeHybridForCausalLM",
                                (*_GRANITE_MOE, *_DT_BIAS_H1, *_SHARED_MLP_DENSE),
-                               _EXPERTS_SPARSE + _SHARED_MLP, config=None),
+                               _EXPERTS_SPARSE + _SHARED_MLP, config=_GRANITE_HYBRID,
+                               derive=_granite_hybrid, present=(
+                                   ("blk.0.attn_q.bias", "attention_bias"),
+                                   ("blk.0.ssm_conv1d.bias", "mamba_conv_bias"),
+                                   ("blk.0.ssm_in.bias", "mamba_proj_bias"))),
     # its linear-attention layout: the ssm keys, and each block's kind from its tensors
     "qwen3next": GGUFTable("qwen3_next", "Qwen3NextForCausalLM", _DT_BIAS_NEXT, _EXPERTS,
                            config=_QWEN_NEXT, derive=_gated_delta),
