@@ -123,6 +123,13 @@ _WRITES = {"bert": _bert_meta,
                "ssm.inner_size": cfg["mamba_expand"] * cfg["hidden_size"],
                "attention.head_count_kv": [cfg["num_key_value_heads"] if t in (
                    "attention", "full_attention") else 0 for t in cfg["layer_types"]]},
+           # JambaModel: d_inner, the key/value heads per block (0: Mamba)
+           "jamba": lambda cfg: {
+               "ssm.inner_size": cfg["mamba_expand"] * cfg["hidden_size"],
+               "attention.head_count_kv": [
+                   cfg["num_key_value_heads"] if i >= cfg["attn_layer_offset"] and (
+                       i - cfg["attn_layer_offset"]) % cfg["attn_layer_period"] == 0 else 0
+                   for i in range(cfg["num_hidden_layers"])]},
            # Mamba2Model: d_inner, and its heads as time_step_rank
            "mamba2": lambda cfg: {"ssm.inner_size": cfg["num_heads"] * cfg["head_dim"]},
            # FalconModel: feed_forward_length 4 × n_embd; n_head_kv, else 1 (multi-query)
