@@ -85,13 +85,14 @@ def _nested(cfg: dict, key: str):
     return cfg
 
 
-def metadata(table, cfg: dict, garch: str) -> dict:
+def metadata(table, cfg: dict, garch: str, layers: int) -> dict:
     """The metadata llama.cpp's converter writes for ``cfg``: the keys its base class writes
     (the table's direct ones, read back from the config's keys) and those its model class adds
     (:data:`_WRITES`, written here from the converter's code, not from the table)."""
     cfg = {"num_experts": cfg.get("num_local_experts"), **cfg}  # Qwen MoE's published key
     kv = {g: v for g, h in table.config.items()
           if isinstance(v := _nested(cfg, h), int) and not isinstance(v, bool)}
+    kv["block_count"] = layers  # every converter writes it (NemotronHConfig: a derived key)
     return {**kv, **(_WRITES[garch](cfg) if garch in _WRITES else {})}
 
 
@@ -251,7 +252,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
         (tmp_path / "config.json").write_text(json.dumps(cfg))
         kv = {"block_count": hp["L"]}
     else:  # a lone file: the metadata llama.cpp writes, from the config's keys
-        kv = metadata(table, cfg, garch)
+        kv = metadata(table, cfg, garch, hp["L"])
     path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
     # llama.cpp converts Mistral as "llama", OLMo 3 as "olmo2": the file reads as the family
     # its metadata name (the same weights)
