@@ -260,3 +260,12 @@ def bert(meta: Mapping, shapes: Mapping) -> dict:
                 "max_position_embeddings": n + pad + 1}
     return {**base, "model_type": "bert", "architectures": ["BertModel"],
             "max_position_embeddings": n}
+
+
+# Falcon-H1: attention and a Mamba-2 mixer side by side in every block (the mixer's inner width
+# as its converter writes it: mamba_d_ssm)
+FALCON_H1 = MappingProxyType({
+    **{k: v for k, v in COMMON.items() if not k.startswith("expert")},
+    "ssm.conv_kernel": "mamba_d_conv", "ssm.state_size": "mamba_d_state",
+    "ssm.group_count": "mamba_n_groups", "ssm.time_step_rank": "mamba_n_heads",
+    "ssm.inner_size": "mamba_d_ssm"})
