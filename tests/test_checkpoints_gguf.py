@@ -214,11 +214,11 @@ def test_a_config_json_beside_the_file_overrides_its_metadata(tmp_path, capsys):
 
 
 def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, capsys):
-    path = write_gguf(tmp_path / "m.gguf", "gemma4", {"block_count": 2},
+    path = write_gguf(tmp_path / "m.gguf", "gemma3n", {"block_count": 2},
                       [("token_embd.weight", "F32", (8, 4))])
     assert main(["count", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "GGUF metadata of 'gemma4' do not give its config" in err
+    assert err.count("\n") == 1 and "GGUF metadata of 'gemma3n' do not give its config" in err
     assert "give --config PATH (or put the model's config.json beside it)" in err
     path = write_gguf(tmp_path / "m.gguf", "mamba", {"block_count": 2, "embedding_length": 4},
                       [("token_embd.weight", "F32", (8, 4))])

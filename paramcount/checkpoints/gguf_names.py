@@ -45,6 +45,7 @@ from paramcount.checkpoints.gguf_config import (
     ERNIE_MOE,
     FALCON,
     FALCON_H1,
+    GEMMA4,
     GLM4_MOE,
     GPT2,
     GPTJ,
@@ -65,6 +66,7 @@ from paramcount.checkpoints.gguf_config import (
     expand,
     falcon,
     gated_delta,
+    gemma4,
     granite_hybrid,
     heads,
     jamba,
@@ -283,5 +285,5 @@ TABLES: dict[str, GGUFTable] = {
     # and AltUp blocks gguf's map names); the config beside the file gives the layout
     "gemma3n": GGUFTable("gemma3n_text", "Gemma3nForCausalLM", _ALTUP, config=None),
     # Gemma 4's sliding/global layout and shared K=V are not in the metadata
-    "gemma4": GGUFTable("gemma4_text", "Gemma4ForCausalLM", config=None),
+    "gemma4": GGUFTable("gemma4_text", "Gemma4ForCausalLM", config=GEMMA4, derive=gemma4),
 }
