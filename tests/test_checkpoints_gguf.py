@@ -214,19 +214,22 @@ def test_a_config_json_beside_the_file_overrides_its_metadata(tmp_path, capsys):
 
 
 def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, capsys):
-    path = write_gguf(tmp_path / "m.gguf", "gemma3n", {"block_count": 2},
-                      [("token_embd.weight", "F32", (8, 4))])
-    assert main(["count", "--checkpoint", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "GGUF metadata of 'gemma3n' do not give its config" in err
-    assert "give --config PATH (or put the model's config.json beside it)" in err
     path = write_gguf(tmp_path / "m.gguf", "mamba", {"block_count": 2, "embedding_length": 4},
                       [("token_embd.weight", "F32", (8, 4))])
     assert main(["count", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "GGUF metadata lack what 'mamba' needs" in err
+    assert "give --config PATH (or put the model's config.json beside it)" in err
     path = write_gguf(tmp_path / "m.gguf", "t5", {"block_count": 2},
                       [("token_embd.weight", "F32", (8, 4))])
     assert main(["count", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "GGUF metadata has no t5.embedding_length" in err
+
+
+def test_every_table_reads_the_config_from_the_metadata():
+    """A user holding only a .gguf file gets the count: every table declares its metadata
+    mapping (test_checkpoints_gguf_hf.py reads a lone file of each)."""
+    from paramcount.checkpoints.gguf_names import TABLES
+
+    assert [g for g, t in TABLES.items() if t.config is None] == []

@@ -133,6 +133,8 @@ _WRITES = {"bert": _bert_meta,
                    cfg["num_key_value_heads"] if i >= cfg["attn_layer_offset"] and (
                        i - cfg["attn_layer_offset"]) % cfg["attn_layer_period"] == 0 else 0
                    for i in range(cfg["num_hidden_layers"])]},
+           # Gemma3nModel: the key/value-sharing blocks
+           "gemma3n": lambda cfg: {"attention.shared_kv_layers": cfg["num_kv_shared_layers"]},
            # Mamba2Model: d_inner, and its heads as time_step_rank
            "mamba2": lambda cfg: {"ssm.inner_size": cfg["num_heads"] * cfg["head_dim"]},
            # FalconModel: feed_forward_length 4 × n_embd; n_head_kv, else 1 (multi-query)

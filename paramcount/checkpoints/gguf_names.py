@@ -45,6 +45,7 @@ from paramcount.checkpoints.gguf_config import (
     ERNIE_MOE,
     FALCON,
     FALCON_H1,
+    GEMMA3N,
     GEMMA4,
     GLM4_MOE,
     GPT2,
@@ -66,6 +67,7 @@ from paramcount.checkpoints.gguf_config import (
     expand,
     falcon,
     gated_delta,
+    gemma3n,
     gemma4,
     granite_hybrid,
     heads,
@@ -207,10 +209,10 @@ TABLES: dict[str, GGUFTable] = {
     "gptj": GGUFTable("gptj", "GPTJForCausalLM", config=GPTJ),
     "gptneox": GGUFTable("gpt_neox", "GPTNeoXForCausalLM", config=NO_KV),
     "bloom": GGUFTable("bloom", "BloomForCausalLM", config=BLOOM),
-    # Falcon's layout (parallel attention, one or two norms, multi-query) is not in its metadata
+    # Falcon's layout (parallel attention, one or two norms, multi-query): from its tensors
     "falcon": GGUFTable("falcon", "FalconForCausalLM", config=FALCON, derive=falcon),
     # DeepSeek's MLA ranks and its dense leading blocks, and Mamba's state sizes, are spelled
-    # otherwise in the metadata than in the config: the config beside the file gives them
+    # otherwise in the metadata than in the config: declared key by key
     "deepseek2": GGUFTable("deepseek_v3", "DeepseekV3ForCausalLM", _EXP_PROBS,
                            _EXPERTS + _MLA, config=DEEPSEEK, derive=deepseek),
     "mamba": GGUFTable("mamba", "MambaForCausalLM", config=MAMBA, derive=expand, present=(
@@ -228,8 +230,7 @@ TABLES: dict[str, GGUFTable] = {
     "mamba2": GGUFTable("mamba2", "Mamba2ForCausalLM", _DT_BIAS, config=MAMBA2, derive=heads,
                         present=(("blk.0.ssm_conv1d.bias", "use_conv_bias"),
                                  ("blk.0.ssm_in.bias", "use_bias"))),
-    # StarCoder2's biases and norm epsilon, and Cohere 2's sliding pattern, are not in the
-    # metadata: the config beside the file gives them (OLMo 3 converts as olmo2)
+    # StarCoder2's biases from its tensors (OLMo 3 converts as olmo2)
     "starcoder2": GGUFTable("starcoder2", "Starcoder2ForCausalLM",
                             present=(("blk.0.attn_q.bias", "use_bias"),)),
     "cohere2": GGUFTable("cohere2", "Cohere2ForCausalLM"),
@@ -282,8 +283,9 @@ TABLES: dict[str, GGUFTable] = {
     "t5": GGUFTable("t5", "T5ForConditionalGeneration", config=T5, derive=t5),
     # Gemma 3n's AltUp projections, which llama.cpp stacks into one tensor each: named as the
     # first, so the stack lands on the leaf that claims them all (the per-layer inputs, LAuReL
-    # and AltUp blocks gguf's map names); the config beside the file gives the layout
-    "gemma3n": GGUFTable("gemma3n_text", "Gemma3nForCausalLM", _ALTUP, config=None),
-    # Gemma 4's sliding/global layout and shared K=V are not in the metadata
+    # and AltUp blocks gguf's map names); the widths from their shapes
+    "gemma3n": GGUFTable("gemma3n_text", "Gemma3nForCausalLM", _ALTUP, config=GEMMA3N,
+                         derive=gemma3n),
+    # Gemma 4's sliding/global layout and shared K=V: from the blocks' attention tensors
     "gemma4": GGUFTable("gemma4_text", "Gemma4ForCausalLM", config=GEMMA4, derive=gemma4),
 }
