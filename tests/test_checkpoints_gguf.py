@@ -233,3 +233,32 @@ def test_every_table_reads_the_config_from_the_metadata():
     from paramcount.checkpoints.gguf_names import TABLES
 
     assert [g for g, t in TABLES.items() if t.config is None] == []
+
+
+def test_a_full_size_lone_bert_base_gguf_names_the_pooler_its_converter_dropped(tmp_path, capsys):
+    """bert-base-uncased as llama.cpp writes it (F16 matrices, F32 norms and biases, no pooler),
+    alone: its metadata give BERT's config, and the 109,482,240 of BertModel are the stored
+    108,891,648 and the pooler's 590,592, a named term."""
+    d, f, v, layers = 768, 3072, 30522, 12
+    t = [("token_embd.weight", "F16", (v, d)), ("position_embd.weight", "F16", (512, d)),
+         ("token_types.weight", "F32", (2, d)), ("token_embd_norm.weight", "F32", (d,)),
+         ("token_embd_norm.bias", "F32", (d,))]
+    for i in range(layers):
+        b = f"blk.{i}."
+        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            t += [(b + name + ".weight", "F16", (d, d)), (b + name + ".bias", "F32", (d,))]
+        t += [(b + "ffn_up.weight", "F16", (f, d)), (b + "ffn_up.bias", "F32", (f,)),
+              (b + "ffn_down.weight", "F16", (d, f)), (b + "ffn_down.bias", "F32", (d,))]
+        t += [(b + n + s, "F32", (d,)) for n in ("attn_output_norm", "layer_output_norm")
+              for s in (".weight", ".bias")]
+    kv = {"context_length": 512, "embedding_length": d, "feed_forward_length": f,
+          "block_count": layers, "attention.head_count": 12, "tokenizer.ggml.model": "bert"}
+    path = write_gguf(tmp_path / "bert-base-uncased-f16.gguf", "bert", kv, t)
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(transformers config, BertModel) as bert: v=30522, L=12, M=12, d_e=768" in out
+    data = _count(capsys, path)
+    assert data["built"] == 109_482_240 and data["stored_total"] == 108_891_648
+    assert [(x["term"], x["delta"], x["difference"]) for x in data["terms"]] == [
+        ("pooler dropped by the converter", "pooler", -590_592)]
+    assert data["unexplained"] == 0
