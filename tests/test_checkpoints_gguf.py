@@ -225,6 +225,17 @@ def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, ca
     assert main(["count", "--checkpoint", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "GGUF metadata has no t5.embedding_length" in err
+    path = write_gguf(tmp_path / "m.gguf", "qwen35", {"block_count": 4_000_000_000,
+                                                      "embedding_length": 4},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2  # never walks 4e9 blocks
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "qwen35.block_count = 4000000000: expected" in err
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, [("blk.4000000000.attn_q.weight", "F32",
+                                                          (4, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2  # never maps 4e9 blocks' names
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "block 4,000,000,000: a damaged header" in err
 
 
 def test_every_table_reads_the_config_from_the_metadata():

@@ -33,6 +33,7 @@ def _reader(path: Path):
         raise InputFileError(f"{path}: not a readable GGUF file: {exc}") from None
 
 
+_MAX_LAYERS = 1 << 16  # a block count beyond is a damaged header (the layout rules walk them)
 _MAX_VALUE = 1 << 24  # a metadata value beyond 16 MB is no header (the tokenizer's are skipped)
 
 
@@ -62,7 +63,7 @@ def read(path: Path) -> Checkpoint:
         raise InputFileError(f"{path}: GGUF architecture {arch!r} has no name table in "
                              f"paramcount; known: {', '.join(sorted(TABLES))}")
     assert isinstance(arch, str)
-    names = _candidates(gguf_arch(arch), r.tensors)
+    names = _candidates(gguf_arch(arch), r.tensors, path)
     tensors = []
     for t in r.tensors:
         ne = [int(d) for d in t.shape]
@@ -111,8 +112,11 @@ def candidates(arch, blocks: int) -> dict[str, list[str]]:
     return out
 
 
-def _candidates(arch, tensors) -> dict[str, list[str]]:
+def _candidates(arch, tensors, path: Path) -> dict[str, list[str]]:
     blocks = [int(m.group(1)) for t in tensors if (m := _BLOCK.match(t.name))]
+    if max(blocks, default=0) >= _MAX_LAYERS:  # gguf's map would name every block up to it
+        raise InputFileError(f"{path}: GGUF tensor of block {max(blocks):,}: a damaged header "
+                             f"(at most {_MAX_LAYERS:,} blocks)")
     return candidates(arch, max(blocks, default=-1) + 1)
 
 
@@ -196,6 +200,10 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
     for key in ("embedding_length", "block_count"):
         if f"{arch}.{key}" not in meta:
             raise InputFileError(f"{path}: GGUF metadata has no {arch}.{key}")
+    layers = meta[f"{arch}.block_count"]
+    if not isinstance(layers, int) or isinstance(layers, bool) or not 0 < layers <= _MAX_LAYERS:
+        raise InputFileError(f"{path}: GGUF metadata {arch}.block_count = {layers!r}: expected a "
+                             f"number of blocks between 1 and {_MAX_LAYERS:,}")
     emb = next((t for t in tensors if t.name == "token_embd.weight"), None)
     if emb is None or len(emb.shape) != 2:
         raise InputFileError(f"{path}: no 2-D token_embd.weight, which gives the vocabulary")
@@ -218,6 +226,7 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
         own = {k.removeprefix(f"{arch}."): v for k, v in meta.items()}
         try:
             out.update(table.derive(own, {t.name: t.shape for t in tensors}))
-        except (KeyError, IndexError, TypeError, ZeroDivisionError) as exc:
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError,
+                ZeroDivisionError) as exc:  # a key absent, or a value of another kind
             raise InputFileError(f"{path}: GGUF metadata lack what {arch!r} needs ({exc})") from None
     return out
