@@ -22,8 +22,9 @@ def _check(args, arch_id: str | None, verifying: bool):
     elif ckpt.config is not None and not getattr(args, "preset", None):
         reading = configs.read_data(ckpt.config, ckpt.config_where or ckpt.path, arch_id)
     elif arch_id is None:
-        raise UsageError(f"{ckpt.path}: no config.json beside the checkpoint: give --config PATH, "
-                         "or an architecture with --preset or --set")
+        why = ckpt.metadata.get("no config") or f"{ckpt.path}: no config.json beside the checkpoint"
+        raise UsageError(f"{why}: give --config PATH (or put the model's config.json beside "
+                         "it), or an architecture with --preset or --set")
     target = reading.arch if reading else arch_id
     assert target is not None
     arch = registry.get(target)

@@ -60,18 +60,26 @@ def write_config(folder: Path, config: Mapping) -> None:
     (folder / "config.json").write_text(json.dumps(config))
 
 
-def write_gguf(path: Path, arch: str, kv: Mapping[str, int],
+def write_gguf(path: Path, arch: str, kv: Mapping[str, int | str | list[int]],
                tensors: Iterable[tuple[str, str, tuple[int, ...]]]) -> Path:
     """A GGUF file's header written by gguf's own GGUFWriter: ``kv`` under the architecture's
-    prefix, ``tensors`` (name, GGML type name, row-major logical shape) as tensor infos; the
-    data region (whole blocks of each type, aligned as the writer aligns them) a sparse hole, so
-    a full-size file costs no disk."""
+    prefix (``tokenizer.*`` and ``general.*`` as named; a str a string, an int a uint32, a list an
+    array),
+    ``tensors`` (name, GGML type name, row-major logical shape) as tensor infos; the data region
+    (whole blocks of each type, aligned as the writer aligns them) a sparse hole, so a full-size
+    file costs no disk."""
     import gguf
     import numpy as np
 
     w = gguf.GGUFWriter(path, arch)
-    for key, value in kv.items():
-        w.add_uint32(f"{arch}.{key}", value)
+    for key, value in kv.items():  # under the architecture's prefix, but the tokenizer's
+        name = key if key.startswith(("tokenizer.", "general.")) else f"{arch}.{key}"
+        if isinstance(value, str):
+            w.add_string(name, value)
+        elif isinstance(value, list):  # a per-block value (a hybrid's key/value heads)
+            w.add_array(name, value)
+        else:
+            w.add_uint32(name, value)
     align = w.data_alignment
     total = 0
     for name, kind, shape in tensors:

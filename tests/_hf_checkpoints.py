@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paramcount import configs
+from paramcount.errors import Refused
 from tests._checkpoints import write_safetensors
 from tests._shared import on_torch
 
@@ -48,3 +50,17 @@ def save(folder: Path, arch, hp, **kw) -> Path:
     write_safetensors(folder / "model.safetensors", tensors)
     (folder / "config.json").write_text(json.dumps(cfg))
     return folder
+
+
+def buildable(arch):
+    """The smallest example set transformers builds and a config reads back (a set that needs
+    a flag transformers cannot switch, or dense blocks among experts, is passed over)."""
+    for hs in sorted(arch.hparam_sets(), key=lambda h: arch.count(h.hparams)):
+        hp = arch.resolve(hs.hparams)
+        try:
+            tensors, cfg = state(arch, hp)
+            reading = configs.read_data(cfg, "config.json", arch.id)
+        except (Refused, configs.InputFileError):
+            continue
+        return hs.name, tensors, cfg, arch.resolve(reading.hparams)
+    raise AssertionError(f"{arch.id}: no example set transformers builds")

@@ -198,3 +198,78 @@ def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
         assert (table.model_type, table.hf_class) in classes, garch
         if table.moe:
             assert table.moe in classes, garch
+
+
+def test_a_config_json_beside_the_file_overrides_its_metadata(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
+    assert main(["count", "--checkpoint", str(path)]) == 0
+    assert "(GGUF metadata)" in capsys.readouterr().out
+    cfg = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": V,
+           "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L,
+           "num_attention_heads": 4, "num_key_value_heads": 4, "tie_word_embeddings": False}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert main(["verify", "--checkpoint", str(path)]) == 1  # 4 KV heads: k, v too wide
+    out = capsys.readouterr().out
+    assert f"read {tmp_path / 'config.json'}" in out and "M_kv=4" in out and "MISMATCH" in out
+
+
+def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, capsys):
+    path = write_gguf(tmp_path / "m.gguf", "mamba", {"block_count": 2, "embedding_length": 4},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GGUF metadata lack what 'mamba' needs" in err
+    assert "give --config PATH (or put the model's config.json beside it)" in err
+    path = write_gguf(tmp_path / "m.gguf", "t5", {"block_count": 2},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GGUF metadata has no t5.embedding_length" in err
+    path = write_gguf(tmp_path / "m.gguf", "qwen35", {"block_count": 4_000_000_000,
+                                                      "embedding_length": 4},
+                      [("token_embd.weight", "F32", (8, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2  # never walks 4e9 blocks
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "qwen35.block_count = 4000000000: expected" in err
+    path = write_gguf(tmp_path / "m.gguf", "llama", KV, [("blk.4000000000.attn_q.weight", "F32",
+                                                          (4, 4))])
+    assert main(["count", "--checkpoint", str(path)]) == 2  # never maps 4e9 blocks' names
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "block 4,000,000,000: a damaged header" in err
+
+
+def test_every_table_reads_the_config_from_the_metadata():
+    """A user holding only a .gguf file gets the count: every table declares its metadata
+    mapping (test_checkpoints_gguf_hf.py reads a lone file of each)."""
+    from paramcount.checkpoints.gguf_names import TABLES
+
+    assert [g for g, t in TABLES.items() if t.config is None] == []
+
+
+def test_a_full_size_lone_bert_base_gguf_names_the_pooler_its_converter_dropped(tmp_path, capsys):
+    """bert-base-uncased as llama.cpp writes it (F16 matrices, F32 norms and biases, no pooler),
+    alone: its metadata give BERT's config, and the 109,482,240 of BertModel are the stored
+    108,891,648 and the pooler's 590,592, a named term."""
+    d, f, v, layers = 768, 3072, 30522, 12
+    t = [("token_embd.weight", "F16", (v, d)), ("position_embd.weight", "F16", (512, d)),
+         ("token_types.weight", "F32", (2, d)), ("token_embd_norm.weight", "F32", (d,)),
+         ("token_embd_norm.bias", "F32", (d,))]
+    for i in range(layers):
+        b = f"blk.{i}."
+        for name in ("attn_q", "attn_k", "attn_v", "attn_output"):
+            t += [(b + name + ".weight", "F16", (d, d)), (b + name + ".bias", "F32", (d,))]
+        t += [(b + "ffn_up.weight", "F16", (f, d)), (b + "ffn_up.bias", "F32", (f,)),
+              (b + "ffn_down.weight", "F16", (d, f)), (b + "ffn_down.bias", "F32", (d,))]
+        t += [(b + n + s, "F32", (d,)) for n in ("attn_output_norm", "layer_output_norm")
+              for s in (".weight", ".bias")]
+    kv = {"context_length": 512, "embedding_length": d, "feed_forward_length": f,
+          "block_count": layers, "attention.head_count": 12, "tokenizer.ggml.model": "bert"}
+    path = write_gguf(tmp_path / "bert-base-uncased-f16.gguf", "bert", kv, t)
+    assert main(["verify", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(transformers config, BertModel) as bert: v=30522, L=12, M=12, d_e=768" in out
+    data = _count(capsys, path)
+    assert data["built"] == 109_482_240 and data["stored_total"] == 108_891_648
+    assert [(x["term"], x["delta"], x["difference"]) for x in data["terms"]] == [
+        ("pooler dropped by the converter", "pooler", -590_592)]
+    assert data["unexplained"] == 0

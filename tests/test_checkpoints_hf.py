@@ -19,8 +19,8 @@ from paramcount import configs, registry
 from paramcount.checkpoints import check, readers
 from paramcount.checkpoints.published import PUBLISHED
 from paramcount.cli import main
-from paramcount.errors import Refused
 from tests._checkpoints import write_safetensors, write_sharded
+from tests._hf_checkpoints import buildable as _buildable
 from tests._hf_checkpoints import save, state
 
 CONFIGS = Path(__file__).with_name("configs")
@@ -29,20 +29,6 @@ CONFIGS = Path(__file__).with_name("configs")
 def _with_reference() -> list[str]:
     return sorted(a for a, arch in registry.architectures().items()
                   if arch.transformers is not None)
-
-
-def _buildable(arch):
-    """The smallest example set transformers builds and a config reads back (a set that needs
-    a flag transformers cannot switch, or dense blocks among experts, is passed over)."""
-    for hs in sorted(arch.hparam_sets(), key=lambda h: arch.count(h.hparams)):
-        hp = arch.resolve(hs.hparams)
-        try:
-            tensors, cfg = state(arch, hp)
-            reading = configs.read_data(cfg, "config.json", arch.id)
-        except (Refused, configs.InputFileError):
-            continue
-        return hs.name, tensors, cfg, arch.resolve(reading.hparams)
-    raise AssertionError(f"{arch.id}: no example set transformers builds")
 
 
 @pytest.mark.parametrize("arch_id", _with_reference())
@@ -266,154 +252,3 @@ def _published_experts(tensors, names):
             out.append((name.replace(".mlp.", rename) if ".mlp.gate." in name else name,
                         dtype, shape))
     return out
-
-
-# Families llama.cpp converts: case → (our id, its GGUF architecture, a set, or the smallest).
-# (Falcon-RW's sequential layout, falcon with post_attention_layernorm, is not among them, nor
-# an untied Cohere: llama.cpp's command-r has no output tensor.)
-_GGUF = {"llama": ("llama", "llama", None), "llama3": ("llama3", "llama", None),
-         "mistral": ("mistral", "llama", None), "qwen": ("qwen", "qwen2", None),
-         "qwen3": ("qwen3", "qwen3", None), "gemma": ("gemma", "gemma", None),
-         "gemma2": ("gemma", "gemma2", "tiny_gemma2"), "gemma3": ("gemma3", "gemma3", None),
-         "phi3": ("phi3", "phi3", None), "mixtral": ("mixtral", "llama", None),
-         "qwen_moe": ("qwen_moe", "qwen2moe", "tiny_mha_untied"),
-         "qwen3_moe": ("qwen3_moe", "qwen3moe", "tiny_default_heads"),
-         "gpt2": ("gpt2_causal_lm", "gpt2", None), "gpt_j": ("gpt_j", "gptj", "tiny"),
-         "gpt_neo_x": ("gpt_neo_x", "gptneox", "tiny"), "phi": ("phi", "phi2", "tiny"),
-         "bloom": ("bloom", "bloom", None),
-         "falcon_40b": ("falcon_parallel", "falcon", "tiny_gqa_two_norms"),
-         "falcon_7b": ("falcon_parallel", "falcon", "tiny_mqa"),
-         "olmo2": ("olmo2", "olmo2", "tiny"), "olmoe": ("olmoe", "olmoe", "tiny"),
-         "granite": ("granite", "granite", "tiny"), "cohere": ("cohere", "command-r", "tiny"),
-         "deepseek_v2": ("deepseek_v2", "deepseek2", "tiny"),
-         # as older llama.cpp converters store MLA: kv_b_proj whole (attn_kv_b)
-         "deepseek_v2_kv_b": ("deepseek_v2", "deepseek2", "tiny"),
-         "deepseek_v3": ("deepseek_v3", "deepseek2", "tiny"),
-         "mamba": ("mamba", "mamba", "tiny"), "mamba2": ("mamba2", "mamba2", "tiny"),
-         "smollm3": ("smollm3", "smollm3", "tiny"), "gpt_oss": ("gpt_oss", "gpt-oss", "tiny"),
-         "glm4_moe": ("glm4_moe", "glm4moe", "tiny"), "phimoe": ("phimoe", "phimoe", "tiny"),
-         "llama4": ("llama4_text", "llama4", "tiny"),
-         "granite_biases": ("granite", "granite", "tiny_biases_untied"),
-         "starcoder2": ("starcoder2", "starcoder2", None),
-         "cohere2": ("cohere2", "cohere2", "tiny"),  # llama.cpp's cohere2 is tied only
-         # llama.cpp converts OLMo 3 as olmo2 (the same tensors; sliding windows in metadata)
-         "olmo3": ("olmo3", "olmo2", None), "ernie4_5": ("ernie4_5", "ernie4_5", None),
-         "ernie4_5_moe": ("ernie4_5_moe", "ernie4_5-moe", None),
-         "ernie4_5_moe_shared": ("ernie4_5_moe", "ernie4_5-moe", "tiny"),
-         "minimax_m2": ("minimax_m2", "minimax-m2", None), "dbrx": ("dbrx", "dbrx", None),
-         "granitemoe": ("granitemoe", "granitemoe", None), "jamba": ("jamba", "jamba", None),
-         "falcon_h1": ("falcon_h1", "falcon-h1", None),
-         "nemotron_h": ("nemotron_h", "nemotron_h", None),
-         "nemotron_h_moe": ("nemotron_h", "nemotron_h_moe", "tiny"),
-         "granitemoehybrid": ("granitemoehybrid", "granitehybrid", "tiny"),
-         "granitemoehybrid_dense": ("granitemoehybrid", "granitehybrid", "tiny_dense_odd"),
-         "qwen3_next": ("qwen3_next", "qwen3next", None),
-         # the smallest Qwen 3.5 sets with linear-attention layers
-         "qwen3_5": ("qwen3_5", "qwen35", "tiny_odd_tied"),
-         "qwen3_5_moe": ("qwen3_5_moe", "qwen35moe", "tiny_odd_tied"),
-         "gemma3_embedding": ("gemma3_embedding", "gemma-embedding", None),
-         # llama.cpp converts DistilBERT as bert (BERT, RoBERTa and XLM-R too, but dropping
-         # their pooler, which BertModel builds: no table explains a tensor a converter drops)
-         "distil_bert": ("distil_bert", "bert", None), "t5": ("t5", "t5", None),
-         "gemma3n": ("gemma3n", "gemma3n", "tiny"),  # the smallest set with AltUp projections
-         "gemma4": ("gemma4", "gemma4", None), "gemma4_k_eq_v": ("gemma4", "gemma4", "tiny_k_eq_v")}
-
-
-def _gguf_name(names, name: str, shape: tuple, cfg: dict, split_kv_b: bool = True
-               ) -> list[tuple[str, str, tuple]]:
-    """llama.cpp's name for a transformers tensor, as its converter stores it: stacked experts'
-    gate_up_proj split into ffn_gate_exps and ffn_up_exps, MLA's kv_b_proj into attn_k_b
-    (transposed) and attn_v_b, DeepSeek's router bias renamed first, BLOOM's prefix dropped,
-    DBRX's experts reshaped to one slice each."""
-    if ".altup_" in name and "projections." in name:  # Gemma 3n's, stacked by llama.cpp
-        n = cfg["altup_num_inputs"] - 1
-        stem = "altup_unembd_proj" if "unembed" in name else "altup_proj"
-        return [(f"{stem}.weight", "F32", (n, *shape))] if ".0.weight" in name else []
-    if ".shared_mlp." in name:  # Granite 4.0-H's: ffn_*_shexp beside experts, else ffn_*
-        blk, sh = f"blk.{name.split('.')[2]}.ffn_", "_shexp" if cfg.get("num_local_experts") else ""
-        if "input_linear" in name:
-            return [(f"{blk}{p}{sh}.weight", "F32", (shape[0] // 2, shape[1]))
-                    for p in ("gate", "up")]
-        return [(f"{blk}down{sh}.weight", "F32", shape)]
-    if ".mixer.experts." in name:  # Nemotron-H's, stacked by llama.cpp's converter itself
-        return [(f"blk.{name.split('.')[2]}.ffn_{name.rpartition('.')[2][:-5]}_exps.weight",
-                 "F32", shape)]
-    name = name.replace("block_sparse_moe.experts.", "mlp.experts.")  # Granite MoE's
-    if name.endswith("experts.gate_up_proj"):
-        e, two_f, d = shape
-        blk = names.get_name(name.replace("gate_up_proj", "down_proj")).replace("down", "{}")
-        return [(blk.format(p) + ".weight", "F32", (e, two_f // 2, d)) for p in ("gate", "up")]
-    if name.endswith("experts.gate_up_proj_bias"):  # gpt-oss
-        e, two_f = shape
-        blk = names.get_name(name.replace("gate_up_proj_bias", "down_proj")).replace("down", "{}")
-        return [(blk.format(p) + ".bias", "F32", (e, two_f // 2)) for p in ("gate", "up")]
-    if name.endswith("experts.down_proj_bias"):
-        return [(names.get_name(name.replace("down_proj_bias", "down_proj")) + ".bias", "F32",
-                 shape)]
-    if split_kv_b and name.endswith("self_attn.kv_b_proj.weight"):
-        h, nope, v = (cfg["num_attention_heads"], cfg["qk_nope_head_dim"], cfg["v_head_dim"])
-        blk = names.get_name(name.replace("kv_b_proj", "k_b_proj"), try_suffixes=(".weight",))
-        return [(blk, "F32", (h, shape[1], nope)),
-                (blk.replace("attn_k_b", "attn_v_b"), "F32", (h, v, shape[1]))]
-    if ".ffn.experts.mlp." in name:  # DBRX's (E·F, D) experts, stored per expert
-        e = cfg["ffn_config"]["moe_num_experts"]
-        ef, d = shape
-        shape = (e, d, ef // e) if name.endswith(".w2") else (e, ef // e, d)
-    name = name.replace("e_score_correction_bias", "e_score_correction.bias").replace(
-        "mixer.dt_bias", "mixer.dt_proj.bias").replace(".gate.moe_statics.", ".moe_statics.").replace(
-        "mamba.dt_bias", "mamba.dt_proj.bias").replace(
-        "linear_attn.dt_bias", "linear_attn.dt_proj.bias").replace(
-        "block_sparse_moe.router.weight", "block_sparse_moe.router.layer.weight")
-    g = names.get_name(name, try_suffixes=(".weight", ".bias"))
-    if g is None and name.startswith("transformer."):
-        g = names.get_name(name.removeprefix("transformer."), try_suffixes=(".weight", ".bias"))
-    if g is None and name.startswith("model."):  # Nemotron-H's hub names: backbone.
-        g = names.get_name("backbone." + name.removeprefix("model."),
-                           try_suffixes=(".weight", ".bias"))
-    if g is not None and name.endswith(("_scale", "layer_scalar")):  # Gemma 3n's, Gemma 4's
-        g += ".weight"  # as llama.cpp's converter stores its bare scales
-    if g is not None and name.endswith((".weight", ".bias")) and not g.endswith(
-            (".weight", ".bias")):
-        g += "." + name.rpartition(".")[2]
-    return [(g, "F32", shape)]
-
-
-@pytest.mark.parametrize("case", sorted(_GGUF))
-def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
-    """The tiny transformers model's tensors under the GGUF names llama.cpp's converter gives
-    them (gguf's TensorNameMap), written by GGUFWriter: read back through paramcount's table
-    (gguf's map inverted, the candidate the family's tree claims kept), every tensor lands on
-    its formula leaf. The config is the GGUF metadata's where the table reads them, else the
-    config.json beside the file."""
-    pytest.importorskip("gguf")  # the checkpoints extra
-    import gguf
-
-    from paramcount.checkpoints.gguf_io import gguf_arch
-    from paramcount.checkpoints.gguf_names import TABLES
-    from tests._checkpoints import write_gguf
-
-    arch_id, garch, preset = _GGUF[case]
-    arch = registry.get(arch_id)
-    if preset is None:
-        _, tensors, cfg, hp = _buildable(arch)
-    else:
-        hp = arch.resolve(arch.preset(preset).hparams)
-        tensors, cfg = state(arch, hp)
-    names = gguf.get_tensor_name_map(gguf_arch(garch), hp["L"])
-    named = [g for n, _, s in tensors
-             for g in _gguf_name(names, n, s, cfg, not case.endswith("_kv_b"))]
-    assert any(".attn_kv_b." in n for n, _, _ in named) == case.endswith("_kv_b")
-    assert all(n for n, _, _ in named), [t[0] for t in tensors]
-    table = TABLES[garch]
-    if table.config is None:  # the config beside the file
-        (tmp_path / "config.json").write_text(json.dumps(cfg))
-        kv = {"block_count": hp["L"]}
-    else:  # the metadata llama.cpp writes, from the config's keys
-        cfg = {"num_experts": cfg.get("num_local_experts"), **cfg}  # Qwen MoE's published key
-        kv = {g: cfg[h] for g, h in table.config.items()
-              if isinstance(cfg.get(h), int) and not isinstance(cfg.get(h), bool)}
-    path = write_gguf(tmp_path / "m.gguf", garch, kv, named)
-    # llama.cpp converts Mistral as "llama", OLMo 3 as "olmo2": the file reads as the family
-    # its metadata name (the same weights)
-    named_id = [] if arch_id in ("mistral", "olmo3") else [arch_id]
-    assert main(["verify", *named_id, "--checkpoint", str(path)]) == 0, capsys.readouterr().out

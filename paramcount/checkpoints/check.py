@@ -174,7 +174,21 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
     weights = [Weight(path(t.weight_name), t.logical,
                       all(lf.term.trainable for lf in owners[t.name]), t.shape)
                for t in kept if t.name not in apart]
-    v = compare(shown, hparams, weights, name=ckpt.path, framework=framework)
+    from paramcount.checkpoints import converted
+
+    held = {lf.path: t for t in kept if t.name not in apart for lf in owners[t.name]}
+    dropped = [Extra(*t) for t in converted.terms(ckpt, leaves, path, held, values, zero)]
+    extras += dropped
+    compared = shown
+    if dropped:  # the file against the tree its converter writes: the terms' deltas applied
+        import dataclasses
+
+        from paramcount.frameworks import _with_deltas
+
+        compared = dataclasses.replace(shown, formula=_with_deltas(
+            shown.formula, tuple(e.delta for e in dropped if e.delta)))
+        leaves = list(compared.formula.leaves())
+    v = compare(compared, hparams, weights, name=ckpt.path, framework=framework)
     by_path = {c.path: c for c in v.components}
     missing = tuple((lf.path, by_path[lf.path].expected) for lf in leaves
                     if lf.term.match and not by_path[lf.path].weights
@@ -183,7 +197,8 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
                  and lf.kind == "head")
     extras, stored_formula = _through_deltas(extras, arch, shown, framework, hparams)
     return CheckpointCheck(ckpt, arch.id, dict(hparams), v, tuple(extras), missing, tied,
-                           v.formula + v.formula_nontrainable, framework, stored_formula)
+                           v.formula + v.formula_nontrainable + sum(e.built for e in dropped),
+                           framework, stored_formula)
 
 
 def _through_deltas(extras: list[Extra], arch, shown, framework: str, hparams
@@ -205,6 +220,9 @@ def _through_deltas(extras: list[Extra], arch, shown, framework: str, hparams
                and (t := _term_at(arch.formula, d.path)) is not None]
     out: list[Extra] = []
     for e in extras:
+        if e.delta is not None:  # its own (a converter's term, paramcount.checkpoints.converted)
+            out.append(e)
+            continue
         hit = next(((d, t) for d, t in removed if not e.built
                     and to_int(t.total(), values, d.path) == e.difference), None)
         if hit:

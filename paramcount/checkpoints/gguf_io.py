@@ -33,6 +33,7 @@ def _reader(path: Path):
         raise InputFileError(f"{path}: not a readable GGUF file: {exc}") from None
 
 
+_MAX_LAYERS = 1 << 16  # a block count beyond is a damaged header (the layout rules walk them)
 _MAX_VALUE = 1 << 24  # a metadata value beyond 16 MB is no header (the tokenizer's are skipped)
 
 
@@ -45,17 +46,24 @@ def _value(path: Path, field):
     return v.decode() if isinstance(v, bytes) else v
 
 
+# the tokenizer keys a table may read (the rest, the vocabulary itself, are never decoded)
+_TOKENIZER = ("tokenizer.ggml.model", "tokenizer.ggml.padding_token_id")
+
+
 def read(path: Path) -> Checkpoint:
+    """The file's tensors, and the transformers config its metadata give (None when they do
+    not give the family's, the reason in ``metadata["no config"]``: then the config.json
+    beside the file, or ``--config``, must)."""
     r = _reader(path)
     meta = {name: _value(path, f) for name, f in r.fields.items()
-            if not name.startswith(("GGUF.", "tokenizer.ggml."))}
+            if not name.startswith(("GGUF.", "tokenizer.ggml.")) or name in _TOKENIZER}
     arch = meta.get("general.architecture")
     table = TABLES.get(arch) if isinstance(arch, str) else None
     if table is None:
         raise InputFileError(f"{path}: GGUF architecture {arch!r} has no name table in "
                              f"paramcount; known: {', '.join(sorted(TABLES))}")
     assert isinstance(arch, str)
-    names = _candidates(gguf_arch(arch), r.tensors)
+    names = _candidates(gguf_arch(arch), r.tensors, path)
     tensors = []
     for t in r.tensors:
         ne = [int(d) for d in t.shape]
@@ -68,12 +76,18 @@ def read(path: Path) -> Checkpoint:
         tensors.append(StoredTensor(t.name, kind, shape, gguf_bytes(kind, n), n,
                                     logical_name=first, alternatives=tuple(rest)))
     tensors = _fused(table, tensors)
-    config = _config(table, arch, meta, tensors, path) if table.config is not None else None
+    config, why = None, f"{path}: the GGUF metadata of {arch!r} do not give its config"
+    if table.config is not None:
+        try:
+            config = _config(table, arch, meta, tensors, path)
+        except InputFileError as exc:
+            why = str(exc)
     ftype = meta.get("general.file_type")
     quant = sorted({t.dtype for t in tensors if t.dtype not in ("F32", "F16", "BF16")})
     return Checkpoint(str(path), "GGUF", tuple(tensors), (path.name,), config=config,
                       config_where=f"{path} (GGUF metadata)" if config else None,
-                      metadata={"general.architecture": arch, "general.file_type": ftype or 0},
+                      metadata={"general.architecture": arch, "general.file_type": ftype or 0,
+                                **({} if config else {"no config": why})},
                       quantization=", ".join(quant))
 
 
@@ -98,8 +112,11 @@ def candidates(arch, blocks: int) -> dict[str, list[str]]:
     return out
 
 
-def _candidates(arch, tensors) -> dict[str, list[str]]:
+def _candidates(arch, tensors, path: Path) -> dict[str, list[str]]:
     blocks = [int(m.group(1)) for t in tensors if (m := _BLOCK.match(t.name))]
+    if max(blocks, default=0) >= _MAX_LAYERS:  # gguf's map would name every block up to it
+        raise InputFileError(f"{path}: GGUF tensor of block {max(blocks):,}: a damaged header "
+                             f"(at most {_MAX_LAYERS:,} blocks)")
     return candidates(arch, max(blocks, default=-1) + 1)
 
 
@@ -175,17 +192,28 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
     for key, hf_key in (table.config or {}).items():
         v = meta.get(f"{arch}.{key}")
         if isinstance(v, int) and not isinstance(v, bool):
-            cfg[hf_key] = v
+            *outer, last = hf_key.split(".")  # DBRX's nested ffn_config.moe_num_experts
+            node = cfg
+            for k in outer:
+                node = node.setdefault(k, {})
+            node[last] = v
     for key in ("embedding_length", "block_count"):
         if f"{arch}.{key}" not in meta:
             raise InputFileError(f"{path}: GGUF metadata has no {arch}.{key}")
+    layers = meta[f"{arch}.block_count"]
+    if not isinstance(layers, int) or isinstance(layers, bool) or not 0 < layers <= _MAX_LAYERS:
+        raise InputFileError(f"{path}: GGUF metadata {arch}.block_count = {layers!r}: expected a "
+                             f"number of blocks between 1 and {_MAX_LAYERS:,}")
     emb = next((t for t in tensors if t.name == "token_embd.weight"), None)
     if emb is None or len(emb.shape) != 2:
         raise InputFileError(f"{path}: no 2-D token_embd.weight, which gives the vocabulary")
     cfg["vocab_size"] = emb.shape[0]
     cfg["tie_word_embeddings"] = not any(t.name == "output.weight" for t in tensors)
     names = {t.name for t in tensors} | {n for t in tensors for n in t.name.split("+")}
-    cfg.update({key: name in names for name, key in table.present})
+    # a block's tensor in any block (a hybrid's Mamba biases are not in an attention block 0)
+    blocks = {n.split(".", 2)[2] for n in names if _BLOCK.match(n) and n.count(".") >= 2}
+    cfg.update({key: name in names or (name.startswith("blk.0.") and name[6:] in blocks)
+                for name, key in table.present})
     model_type, cls = table.model_type, table.hf_class
     if table.moe:  # a dense model, or a mixture of experts converted under its name
         if cfg.get("num_local_experts"):
@@ -193,4 +221,12 @@ def _config(table: GGUFTable, arch: str, meta: dict, tensors: list[StoredTensor]
         else:
             cfg.pop("num_local_experts", None)
             cfg.pop("num_experts_per_tok", None)
-    return {"model_type": model_type, "architectures": [cls], **cfg}
+    out = {"model_type": model_type, "architectures": [cls], **cfg}
+    if table.derive is not None:  # what no one key holds: the table's own rule
+        own = {k.removeprefix(f"{arch}."): v for k, v in meta.items()}
+        try:
+            out.update(table.derive(own, {t.name: t.shape for t in tensors}))
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError,
+                ZeroDivisionError) as exc:  # a key absent, or a value of another kind
+            raise InputFileError(f"{path}: GGUF metadata lack what {arch!r} needs ({exc})") from None
+    return out

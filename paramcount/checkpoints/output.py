@@ -35,7 +35,8 @@ def _stored_lines(ckpt: Checkpoint) -> list[str]:
 def _extra_lines(c: CheckpointCheck) -> list[str]:
     out = []
     for e in c.extras:
-        built = f" (stored {e.stored:,}, logical {e.built:,})" if e.built else ""
+        held = "logical" if e.term == "packed weights" else "built"
+        built = f" (stored {e.stored:,}, {held} {e.built:,})" if e.built else ""
         out.append(f"  {e.term:<{W - 2}}{e.difference:>+20,}{built}: {e.reason}; "
                    f"{_names(e.tensors)}")
     return out
@@ -67,7 +68,9 @@ def verify_lines(c: CheckpointCheck) -> list[str]:
             flag = "" if r.ok else "  <-"
             out.append(f"  {r.path:<44}{r.expected:>18,}{r.actual:>18,}{r.difference:>+14,}{flag}")
     if c.extras:
-        out.append("stored apart (not parameters of the config's model):")
+        out.append("stored apart (not parameters of the config's model), or left out by the "
+                   "converter:" if any(e.stored == 0 for e in c.extras) else
+                   "stored apart (not parameters of the config's model):")
         out += _extra_lines(c)
     for path in c.tied_once:
         out.append(f"no tensor for {path}: expected, the head is tied to the token embedding "
@@ -81,8 +84,9 @@ def verify_lines(c: CheckpointCheck) -> list[str]:
         out.append(f"tensor {p} claimed by several components: {', '.join(owners)}")
     status = "match" if c.ok else "MISMATCH"
     total = v.reference + v.reference_nontrainable
-    out.append(f"{status:<8} {c.arch:<24} formula {c.built:>16,}  checkpoint {total:>16,}  "
-               f"diff {total - c.built:+,}")
+    formula = v.formula + v.formula_nontrainable  # with a converter's terms (c.built: without)
+    out.append(f"{status:<8} {c.arch:<24} formula {formula:>16,}  checkpoint {total:>16,}  "
+               f"diff {total - formula:+,}")
     return out
 
 

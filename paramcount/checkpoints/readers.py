@@ -50,8 +50,8 @@ def read(path: str | Path) -> Checkpoint:
         from paramcount.checkpoints import gguf_io
 
         ckpt = gguf_io.read(p)
-        if ckpt.config is not None:  # the metadata give it; else the config.json beside
-            return ckpt
+        if ckpt.config is not None and not (p.parent / "config.json").is_file():
+            return ckpt  # the metadata give it; a config.json beside overrides them
     elif p.name.endswith(".h5"):
         from paramcount.checkpoints import keras_io
 

@@ -129,6 +129,9 @@ def section_lines() -> list[str]:
             "| term | tensors | reason |", "|---|---|---|"]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in STORED]
     out += [f"| {_md(term)} | `{_md(p)}` | {_md(why)} |" for p, term, why in ROLES]
+    out += [f"| {_md(d.term)} | GGUF `{garch}`: `{_md(', '.join(d.names))}` | {_md(d.reason)} "
+            "(a negative term: the converter leaves them out) |"
+            for garch, table in sorted(TABLES.items()) for d in table.dropped]
     out += ["| multi-token-prediction layers | `layers.K.*`, L ≤ K < L + "
             "num_nextn_predict_layers | DeepSeek-V3's MTP module, which the config declares and "
             "transformers does not build |",
@@ -145,6 +148,14 @@ def section_lines() -> list[str]:
     for mt, lay in sorted(LAYOUTS.items()):
         pieces = ", ".join(f"`{p}` → `{t}`" for p, (t, _) in lay.pieces.items())
         out.append(f"| {mt} | `{_md(lay.experts)}` | {_md(pieces)} |")
+    out += ["", "### Formats checked per family", "",
+            "Every family with a transformers reference, its checkpoint written as "
+            "`save_pretrained` writes it (safetensors) and as llama.cpp's converter writes it "
+            "(GGUF, under the architecture named), each checked tensor by tensor; where no GGUF "
+            "is checked, why:", "", "| family | safetensors | GGUF |", "|---|---|---|"]
+    from paramcount.checkpoints.coverage import rows
+
+    out += [f"| `{a}` | {st} | {_md(g)} |" for a, st, g in rows()]
     out += _gguf_lines()
     out += ["### Findings from the full-size headers", "",
             "`tests/test_checkpoints_hf.py` writes each checkpoint's full-size header with the "
