@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from paramcount import restrictions as restrict
 from paramcount.formula import Term
 
 if TYPE_CHECKING:
@@ -83,14 +84,14 @@ class Transformers:
     kwargs: Mapping[str, object] = field(default_factory=dict)
     # What transformers' config validation adds to the architecture's constraints (an even
     # rotary width): the sets that break them are refused there, and ``prove`` samples inside.
-    constraints: tuple = ()
+    constraints: tuple = field(default_factory=restrict.Derived)
     # What transformers builds regardless of the hyperparameters (BLOOM's MLP is 4·d_e wide,
     # whatever d_f says): no validation refuses such a set, transformers silently builds another
     # model, so verify skips the sets that break a limit (as it does those transformers refuses)
     # and ``prove`` samples inside, like ``constraints``.
-    limits: tuple = ()
+    limits: tuple = field(default_factory=restrict.Derived)
     # Options the class cannot switch (see Always).
-    always: tuple[Always, ...] = ()
+    always: tuple[Always, ...] = field(default_factory=restrict.Derived)
     # (weight path, transformers config) -> the path the patterns see, for layers whose kind
     # only the config tells (Gemma 4's global layers hold other weights under the same names as
     # its sliding-window layers: marked apart, as the Keras reference names them apart).
@@ -99,7 +100,7 @@ class Transformers:
     # where the whole one has more independent factors of one width than its random ranges can
     # carry (T5Gemma 2's d_e divisible by both sides' heads, each a multiple of its key/value
     # heads: five free factors in one width). The proof's case notes state them.
-    prove_within: tuple = ()
+    prove_within: tuple = field(default_factory=restrict.Derived)
     # Fixed symbols transformers sets by a key of its own: symbol → why (see the module
     # docstring). The family's table must write that key from the symbol itself.
     settable: Mapping[object, str] = field(default_factory=dict)
@@ -116,6 +117,12 @@ class Transformers:
     # Why only transformers builds the architecture (a class or an option KerasHub has not:
     # paramcount.heads, paramcount.options), said where the Keras check is skipped.
     only: str | None = None
+    # The family's restrictions (paramcount.restrictions): ``constraints``, ``limits``, ``always``
+    # and ``prove_within`` derive from its rows binding transformers or the proof.
+    restrictions: tuple[restrict.Restriction, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.__dict__.update(restrict.transformers(self, Always))  # frozen: set directly
 
     def _own_refusal(self, hp: Mapping[str, int]) -> str | None:
         for a in self.always:

@@ -37,6 +37,7 @@ from paramcount.formula import Term, to_int
 from paramcount.hparams import Constraint, resolve
 from paramcount.plugin_import import PluginError, import_plugin
 from paramcount.preset import HparamSet, Preset, load_presets
+from paramcount.restrictions import Derived, DerivedMap, Restriction, architecture, like
 
 if TYPE_CHECKING:
     from paramcount.frameworks import Transformers
@@ -68,8 +69,8 @@ class Architecture:
         formula: Term. The formula tree.
         required: tuple of Symbol. Hyperparameters a user must give.
         optional: mapping Symbol -> expr. Settable hyperparameters with defaults (may use others).
-        fixed: mapping Symbol -> expr. Values the reference implementation imposes.
-        constraints: tuple of Constraint. Checked on every hyperparameter set.
+        restrictions: tuple of Restriction (paramcount.restrictions): ``fixed`` and ``constraints``
+            derive from its rows binding all; given, they replace what it derives.
         reference: str or callable. ``"module:function"``, or the function itself, building the
             Keras model from a dict of resolved hyperparameters (symbol name -> int). A callable
             should import Keras inside its body so that ``formula`` and ``count`` stay light.
@@ -97,8 +98,9 @@ class Architecture:
     reference: str | Callable[[dict[str, int]], object]
     counting: str
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    constraints: tuple[Constraint, ...] = ()
+    fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=DerivedMap)
+    constraints: tuple[Constraint, ...] = field(default_factory=Derived)
+    restrictions: tuple[Restriction, ...] = field(default=(), compare=False, repr=False)
     presets: str | Path | tuple[str | Path, ...] | None = None
     keras_hub_metadata: bool = False
     examples: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
@@ -113,14 +115,14 @@ class Architecture:
     # where ``transformers`` is declared. ("transformers",) for a model KerasHub's constructor
     # cannot express (Falcon-7B/40B): its ``reference`` is then never called.
     frameworks: tuple[str, ...] | None = None
-    # The former name of ``origin`` (it meant the origin, not the family): accepted, and kept
-    # equal to ``origin``.
+    # The former name of ``origin`` (it meant the origin, not the family): accepted, kept equal.
     family: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.family is not None and self.origin == "transformer":
             object.__setattr__(self, "origin", self.family)
         object.__setattr__(self, "family", self.origin)
+        self.__dict__.update(architecture(self))  # fixed and constraints (frozen: set directly)
         declared = set(self.required) | set(self.optional) | set(self.fixed)
         undeclared = self.formula.free_symbols() - declared
         if undeclared:
@@ -129,7 +131,7 @@ class Architecture:
         for sym in declared:
             symbols.info(sym)  # every symbol must be in the vocabulary
         object.__setattr__(self, "optional", {k: sympy.sympify(v) for k, v in self.optional.items()})
-        object.__setattr__(self, "fixed", {k: sympy.sympify(v) for k, v in self.fixed.items()})
+        object.__setattr__(self, "fixed", like(self.fixed, {k: sympy.sympify(v) for k, v in self.fixed.items()}))
 
     @property
     def checked_by(self) -> tuple[str, ...]:

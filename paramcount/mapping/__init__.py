@@ -27,6 +27,7 @@ from typing import Any
 
 import sympy
 
+from paramcount import restrictions as restrict
 from paramcount import symbols
 from paramcount.errors import InputFileError
 from paramcount.mapping.values import (
@@ -211,9 +212,12 @@ class Table:
     model_type: str | None = None
     hf_classes: Mapping[str, str] = field(default_factory=dict)
     keras_classes: Mapping[str, str] = field(default_factory=dict)
-    hf_constants: Mapping[str, object] = field(default_factory=dict)
-    keras_constants: Mapping[str, object] = field(default_factory=dict)
-    requires: tuple[Require, ...] = ()
+    hf_constants: Mapping[str, object] = field(default_factory=restrict.DerivedMap)
+    keras_constants: Mapping[str, object] = field(default_factory=restrict.DerivedMap)
+    requires: tuple[Require, ...] = field(default_factory=restrict.Derived)
+    # The family's restrictions (paramcount.restrictions): ``requires``, ``hf_constants`` and
+    # ``keras_constants`` derive from its Requires and Sets rows.
+    restrictions: tuple[restrict.Restriction, ...] = field(default=(), compare=False, repr=False)
     free: frozenset[str] = frozenset()
     # Architecture id → HF class it is checked against without being what a config of that class
     # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
@@ -226,6 +230,7 @@ class Table:
     keras_normalize: Callable[[Mapping], Mapping] | None = None
 
     def __post_init__(self) -> None:
+        self.__dict__.update(restrict.table(self, Require))  # frozen: derived attributes set directly
         for f in self.fields:
             symbols.info(f.symbol)  # every symbol must be in the vocabulary
         object.__setattr__(self, "free", frozenset(self.free))

@@ -1,0 +1,99 @@
+"""One way to restrict a hyperparameter (issue 18 §4): a declared list of restrictions, from which
+the architecture's, the table's and the transformers declaration's attributes are derived."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from paramcount import frameworks, registry, restrictions
+from paramcount.cache import declared
+from paramcount.formula import Term
+from paramcount.frameworks import Always, Transformers
+from paramcount.hparams import Divisible, Relation
+from paramcount.mapping import Field, Require, Table
+from paramcount.restrictions import Fixed, Holds, Limit, Requires, Sets
+from paramcount.symbols import M, M_kv, d_e, d_k, v
+
+ROWS = (
+    Fixed(d_k, d_e / M, why="the head width is the width over the heads"),
+    Holds(Divisible(M, M_kv), why="key/value heads are shared by whole groups"),
+    Holds(Divisible(d_k, 2), binds="transformers", why="rotary pairs"),
+    Holds(Divisible(d_e, 4), binds="proof", why="a sub-space the proof carries"),
+    Limit(Relation(d_e, ">=", M), why="narrower, the class builds another model"),
+    Fixed(M_kv, 1, binds="transformers", why="the class has one key/value head"),
+    Requires("attention_bias", (False,), why="the formula has no attention biases"),
+    Sets("attention_bias", False),
+    Requires("use_bias", (False,), binds="keras", absent_ok=False, why="no biases"),
+    Sets("use_bias", False, binds="keras"),
+    Requires("tie_word_embeddings", (True,), classes=("XForCausalLM",), why="tied head"),
+)
+
+
+def _formula() -> Term:
+    return Term("toy", children=(Term("emb", expr=v * d_e, match="emb"),
+                                 Term("heads", expr=M * M_kv * d_k, match="heads")))
+
+
+def _table(**kw) -> Table:
+    return Table(fields=(Field("v", hf="vocab_size"),), model_type="toy", **kw)
+
+
+def test_each_old_attribute_is_derived_from_the_one_list():
+    """The list gives what the nine old spellings gave, in declared order, field for field."""
+    old_table = _table(
+        requires=(Require("attention_bias", (False,), "the formula has no attention biases"),
+                  Require("use_bias", (False,), "no biases", "keras", False),
+                  Require("tie_word_embeddings", (True,), "tied head", classes=("XForCausalLM",))),
+        hf_constants={"attention_bias": False}, keras_constants={"use_bias": False})
+    assert declared(_table(restrictions=ROWS)) == declared(old_table)
+    old_ref = Transformers(weights={}, constraints=(Divisible(d_k, 2),), limits=(Relation(d_e, ">=", M),),
+                           always=(Always(M_kv, 1, "the class has one key/value head"),),
+                           prove_within=(Divisible(d_e, 4),))
+    assert declared(Transformers(weights={}, restrictions=ROWS)) == declared(old_ref)
+    arch = registry.Architecture(id="toy_restricted", title="t", source="s", formula=_formula(),
+                                 required=(v, d_e, M, M_kv), reference="x:y", counting="c",
+                                 restrictions=ROWS)
+    assert dict(arch.fixed) == {d_k: d_e / M}
+    assert tuple(arch.constraints) == (Divisible(M, M_kv),)
+    assert arch.resolve(dict(v=3, d_e=8, M=4, M_kv=2))["d_k"] == 2
+    with pytest.raises(Exception, match="divisible"):
+        arch.resolve(dict(v=3, d_e=8, M=4, M_kv=3))
+
+
+def test_replace_derives_again_and_an_explicit_attribute_wins():
+    ref = Transformers(weights={}, restrictions=ROWS)
+    assert dataclasses.replace(ref, kwargs={"a": 1}).constraints == (Divisible(d_k, 2),)
+    assert dataclasses.replace(ref, restrictions=()).constraints == ()
+    other = (Divisible(d_e, 8),)
+    assert dataclasses.replace(ref, constraints=other).constraints == other
+    # transformers' view of an architecture is built by code: its attributes are given
+    arch = registry.Architecture(id="toy_restricted", title="t", source="s", formula=_formula(),
+                                 required=(v, d_e, M, M_kv), reference="x:y", counting="c",
+                                 restrictions=ROWS, transformers=ref,
+                                 mapping=_table(hf_classes={"XForCausalLM": "toy_restricted"}))
+    view = frameworks.for_framework(arch, "transformers")
+    assert view.constraints == (Divisible(d_k, 2), Relation(d_e, ">=", M), Divisible(M, M_kv))
+    assert view.fixed[M_kv] == 1 and M_kv not in view.required
+
+
+@pytest.mark.parametrize("row", [
+    lambda: Fixed(d_k, 1, binds="keras"), lambda: Holds(Divisible(M, M_kv), binds="cuda"),
+    lambda: Limit(Divisible(M, M_kv), binds="all"), lambda: Requires("k", (1,), binds="all"),
+    lambda: Sets("k", 1, binds="proof")])
+def test_a_kind_binds_only_what_it_can(row):
+    with pytest.raises(ValueError, match="binds one of"):
+        row()
+
+
+def test_readme_tables_every_kind_with_what_it_binds():
+    text = Path(__file__).resolve().parents[1].joinpath("README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)\([^`]*\)` \| ([^|]+) \|", text, re.M)
+    kinds = {cls.__name__: cls for cls in vars(restrictions).values()
+             if isinstance(cls, type) and issubclass(cls, restrictions.Restriction)
+             and cls is not restrictions.Restriction}
+    tabled = {(k, b.strip("` ")) for k, binds in rows for b in binds.split(",")}
+    assert tabled == {(k, b) for k, cls in kinds.items() for b in cls.bindable}
