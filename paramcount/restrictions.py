@@ -61,6 +61,14 @@ class Fixed(Restriction):
     value: Any
     bindable: ClassVar[tuple[str, ...]] = ("all", "transformers")
 
+    @classmethod
+    def each(cls, values, binds: str = "all") -> tuple[Fixed, ...]:
+        """Rows from a mapping symbol → value, or from :class:`paramcount.frameworks.Always`
+        rows (binding transformers, their reason the why)."""
+        if isinstance(values, Mapping):
+            return tuple(cls(k, x, binds=binds) for k, x in values.items())
+        return tuple(cls(a.symbol, a.value, binds="transformers", why=a.reason) for a in values)
+
 
 @dataclass(frozen=True)
 class Holds(Restriction):
@@ -68,6 +76,11 @@ class Holds(Restriction):
 
     constraint: Any
     bindable: ClassVar[tuple[str, ...]] = ("all", "transformers", "proof")
+
+    @classmethod
+    def each(cls, constraints: Iterable, binds: str = "all") -> tuple[Holds, ...]:
+        """A row per constraint (a lineage's shared tuple of them)."""
+        return tuple(cls(c, binds=binds) for c in constraints)
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,10 @@ class Limit(Restriction):
     constraint: Any
     binds: str = field(default="transformers", kw_only=True)
     bindable: ClassVar[tuple[str, ...]] = ("transformers",)
+
+    @classmethod
+    def each(cls, constraints: Iterable) -> tuple[Limit, ...]:
+        return tuple(cls(c) for c in constraints)
 
 
 @dataclass(frozen=True)
@@ -92,6 +109,12 @@ class Requires(Restriction):
     binds: str = field(default="transformers", kw_only=True)
     bindable: ClassVar[tuple[str, ...]] = ("keras", "transformers")
 
+    @classmethod
+    def each(cls, requires: Iterable) -> tuple[Requires, ...]:
+        """Rows from :class:`paramcount.mapping.Require` rows (a lineage's shared ones)."""
+        return tuple(cls(r.key, r.allowed, r.absent_ok, tuple(r.classes), why=r.reason,
+                         binds="keras" if r.framework == "keras" else "transformers") for r in requires)
+
 
 @dataclass(frozen=True)
 class Sets(Restriction):
@@ -102,6 +125,11 @@ class Sets(Restriction):
     value: Any
     binds: str = field(default="transformers", kw_only=True)
     bindable: ClassVar[tuple[str, ...]] = ("keras", "transformers")
+
+    @classmethod
+    def each(cls, constants: Mapping, binds: str = "transformers") -> tuple[Sets, ...]:
+        """Rows from a mapping key → value (a lineage's shared constants)."""
+        return tuple(cls(k, x, binds=binds) for k, x in constants.items())
 
 
 class Derived(tuple):
