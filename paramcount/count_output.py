@@ -11,19 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from paramcount.context import BYTES_CONVENTION, EMBEDDING_RULE
+from paramcount.numcore import human
 
 if TYPE_CHECKING:
     from paramcount.context import Context
 
 __all__ = ["Counted", "context_json", "context_lines", "count_json", "count_text", "human"]
-
-
-def human(n: int) -> str:
-    """Short magnitude: 124.4M, 1.56B, 20.9K (for prose; tables carry exact integers)."""
-    for div, unit in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
-        if abs(n) >= div:
-            return f"{n / div:.3g}{unit}"
-    return str(n)
 
 
 def _size(b: int) -> str:

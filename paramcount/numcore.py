@@ -27,6 +27,7 @@ __all__ = [
     "config_options",
     "exact",
     "hp_options",
+    "human",
     "nested",
     "node_counts",
     "parse_assignments",
@@ -189,6 +190,15 @@ def resolve(arch_id: str, given: Mapping[str, int], *, required: Sequence[str],
             raise HyperparameterError(f"{name} cannot be set for {arch_id}: it is fixed to "
                                       f"{fixed_text(name, values[name])} there (got {value})")
     return {s: values[s] for s in (*required, *optional, *fixed)}
+
+
+def human(n: int) -> str:
+    """Short magnitude: 124.4M, 1.56B, 20.9K (for prose; tables carry exact integers). Here, below
+    analysis (solve's answers) and rendering alike, which both word a count with it."""
+    for div, unit in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
+        if abs(n) >= div:
+            return f"{n / div:.3g}{unit}"
+    return str(n)
 
 
 # --- the breakdown, from integers -----------------------------------------------------------------

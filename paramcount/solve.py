@@ -313,7 +313,7 @@ def _first_sign_change(sign) -> int | None:
 
 
 def solution_text(sol: Solution) -> str:
-    from paramcount.render import human
+    from paramcount.numcore import human
 
     given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
     expr = pretty(sympy.expand(sol.total_expr))

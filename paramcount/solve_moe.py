@@ -119,7 +119,7 @@ def solve_any(arch, target, unknown, given, active=None, also=None):
 def as_text(sol) -> str:
     if isinstance(sol, solve.Solution):
         return solve.solution_text(sol)
-    from paramcount.render import human
+    from paramcount.numcore import human
 
     given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
     lines = [f"{sol.arch}: {sol.symbol} and {sol.also} for a total of {sol.target:,} "

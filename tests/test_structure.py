@@ -1,7 +1,7 @@
 """The package's shape: data flows one way (no import cycle among the modules of paramcount,
-reference_models, benchmarks and examples, counting imports inside functions and relative ones
-too; imports for type hints only sit under TYPE_CHECKING), and no module grows past about 400
-lines."""
+reference_models, benchmarks, examples and the tests' helpers, counting imports inside functions
+and relative ones too; imports for type hints only sit under TYPE_CHECKING; no module imports one
+of a higher layer, not even for a type hint), and no module grows past about 400 lines."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "paramcount"
 REFS = PKG.parent / "reference_models"  # the reference builders: hyperparameters → weights
 # Every package of the project: the library, its reference builders, and the front ends that use
-# it from outside (benchmarks, examples), which nothing of the first two may import.
-ROOTS = (PKG, REFS, PKG.parent / "benchmarks", PKG.parent / "examples")
+# it from outside (benchmarks, examples, the tests and their helpers), which nothing of the first
+# two may import.
+ROOTS = (PKG, REFS, PKG.parent / "benchmarks", PKG.parent / "examples", PKG.parent / "tests")
 TOPS = tuple(r.name for r in ROOTS)
 MAX_LINES = 420  # "about 400"
 
@@ -48,8 +49,19 @@ def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the project's modules it imports at run time (anywhere in its body)."""
+def _imports(tree: ast.AST, func: str = ""):
+    """Each import statement of ``tree`` with the name of the function it sits in ("" at module
+    level), at any depth."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, func
+        inner = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+        yield from _imports(node, inner)
+
+
+def import_edges() -> list[tuple[str, str, str, bool]]:
+    """(module, the project's module it imports, the function the import sits in or "", whether
+    for type checkers only), for every import anywhere in every module."""
     mods = _modules()
     tops = TOPS
 
@@ -58,13 +70,11 @@ def import_graph() -> dict[str, set[str]]:
             name = name.rpartition(".")[0]
         return name or None
 
-    graph: dict[str, set[str]] = {m: set() for m in mods}
+    edges = []
     for m, f in mods.items():
         tree = ast.parse(f.read_text(encoding="utf-8"))
         skip = _type_checking_only(tree)
-        for node in ast.walk(tree):
-            if id(node) in skip:
-                continue
+        for node, func in _imports(tree):
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom):
                 base = _absolute(m, node, f.name == "__init__.py")
@@ -75,8 +85,62 @@ def import_graph() -> dict[str, set[str]]:
             for t in targets:
                 o = owner(t) if t.partition(".")[0] in tops else None
                 if o and o != m and o not in tops:
-                    graph[m].add(o)
+                    edges.append((m, o, func, id(node) in skip))
+    return edges
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports at run time (anywhere in its body)."""
+    graph: dict[str, set[str]] = {m: set() for m in _modules()}
+    for m, o, _, typing_only in import_edges():
+        if not typing_only:
+            graph[m].add(o)
     return graph
+
+
+# The layers, bottom up: a module may import its own layer and those below. A name is a module of
+# paramcount (and what sits under it), or a top-level package; the longest name that matches wins.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("errors", "_io", "numcore", "exact", "cache_store", "cache", "extras", "plugin_import",
+              "progress")),
+    ("model", ("paramcount", "symbols", "formula", "hparams", "restrictions", "components", "mapping",
+               "frameworks", "weights", "heads", "options", "registry", "preset", "cards", "families",
+               "keras_hub_meta", "quantization", "exprdata")),
+    ("references", ("reference_models",)),
+    ("analysis", ("verify", "prove", "configs", "solve", "solve_moe", "context", "checkpoints",
+                  "derive", "parallel", "isolate", "budget", "testing", "pytest_plugin")),
+    ("rendering", ("render", "count_output", "plots", "report", "report_derived", "report_frameworks",
+                   "report_pages", "report_sections", "compiled_source")),
+    ("cli", ("cli", "cli_checkpoint", "cli_checks", "cli_common", "cli_derive", "compiled", "__main__")),
+    ("outside", ("benchmarks", "examples", "tests")),
+)
+
+
+def layer(module: str) -> int | None:
+    """The index in LAYERS of ``module``'s layer (None: no layer declares it)."""
+    best: tuple[int, int] | None = None
+    for i, (_, names) in enumerate(LAYERS):
+        for n in names:
+            full = n if n in TOPS or n == "paramcount" else f"paramcount.{n}"
+            if (module == full or module.startswith(full + ".")) and (best is None or len(full) > best[1]):
+                best = (i, len(full))
+    return best[0] if best else None
+
+
+def upward(edges) -> list[str]:
+    """The imports of a higher layer, but for two that run only when called, by design: Jupyter's
+    display protocol (an object's ``_repr_*_`` method asks the rendering layer for its view), and
+    a family's own Keras reference builder calling the shared builders of ``reference_models``."""
+    out = []
+    for m, o, func, typing_only in edges:
+        if (func.startswith("_repr_") and func.endswith("_")) or (
+                func and m.startswith("paramcount.families.") and o.startswith("reference_models")):
+            continue
+        lm, lo = layer(m), layer(o)
+        if lm is not None and lo is not None and lo > lm:
+            out.append(f"{m} ({LAYERS[lm][0]}) imports {o} ({LAYERS[lo][0]})"
+                       + (" for type hints" if typing_only else "") + (f" in {func}()" if func else ""))
+    return out
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -104,6 +168,28 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_cycle():
     cycle = _cycle(import_graph())
     assert cycle is None, " -> ".join(cycle)
+
+
+def test_every_module_has_a_layer_and_none_imports_a_higher_one():
+    """One-way flow, everywhere: base → model → references → analysis → rendering → CLI → the
+    front ends outside (function-level imports and type hints count too)."""
+    assert not [m for m in _modules() if layer(m) is None]
+    bad = upward(import_edges())
+    assert not bad, "\n".join(bad)
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert layer("paramcount.prove.oracle") == layer("paramcount.prove") != layer("paramcount.render")
+    assert upward([("paramcount.solve", "paramcount.render", "text", False)]) == [
+        "paramcount.solve (analysis) imports paramcount.render (rendering) in text()"]
+    assert upward([("paramcount.registry", "paramcount.verify", "", True)]) == [
+        "paramcount.registry (model) imports paramcount.verify (analysis) for type hints"]
+    assert not upward([("paramcount.verify", "paramcount.render", "_repr_markdown_", False),
+                       ("paramcount.render", "paramcount.verify", "", False)])
+    tree = ast.parse("import a\ndef f():\n    import b\n    class C:\n        def g(self):\n"
+                     "            import c\n")
+    assert [(ast.unparse(n), f) for n, f in _imports(tree)] == [("import a", ""), ("import b", "f"),
+                                                                  ("import c", "g")]
 
 
 def test_the_check_sees_a_cycle():
@@ -162,8 +248,8 @@ def test_reading_configs_is_analysis():
 
 
 def test_no_module_is_over_about_400_lines():
-    long = {str(f.relative_to(PKG.parent)): n for f in _modules().values()
-            if (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {str(f.relative_to(PKG.parent)): n for m, f in _modules().items() if not m.startswith("tests")
+            and (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
 
 
@@ -174,7 +260,7 @@ def test_every_package_of_the_project_is_scanned_and_nothing_imports_its_front_e
     assert {m.partition(".")[0] for m in graph} == set(TOPS)
     assert "examples.user_architecture.sentiment" in graph
     assert "paramcount.families.gpt2" in graph and "reference_models.table" in graph
-    bad = {m: sorted(t for t in ts if t.partition(".")[0] in ("benchmarks", "examples"))
+    bad = {m: sorted(t for t in ts if t.partition(".")[0] in ("benchmarks", "examples", "tests"))
            for m, ts in graph.items() if m.partition(".")[0] in ("paramcount", "reference_models")}
     assert not {m: t for m, t in bad.items() if t}, bad
 
