@@ -281,10 +281,12 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
             divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
                     and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
                     and d.fields[f] != (kept.get(g) or d.fields[g])]
-            m = math.lcm(*(now[g] for g in divs)) if divs else 1
+            m = 1
+            for g in sorted(divs, key=lambda g: now[g]):  # the smallest first (GPT-NeoX's heads,
+                m = m if math.lcm(m, now[g]) > 256 else math.lcm(m, now[g])  # not its context)
             twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
             point[f] = point[twin[0]] if twin else \
-                m * rng.randint(1, 4) if divs and m <= 256 else rng.choice(NICE)
+                m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
     for f in d.flags:
