@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -71,20 +72,22 @@ def text_class(model_type: str, base: Mapping[str, Any]) -> tuple[str, dict, str
                   if k not in default or default[k] != v}, cls
 
 
+_INT_FIELD = re.compile(r"^    (\w+): int(?: \| None)? = (\d[\d_]*)$", re.M)
+
+
 @functools.cache
 def _common_defaults() -> dict[str, int]:
-    """Each integer field's default most common across transformers' config classes."""
-    import dataclasses
+    """Each integer field's default most common across transformers' config classes (read
+    from their sources, ``n_routed_experts: int | None = 256``: importing them all is slow)."""
+    from pathlib import Path
 
-    from transformers.models.auto import configuration_auto
+    import transformers
 
     seen: dict[str, Counter] = {}
-    for name in list(configuration_auto.CONFIG_MAPPING_NAMES):
-        with contextlib.suppress(Exception):  # a config module that fails to import: skipped
-            cls = configuration_auto.CONFIG_MAPPING[name]
-            for f in dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ():
-                if type(f.default) is int:
-                    seen.setdefault(f.name, Counter())[f.default] += 1
+    root = Path(transformers.__file__).parent / "models"
+    for path in sorted(root.glob("*/configuration_*.py")):
+        for name, value in _INT_FIELD.findall(path.read_text(errors="replace")):
+            seen.setdefault(name, Counter())[int(value.replace("_", ""))] += 1
     return {k: c.most_common(1)[0][0] for k, c in seen.items()}
 
 
