@@ -139,3 +139,17 @@ def test_a_small_vocabulary_below_the_pad_id_builds():
                                               "encoder_attention_heads": 2})
     built = src.build({"vocab_size": 40, "decoder_vocab_size": 40})
     assert built
+
+
+def test_a_row_says_which_none_fields_its_defaults_were_given():
+    from types import SimpleNamespace
+
+    from paramcount.derive.sweep import Row, _given, section
+
+    src = SimpleNamespace(config=lambda over: {"n_routed_experts": None, "hidden_size": 4})
+    d = SimpleNamespace(explicit={"n_routed_experts": 256, "hidden_size": 4})
+    note = _given(src, d)
+    assert note == "; at n_routed_experts=256 (None at the defaults)"
+    row = Row("dots1", "Dots1ForCausalLM", "proven", 10, ("hidden_size",), "8 cases proven" + note)
+    assert any("| proven; at n_routed_experts=256 (None at the defaults) |" in line
+               for line in section([row], {}))
