@@ -30,6 +30,8 @@ def test_token_ids_follow_a_small_vocabulary():
     assert moved == {"vocab_size": 40, "bos_token_id": 39, "pad_token_id": 39,
                      "decoder_start_token_id": 39}  # eos_token_id 0 is inside: left alone
     assert prepare.in_vocabulary({"hidden_size": 8}, defaults) == {"hidden_size": 8}
+    both = prepare.in_vocabulary({"vocab_size": 40, "decoder_vocab_size": 30}, defaults)
+    assert both["pad_token_id"] == 29  # the smaller of two vocabularies (Marian's decoder's)
 
 
 def test_widths_divide_by_the_small_inert_divisors_not_the_large_ones():
@@ -137,7 +139,7 @@ def test_a_small_vocabulary_below_the_pad_id_builds():
                                               "encoder_layers": 1, "decoder_ffn_dim": 8,
                                               "encoder_ffn_dim": 8, "decoder_attention_heads": 2,
                                               "encoder_attention_heads": 2})
-    built = src.build({"vocab_size": 40, "decoder_vocab_size": 40})
+    built = src.build({"vocab_size": 40, "decoder_vocab_size": 30})
     assert built
 
 

@@ -225,8 +225,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
         d.inert = tuple(f for f in d.inert if f not in new)
+        kept = [c for c in d.constraints if c[0] == "divides"]  # each confirmed by a refusal
         d.constraints.clear()
         _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+        d.constraints = list(dict.fromkeys(d.constraints + kept))
     d.builds = run.builds
     return d
 

@@ -156,10 +156,12 @@ def _supply(cfg, name: str) -> None:
 
 def in_vocabulary(kwargs: dict[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
     """``kwargs`` with each integer ``*_token_id`` (given, or the config's default) at or
-    above the vocabulary (``vocab_size`` given smaller) moved to its last entry."""
-    vocab = kwargs.get("vocab_size")
-    if type(vocab) is not int or vocab < 1:
+    above the vocabulary (the smallest ``*vocab_size`` given: Marian's decoder_vocab_size too)
+    moved to its last entry."""
+    sizes = [v for k, v in kwargs.items() if k.endswith("vocab_size") and type(v) is int and v > 0]
+    if not sizes:
         return kwargs
+    vocab = min(sizes)
     out = dict(kwargs)
     for k in {**defaults, **kwargs}:
         v = out.get(k, defaults.get(k))
