@@ -127,8 +127,18 @@ def test_a_build_no_repair_rescues_names_its_none_fields():
     from paramcount.derive.probe import Source
 
     src = Source(model_type="qwen4_exp_text", config={**TINY, "num_hidden_layers": 4})
-    with pytest.raises(TypeError, match=r"None at this config.*indexer_budget"):
+    with pytest.raises(TypeError, match=r"None, with no default anywhere.*indexer_budget"):
         src.build({})
+
+
+@torch_side
+def test_a_config_refusing_its_defaults_names_the_validators_own_reason():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import DeriveError, Source
+
+    with pytest.raises(DeriveError, match=r"refuses its base values: ValueError: "
+                                          r"hidden_size_per_layer_input must be 0, got 256"):
+        derive(Source(model_type="gemma4_assistant"))
 
 
 @torch_side

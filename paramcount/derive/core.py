@@ -76,6 +76,8 @@ class Derivation:
 
 
 def _first_line(exc: BaseException) -> str:
+    if type(exc).__name__.endswith("ValidationError") and exc.__cause__ is not None:
+        exc = exc.__cause__  # a validator's own message, not its wrapper's (huggingface_hub's)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:200]}"
 

@@ -226,8 +226,8 @@ def _unfilled(first: BaseException, cfg, fields: set[str], fixes) -> BaseExcepti
                   and not k.endswith("token_id"))
     if not none:
         return first
-    return TypeError(f"{first} (None at this config, and no value in transformers elsewhere: "
-                     f"{', '.join(none)})")
+    return TypeError(f"{first}; None, with no default anywhere in transformers: "
+                     f"{', '.join(none)}")
 
 
 def _copy(cfg):
