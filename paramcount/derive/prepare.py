@@ -170,15 +170,14 @@ def in_vocabulary(kwargs: dict[str, Any], defaults: Mapping[str, Any]) -> dict[s
     return out
 
 
-def settle(src, cfg, make):
+def settle(src, cfg, make, fatal: type[Exception]):
     """The first build of ``src`` (``make(cfg)``); where it fails, the repairs that make it
     build (:func:`repairs`), each kept only if the build fails without it, are recorded in
-    ``src.fixes`` and the repaired build returned. Otherwise the first failure is raised."""
-    from paramcount.derive.probe import NeedsLibrary
-
+    ``src.fixes`` and the repaired build returned. Otherwise the first failure is raised; a
+    ``fatal`` one (a library missing) at once."""
     try:
         return make(cfg)
-    except NeedsLibrary:
+    except fatal:
         raise
     except Exception as exc:
         first: BaseException = exc
@@ -189,7 +188,7 @@ def settle(src, cfg, make):
         try:
             model = make(apply(_copy(cfg), fixes))
             break
-        except NeedsLibrary:
+        except fatal:
             raise
         except Exception as exc:
             name = _missing(exc)
@@ -202,7 +201,7 @@ def settle(src, cfg, make):
         rest = {j: v for j, v in fixes.items() if j != k}
         try:
             make(apply(_copy(cfg), rest))
-        except NeedsLibrary:
+        except fatal:
             raise
         except Exception:
             continue

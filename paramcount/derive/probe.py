@@ -187,7 +187,7 @@ class Source:
             model = make(prepare.apply(cfg, self.fixes) if self.fixes else cfg)
         else:  # the first build: the repairs it needs, if it fails without them
             self._settled = True
-            model = prepare.settle(self, cfg, make)
+            model = prepare.settle(self, cfg, make, NeedsLibrary)
         if not isinstance(model, torch.nn.Module):
             raise DeriveError(f"the builder returned {type(model).__name__}, not a torch "
                               "nn.Module")
