@@ -176,7 +176,9 @@ class Source:
             try:
                 with torch.device("meta"), _legacy_constructors_on_default_device():
                     return self.builder(cfg) if self.builder is not None else self._cls(cfg)
-            except ImportError as exc:
+            except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
+                if self.builder is not None:
+                    raise
                 raise NeedsLibrary(f"{self.cls_name} needs a library that is not installed: "
                                    f"{' '.join(str(exc).split())[:160]}") from None
             finally:
