@@ -45,7 +45,7 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
         require()
     from paramcount.derive import store
     from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.derive.probe import NeedsLibrary, Source
 
     kind: type[Source] = Source
     if keras:  # a builder of a Keras model: built in this process, which holds no torch
@@ -55,10 +55,21 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
     src = kind(model_type=model_type, config=config, cls=cls, builder=builder,
                  defaults=defaults)
     _limit_builds(src, max_build)
-    if not use_cache:
-        return src, derive(src), False
-    d, hit = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
-    return src, d, hit
+
+    def made(src):
+        if not use_cache:
+            return src, derive(src), False
+        d, hit = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
+        return src, d, hit
+
+    try:
+        return made(src)
+    except NeedsLibrary:  # a class needing a library not installed: its text sub-config's class
+        text = src.text_source()
+        if text is None:
+            raise
+        _limit_builds(text, max_build)
+        return made(text)
 
 
 def _limit_builds(src, max_build: int | None) -> None:

@@ -76,6 +76,8 @@ class Derivation:
 
 
 def _first_line(exc: BaseException) -> str:
+    if type(exc).__name__.endswith("ValidationError") and exc.__cause__ is not None:
+        exc = exc.__cause__  # a validator's own message, not its wrapper's (huggingface_hub's)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:200]}"
 
@@ -225,8 +227,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
         d.inert = tuple(f for f in d.inert if f not in new)
+        kept = [c for c in d.constraints if c[0] == "divides"]  # each confirmed by a refusal
         d.constraints.clear()
         _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+        d.constraints = list(dict.fromkeys(d.constraints + kept))
     d.builds = run.builds
     return d
 
@@ -281,10 +285,12 @@ def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list
             divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
                     and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
                     and d.fields[f] != (kept.get(g) or d.fields[g])]
-            m = math.lcm(*(now[g] for g in divs)) if divs else 1
+            m = 1
+            for g in sorted(divs, key=lambda g: now[g]):  # the smallest first (GPT-NeoX's heads,
+                m = m if math.lcm(m, now[g]) > 256 else math.lcm(m, now[g])  # not its context)
             twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
             point[f] = point[twin[0]] if twin else \
-                m * rng.randint(1, 4) if divs and m <= 256 else rng.choice(NICE)
+                m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
     for f in d.flags:

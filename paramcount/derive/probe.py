@@ -9,6 +9,7 @@ TensorFlow.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import re
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from paramcount.derive import prepare
 from paramcount.errors import ParamcountError
 
 __all__ = ["Built", "Observed", "Source", "fold", "observe"]
@@ -23,6 +25,10 @@ __all__ = ["Built", "Observed", "Source", "fold", "observe"]
 
 class DeriveError(ParamcountError):
     """Input ``derive`` cannot work from (an unknown model type, a builder returning no model)."""
+
+
+class NeedsLibrary(DeriveError):
+    """The class needs a library that is not installed (Gemma 3n's vision tower: timm)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,8 @@ class Source:
         self.builder = builder
         self.base = dict(config or {})
         self.split: set[str] = set()  # templates split by layer kind (see observe)
+        self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
+        self._settled = False  # after the first build, no new repairs
         self.cls_name: str
         if builder is not None:
             self.model_type = model_type or "custom"
@@ -85,9 +93,7 @@ class Source:
             raise DeriveError(f"model type {model_type!r} is not one transformers "
                               f"{transformers.__version__} knows")
         self.model_type = model_type
-        for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
-                  "auto_map", "torch_dtype", "dtype", "quantization_config"):
-            self.base.pop(k, None)
+        _strip(self.base)
         # a key the config class aliases (BART's num_hidden_layers is encoder_layers), given
         # beside its field, is set after it and would undo every variation of the field
         aliases = getattr(configuration_auto.CONFIG_MAPPING[model_type], "attribute_map", {})
@@ -111,6 +117,20 @@ class Source:
         self.cls_name = str(cls)
         self._cls = getattr(transformers, cls)
         self._defaults = {}
+        moved = prepare.sub_config(model_type, self.base, self._cls)  # Qwen3.5's text_config
+        if moved is not None:
+            self.model_type, self.base = moved[0], _strip(moved[1])
+        self._ids: dict[str, Any] = {}  # the config's token ids (prepare.in_vocabulary)
+        with contextlib.suppress(Exception):  # a config refusing its base: derive says so
+            ids = configuration_auto.CONFIG_MAPPING[self.model_type](**self.base).to_dict()
+            self._ids = {k: v for k, v in ids.items() if k.endswith("token_id")}
+
+    def text_source(self) -> Source | None:
+        """The text sub-config's causal-LM class (:func:`prepare.text_class`), or None."""
+        found = None if self.builder is not None else \
+            prepare.text_class(self.model_type, self.base)
+        return None if found is None else Source(model_type=found[0], config=found[1],
+                                                 cls=found[2])
 
     # --- the config -------------------------------------------------------------------------
     def config(self, overrides: Mapping[str, Any]):
@@ -118,13 +138,15 @@ class Source:
             return {**self._defaults, **self.base, **overrides}
         from transformers import AutoConfig
 
-        return AutoConfig.for_model(self.model_type, **{**self.base, **overrides})
+        kwargs = prepare.in_vocabulary({**self.base, **overrides}, self._ids)
+        return AutoConfig.for_model(self.model_type, **kwargs)
 
     def values(self, cfg) -> dict[str, Any]:
-        """The config's field values (a transformers config's own, after its defaults)."""
+        """The config's field values (a transformers config's own, after its defaults and the
+        repairs its build needs)."""
         if isinstance(cfg, dict):
             return dict(cfg)
-        return cfg.to_dict()
+        return prepare.apply(cfg, self.fixes).to_dict()
 
     def init_fields(self) -> set[str] | None:
         """Fields the config class takes as arguments (None: any)."""
@@ -148,18 +170,38 @@ class Source:
 
         from reference_models.hf import _legacy_constructors_on_default_device
 
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            with torch.device("meta"), _legacy_constructors_on_default_device():
-                model = self.builder(cfg) if self.builder is not None else self._cls(cfg)
-        finally:
-            if was:
-                gc.enable()
+        def make(cfg):
+            was = gc.isenabled()
+            gc.disable()
+            try:
+                with torch.device("meta"), _legacy_constructors_on_default_device():
+                    return self.builder(cfg) if self.builder is not None else self._cls(cfg)
+            except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
+                if self.builder is not None:
+                    raise
+                raise NeedsLibrary(f"{self.cls_name} needs a library that is not installed: "
+                                   f"{' '.join(str(exc).split())[:160]}") from None
+            finally:
+                if was:
+                    gc.enable()
+
+        if self.builder is not None or self._settled:
+            model = make(prepare.apply(cfg, self.fixes) if self.fixes else cfg)
+        else:  # the first build: the repairs it needs, if it fails without them
+            self._settled = True
+            model = prepare.settle(self, cfg, make, NeedsLibrary)
         if not isinstance(model, torch.nn.Module):
             raise DeriveError(f"the builder returned {type(model).__name__}, not a torch "
                               "nn.Module")
         return model
+
+
+def _strip(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without the keys that are no config field (``model_type``, ``dtype``)."""
+    for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
+              "auto_map", "torch_dtype", "dtype", "quantization_config"):
+        values.pop(k, None)
+    return values
 
 
 def _quiet(transformers) -> None:

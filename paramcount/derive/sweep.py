@@ -79,7 +79,21 @@ def one(model_type: str, kind: str = "causal", *, prove: bool = True) -> Row:
         return Row(model_type, d.cls, "unproven", total, fields,
                    f"{len(bad)} of {len(cases)} proof cases not proven; {bad[0]['case']}: "
                    f"{bad[0]['status']}: {' '.join(str(bad[0]['message']).split())[:160]}", kind)
-    return Row(model_type, d.cls, "proven", total, fields, f"{len(cases)} cases proven", kind)
+    return Row(model_type, d.cls, "proven", total, fields,
+               f"{len(cases)} cases proven{_given(src, d)}", kind)
+
+
+def _given(src, d) -> str:
+    """The integers the defaults leave None that the build was given, as the row's note
+    (:mod:`paramcount.derive.prepare`: Dots1's n_routed_experts)."""
+    try:
+        cfg = src.config({})
+    except Exception:  # a config refusing its base never reaches here; no note then
+        return ""
+    raw = cfg if isinstance(cfg, dict) else cfg.to_dict()  # before any repair
+    filled = [f"{k}={v}" for k, v in sorted(d.explicit.items())
+              if type(v) is int and k in raw and raw[k] is None]
+    return f"; at {', '.join(filled)} (None at the defaults)" if filled else ""
 
 
 def _proof(d, src) -> list[dict]:
@@ -165,7 +179,8 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
         for r in sorted(of, key=lambda r: r.model_type):
             total = f"{r.total:,}" if r.total is not None else ""
             found = ", ".join(f"`{f}`" for f in r.fields)
-            status = "proven" if r.status == "proven" else f"{r.status}: {r.reason}"
+            status = f"{r.status}: {r.reason}" if r.status != "proven" else \
+                "proven" + (r.reason[r.reason.index(";"):] if ";" in r.reason else "")
             lines.append(f"| `{r.model_type}` | {r.cls} | {total} | {found} | "
                          f"{status.replace('|', '/')} |")
     return lines

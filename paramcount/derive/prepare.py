@@ -1,0 +1,242 @@
+"""Config preparation: what a derivation builds from, made buildable by general rules.
+
+- **A composite config's sub-config.** A class whose ``config_class`` is one of its model
+  type's sub-configs (Qwen3.5's causal LM reads ``text_config``, MusicGen's ``decoder``) is
+  built from that sub-config, as ``AutoModelForCausalLM.from_config`` does; the derivation is
+  then the sub-config's model type's, its fields named after the sub-config's keys
+  (:func:`sub_config`).
+- **A class needing a library that is not installed** (Gemma 3n's vision tower needs timm):
+  with a text sub-config whose own model type has a causal-LM class, that class
+  (:func:`text_class`).
+- **Fields the model computes with but the config leaves None or lacks** (:func:`repairs`),
+  tried only where the base build fails, each kept only if the build needs it: ``head_dim`` as
+  ``hidden_size // num_attention_heads`` and ``num_key_value_heads`` as ``num_attention_heads``
+  (as transformers' configs compute them), ``layer_types`` as full attention in every layer,
+  ``is_decoder`` on, another None integer field at the default transformers' config classes
+  most often give it, and an attribute a nested config lacks from the config's own values.
+- **Token ids inside the vocabulary** (:func:`in_vocabulary`): a small random vocabulary moves
+  an id above it to its last entry (an id is no shape).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["in_vocabulary", "repairs", "sub_config", "text_class"]
+
+# fields read as a count of something else when the config leaves them None: the expression
+# transformers' own configs use (Llama's num_key_value_heads, Nemotron's head_dim)
+_COMPUTED = {"head_dim": lambda c: c["hidden_size"] // c["num_attention_heads"],
+             "num_key_value_heads": lambda c: c["num_attention_heads"]}
+
+
+def sub_config(model_type: str, base: Mapping[str, Any], cls) -> tuple[str, dict] | None:
+    """(the sub-config's model type, its values) where ``cls`` is built from a sub-config of
+    ``model_type``'s config (its ``config_class`` is one of ``sub_configs``); else None. The
+    values are those that differ from the sub-config class's defaults."""
+    from transformers.models.auto import configuration_auto
+
+    composite = configuration_auto.CONFIG_MAPPING[model_type]
+    own = getattr(cls, "config_class", None)
+    subs = dict(getattr(composite, "sub_configs", None) or {})
+    key = next((k for k, v in subs.items() if own is not None and v is own), None)
+    if own is None or own is composite or key is None or not getattr(own, "model_type", ""):
+        return None
+    if own.model_type not in configuration_auto.CONFIG_MAPPING_NAMES:
+        return None
+    sub = getattr(composite(**base), key)
+    default = own().to_dict()
+    values = {k: v for k, v in sub.to_dict().items() if k not in default or default[k] != v}
+    return own.model_type, values
+
+
+def text_class(model_type: str, base: Mapping[str, Any]) -> tuple[str, dict, str] | None:
+    """(text model type, its values, its causal-LM class) for a composite config with a
+    ``text_config`` whose model type has a causal-LM class; else None."""
+    from transformers.models.auto import configuration_auto, modeling_auto
+
+    composite = configuration_auto.CONFIG_MAPPING[model_type]
+    text = dict(getattr(composite, "sub_configs", None) or {}).get("text_config")
+    kind = getattr(text, "model_type", "")
+    cls = modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(kind)
+    if text is None or not isinstance(cls, str):
+        return None
+    sub = composite(**base).text_config
+    default = text().to_dict()
+    return kind, {k: v for k, v in sub.to_dict().items()
+                  if k not in default or default[k] != v}, cls
+
+
+_INT_FIELD = re.compile(r"^    (\w+): int(?: \| None)? = (\d[\d_]*)$", re.M)
+
+
+@functools.cache
+def _common_defaults() -> dict[str, int]:
+    """Each integer field's default most common across transformers' config classes (read
+    from their sources, ``n_routed_experts: int | None = 256``: importing them all is slow)."""
+    from pathlib import Path
+
+    import transformers
+
+    seen: dict[str, Counter] = {}
+    root = Path(transformers.__file__).parent / "models"
+    for path in sorted(root.glob("*/configuration_*.py")):
+        for name, value in _INT_FIELD.findall(path.read_text(errors="replace")):
+            seen.setdefault(name, Counter())[int(value.replace("_", ""))] += 1
+    return {k: c.most_common(1)[0][0] for k, c in seen.items()}
+
+
+def repairs(cfg, fields: set[str], missing: str | None = None) -> dict[str, Any]:
+    """Candidate values for what the model may compute with but ``cfg`` leaves None (among
+    ``fields``, the config class's own) or lacks (``missing``: the attribute an
+    AttributeError named). Integer values go into the base config (they become
+    hyperparameters); ``layer_types`` is made per build (:func:`apply`)."""
+    values = cfg.to_dict()
+    out: dict[str, Any] = {}
+    for k in sorted(fields):
+        if values.get(k, 0) is not None or k.endswith("token_id") or k.endswith("_config"):
+            continue
+        if k in _COMPUTED:
+            with contextlib.suppress(KeyError, TypeError, ZeroDivisionError):
+                out[k] = _COMPUTED[k](values)
+        elif k == "layer_types":
+            out[k] = "full_attention"
+        elif k in _common_defaults():
+            out[k] = _common_defaults()[k]
+    if values.get("is_decoder") is False:
+        out["is_decoder"] = True
+    if missing:
+        out["." + missing] = missing
+    return out
+
+
+def apply(cfg, fixes: Mapping[str, Any]):
+    """``cfg`` (changed in place) with the repairs: an integer where it is None, ``is_decoder``
+    on, ``layer_types`` for every layer, and what ``.name`` names supplied (:func:`_supply`)."""
+    for k, v in fixes.items():
+        if k.startswith("."):
+            _supply(cfg, k[1:])
+        elif k == "layer_types":
+            n = getattr(cfg, "num_hidden_layers", None)
+            if getattr(cfg, k, 0) is None and isinstance(n, int):
+                cfg.layer_types = [v] * n
+        elif k == "is_decoder" or getattr(cfg, k, 0) is None:
+            setattr(cfg, k, v)
+    return cfg
+
+
+def _supply(cfg, name: str) -> None:
+    """A name the model reads and the config lacks: a layer type its RoPE parameters are
+    looked up by (Cohere Compass's, given flat or not at all: the same parameters for each
+    layer type, transformers' defaults where none are given); or
+    an attribute a nested config lacks (DBRX's ``attn_config.rope_theta``), from the config's
+    own value or its RoPE parameters."""
+    rope = getattr(cfg, "rope_parameters", None)
+    kinds = getattr(cfg, "layer_types", None) or []
+    if name in kinds and isinstance(rope, dict) and name not in rope:
+        flat = {k: v for k, v in rope.items() if not isinstance(v, dict)} or {
+            "rope_type": getattr(cfg, "default_rope_type", "default"),
+            "rope_theta": getattr(cfg, "default_theta", 10_000.0)}
+        cfg.rope_parameters = {**rope, **{t: dict(flat) for t in set(kinds) if t not in rope}}
+        return
+    value = getattr(cfg, name, None) if hasattr(cfg, name) else \
+        (rope.get(name) if isinstance(rope, dict) else None)
+    if value is None:
+        return
+    for sub in [cfg, *vars(cfg).values()]:
+        if hasattr(sub, "to_dict") and not hasattr(sub, name):
+            with contextlib.suppress(Exception):
+                object.__setattr__(sub, name, value)
+
+
+def in_vocabulary(kwargs: dict[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with each integer ``*_token_id`` (given, or the config's default) at or
+    above the vocabulary (the smallest ``*vocab_size`` given: Marian's decoder_vocab_size too)
+    moved to its last entry."""
+    sizes = [v for k, v in kwargs.items() if k.endswith("vocab_size") and type(v) is int and v > 0]
+    if not sizes:
+        return kwargs
+    vocab = min(sizes)
+    out = dict(kwargs)
+    for k in {**defaults, **kwargs}:
+        v = out.get(k, defaults.get(k))
+        if k.endswith("token_id") and type(v) is int and v >= vocab:
+            out[k] = vocab - 1
+    return out
+
+
+def settle(src, cfg, make, fatal: type[Exception]):
+    """The first build of ``src`` (``make(cfg)``); where it fails, the repairs that make it
+    build (:func:`repairs`), each kept only if the build fails without it, are recorded in
+    ``src.fixes`` and the repaired build returned. Otherwise the first failure is raised; a
+    ``fatal`` one (a library missing) at once."""
+    try:
+        return make(cfg)
+    except fatal:
+        raise
+    except Exception as exc:
+        first: BaseException = exc
+    fields = src.init_fields() or set()
+    fixes = repairs(cfg, fields, _missing(first))
+    model = None
+    for _ in range(4):  # a nested config may lack more than one attribute (DBRX's)
+        try:
+            model = make(apply(_copy(cfg), fixes))
+            break
+        except fatal:
+            raise
+        except Exception as exc:
+            name = _missing(exc)
+            if not name or "." + name in fixes:
+                raise _unfilled(first, cfg, fields, fixes) from None
+            fixes["." + name] = name
+    if model is None:
+        raise _unfilled(first, cfg, fields, fixes)
+    for k in list(fixes):  # each repair kept only if the build needs it
+        rest = {j: v for j, v in fixes.items() if j != k}
+        try:
+            make(apply(_copy(cfg), rest))
+        except fatal:
+            raise
+        except Exception:
+            continue
+        fixes = rest
+    src.fixes = fixes
+    return make(apply(cfg, fixes))
+
+
+def _unfilled(first: BaseException, cfg, fields: set[str], fixes) -> BaseException:
+    """The first failure; a TypeError on None also names the fields None at this config
+    that no repair gives a value (Qwen4-Exp's ``indexer_budget``)."""
+    if not (isinstance(first, TypeError) and "NoneType" in str(first)):
+        return first
+    import dataclasses
+
+    values = cfg.to_dict()
+    ints = {f.name for f in dataclasses.fields(cfg)} if dataclasses.is_dataclass(cfg) else set()
+    ints = {k for k in ints if "int" in str(next(f.type for f in dataclasses.fields(cfg)
+                                                 if f.name == k))}
+    none = sorted(k for k in fields & ints if values.get(k, 0) is None and k not in fixes
+                  and not k.endswith("token_id"))
+    if not none:
+        return first
+    return TypeError(f"{first}; None, with no default anywhere in transformers: "
+                     f"{', '.join(none)}")
+
+
+def _copy(cfg):
+    import copy
+
+    return copy.deepcopy(cfg)
+
+
+def _missing(exc: BaseException) -> str | None:
+    """The attribute an AttributeError or KeyError names, if it is a plain name."""
+    name = getattr(exc, "name", None) if isinstance(exc, AttributeError) else \
+        (exc.args[0] if isinstance(exc, KeyError) and exc.args else None)
+    return name if isinstance(name, str) and name.isidentifier() else None

@@ -1,0 +1,174 @@
+"""Config preparation (paramcount.derive.prepare): the general rules that make a model type
+build where its class reads a sub-config, a library is missing, the config leaves a field None
+the model computes with, or a small vocabulary is below the token ids; each on a tiny config."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from paramcount.derive import prepare
+from tests._shared import torch_side
+
+TINY = {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "intermediate_size": 16, "vocab_size": 50}
+
+
+def _params(model) -> int:
+    import math
+
+    return sum(math.prod(p.shape) for p in model.parameters())
+
+
+# --- no torch -----------------------------------------------------------------------------------
+
+
+def test_token_ids_follow_a_small_vocabulary():
+    defaults = {"pad_token_id": 58100, "eos_token_id": 0, "decoder_start_token_id": 58100}
+    moved = prepare.in_vocabulary({"vocab_size": 40, "bos_token_id": 45}, defaults)
+    assert moved == {"vocab_size": 40, "bos_token_id": 39, "pad_token_id": 39,
+                     "decoder_start_token_id": 39}  # eos_token_id 0 is inside: left alone
+    assert prepare.in_vocabulary({"hidden_size": 8}, defaults) == {"hidden_size": 8}
+    both = prepare.in_vocabulary({"vocab_size": 40, "decoder_vocab_size": 30}, defaults)
+    assert both["pad_token_id"] == 29  # the smaller of two vocabularies (Marian's decoder's)
+
+
+def test_widths_divide_by_the_small_inert_divisors_not_the_large_ones():
+    """GPT-NeoX's hidden_size divides by its heads (its validator), which change no weight;
+    its context length also divides the base width, but the lcm of both is too large to keep:
+    the sample keeps the heads' divisibility rather than dropping every one."""
+    from paramcount.derive.core import Derivation, _sample
+
+    d = Derivation("t", "T", {}, {"hidden_size": 6144, "num_hidden_layers": 44}, (), ())
+    d.explicit = {"num_attention_heads": 64, "max_position_embeddings": 2048, **d.fields}
+    rng = random.Random(0)
+    for _ in range(20):
+        p = _sample(rng, d, ["num_hidden_layers"], ["hidden_size"], structured=True, same=False)
+        assert p["hidden_size"] % 64 == 0 and p["hidden_size"] <= 256
+
+
+# --- torch side ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("composite", "key", "sub_type", "cls"), [
+    ("qwen3_5", "text_config", "qwen3_5_text", "Qwen3_5ForCausalLM"),
+    ("musicgen", "decoder", "musicgen_decoder", "MusicgenForCausalLM"),
+])
+@torch_side
+def test_a_class_reading_a_sub_config_is_derived_from_it(composite, key, sub_type, cls):
+    import torch
+    import transformers
+    from transformers import AutoConfig
+
+    from paramcount.derive.probe import Source
+
+    tiny = {**TINY, "num_key_value_heads": 2, "head_dim": 8} if composite == "qwen3_5" else \
+        {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2, "ffn_dim": 16,
+         "vocab_size": 50}
+    src = Source(config={"model_type": composite, key: tiny})
+    assert (src.model_type, src.cls_name) == (sub_type, cls)
+    assert tiny.items() <= src.base.items() and "model_type" not in src.base
+    model = src.model(src.config({}))
+    with torch.device("meta"):
+        direct = getattr(transformers, cls)(AutoConfig.for_model(sub_type, **tiny))
+    assert _params(model) == _params(direct)
+    assert Source(model_type=composite).model_type == sub_type  # its defaults too
+
+
+@torch_side
+def test_a_class_needing_a_missing_library_falls_back_to_its_text_class():
+    import importlib.util
+
+    from paramcount.derive.probe import NeedsLibrary, Source
+
+    def builder(cfg):  # a builder's own ImportError is its own (Keras in a torch worker)
+        raise ImportError("keras imported in a process that holds torch")
+
+    with pytest.raises(ImportError) as caught:
+        Source(builder=builder, defaults={"a": 1}).build({})
+    assert not isinstance(caught.value, NeedsLibrary)
+    src = Source(model_type="gemma3n", config={"text_config": {"hidden_size": 64}})
+    if importlib.util.find_spec("timm") is None:  # Gemma 3n's vision tower needs it
+        with pytest.raises(NeedsLibrary, match=r"needs a library that is not installed.*timm"):
+            src.build({})
+    text = src.text_source()
+    assert text is not None
+    assert (text.model_type, text.cls_name) == ("gemma3n_text", "Gemma3nForCausalLM")
+    assert text.base == {"hidden_size": 64}
+
+
+@pytest.mark.parametrize(("model_type", "config", "fixes"), [
+    # None where the model computes with it: as transformers' configs compute it elsewhere
+    ("ministral", {**TINY, "num_key_value_heads": 2}, {"head_dim": 8}),
+    ("nemotron", TINY, {"num_key_value_heads": 4}),
+    ("lfm2_moe", {**TINY, "num_key_value_heads": 2, "moe_intermediate_size": 8,
+                  "num_experts": 4, "num_experts_per_tok": 2, "num_dense_layers": 1},
+     {"layer_types": "full_attention"}),
+    # None with no expression: the default transformers' config classes most often give it
+    ("dots1", {**TINY, "moe_intermediate_size": 8}, {"n_routed_experts": 256,
+                                                     "n_shared_experts": 1}),
+    # a flag the class asserts; an attribute a nested config lacks; RoPE by layer type
+    ("reformer", {}, {"is_decoder": True}),
+    ("dbrx", {"d_model": 32, "n_heads": 4, "n_layers": 2, "vocab_size": 50},
+     {".rope_theta": "rope_theta"}),
+    ("cohere_compass_text", TINY, {".full_attention": "full_attention"}),
+])
+@torch_side
+def test_the_first_build_gets_only_the_repairs_it_needs(model_type, config, fixes):
+    from paramcount.derive.probe import Source
+
+    src = Source(model_type=model_type, config=config)
+    built = src.build({})
+    assert src.fixes == fixes  # and nothing else: is_decoder and the rest were tried, dropped
+    assert built
+    cfg = src.config({})
+    values = src.values(cfg)  # an integer repair is the base's value: a hyperparameter
+    assert all(values[k] == v for k, v in fixes.items() if type(v) is int)
+    again = src.build({"num_hidden_layers": 3} if "num_hidden_layers" in config else {})
+    assert again  # later builds get the same repairs (layer_types follows the layer count)
+
+
+@torch_side
+def test_a_build_no_repair_rescues_names_its_none_fields():
+    from paramcount.derive.probe import Source
+
+    src = Source(model_type="qwen4_exp_text", config={**TINY, "num_hidden_layers": 4})
+    with pytest.raises(TypeError, match=r"None, with no default anywhere.*indexer_budget"):
+        src.build({})
+
+
+@torch_side
+def test_a_config_refusing_its_defaults_names_the_validators_own_reason():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import DeriveError, Source
+
+    with pytest.raises(DeriveError, match=r"refuses its base values: ValueError: "
+                                          r"hidden_size_per_layer_input must be 0, got 256"):
+        derive(Source(model_type="gemma4_assistant"))
+
+
+@torch_side
+def test_a_small_vocabulary_below_the_pad_id_builds():
+    from paramcount.derive.probe import Source
+
+    src = Source(model_type="marian", config={"d_model": 16, "decoder_layers": 1,
+                                              "encoder_layers": 1, "decoder_ffn_dim": 8,
+                                              "encoder_ffn_dim": 8, "decoder_attention_heads": 2,
+                                              "encoder_attention_heads": 2})
+    built = src.build({"vocab_size": 40, "decoder_vocab_size": 30})
+    assert built
+
+
+def test_a_row_says_which_none_fields_its_defaults_were_given():
+    from types import SimpleNamespace
+
+    from paramcount.derive.sweep import Row, _given, section
+
+    src = SimpleNamespace(config=lambda over: {"n_routed_experts": None, "hidden_size": 4})
+    d = SimpleNamespace(explicit={"n_routed_experts": 256, "hidden_size": 4})
+    note = _given(src, d)
+    assert note == "; at n_routed_experts=256 (None at the defaults)"
+    row = Row("dots1", "Dots1ForCausalLM", "proven", 10, ("hidden_size",), "8 cases proven" + note)
+    assert any("| proven; at n_routed_experts=256 (None at the defaults) |" in line
+               for line in section([row], {}))
