@@ -187,6 +187,33 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
     assert active - 2 * table == activated
 
 
+@pytest.mark.parametrize(("preset", "stored", "tables", "card"), [
+    ("glm_4_5", 358_337_776_896, 4, 355_233_991_936),
+    ("glm_4_6", 356_785_884_416, 2, 355_233_991_936),
+    ("glm_4_5_air", 110_468_818_944, 4, 107_985_790_976),
+])
+def test_glm_card_totals_count_the_mtp_layer_without_word_embeddings_or_output(preset, stored,
+                                                                               tables, card):
+    """GLM-4.5's report counts "the parameters of MTP layers but not word embeddings and the
+    output layer": the stored count (n_mtp = 1, the MTP layer with or without its own table
+    and head, mtp_tab) less every v × d_e table. 355.2B for GLM-4.5 and GLM-4.6; 108.0B for
+    GLM-4.5-Air, whose card says 106B (its preset's card.why)."""
+    arch = registry.get("glm4_moe")
+    hp = arch.resolve(arch.preset(preset).hparams)
+    assert arch.count(hp) == stored
+    vocab = [t for t in arch.formula.leaves() if t.kind in ("embedding", "head")]
+    values = {symbols.get(k): x for k, x in hp.items()}
+    assert sum(int(t.expr.subs(values)) for t in vocab) == tables * hp["v"] * hp["d_e"]
+    assert stored - tables * hp["v"] * hp["d_e"] == card
+
+
+def test_glm_mtp_layer_is_read_and_is_a_named_delta(capsys):
+    """num_nextn_predict_layers is n_mtp; transformers does not build the layer (a delta)."""
+    data = _count(capsys, "--config", str(CONFIGS / "glm-4.5.json"))
+    assert data["config"]["read"]["n_mtp"] == 1
+    assert data["total"] == 352_797_814_784 == 358_337_776_896 - 5_539_962_112
+
+
 def test_deepseek_v32_indexer_and_card_figure():
     """V3.2's lightning indexer adds 851.5M to V3's 671.0B; with the stored MTP module (its own
     indexer included) 685.4B, the V3.2-Exp card's "685B"."""
