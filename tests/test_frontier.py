@@ -65,6 +65,18 @@ PUBLISHED = {
     # microsoft/Phi-3.5-MoE-instruct config.json (its rope_scaling's long/short factor lists left
     # out): "42B total, 6.6B active" (41.9B, 6.64B)
     "phi-3.5-moe-instruct.json": ("phimoe", 41_873_153_344),
+    # second configs (keys that change no count, and values not certain, left out):
+    # zai-org/GLM-4.6 config.json (GLM-4.5's, max_position_embeddings 202752; "355B" on the
+    # card: see its preset's card.why); allenai/OLMo-2-1124-13B ("13B", 13.7B);
+    # allenai/OLMoE-1B-7B-0125 (OLMoE-1B-7B-0924's shapes); ibm-granite/granite-3.0-8b-base
+    # (tied; 8.17B); nomic-ai/gpt4all-j (a GPT-J-6B fine-tune: its shapes); AntonV/mamba2-130m-hf
+    # (the Mamba-2 130M checkpoint converted for Mamba2ForCausalLM, tied: 129M)
+    "glm-4.6.json": ("glm4_moe", 352_797_814_784),
+    "olmo-2-1124-13b.json": ("olmo2", 13_716_198_400),
+    "olmoe-1b-7b-0125.json": ("olmoe", 6_919_161_856),
+    "granite-3.0-8b-base.json": ("granite", 8_170_848_256),
+    "gpt4all-j.json": ("gpt_j", 6_050_882_784),
+    "mamba2-130m-hf.json": ("mamba2", 128_989_632),
 }
 
 
