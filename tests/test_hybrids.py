@@ -181,6 +181,21 @@ def test_granite_4_h_small_9b_active_and_micro_without_experts(capsys):
     assert read["moe"] == 0 and read["L_att"] == 40 and "E" not in read
 
 
+def test_granite_4_proof_leaves_the_mamba_heads_free():
+    """Granite 4 is proven with H_ssm and M independent: the proof's one restriction is the
+    sub-lattice x_in = H_ssm·x_in' (x_in·d_e divisible by H_ssm, met through x_in), dense in
+    every hyperparameter, so its polynomial identity holds at every valid set."""
+    from paramcount.hparams import Divisible
+    from paramcount.prove import transformers as hf_prove
+
+    arch = registry.get("granitemoehybrid")
+    assert arch.transformers.prove_within == (Divisible(symbols.x_in, symbols.H_ssm),)
+    proof = hf_prove.proof_arch(arch)
+    assert not any(getattr(c, "op", None) == "==" for c in proof.constraints)
+    hp = arch.resolve(arch.preset("granite_4_0_h_small").hparams)
+    assert hp["H_ssm"] != hp["M"]
+
+
 def test_granite_4_reads_new_and_legacy_layer_names(capsys, tmp_path):
     data = json.loads((CONFIGS / "granite-4.0-h-small.json").read_text())
     data["layer_types"] = ["full_attention"] * 3 + ["linear_attention"] * 36 + ["attention"]
