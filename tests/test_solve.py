@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.cli import main
 from paramcount.errors import HyperparameterError, UnknownSymbolError
 from paramcount.solve import parse_target, solve
@@ -169,3 +169,17 @@ def test_bad_active_requests_are_one_line_exit_2(capsys, args, message):
     assert main(["solve", arch, "--target", "100B", "--for", "d_e", *rest, *sets]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_a_product_with_known_factors_sets_the_step():
+    """Granite 4's x_in·d_e divisible by H_ssm: at x_in = 2, H_ssm = 128, d_e is a multiple of
+    64, not only of M = 32 (so solve --active starts from a valid width)."""
+    from paramcount.solve import _step
+    from paramcount.solve_moe import solve_pair
+
+    arch = registry.get("granitemoehybrid")
+    given = dict(arch.preset("granite_4_0_h_small").hparams)
+    assert _step(arch, symbols.get("d_e"), {k: x for k, x in given.items() if k != "d_e"}) == 64
+    hp = arch.resolve(given)
+    sol = solve_pair(arch, arch.count(hp), arch.count_active(hp), "d_e", "d_fe", given)
+    assert (sol.best.value, sol.best.inner.value) == (4096, 768) and sol.step == 64
