@@ -127,14 +127,17 @@ def _valid(arch: Architecture, given: Mapping[str, int], name: str, x: int) -> d
 
 
 def _step(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -> int:
-    """A step all valid values share, from the constraints where ``sym`` is the dividend."""
+    """A step all valid values share, from the constraints whose dividend is ``sym`` times
+    known values (x_in·d_e divisible by H_ssm: d_e a multiple of H_ssm / gcd(H_ssm, x_in))."""
     step = 1
     vals = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
     for c in arch.constraints:
-        if isinstance(c, Divisible) and sympy.sympify(c.dividend) == sym:
-            b = sympy.sympify(c.divisor).xreplace(vals)
-            if b.is_Integer and int(b) > 0:
-                step = math.lcm(step, int(b))
+        if not isinstance(c, Divisible):
+            continue
+        factor = (sympy.sympify(c.dividend).xreplace(vals) / sym).cancel()
+        b = sympy.sympify(c.divisor).xreplace(vals)
+        if factor.is_Integer and int(factor) > 0 and b.is_Integer and int(b) > 0:
+            step = math.lcm(step, int(b) // math.gcd(int(b), int(factor)))
     return step
 
 

@@ -6,9 +6,12 @@ Two unknowns for two counts. For each valid value x of the first (``--for``), th
 (``--and``) is the valid value whose active count is nearest the active budget
 (:func:`paramcount.solve.solve` with ``of="active"``); the total at that pair then falls as x
 grows (a wider model spends more of a fixed active budget on what every token uses, attention
-and embeddings, and less on experts, of which only k of E are active), so the x whose total is
-nearest the total budget is found by exact bisection over the valid values of x. Formula only,
-every count an exact integer.
+and embeddings, and less on experts, of which only k of E are active), so the x where the
+total crosses the budget is found by exact bisection over the valid values of x. Only on the
+whole: the second unknown's nearest value holds over a run of x (a plateau), along which the
+total rises, so the nearest pair on either side is sought in the plateaus around that crossing
+(each found by bisection, the total monotone within one). Formula only, every count an exact
+integer.
 """
 
 from __future__ import annotations
@@ -101,8 +104,80 @@ def solve_pair(arch: Architecture | str, target: int | str, active: int | str, u
             lo = mid
         else:
             hi = mid
-    above, below = at(lo), at(hi)
+    below, above = _nearest_in_plateaus(at, lo, total_n)
     return PairSolution(arch.id, unknown, also, total_n, active_n, dict(given), below, above, step)
+
+
+_MAX_PLATEAUS = 32
+
+
+def _nearest_in_plateaus(at, lo: int, target: int) -> tuple[Pair | None, Pair | None]:
+    """The pairs nearest ``target`` from below and above, given ``lo`` with at(lo) above it and
+    at(lo + 1) not. A plateau is a run of indices where the second unknown keeps its value
+    (it only falls as the index grows): the total rises along one, and falls from one to the
+    next. From lo's plateau, forward while a plateau can still hold a total in (best below,
+    target], backward while one can hold a total in (target, best above)."""
+    memo: dict[int, Pair | None] = {}
+
+    def pt(k: int) -> Pair | None:
+        if k not in memo:
+            memo[k] = at(k) if k >= 1 else None
+        return memo[k]
+
+    def same(k: int, value: int) -> bool:
+        p = pt(k)
+        return p is not None and p.inner.value == value
+
+    def edge(k: int, way: int) -> int:
+        """The last index from k, going ``way`` (±1), on k's plateau."""
+        value, reach = pt(k).inner.value, 1  # type: ignore[union-attr]
+        while same(k + way * reach, value) and reach < 2 ** 62:
+            k, reach = k + way * reach, reach * 2
+        out, inside = k + way * reach, k  # same(inside), not same(out)
+        while abs(out - inside) > 1:
+            mid = (inside + out) // 2
+            inside, out = (mid, out) if same(mid, value) else (inside, mid)
+        return inside
+
+    below: Pair | None = None
+    above: Pair | None = None
+
+    def visit(start: int, end: int) -> None:
+        nonlocal below, above
+        first = pt(start)
+        if first.total > target:  # type: ignore[union-attr]
+            found = [first]
+        else:  # the last index at or below the target: the total rises along the plateau
+            a, b = start, end + 1
+            while b - a > 1:
+                mid = (a + b) // 2
+                a, b = (mid, b) if pt(mid).total <= target else (a, mid)  # type: ignore[union-attr]
+            found = [pt(a)] + ([pt(a + 1)] if a < end else [])
+        for p in found:
+            if p is None:
+                continue
+            if p.total <= target and (below is None or p.total > below.total):
+                below = p
+            if p.total >= target and (above is None or p.total < above.total):
+                above = p
+
+    start, end = edge(lo, -1), edge(lo, 1)
+    first_start = start
+    for _ in range(_MAX_PLATEAUS):  # forward from lo's plateau
+        visit(start, end)
+        if pt(end + 1) is None or (below is not None and pt(end).total <= below.total):  # type: ignore[union-attr]
+            break
+        start, end = end + 1, edge(end + 1, 1)
+    end = first_start - 1
+    for _ in range(_MAX_PLATEAUS):  # backward: plateaus whose smallest total may be nearer above
+        if pt(end) is None:
+            break
+        start = edge(end, -1)
+        if above is not None and pt(start).total >= above.total:  # type: ignore[union-attr]
+            break
+        visit(start, end)
+        end = start - 1
+    return below, above
 
 
 def solve_any(arch, target, unknown, given, active=None, also=None):

@@ -272,6 +272,12 @@ E_sh = declare("E_sh", "always-active shared experts, each d_fe wide, possibly n
                "moe_num_shared_experts)", zero_ok=True)
 n_mtp = declare("n_mtp", "multi-token-prediction modules stored beside the model "
                 "(num_nextn_predict_layers)", zero_ok=True)
+moe_lat = declare("moe_lat", "1 when routed experts work on a latent projection of width d_lat "
+                  "(Nemotron-H's moe_latent_size set), else 0 (on d_e)", flag=True)
+d_lat = declare("d_lat", "width of the latent the routed experts work on (moe_latent_size)")
+mtp_tab = declare("mtp_tab", "1 when each stored multi-token-prediction module holds its own "
+                  "copy of the token table and output head (DeepSeek-V3, GLM-4.5), 0 when it "
+                  "shares the main model's (GLM-4.6)", flag=True)
 # mamba, mamba2 (selective state-space models)
 x_in = declare("x_in", "expansion of a state-space (Mamba) mixer: its inner width is x_in·d_e "
                "(expand)")

@@ -65,6 +65,18 @@ PUBLISHED = {
     # microsoft/Phi-3.5-MoE-instruct config.json (its rope_scaling's long/short factor lists left
     # out): "42B total, 6.6B active" (41.9B, 6.64B)
     "phi-3.5-moe-instruct.json": ("phimoe", 41_873_153_344),
+    # second configs (keys that change no count, and values not certain, left out):
+    # zai-org/GLM-4.6 config.json (GLM-4.5's, max_position_embeddings 202752; "355B" on the
+    # card: see its preset's card.why); allenai/OLMo-2-1124-13B ("13B", 13.7B);
+    # allenai/OLMoE-1B-7B-0125 (OLMoE-1B-7B-0924's shapes); ibm-granite/granite-3.0-8b-base
+    # (tied; 8.17B); nomic-ai/gpt4all-j (a GPT-J-6B fine-tune: its shapes); AntonV/mamba2-130m-hf
+    # (the Mamba-2 130M checkpoint converted for Mamba2ForCausalLM, tied: 129M)
+    "glm-4.6.json": ("glm4_moe", 352_797_814_784),
+    "olmo-2-1124-13b.json": ("olmo2", 13_716_198_400),
+    "olmoe-1b-7b-0125.json": ("olmoe", 6_919_161_856),
+    "granite-3.0-8b-base.json": ("granite", 8_170_848_256),
+    "gpt4all-j.json": ("gpt_j", 6_050_882_784),
+    "mamba2-130m-hf.json": ("mamba2", 128_989_632),
 }
 
 
@@ -185,6 +197,33 @@ def test_glm_activated_figures_leave_out_the_token_table_and_head(preset, activa
     active = int(arch.formula.active_total().subs(values))
     table = int(arch.formula.find("embeddings.token").total().subs(values))
     assert active - 2 * table == activated
+
+
+@pytest.mark.parametrize(("preset", "changes", "stored", "tables", "card"), [
+    ("glm_4_5", {}, 358_337_776_896, 4, 355_233_991_936),
+    ("glm_4_6", {"mtp_tab": 0}, 356_785_884_416, 2, 355_233_991_936),
+    ("glm_4_5_air", {}, 110_468_818_944, 4, 107_985_790_976),
+])
+def test_glm_card_totals_count_the_mtp_layer_without_word_embeddings_or_output(
+        preset, changes, stored, tables, card):
+    """GLM-4.5's report counts "the parameters of MTP layers but not word embeddings and the
+    output layer": the stored count (n_mtp = 1, the MTP layer with or without its own table
+    and head, mtp_tab: GLM-4.6's checkpoint stores none) less every v × d_e table. 355.2B for
+    GLM-4.5 and GLM-4.6; 108.0B for GLM-4.5-Air, whose card says 106B (its preset's card.why)."""
+    arch = registry.get("glm4_moe")
+    hp = arch.resolve({**arch.preset(preset).hparams, **changes})
+    assert arch.count(hp) == stored
+    vocab = [t for t in arch.formula.leaves() if t.kind in ("embedding", "head")]
+    values = {symbols.get(k): x for k, x in hp.items()}
+    assert sum(int(t.expr.subs(values)) for t in vocab) == tables * hp["v"] * hp["d_e"]
+    assert stored - tables * hp["v"] * hp["d_e"] == card
+
+
+def test_glm_mtp_layer_is_read_and_is_a_named_delta(capsys):
+    """num_nextn_predict_layers is n_mtp; transformers does not build the layer (a delta)."""
+    data = _count(capsys, "--config", str(CONFIGS / "glm-4.5.json"))
+    assert data["config"]["read"]["n_mtp"] == 1
+    assert data["total"] == 352_797_814_784 == 358_337_776_896 - 5_539_962_112
 
 
 def test_deepseek_v32_indexer_and_card_figure():

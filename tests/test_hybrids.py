@@ -141,6 +141,37 @@ def test_nemotron_h_head_is_never_tied(capsys, tmp_path):
     assert _count(capsys, "--config", str(path))["total"] == 8_100_852_736
 
 
+def test_nemotron_h_latent_moe_is_read_and_counted(capsys, tmp_path):
+    """moe_latent_size set (Nemotron 3 Super's latent MoE): the routed experts work on d_lat,
+    fc1/fc2_latent_proj project d_e → d_lat → d_e; null, the experts work on d_e."""
+    experts = dict(hybrid_override_pattern="ME*-E", num_hidden_layers=5, n_routed_experts=4,
+                   num_experts_per_tok=2, moe_intermediate_size=8,
+                   moe_shared_expert_intermediate_size=16)
+    plain = _count(capsys, "--config", str(_nemotron(tmp_path, **experts)))
+    assert plain["config"]["read"]["moe_lat"] == 0 and "d_lat" not in plain["config"]["read"]
+    latent = _count(capsys, "--config",
+                    str(_nemotron(tmp_path, **experts, moe_latent_size=16)))
+    assert (latent["config"]["read"]["moe_lat"], latent["config"]["read"]["d_lat"]) == (1, 16)
+    # per expert block: 4 experts' up and down on 16 in place of 4096, and the two projections
+    per_block = 4 * 8 * 2 * (16 - 4096) + 2 * 4096 * 16
+    assert latent["total"] - plain["total"] == 2 * per_block == -260_096
+    assert latent["active"] - plain["active"] == 2 * (2 * 8 * 2 * (16 - 4096) + 2 * 4096 * 16)
+
+
+@pytest.mark.slow
+def test_jamba_stack_off_the_proof_lattice_is_transformers_build():
+    """Jamba's proof samples L a multiple of L_att, L_att of L_moe (a sub-lattice, dense in the
+    layer counts); a stack JambaConfig writes off it (2 attention and 3 expert blocks of 5)
+    is its build too."""
+    from paramcount.verify import verify
+
+    for count in (2, 3):  # each writable as a period and offset of JambaConfig's
+        period, offset = periodic(5, count)
+        assert sum(1 for i in range(5) if i % period == offset) == count
+    hp = {**registry.get("jamba").preset("tiny").hparams, "L": 5, "L_att": 2, "L_moe": 3}
+    assert verify("jamba", hp, framework="transformers").ok
+
+
 def test_granite_4_h_small_9b_active_and_micro_without_experts(capsys):
     """H-Small: 10 of 72 experts per token, 8.8B active (the card's "9B active"); Micro's
     num_local_experts 0 reads as moe = 0 (its num_experts_per_tok 0 unread)."""
@@ -148,6 +179,21 @@ def test_granite_4_h_small_9b_active_and_micro_without_experts(capsys):
     assert data["config"]["read"]["L_att"] == 4 and data["active"] == 8_803_121_664
     read = _count(capsys, "--config", str(CONFIGS / "granite-4.0-micro.json"))["config"]["read"]
     assert read["moe"] == 0 and read["L_att"] == 40 and "E" not in read
+
+
+def test_granite_4_proof_leaves_the_mamba_heads_free():
+    """Granite 4 is proven with H_ssm and M independent: the proof's one restriction is the
+    sub-lattice x_in = H_ssm·x_in' (x_in·d_e divisible by H_ssm, met through x_in), dense in
+    every hyperparameter, so its polynomial identity holds at every valid set."""
+    from paramcount.hparams import Divisible
+    from paramcount.prove import transformers as hf_prove
+
+    arch = registry.get("granitemoehybrid")
+    assert arch.transformers.prove_within == (Divisible(symbols.x_in, symbols.H_ssm),)
+    proof = hf_prove.proof_arch(arch)
+    assert not any(getattr(c, "op", None) == "==" for c in proof.constraints)
+    hp = arch.resolve(arch.preset("granite_4_0_h_small").hparams)
+    assert hp["H_ssm"] != hp["M"]
 
 
 def test_granite_4_reads_new_and_legacy_layer_names(capsys, tmp_path):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from paramcount import registry
+from paramcount import registry, symbols
 from paramcount.cli import main
 from paramcount.errors import HyperparameterError, UnknownSymbolError
 from paramcount.solve import parse_target, solve
@@ -135,17 +135,21 @@ def test_how_wide_for_100b_total_at_10b_active(capsys):
 
     sol = solve_pair("minimax_m2", "100B", "10B", "d_e", "d_fe", MINIMAX_SHAPE)
     best = sol.best
-    assert (best.value, best.inner.value) == (5439, 359)
-    assert (best.total, best.inner.total) == (100_073_154_755, 10_003_575_827)
-    assert sol.below.value == 5440 and sol.below.total < 100e9 < sol.above.total
+    # d_fe = 359 holds over a run of widths along which the total rises: 5435 is the nearest
+    # below on that run, 5436 the nearest above (the plateau's own crossing, not the first
+    # crossing bisection meets, 5439/5440: 73M off)
+    assert (best.value, best.inner.value) == (5435, 359)
+    assert (best.total, best.inner.total) == (99_999_558_351, 9_996_219_231)
+    assert sol.below is best and sol.above.value == 5436
+    assert sol.below.total < 100e9 < sol.above.total
     arch = registry.get("minimax_m2")
     assert arch.count(arch.resolve(best.inner.hparams)) == best.total
     sets = [f"{k}={v}" for k, v in MINIMAX_SHAPE.items()]
     assert main(["solve", "minimax_m2", "--target", "100B", "--active", "10B", "--for", "d_e",
                  "--and", "d_fe", "--set", *sets, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["closest"] == {"d_e": 5439, "d_fe": 359, "total": 100_073_154_755,
-                              "active": 10_003_575_827, "hparams": out["closest"]["hparams"]}
+    assert out["closest"] == {"d_e": 5435, "d_fe": 359, "total": 99_999_558_351,
+                              "active": 9_996_219_231, "hparams": out["closest"]["hparams"]}
 
 
 def test_a_total_out_of_reach_of_the_active_budget_says_none_above():
@@ -169,3 +173,74 @@ def test_bad_active_requests_are_one_line_exit_2(capsys, args, message):
     assert main(["solve", arch, "--target", "100B", "--for", "d_e", *rest, *sets]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_a_product_with_known_factors_sets_the_step():
+    """Granite 4's x_in·d_e divisible by H_ssm: at x_in = 2, H_ssm = 128, d_e is a multiple of
+    64, not only of M = 32 (so solve --active starts from a valid width)."""
+    from paramcount.solve import _step
+    from paramcount.solve_moe import solve_pair
+
+    arch = registry.get("granitemoehybrid")
+    given = dict(arch.preset("granite_4_0_h_small").hparams)
+    assert _step(arch, symbols.get("d_e"), {k: x for k, x in given.items() if k != "d_e"}) == 64
+    hp = arch.resolve(given)
+    sol = solve_pair(arch, arch.count(hp), arch.count_active(hp), "d_e", "d_fe", given)
+    assert (sol.best.value, sol.best.inner.value) == (4096, 768) and sol.step == 64
+
+
+def test_the_pair_is_nearest_where_the_second_unknown_holds_over_several_widths():
+    """The expert width nearest the active budget holds over a run of widths d_e, along which
+    the total rises: DeepSeek-V3's own total and active count give back its own shape (7168,
+    2048), exactly, and not a neighbour the bisection lands on first."""
+    from paramcount.solve_moe import solve_pair
+
+    arch = registry.get("deepseek_v3")
+    given = dict(arch.preset("deepseek_v3").hparams)
+    hp = arch.resolve(given)
+    sol = solve_pair(arch, arch.count(hp), arch.count_active(hp), "d_e", "d_fe", given)
+    assert (sol.best.value, sol.best.inner.value) == (7168, 2048)
+    assert sol.best.total == arch.count(hp) and sol.best.inner.total == arch.count_active(hp)
+    assert sol.below.total <= sol.target <= sol.above.total
+
+
+# each MoE family of the frontier at a published set: (family, preset, the expert width)
+MOE_FRONTIER = [
+    ("deepseek_v2", "deepseek_v2_lite", "d_fe"), ("deepseek_v3", "deepseek_v3", "d_fe"),
+    ("deepseek_v32", "deepseek_v3_2_exp", "d_fe"), ("llama4_text", "llama4_scout_17b_16e", "d_fe"),
+    ("qwen3_next", "qwen3_next_80b_a3b", "d_fe"), ("glm4_moe", "glm_4_5_air", "d_fe"),
+    ("minimax_m2", "minimax_m2", "d_fe"), ("olmoe", "olmoe_1b_7b_0924", "d_fe"),
+    ("granitemoe", "granite_3_0_3b_a800m", "d_fe"),
+    ("granitemoehybrid", "granite_4_0_h_small", "d_fe"), ("jamba", "jamba_v0_1", "d_fe"),
+    ("nemotron_h", "tiny", "d_fe"), ("phimoe", "phi_3_5_moe", "d_f"),
+    ("dbrx", "dbrx_base", "d_fe"), ("ernie4_5_moe", "ernie4_5_21b_a3b", "d_fe"),
+]
+# a few seconds each: the default run takes a sample, --runslow every family
+_SAMPLED = {"granitemoehybrid", "phimoe", "olmoe"}  # DeepSeek-V3: the test above
+
+
+@pytest.mark.parametrize("arch_id, preset, width", [
+    pytest.param(*row, marks=() if row[0] in _SAMPLED else pytest.mark.slow)
+    for row in MOE_FRONTIER])
+def test_solve_active_gives_back_a_published_moe_shape(arch_id, preset, width):
+    """solve --active on each MoE family: for the total and the active count of a published
+    set, with E, the top-k and the shared experts held, the width and the expert width are that
+    set's own, exactly."""
+    from paramcount.solve_moe import solve_pair
+
+    arch = registry.get(arch_id)
+    given = dict(arch.preset(preset).hparams)
+    hp = arch.resolve(given)
+    total, active = arch.count(hp), arch.count_active(hp)
+    assert active < total
+    sol = solve_pair(arch, total, active, "d_e", width, given)
+    assert (sol.best.value, sol.best.inner.value) == (hp["d_e"], hp[width])
+    assert (sol.best.total, sol.best.inner.total) == (total, active)
+
+
+def test_every_moe_family_of_the_frontier_is_in_the_solve_sample():
+    frontier = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "llama4_text", "qwen3_next",
+                "glm4_moe", "minimax_m2", "olmoe", "granitemoe", "granitemoehybrid", "jamba",
+                "nemotron_h", "phimoe", "dbrx", "ernie4_5_moe"}
+    assert {row[0] for row in MOE_FRONTIER} == frontier
+    assert all(registry.get(a).formula.has_active for a in frontier) and frontier >= _SAMPLED

@@ -119,13 +119,14 @@ def deepseek_moe(*, score_bias: bool, match: str = "mlp") -> Term:
                               shared=shared, match=match)
 
 
-def mtp_module(block_parts: tuple[Term, ...], *, times) -> Term:
+def mtp_module(block_parts: tuple[Term, ...], *, times, tables=1) -> Term:
     """DeepSeek-V3's multi-token-prediction module (technical report, section 2.2), ``times``
     of them: RMS norms of the next token's embedding and of the main model's hidden state
     (``enorm``, ``hnorm``), their concatenation projected 2·d_e → d_e (``eh_proj``), one decoder
     block like the model's sparse ones, a final RMS norm, and an embedding and output head. The
     paper shares the embedding and head with the main model; the released checkpoint stores
-    them again inside the module (its "14B of MTP weights" count them)."""
+    them again inside the module (its "14B of MTP weights" count them); ``tables`` (1, or a flag
+    such as mtp_tab) says whether the module stores those copies."""
     return group(
         "mtp",
         rms_norm("embedding_norm", match="enorm"),
@@ -134,9 +135,9 @@ def mtp_module(block_parts: tuple[Term, ...], *, times) -> Term:
               note="the normed embedding and hidden state, concatenated, 2·d_e → d_e"),
         group("block", *block_parts, kind=None),
         rms_norm("final_norm", match="shared_head/norm"),
-        embedding("token", v, match="embed_tokens",
+        embedding("token", tables * v, match="embed_tokens",
                   note="a copy of the token table, stored in the checkpoint's module"),
-        leaf("head", d_e * v, match="shared_head/head", kind="head",
+        leaf("head", tables * d_e * v, match="shared_head/head", kind="head",
              note="a copy of the output head, stored in the checkpoint's module"),
         times=times,
         note="multi-token prediction: stored in the checkpoint, not built by transformers",

@@ -8,14 +8,19 @@ biases on the query, key and value projections (``attention_bias``, b_att) but n
 output, and optionally per-head RMS norms of queries and keys (``use_qk_norm``, qk_norm). The first
 L_dense blocks keep a dense SwiGLU of width d_f, the others are DeepSeekMoE: a router with its
 score-correction bias (a non-trainable buffer), E routed experts of width d_fe (k per token) and
-E_s shared ones. The checkpoints also store a multi-token-prediction layer, which transformers
-does not build and which is not formulated here (``num_nextn_predict_layers`` is not read).
+E_s shared ones. The checkpoints also store n_mtp multi-token-prediction layers
+(``num_nextn_predict_layers``, as ``model.layers.L``), DeepSeek-V3's module around one sparse
+block; Glm4MoeForCausalLM does not build them (it ignores ``model.layers.92`` and ``.46`` on
+load), so transformers' count is the formula's less them (a named delta). GLM-4.5's and
+GLM-4.5-Air's module store their own copies of the token table and head (mtp_tab = 1; llama.cpp's
+``blk.N.nextn.embed_tokens``, ``shared_head_head``); GLM-4.6's ``mtp.safetensors`` does not
+(mtp_tab = 0; llama.cpp PR 16359 made those two tensors optional for it).
 """
 
 from __future__ import annotations
 
 from paramcount.components.basic import dense, embedding
-from paramcount.components.latent import deepseek_moe, swiglu_hf
+from paramcount.components.latent import deepseek_moe, mtp_module, swiglu_hf
 from paramcount.components.modern import k_act, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense
 from paramcount.families._lineages import (
@@ -37,9 +42,9 @@ from paramcount.families._lineages import (
 )
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
 from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
+from paramcount.frameworks import Delta, Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import (
     E,
@@ -52,6 +57,8 @@ from paramcount.symbols import (
     d_f,
     d_fe,
     d_k,
+    mtp_tab,
+    n_mtp,
     qk_norm,
     tied,
     v,
@@ -73,13 +80,15 @@ _attention = group(
     kind="attention",
 )
 
+_COMMON = (rms_norm("attention_norm", match="input_layernorm"), _attention,
+           rms_norm("ffn_norm", match="post_attention_layernorm"))
+
 FORMULA = group(
     "glm4_moe",
     group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
     DENSE_FIRST.stack(
         "blocks",
-        common=(rms_norm("attention_norm", match="input_layernorm"), _attention,
-                rms_norm("ffn_norm", match="post_attention_layernorm")),
+        common=_COMMON,
         per_kind={"dense": (swiglu_hf("dense_ffn", d_f,
                                       match=r"mlp(?=/(?:gate|up|down)_proj)"),),
                   "moe": (deepseek_moe(score_bias=True),)},
@@ -90,6 +99,7 @@ FORMULA = group(
     rms_norm("final_norm", match="model/norm"),
     leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
          note="untied output projection (none when tied)"),
+    mtp_module((*_COMMON, deepseek_moe(score_bias=True)), times=n_mtp, tables=mtp_tab),
 )
 
 MAPPING = Table(
@@ -110,13 +120,19 @@ MAPPING = Table(
         HF_ATTENTION_BIAS,
         HF_QK_NORM,
         HF_TIED_NO,
+        # Glm4MoeConfig's num_mtp_layers (attribute_map: num_nextn_predict_layers), default 1
+        Field("n_mtp", hf="num_nextn_predict_layers", hf_default=1),
     ),
     model_type="glm4_moe",
     hf_classes={"Glm4MoeForCausalLM": "glm4_moe"},
-    # num_nextn_predict_layers: the checkpoint's MTP layer, not built by transformers (not
-    # counted); partial_rotary_factor: the rotary share of d_k (changes no weight)
-    free=DEEPSEEK_FREE | {"num_nextn_predict_layers", "partial_rotary_factor"},
+    # partial_rotary_factor: the rotary share of d_k (changes no weight)
+    free=DEEPSEEK_FREE | {"partial_rotary_factor"},
 )
+
+_MTP_REASON = ("transformers (Glm4MoeForCausalLM) does not build the multi-token-prediction "
+               "layers (num_nextn_predict_layers): the checkpoint stores them as model.layers.L "
+               "(92 in GLM-4.5, 46 in GLM-4.5-Air), which loading ignores; generate(use_mtp=True) "
+               "loads them into a separate MtpModel that shares the main model's table and head")
 
 register(Architecture(
     id="glm4_moe",
@@ -126,7 +142,7 @@ register(Architecture(
            "table 1; transformers/models/glm4_moe/modeling_glm4_moe.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, E_s, d_fe),
-    optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0},
+    optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0, n_mtp: 0, mtp_tab: 1},
     fixed=DENSE_FIRST.fixed(),
     # transformers' own constraints (only it builds the model): an even rotary width (half of
     # d_k rotates in the published models; the formula needs d_k even at least), heads in groups
@@ -137,17 +153,25 @@ register(Architecture(
     counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
              "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "
              "rest), final RMS norm, untied LM head; the router's score-correction bias is a "
-             "non-trainable buffer, counted apart; the checkpoint's MTP layer is not counted; "
-             "active parameters count k of the E routed experts",
+             "non-trainable buffer, counted apart; the n_mtp multi-token-prediction layers the "
+             "checkpoint stores (transformers does not build them), with their own token table "
+             "and head when mtp_tab = 1; active parameters count k of the E routed experts",
     presets="glm4_moe",
     family="transformers",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA)),
+    transformers=Transformers(
+        weights={p: m for p, m in own_weights(FORMULA).items() if p.split(".")[0] != "mtp"},
+        deltas=(Delta("mtp", None, _MTP_REASON),),
+    ),
     frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, E_s=1, d_fe=12, k=2,
                      qk_norm=1),
         "tiny_no_bias_tied": dict(v=31, d_e=20, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4, E_s=2,
                                   d_fe=6, k=4, L_dense=0, b_att=0, tied=1),
+        "tiny_mtp": dict(v=53, d_e=16, M=4, M_kv=1, d_k=6, d_f=24, L=3, E=5, E_s=1, d_fe=8, k=2,
+                         L_dense=2, n_mtp=1, qk_norm=1),
+        "tiny_mtp_shared_tables": dict(v=41, d_e=12, M=3, M_kv=3, d_k=4, d_f=10, L=2, E=4, E_s=2,
+                                       d_fe=6, k=3, n_mtp=2, mtp_tab=0),
     },
 ))

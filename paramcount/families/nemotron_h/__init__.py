@@ -12,7 +12,10 @@ L pre-norm blocks, each one RMS norm and one mixer of the kind its config lists 
 - a squared-ReLU MLP d_e → d_f → d_e (two matrices, not gated), in L_mlp blocks;
 - a mixture of experts in L_moe blocks (Nemotron 3): a router with its score-correction bias (a
   buffer, not trained), E squared-ReLU experts of width d_fe (k per token), one shared expert of
-  width d_fs beside them.
+  width d_fs beside them. With ``moe_latent_size`` set (moe_lat = 1, Nemotron 3 Super's latent
+  MoE) the routed experts work on a latent of width d_lat: ``fc1_latent_proj`` d_e → d_lat before
+  them and ``fc2_latent_proj`` d_lat → d_e after (biases when ``mlp_bias``), which every token
+  uses; the router and the shared expert still work on d_e.
 
 Token embedding, final RMS norm and an LM head that is never tied (NemotronHForCausalLM ties no
 weights, whatever ``tie_word_embeddings`` says). No positional encoding.
@@ -52,7 +55,7 @@ from paramcount.families._lineages import (
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.symbols import (
     E,
@@ -72,8 +75,10 @@ from paramcount.symbols import (
     d_fe,
     d_fs,
     d_k,
+    d_lat,
     d_ssm,
     d_state,
+    moe_lat,
     v,
 )
 from paramcount.weights import Named
@@ -98,15 +103,27 @@ _router = group(
     match="gate",
     kind="router",
 )
+# the routed experts' input and output width: the latent's, or d_e
+_d_x = moe_lat * d_lat + (1 - moe_lat) * d_e
 _expert = group(
     "expert",
-    leaf("up", d_fe * d_e, match="up_proj", kind="feed-forward",
-         note="squared-ReLU expert: up and down, no gate"),
-    leaf("down", d_e * d_fe, match="down_proj", kind="feed-forward"),
+    leaf("up", d_fe * _d_x, match="up_proj", kind="feed-forward",
+         note="squared-ReLU expert: up and down, no gate (on the latent when moe_lat = 1)"),
+    leaf("down", _d_x * d_fe, match="down_proj", kind="feed-forward"),
     match="experts",
 )
-_moe = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert, router=_router,
-                          shared=_mlp("shared", d_fs, "shared_experts"), match="mixer")
+_routed = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert, router=_router,
+                             shared=_mlp("shared", d_fs, "shared_experts"), match="mixer")
+_moe = group(
+    "moe",
+    *_routed.children,
+    dense("latent_in", d_e, moe_lat * d_lat, bias=b_ffn, match="fc1_latent_proj",
+          kind="feed-forward", note="d_e → d_lat before the routed experts (moe_lat = 1)"),
+    dense("latent_out", moe_lat * d_lat, d_e, bias=moe_lat * b_ffn, match="fc2_latent_proj",
+          kind="feed-forward", note="d_lat → d_e after them (moe_lat = 1)"),
+    match="mixer",
+    kind="feed-forward",
+)
 
 FORMULA = group(
     "nemotron_h",
@@ -155,6 +172,12 @@ def _normalize(config: Mapping) -> Mapping:
 
 _KINDS = {"layers_block_type": "layers_block_type"}
 
+
+def _latent_size(hp):
+    """moe_latent_size as transformers takes it: d_lat, or null for experts on d_e."""
+    return hp["d_lat"] if hp["moe_lat"] else None
+
+
 MAPPING = Table(
     fields=(
         HF_VOCAB,
@@ -177,16 +200,16 @@ MAPPING = Table(
         HF_TOP_K,
         HF_EXPERT_FFN,
         Field("d_fs", hf="moe_shared_expert_intermediate_size"),
+        Field("moe_lat", hf="moe_latent_size", hf_presence=True),
+        Field("d_lat", hf="moe_latent_size"),
         Field("L_att", stack=BLOCK_TYPES, options=_KINDS),
         Field("L_mlp", stack=BLOCK_TYPES, options=_KINDS),
         Field("L_moe", stack=BLOCK_TYPES, options=_KINDS),
     ),
     model_type="nemotron_h",
     hf_classes={"NemotronHForCausalLM": "nemotron_h"},
-    hf_constants={"layers_block_type": block_types, "moe_latent_size": None,
+    hf_constants={"layers_block_type": block_types, "moe_latent_size": _latent_size,
                   "attention_bias": False},
-    requires=(Require("moe_latent_size", (None,), "experts on a latent projection (Nemotron 3 "
-                                                  "Super's) are not formulated here"),),
     hf_normalize=_normalize,
     free=frozenset({
         "hybrid_override_pattern", "attention_head_dim", "expand", "mamba_proj_bias",
@@ -214,7 +237,7 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L, H_ssm, d_ssm, L_att, L_mlp),
     optional={d_k: 128, G_ssm: 8, d_state: 128, K_conv: 4, b_conv: 1, b_proj: 0, b_ffn: 0,
-              L_moe: 0, E: 8, k_act: 2, d_fe: 7688, d_fs: 7688},
+              L_moe: 0, E: 8, k_act: 2, d_fe: 7688, d_fs: 7688, moe_lat: 0, d_lat: 1024},
     fixed=BLOCK_TYPES.fixed(),
     constraints=(Divisible(M, M_kv),
                  Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
@@ -222,8 +245,9 @@ register(Architecture(
     reference=Named("reference_models.hf:weights", ("nemotron_h",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (a norm and a "
              "Mamba-2, attention, MLP or expert mixer each), final RMS norm, untied LM head; the "
-             "router's score-correction bias is a non-trainable buffer, counted apart; active "
-             "parameters count k of the E routed experts",
+             "router's score-correction bias is a non-trainable buffer, counted apart; with "
+             "moe_lat = 1 the routed experts work on a d_lat latent, projected to and from d_e; "
+             "active parameters count k of the E routed experts",
     presets="nemotron_h",
     family="transformers",
     mapping=MAPPING,
@@ -235,5 +259,8 @@ register(Architecture(
         "tiny_odd_biases": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, d_f=13, L=5, H_ssm=3,
                                 d_ssm=7, G_ssm=1, d_state=5, K_conv=3, L_att=2, L_mlp=1,
                                 b_conv=0, b_proj=1, b_ffn=1),
+        "tiny_latent_moe": dict(v=53, d_e=24, M=4, M_kv=4, d_k=6, d_f=30, L=5, H_ssm=2,
+                                d_ssm=5, G_ssm=1, d_state=3, L_att=1, L_mlp=1, L_moe=2, E=5,
+                                k=3, d_fe=9, d_fs=11, moe_lat=1, d_lat=7, b_ffn=1),
     },
 ))
