@@ -179,11 +179,15 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     syms = field_symbols(d)
     formula = tree(d)
     cons: list[Divisible | Relation] = []
+
+    def divisor(b: str):  # one that changes no weight divides at its base value (OPT's heads)
+        if b.startswith("2*"):  # twice a field (an even head_dim: RoPE's check)
+            return 2 * divisor(b[2:])
+        return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
+
     for op, a, b in d.constraints:
         if op == "divides":
-            # a divisor that changes no weight divides at its base value (OPT's heads)
-            cons.append(Divisible(syms[a], syms[b] if b in syms else
-                                  int(d.explicit[b]) if b in d.explicit else int(b)))
+            cons.append(Divisible(syms[a], divisor(b)))
         else:
             cons.append(Relation(syms[a], op, syms[b], reason="the base config's order"))
     return Architecture(
