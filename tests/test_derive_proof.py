@@ -139,3 +139,17 @@ def test_a_torch_builds_refusal_is_not_called_a_keras_builds():
         assert Refusing(case).framework == said
         got = prove_case(dataclasses.replace(case, structural=frozenset()), make_oracle=Refusing)
         assert got.status == "error" and got.message.startswith(f"a {said} build raised ValueError")
+
+
+def test_a_divisibility_every_sample_met_by_chance_is_still_tested():
+    """MiniMax-M2's: no random sample had an odd head_dim, so nothing was refused and nothing
+    recorded, and the proof's large values met RoPE's check. Jais 2's: head_dim divided
+    hidden_size in every sample, so an odd head_dim alone needs hidden_size moved with it."""
+    fields = {"hidden_size": 3072, "head_dim": 128}
+
+    def draws(rng):
+        hd = 2 * rng.randint(1, 32)
+        return {"head_dim": hd, "hidden_size": hd * rng.randint(1, 8)}
+
+    assert _refusals(fields, lambda p: _rope(p["head_dim"]), draws) == [
+        ("divides", "head_dim", "2")]

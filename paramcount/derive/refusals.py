@@ -29,8 +29,8 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
         if d.fields[a] < d.fields[b]:
             d.constraints.append(("<=", a, b))
     ints = [f for f in d.fields if f not in d.flags]
-    if not refused:
-        return
+    # tested even where no sample was refused: the random values meet some by chance (MiniMax-M2's
+    # head_dim stayed even), and the proof's large ones do not
     kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
     divisors = [*ints, *kept, "2", *(f"2*{f}" for f in ints)]
 
@@ -61,7 +61,7 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     found = []
     for a, b in held:
         q = _alone(points, [f for f in (a, b.removeprefix("2*")) if f in d.fields],
-                   lambda q, a=a, b=b: alone(q, a, b))
+                   held, lambda q, a=a, b=b: alone(q, a, b))
         if q is None:
             continue
         over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
@@ -72,12 +72,18 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
                       if not any(implied(a, b, x, y) for x, y in found if (x, y) != (a, b))]
 
 
-def _alone(points, fields: list[str], alone) -> dict[str, int] | None:
-    """A point one field away from an accepted sample that breaks one divisibility alone."""
+def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
+    """A point near an accepted sample that breaks one divisibility alone: one field moved, and
+    the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match."""
     for p in points[:TRIES]:
         for f in fields:
             for m in range(1, 2 * p[f] + 13):
                 q = {**p, f: m}
-                if m != p[f] and alone(q):
+                if m == p[f]:
+                    continue
+                if alone(q):
+                    return q
+                q.update({x: p[x] * m for x, y in held if y == f and x != f})
+                if alone(q):
                     return q
     return None
