@@ -153,3 +153,35 @@ def test_a_divisibility_every_sample_met_by_chance_is_still_tested():
 
     assert _refusals(fields, lambda p: _rope(p["head_dim"]), draws) == [
         ("divides", "head_dim", "2")]
+
+
+def test_a_width_below_a_divisor_refused_is_an_order():
+    """CTRL's: head_dim = n_embd // n_head is 0 where n_embd < n_head (16, a field that changes
+    no weight), and the build raises (0.0 ** -0.5): n_head ≤ n_embd, at n_head's base value."""
+    from paramcount.derive.tree import architecture
+
+    fields = {"n_embd": 1280, "n_layer": 48}
+
+    def refuses(p):
+        return "ZeroDivisionError: 0.0 cannot be raised" if p["n_embd"] < 16 else ""
+
+    def draws(rng):
+        return {"n_embd": rng.randint(1, 64), "n_layer": rng.randint(1, 10)}
+
+    import random
+
+    from paramcount.derive.refusals import constraints
+
+    d = Derivation("ctrl_like", "C", {}, dict(fields), (), ())
+    d.explicit = {**fields, "n_head": 16}
+    rng = random.Random(5)
+    samples, refused = [], []
+    for _ in range(60):
+        p = draws(rng)
+        (refused.append((p, refuses(p))) if refuses(p) else samples.append((p, {})))
+    constraints(_Validated(refuses), d, samples, refused, [], d.explicit)
+    assert d.constraints == [("<=", "n_head", "n_embd")]
+    one = ((1, ()),)
+    d.templates = [Template("w.weight", "trainable", one, (((1, ("n_embd",)),),))]
+    (relation,) = architecture(d, lambda hp: []).constraints
+    assert relation.describe().replace(" ", "") in ("16<=n_embd", "n_embd>=16"), relation

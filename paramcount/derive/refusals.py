@@ -59,6 +59,18 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
         ) and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
 
     found = []
+    # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
+    # is 0 below, and head_dim ** -0.5 raises), where every sample had it and a refused one not
+    below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
+             and all(p[a] >= val(p, b) for p in points)
+             and any(p[a] < val(p, b) for p, _ in refused)]
+    for b, a in below:
+        q = _alone(points, [a], held, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
+            broken(q, x, y) for x, y in held) and all(q[x] >= val(q, y) for y, x in below
+                                                     if (y, x) != (b, a)))
+        if q is not None and isinstance(run.try_build(
+                {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
+            d.constraints.append(("<=", b, a))
     for a, b in held:
         q = _alone(points, [f for f in (a, b.removeprefix("2*")) if f in d.fields],
                    held, lambda q, a=a, b=b: alone(q, a, b))

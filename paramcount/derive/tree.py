@@ -188,8 +188,10 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     for op, a, b in d.constraints:
         if op == "divides":
             cons.append(Divisible(syms[a], divisor(b)))
-        else:
-            cons.append(Relation(syms[a], op, syms[b], reason="the base config's order"))
+        elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
+                     for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
+            cons.append(Relation(divisor(a), op, divisor(b), reason="the base config's order"
+                                 if a in syms and b in syms else "a build below it is refused"))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
