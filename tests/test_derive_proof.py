@@ -185,3 +185,23 @@ def test_a_width_below_a_divisor_refused_is_an_order():
     d.templates = [Template("w.weight", "trainable", one, (((1, ("n_embd",)),),))]
     (relation,) = architecture(d, lambda hp: []).constraints
     assert relation.describe().replace(" ", "") in ("16<=n_embd", "n_embd>=16"), relation
+
+
+def test_an_odd_head_dim_alone_moves_the_fields_that_divided_it():
+    """Llama's: every sample's head_dim was a multiple of its (even) num_attention_heads, so an
+    odd head_dim broke that too and RoPE's evenness was never tested alone; the heads that
+    divided head_dim are set to 1 beside it."""
+    fields = {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128}
+
+    def refuses(p):
+        if p["hidden_size"] % p["num_attention_heads"]:
+            return "validate_architecture: hidden_size not a multiple of the heads"
+        return _rope(p["head_dim"])
+
+    def draws(rng):
+        heads = 2 * rng.randint(1, 6)
+        return {"num_attention_heads": heads, "hidden_size": heads * rng.randint(1, 9),
+                "head_dim": heads * rng.randint(1, 9) + rng.choice([0, 0, 0, 1])}
+
+    assert _refusals(fields, refuses, draws) == [
+        ("divides", "head_dim", "2"), ("divides", "hidden_size", "num_attention_heads")]

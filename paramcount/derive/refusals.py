@@ -86,7 +86,8 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
 
 def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
     """A point near an accepted sample that breaks one divisibility alone: one field moved, and
-    the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match."""
+    the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match, or
+    the fields that divided it set to 1."""
     for p in points[:TRIES]:
         for f in fields:
             for m in range(1, 2 * p[f] + 13):
@@ -98,4 +99,21 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
                 q.update({x: p[x] * m for x, y in held if y == f and x != f})
                 if alone(q):
                     return q
+                # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
+                q = {**p, **dict.fromkeys(_divisors(f, held, set(p)), 1), f: m}
+                if alone(q):
+                    return q
     return None
+
+
+def _divisors(f: str, held, fields: set[str]) -> set[str]:
+    """The fields that divide ``f`` in every sample, and theirs in turn."""
+    out: set[str] = set()
+    todo = [f]
+    while todo:
+        x = todo.pop()
+        for a, y in held:
+            if a == x and y in fields and y not in out and y != f:
+                out.add(y)
+                todo.append(y)
+    return out
