@@ -62,6 +62,9 @@ def derived_architecture(d: Derivation, src: Source):
 
         return torch_weights(src.model(src.config(over)))
 
+    # what a proof's messages name as the builder (prove's Oracle.framework)
+    reference.framework = ("Keras" if hasattr(src, "weights") else  # type: ignore[attr-defined]
+                           "torch" if src.builder is not None else "transformers")
     return architecture(d, reference)
 
 

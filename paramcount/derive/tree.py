@@ -99,7 +99,7 @@ def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
         if not on or fitting.evaluate(t.mult, {**d.fields, **dict.fromkeys(on, 1)}) != 0:
             continue
         same = [u.name for u in d.templates if u is not t and u.role == t.role
-                and sorted(u.dims) == sorted(t.dims) and not any(
+                and sorted(u.dims, key=repr) == sorted(t.dims, key=repr) and not any(
                     f in atoms for f in on for _, atoms in u.mult)]
         if same:
             out[t.name] = (same[0], tuple(on))
@@ -179,13 +179,19 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     syms = field_symbols(d)
     formula = tree(d)
     cons: list[Divisible | Relation] = []
+
+    def divisor(b: str):  # one that changes no weight divides at its base value (OPT's heads)
+        if b.startswith("2*"):  # twice a field (an even head_dim: RoPE's check)
+            return 2 * divisor(b[2:])
+        return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
+
     for op, a, b in d.constraints:
         if op == "divides":
-            # a divisor that changes no weight divides at its base value (OPT's heads)
-            cons.append(Divisible(syms[a], syms[b] if b in syms else
-                                  int(d.explicit[b]) if b in d.explicit else int(b)))
-        else:
-            cons.append(Relation(syms[a], op, syms[b], reason="the base config's order"))
+            cons.append(Divisible(syms[a], divisor(b)))
+        elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
+                     for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
+            cons.append(Relation(divisor(a), op, divisor(b), reason="the base config's order"
+                                 if a in syms and b in syms else "a build below it is refused"))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "

@@ -139,7 +139,7 @@ def prove_case(case: Case, *, explain_residuals: bool = True,
     try:
         case = classify(case, oracle)
     except Exception as exc:
-        return result("error", message=f"the Keras build of a tiny model failed: "
+        return result("error", message=f"the {oracle.framework} build of a tiny model failed: "
                                        f"{_first_line(exc)}")
     oracle.case = case
     size_failures: list[str] = []
@@ -153,8 +153,8 @@ def prove_case(case: Case, *, explain_residuals: bool = True,
         except Exception as exc:
             if not too_large(exc):
                 return result("error", rngs, points, message=(
-                    f"a Keras build raised {_first_line(exc)}; not a size failure, so the case "
-                    "is not proven"))
+                    f"a {oracle.framework} build raised {_first_line(exc)}; not a size failure, "
+                    "so the case is not proven"))
             size_failures.append(f"below 2^{bits}: {_first_line(exc)}")
             continue
         note = (f"values kept below 2^{bits}: builds failed for size with larger ones "

@@ -34,6 +34,13 @@ class Oracle:
         self.builds = 0
         self.counts: dict[tuple, int] = {}  # number of distinct reference weights per point
 
+    @property
+    def framework(self) -> str:
+        """What builds the reference, as messages name it: Keras, or transformers (a torch-side
+        reference); a reference function may say it itself (``framework``: a derived one)."""
+        said = getattr(self.case.arch.reference, "framework", None)
+        return said or ("Keras" if "keras" in self.case.arch.checked_by else "transformers")
+
     def _key(self, point: Mapping[sympy.Symbol, int]) -> tuple[int, ...]:
         return tuple(int(point[x]) for x in self.case.free)
 
@@ -66,7 +73,7 @@ class Oracle:
         res = compare(arch, hp, weights)
         if res.contested:
             path, owners = res.contested[0]
-            raise Contested(f"Keras weight {path} is claimed by several components: "
+            raise Contested(f"{self.framework} weight {path} is claimed by several components: "
                             + ", ".join(owners))
         out = {c.path: c.difference for c in res.components}
         out[UNCLAIMED] = sum(w.size for w in res.unclaimed)

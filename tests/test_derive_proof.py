@@ -1,0 +1,207 @@
+"""Derived formulas on their way to a proof: the tree of a derivation whose dimensions mix fields
+and floors, refusals recorded as constraints, and layer counts that are floors of a field."""
+
+from __future__ import annotations
+
+from paramcount.derive.core import Derivation, Template
+
+
+def _derivation(**templates) -> Derivation:
+    d = Derivation("mixed", "Mixed", {}, {"hidden": 64, "heads": 4, "vocab": 100, "tie": 0},
+                   ("tie",), ())
+    d.templates = [Template(name, "trainable", mult, dims)
+                   for name, (mult, dims) in templates.items()]
+    return d
+
+
+def test_tree_of_dimensions_that_mix_fields_and_floors():
+    """Cohere's, RecurrentGemma's and X-MOD's trees: a template whose dimensions are a field and
+    a floor (hidden · hidden // heads) beside a tied head; comparing shapes compared a field's
+    name with a floor atom (TypeError: '<' not supported between 'tuple' and 'str')."""
+    from paramcount.derive.tree import ties, tree
+
+    one = ((1, ()),)
+    hidden, vocab = ((1, ("hidden",)),), ((1, ("vocab",)),)
+    per_head = ((1, (("floor", "hidden", "heads"),)),)
+    d = _derivation(**{"embed.weight": (one, (vocab, hidden)),
+                       "head.weight": (((1, ()), (-1, ("tie",))), (vocab, hidden)),
+                       "proj.weight": (one, (hidden, per_head)),
+                       "gate.weight": (one, (per_head, hidden))})
+    assert ties(d) == {"head.weight": ("embed.weight", ("tie",))}
+    from paramcount.derive.tree import field_symbols
+
+    syms = field_symbols(d)
+    at = {syms["hidden"]: 64, syms["heads"]: 4, syms["vocab"]: 100}
+    assert tree(d).evaluate({**at, syms["tie"]: 0}) == 2 * 100 * 64 + 2 * 64 * 16
+    assert tree(d).evaluate({**at, syms["tie"]: 1}) == 100 * 64 + 2 * 64 * 16
+
+
+# --- refusals recorded as constraints (a validator as a function: no torch) --------------------
+
+
+class _Validated:
+    """A config validator's refusals as ``_Run.try_build`` gives them: a line, or a build."""
+
+    def __init__(self, refuses):
+        self.refuses = refuses
+
+    def try_build(self, over):
+        why = self.refuses(over)
+        return why if why else {}
+
+
+def _refusals(fields: dict[str, int], refuses, draws) -> list[tuple[str, str, str]]:
+    """The constraints ``refusals.constraints`` records from samples drawn by ``draws``."""
+    import random
+
+    from paramcount.derive.refusals import constraints
+
+    d = Derivation("v", "V", {}, dict(fields), (), ())
+    d.explicit = dict(fields)
+    rng = random.Random(4)
+    samples, refused = [], []
+    for _ in range(120):
+        p = draws(rng)
+        why = refuses(p)
+        (refused.append((p, why)) if why else samples.append((p, {})))
+    constraints(_Validated(refuses), d, samples, refused, [], fields)
+    return sorted(d.constraints)
+
+
+def _rope(hd: int) -> str:  # transformers' validate_rope: an even head_dim, odd ones ≤ 4 pass
+    return "validate_rope: odd head_dim" if hd > 4 and hd % 2 else ""
+
+
+def test_validators_refusals_become_the_divisibilities_they_insist_on():
+    """Gemma 2's validators: num_attention_heads divides hidden_size ('validate_architecture')
+    and head_dim, a field, even ('validate_rope'). Samples where head_dim is a multiple of the
+    KV heads and the KV heads are 2 once read as 'num_key_value_heads divides head_dim', and
+    heads even as 'num_attention_heads even': each is now tested by a build breaking it alone."""
+    fields = {"hidden_size": 2304, "num_attention_heads": 8, "num_key_value_heads": 4,
+              "head_dim": 256}
+
+    def refuses(p):
+        if p["hidden_size"] % p["num_attention_heads"]:
+            return "validate_architecture: hidden_size not a multiple of the heads"
+        return _rope(p["head_dim"])
+
+    def draws(rng):
+        kv = rng.choice([1, 2, 4])
+        heads = kv * rng.randint(1, 4)
+        return {"num_key_value_heads": kv, "num_attention_heads": heads,
+                "hidden_size": heads * rng.randint(1, 12) + rng.choice([0, 0, 0, 1]),
+                "head_dim": 2 * kv * rng.randint(1, 8) + rng.choice([0, 0, 0, 1])}
+
+    assert _refusals(fields, refuses, draws) == [
+        ("divides", "head_dim", "2"), ("divides", "hidden_size", "num_attention_heads")]
+
+
+def test_an_even_quotient_is_twice_the_divisor():
+    """Cohere 2's: head_dim is hidden_size // num_attention_heads, and RoPE wants it even: 2·heads
+    divides hidden_size (which implies heads divides it, left unsaid)."""
+    fields = {"hidden_size": 8192, "num_attention_heads": 64}
+
+    def refuses(p):
+        h, n = p["hidden_size"], p["num_attention_heads"]
+        return "validate_architecture: not a multiple" if h % n else _rope(h // n)
+
+    def draws(rng):
+        n = rng.randint(1, 12)
+        return {"num_attention_heads": n,
+                "hidden_size": n * 2 * rng.randint(1, 16) + rng.choice([0, 0, 0, 1, n])}
+
+    assert _refusals(fields, refuses, draws) == [
+        ("divides", "hidden_size", "2*num_attention_heads")]
+
+
+# --- a proof's messages name the framework that built the reference -----------------------------
+
+
+def test_a_torch_builds_refusal_is_not_called_a_keras_builds():
+    """A derived formula's proof builds torch models; its error said 'a Keras build raised'."""
+    import dataclasses
+
+    from paramcount import registry
+    from paramcount.prove import cases, prove_case
+    from paramcount.prove.oracle import Oracle
+
+    class Refusing(Oracle):
+        def _measure(self, point):
+            raise ValueError("Class validation error for validator 'validate_rope'")
+
+    def reference(hp):
+        raise AssertionError("not built")
+
+    reference.framework = "torch"  # type: ignore[attr-defined]
+    gpt2 = registry.get("gpt2")
+    for arch, said in ((gpt2, "Keras"), (dataclasses.replace(gpt2, reference=reference), "torch")):
+        case = cases(arch)[0]
+        assert Refusing(case).framework == said
+        got = prove_case(dataclasses.replace(case, structural=frozenset()), make_oracle=Refusing)
+        assert got.status == "error" and got.message.startswith(f"a {said} build raised ValueError")
+
+
+def test_a_divisibility_every_sample_met_by_chance_is_still_tested():
+    """MiniMax-M2's: no random sample had an odd head_dim, so nothing was refused and nothing
+    recorded, and the proof's large values met RoPE's check. Jais 2's: head_dim divided
+    hidden_size in every sample, so an odd head_dim alone needs hidden_size moved with it."""
+    fields = {"hidden_size": 3072, "head_dim": 128}
+
+    def draws(rng):
+        hd = 2 * rng.randint(1, 32)
+        return {"head_dim": hd, "hidden_size": hd * rng.randint(1, 8)}
+
+    assert _refusals(fields, lambda p: _rope(p["head_dim"]), draws) == [
+        ("divides", "head_dim", "2")]
+
+
+def test_a_width_below_a_divisor_refused_is_an_order():
+    """CTRL's: head_dim = n_embd // n_head is 0 where n_embd < n_head (16, a field that changes
+    no weight), and the build raises (0.0 ** -0.5): n_head ≤ n_embd, at n_head's base value."""
+    from paramcount.derive.tree import architecture
+
+    fields = {"n_embd": 1280, "n_layer": 48}
+
+    def refuses(p):
+        return "ZeroDivisionError: 0.0 cannot be raised" if p["n_embd"] < 16 else ""
+
+    def draws(rng):
+        return {"n_embd": rng.randint(1, 64), "n_layer": rng.randint(1, 10)}
+
+    import random
+
+    from paramcount.derive.refusals import constraints
+
+    d = Derivation("ctrl_like", "C", {}, dict(fields), (), ())
+    d.explicit = {**fields, "n_head": 16}
+    rng = random.Random(5)
+    samples, refused = [], []
+    for _ in range(60):
+        p = draws(rng)
+        (refused.append((p, refuses(p))) if refuses(p) else samples.append((p, {})))
+    constraints(_Validated(refuses), d, samples, refused, [], d.explicit)
+    assert d.constraints == [("<=", "n_head", "n_embd")]
+    one = ((1, ()),)
+    d.templates = [Template("w.weight", "trainable", one, (((1, ("n_embd",)),),))]
+    (relation,) = architecture(d, lambda hp: []).constraints
+    assert relation.describe().replace(" ", "") in ("16<=n_embd", "n_embd>=16"), relation
+
+
+def test_an_odd_head_dim_alone_moves_the_fields_that_divided_it():
+    """Llama's: every sample's head_dim was a multiple of its (even) num_attention_heads, so an
+    odd head_dim broke that too and RoPE's evenness was never tested alone; the heads that
+    divided head_dim are set to 1 beside it."""
+    fields = {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128}
+
+    def refuses(p):
+        if p["hidden_size"] % p["num_attention_heads"]:
+            return "validate_architecture: hidden_size not a multiple of the heads"
+        return _rope(p["head_dim"])
+
+    def draws(rng):
+        heads = 2 * rng.randint(1, 6)
+        return {"num_attention_heads": heads, "hidden_size": heads * rng.randint(1, 9),
+                "head_dim": heads * rng.randint(1, 9) + rng.choice([0, 0, 0, 1])}
+
+    assert _refusals(fields, refuses, draws) == [
+        ("divides", "head_dim", "2"), ("divides", "hidden_size", "num_attention_heads")]
