@@ -50,9 +50,9 @@ def evaluate(poly: Poly, point: Mapping[str, int]) -> int:
     return total
 
 
-def _monomials(atoms: Sequence[Atom]) -> list[tuple[Atom, ...]]:
+def _monomials(atoms: Sequence[Atom], degree: int = MAX_DEGREE) -> list[tuple[Atom, ...]]:
     out: list[tuple[Atom, ...]] = []
-    for k in range(min(MAX_DEGREE, len(atoms)) + 1):
+    for k in range(min(degree, len(atoms)) + 1):
         out += [m for m in itertools.combinations(atoms, k) if not _repeats_field(m)]
     return out
 
@@ -117,6 +117,10 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[Fraction] | None:
 
 
 def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    # the extra atom (a floor, an indicator) first: where the samples cannot tell it from the
+    # fields (every ffn_dim even: ffn_dim // 2 = ffn_dim / 2), the solve keeps its column and
+    # sets a field's to zero, rather than giving the field a coefficient 1/2
+    atoms = sorted(atoms, key=lambda a: isinstance(a, str))
     monos = _monomials(atoms)
     # distinct points only; solve from at most 3·(monomials) of them, check on all
     seen: dict[tuple, tuple[Mapping[str, int], int]] = {}
@@ -127,7 +131,12 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
         seen.setdefault(key, (point, y))
     distinct = list(seen.values())
     if len(distinct) < len(monos):
-        return None
+        # few builds have it (a bias only where attention_bias is 1): a lower degree, with
+        # two samples beyond its unknowns to check it, before none
+        monos = next((m for k in range(MAX_DEGREE - 1, 0, -1)
+                      if len(m := _monomials(atoms, k)) + 2 <= len(distinct)), [])
+        if not monos:
+            return None
     rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
     if not _consistent_mod_p(rows, [y for _, y in distinct]):
         return None

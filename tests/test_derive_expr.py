@@ -1,0 +1,103 @@
+"""Richer derived expressions (issue 19 §1): a floor the samples cannot tell from a fraction, a
+width seen in few builds, a flag that reshapes a weight, and a width that must keep a
+divisibility probed on a template the base config lacks; each on a fit or a tiny torch builder
+whose answer is written by hand."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from paramcount.derive import fit
+from tests._shared import torch_side
+
+# --- exact fits (no torch) ----------------------------------------------------------------------
+
+
+def test_fit_prefers_a_floor_to_a_fraction():
+    # every sampled ffn_dim even: ffn_dim // 2 and ffn_dim / 2 agree on the samples, and only
+    # the floor has integer coefficients (Moshi's fc2 input)
+    samples = [({"ffn_dim": v}, v // 2) for v in (32, 64, 128, 144, 72, 96, 16, 48, 8, 24, 12)]
+    poly = fit.fit(["ffn_dim"], ["ffn_dim"], samples)
+    assert poly == ((1, (("floor", "ffn_dim", "2"),)),)
+
+
+def test_fit_from_few_builds_lowers_the_degree():
+    # a bias only half the builds have: 14 samples, fewer than the 15 monomials of degree 3 in
+    # four atoms; kv·(hidden // heads) is of degree 2 (Granite MoE shared's k_proj bias)
+    rng = random.Random(4)
+    samples = []
+    for _ in range(14):
+        p = {"hidden": rng.choice((12, 32, 48, 64, 35, 6)), "heads": rng.randint(1, 24),
+             "kv": rng.randint(1, 24)}
+        samples.append((p, p["kv"] * (p["hidden"] // p["heads"])))
+    poly = fit.fit(["heads", "hidden", "kv"], ["heads", "hidden", "kv"], samples)
+    assert poly == ((1, (("floor", "hidden", "heads"), "kv")),)
+
+
+# --- a tiny torch builder with a hand-written answer -------------------------------------------
+
+
+def _builder(cfg):
+    from torch import nn
+
+    h, heads, kv, d, L, k = (cfg[x] for x in ("hidden", "heads", "kv", "head_dim", "layers",
+                                               "dense_k"))
+    if h % 8:  # a validator: the widths the model takes
+        raise ValueError("hidden must be a multiple of 8")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.q = nn.Linear(h, heads * d, bias=False)
+            # a flag that reshapes a weight: one gate per head, or one per head channel
+            self.g = nn.Linear(h, heads if cfg["gating"] else heads * d, bias=False)
+            # a bias only where the flag is on, of a floor's width
+            self.k = nn.Linear(h, kv * (h // heads), bias=cfg["bias"])
+            if i < k:  # the first dense_k layers only: absent at the base (dense_k = 0)
+                self.up = nn.Linear(h, cfg["ffn"], bias=False)
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(cfg["vocab"], h)
+            self.layers = nn.ModuleList(Layer(i) for i in range(L))
+
+    return Tiny()
+
+
+DEFAULTS = {"hidden": 64, "heads": 8, "kv": 4, "head_dim": 16, "layers": 6, "dense_k": 0,
+            "ffn": 96, "vocab": 50, "gating": True, "bias": False}
+
+
+def _hand(p):
+    h, heads, kv, d, L, k = (p[x] for x in ("hidden", "heads", "kv", "head_dim", "layers",
+                                             "dense_k"))
+    gate = heads if p["gating"] else heads * d
+    per_layer = h * heads * d + h * gate + (h + p["bias"]) * kv * (h // heads)
+    return p["vocab"] * h + L * per_layer + min(k, L) * h * p["ffn"]
+
+
+@functools.cache
+def _tiny():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(builder=_builder, defaults=DEFAULTS, model_type="tiny_expr")
+    return derive(src)
+
+
+@torch_side
+def test_reshaping_flag_and_absent_width_fit_the_hand_written_count():
+    d = _tiny()
+    assert not d.failures, d.failures
+    assert {"head_dim", "hidden", "ffn", "dense_k", "gating", "bias"} <= set(d.fields)
+    rng = random.Random(5)
+    for _ in range(6):
+        L = rng.randint(1, 12)
+        p = {"hidden": 8 * rng.randint(1, 12), "heads": rng.randint(1, 9),
+             "kv": rng.randint(1, 9), "head_dim": rng.randint(1, 40), "layers": L,
+             "dense_k": rng.randint(0, L), "ffn": rng.randint(1, 200),
+             "vocab": rng.randint(1, 300), "gating": rng.randint(0, 1),
+             "bias": rng.randint(0, 1)}
+        assert d.count(p)["trainable"] == _hand(p), p
