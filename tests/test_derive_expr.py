@@ -32,7 +32,29 @@ def test_fit_from_few_builds_lowers_the_degree():
              "kv": rng.randint(1, 24)}
         samples.append((p, p["kv"] * (p["hidden"] // p["heads"])))
     poly = fit.fit(["heads", "hidden", "kv"], ["heads", "hidden", "kv"], samples)
-    assert poly == ((1, (("floor", "hidden", "heads"), "kv")),)
+    assert poly == ((1, ("kv", ("floor", "hidden", "heads"))),)
+
+
+def test_fit_finds_a_part_only_more_than_one_makes():
+    # XLM's language embeddings: one table where n_langs > 1, none where it is 1
+    samples = [({"n_langs": n, "emb": e}, int(n != 1)) for n, e in
+               ((1, 32), (2, 32), (6, 128), (1, 16), (12, 144), (48, 48), (1, 64), (3, 8))]
+    poly = fit.fit(["n_langs"], ["emb", "n_langs"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ()), (-1, (("eq", "n_langs", "1"),))), key=str)
+
+
+def test_fit_finds_a_square():
+    # CPM-Ant's relative attention bias: segment_types² + buckets rows
+    rng = random.Random(6)
+    samples = []
+    for _ in range(20):
+        p = {"seg": rng.randint(1, 40), "buckets": rng.randint(1, 64)}
+        samples.append((p, p["seg"] ** 2 + p["buckets"]))
+    poly = fit.fit(["buckets", "seg"], ["buckets", "seg"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ("buckets",)), (1, (("pow", "seg", "2"),))), key=str)
+    assert fit.poly_text(poly) in ("buckets + seg^2", "seg^2 + buckets")
 
 
 # --- a tiny torch builder with a hand-written answer -------------------------------------------

@@ -21,7 +21,8 @@ __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
 MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 
-# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0
+# An atom: a field's name, ("floor", a, b) for a // b, ("pow", a, "2") for a², or ("eq", a, b): 1
+# where a = b, else 0
 # (b a field or a constant: ("eq", a, "0") is 1 where a is 0, so a template present only where
 # num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights).
 Atom = str | tuple[str, str, str]
@@ -34,6 +35,8 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
         return int(point[atom])
     op, a, b = atom
     other = int(b) if b.isdigit() else int(point[b])
+    if op == "pow":
+        return int(point[a]) ** other
     if op == "eq":
         return int(int(point[a]) == other)
     den = other
@@ -144,7 +147,9 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
     x = _solve(rows[:use], [y for _, y in distinct[:use]])
     if x is None or any(v.denominator != 1 for v in x):
         return None
-    poly: Poly = tuple((int(v), mo) for v, mo in zip(x, monos, strict=True) if v != 0)
+    # a monomial's fields before its floors and indicators, as the fields alone give them
+    poly: Poly = tuple((int(v), tuple(sorted(mo, key=lambda a: not isinstance(a, str))))
+                       for v, mo in zip(x, monos, strict=True) if v != 0)
     if all(evaluate(poly, p) == y for p, y in samples):
         return poly
     return None
@@ -190,6 +195,16 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("floor", a, str(k))], samples)
             if found is not None:
                 return found
+    for a in divisible:  # a square (CPM-Ant's segment_types², Fuyu's patch_size²·channels)
+        found = _try([*fields, ("pow", a, "2")], samples)
+        if found is not None:
+            return found
+    # a part only more than one value makes (XLM's language embeddings where n_langs > 1)
+    for a in divisible:
+        if any(p[a] == 1 for p, _ in samples):
+            found = _try([*fields, ("eq", a, "1")], samples)
+            if found is not None:
+                return found
     # ELECTRA's embeddings_project where embedding_size ≠ hidden_size (unequal at the base)
     for a, b in equal:
         if a in fields or b in fields:
@@ -211,7 +226,8 @@ def poly_text(poly: Poly) -> str:
     parts = []
     for coeff, atoms in poly:
         names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" if a[0] == "floor"
-                 else f"[{a[1]} = {a[2]}]" for a in atoms]
+                 else f"{a[1]}^{a[2]}" if a[0] == "pow" else f"[{a[1]} = {a[2]}]"
+                 for a in atoms]
         body = "·".join(names)
         if not body:
             parts.append(str(coeff))

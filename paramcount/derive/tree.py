@@ -70,6 +70,8 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
     def atom(a: fitting.Atom) -> sympy.Expr:
         if isinstance(a, str):
             return syms[a]
+        if a[0] == "pow":
+            return syms[a[1]] ** int(a[2])
         if a[0] == "eq":
             other = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
             return sympy.KroneckerDelta(syms[a[1]], other)
@@ -99,7 +101,7 @@ def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
         if not on or fitting.evaluate(t.mult, {**d.fields, **dict.fromkeys(on, 1)}) != 0:
             continue
         same = [u.name for u in d.templates if u is not t and u.role == t.role
-                and sorted(u.dims) == sorted(t.dims) and not any(
+                and sorted(u.dims, key=repr) == sorted(t.dims, key=repr) and not any(
                     f in atoms for f in on for _, atoms in u.mult)]
         if same:
             out[t.name] = (same[0], tuple(on))
