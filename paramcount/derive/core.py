@@ -205,7 +205,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         new = alt.keys() - ref.keys()
         if new or flipped:
             before = {k: set(v) for k, v in dep.items()}
-            probe([f for f in ints if f not in unvaried], alt, {**at, **on})
+            # the other flags too: a bias only a flag adds may follow another flag's shape
+            # (Falcon's query_key_value.bias: multi_query, new_decoder_architecture)
+            probe([f for f in ints if f not in unvaried] + [f for f in flags if f not in on],
+                  alt, {**at, **on})
             # only the templates the switched flags add or reshape learn from these probes
             learn = new | flipped
             dep = {k: (v if k[0] in learn else before.get(k, set()))

@@ -106,6 +106,9 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     new = _probe_absent(run, d, templates, dep, samples, values)
     if new:
         return new
+    module: dict[str, set[str]] = {}  # the fields each module's weights read
+    for (tt, _), s in dep.items():
+        module.setdefault(_module(tt), set()).update(s)
     for t in templates:
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
         roles = {o.role for _, o in obs if o is not None}
@@ -127,7 +130,8 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
             continue
         shapes = []
         for i in range(ranks.pop()):
-            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present])
+            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present],
+                     module.get(_module(t), set()))
             if e is None:
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
                                       + ", ".join(allf) + ")"))
@@ -138,6 +142,10 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
 
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     return set()
+
+
+def _module(template: str) -> str:
+    return template.split("@")[0].rsplit(".", 1)[0]
 
 
 def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
@@ -179,7 +187,11 @@ def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
     return found - set(d.fields)
 
 
-def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.Poly | None:
+def _fit(first: set[str], wider: list[str], d: Derivation, samples,
+         module: set[str] | None = None) -> fitting.Poly | None:
+    """The expression of one component: in the fields its probes found, then every field of
+    its template, then with every flag; then with the fields of the other weights of its
+    module (a bias only one flag adds reads the flags its weight does: Falcon's qkv bias)."""
     ints = [f for f in d.fields if f not in d.flags]
     equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
     found = fitting.fit(sorted(first), ints, samples, equal)
@@ -188,4 +200,8 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.P
     with_flags = sorted(set(wider) | set(d.flags))
     if found is None and d.flags and len(with_flags) <= 8:
         found = fitting.fit(with_flags, ints, samples, equal)
+    module = module or set()
+    beside = sorted(set(wider) | module)
+    if found is None and module - set(wider) and len(beside) <= 8:
+        found = fitting.fit(beside, ints, samples, equal)
     return found
