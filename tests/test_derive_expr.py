@@ -57,6 +57,34 @@ def test_fit_finds_a_square():
     assert fit.poly_text(poly) in ("buckets + seg^2", "seg^2 + buckets")
 
 
+def test_a_bias_fits_in_the_fields_its_weight_reads():
+    # Falcon's query_key_value.bias: its probes ran with new_decoder_architecture on, so they
+    # never saw multi_query; its weight's dimension did, and the bias fits in those fields
+    from types import SimpleNamespace
+
+    from paramcount.derive.templates import _fit
+
+    def qkv(p):
+        hd = p["hidden"] // p["heads"]
+        if p["nda"]:
+            return (p["heads"] + 2 * p["kv"]) * hd
+        return p["hidden"] + 2 * hd if p["mq"] else 3 * p["hidden"]
+
+    rng = random.Random(7)
+    samples = []
+    for _ in range(50):
+        p = {"hidden": rng.choice((8, 24, 48, 64, 384, 36)), "heads": rng.choice((2, 4, 6, 8, 12)),
+             "kv": rng.choice((2, 4, 12, 16, 32)), "layers": rng.randint(1, 10),
+             **{f: rng.randint(0, 1) for f in ("bias", "mq", "nda", "par", "tie")}}
+        samples.append((p, qkv(p)))
+    fields = {f: 1 for f in ("hidden", "heads", "kv", "layers", "bias", "mq", "nda", "par", "tie")}
+    d = SimpleNamespace(fields=fields, flags=("bias", "mq", "nda", "par", "tie"))
+    first, wider = {"hidden", "heads", "kv"}, ["bias", "heads", "hidden", "kv", "layers"]
+    assert _fit(first, wider, d, samples) is None  # its own fields, then all nine: no fit
+    poly = _fit(first, wider, d, samples, {"hidden", "heads", "kv", "mq", "nda"})
+    assert poly is not None and all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
 # --- a tiny torch builder with a hand-written answer -------------------------------------------
 
 

@@ -106,9 +106,10 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     new = _probe_absent(run, d, templates, dep, samples, values)
     if new:
         return new
-    module: dict[str, set[str]] = {}  # the fields each module's weights read
-    for (tt, _), s in dep.items():
-        module.setdefault(_module(tt), set()).update(s)
+    module: dict[str, set[str]] = {}  # the fields each module's weights' dimensions read
+    for (tt, what), s in dep.items():
+        if what != "mult":
+            module.setdefault(_module(tt), set()).update(s)
     for t in templates:
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
         roles = {o.role for _, o in obs if o is not None}
@@ -190,8 +191,9 @@ def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
 def _fit(first: set[str], wider: list[str], d: Derivation, samples,
          module: set[str] | None = None) -> fitting.Poly | None:
     """The expression of one component: in the fields its probes found, then every field of
-    its template, then with every flag; then with the fields of the other weights of its
-    module (a bias only one flag adds reads the flags its weight does: Falcon's qkv bias)."""
+    its template, then with every flag; then with the fields the dimensions of its module's
+    weights read (a bias only one flag adds reads the flags its weight does: Falcon's qkv
+    bias, whose probes ran with new_decoder_architecture switched on)."""
     ints = [f for f in d.fields if f not in d.flags]
     equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
     found = fitting.fit(sorted(first), ints, samples, equal)
@@ -200,8 +202,7 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
     with_flags = sorted(set(wider) | set(d.flags))
     if found is None and d.flags and len(with_flags) <= 8:
         found = fitting.fit(with_flags, ints, samples, equal)
-    module = module or set()
-    beside = sorted(set(wider) | module)
-    if found is None and module - set(wider) and len(beside) <= 8:
+    beside = sorted(first | (module or set()))
+    if found is None and set(beside) - first and len(beside) <= 8:
         found = fitting.fit(beside, ints, samples, equal)
     return found
