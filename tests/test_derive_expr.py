@@ -57,6 +57,21 @@ def test_fit_finds_a_square():
     assert fit.poly_text(poly) in ("buckets + seg^2", "seg^2 + buckets")
 
 
+def test_fit_finds_half_a_product():
+    # Zaya's v_proj_current: (num_key_value_heads·head_dim) // 2, odd products included
+    rng = random.Random(8)
+    samples = []
+    for _ in range(40):
+        p = {"kv": rng.randint(1, 64), "hd": rng.randint(1, 300)}
+        samples.append((p, p["kv"] * p["hd"] // 2))
+    assert any(p["kv"] * p["hd"] % 2 for p, _ in samples)
+    poly = fit.fit(["hd", "kv"], ["hd", "kv"], samples)
+    assert poly is not None
+    for kv in range(1, 12):  # exact beyond the samples
+        for hd in range(1, 12):
+            assert fit.evaluate(poly, {"kv": kv, "hd": hd}) == kv * hd // 2
+
+
 def test_a_bias_fits_in_the_fields_its_weight_reads():
     # Falcon's query_key_value.bias: its probes ran with new_decoder_architecture on, so they
     # never saw multi_query; its weight's dimension did, and the bias fits in those fields

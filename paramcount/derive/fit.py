@@ -61,9 +61,12 @@ def _monomials(atoms: Sequence[Atom], degree: int = MAX_DEGREE) -> list[tuple[At
 
 
 def _repeats_field(mono: tuple[Atom, ...]) -> bool:
-    """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not."""
-    floors = [m for m in mono if not isinstance(m, str)]
-    return len(floors) > 1
+    """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not, nor two
+    atoms of one field (an indicator beside a floor); two halves of two fields are
+    ((a // 2)·(b // 2), in (a·b) // 2)."""
+    odd = [m for m in mono if not isinstance(m, str)]
+    halves = [m for m in odd if m[0] == "floor" and m[2].isdigit()]
+    return len(odd) > 1 and (len(halves) != len(odd) or len({m[1] for m in halves}) < len(odd))
 
 
 _P = (1 << 61) - 1  # a prime: the modular pre-check
@@ -216,6 +219,13 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, b)], samples)
             if found is not None:
                 return found
+    # a product divided by a constant: (a·b) // k = a·(b // k) + b·(a // k) − k·(a // k)·(b // k)
+    # + ((a mod k)·(b mod k)) // k, which for k = 2 is the first three (Zaya's v_proj: half of
+    # num_key_value_heads·head_dim)
+    for a, b in itertools.combinations(divisible, 2):
+        found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
+        if found is not None:
+            return found
     return None
 
 
