@@ -166,3 +166,23 @@ def test_reshaping_flag_and_absent_width_fit_the_hand_written_count():
              "vocab": rng.randint(1, 300), "gating": rng.randint(0, 1),
              "bias": rng.randint(0, 1)}
         assert d.count(p)["trainable"] == _hand(p), p
+
+
+def test_a_frozen_weight_beside_a_trainable_one_is_a_leaf_of_its_own():
+    # Laguna's router: gate.weight trained, gate.e_score_correction_bias a frozen parameter;
+    # one leaf of both took the first's role and left the trained weight unclaimed
+    from paramcount.derive.core import Derivation, Template
+    from paramcount.derive.tree import tree
+
+    d = Derivation("tiny_frozen", "Tiny", {}, {"hidden_size": 8, "num_experts": 4,
+                                               "num_hidden_layers": 2}, (), ())
+    d.templates = [
+        Template("layers.*.gate.e_score_correction_bias", "frozen", ((1, ("num_hidden_layers",)),),
+                 (((1, ("num_experts",)),),)),
+        Template("layers.*.gate.weight", "trainable", ((1, ("num_hidden_layers",)),),
+                 (((1, ("num_experts",)),), ((1, ("hidden_size",)),))),
+    ]
+    t = tree(d)
+    gate, frozen = t.find("layers.gate"), t.find("layers.gate_e_score_correction_bias")
+    assert gate.trainable and not frozen.trainable
+    assert "e_score" not in gate.match and "gate/weight" in gate.match.replace("\\", "")
