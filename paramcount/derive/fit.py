@@ -138,9 +138,9 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
     distinct = list(seen.values())
     if len(distinct) < len(monos):
         # few builds have it (a bias only where attention_bias is 1): a lower degree, with
-        # two samples beyond its unknowns to check it, before none
+        # three samples beyond its unknowns to check it, before none
         monos = next((m for k in range(MAX_DEGREE - 1, 0, -1)
-                      if len(m := _monomials(atoms, k)) + 2 <= len(distinct)), [])
+                      if len(m := _monomials(atoms, k)) + 3 <= len(distinct)), [])
         if not monos:
             return None
     rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
