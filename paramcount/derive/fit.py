@@ -3,8 +3,12 @@
 A weight's dimension (or the number of weights a template names) is found as a polynomial with
 integer coefficients, each field of degree at most one in a monomial and at most
 :data:`MAX_DEGREE` fields in one, over *atoms*: the fields themselves and, where the fields alone
-do not fit, one floor division of two of them (``hidden_size // num_attention_heads``). The
-coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
+do not fit, one more atom, tried in this order: an indicator [a = 0], a floor division of two
+of them (``hidden_size // num_attention_heads``) or by a constant period (``ffn_dim // 2``), a
+square (``patch_size²``), an indicator [a = 1] or [a = b], and last the two halves whose
+combination is half a product (``(num_key_value_heads·head_dim) // 2``). Where the samples
+cannot tell the atom from the fields, the atom is kept; where few builds hold the weight, a lower
+degree. The coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
 only when every coefficient is an integer and it reproduces every sample, including samples it
 was not solved from. Nothing here imports a framework or SymPy: an expression is data
 (:data:`Poly`), so a derivation is stored as JSON and never as code.
