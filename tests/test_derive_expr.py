@@ -1,7 +1,8 @@
-"""Richer derived expressions (issue 19 §1): a floor the samples cannot tell from a fraction, a
-width seen in few builds, a flag that reshapes a weight, and a width that must keep a
-divisibility probed on a template the base config lacks; each on a fit or a tiny torch builder
-whose answer is written by hand."""
+"""Richer derived expressions (issue 19 §1): a floor the samples cannot tell from a fraction (and
+the build that tells them apart), a width seen in few builds, a square, half a product, a flag
+that reshapes a weight, a width that must keep a divisibility probed on a template the base
+config lacks, a frozen weight beside trained ones; each on a fit or a tiny torch builder whose
+answer is written by hand."""
 
 from __future__ import annotations
 
@@ -119,6 +120,9 @@ def _builder(cfg):
             self.g = nn.Linear(h, heads if cfg["gating"] else heads * d, bias=False)
             # a bias only where the flag is on, of a floor's width
             self.k = nn.Linear(h, kv * (h // heads), bias=cfg["bias"])
+            # half a product: even at every random build that keeps the base's divisibilities,
+            # so a build off them tells (kv·head_dim) // 2 from kv·(head_dim // 2)
+            self.v = nn.Linear(h, kv * d // 2, bias=False)
             if i < k:  # the first dense_k layers only: absent at the base (dense_k = 0)
                 self.up = nn.Linear(h, cfg["ffn"], bias=False)
 
@@ -139,7 +143,7 @@ def _hand(p):
     h, heads, kv, d, L, k = (p[x] for x in ("hidden", "heads", "kv", "head_dim", "layers",
                                              "dense_k"))
     gate = heads if p["gating"] else heads * d
-    per_layer = h * heads * d + h * gate + (h + p["bias"]) * kv * (h // heads)
+    per_layer = h * heads * d + h * gate + (h + p["bias"]) * kv * (h // heads) + h * (kv * d // 2)
     return p["vocab"] * h + L * per_layer + min(k, L) * h * p["ffn"]
 
 

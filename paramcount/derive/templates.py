@@ -110,7 +110,9 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     for (tt, what), s in dep.items():
         if what != "mult":
             module.setdefault(_module(tt), set()).update(s)
-    for t in templates:
+    pending, tried = list(templates), set[tuple[str, int]]()
+    while pending:
+        t = pending.pop(0)
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
         roles = {o.role for _, o in obs if o is not None}
         if len(roles) != 1:
@@ -137,12 +139,45 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
                                       + ", ".join(allf) + ")"))
                 break
+            odd = _undecided(e, [p for p, _ in present], tried)
+            drawn = [p for p, _ in present if p is not base_point]  # the random builds
+            if odd and _settle(run, d, t, odd[0], drawn, samples, values):
+                tried.add(odd)
+                pending.insert(0, t)  # fitted again with a build that tells them apart
+                break
             shapes.append(e)
         else:
             from paramcount.derive.core import Template
 
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     return set()
+
+
+def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None:
+    """A field of ``poly``'s floors by a constant k that is a multiple of k at every point: the
+    builds cannot tell ``ffn_dim // 2`` from ``ffn_dim / 2`` (Zaya's half of kv·head_dim)."""
+    for _, atoms in poly:
+        for a in atoms:
+            if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
+                    and (a[1], int(a[2])) not in tried \
+                    and all(p[a[1]] % int(a[2]) == 0 for p in points):
+                return a[1], int(a[2])
+    return None
+
+
+def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
+            values: Mapping[str, Any]) -> bool:
+    """Add to ``samples`` a build with ``field`` one above a random build's (``drawn``) that
+    has template ``t``, so off the multiples it met; whether one built."""
+    flags = set(d.flags)
+    for p in drawn[:4]:
+        point = {**p, field: p[field] + 1}
+        over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
+        b = run.try_build(over)
+        if isinstance(b, dict) and t in b:
+            samples.append((point, b))
+            return True
+    return False
 
 
 def _module(template: str) -> str:
