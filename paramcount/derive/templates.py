@@ -167,17 +167,19 @@ def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None
 
 def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
             values: Mapping[str, Any]) -> bool:
-    """Add to ``samples`` a build with ``field`` one above a random build's (``drawn``) that
-    has template ``t``, so off the multiples it met; whether one built."""
+    """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
+    one alone may meet the other fields at values that fit by chance) that have template ``t``,
+    so off the multiples it met; whether any built."""
     flags = set(d.flags)
-    for p in drawn[:4]:
+    added = 0
+    for p in drawn[:6]:
         point = {**p, field: p[field] + 1}
         over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
         b = run.try_build(over)
         if isinstance(b, dict) and t in b:
             samples.append((point, b))
-            return True
-    return False
+            added += 1
+    return added > 0
 
 
 def _module(template: str) -> str:
