@@ -25,7 +25,7 @@ from typing import Any
 
 from paramcount.derive import fit as fitting
 from paramcount.derive.probe import Built, DeriveError, Source
-from paramcount.derive.templates import changes, fit_all
+from paramcount.derive.templates import Template, changes, fit_all
 
 __all__ = ["Derivation", "Template", "derive"]
 
@@ -35,14 +35,6 @@ _GENERIC = {"architectures", "dtype", "problem_type", "id2label", "label2id",
             "output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
             "is_encoder_decoder", "use_cache", "output_router_logits", "use_return_dict",
             "torchscript", "is_decoder", "add_cross_attention", "tie_encoder_decoder"}
-
-
-@dataclass(frozen=True)
-class Template:
-    name: str  # model.layers.*.self_attn.q_proj.weight
-    role: str  # trainable, frozen or buffer
-    mult: fitting.Poly
-    dims: tuple[fitting.Poly, ...]
 
 
 @dataclass

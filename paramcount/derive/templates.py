@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paramcount.derive import fit as fitting
@@ -21,9 +22,17 @@ from paramcount.derive.refusals import constraints
 if TYPE_CHECKING:
     from paramcount.derive.core import Derivation, _Run
 
-__all__ = ["NICE", "changes", "fit_all", "sample"]
+__all__ = ["NICE", "Template", "changes", "fit_all", "sample"]
 
 NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str  # model.layers.*.self_attn.q_proj.weight
+    role: str  # trainable, frozen or buffer
+    mult: fitting.Poly
+    dims: tuple[fitting.Poly, ...]
 
 
 def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
@@ -147,8 +156,6 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
                 break
             shapes.append(e)
         else:
-            from paramcount.derive.core import Template
-
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     return set()
 
