@@ -25,25 +25,16 @@ from typing import Any
 
 from paramcount.derive import fit as fitting
 from paramcount.derive.probe import Built, DeriveError, Source
-from paramcount.derive.refusals import constraints
+from paramcount.derive.templates import Template, changes, fit_all
 
 __all__ = ["Derivation", "Template", "derive"]
 
 SEED = "paramcount-derive-1"
-NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 # PretrainedConfig's own switches: never a weight's shape
 _GENERIC = {"architectures", "dtype", "problem_type", "id2label", "label2id",
             "output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
             "is_encoder_decoder", "use_cache", "output_router_logits", "use_return_dict",
             "torchscript", "is_decoder", "add_cross_attention", "tie_encoder_decoder"}
-
-
-@dataclass(frozen=True)
-class Template:
-    name: str  # model.layers.*.self_attn.q_proj.weight
-    role: str  # trainable, frozen or buffer
-    mult: fitting.Poly
-    dims: tuple[fitting.Poly, ...]
 
 
 @dataclass
@@ -80,24 +71,6 @@ def _first_line(exc: BaseException) -> str:
         exc = exc.__cause__  # a validator's own message, not its wrapper's (huggingface_hub's)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:200]}"
-
-
-def _changes(a: Built, b: Built) -> set[tuple[str, Any]]:
-    """Components that differ between two builds: (template, "mult") or (template, dim)."""
-    out: set[tuple[str, Any]] = set()
-    for t in a.keys() | b.keys():
-        x, y = a.get(t), b.get(t)
-        if x is None or y is None:
-            out.add((t, "mult"))
-            continue
-        if x.count != y.count:
-            out.add((t, "mult"))
-        if len(x.shape) != len(y.shape):
-            out |= {(t, i) for i in range(max(len(x.shape), len(y.shape)))}
-        else:
-            out |= {(t, i) for i, (p, q) in enumerate(zip(x.shape, y.shape, strict=True))
-                    if p != q}
-    return out
 
 
 class _Run:
@@ -172,6 +145,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     unvaried: dict[str, str] = {}
     structural: set[str] = set()
     on: dict[str, Any] = {}  # flags that add templates, switched on together below
+    reshape: dict[str, Any] = {}  # flags that reshape a template, switched with them if it builds
+    flipped: set[str] = set()  # the templates they reshape: those learn from both sides
 
     def probe(fields: list[str], ref: Built, at: Mapping[str, Any]) -> None:
         for f in fields:
@@ -179,6 +154,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             tries = [not v] if isinstance(v, bool) else _variations(v)
             why = ""
             built = 0
+            appeared: dict[str, set[int]] = {}
             for t in tries:  # two variations that build: a floor (q_proj's heads·(hidden //
                 if built == 2:  # heads) when heads doubles) may hide a field from one
                     break
@@ -187,31 +163,50 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                     why = why or b
                     continue
                 built += 1
-                ch = _changes(ref, b)
+                ch = changes(ref, b)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
                     structural.add(f)  # a count, not a template appearing (hidden ≠ proj)
+                for u in b.keys() - ref.keys():
+                    appeared.setdefault(u, set()).add(b[u].count)
                 if isinstance(v, bool) and b.keys() - ref.keys():
                     on[f] = not v
+                reshaped = {c[0] for c in ch if c[1] != "mult" and c[0] in ref and c[0] in b}
+                if isinstance(v, bool) and reshaped:  # Laguna's gating: g_proj heads or heads·d
+                    reshape[f] = not v
+                    flipped.update(reshaped)
                 tried.add(f)
             if not built:
                 unvaried.setdefault(f, why)
+            # a template absent at the base whose count follows the field: a layer count
+            # (DeepSeek-V2's first_k_dense_replace = 0, its dense layers 1, then 2)
+            if type(v) is int and any(len(n) > 1 for n in appeared.values()):
+                structural.add(f)
 
     def dep_fields() -> set[str]:
         return {f for s in dep.values() for f in s}
 
     ref = run.build(at)
     probe(ints + flags, ref, at)
-    alt = run.try_build({**at, **on}) if on else ref
+    alt = run.try_build({**at, **on, **reshape}) if reshape else ref
+    if isinstance(alt, dict) and reshape:
+        on.update(reshape)
+    else:
+        flipped.clear()
+        alt = run.try_build({**at, **on}) if on else ref
     if isinstance(alt, dict) and on:
         new = alt.keys() - ref.keys()
-        if new:
+        if new or flipped:
             before = {k: set(v) for k, v in dep.items()}
-            probe([f for f in ints if f not in unvaried], alt, {**at, **on})
-            # only the templates the switched-on flags add learn from these probes
-            dep = {k: (v if k[0] in new else before.get(k, set()))
-                   for k, v in dep.items() if k[0] in new or k in before}
+            # the other flags too: a bias only a flag adds may follow another flag's shape
+            # (Falcon's query_key_value.bias: multi_query, new_decoder_architecture)
+            probe([f for f in ints if f not in unvaried] + [f for f in flags if f not in on],
+                  alt, {**at, **on})
+            # only the templates the switched flags add or reshape learn from these probes
+            learn = new | flipped
+            dep = {k: (v if k[0] in learn else before.get(k, set()))
+                   for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
@@ -223,13 +218,13 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
-    new = _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+    new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
         d.inert = tuple(f for f in d.inert if f not in new)
         kept = [c for c in d.constraints if c[0] == "divides"]  # each confirmed by a refusal
         d.constraints.clear()
-        _fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+        fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
     d.builds = run.builds
     return d
@@ -261,144 +256,3 @@ def _versions() -> dict[str, str]:
         with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
             out[lib] = __import__(lib).__version__
     return out
-
-
-def _sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool, same: bool) -> dict[str, int]:
-    """Small random values: layer counts in the base's order; widths dividing as at the base
-    (``structured``; equal ones equal too with ``same``) or at random."""
-    point: dict[str, int] = {}
-    lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
-    drawn = sorted(rng.randint(0, 10) for _ in structural)
-    prev = 0
-    for f, v in zip(structural, drawn, strict=True):  # the base's order kept
-        prev = max(v, lo[f], prev)
-        point[f] = prev
-    # fields that change no weight keep their base values, and may still divide one that does
-    # (OPT's num_attention_heads divides hidden_size)
-    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int}
-    for f in dims:
-        if d.fields[f] == 0 and rng.random() < 0.3:  # a width 0 at the base: a part it removes
-            point[f] = 0
-        elif structured:
-            now = {**kept, **{g: point[g] for g in point if g in dims}}
-            divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
-                    and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
-                    and d.fields[f] != (kept.get(g) or d.fields[g])]
-            m = 1
-            for g in sorted(divs, key=lambda g: now[g]):  # the smallest first (GPT-NeoX's heads,
-                m = m if math.lcm(m, now[g]) > 256 else math.lcm(m, now[g])  # not its context)
-            twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
-            point[f] = point[twin[0]] if twin else \
-                m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
-        else:
-            point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
-    for f in d.flags:
-        point[f] = rng.randint(0, 1)
-    return point
-
-
-def _fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
-             values: Mapping[str, Any], rng: random.Random) -> set[str]:
-    """Fit every template; or, where a probe finds fields that change no weight at the base
-    but change a template it lacks, return them (the caller refits with them)."""
-    flags = set(d.flags)
-    order = sorted(structural, key=lambda f: (d.fields[f], f))
-    dims = sorted((set(d.fields) - structural - flags), key=lambda f: (d.fields[f], f))
-    widest = max((len(s) for s in dep.values()), default=0)
-    monos = sum(math.comb(widest + 1, k) for k in range(fitting.MAX_DEGREE + 1))
-    need = min(160, 2 * monos + 12)
-    samples: list[tuple[dict[str, int], Built]] = []
-    refused: list[tuple[dict[str, int], str]] = []
-    for i in range(need * 6):
-        if len(samples) >= need:
-            break
-        point = _sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0)
-        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
-        b = run.try_build(over)
-        (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
-    if len(samples) < need // 2:
-        why = refused[0][1] if refused else "no build"
-        raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
-                          f"{len(samples) + len(refused)}); the first refusal: {why}")
-    constraints(run, d, samples, refused, order, values)
-    base_point = dict(d.fields)
-    templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
-    new = _probe_absent(run, d, templates, dep, samples, values)
-    if new:
-        return new
-    for t in templates:
-        obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
-        roles = {o.role for _, o in obs if o is not None}
-        if len(roles) != 1:
-            d.failures.append((t, "its weights are parameters in some builds, buffers in others"))
-            continue
-        role = roles.pop()
-        allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
-        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
-                    [(p, o.count if o else 0) for p, o in obs])
-        present = [(p, o) for p, o in obs if o is not None]
-        ranks = {len(o.shape) for _, o in present}
-        if mult is None:
-            d.failures.append((t, "how many weights it names is no such expression of the "
-                                  "fields (" + ", ".join(allf) + ")"))
-            continue
-        if len(ranks) != 1 or any(-1 in o.shape for _, o in present):
-            d.failures.append((t, "its shape differs between layers or builds in rank"))
-            continue
-        shapes = []
-        for i in range(ranks.pop()):
-            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present])
-            if e is None:
-                d.failures.append((t, f"dimension {i} is no such expression of the fields ("
-                                      + ", ".join(allf) + ")"))
-                break
-            shapes.append(e)
-        else:
-            d.templates.append(Template(t, role, mult, tuple(shapes)))
-    return set()
-
-
-def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
-                  values: Mapping[str, Any]) -> set[str]:
-    """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
-    each width varied alone from a random build that has them."""
-    unseen = [t for t in templates if not any(k[0] == t and k[1] != "mult" for k in dep)]
-    flags = set(d.flags)
-    widths = [f for f in d.fields if f not in flags]
-    widths += [f for f in d.inert if type(values.get(f)) is int]
-    found: set[str] = set()
-    done: set[str] = set()
-    for t in unseen:
-        if t in done:
-            continue
-        at = next(((p, b) for p, b in samples if t in b), None)
-        if at is None:
-            continue
-        p, ref = at
-        group = [u for u in unseen if u in ref and u not in done]
-        done |= set(group)
-        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in p.items()}}
-        for f in widths:
-            at_f = p[f] if f in p else int(values[f])  # a field that changes no weight: its base
-            for v in (at_f + 1, 2 * at_f + 2):
-                b = run.try_build({**over, f: v})
-                if isinstance(b, str):
-                    continue
-                for c in _changes(ref, b):
-                    if c[0] in group:
-                        dep.setdefault(c, set()).add(f)
-                        found.add(f)
-    return found - set(d.fields)
-
-
-def _fit(first: set[str], wider: list[str], d: Derivation, samples) -> fitting.Poly | None:
-    ints = [f for f in d.fields if f not in d.flags]
-    equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
-    found = fitting.fit(sorted(first), ints, samples, equal)
-    if found is None and set(wider) - first and len(wider) <= 8:
-        found = fitting.fit(wider, ints, samples, equal)
-    with_flags = sorted(set(wider) | set(d.flags))
-    if found is None and d.flags and len(with_flags) <= 8:
-        found = fitting.fit(with_flags, ints, samples, equal)
-    return found

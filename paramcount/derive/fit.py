@@ -3,8 +3,12 @@
 A weight's dimension (or the number of weights a template names) is found as a polynomial with
 integer coefficients, each field of degree at most one in a monomial and at most
 :data:`MAX_DEGREE` fields in one, over *atoms*: the fields themselves and, where the fields alone
-do not fit, one floor division of two of them (``hidden_size // num_attention_heads``). The
-coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
+do not fit, one more atom, tried in this order: an indicator [a = 0], a floor division of two
+of them (``hidden_size // num_attention_heads``) or by a constant period (``ffn_dim // 2``), a
+square (``patch_size²``), an indicator [a = 1] or [a = b], and last the two halves whose
+combination is half a product (``(num_key_value_heads·head_dim) // 2``). Where the samples
+cannot tell the atom from the fields, the atom is kept; where few builds hold the weight, a lower
+degree. The coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
 only when every coefficient is an integer and it reproduces every sample, including samples it
 was not solved from. Nothing here imports a framework or SymPy: an expression is data
 (:data:`Poly`), so a derivation is stored as JSON and never as code.
@@ -21,7 +25,8 @@ __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
 MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 
-# An atom: a field's name, ("floor", a, b) for a // b, or ("eq", a, b): 1 where a = b, else 0
+# An atom: a field's name, ("floor", a, b) for a // b, ("pow", a, "2") for a², or ("eq", a, b): 1
+# where a = b, else 0
 # (b a field or a constant: ("eq", a, "0") is 1 where a is 0, so a template present only where
 # num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights).
 Atom = str | tuple[str, str, str]
@@ -34,6 +39,8 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
         return int(point[atom])
     op, a, b = atom
     other = int(b) if b.isdigit() else int(point[b])
+    if op == "pow":
+        return int(point[a]) ** other
     if op == "eq":
         return int(int(point[a]) == other)
     den = other
@@ -50,17 +57,20 @@ def evaluate(poly: Poly, point: Mapping[str, int]) -> int:
     return total
 
 
-def _monomials(atoms: Sequence[Atom]) -> list[tuple[Atom, ...]]:
+def _monomials(atoms: Sequence[Atom], degree: int = MAX_DEGREE) -> list[tuple[Atom, ...]]:
     out: list[tuple[Atom, ...]] = []
-    for k in range(min(MAX_DEGREE, len(atoms)) + 1):
+    for k in range(min(degree, len(atoms)) + 1):
         out += [m for m in itertools.combinations(atoms, k) if not _repeats_field(m)]
     return out
 
 
 def _repeats_field(mono: tuple[Atom, ...]) -> bool:
-    """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not."""
-    floors = [m for m in mono if not isinstance(m, str)]
-    return len(floors) > 1
+    """a·(a // b) is kept (heads·(hidden // heads)); two floors of one pair are not, nor two
+    atoms of one field (an indicator beside a floor); two halves of two fields are
+    ((a // 2)·(b // 2), in (a·b) // 2)."""
+    odd = [m for m in mono if not isinstance(m, str)]
+    halves = [m for m in odd if m[0] == "floor" and m[2].isdigit()]
+    return len(odd) > 1 and (len(halves) != len(odd) or len({m[1] for m in halves}) < len(odd))
 
 
 _P = (1 << 61) - 1  # a prime: the modular pre-check
@@ -117,6 +127,10 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[Fraction] | None:
 
 
 def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    # the extra atom (a floor, an indicator) first: where the samples cannot tell it from the
+    # fields (every ffn_dim even: ffn_dim // 2 = ffn_dim / 2), the solve keeps its column and
+    # sets a field's to zero, rather than giving the field a coefficient 1/2
+    atoms = sorted(atoms, key=lambda a: isinstance(a, str))
     monos = _monomials(atoms)
     # distinct points only; solve from at most 3·(monomials) of them, check on all
     seen: dict[tuple, tuple[Mapping[str, int], int]] = {}
@@ -127,7 +141,12 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
         seen.setdefault(key, (point, y))
     distinct = list(seen.values())
     if len(distinct) < len(monos):
-        return None
+        # few builds have it (a bias only where attention_bias is 1): a lower degree, with
+        # three samples beyond its unknowns to check it, before none
+        monos = next((m for k in range(MAX_DEGREE - 1, 0, -1)
+                      if len(m := _monomials(atoms, k)) + 3 <= len(distinct)), [])
+        if not monos:
+            return None
     rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
     if not _consistent_mod_p(rows, [y for _, y in distinct]):
         return None
@@ -135,7 +154,9 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
     x = _solve(rows[:use], [y for _, y in distinct[:use]])
     if x is None or any(v.denominator != 1 for v in x):
         return None
-    poly: Poly = tuple((int(v), mo) for v, mo in zip(x, monos, strict=True) if v != 0)
+    # a monomial's fields before its floors and indicators, as the fields alone give them
+    poly: Poly = tuple((int(v), tuple(sorted(mo, key=lambda a: not isinstance(a, str))))
+                       for v, mo in zip(x, monos, strict=True) if v != 0)
     if all(evaluate(poly, p) == y for p, y in samples):
         return poly
     return None
@@ -181,6 +202,16 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("floor", a, str(k))], samples)
             if found is not None:
                 return found
+    for a in divisible:  # a square (CPM-Ant's segment_types², Fuyu's patch_size²·channels)
+        found = _try([*fields, ("pow", a, "2")], samples)
+        if found is not None:
+            return found
+    # a part only more than one value makes (XLM's language embeddings where n_langs > 1)
+    for a in divisible:
+        if any(p[a] == 1 for p, _ in samples):
+            found = _try([*fields, ("eq", a, "1")], samples)
+            if found is not None:
+                return found
     # ELECTRA's embeddings_project where embedding_size ≠ hidden_size (unequal at the base)
     for a, b in equal:
         if a in fields or b in fields:
@@ -192,6 +223,13 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, b)], samples)
             if found is not None:
                 return found
+    # a product divided by a constant: (a·b) // k = a·(b // k) + b·(a // k) − k·(a // k)·(b // k)
+    # + ((a mod k)·(b mod k)) // k, which for k = 2 is the first three (Zaya's v_proj: half of
+    # num_key_value_heads·head_dim)
+    for a, b in itertools.combinations(divisible, 2):
+        found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
+        if found is not None:
+            return found
     return None
 
 
@@ -202,7 +240,8 @@ def poly_text(poly: Poly) -> str:
     parts = []
     for coeff, atoms in poly:
         names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" if a[0] == "floor"
-                 else f"[{a[1]} = {a[2]}]" for a in atoms]
+                 else f"{a[1]}^{a[2]}" if a[0] == "pow" else f"[{a[1]} = {a[2]}]"
+                 for a in atoms]
         body = "·".join(names)
         if not body:
             parts.append(str(coeff))

@@ -3,8 +3,8 @@
 - **Symbols** are the config's field names (``hidden_size``, ``first_k_dense_replace``), declared
   in :mod:`paramcount.symbols` as a user's module would; flags are 0/1 symbols.
 - **Groups** follow module paths with layer indices folded (``model.layers.self_attn``); a leaf
-  is one module's parameters (``q_proj``: weight and bias), a persistent buffer a leaf of its own
-  (not trainable). A leaf repeats as often as its weights do (``times``: num_hidden_layers,
+  is one module's parameters (``q_proj``: weight and bias), a persistent buffer or a frozen
+  parameter a leaf of its own (not trainable). A leaf repeats as often as its weights do (``times``: num_hidden_layers,
   num_hidden_layers − first_k_dense_replace, 1 − tie_word_embeddings); a group whose children all
   repeat alike takes their ``times``.
 - **Kinds** come from names by one rule (:func:`kind_of`): the first of the leaf's own name, then
@@ -70,6 +70,8 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
     def atom(a: fitting.Atom) -> sympy.Expr:
         if isinstance(a, str):
             return syms[a]
+        if a[0] == "pow":
+            return syms[a[1]] ** int(a[2])
         if a[0] == "eq":
             other = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
             return sympy.KroneckerDelta(syms[a[1]], other)
@@ -112,7 +114,7 @@ def tree(d: Derivation) -> Term:
     for t in d.templates:
         segs = [s.removesuffix("_*") for s in t.name.split("@")[0].split(".") if s != "*"]
         mod, param = segs[:-1], segs[-1]
-        if t.role == "buffer" or not mod:
+        if t.role != "trainable" or not mod:  # a frozen weight beside trainable ones too
             mod = [*mod[:-1], "_".join([*mod[-1:], param])]
         node = root
         for s in mod:

@@ -1,0 +1,254 @@
+"""Every template of a derivation fitted from random builds (step 3 of :mod:`paramcount.derive.core`).
+
+Builds at random small values of the hyperparameters (layer counts kept in the order the base
+config has them; widths half the time keeping the base's divisibilities); each component (a
+template's multiplicity, each dimension) is fitted exactly (:mod:`paramcount.derive.fit`) and
+checked on every build, including the base build at full size. Templates no probe saw (present
+only away from the base) are probed from a random build that has them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paramcount.derive import fit as fitting
+from paramcount.derive.probe import Built, DeriveError
+from paramcount.derive.refusals import constraints
+
+if TYPE_CHECKING:
+    from paramcount.derive.core import Derivation, _Run
+
+__all__ = ["NICE", "Template", "changes", "fit_all", "sample"]
+
+NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str  # model.layers.*.self_attn.q_proj.weight
+    role: str  # trainable, frozen or buffer
+    mult: fitting.Poly
+    dims: tuple[fitting.Poly, ...]
+
+
+def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
+    """Components that differ between two builds: (template, "mult") or (template, dim)."""
+    out: set[tuple[str, Any]] = set()
+    for t in a.keys() | b.keys():
+        x, y = a.get(t), b.get(t)
+        if x is None or y is None:
+            out.add((t, "mult"))
+            continue
+        if x.count != y.count:
+            out.add((t, "mult"))
+        if len(x.shape) != len(y.shape):
+            out |= {(t, i) for i in range(max(len(x.shape), len(y.shape)))}
+        else:
+            out |= {(t, i) for i, (p, q) in enumerate(zip(x.shape, y.shape, strict=True))
+                    if p != q}
+    return out
+
+
+def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
+            structured: bool, same: bool) -> dict[str, int]:
+    """Small random values: layer counts in the base's order; widths dividing as at the base
+    (``structured``; equal ones equal too with ``same``) or at random."""
+    point: dict[str, int] = {}
+    lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
+    drawn = sorted(rng.randint(0, 10) for _ in structural)
+    prev = 0
+    for f, v in zip(structural, drawn, strict=True):  # the base's order kept
+        prev = max(v, lo[f], prev)
+        point[f] = prev
+    # fields that change no weight keep their base values, and may still divide one that does
+    # (OPT's num_attention_heads divides hidden_size)
+    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int}
+    for f in dims:
+        if d.fields[f] == 0 and rng.random() < 0.3:  # a width 0 at the base: a part it removes
+            point[f] = 0
+        elif structured:
+            now = {**kept, **{g: point[g] for g in point if g in dims}}
+            divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
+                    and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
+                    and d.fields[f] != (kept.get(g) or d.fields[g])]
+            m = 1
+            for g in sorted(divs, key=lambda g: now[g]):  # the smallest first (GPT-NeoX's heads,
+                m = m if math.lcm(m, now[g]) > 256 else math.lcm(m, now[g])  # not its context)
+            twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
+            point[f] = point[twin[0]] if twin else \
+                m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
+        else:
+            point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
+    for f in d.flags:
+        point[f] = rng.randint(0, 1)
+    return point
+
+
+def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
+             values: Mapping[str, Any], rng: random.Random) -> set[str]:
+    """Fit every template; or, where a probe finds fields that change no weight at the base
+    but change a template it lacks, return them (the caller refits with them)."""
+    flags = set(d.flags)
+    order = sorted(structural, key=lambda f: (d.fields[f], f))
+    dims = sorted((set(d.fields) - structural - flags), key=lambda f: (d.fields[f], f))
+    widest = max((len(s) for s in dep.values()), default=0)
+    monos = sum(math.comb(widest + 1, k) for k in range(fitting.MAX_DEGREE + 1))
+    need = min(160, 2 * monos + 12)
+    samples: list[tuple[dict[str, int], Built]] = []
+    refused: list[tuple[dict[str, int], str]] = []
+    for i in range(need * 6):
+        if len(samples) >= need:
+            break
+        point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0)
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
+        b = run.try_build(over)
+        (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
+    if len(samples) < need // 2:
+        why = refused[0][1] if refused else "no build"
+        raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
+                          f"{len(samples) + len(refused)}); the first refusal: {why}")
+    constraints(run, d, samples, refused, order, values)
+    base_point = dict(d.fields)
+    templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
+    new = _probe_absent(run, d, templates, dep, samples, values)
+    if new:
+        return new
+    module: dict[str, set[str]] = {}  # the fields each module's weights' dimensions read
+    for (tt, what), s in dep.items():
+        if what != "mult":
+            module.setdefault(_module(tt), set()).update(s)
+    pending, tried = list(templates), set[tuple[str, int]]()
+    while pending:
+        t = pending.pop(0)
+        obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
+        roles = {o.role for _, o in obs if o is not None}
+        if len(roles) != 1:
+            d.failures.append((t, "its weights are parameters in some builds, buffers in others"))
+            continue
+        role = roles.pop()
+        allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
+        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
+                    [(p, o.count if o else 0) for p, o in obs])
+        present = [(p, o) for p, o in obs if o is not None]
+        ranks = {len(o.shape) for _, o in present}
+        if mult is None:
+            d.failures.append((t, "how many weights it names is no such expression of the "
+                                  "fields (" + ", ".join(allf) + ")"))
+            continue
+        if len(ranks) != 1 or any(-1 in o.shape for _, o in present):
+            d.failures.append((t, "its shape differs between layers or builds in rank"))
+            continue
+        shapes = []
+        for i in range(ranks.pop()):
+            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present],
+                     module.get(_module(t), set()))
+            if e is None:
+                d.failures.append((t, f"dimension {i} is no such expression of the fields ("
+                                      + ", ".join(allf) + ")"))
+                break
+            odd = _undecided(e, [p for p, _ in present], tried)
+            drawn = [p for p, _ in present if p is not base_point]  # the random builds
+            if odd and _settle(run, d, t, odd[0], drawn, samples, values):
+                tried.add(odd)
+                pending.insert(0, t)  # fitted again with a build that tells them apart
+                break
+            shapes.append(e)
+        else:
+            d.templates.append(Template(t, role, mult, tuple(shapes)))
+    return set()
+
+
+def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None:
+    """A field of ``poly``'s floors by a constant k that is a multiple of k at every point: the
+    builds cannot tell ``ffn_dim // 2`` from ``ffn_dim / 2`` (Zaya's half of kv·head_dim)."""
+    for _, atoms in poly:
+        for a in atoms:
+            if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
+                    and (a[1], int(a[2])) not in tried \
+                    and all(p[a[1]] % int(a[2]) == 0 for p in points):
+                return a[1], int(a[2])
+    return None
+
+
+def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
+            values: Mapping[str, Any]) -> bool:
+    """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
+    one alone may meet the other fields at values that fit by chance) that have template ``t``,
+    so off the multiples it met; whether any built."""
+    flags = set(d.flags)
+    added = 0
+    for p in drawn[:6]:
+        point = {**p, field: p[field] + 1}
+        over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
+        b = run.try_build(over)
+        if isinstance(b, dict) and t in b:
+            samples.append((point, b))
+            added += 1
+    return added > 0
+
+
+def _module(template: str) -> str:
+    return template.split("@")[0].rsplit(".", 1)[0]
+
+
+def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
+                  values: Mapping[str, Any]) -> set[str]:
+    """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
+    each width varied alone from a random build that has them."""
+    unseen = [t for t in templates if not any(k[0] == t and k[1] != "mult" for k in dep)]
+    flags = set(d.flags)
+    widths = [f for f in d.fields if f not in flags]
+    widths += [f for f in d.inert if type(values.get(f)) is int]
+    found: set[str] = set()
+    done: set[str] = set()
+    for t in unseen:
+        if t in done:
+            continue
+        at = next(((p, b) for p, b in samples if t in b), None)
+        if at is None:
+            continue
+        p, ref = at
+        group = [u for u in unseen if u in ref and u not in done]
+        done |= set(group)
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in p.items()}}
+        for f in widths:
+            at_f = p[f] if f in p else int(values[f])  # a field that changes no weight: its base
+            # two variations that build; doubling and tripling keep the divisibilities a width
+            # must meet (DeepSeek-V2's hidden_size by the heads), which ± 1 breaks
+            built = 0
+            for v in (at_f + 1, 2 * at_f + 2, 2 * at_f, 3 * at_f):
+                if built == 2 or v == at_f:
+                    break
+                b = run.try_build({**over, f: v})
+                if isinstance(b, str):
+                    continue
+                built += 1
+                for c in changes(ref, b):
+                    if c[0] in group:
+                        dep.setdefault(c, set()).add(f)
+                        found.add(f)
+    return found - set(d.fields)
+
+
+def _fit(first: set[str], wider: list[str], d: Derivation, samples,
+         module: set[str] | None = None) -> fitting.Poly | None:
+    """The expression of one component: in the fields its probes found, then every field of
+    its template, then with every flag; then with the fields the dimensions of its module's
+    weights read (a bias only one flag adds reads the flags its weight does: Falcon's qkv
+    bias, whose probes ran with new_decoder_architecture switched on)."""
+    ints = [f for f in d.fields if f not in d.flags]
+    equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
+    found = fitting.fit(sorted(first), ints, samples, equal)
+    if found is None and set(wider) - first and len(wider) <= 8:
+        found = fitting.fit(wider, ints, samples, equal)
+    with_flags = sorted(set(wider) | set(d.flags))
+    if found is None and d.flags and len(with_flags) <= 8:
+        found = fitting.fit(with_flags, ints, samples, equal)
+    beside = sorted(first | (module or set()))
+    if found is None and set(beside) - first and len(beside) <= 8:
+        found = fitting.fit(beside, ints, samples, equal)
+    return found

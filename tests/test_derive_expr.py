@@ -1,0 +1,192 @@
+"""Richer derived expressions (issue 19 §1): a floor the samples cannot tell from a fraction (and
+the build that tells them apart), a width seen in few builds, a square, half a product, a flag
+that reshapes a weight, a width that must keep a divisibility probed on a template the base
+config lacks, a frozen weight beside trained ones; each on a fit or a tiny torch builder whose
+answer is written by hand."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from paramcount.derive import fit
+from tests._shared import torch_side
+
+# --- exact fits (no torch) ----------------------------------------------------------------------
+
+
+def test_fit_prefers_a_floor_to_a_fraction():
+    # every sampled ffn_dim even: ffn_dim // 2 and ffn_dim / 2 agree on the samples, and only
+    # the floor has integer coefficients (Moshi's fc2 input)
+    samples = [({"ffn_dim": v}, v // 2) for v in (32, 64, 128, 144, 72, 96, 16, 48, 8, 24, 12)]
+    poly = fit.fit(["ffn_dim"], ["ffn_dim"], samples)
+    assert poly == ((1, (("floor", "ffn_dim", "2"),)),)
+
+
+def test_fit_from_few_builds_lowers_the_degree():
+    # a bias only half the builds have: 14 samples, fewer than the 15 monomials of degree 3 in
+    # four atoms; kv·(hidden // heads) is of degree 2 (Granite MoE shared's k_proj bias)
+    rng = random.Random(4)
+    samples = []
+    for _ in range(14):
+        p = {"hidden": rng.choice((12, 32, 48, 64, 35, 6)), "heads": rng.randint(1, 24),
+             "kv": rng.randint(1, 24)}
+        samples.append((p, p["kv"] * (p["hidden"] // p["heads"])))
+    poly = fit.fit(["heads", "hidden", "kv"], ["heads", "hidden", "kv"], samples)
+    assert poly == ((1, ("kv", ("floor", "hidden", "heads"))),)
+
+
+def test_fit_finds_a_part_only_more_than_one_makes():
+    # XLM's language embeddings: one table where n_langs > 1, none where it is 1
+    samples = [({"n_langs": n, "emb": e}, int(n != 1)) for n, e in
+               ((1, 32), (2, 32), (6, 128), (1, 16), (12, 144), (48, 48), (1, 64), (3, 8))]
+    poly = fit.fit(["n_langs"], ["emb", "n_langs"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ()), (-1, (("eq", "n_langs", "1"),))), key=str)
+
+
+def test_fit_finds_a_square():
+    # CPM-Ant's relative attention bias: segment_types² + buckets rows
+    rng = random.Random(6)
+    samples = []
+    for _ in range(20):
+        p = {"seg": rng.randint(1, 40), "buckets": rng.randint(1, 64)}
+        samples.append((p, p["seg"] ** 2 + p["buckets"]))
+    poly = fit.fit(["buckets", "seg"], ["buckets", "seg"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ("buckets",)), (1, (("pow", "seg", "2"),))), key=str)
+    assert fit.poly_text(poly) in ("buckets + seg^2", "seg^2 + buckets")
+
+
+def test_fit_finds_half_a_product():
+    # Zaya's v_proj_current: (num_key_value_heads·head_dim) // 2, odd products included
+    rng = random.Random(8)
+    samples = []
+    for _ in range(40):
+        p = {"kv": rng.randint(1, 64), "hd": rng.randint(1, 300)}
+        samples.append((p, p["kv"] * p["hd"] // 2))
+    assert any(p["kv"] * p["hd"] % 2 for p, _ in samples)
+    poly = fit.fit(["hd", "kv"], ["hd", "kv"], samples)
+    assert poly is not None
+    for kv in range(1, 12):  # exact beyond the samples
+        for hd in range(1, 12):
+            assert fit.evaluate(poly, {"kv": kv, "hd": hd}) == kv * hd // 2
+
+
+def test_a_bias_fits_in_the_fields_its_weight_reads():
+    # Falcon's query_key_value.bias: its probes ran with new_decoder_architecture on, so they
+    # never saw multi_query; its weight's dimension did, and the bias fits in those fields
+    from types import SimpleNamespace
+
+    from paramcount.derive.templates import _fit
+
+    def qkv(p):
+        hd = p["hidden"] // p["heads"]
+        if p["nda"]:
+            return (p["heads"] + 2 * p["kv"]) * hd
+        return p["hidden"] + 2 * hd if p["mq"] else 3 * p["hidden"]
+
+    rng = random.Random(7)
+    samples = []
+    for _ in range(50):
+        p = {"hidden": rng.choice((8, 24, 48, 64, 384, 36)), "heads": rng.choice((2, 4, 6, 8, 12)),
+             "kv": rng.choice((2, 4, 12, 16, 32)), "layers": rng.randint(1, 10),
+             **{f: rng.randint(0, 1) for f in ("bias", "mq", "nda", "par", "tie")}}
+        samples.append((p, qkv(p)))
+    fields = {f: 1 for f in ("hidden", "heads", "kv", "layers", "bias", "mq", "nda", "par", "tie")}
+    d = SimpleNamespace(fields=fields, flags=("bias", "mq", "nda", "par", "tie"))
+    first, wider = {"hidden", "heads", "kv"}, ["bias", "heads", "hidden", "kv", "layers"]
+    assert _fit(first, wider, d, samples) is None  # its own fields, then all nine: no fit
+    poly = _fit(first, wider, d, samples, {"hidden", "heads", "kv", "mq", "nda"})
+    assert poly is not None and all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+# --- a tiny torch builder with a hand-written answer -------------------------------------------
+
+
+def _builder(cfg):
+    from torch import nn
+
+    h, heads, kv, d, L, k = (cfg[x] for x in ("hidden", "heads", "kv", "head_dim", "layers",
+                                               "dense_k"))
+    if h % 8:  # a validator: the widths the model takes
+        raise ValueError("hidden must be a multiple of 8")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.q = nn.Linear(h, heads * d, bias=False)
+            # a flag that reshapes a weight: one gate per head, or one per head channel
+            self.g = nn.Linear(h, heads if cfg["gating"] else heads * d, bias=False)
+            # a bias only where the flag is on, of a floor's width
+            self.k = nn.Linear(h, kv * (h // heads), bias=cfg["bias"])
+            # half a product: even at every random build that keeps the base's divisibilities,
+            # so a build off them tells (kv·head_dim) // 2 from kv·(head_dim // 2)
+            self.v = nn.Linear(h, kv * d // 2, bias=False)
+            if i < k:  # the first dense_k layers only: absent at the base (dense_k = 0)
+                self.up = nn.Linear(h, cfg["ffn"], bias=False)
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(cfg["vocab"], h)
+            self.layers = nn.ModuleList(Layer(i) for i in range(L))
+
+    return Tiny()
+
+
+DEFAULTS = {"hidden": 64, "heads": 8, "kv": 4, "head_dim": 16, "layers": 6, "dense_k": 0,
+            "ffn": 96, "vocab": 50, "gating": True, "bias": False}
+
+
+def _hand(p):
+    h, heads, kv, d, L, k = (p[x] for x in ("hidden", "heads", "kv", "head_dim", "layers",
+                                             "dense_k"))
+    gate = heads if p["gating"] else heads * d
+    per_layer = h * heads * d + h * gate + (h + p["bias"]) * kv * (h // heads) + h * (kv * d // 2)
+    return p["vocab"] * h + L * per_layer + min(k, L) * h * p["ffn"]
+
+
+@functools.cache
+def _tiny():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(builder=_builder, defaults=DEFAULTS, model_type="tiny_expr")
+    return derive(src)
+
+
+@torch_side
+def test_reshaping_flag_and_absent_width_fit_the_hand_written_count():
+    d = _tiny()
+    assert not d.failures, d.failures
+    assert {"head_dim", "hidden", "ffn", "dense_k", "gating", "bias"} <= set(d.fields)
+    rng = random.Random(5)
+    for _ in range(6):
+        L = rng.randint(1, 12)
+        p = {"hidden": 8 * rng.randint(1, 12), "heads": rng.randint(1, 9),
+             "kv": rng.randint(1, 9), "head_dim": rng.randint(1, 40), "layers": L,
+             "dense_k": rng.randint(0, L), "ffn": rng.randint(1, 200),
+             "vocab": rng.randint(1, 300), "gating": rng.randint(0, 1),
+             "bias": rng.randint(0, 1)}
+        assert d.count(p)["trainable"] == _hand(p), p
+
+
+def test_a_frozen_weight_beside_a_trainable_one_is_a_leaf_of_its_own():
+    # Laguna's router: gate.weight trained, gate.e_score_correction_bias a frozen parameter;
+    # one leaf of both took the first's role and left the trained weight unclaimed
+    from paramcount.derive.core import Derivation, Template
+    from paramcount.derive.tree import tree
+
+    d = Derivation("tiny_frozen", "Tiny", {}, {"hidden_size": 8, "num_experts": 4,
+                                               "num_hidden_layers": 2}, (), ())
+    d.templates = [
+        Template("layers.*.gate.e_score_correction_bias", "frozen", ((1, ("num_hidden_layers",)),),
+                 (((1, ("num_experts",)),),)),
+        Template("layers.*.gate.weight", "trainable", ((1, ("num_hidden_layers",)),),
+                 (((1, ("num_experts",)),), ((1, ("hidden_size",)),))),
+    ]
+    t = tree(d)
+    gate, frozen = t.find("layers.gate"), t.find("layers.gate_e_score_correction_bias")
+    assert gate.trainable and not frozen.trainable
+    assert "e_score" not in gate.match and "gate/weight" in gate.match.replace("\\", "")
