@@ -38,13 +38,14 @@ def test_widths_divide_by_the_small_inert_divisors_not_the_large_ones():
     """GPT-NeoX's hidden_size divides by its heads (its validator), which change no weight;
     its context length also divides the base width, but the lcm of both is too large to keep:
     the sample keeps the heads' divisibility rather than dropping every one."""
-    from paramcount.derive.core import Derivation, _sample
+    from paramcount.derive.core import Derivation
+    from paramcount.derive.templates import sample
 
     d = Derivation("t", "T", {}, {"hidden_size": 6144, "num_hidden_layers": 44}, (), ())
     d.explicit = {"num_attention_heads": 64, "max_position_embeddings": 2048, **d.fields}
     rng = random.Random(0)
     for _ in range(20):
-        p = _sample(rng, d, ["num_hidden_layers"], ["hidden_size"], structured=True, same=False)
+        p = sample(rng, d, ["num_hidden_layers"], ["hidden_size"], structured=True, same=False)
         assert p["hidden_size"] % 64 == 0 and p["hidden_size"] <= 256
 
 
