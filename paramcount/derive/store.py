@@ -56,6 +56,10 @@ _PROOF_SOURCES = ("prove/*.py", "verify.py", "formula.py", "symbols.py", "hparam
                   "registry.py")
 
 
+# modules of this package that make no derivation or proof (they compare, sweep, or write one)
+_NOT_DERIVING = ("crosscheck.py", "sweep.py", "plugin.py")
+
+
 def fingerprint(cls: str | None = None, *, proof: bool = False) -> str:
     """A digest of what a derivation is made from: the derive code (this package and the weight
     reader it uses) and, for a transformers class, the source of its modeling module; not the
@@ -66,7 +70,8 @@ def fingerprint(cls: str | None = None, *, proof: bool = False) -> str:
 
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    files = [*sorted(here.glob("*.py")), here.parent.parent / "reference_models" / "hf.py"]
+    files = [*sorted(f for f in here.glob("*.py") if f.name not in _NOT_DERIVING),
+             here.parent.parent / "reference_models" / "hf.py"]
     for pattern in _PROOF_SOURCES if proof else ():
         files += sorted(here.parent.glob(pattern))
     for f in files:
