@@ -97,3 +97,32 @@ def test_readme_tables_every_kind_with_what_it_binds():
              and cls is not restrictions.Restriction}
     tabled = {(k, b.strip("` ")) for k, binds in rows for b in binds.split(",")}
     assert tabled == {(k, b) for k, cls in kinds.items() for b in cls.bindable}
+
+
+OLD = {"Architecture": {"fixed", "constraints"},
+       "Table": {"requires", "hf_constants", "keras_constants"},
+       "Transformers": {"constraints", "limits", "always", "prove_within"}}
+
+
+def _old_spellings(source: str) -> list[str]:
+    """The declarations of ``source`` that restrict by an old keyword instead of ``restrictions=``."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in OLD:
+            old = sorted(k.arg for k in node.keywords if k.arg in OLD[node.func.id])
+            if old:
+                out.append(f"line {node.lineno}: {node.func.id}({', '.join(f'{k}=' for k in old)})")
+    return out
+
+
+def test_every_family_restricts_by_the_one_list():
+    """A family declares its restrictions as one list; a declaration with an old keyword (merged
+    from a branch written before) is rewritten by the codemod (issue 18 §4)."""
+    families = Path(registry.__file__).resolve().parent / "families"
+    bad = {str(f.relative_to(families)): found for f in sorted(families.rglob("*.py"))
+           if (found := _old_spellings(f.read_text(encoding="utf-8")))}
+    assert not bad, bad
+    assert _old_spellings("Table(fields=(), requires=(R,))\nTable(fields=(), restrictions=(R,))\n"
+                          "dataclasses.replace(T, constraints=())\n") == ["line 1: Table(requires=)"]
