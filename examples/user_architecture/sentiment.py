@@ -26,6 +26,7 @@ from paramcount.components import dense, embedding, encoder_block, position_embe
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Divisible, Relation
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
 
 # 1. Symbols the built-in vocabulary lacks: a size and a 0/1 option flag, each with its meaning.
@@ -71,9 +72,9 @@ def build(hp: dict[str, int]):
         return keras.Model(ids, out, name="sentiment")
 
 
-# 4. Register: required and optional hyperparameters, what the implementation fixes, the
-#    constraints, presets from a TOML file of your own, and small example sets (each flag value)
-#    that `verify` checks along with the presets.
+# 4. Register: required and optional hyperparameters, the restrictions (what the implementation
+#    fixes, the constraints, each with why), presets from a TOML file of your own, and small
+#    example sets (each flag value) that `verify` checks along with the presets.
 SENTIMENT = register(Architecture(
     id="sentiment",
     title="Sentiment classifier (user-defined example): transformer encoder, mean pooling, head",
@@ -81,9 +82,13 @@ SENTIMENT = register(Architecture(
     formula=FORMULA,
     required=(v, n, d_e, M, d_f, L, c),
     optional={pooler: 0},
-    fixed={d_k: d_e / M, d_v: d_e / M, zeta: 1},
-    constraints=(Divisible(d_e, M),
-                 Relation(c, ">=", 2, reason="a classifier needs at least two classes")),
+    restrictions=(
+        Fixed(d_k, d_e / M, why="the heads split the width"),
+        Fixed(d_v, d_e / M, why="the heads split the width"),
+        Fixed(zeta, 1, why="keras_hub's TransformerEncoder always has attention biases"),
+        Holds(Divisible(d_e, M), why="the heads split the width"),
+        Holds(Relation(c, ">=", 2, reason="a classifier needs at least two classes")),
+    ),
     reference=build,  # or "mypkg.models:build", imported only when verifying
     counting="trainable weights of the whole classifier: embeddings, encoder blocks, pooler (if "
              "any) and head",
