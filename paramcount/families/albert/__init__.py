@@ -27,8 +27,9 @@ from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYER
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
@@ -63,9 +64,14 @@ MAPPING = Table(
     # AlbertForPreTraining adds a sentence-order head KerasHub has no class for: refused.
     hf_classes={"AlbertModel": "albert", "AlbertForMaskedLM": "albert_masked_lm"},
     keras_classes={"AlbertBackbone": "albert"},
-    hf_constants={"tie_word_embeddings": True},
-    requires=(Require("tie_word_embeddings", (True,),
-                      "AlbertForMaskedLM's decoder counts only as the token table, tied"),),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="AlbertForMaskedLM's decoder counts only as the token table, tied",
+        ),
+    ),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
         "classifier_dropout_prob", "dropout", "position_embedding_type",

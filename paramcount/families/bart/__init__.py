@@ -14,8 +14,9 @@ from paramcount.components.encoders import encoder_stack
 from paramcount.families._lineages import HF_LAYERS, VOCAB, WIDTH_D_MODEL
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.weights import Named
 
@@ -47,9 +48,10 @@ MAPPING = Table(
     # a buffer (not trainable): its trainable weights are BartModel's.
     hf_classes={"BartModel": "bart", "BartForConditionalGeneration": "bart"},
     keras_classes={"BartBackbone": "bart"},
-    hf_constants={"tie_word_embeddings": True},
-    requires=(Require("tie_word_embeddings", (True,),
-                      "the LM head counts only as the shared token table, tied"),),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Requires("tie_word_embeddings", (True,), why="the LM head counts only as the shared token table, tied"),
+    ),
     free=frozenset({
         "activation_function", "dropout", "attention_dropout", "activation_dropout",
         "classifier_dropout", "classif_dropout", "encoder_layerdrop", "decoder_layerdrop",
@@ -135,8 +137,11 @@ register(Architecture(
              "tables (n each; the original checkpoints' 2 offset rows are trimmed) and embedding "
              "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(HEADS_FIT),
+    ),
     presets="bart",
     family="keras_hub",
     keras_hub_metadata=True,
@@ -144,7 +149,9 @@ register(Architecture(
     # BartAttention refuses a width the heads do not split ("embed_dim must be divisible by
     # num_heads"); KerasHub floors the head width
     transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder")),
-                              constraints=(WHOLE_HEADS,)),
+                              restrictions=(
+                                  Holds(WHOLE_HEADS, binds="transformers"),
+                              )),
     examples={
         "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
         "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),

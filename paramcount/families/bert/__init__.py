@@ -11,9 +11,10 @@ from paramcount.components.encoders import mlm_head
 from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
 from paramcount.formula import group, zero
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.registry import get as _registered
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
@@ -52,14 +53,22 @@ MAPPING = Table(
     hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",
                 "BertForPreTraining": "bert_pretraining"},
     keras_classes={"BertBackbone": "bert"},
-    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
-                  "is_decoder": False, "tie_word_embeddings": True},
-    requires=(
-        Require("tie_word_embeddings", (True,),
-                "BertForMaskedLM's decoder counts only as the token embedding, tied"),
-        Require("position_embedding_type", ("absolute",),
-                "relative position types add a distance table the formula does not have"),
-        Require("add_cross_attention", (False,), "BERT here is an encoder without cross-attention"),
+    restrictions=(
+        Sets("position_embedding_type", "absolute"),
+        Sets("add_cross_attention", False),
+        Sets("is_decoder", False),
+        Sets("tie_word_embeddings", True),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="BertForMaskedLM's decoder counts only as the token embedding, tied",
+        ),
+        Requires(
+            "position_embedding_type",
+            ("absolute",),
+            why="relative position types add a distance table the formula does not have",
+        ),
+        Requires("add_cross_attention", (False,), why="BERT here is an encoder without cross-attention"),
     ),
     free=ENCODER_FREE,
 )
@@ -112,7 +121,9 @@ register(_architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, constraints=(WHOLE_HEADS,)),
+    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
+        Holds(WHOLE_HEADS, binds="transformers"),
+    )),
 ))
 
 register(_architecture(
@@ -128,7 +139,9 @@ register(_architecture(
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
-        constraints=(WHOLE_HEADS,),
+        restrictions=(
+            Holds(WHOLE_HEADS, binds="transformers"),
+        ),
         weights={
             **HF_ENCODER, **HF_POOLER,
             "mlm_head": "cls/predictions",
@@ -162,7 +175,9 @@ register(_architecture(
             "mlm_head.output_bias": "predictions/bias",
             "nsp_head": "cls/seq_relationship",
         },
-        constraints=(WHOLE_HEADS,),
+        restrictions=(
+            Holds(WHOLE_HEADS, binds="transformers"),
+        ),
         deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
                                                                "the pooled output", kind="head"),
                       "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "

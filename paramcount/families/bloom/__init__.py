@@ -11,8 +11,9 @@ from paramcount.components.decoders import alibi_decoder
 from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Limit, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, v, zeta
 from paramcount.weights import Named
 
@@ -32,12 +33,19 @@ MAPPING = Table(
     model_type="bloom",
     hf_classes={"BloomForCausalLM": "bloom"},
     keras_classes={"BloomBackbone": "bloom"},
-    hf_constants={"tie_word_embeddings": True},
-    requires=(
-        Require("tie_word_embeddings", (True,),
-                "BLOOM's LM head is the token embedding (tied), as in KerasHub's BloomCausalLM"),
-        Require("n_inner", (None,), "transformers' BloomMLP ignores n_inner and is always "
-                "4·hidden_size wide: a config setting it describes no model transformers builds"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="BLOOM's LM head is the token embedding (tied), as in KerasHub's BloomCausalLM",
+        ),
+        Requires(
+            "n_inner",
+            (None,),
+            why="transformers' BloomMLP ignores n_inner and is always "
+                "4·hidden_size wide: a config setting it describes no model transformers builds",
+        ),
     ),
     free=frozenset({
         "apply_residual_connection_post_layernorm", "attention_dropout", "hidden_dropout",
@@ -68,8 +76,12 @@ TRANSFORMERS = Transformers(
         "blocks.ffn.down": "dense_4h_to_h",
         "final_norm": "ln_f",
     },
-    limits=(Relation(d_f, "==", 4 * d_e,
-                     reason="transformers' BloomMLP is always 4·hidden_size wide"),),
+    restrictions=(
+        Limit(
+            Relation(d_f, "==", 4 * d_e,
+            reason="transformers' BloomMLP is always 4·hidden_size wide"),
+        ),
+    ),
 )
 
 register(Architecture(
@@ -82,9 +94,12 @@ register(Architecture(
         norm_names=("pre_attention_layernorm", "post_attention_layernorm"),
         ffn_names=("mlp_intermediate_dense", "mlp_output_dense")),
     required=(v, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(Divisible(d_e, M)),
+    ),
     # BloomAttention refuses a d_e that M does not divide.
-    constraints=(Divisible(d_e, M),),
     reference=Named("reference_models.table:backbone", ("bloom",)),
     counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "
              "final norm; no LM head (BloomCausalLM ties it to the token embedding)",

@@ -22,8 +22,9 @@ from paramcount.families._lineages import HF_VOCAB
 from paramcount.formula import FUSED, group, leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -79,9 +80,13 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 4},
-    fixed={d_k: d_e / M, tied: 0},  # DbrxConfig refuses a tied head
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(tied, 0),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),  # DbrxConfig refuses a tied head
     reference=Named("reference_models.hf:weights", ("dbrx",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final γ-only layer norm, untied LM head; active parameters count "
@@ -103,8 +108,11 @@ register(Architecture(
         hf_classes={"DbrxForCausalLM": "dbrx"},
         # attn_config.rope_theta: DbrxAttention reads it and DbrxAttentionConfig declares no
         # default (a config without it fails to build); the released value, which holds no weight
-        hf_constants={"tie_word_embeddings": False, "attn_config.rope_theta": 500000},
-        requires=(Require("tie_word_embeddings", (False,), _TIED),),
+        restrictions=(
+            Sets("tie_word_embeddings", False),
+            Sets("attn_config.rope_theta", 500000),
+            Requires("tie_word_embeddings", (False,), why=_TIED),
+        ),
         free=frozenset({
             "max_seq_len", "resid_pdrop", "emb_pdrop", "output_router_logits",
             "router_aux_loss_coef", "attn_config.attn_pdrop", "attn_config.clip_qkv",

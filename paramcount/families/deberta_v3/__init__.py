@@ -17,8 +17,9 @@ from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, VOC
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.weights import Named
 
@@ -43,20 +44,25 @@ MAPPING = Table(
     model_type="deberta-v2",
     hf_classes={"DebertaV2Model": "deberta_v3"},
     keras_classes={"DebertaV3Backbone": "deberta_v3"},
-    hf_constants={"relative_attention": True, "position_biased_input": False,
-                  "share_att_key": True, "norm_rel_ebd": "layer_norm", "type_vocab_size": 0,
-                  "pos_att_type": ["p2c", "c2p"]},
-    requires=(
-        Require("relative_attention", (True,), "the formula has DeBERTa-v3's relative table",
-                absent_ok=False),
-        Require("position_biased_input", (False,), "an absolute position table is not in the "
-                "formula (transformers builds one unless this is false)", absent_ok=False),
-        Require("share_att_key", (True,), "unshared keys add per-layer position projections",
-                absent_ok=False),
-        Require("norm_rel_ebd", ("layer_norm",), "the formula normalises the relative table",
-                absent_ok=False),
-        Require("type_vocab_size", (0,), "the formula has no token types"),
-        Require("conv_kernel_size", (0,), "DeBERTa-v2's convolution layer is not in the formula"),
+    restrictions=(
+        Sets("relative_attention", True),
+        Sets("position_biased_input", False),
+        Sets("share_att_key", True),
+        Sets("norm_rel_ebd", "layer_norm"),
+        Sets("type_vocab_size", 0),
+        Sets("pos_att_type", ["p2c", "c2p"]),
+        Requires("relative_attention", (True,), absent_ok=False, why="the formula has DeBERTa-v3's relative table"),
+        Requires(
+            "position_biased_input",
+            (False,),
+            absent_ok=False,
+            why="an absolute position table is not in the "
+                "formula (transformers builds one unless this is false)",
+        ),
+        Requires("share_att_key", (True,), absent_ok=False, why="unshared keys add per-layer position projections"),
+        Requires("norm_rel_ebd", ("layer_norm",), absent_ok=False, why="the formula normalises the relative table"),
+        Requires("type_vocab_size", (0,), why="the formula has no token types"),
+        Requires("conv_kernel_size", (0,), why="DeBERTa-v2's convolution layer is not in the formula"),
     ),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
@@ -93,9 +99,12 @@ register(Architecture(
              "positions, no pooler",
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
-    fixed={**EVEN_HEADS, zeta: 1},
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(Divisible(d_e, M)),
+    ),
     # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
-    constraints=(Divisible(d_e, M),),
     presets="deberta_v3",
     family="keras_hub",
     keras_hub_metadata=True,

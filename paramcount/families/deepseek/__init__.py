@@ -44,6 +44,7 @@ from paramcount.frameworks import Delta, Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import (
     E,
     E_s,
@@ -158,16 +159,23 @@ MAPPING_V2 = Table(
     fields=_fields(v3=False),
     model_type="deepseek_v2",
     hf_classes={"DeepseekV2ForCausalLM": "deepseek_v2"},
-    hf_constants={"attention_bias": False, "mlp_bias": False, "q_lora_rank": _q_lora_rank},
-    requires=_REQUIRES,
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("mlp_bias", False),
+        Sets("q_lora_rank", _q_lora_rank),
+        *Requires.each(_REQUIRES),
+    ),
     free=FREE,
 )
 MAPPING_V3 = Table(
     fields=_fields(v3=True),
     model_type="deepseek_v3",
     hf_classes={"DeepseekV3ForCausalLM": "deepseek_v3"},
-    hf_constants={"attention_bias": False, "q_lora_rank": _q_lora_rank},
-    requires=_REQUIRES,
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("q_lora_rank", _q_lora_rank),
+        *Requires.each(_REQUIRES),
+    ),
     free=FREE,
 )
 
@@ -197,13 +205,16 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
         formula=formula,
         required=required,
         optional=optional,
-        fixed=fixed,
+        restrictions=(
+            *Fixed.each(fixed),
+            Holds(Divisible(d_rope, 2)),
+            *Holds.each(() if v3 else (Divisible(d_e, M),)),
+            Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+            *Holds.each(DENSE_FIRST.constraints()),
+        ),
         # transformers' validation is this model's own constraint (only transformers builds
         # it): an even rotary width (head_dim is d_rope there) and, for V2, d_e a multiple of M
         # (a check MLA's shapes do not need)
-        constraints=(Divisible(d_rope, 2), *(() if v3 else (Divisible(d_e, M),)),
-                     Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                     *DENSE_FIRST.constraints()),
         reference=Named("reference_models.hf:weights", (arch_id,)),
         counting="trainable parameters of the causal LM: token embedding, L blocks (latent "
                  "attention; a dense SwiGLU in the first L_dense, routed and shared experts in "
@@ -264,8 +275,11 @@ MAPPING_V32 = Table(
     fields=_fields(v3=True, v32=True),
     model_type="deepseek_v32",
     hf_classes={"DeepseekV32ForCausalLM": "deepseek_v32"},
-    hf_constants={"attention_bias": False, "mlp_bias": False},
-    requires=_REQUIRES,
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("mlp_bias", False),
+        *Requires.each(_REQUIRES),
+    ),
     free=FREE | {"index_topk", "layer_types"},
 )
 _register(

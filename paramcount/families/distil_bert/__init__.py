@@ -13,8 +13,9 @@ from paramcount.components.encoders import encoder_stack, mlm_head, token_positi
 from paramcount.families._lineages import POSITIONS_512, VOCAB
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
@@ -34,9 +35,14 @@ MAPPING = Table(
     model_type="distilbert",
     hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},
     keras_classes={"DistilBertBackbone": "distil_bert"},
-    hf_constants={"tie_word_embeddings": True},
-    requires=(Require("tie_word_embeddings", (True,),
-                      "DistilBertForMaskedLM's projector counts only as the token embedding, tied"),),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="DistilBertForMaskedLM's projector counts only as the token embedding, tied",
+        ),
+    ),
     free=frozenset({
         "activation", "dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout",
         # a sinusoidal table is the same V-independent n×d_e parameter, only initialised fixed
@@ -93,7 +99,9 @@ register(_architecture(
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF, constraints=_HF_CONSTRAINTS),
+    transformers=Transformers(weights=_HF, restrictions=(
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+    )),
 ))
 
 register(_architecture(
@@ -111,5 +119,7 @@ register(_architecture(
         "mlm_head.transform": "vocab_transform",
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
-    }, constraints=_HF_CONSTRAINTS),
+    }, restrictions=(
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+    )),
 ))

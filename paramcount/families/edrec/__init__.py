@@ -16,6 +16,7 @@ from paramcount.families._lineages import KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
 from paramcount.formula import group, zero
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 from paramcount.weights import Named
 
@@ -77,8 +78,11 @@ register(Architecture(
     counting="trainable weights of the backbone: the shared token table, L_enc encoder and L_dec "
              "decoder blocks; EdRecBackbone has no final norm and no LM head",
     required=(v, d_e, M, d_f, L_enc, L_dec),
-    fixed={**EVEN_HEADS, zeta: 0},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 0),
+        Holds(HEADS_FIT),
+    ),
     family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_f=64, L_enc=2, L_dec=2),

@@ -22,8 +22,9 @@ from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYER
 from paramcount.families.bert import HF_BLOCKS
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 from paramcount.weights import Named
 
@@ -48,13 +49,21 @@ MAPPING = Table(
     # for; it is refused by name rather than counted as the backbone.
     hf_classes={"ElectraModel": "electra"},
     keras_classes={"ElectraBackbone": "electra"},
-    hf_constants={"position_embedding_type": "absolute", "add_cross_attention": False,
-                  "is_decoder": False},
-    requires=(
-        Require("position_embedding_type", ("absolute",),
-                "relative position types add a distance table the formula does not have"),
-        Require("add_cross_attention", (False,), "ELECTRA here is an encoder without "
-                                                 "cross-attention"),
+    restrictions=(
+        Sets("position_embedding_type", "absolute"),
+        Sets("add_cross_attention", False),
+        Sets("is_decoder", False),
+        Requires(
+            "position_embedding_type",
+            ("absolute",),
+            why="relative position types add a distance table the formula does not have",
+        ),
+        Requires(
+            "add_cross_attention",
+            (False,),
+            why="ELECTRA here is an encoder without "
+                "cross-attention",
+        ),
     ),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
@@ -81,8 +90,12 @@ register(Architecture(
              "generator head",
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
-    fixed={**EVEN_HEADS, zeta: 1, eta: 1 - sympy.KroneckerDelta(d_emb, d_e)},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Fixed(eta, 1 - sympy.KroneckerDelta(d_emb, d_e)),
+        Holds(HEADS_FIT),
+    ),
     presets="electra",
     family="keras_hub",
     keras_hub_metadata=True,

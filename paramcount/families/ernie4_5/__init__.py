@@ -38,6 +38,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -133,7 +134,9 @@ register(Architecture(
     formula=DENSE,
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={tied: 1},
-    constraints=_CONSTRAINTS,
+    restrictions=(
+        *Holds.each(_CONSTRAINTS),
+    ),
     reference=Named("reference_models.hf:weights", ("ernie4_5",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
              "LM head (none when tied, as released)",
@@ -143,7 +146,10 @@ register(Architecture(
         # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
         fields=_fields(HF_HEAD_DIM_OR_128),
         model_type="ernie4_5", hf_classes={"Ernie4_5ForCausalLM": "ernie4_5"},
-        hf_constants={"use_bias": False}, requires=(_NO_BIAS,), free=_FREE),
+        restrictions=(
+            Sets("use_bias", False),
+            *Requires.each((_NO_BIAS,)),
+        ), free=_FREE),
     transformers=Transformers(weights=own_weights(DENSE)),
     frameworks=("transformers",),
     examples={
@@ -166,10 +172,12 @@ register(Architecture(
     formula=MOE,
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, d_fe),
     optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
-    fixed=DENSE_FIRST.fixed(),
-    constraints=(*_CONSTRAINTS,
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *DENSE_FIRST.constraints()),
+    restrictions=(
+        *Fixed.each(DENSE_FIRST.fixed()),
+        *Holds.each(_CONSTRAINTS),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(DENSE_FIRST.constraints()),
+    ),
     reference=Named("reference_models.hf:weights", ("ernie4_5_moe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (a dense SwiGLU "
              "in the first L_dense, routed and shared experts in the rest), final RMS norm, LM "
@@ -191,9 +199,13 @@ register(Architecture(
                 "moe_layer_interval": "moe_layer_interval"}),
         ),
         model_type="ernie4_5_moe", hf_classes={"Ernie4_5_MoeForCausalLM": "ernie4_5_moe"},
-        hf_constants={"use_bias": False, "moe_layer_start_index": _start,
-                      "moe_layer_end_index": -1, "moe_layer_interval": 1},
-        requires=(_NO_BIAS,),
+        restrictions=(
+            Sets("use_bias", False),
+            Sets("moe_layer_start_index", _start),
+            Sets("moe_layer_end_index", -1),
+            Sets("moe_layer_interval", 1),
+            *Requires.each((_NO_BIAS,)),
+        ),
         free=_FREE | {
             "moe_norm_min", "output_router_logits", "router_aux_loss_coef", "moe_gate",
             "moe_use_aux_free", "moe_capacity"}),

@@ -14,10 +14,11 @@ from paramcount.components import attention, dense, embedding, feed_forward, lay
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
-from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
 from paramcount.weights import Named
 
@@ -47,10 +48,12 @@ MAPPING = Table(
     # (KerasHub's ESMMaskedPLM is not registered): refused by name.
     hf_classes={"EsmModel": "esm"},
     keras_classes={"ESMBackbone": "esm"},
-    hf_constants={"is_folding_model": False, "add_cross_attention": False, "is_decoder": False},
-    requires=(
-        Require("is_folding_model", (False,), "ESMFold's folding trunk is not in the formula"),
-        Require("add_cross_attention", (False,), "ESM here is an encoder without cross-attention"),
+    restrictions=(
+        Sets("is_folding_model", False),
+        Sets("add_cross_attention", False),
+        Sets("is_decoder", False),
+        Requires("is_folding_model", (False,), why="ESMFold's folding trunk is not in the formula"),
+        Requires("add_cross_attention", (False,), why="ESM here is an encoder without cross-attention"),
     ),
     free=frozenset({
         "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps", "rope_theta",
@@ -93,10 +96,12 @@ register(Architecture(
              "optional embedding norm, L pre-LN blocks, final norm; no LM or contact head",
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
-    fixed=EVEN_HEADS,
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Holds(Divisible(d_e, M)),
+    ),
     # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
     # (prove refutes it): an exact split only, as the checkpoints have.
-    constraints=(Divisible(d_e, M),),
     presets="esm",
     family="keras_hub",
     keras_hub_metadata=True,
@@ -105,7 +110,9 @@ register(Architecture(
         # an option the class cannot switch (EsmConfig has no bias key): Always, which fixes
         # ζ = 1 for transformers (count, prove) and skips ζ = 0 sets, not a constraint prove
         # cannot parametrize (a flag equal to a constant)
-        always=(Always(zeta, 1, "transformers' ESM has biases on every dense layer"),),
+        restrictions=(
+            Fixed(zeta, 1, binds="transformers", why="transformers' ESM has biases on every dense layer"),
+        ),
         weights={
             "embeddings.token": "embeddings/word_embeddings",
             "embeddings.positions": "embeddings/position_embeddings",

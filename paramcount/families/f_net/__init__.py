@@ -13,8 +13,9 @@ from paramcount.components.encoders import fourier_mixing, token_position_embedd
 from paramcount.families._lineages import FFN, LAYERS, POSITIONS_512, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Requires, Sets
 from paramcount.symbols import L, d_e, d_f, n, s, v
 from paramcount.weights import Named
 
@@ -36,11 +37,15 @@ MAPPING = Table(
     # backbone does not have: refused by name.
     hf_classes={"FNetModel": "f_net"},
     keras_classes={"FNetBackbone": "f_net"},
-    hf_constants={"use_tpu_fourier_optimizations": False},
-    requires=(Require(
-        "use_tpu_fourier_optimizations", (False,),
-        "transformers then keeps each layer's DFT matrices (d_e² + tpu_short_seq_length² complex "
-        "entries) as saved buffers, with SciPy; without SciPy transformers 5.23 fails to build"),),
+    restrictions=(
+        Sets("use_tpu_fourier_optimizations", False),
+        Requires(
+            "use_tpu_fourier_optimizations",
+            (False,),
+            why="transformers then keeps each layer's DFT matrices (d_e² + tpu_short_seq_length² complex "
+                "entries) as saved buffers, with SciPy; without SciPy transformers 5.23 fails to build",
+        ),
+    ),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "layer_norm_eps", "dropout",
         "tpu_short_seq_length", "tie_word_embeddings",

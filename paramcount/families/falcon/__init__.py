@@ -19,8 +19,9 @@ from paramcount.families._lineages import ATTENTION_HEADS, HF_HEADS, HF_LAYERS, 
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
 from paramcount.weights import Named
 
@@ -49,20 +50,22 @@ MAPPING = Table(
     model_type="falcon",
     hf_classes={"FalconForCausalLM": "falcon"},
     keras_classes={"FalconBackbone": "falcon"},
-    hf_constants={"parallel_attn": False, "multi_query": False, "new_decoder_architecture": False,
-                  "bias": True, "alibi": True, "tie_word_embeddings": True},
-    requires=(
-        # transformers' defaults are Falcon-7B's: the RW layout must be asked for explicitly
-        Require("parallel_attn", (False,), "KerasHub's Falcon blocks are sequential (Falcon-RW)",
-                absent_ok=False),
-        Require("multi_query", (False,), "KerasHub's Falcon has full multi-head attention",
-                absent_ok=False),
-        Require("new_decoder_architecture", (False,),
-                "KerasHub's Falcon has full multi-head attention"),
-        Require("bias", (True,), "KerasHub's Falcon projections all have biases",
-                absent_ok=False),
-        Require("tie_word_embeddings", (True,),
-                "Falcon's LM head is the token embedding (tied), as in KerasHub's FalconCausalLM"),
+    restrictions=(
+        Sets("parallel_attn", False),
+        Sets("multi_query", False),
+        Sets("new_decoder_architecture", False),
+        Sets("bias", True),
+        Sets("alibi", True),
+        Sets("tie_word_embeddings", True),
+        Requires("parallel_attn", (False,), absent_ok=False, why="KerasHub's Falcon blocks are sequential (Falcon-RW)"),
+        Requires("multi_query", (False,), absent_ok=False, why="KerasHub's Falcon has full multi-head attention"),
+        Requires("new_decoder_architecture", (False,), why="KerasHub's Falcon has full multi-head attention"),
+        Requires("bias", (True,), absent_ok=False, why="KerasHub's Falcon projections all have biases"),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="Falcon's LM head is the token embedding (tied), as in KerasHub's FalconCausalLM",
+        ),
     ),
     free=_HF_FREE | {"layer_norm_epsilon", "attention_dropout_rate", "feedforward_dropout_rate"},
 )
@@ -71,7 +74,9 @@ MAPPING = Table(
 # query_key_value of 3·d_e outputs (interleaved per head); each third holds a projection's d_e²
 # weights and d_e biases, which the slices claim. The LM head is the token embedding, once.
 # transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even.
-TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+), weights={
     "embeddings.token": "transformer/word_embeddings",
     "blocks": r"transformer/h/\d+",
     "blocks.norm_1": "input_layernorm",
@@ -97,9 +102,12 @@ register(Architecture(
         norm_names=("input_layernorm", "post_attention_layernorm"),
         ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
     required=(v, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(Divisible(d_e, M)),
+    ),
     # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
-    constraints=(Divisible(d_e, M),),
     reference="reference_models.falcon:backbone",
     counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
              "no LM head (FalconCausalLM ties it to the token embedding)",
@@ -147,12 +155,18 @@ FALCON_PARALLEL_MAPPING = Table(
     ),
     model_type="falcon",
     hf_classes={"FalconForCausalLM": "falcon_parallel"},
-    hf_constants={"new_decoder_architecture": True, "parallel_attn": True,
-                  "tie_word_embeddings": True, "alibi": False},
-    requires=(
-        Require("parallel_attn", (True,), "this formula is of Falcon's parallel block (a "
-                "sequential one is KerasHub's Falcon-RW layout: falcon)"),
-        Require("tie_word_embeddings", (True,), "Falcon's LM head is the token embedding (tied)"),
+    restrictions=(
+        Sets("new_decoder_architecture", True),
+        Sets("parallel_attn", True),
+        Sets("tie_word_embeddings", True),
+        Sets("alibi", False),
+        Requires(
+            "parallel_attn",
+            (True,),
+            why="this formula is of Falcon's parallel block (a "
+                "sequential one is KerasHub's Falcon-RW layout: falcon)",
+        ),
+        Requires("tie_word_embeddings", (True,), why="Falcon's LM head is the token embedding (tied)"),
     ),
     free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads"},
     hf_normalize=_parallel_keys,
@@ -216,10 +230,13 @@ register(Architecture(
     ),
     required=(v, d_e, M, L),
     optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
-    fixed={d_k: d_e / M},
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     # the even rotary width transformers validates is this model's own constraint: only
     # transformers builds it
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
     # The transformers build's weights (built in a torch worker); verify labels it transformers.
     reference=Named("reference_models.hf:weights", ("falcon_parallel",)),
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "

@@ -43,6 +43,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Sets
 from paramcount.symbols import (
     G_ssm,
     H_ssm,
@@ -125,7 +126,9 @@ MAPPING = Table(
     ),
     model_type="falcon_h1",
     hf_classes={"FalconH1ForCausalLM": "falcon_h1"},
-    hf_constants={"mamba_d_head": lambda hp: hp["d_ssm"]},
+    restrictions=(
+        Sets("mamba_d_head", lambda hp: hp["d_ssm"]),
+    ),
     hf_normalize=_normalize,
     # mamba_d_head: d_ssm, as FalconH1Config validates it against mamba_d_ssm / mamba_n_heads;
     # mamba_expand: used only when mamba_d_ssm is null; the multipliers are scalars
@@ -153,7 +156,10 @@ register(Architecture(
               b_att: 0, b_ffn: 0, tied: 0},
     # transformers' own constraints (only it builds the model): an even rotary width, heads in
     # groups
-    constraints=(Divisible(d_k, 2), Divisible(M, M_kv)),
+    restrictions=(
+        Holds(Divisible(d_k, 2)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.hf:weights", ("falcon_h1",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "
              "a Mamba-2 mixer side by side, a SwiGLU MLP), final RMS norm, the LM head unless "

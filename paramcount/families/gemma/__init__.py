@@ -41,10 +41,11 @@ from paramcount.families._lineages import (
     WIDTH,
 )
 from paramcount.formula import Term, group, zero
-from paramcount.frameworks import Always, Transformers
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -92,17 +93,16 @@ MAPPING = Table(
     model_type="gemma",
     hf_classes={"GemmaForCausalLM": "gemma"},
     keras_classes={"GemmaBackbone": "gemma"},
-    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("attention_bias", False),
+        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras"),
+        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="Gemma's head is the token embedding (tied)"),
+        Requires("attention_bias", (False,), why="KerasHub's Gemma attention has no biases"),
+    ),
     # Gemma 2's weightless options, set as KerasHub's converter sets them, so the model built
     # is Gemma 2's when post_norm = 1
-    keras_constants={
-        "final_logit_soft_cap": _gemma2(30.0, None),
-        "attention_logit_soft_cap": _gemma2(50.0, None),
-    },
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma's head is the token embedding (tied)"),
-        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
-    ),
     free=_HF_FREE,
 )
 
@@ -119,10 +119,11 @@ GEMMA2 = Table(
     ),
     model_type="gemma2",
     hf_classes={"Gemma2ForCausalLM": "gemma"},
-    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma 2's head is the token embedding (tied)"),
-        Require("attention_bias", (False,), "KerasHub's Gemma attention has no biases"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("attention_bias", False),
+        Requires("tie_word_embeddings", (True,), why="Gemma 2's head is the token embedding (tied)"),
+        Requires("attention_bias", (False,), why="KerasHub's Gemma attention has no biases"),
     ),
     free=_HF_FREE | {"query_pre_attn_scalar", "sliding_window", "layer_types",
                      "final_logit_softcapping", "attn_logit_softcapping",
@@ -137,16 +138,27 @@ GEMMA2 = Table(
 # transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 _WEIGHTS = hf_decoder_names()
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-    always=(Always(post_attn_norm, 0, "GemmaForCausalLM has no post-attention norm"),
-            Always(post_ffw_norm, 0, "GemmaForCausalLM has no post-feed-forward norm")),
+    restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Fixed(post_attn_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-attention norm"),
+        Fixed(post_ffw_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-feed-forward norm"),
+    ),
     weights=_WEIGHTS,
     variants=(Transformers(
         mapping=GEMMA2,
-        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-        always=(Always(post_attn_norm, 1, "Gemma2ForCausalLM always has a post-attention norm"),
-                Always(post_ffw_norm, 1, "Gemma2ForCausalLM always has a post-feed-forward "
-                                         "norm")),
+        restrictions=(
+            Holds(Divisible(d_k, 2), binds="transformers"),
+            Holds(Divisible(d_e, M), binds="transformers"),
+            Fixed(post_attn_norm, 1, binds="transformers", why="Gemma2ForCausalLM always has a post-attention norm"),
+            Fixed(
+                post_ffw_norm,
+                1,
+                binds="transformers",
+                why="Gemma2ForCausalLM always has a post-feed-forward "
+                    "norm",
+            ),
+        ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
     ),),
 )
@@ -191,7 +203,9 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_k, d_f, L),
     optional={M_kv: M, post_norm: 0, **_POST},
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.table:backbone", ("gemma",)),
     counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
              "final norm",

@@ -47,8 +47,9 @@ from paramcount.families._lineages import (
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
 from paramcount.weights import Named
 
@@ -110,18 +111,31 @@ MAPPING = Table(
     model_type="gemma3_text",
     hf_classes={"Gemma3ForCausalLM": "gemma3"},
     keras_classes={"Gemma3Backbone": "gemma3"},
-    hf_constants={"tie_word_embeddings": True, "attention_bias": False},
-    # the text backbone, as the checkpoints build it (five local layers to one global)
-    keras_constants={"image_size": None, "vision_encoder": None,
-                     "use_sliding_window_attention": True, "sliding_window_size": 512},
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma 3's head is the token embedding (tied)"),
-        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
-        Require("vision_encoder", (None,), "a Gemma3Backbone with a vision encoder is "
-                "gemma3_vision, not mapped to a config reader yet", framework="keras"),
-        Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
-                "gemma3_embedding", framework="keras"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("attention_bias", False),
+        Sets("image_size", None, binds="keras"),
+        Sets("vision_encoder", None, binds="keras"),
+        Sets("use_sliding_window_attention", True, binds="keras"),
+        Sets("sliding_window_size", 512, binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding (tied)"),
+        Requires("attention_bias", (False,), why="KerasHub's Gemma 3 attention has no biases"),
+        Requires(
+            "vision_encoder",
+            (None,),
+            binds="keras",
+            why="a Gemma3Backbone with a vision encoder is "
+                "gemma3_vision, not mapped to a config reader yet",
+        ),
+        Requires(
+            "is_embedding_model",
+            (False,),
+            binds="keras",
+            why="an embedding Gemma3Backbone is "
+                "gemma3_embedding",
+        ),
     ),
+    # the text backbone, as the checkpoints build it (five local layers to one global)
     free=frozenset({
         "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
         "rope_theta", "rope_local_base_freq", "rope_parameters", "rope_scaling",
@@ -140,13 +154,19 @@ MAPPING = Table(
 # (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
 # transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-    always=(
-        Always(qk_norm, 1, "Gemma3ForCausalLM always normalizes queries and keys"),
-        Always(post_norm, 1, "Gemma3ForCausalLM always has post-attention and post-feed-forward "
-                             "norms"),
-        Always(post_attn_norm, 1, "Gemma3ForCausalLM always has a post-attention norm"),
-        Always(post_ffw_norm, 1, "Gemma3ForCausalLM always has a post-feed-forward norm"),
+    restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Fixed(qk_norm, 1, binds="transformers", why="Gemma3ForCausalLM always normalizes queries and keys"),
+        Fixed(
+            post_norm,
+            1,
+            binds="transformers",
+            why="Gemma3ForCausalLM always has post-attention and post-feed-forward "
+                "norms",
+        ),
+        Fixed(post_attn_norm, 1, binds="transformers", why="Gemma3ForCausalLM always has a post-attention norm"),
+        Fixed(post_ffw_norm, 1, binds="transformers", why="Gemma3ForCausalLM always has a post-feed-forward norm"),
     ),
     weights={
         **hf_decoder_names(norms=("norm_1", "post_attention_norm")), **HF_GEMMA2_NORMS,
@@ -199,15 +219,22 @@ EMBEDDING_MAPPING = Table(
     model_type="gemma3_text",
     hf_classes={"Gemma3TextModel": "gemma3_embedding"},
     keras_classes={"Gemma3Backbone": "gemma3_embedding"},
-    hf_constants={"attention_bias": False, "use_bidirectional_attention": True},
-    keras_constants={**MAPPING.keras_constants, "use_bidirectional_attention": True,
-                     "is_embedding_model": True},
-    requires=(
-        Require("attention_bias", (False,), "KerasHub's Gemma 3 attention has no biases"),
-        Require("vision_encoder", (None,), "an embedding Gemma3Backbone has no vision encoder",
-                framework="keras"),
-        Require("is_embedding_model", (True,), "a Gemma3Backbone without the pooling head is "
-                "gemma3", framework="keras", absent_ok=False),
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("use_bidirectional_attention", True),
+        *Sets.each(MAPPING.keras_constants, binds="keras"),
+        Sets("use_bidirectional_attention", True, binds="keras"),
+        Sets("is_embedding_model", True, binds="keras"),
+        Requires("attention_bias", (False,), why="KerasHub's Gemma 3 attention has no biases"),
+        Requires("vision_encoder", (None,), binds="keras", why="an embedding Gemma3Backbone has no vision encoder"),
+        Requires(
+            "is_embedding_model",
+            (True,),
+            absent_ok=False,
+            binds="keras",
+            why="a Gemma3Backbone without the pooling head is "
+                "gemma3",
+        ),
     ),
     # Gemma3TextModel has no head, tied or not
     free=(MAPPING.free - {"pooling_intermediate_dim", "embedding_dim"})
@@ -217,9 +244,13 @@ EMBEDDING_MAPPING = Table(
 # Gemma3TextModel: Gemma3ForCausalLM's names without its ``model.`` prefix, no head; the
 # pooling head is not transformers' (see above): a delta removes it.
 EMBEDDING_TRANSFORMERS = Transformers(
-    constraints=TRANSFORMERS.constraints,
-    always=tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
-                 for a in TRANSFORMERS.always),
+    restrictions=(
+        *Holds.each(TRANSFORMERS.constraints, binds="transformers"),
+        *Fixed.each(
+            tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
+            for a in TRANSFORMERS.always),
+        ),
+    ),
     weights={**TRANSFORMERS.weights, "embeddings.token": "embed_tokens", "final_norm": "norm"},
     deltas=(Delta("pooling_head", None,
                   "Gemma3TextModel is the backbone alone: EmbeddingGemma's two dense projections "

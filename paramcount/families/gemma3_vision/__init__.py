@@ -28,8 +28,9 @@ from paramcount.families._lineages import IMAGE_SIZE_224
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, get, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 
 IDS = ("gemma3_vision",)  # the ids this folder registers
@@ -72,27 +73,48 @@ MAPPING = Table(
     keras_classes={"Gemma3Backbone": "gemma3_vision"},
     # one image token per image keeps transformers' pooling kernel valid at any small grid
     # (mm_tokens_per_image sizes the pooling only: no weights)
-    hf_constants={"tie_word_embeddings": True, "mm_tokens_per_image": 1,
-                  "text_config.model_type": "gemma3_text", "text_config.attention_bias": False,
-                  "vision_config.model_type": "siglip_vision_model",
-                  "vision_config.vision_use_head": False},
-    keras_constants={
-        **{k: c for k, c in _text.MAPPING.keras_constants.items()
-           if k not in ("image_size", "vision_encoder")},
-        "vision_encoder.class_name": "Gemma3VisionEncoder",
-        _ENC + "pool_size": _pool_size,
-    },
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma 3's head is the token embedding"),
-        Require("text_config.attention_bias", (False,), "KerasHub's Gemma 3 attention has no "
-                "biases"),
-        Require("vision_config.vision_use_head", (False,), "Gemma 3's SigLIP encoder is "
-                "unpooled (no MAP head)"),
-        Require("vision_encoder.class_name", ("Gemma3VisionEncoder",), "gemma3_vision reads "
-                "a Gemma3Backbone with a Gemma3VisionEncoder", framework="keras",
-                absent_ok=False),
-        Require("is_embedding_model", (False,), "an embedding Gemma3Backbone is "
-                "gemma3_embedding, not mapped to a config reader yet", framework="keras"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("mm_tokens_per_image", 1),
+        Sets("text_config.model_type", "gemma3_text"),
+        Sets("text_config.attention_bias", False),
+        Sets("vision_config.model_type", "siglip_vision_model"),
+        Sets("vision_config.vision_use_head", False),
+        *Sets.each(
+            {k: c for k, c in _text.MAPPING.keras_constants.items()
+            if k not in ("image_size", "vision_encoder")},
+            binds="keras",
+        ),
+        Sets("vision_encoder.class_name", "Gemma3VisionEncoder", binds="keras"),
+        Sets(_ENC + "pool_size", _pool_size, binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding"),
+        Requires(
+            "text_config.attention_bias",
+            (False,),
+            why="KerasHub's Gemma 3 attention has no "
+                "biases",
+        ),
+        Requires(
+            "vision_config.vision_use_head",
+            (False,),
+            why="Gemma 3's SigLIP encoder is "
+                "unpooled (no MAP head)",
+        ),
+        Requires(
+            "vision_encoder.class_name",
+            ("Gemma3VisionEncoder",),
+            absent_ok=False,
+            binds="keras",
+            why="gemma3_vision reads "
+                "a Gemma3Backbone with a Gemma3VisionEncoder",
+        ),
+        Requires(
+            "is_embedding_model",
+            (False,),
+            binds="keras",
+            why="an embedding Gemma3Backbone is "
+                "gemma3_embedding, not mapped to a config reader yet",
+        ),
     ),
     free=frozenset({
         *{f"text_config.{k}" for k in _text.MAPPING.free},
@@ -110,8 +132,10 @@ MAPPING = Table(
 # the projector model.multi_modal_projector (mm_soft_emb_norm, mm_input_projection_weight),
 # Gemma3TextModel as model.language_model with gemma3's names, lm_head tied (listed once).
 TRANSFORMERS = Transformers(
-    constraints=_text.TRANSFORMERS.constraints,
-    always=_text.TRANSFORMERS.always,
+    restrictions=(
+        *Holds.each(_text.TRANSFORMERS.constraints, binds="transformers"),
+        *Fixed.each(_text.TRANSFORMERS.always),
+    ),
     weights={
         **{k: w for k, w in PALI_GEMMA_TRANSFORMERS.weights.items()
            if k.startswith("vision_encoder")},
@@ -149,7 +173,10 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional=_GEMMA3.optional,
-    constraints=(*_GEMMA3.constraints, *VISION_CONSTRAINTS),
+    restrictions=(
+        *Holds.each(_GEMMA3.constraints),
+        *Holds.each(VISION_CONSTRAINTS),
+    ),
     reference="reference_models.gemma3_vision:backbone",
     counting="trainable weights of the whole vision-language backbone: the text backbone "
              "(token embedding, also the tied head; L blocks; final norm), the image encoder "

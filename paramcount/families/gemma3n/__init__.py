@@ -59,8 +59,9 @@ from paramcount.families._lineages import ATTENTION_HEADS, HEAD_DIM, KV_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import (
     A,
     L,
@@ -213,18 +214,32 @@ MAPPING = Table(
     model_type="gemma3n_text",
     hf_classes={"Gemma3nForCausalLM": "gemma3n"},
     keras_classes={"Gemma3nBackbone": "gemma3n"},
-    hf_constants={"tie_word_embeddings": True, "layer_types": _layer_types},
-    # the constructor's required arguments that hold no weight, at the released models' values
-    keras_constants={"pad_token_id": 0, "hidden_activation": "gelu_approximate",
-                     "layer_types": _layer_types, "sliding_window": 512,
-                     "rope_theta": 1_000_000.0, "max_position_embeddings": 32_768},
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma 3n's head is the token embedding (tied)"),
-        Require("vision_encoder_config", (None,), "a Gemma3nBackbone with a vision encoder "
-                "(MobileNetV5) is not formulated: only the text decoder is", framework="keras"),
-        Require("audio_encoder_config", (None,), "a Gemma3nBackbone with an audio encoder "
-                "(Conformer) is not formulated: only the text decoder is", framework="keras"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("layer_types", _layer_types),
+        Sets("pad_token_id", 0, binds="keras"),
+        Sets("hidden_activation", "gelu_approximate", binds="keras"),
+        Sets("layer_types", _layer_types, binds="keras"),
+        Sets("sliding_window", 512, binds="keras"),
+        Sets("rope_theta", 1_000_000.0, binds="keras"),
+        Sets("max_position_embeddings", 32_768, binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="Gemma 3n's head is the token embedding (tied)"),
+        Requires(
+            "vision_encoder_config",
+            (None,),
+            binds="keras",
+            why="a Gemma3nBackbone with a vision encoder "
+                "(MobileNetV5) is not formulated: only the text decoder is",
+        ),
+        Requires(
+            "audio_encoder_config",
+            (None,),
+            binds="keras",
+            why="a Gemma3nBackbone with an audio encoder "
+                "(Conformer) is not formulated: only the text decoder is",
+        ),
     ),
+    # the constructor's required arguments that hold no weight, at the released models' values
     free=frozenset({
         # both frameworks: masks, rotary wavelengths, activations, epsilons, clipping
         "hidden_activation", "layer_types", "sliding_window", "rope_theta", "rope_scaling",
@@ -248,7 +263,10 @@ MAPPING = Table(
 TRANSFORMERS = Transformers(
     # validate_architecture: hidden_size a multiple of num_attention_heads (even with head_dim);
     # the rotary width even
-    constraints=(Divisible(d_e, M), Divisible(d_k, 2)),
+    restrictions=(
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers"),
+    ),
     deltas=(
         Delta("blocks.unused_key_value", None,
               "transformers' Gemma3nTextAttention builds no key/value projections or key norm in "
@@ -340,18 +358,16 @@ register(Architecture(
              "no vision or audio encoder",
     required=(v, d_e, M, M_kv, d_k, d_f, L, v_p, d_p, A, r_l),
     optional={L_kvs: 0, b_att: 0, altup_cs: 1},
-    fixed=KV_SHARED_AND_OWN.fixed(),
-    constraints=(
-        # Not Divisible(M, M_kv) as elsewhere: KerasHub builds any M_kv ≤ M (the count needs no
-        # divisibility; only running the model does), and the divisibility substitution
-        # M = M_kv·M' halves the prover's random ranges and doubles its points: 4 option cases
-        # × 45 interpolation nodes (L_kvs, L, A) × 4 points, about 160 s of CPU, against 80 s.
-        Relation(M_kv, "<=", M, reason="grouped-query attention: at most one key/value head "
-                 "per query head"),
-        # KV_SHARED_AND_OWN.constraints() says L_kvs ≤ L; a shared block needs an earlier
-        # computing one (and KerasHub shares none when L_kvs = L), so strictly less.
-        Relation(L_kvs + 1, "<=", L, reason="KV-shared blocks reuse an earlier block's keys and "
-                 "values: at least one block computes its own"),
+    restrictions=(
+        *Fixed.each(KV_SHARED_AND_OWN.fixed()),
+        Holds(
+            Relation(M_kv, "<=", M, reason="grouped-query attention: at most one key/value head "
+            "per query head"),
+        ),
+        Holds(
+            Relation(L_kvs + 1, "<=", L, reason="KV-shared blocks reuse an earlier block's keys and "
+            "values: at least one block computes its own"),
+        ),
     ),
     family="keras_hub",
     mapping=MAPPING,

@@ -34,8 +34,9 @@ from paramcount.families._lineages import FFN, HEAD_DIM, KV_HEADS, LAYERS, QUERY
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
 
 IDS = ("gemma4",)  # the ids this folder registers
@@ -183,39 +184,76 @@ MAPPING = Table(
     model_type="gemma4_text",
     hf_classes={"Gemma4ForCausalLM": "gemma4"},
     keras_classes={"Gemma4Backbone": "gemma4"},
-    hf_constants={"layer_types": _layer_types, "tie_word_embeddings": True,
-                  "attention_bias": False, "hidden_size_per_layer_input": 0},
-    keras_constants={
-        "image_size": None,
-        "layer_types": _layer_types,
-        "num_global_key_value_heads": lambda hp: hp["M_kvg"] if hp["keqv"] else None,
-    },
+    restrictions=(
+        Sets("layer_types", _layer_types),
+        Sets("tie_word_embeddings", True),
+        Sets("attention_bias", False),
+        Sets("hidden_size_per_layer_input", 0),
+        Sets("image_size", None, binds="keras"),
+        Sets("layer_types", _layer_types, binds="keras"),
+        Sets("num_global_key_value_heads", lambda hp: hp["M_kvg"] if hp["keqv"] else None, binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="Gemma 4's head is the token embedding (tied)"),
+        Requires("attention_bias", (False,), why="KerasHub's Gemma 4 attention has no biases"),
+        Requires(
+            "hidden_size_per_layer_input",
+            (0,),
+            absent_ok=False,
+            why="per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet; transformers builds them (256 wide) when the "
+                "key is absent",
+        ),
+        Requires("num_kv_shared_layers", (0,), why="key/value-sharing layers are not formulated yet"),
+        Requires(
+            "enable_moe_block",
+            (False,),
+            why="the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet",
+        ),
+        Requires(
+            "per_layer_config",
+            (None,),
+            why="per-layer overrides other than the global "
+                "layers' head width and K = V heads",
+        ),
+        Requires(
+            "hidden_size_per_layer_input",
+            (0,),
+            binds="keras",
+            why="per-layer input embeddings (the E2B/E4B "
+                "models) are not formulated yet",
+        ),
+        Requires("num_kv_shared_layers", (0,), binds="keras", why="key/value-sharing layers are not formulated yet"),
+        Requires(
+            "enable_moe_block",
+            (False,),
+            binds="keras",
+            why="the mixture-of-experts blocks (26B-A4B) are not "
+                "formulated yet",
+        ),
+        Requires(
+            "vision_encoder",
+            (None,),
+            binds="keras",
+            why="only the text decoder is formulated (no vision "
+                "encoder)",
+        ),
+        Requires(
+            "audio_encoder",
+            (None,),
+            binds="keras",
+            why="only the text decoder is formulated (no audio "
+                "encoder)",
+        ),
+        Requires(
+            "is_embedding_model",
+            (False,),
+            binds="keras",
+            why="an embedding Gemma4Backbone's pooling head is "
+                "not formulated",
+        ),
+    ),
     hf_normalize=_hf_keys,
     keras_normalize=_keras_keys,
-    requires=(
-        Require("tie_word_embeddings", (True,), "Gemma 4's head is the token embedding (tied)"),
-        Require("attention_bias", (False,), "KerasHub's Gemma 4 attention has no biases"),
-        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
-                "models) are not formulated yet; transformers builds them (256 wide) when the "
-                "key is absent", absent_ok=False),
-        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet"),
-        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
-                "formulated yet"),
-        Require("per_layer_config", (None,), "per-layer overrides other than the global "
-                "layers' head width and K = V heads"),
-        Require("hidden_size_per_layer_input", (0,), "per-layer input embeddings (the E2B/E4B "
-                "models) are not formulated yet", framework="keras"),
-        Require("num_kv_shared_layers", (0,), "key/value-sharing layers are not formulated yet",
-                framework="keras"),
-        Require("enable_moe_block", (False,), "the mixture-of-experts blocks (26B-A4B) are not "
-                "formulated yet", framework="keras"),
-        Require("vision_encoder", (None,), "only the text decoder is formulated (no vision "
-                "encoder)", framework="keras"),
-        Require("audio_encoder", (None,), "only the text decoder is formulated (no audio "
-                "encoder)", framework="keras"),
-        Require("is_embedding_model", (False,), "an embedding Gemma4Backbone's pooling head is "
-                "not formulated", framework="keras"),
-    ),
     free=frozenset({
         # transformers
         "hidden_activation", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
@@ -249,8 +287,13 @@ def _global_layers_apart(path: str, config) -> str:
 # the block's ``layer_scalar`` a persistent buffer, the head tied (lm_head is embed_tokens,
 # listed once). transformers forces the last block global, so it builds no all-sliding stack.
 TRANSFORMERS = Transformers(
-    constraints=(Relation(L_global, ">=", 1, reason="transformers' Gemma4TextConfig forces the "
-                          "last layer to global attention"),),
+    restrictions=(
+        Holds(
+            Relation(L_global, ">=", 1, reason="transformers' Gemma4TextConfig forces the "
+            "last layer to global attention"),
+            binds="transformers",
+        ),
+    ),
     rename=_global_layers_apart,
     weights={
         "embeddings.token": "model/embed_tokens",
@@ -293,8 +336,12 @@ register(Architecture(
              "non-trainable scalar counted apart",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={L_global: sympy.floor(L / 6), d_kg: d_k, keqv: 0, M_kvg: M_kv},
-    fixed=LOCAL_AND_GLOBAL.fixed(),
-    constraints=(Divisible(M, M_kv), Divisible(M, M_kvg), *LOCAL_AND_GLOBAL.constraints()),
+    restrictions=(
+        *Fixed.each(LOCAL_AND_GLOBAL.fixed()),
+        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M, M_kvg)),
+        *Holds.each(LOCAL_AND_GLOBAL.constraints()),
+    ),
     family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,

@@ -46,6 +46,7 @@ from paramcount.frameworks import Delta, Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import (
     E,
     E_s,
@@ -143,12 +144,15 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, E_s, d_fe),
     optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0, n_mtp: 0, mtp_tab: 1},
-    fixed=DENSE_FIRST.fixed(),
+    restrictions=(
+        *Fixed.each(DENSE_FIRST.fixed()),
+        Holds(Divisible(d_k, 2)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(DENSE_FIRST.constraints()),
+    ),
     # transformers' own constraints (only it builds the model): an even rotary width (half of
     # d_k rotates in the published models; the formula needs d_k even at least), heads in groups
-    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *DENSE_FIRST.constraints()),
     reference=Named("reference_models.hf:weights", ("glm4_moe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
              "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "

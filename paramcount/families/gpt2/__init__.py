@@ -9,8 +9,9 @@ from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
@@ -40,11 +41,16 @@ MAPPING = Table(
     model_type="gpt2",
     hf_classes={"GPT2Model": "gpt2", "GPT2LMHeadModel": "gpt2_causal_lm"},
     keras_classes={"GPT2Backbone": "gpt2"},
-    hf_constants={"tie_word_embeddings": True, "add_cross_attention": False},
-    requires=(
-        Require("tie_word_embeddings", (True,), "GPT-2's LM head is the token embedding (tied)",
-                classes=("GPT2LMHeadModel",)),
-        Require("add_cross_attention", (False,), "GPT-2 here is a decoder without cross-attention"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("add_cross_attention", False),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            classes=("GPT2LMHeadModel",),
+            why="GPT-2's LM head is the token embedding (tied)",
+        ),
+        Requires("add_cross_attention", (False,), why="GPT-2 here is a decoder without cross-attention"),
     ),
     free=frozenset({
         "activation_function", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
@@ -56,7 +62,9 @@ MAPPING = Table(
 
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
-TRANSFORMERS = Transformers(constraints=(WHOLE_HEADS,), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(WHOLE_HEADS, binds="transformers"),
+), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
     "blocks": r"h/\d+",
@@ -112,5 +120,7 @@ register(_architecture(
              "(tied), counted once",
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
     transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
-                              constraints=TRANSFORMERS.constraints),
+                              restrictions=(
+                                  *Holds.each(TRANSFORMERS.constraints, binds="transformers"),
+                              )),
 ))

@@ -17,6 +17,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
 
@@ -46,8 +47,11 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 0},
-    fixed={d_k: d_e / M, M_kv: M},
-    constraints=(Divisible(d_e, M),),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(M_kv, M),
+        Holds(Divisible(d_e, M)),
+    ),
     reference=Named("reference_models.hf:weights", ("gpt_j",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "layer norm, LM head weight (none when tied) and bias",

@@ -18,6 +18,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, n, tied, v
 from paramcount.weights import Named
 
@@ -55,8 +56,11 @@ register(Architecture(
     formula=FORMULA,
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 1},
-    fixed={d_k: d_e / M, M_kv: M},
-    constraints=(Divisible(d_e, M),),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(M_kv, M),
+        Holds(Divisible(d_e, M)),
+    ),
     reference=Named("reference_models.hf:weights", ("gpt_neo",)),
     counting="trainable parameters of the causal LM: token and position embeddings, L blocks, "
              "final layer norm, LM head (none when tied, as released)",
@@ -74,7 +78,9 @@ register(Architecture(
         ),
         model_type="gpt_neo",
         hf_classes={"GPTNeoForCausalLM": "gpt_neo"},
-        hf_constants={"attention_types": _attention_types},
+        restrictions=(
+            Sets("attention_types", _attention_types),
+        ),
         free=frozenset({
             "attention_types", "attention_layers", "window_size", "activation_function",
             "resid_dropout", "embed_dropout", "attention_dropout", "classifier_dropout",

@@ -15,8 +15,9 @@ from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -39,12 +40,16 @@ MAPPING = Table(
     # would need the same formula without that delta).
     hf_classes={"GPTNeoXForCausalLM": "gpt_neo_x"},
     keras_classes={"GPTNeoXBackbone": "gpt_neo_x"},
-    hf_constants={"attention_bias": True, "tie_word_embeddings": False},
-    requires=(
-        Require("attention_bias", (True,), "KerasHub's GPT-NeoX projections all have biases"),
-        Require("tie_word_embeddings", (False,),
-                "the transformers delta is EleutherAI's untied output head (every published "
-                "GPT-NeoX checkpoint); a tied one is not formulated"),
+    restrictions=(
+        Sets("attention_bias", True),
+        Sets("tie_word_embeddings", False),
+        Requires("attention_bias", (True,), why="KerasHub's GPT-NeoX projections all have biases"),
+        Requires(
+            "tie_word_embeddings",
+            (False,),
+            why="the transformers delta is EleutherAI's untied output head (every published "
+                "GPT-NeoX checkpoint); a tied one is not formulated",
+        ),
     ),
     free=frozenset({
         "hidden_act", "attention_dropout", "hidden_dropout", "classifier_dropout",
@@ -114,8 +119,10 @@ register(Architecture(
         layer_norm("final_norm", match="layer_norm"),
     ),
     required=(v, d_e, M, d_f, L),
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M),),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, M)),
+    ),
     reference=Named("reference_models.table:backbone", ("gpt_neo_x",)),
     counting="trainable weights of the backbone: token embedding, L parallel blocks, final norm; "
              "no LM head (KerasHub's GPTNeoXCausalLM ties it to the token embedding, whereas "

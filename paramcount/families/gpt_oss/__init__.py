@@ -18,8 +18,9 @@ from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, LOCAL_EXPERTS, 
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
 IDS = ("gpt_oss",)  # the ids this folder registers
@@ -52,12 +53,15 @@ MAPPING = Table(
     model_type="gpt_oss",
     hf_classes={"GptOssForCausalLM": "gpt_oss"},
     keras_classes={"GptOssBackbone": "gpt_oss"},
-    hf_constants={"tie_word_embeddings": False, "attention_bias": True},
-    requires=(
-        Require("tie_word_embeddings", (False,),
-                "KerasHub's GptOssBackbone always keeps an untied LM head"),
-        Require("attention_bias", (True,),
-                "KerasHub's GPT-OSS attention always has biases on all four projections"),
+    restrictions=(
+        Sets("tie_word_embeddings", False),
+        Sets("attention_bias", True),
+        Requires("tie_word_embeddings", (False,), why="KerasHub's GptOssBackbone always keeps an untied LM head"),
+        Requires(
+            "attention_bias",
+            (True,),
+            why="KerasHub's GPT-OSS attention always has biases on all four projections",
+        ),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
@@ -70,7 +74,9 @@ MAPPING = Table(
 
 # GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
 # down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
-TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(Divisible(d_k, 2), binds="transformers"),
+), weights={
     **hf_decoder_names(ffn=False),
     "blocks.attention.sinks": "sinks",
     "blocks.moe": "mlp",
@@ -123,9 +129,9 @@ register(Architecture(
                   note="untied output projection d_e × v, held by the backbone's embedding layer"),
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
-    constraints=(
-        Divisible(M, M_kv),
-        Relation(k_act, "<=", E, reason="a token is routed to at most all E experts"),
+    restrictions=(
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all E experts")),
     ),
     reference="reference_models.gpt_oss:backbone",
     counting="trainable weights of the backbone, untied LM head included; the active count per "

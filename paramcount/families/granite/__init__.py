@@ -26,6 +26,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
 
@@ -51,8 +52,11 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 1, b_att: 0, b_ffn: 0},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.hf:weights", ("granite",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
              "LM head (none when tied, as released)",

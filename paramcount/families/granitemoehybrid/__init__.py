@@ -46,6 +46,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Sets
 from paramcount.symbols import (
     E,
     G_ssm,
@@ -162,8 +163,10 @@ MAPPING = Table(
     ),
     model_type="granitemoehybrid",
     hf_classes={"GraniteMoeHybridForCausalLM": "granitemoehybrid"},
-    hf_constants={"num_local_experts": lambda hp: hp["E"] if hp["moe"] else 0,
-                  "mamba_d_head": lambda hp: hp["x_in"] * hp["d_e"] // hp["H_ssm"]},
+    restrictions=(
+        Sets("num_local_experts", lambda hp: hp["E"] if hp["moe"] else 0),
+        Sets("mamba_d_head", lambda hp: hp["x_in"] * hp["d_e"] // hp["H_ssm"]),
+    ),
     hf_normalize=_normalize,
     # mamba_d_head: x_in·d_e / H_ssm, as GraniteMoeHybridConfig validates it (not read)
     free=frozenset({
@@ -187,10 +190,16 @@ register(Architecture(
     required=(v, d_e, M, M_kv, L, L_att, d_fs, H_ssm),
     optional={moe: 1, E: 8, k_act: 2, d_fe: 1024, x_in: 2, G_ssm: 1, d_state: 256, K_conv: 4,
               b_conv: 1, b_proj: 0, b_att: 0, tied: 1},
-    fixed={d_k: d_e / M, d_ssm: x_in * d_e / H_ssm, **MIXERS.fixed()},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv), Divisible(x_in * d_e, H_ssm),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *MIXERS.constraints()),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(d_ssm, x_in * d_e / H_ssm),
+        *Fixed.each(MIXERS.fixed()),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(x_in * d_e, H_ssm)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(MIXERS.constraints()),
+    ),
     reference=Named("reference_models.hf:weights", ("granitemoehybrid",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
              "Mamba-2 mixer, a shared MLP, E routed experts when moe = 1), final RMS norm, the "
@@ -202,8 +211,9 @@ register(Architecture(
     # and M free: a polynomial identity there holds at every valid set. Met through d_e instead
     # (d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose
     # builds overflow torch's byte count, and the Schwartz-Zippel bound not close
-    transformers=Transformers(weights=own_weights(FORMULA), prove_within=(
-        Divisible(x_in, H_ssm),)),
+    transformers=Transformers(weights=own_weights(FORMULA), restrictions=(
+        Holds(Divisible(x_in, H_ssm), binds="proof"),
+    )),
     frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, L=4, L_att=1, d_fs=20, H_ssm=8, E=5, k=2,

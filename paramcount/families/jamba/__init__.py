@@ -55,6 +55,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Sets
 from paramcount.symbols import (
     E,
     K_conv,
@@ -169,8 +170,12 @@ MAPPING = Table(
     ),
     model_type="jamba",
     hf_classes={"JambaForCausalLM": "jamba"},
-    hf_constants={"attn_layer_period": _attn_period, "attn_layer_offset": _attn_offset,
-                  "expert_layer_period": _expert_period, "expert_layer_offset": _expert_offset},
+    restrictions=(
+        Sets("attn_layer_period", _attn_period),
+        Sets("attn_layer_offset", _attn_offset),
+        Sets("expert_layer_period", _expert_period),
+        Sets("expert_layer_offset", _expert_offset),
+    ),
     hf_normalize=_normalize,
     free=frozenset({
         "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "output_router_logits",
@@ -193,12 +198,20 @@ register(Architecture(
     optional={k_act: 2, x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16),
               b_conv: 1, b_proj: 0, tied: 0, L_att: sympy.floor((L + 3) / 8),
               L_moe: sympy.floor(L / 2)},
-    fixed={d_k: d_e / M, **PERIODIC_ATTENTION.fixed(), **PERIODIC_MOE.fixed()},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 Relation(E, ">=", 2, reason="with one expert JambaConfig builds a dense MLP "
-                                             "in every block"),
-                 *PERIODIC_ATTENTION.constraints(), *PERIODIC_MOE.constraints()),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        *Fixed.each(PERIODIC_ATTENTION.fixed()),
+        *Fixed.each(PERIODIC_MOE.fixed()),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        Holds(
+            Relation(E, ">=", 2, reason="with one expert JambaConfig builds a dense MLP "
+            "in every block"),
+        ),
+        *Holds.each(PERIODIC_ATTENTION.constraints()),
+        *Holds.each(PERIODIC_MOE.constraints()),
+    ),
     reference=Named("reference_models.hf:weights", ("jamba",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
              "Mamba mixer; experts or a dense SwiGLU), final RMS norm, untied LM head; active "
@@ -209,7 +222,10 @@ register(Architecture(
     # prove: every sampled stack must be writable as JambaConfig's period and offset; L a
     # multiple of L_att, and L_att of L_moe, always is
     transformers=Transformers(weights=own_weights(FORMULA),
-                              prove_within=(Divisible(L, L_att), Divisible(L_att, L_moe))),
+                              restrictions=(
+                                  Holds(Divisible(L, L_att), binds="proof"),
+                                  Holds(Divisible(L_att, L_moe), binds="proof"),
+                              )),
     frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=24, L=4, E=4, k=2, L_att=1, L_moe=2,

@@ -14,8 +14,9 @@ from paramcount.components.llama_like import backbone, decoder_blocks, hf_decode
 from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -41,10 +42,11 @@ MAPPING = Table(
     model_type="llama",
     hf_classes={"LlamaForCausalLM": "llama"},
     keras_classes={"LlamaBackbone": "llama"},
-    hf_constants={"attention_bias": False, "mlp_bias": False},
-    requires=(
-        Require("attention_bias", (False,), "KerasHub's Llama attention has no biases"),
-        Require("mlp_bias", (False,), "KerasHub's Llama feed-forward has no biases"),
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("mlp_bias", False),
+        Requires("attention_bias", (False,), why="KerasHub's Llama attention has no biases"),
+        Requires("mlp_bias", (False,), why="KerasHub's Llama feed-forward has no biases"),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
@@ -58,7 +60,9 @@ MAPPING = Table(
 # LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
 # a tied lm_head is the embedding itself, listed once by named_parameters()).
 # transformers validates an even rotary width: d_k = d_e/M even.
-TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+), weights={
     **hf_decoder_names(norms=("attention_norm", "ffn_norm")),
     "head": "lm_head",
 })
@@ -75,8 +79,11 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.table:backbone", ("llama",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
              "norm and the LM head KerasHub keeps in the backbone (none when tied)",

@@ -12,6 +12,7 @@ from paramcount.families.llama import MAPPING as LLAMA_MAPPING
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -31,8 +32,11 @@ register(Architecture(
     formula=backbone("llama3", decoder_blocks(swiglu())),
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.table:backbone", ("llama3",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
              "norm and the LM head KerasHub keeps in the backbone (none when tied)",

@@ -36,8 +36,9 @@ from paramcount.families._lineages import (
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -122,9 +123,12 @@ MAPPING = Table(
     ),
     model_type="llama4_text",
     hf_classes={"Llama4ForCausalLM": "llama4_text"},
-    hf_constants={"attention_bias": False, "interleave_moe_layer_step": 1,
-                  "moe_layers": _moe_layers},
-    requires=(Require("attention_bias", (False,), "Llama 4's attention has no biases"),),
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("interleave_moe_layer_step", 1),
+        Sets("moe_layers", _moe_layers),
+        Requires("attention_bias", (False,), why="Llama 4's attention has no biases"),
+    ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
         "rope_parameters", "attention_dropout", "output_router_logits", "router_aux_loss_coef",
@@ -143,12 +147,15 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, d_fe, L, E),
     optional={k_act: 1, tied: 0, L_moe: L},
-    fixed=INTERLEAVED_MOE.fixed(),
+    restrictions=(
+        *Fixed.each(INTERLEAVED_MOE.fixed()),
+        Holds(Divisible(d_k, 2)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(INTERLEAVED_MOE.constraints()),
+    ),
     # transformers' validation is this model's own constraint (only transformers builds it):
     # an even rotary width
-    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *INTERLEAVED_MOE.constraints()),
     reference=Named("reference_models.hf:weights", ("llama4_text",)),
     counting="trainable parameters of the text model (Llama4ForCausalLM; the vision encoder and "
              "its projector are not counted): token embedding, L blocks (router, E routed and "

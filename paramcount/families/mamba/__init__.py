@@ -33,6 +33,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import (
     G_ssm,
     H_ssm,
@@ -106,7 +107,8 @@ register(Architecture(
     # r_dt: ⌈d_e/16⌉ (time_step_rank "auto"), written as a floor
     optional={x_in: 2, d_state: 16, K_conv: 4, r_dt: sympy.floor((d_e + 15) / 16), b_conv: 1,
               b_proj: 0, tied: 1},
-    constraints=(),
+    restrictions=(
+    ),
     reference=Named("reference_models.hf:weights", ("mamba",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "selective-scan mixer), final RMS norm, and the LM head unless tied ("
@@ -139,9 +141,11 @@ register(Architecture(
     formula=MAMBA2_FORMULA,
     required=(v, d_e, L, H_ssm),
     optional={x_in: 2, d_state: 128, K_conv: 4, G_ssm: 1, b_conv: 1, b_proj: 0, tied: 1},
-    fixed={d_ssm: x_in * d_e / H_ssm},
+    restrictions=(
+        Fixed(d_ssm, x_in * d_e / H_ssm),
+        Holds(Divisible(x_in * d_e, H_ssm)),
+    ),
     # transformers' validation: expand·hidden_size = num_heads·head_dim
-    constraints=(Divisible(x_in * d_e, H_ssm),),
     reference=Named("reference_models.hf:weights", ("mamba2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "SSD mixer), final RMS norm, and the LM head unless tied (" + _TIED + ")",

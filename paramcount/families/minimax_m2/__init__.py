@@ -33,6 +33,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -71,8 +72,11 @@ register(Architecture(
     optional={k_act: 8, tied: 0},
     # transformers' own constraints (only it builds the model): an even rotary width, heads in
     # groups
-    constraints=(Divisible(d_k, 2), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        Holds(Divisible(d_k, 2)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.hf:weights", ("minimax_m2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final RMS norm, LM head (none when tied); the router's "

@@ -13,8 +13,9 @@ from paramcount.components.llama_like import backbone, decoder_blocks, swiglu
 from paramcount.families._lineages import FFN, HEAD_DIM, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -37,10 +38,9 @@ MAPPING = Table(
     model_type="mistral",
     hf_classes={"MistralForCausalLM": "mistral"},
     keras_classes={"MistralBackbone": "mistral"},
-    hf_constants={"tie_word_embeddings": False},
-    requires=(
-        Require("tie_word_embeddings", (False,),
-                "KerasHub's MistralBackbone always keeps an untied LM head"),
+    restrictions=(
+        Sets("tie_word_embeddings", False),
+        Requires("tie_word_embeddings", (False,), why="KerasHub's MistralBackbone always keeps an untied LM head"),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
@@ -56,7 +56,9 @@ register(Architecture(
     formula=backbone("mistral", decoder_blocks(swiglu()), tie=0),
     required=(v, d_e, M, M_kv, d_f, L),
     optional={d_k: d_e / M},
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.table:backbone", ("mistral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
              "norm and the untied LM head KerasHub keeps in the backbone",

@@ -13,8 +13,9 @@ from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, LO
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -40,10 +41,9 @@ MAPPING = Table(
     model_type="mixtral",
     hf_classes={"MixtralForCausalLM": "mixtral"},
     keras_classes={"MixtralBackbone": "mixtral"},
-    hf_constants={"tie_word_embeddings": False},
-    requires=(
-        Require("tie_word_embeddings", (False,),
-                "KerasHub's MixtralBackbone always keeps an untied LM head"),
+    restrictions=(
+        Sets("tie_word_embeddings", False),
+        Requires("tie_word_embeddings", (False,), why="KerasHub's MixtralBackbone always keeps an untied LM head"),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
@@ -56,7 +56,9 @@ MAPPING = Table(
 # MixtralForCausalLM: Llama's names for attention and norms; the MoE block ``mlp`` holds the
 # router ``gate`` (E × d_e) and the experts stacked as two tensors, ``gate_up_proj``
 # (E, 2·d_f, d_e: gate rows, then up rows) and ``down_proj`` (E, d_e, d_f).
-TRANSFORMERS = Transformers(constraints=LLAMA_TRANSFORMERS.constraints, weights={
+TRANSFORMERS = Transformers(restrictions=(
+    *Holds.each(LLAMA_TRANSFORMERS.constraints, binds="transformers"),
+), weights={
     **{k: w for k, w in LLAMA_TRANSFORMERS.weights.items() if k.split(".")[:2] != ["blocks", "ffn"]},
     "blocks.moe": "mlp",
     "blocks.moe.router": "gate",
@@ -78,9 +80,12 @@ register(Architecture(
     ),
     required=(v, d_e, M, M_kv, d_f, L, E),
     optional={k_act: 2},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.table:backbone", ("mixtral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and E "
              "experts each), final RMS norm and the untied LM head KerasHub keeps in the "

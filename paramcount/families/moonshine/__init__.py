@@ -33,10 +33,11 @@ from paramcount.components.audio import conv1d
 from paramcount.components.stacks import repeat
 from paramcount.families._lineages import VOCAB, WIDTH
 from paramcount.formula import Term, group, leaf, zero
-from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import (
     L_dec,
     L_enc,
@@ -90,19 +91,34 @@ MAPPING = Table(
     keras_classes={"MoonshineBackbone": "moonshine"},
     # intermediate_size written from d_f itself (x_f·d_e wherever KerasHub builds the set): in
     # transformers' view d_f is any width (Transformers.settable below)
-    hf_constants={"tie_word_embeddings": True, "intermediate_size": lambda hp: hp["d_f"]},
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("intermediate_size", lambda hp: hp["d_f"]),
+        Sets("intermediate_dim", lambda hp: hp["d_f"], binds="keras"),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="the LM head counts only as the token table, "
+                "tied",
+        ),
+        Requires(
+            "pad_head_dim_to_multiple_of",
+            (),
+            binds="keras",
+            why="KerasHub widens each head's projections to "
+                "the multiple, which the formula's d_k = d_e/M does not",
+        ),
+        Requires(
+            "partial_rotary_factor",
+            (0.62,),
+            binds="keras",
+            why="the rotary inverse frequencies f_rot, "
+                "f_rot_dec are read at KerasHub's default factor 0.62 only (set them with --set "
+                "for another)",
+        ),
+    ),
     # a required argument of KerasHub's constructor that holds no weight (the width is the
     # expansion factor's): passed as the width it names
-    keras_constants={"intermediate_dim": lambda hp: hp["d_f"]},
-    requires=(
-        Require("tie_word_embeddings", (True,), "the LM head counts only as the token table, "
-                "tied"),
-        Require("pad_head_dim_to_multiple_of", (), "KerasHub widens each head's projections to "
-                "the multiple, which the formula's d_k = d_e/M does not", framework="keras"),
-        Require("partial_rotary_factor", (0.62,), "the rotary inverse frequencies f_rot, "
-                "f_rot_dec are read at KerasHub's default factor 0.62 only (set them with --set "
-                "for another)", framework="keras"),
-    ),
     free=frozenset({
         "intermediate_dim", "max_position_embeddings", "rope_theta", "dropout",
         "attention_dropout", "initializer_range",
@@ -179,11 +195,21 @@ TRANSFORMERS = Transformers(
     # hyperparameter of its own there (and prove's values stay within torch's sizes: x_f·d_e²
     # weights in fc1 overflow int64 at x_f, d_e near 2^24)
     settable={d_f: "transformers' intermediate_size is any width (KerasHub's is x_f·d_e)"},
-    always=(
-        Always(glu_enc, 0, "MoonshineEncoderMLP never gates: fc1 is d_e → intermediate_size "
-               "(encoder_hidden_act picks the activation only)"),
-        Always(glu_dec, 1, "MoonshineDecoderMLP always gates: fc1 is d_e → 2·intermediate_size "
-               "(decoder_hidden_act picks the gate's activation only)"),
+    restrictions=(
+        Fixed(
+            glu_enc,
+            0,
+            binds="transformers",
+            why="MoonshineEncoderMLP never gates: fc1 is d_e → intermediate_size "
+                "(encoder_hidden_act picks the activation only)",
+        ),
+        Fixed(
+            glu_dec,
+            1,
+            binds="transformers",
+            why="MoonshineDecoderMLP always gates: fc1 is d_e → 2·intermediate_size "
+                "(decoder_hidden_act picks the gate's activation only)",
+        ),
     ),
 )
 
@@ -260,8 +286,13 @@ register(Architecture(
               # KerasHub's default partial_rotary_factor 0.62 = 31/100 of each head's width,
               # in whole pairs: ⌊⌊0.62·d_k⌋ / 2⌋ = ⌊31·d_k / 100⌋
               f_rot: sympy.floor(31 * d_k / 100), f_rot_dec: sympy.floor(31 * d_k_dec / 100)},
-    fixed={d_k: d_e / M, d_k_dec: d_e / M_dec, d_f: x_f * d_e},
-    constraints=(Divisible(d_e, M), Divisible(d_e, M_dec)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(d_k_dec, d_e / M_dec),
+        Fixed(d_f, x_f * d_e),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(d_e, M_dec)),
+    ),
     presets="moonshine",
     family="keras_hub",
     keras_hub_metadata=True,

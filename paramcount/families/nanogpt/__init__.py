@@ -18,6 +18,7 @@ from paramcount.components import dense, embedding, layer_norm, position_embeddi
 from paramcount.formula import group, zero
 from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds
 from paramcount.symbols import L, M, bias, d_e, d_f, n, v
 
 IDS = ("nanogpt",)  # the ids this folder registers
@@ -60,7 +61,9 @@ register(Architecture(
     ),
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, bias: 0},
-    constraints=(Divisible(d_e, M),),
+    restrictions=(
+        Holds(Divisible(d_e, M)),
+    ),
     reference="reference_models.nanogpt:gpt",
     counting="trainable weights: token and position embeddings, L blocks, final norm; the head is "
              "the token embedding (tied), counted once",

@@ -57,6 +57,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Sets
 from paramcount.symbols import (
     E,
     G_ssm,
@@ -208,8 +209,11 @@ MAPPING = Table(
     ),
     model_type="nemotron_h",
     hf_classes={"NemotronHForCausalLM": "nemotron_h"},
-    hf_constants={"layers_block_type": block_types, "moe_latent_size": _latent_size,
-                  "attention_bias": False},
+    restrictions=(
+        Sets("layers_block_type", block_types),
+        Sets("moe_latent_size", _latent_size),
+        Sets("attention_bias", False),
+    ),
     hf_normalize=_normalize,
     free=frozenset({
         "hybrid_override_pattern", "attention_head_dim", "expand", "mamba_proj_bias",
@@ -238,10 +242,12 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, H_ssm, d_ssm, L_att, L_mlp),
     optional={d_k: 128, G_ssm: 8, d_state: 128, K_conv: 4, b_conv: 1, b_proj: 0, b_ffn: 0,
               L_moe: 0, E: 8, k_act: 2, d_fe: 7688, d_fs: 7688, moe_lat: 0, d_lat: 1024},
-    fixed=BLOCK_TYPES.fixed(),
-    constraints=(Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *BLOCK_TYPES.constraints()),
+    restrictions=(
+        *Fixed.each(BLOCK_TYPES.fixed()),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(BLOCK_TYPES.constraints()),
+    ),
     reference=Named("reference_models.hf:weights", ("nemotron_h",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (a norm and a "
              "Mamba-2, attention, MLP or expert mixer each), final RMS norm, untied LM head; the "

@@ -33,6 +33,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -77,8 +78,11 @@ register(Architecture(
     formula=OLMO2,
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.hf:weights", ("olmo2",)),
     counting="trainable parameters of the causal LM: token embedding, L post-norm blocks, final "
              "RMS norm, LM head (none when tied)",
@@ -86,7 +90,10 @@ register(Architecture(
     family="transformers",
     mapping=Table(fields=_fields(HF_FFN, HF_HEAD_DIM),
                   model_type="olmo2", hf_classes={"Olmo2ForCausalLM": "olmo2"},
-                  hf_constants={"attention_bias": False}, requires=(_NO_BIAS,), free=_FREE),
+                  restrictions=(
+                      Sets("attention_bias", False),
+                      *Requires.each((_NO_BIAS,)),
+                  ), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMO2)),
     frameworks=("transformers",),
     examples={
@@ -122,9 +129,12 @@ register(Architecture(
     formula=OLMOE,
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 8, tied: 0},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.hf:weights", ("olmoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final RMS norm, LM head (none when tied); active parameters count k "
@@ -134,7 +144,10 @@ register(Architecture(
     mapping=Table(fields=_fields(HF_EXPERT_FFN_AS_FFN,
                                  HF_EXPERTS, HF_TOP_K),
                   model_type="olmoe", hf_classes={"OlmoeForCausalLM": "olmoe"},
-                  hf_constants={"attention_bias": False}, requires=(_NO_BIAS,), free=_FREE),
+                  restrictions=(
+                      Sets("attention_bias", False),
+                      *Requires.each((_NO_BIAS,)),
+                  ), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMOE)),
     frameworks=("transformers",),
     examples={

@@ -12,8 +12,9 @@ from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
 from paramcount.families._lineages import HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.weights import Named
 
@@ -37,16 +38,22 @@ MAPPING = Table(
     # its configs count as the backbone.
     hf_classes={"OPTModel": "opt", "OPTForCausalLM": "opt"},
     keras_classes={"OPTBackbone": "opt"},
-    hf_constants={"tie_word_embeddings": True, "do_layer_norm_before": True, "enable_bias": True,
-                  "layer_norm_elementwise_affine": True, "_remove_final_layer_norm": False},
-    requires=(
-        Require("do_layer_norm_before", (True,),
-                "post-LN OPT (OPT-350m) has no final layer norm in transformers"),
-        Require("_remove_final_layer_norm", (False,), "the formula has a final layer norm"),
-        Require("tie_word_embeddings", (True,), "OPTForCausalLM's head counts only when tied",
-                classes=("OPTForCausalLM",)),
-        Require("enable_bias", (True,), "the formula has biases on every projection"),
-        Require("layer_norm_elementwise_affine", (True,), "the formula's layer norms are affine"),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("do_layer_norm_before", True),
+        Sets("enable_bias", True),
+        Sets("layer_norm_elementwise_affine", True),
+        Sets("_remove_final_layer_norm", False),
+        Requires("do_layer_norm_before", (True,), why="post-LN OPT (OPT-350m) has no final layer norm in transformers"),
+        Requires("_remove_final_layer_norm", (False,), why="the formula has a final layer norm"),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            classes=("OPTForCausalLM",),
+            why="OPTForCausalLM's head counts only when tied",
+        ),
+        Requires("enable_bias", (True,), why="the formula has biases on every projection"),
+        Requires("layer_norm_elementwise_affine", (True,), why="the formula's layer norms are affine"),
     ),
     free=frozenset({
         "activation_function", "dropout", "attention_dropout", "activation_dropout",
@@ -71,8 +78,11 @@ register(Architecture(
         layer_norm("final_norm", match="layer_norm"),
     ),
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(HEADS_FIT),
+    ),
     reference=Named("reference_models.table:backbone", ("opt",)),
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
              "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",
@@ -81,7 +91,9 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
-        constraints=(WHOLE_HEADS,),
+        restrictions=(
+            Holds(WHOLE_HEADS, binds="transformers"),
+        ),
         weights={
             "embeddings.token": "embed_tokens",
             "embeddings.position": "embed_positions",

@@ -34,10 +34,11 @@ from paramcount.components.vision import (
 from paramcount.families._lineages import HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
 from paramcount.families.gemma import gemma_decoder
 from paramcount.formula import group, zero
-from paramcount.frameworks import Always, Transformers
+from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -108,17 +109,19 @@ MAPPING = Table(
     model_type="paligemma",
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     keras_classes={"PaliGemmaBackbone": "pali_gemma"},
-    hf_constants=_HF_CONSTANTS,
-    keras_constants={
-        "vit_pooling": None,
-        "final_logit_soft_cap": _gemma2(30.0, None),
-        "attention_logit_soft_cap": _gemma2(50.0, None),
-        "use_sliding_window_attention": _gemma2(True, False),
-    },
-    requires=(
-        Require("text_config.model_type", ("gemma",), "PaliGemma (1)'s decoder is Gemma's "
-                "(PaliGemma 2's, gemma2, is read by its own table)"),
-        *_REQUIRES,
+    restrictions=(
+        *Sets.each(_HF_CONSTANTS),
+        Sets("vit_pooling", None, binds="keras"),
+        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras"),
+        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras"),
+        Sets("use_sliding_window_attention", _gemma2(True, False), binds="keras"),
+        Requires(
+            "text_config.model_type",
+            ("gemma",),
+            why="PaliGemma (1)'s decoder is Gemma's "
+                "(PaliGemma 2's, gemma2, is read by its own table)",
+        ),
+        *Requires.each(_REQUIRES),
     ),
     free=_FREE,
 )
@@ -134,10 +137,11 @@ PALI_GEMMA2 = Table(
             POST_NORM_ALWAYS),
     model_type="paligemma",
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
-    hf_constants={**_HF_CONSTANTS, "text_config.model_type": "gemma2"},
-    requires=(
-        Require("text_config.model_type", ("gemma2",), "PaliGemma 2's decoder is Gemma 2's"),
-        *_REQUIRES,
+    restrictions=(
+        *Sets.each(_HF_CONSTANTS),
+        Sets("text_config.model_type", "gemma2"),
+        Requires("text_config.model_type", ("gemma2",), why="PaliGemma 2's decoder is Gemma 2's"),
+        *Requires.each(_REQUIRES),
     ),
     free=_FREE | {"num_hidden_layers", "vision_config.num_positions",
                   "text_config.query_pre_attn_scalar", "text_config.sliding_window",
@@ -171,13 +175,19 @@ _WEIGHTS = {
     **hf_decoder_names(prefix="language_model", layers=r"language_model/layers/\d+"),
 }
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-    always=(Always(post_norm, 0, "PaliGemma (1)'s GemmaModel has no post norms"),),
+    restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Fixed(post_norm, 0, binds="transformers", why="PaliGemma (1)'s GemmaModel has no post norms"),
+    ),
     weights=_WEIGHTS,
     variants=(Transformers(
         mapping=PALI_GEMMA2,
-        constraints=(Divisible(d_k, 2), Divisible(d_e, M)),
-        always=(Always(post_norm, 1, "PaliGemma 2's Gemma2Model always has both post norms"),),
+        restrictions=(
+            Holds(Divisible(d_k, 2), binds="transformers"),
+            Holds(Divisible(d_e, M), binds="transformers"),
+            Fixed(post_norm, 1, binds="transformers", why="PaliGemma 2's Gemma2Model always has both post norms"),
+        ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
     ),),
 )
@@ -202,7 +212,10 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional={M_kv: M, post_norm: 0},
-    constraints=(Divisible(M, M_kv), *VISION_CONSTRAINTS),
+    restrictions=(
+        Holds(Divisible(M, M_kv)),
+        *Holds.each(VISION_CONSTRAINTS),
+    ),
     reference=Named("reference_models.table:backbone", ("pali_gemma",)),
     counting="trainable weights of the backbone: image encoder, its projection, token embedding "
              "(also the tied head), L decoder blocks, final norm",

@@ -18,6 +18,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, qk_norm, tied, v
 from paramcount.weights import Named
 
@@ -47,10 +48,13 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M, tied: 0, qk_norm: 0},
-    fixed={d_k: d_e / M},
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 4 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     # transformers rotates half of each head by default (partial_rotary_factor 0.5): an even
     # rotary width needs d_k a multiple of 4
-    constraints=(Divisible(d_e, 4 * M), Divisible(M, M_kv)),
     reference=Named("reference_models.hf:weights", ("phi",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
              "layer norm, LM head weight (none when tied) and bias",

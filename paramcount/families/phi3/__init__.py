@@ -15,8 +15,9 @@ from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYER
 from paramcount.formula import FUSED, group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.weights import Named
 
@@ -40,11 +41,12 @@ MAPPING = Table(
     keras_classes={"Phi3Backbone": "phi3"},
     # Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the
     # padding row
-    hf_constants={"tie_word_embeddings": False, "pad_token_id": None, "bos_token_id": None,
-                  "eos_token_id": None},
-    requires=(
-        Require("tie_word_embeddings", (False,),
-                "KerasHub's Phi3Backbone always keeps an untied LM head"),
+    restrictions=(
+        Sets("tie_word_embeddings", False),
+        Sets("pad_token_id", None),
+        Sets("bos_token_id", None),
+        Sets("eos_token_id", None),
+        Requires("tie_word_embeddings", (False,), why="KerasHub's Phi3Backbone always keeps an untied LM head"),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "original_max_position_embeddings",
@@ -59,7 +61,9 @@ MAPPING = Table(
 # Phi3ForCausalLM fuses q, k and v into one ``qkv_proj`` (rows M·d_k, then M_kv·d_k twice: the
 # leaves share it, FUSED) and gate and up into one ``gate_up_proj`` (2·d_f rows: gate, then up).
 # transformers validates an even rotary width: d_k = d_e/M even.
-TRANSFORMERS = Transformers(constraints=(Divisible(d_e, 2 * M),), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+), weights={
     "embeddings.token": "model/embed_tokens",
     "blocks": r"layers/\d+",
     "blocks.norm_1": "input_layernorm",
@@ -104,9 +108,12 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
-    fixed=EVEN_HEADS,
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
     reference=Named("reference_models.table:backbone", ("phi3",)),
     counting="trainable weights of the backbone, which includes the untied LM head "
              "(token_embedding/reverse_embeddings)",

@@ -30,6 +30,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
 
@@ -64,9 +65,12 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L, E),
     optional={k_act: 2, tied: 0, b_att: 1, b_head: 1},
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.hf:weights", ("phimoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final layer norm, LM head weight (none when tied) and bias; active "

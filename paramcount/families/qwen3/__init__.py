@@ -14,8 +14,9 @@ from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TI
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 IDS = ("qwen3",)  # the ids this folder registers
@@ -38,9 +39,9 @@ MAPPING = Table(
     model_type="qwen3",
     hf_classes={"Qwen3ForCausalLM": "qwen3"},
     keras_classes={"Qwen3Backbone": "qwen3"},
-    hf_constants={"attention_bias": False},
-    requires=(
-        Require("attention_bias", (False,), "KerasHub's Qwen3 attention has no biases"),
+    restrictions=(
+        Sets("attention_bias", False),
+        Requires("attention_bias", (False,), why="KerasHub's Qwen3 attention has no biases"),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
@@ -52,7 +53,9 @@ MAPPING = Table(
 
 # Qwen3ForCausalLM's names: Qwen 2's, with the per-head QK norms q_norm and k_norm; its rotary
 # width d_k is set apart from d_e/M.
-TRANSFORMERS = Transformers(constraints=(Divisible(d_k, 2),), weights={
+TRANSFORMERS = Transformers(restrictions=(
+    Holds(Divisible(d_k, 2), binds="transformers"),
+), weights={
     **QWEN_TRANSFORMERS.weights,
     "blocks.attention.query_norm": "q_norm",
     "blocks.attention.key_norm": "k_norm",

@@ -29,6 +29,7 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -79,8 +80,10 @@ MAPPING = Table(
     model_type="qwen3_5_text",
     hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
     keras_classes={"Qwen3_5Backbone": "qwen3_5"},
-    hf_constants={"attention_bias": False},
-    requires=HYBRID_REQUIRES,
+    restrictions=(
+        Sets("attention_bias", False),
+        *Requires.each(HYBRID_REQUIRES),
+    ),
     free=HYBRID_FREE,
 )
 
@@ -129,8 +132,10 @@ register(Architecture(
     formula=backbone("qwen3_5", hybrid_blocks(swiglu())),
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional=HYBRID_OPTIONAL,
-    fixed=HYBRID_FIXED,
-    constraints=HYBRID_CONSTRAINTS,
+    restrictions=(
+        *Fixed.each(HYBRID_FIXED),
+        *Holds.each(HYBRID_CONSTRAINTS),
+    ),
     reference=Named("reference_models.table:backbone", ("qwen3_5",)),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
              "hybrid blocks, final RMS norm and the LM head KerasHub keeps in the backbone (none "

@@ -27,6 +27,7 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -65,8 +66,10 @@ MAPPING = Table(
     model_type="qwen3_5_moe_text",
     hf_classes={"Qwen3_5MoeForCausalLM": "qwen3_5_moe"},
     keras_classes={"Qwen3_5MoeBackbone": "qwen3_5_moe"},
-    hf_constants={"attention_bias": False},
-    requires=HYBRID_REQUIRES,
+    restrictions=(
+        Sets("attention_bias", False),
+        *Requires.each(HYBRID_REQUIRES),
+    ),
     free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef",
                         "router_aux_loss_coefficient", "norm_topk_prob"},
 )
@@ -97,9 +100,11 @@ register(Architecture(
     formula=backbone("qwen3_5_moe", hybrid_blocks(MOE)),
     required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
     optional=HYBRID_OPTIONAL,
-    fixed=HYBRID_FIXED,
-    constraints=(*HYBRID_CONSTRAINTS,
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        *Fixed.each(HYBRID_FIXED),
+        *Holds.each(HYBRID_CONSTRAINTS),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.table:backbone", ("qwen3_5_moe",)),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
              "hybrid blocks each with a router, E routed experts and a gated shared expert, "

@@ -41,8 +41,9 @@ from paramcount.families._lineages import (
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -101,15 +102,17 @@ MAPPING = Table(
     model_type="qwen3_moe",
     hf_classes={"Qwen3MoeForCausalLM": "qwen3_moe"},
     keras_classes={"Qwen3MoeBackbone": "qwen3_moe"},
-    hf_constants={"attention_bias": False, "decoder_sparse_step": 1,
-                  "mlp_only_layers": _dense_blocks},
-    keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
-    requires=(
-        Require("attention_bias", (False,), "KerasHub's Qwen3 MoE attention has no biases"),
-        Require("mlp_only_layers", ([],), _SPARSE_ONLY),
-        Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
-        Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
-        Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("decoder_sparse_step", 1),
+        Sets("mlp_only_layers", _dense_blocks),
+        Sets("decoder_sparse_step", 1, binds="keras"),
+        Sets("mlp_only_layers", _dense_blocks, binds="keras"),
+        Requires("attention_bias", (False,), why="KerasHub's Qwen3 MoE attention has no biases"),
+        Requires("mlp_only_layers", ([],), why=_SPARSE_ONLY),
+        Requires("decoder_sparse_step", (1,), why=_SPARSE_ONLY),
+        Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
+        Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
@@ -125,7 +128,9 @@ MAPPING = Table(
 # E × 2·d_fe × d_e, down_proj). A dense block's ``mlp`` holds gate_proj, up_proj, down_proj
 # directly (the lookahead keeps the experts' down_proj out of it).
 TRANSFORMERS = Transformers(
-    constraints=QWEN3_TRANSFORMERS.constraints,
+    restrictions=(
+        *Holds.each(QWEN3_TRANSFORMERS.constraints, binds="transformers"),
+    ),
     weights={
         **{p: m for p, m in QWEN3_TRANSFORMERS.weights.items()
            if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
@@ -150,10 +155,12 @@ register(Architecture(
     formula=backbone("qwen3_moe", BLOCKS),
     required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
-    fixed=MOE_AND_DENSE.fixed(),
-    constraints=(Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *MOE_AND_DENSE.constraints()),
+    restrictions=(
+        *Fixed.each(MOE_AND_DENSE.fixed()),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(MOE_AND_DENSE.constraints()),
+    ),
     reference=Named("reference_models.table:backbone", ("qwen3_moe",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and "
              "E experts in each sparse block, a dense feed-forward in the others), final RMS "

@@ -30,8 +30,9 @@ from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFOR
 from paramcount.formula import FUSED
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Relation
-from paramcount.mapping import Require, Table
+from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -48,10 +49,14 @@ MAPPING = Table(
                  for f in (*HYBRID_FIELDS, *QWEN3_5_MOE_MAPPING.fields[len(HYBRID_FIELDS):])),
     model_type="qwen3_next",
     hf_classes={"Qwen3NextForCausalLM": "qwen3_next"},
-    hf_constants={"attention_bias": False, "decoder_sparse_step": 1, "mlp_only_layers": []},
-    requires=(*(r for r in HYBRID_REQUIRES if r.framework == "hf"),
-              Require("decoder_sparse_step", (1,), _SPARSE_ONLY),
-              Require("mlp_only_layers", ([],), _SPARSE_ONLY)),
+    restrictions=(
+        Sets("attention_bias", False),
+        Sets("decoder_sparse_step", 1),
+        Sets("mlp_only_layers", []),
+        *Requires.each(r for r in HYBRID_REQUIRES if r.framework == "hf"),
+        Requires("decoder_sparse_step", (1,), why=_SPARSE_ONLY),
+        Requires("mlp_only_layers", ([],), why=_SPARSE_ONLY),
+    ),
     # mtp_*: the checkpoint's multi-token-prediction layer, which Qwen3NextForCausalLM does not
     # build (not counted: the count is of the model transformers builds)
     free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef", "norm_topk_prob",
@@ -77,9 +82,11 @@ register(Architecture(
     formula=backbone("qwen3_next", hybrid_blocks(MOE)),
     required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
     optional=HYBRID_OPTIONAL,
-    fixed=HYBRID_FIXED,
-    constraints=(*HYBRID_CONSTRAINTS,
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(
+        *Fixed.each(HYBRID_FIXED),
+        *Holds.each(HYBRID_CONSTRAINTS),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    ),
     reference=Named("reference_models.hf:weights", ("qwen3_next",)),
     counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "
              "a router, E routed experts and a gated shared expert, final RMS norm, LM head "

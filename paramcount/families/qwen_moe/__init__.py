@@ -53,8 +53,9 @@ from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 
 IDS = ("qwen_moe",)  # the ids this folder registers
@@ -127,12 +128,15 @@ MAPPING = Table(
     model_type="qwen2_moe",
     hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
     keras_classes={"QwenMoeBackbone": "qwen_moe"},
-    hf_constants={"qkv_bias": True, "decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
-    keras_constants={"decoder_sparse_step": 1, "mlp_only_layers": _dense_blocks},
-    requires=(
-        Require("qkv_bias", (True,), "KerasHub's Qwen MoE query, key and value have biases"),
-        Require("mlp_only_layers", ([],), _SPARSE_ONLY, framework="keras"),
-        Require("decoder_sparse_step", (1,), _SPARSE_ONLY, framework="keras"),
+    restrictions=(
+        Sets("qkv_bias", True),
+        Sets("decoder_sparse_step", 1),
+        Sets("mlp_only_layers", _dense_blocks),
+        Sets("decoder_sparse_step", 1, binds="keras"),
+        Sets("mlp_only_layers", _dense_blocks, binds="keras"),
+        Requires("qkv_bias", (True,), why="KerasHub's Qwen MoE query, key and value have biases"),
+        Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
+        Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings",
@@ -148,7 +152,9 @@ MAPPING = Table(
 # router ``gate``, the routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e,
 # down_proj), the shared SwiGLU expert and its one-output gate. A dense block's ``mlp`` holds
 # gate_proj, up_proj, down_proj directly (the lookahead keeps the shared expert's out of it).
-TRANSFORMERS = Transformers(constraints=QWEN_TRANSFORMERS.constraints, weights={
+TRANSFORMERS = Transformers(restrictions=(
+    *Holds.each(QWEN_TRANSFORMERS.constraints, binds="transformers"),
+), weights={
     **{p: m for p, m in QWEN_TRANSFORMERS.weights.items()
        if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
     "blocks.moe": "mlp",
@@ -177,10 +183,14 @@ register(Architecture(
     required=(v, d_e, M, M_kv, L, E, d_fe, d_fs),
     # The published config sets the dense width (intermediate_size) to the shared expert's.
     optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
-    fixed={d_k: d_e / M, **MOE_AND_DENSE.fixed()},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts"),
-                 *MOE_AND_DENSE.constraints()),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        *Fixed.each(MOE_AND_DENSE.fixed()),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *Holds.each(MOE_AND_DENSE.constraints()),
+    ),
     reference="reference_models.qwen_moe:backbone",
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router, E "
              "routed experts, shared expert and its gate in each sparse block, a dense SwiGLU in "

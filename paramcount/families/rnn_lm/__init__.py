@@ -29,6 +29,7 @@ from paramcount.components.recurrent import (
 from paramcount.formula import group, leaf
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds
 from paramcount.symbols import L, d_e, d_h, layer_symbol, tied, v
 
 IDS = ("gru_lm", "lstm_lm", "mixed_rnn_lm", "simple_rnn_lm")  # the ids this folder registers
@@ -96,7 +97,9 @@ for _kind in ("simple_rnn", "lstm", "gru"):
         formula=formula(_kind),
         required=(v, d_e, d_h, L),
         optional=_optional,
-        constraints=_constraints((1 + bi) * d_h),
+        restrictions=(
+            *Holds.each(_constraints((1 + bi) * d_h)),
+        ),
         reference=f"reference_models.rnn_lm:{_kind}_lm",
         counting="trainable weights: token embedding, L recurrent layers (Keras: one bias per "
                  "gate; GRU with reset_after two), output layer (none of its own when tied)",
@@ -133,7 +136,9 @@ def stacked_rnn_lm(kinds: Sequence[str], *, id: str, title: str | None = None,
         ),
         required=(v, d_e, *widths),
         optional=optional,
-        constraints=_constraints((1 + bi) * widths[-1]),
+        restrictions=(
+            *Holds.each(_constraints((1 + bi) * widths[-1])),
+        ),
         reference=_StackReference(kinds),
         counting="trainable weights: token embedding, the recurrent layers as declared (Keras: "
                  "one bias per gate; GRU with reset_after two), output layer (none when tied)",

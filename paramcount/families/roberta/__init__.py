@@ -14,8 +14,9 @@ from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
 from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
@@ -43,18 +44,24 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
         model_type=model_type,
         hf_classes={f"{prefix}Model": arch_id, f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
         keras_classes={f"{keras_prefix}Backbone": arch_id},
-        hf_constants={"type_vocab_size": 1, "position_embedding_type": "absolute",
-                      "add_cross_attention": False, "is_decoder": False,
-                      "tie_word_embeddings": True},
-        requires=(
-            Require("type_vocab_size", (1,),
-                    "the formula has no token types; transformers' one-row table is a delta"),
-            Require("tie_word_embeddings", (True,),
-                    "the MLM decoder counts only as the token embedding, tied"),
-            Require("position_embedding_type", ("absolute",),
-                    "relative position types add a distance table the formula does not have"),
-            Require("add_cross_attention", (False,),
-                    "the encoder here has no cross-attention"),
+        restrictions=(
+            Sets("type_vocab_size", 1),
+            Sets("position_embedding_type", "absolute"),
+            Sets("add_cross_attention", False),
+            Sets("is_decoder", False),
+            Sets("tie_word_embeddings", True),
+            Requires(
+                "type_vocab_size",
+                (1,),
+                why="the formula has no token types; transformers' one-row table is a delta",
+            ),
+            Requires("tie_word_embeddings", (True,), why="the MLM decoder counts only as the token embedding, tied"),
+            Requires(
+                "position_embedding_type",
+                ("absolute",),
+                why="relative position types add a distance table the formula does not have",
+            ),
+            Requires("add_cross_attention", (False,), why="the encoder here has no cross-attention"),
         ),
         free=ENCODER_FREE,
     )
@@ -119,7 +126,9 @@ register(roberta_family(
     presets="roberta",
     mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
-                              constraints=HF_CONSTRAINTS),
+                              restrictions=(
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                              )),
 ))
 
 register(roberta_family(
@@ -133,6 +142,8 @@ register(roberta_family(
     presets="roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
-                              constraints=HF_CONSTRAINTS),
+                              restrictions=(
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                              )),
     keras_hub_metadata=False,
 ))

@@ -22,6 +22,7 @@ from paramcount.formula import group
 from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
 from paramcount.weights import Named
 
@@ -77,9 +78,13 @@ register(Architecture(
              "L blocks (rotary positions cost nothing; biases only when ζ = 1); no pooler",
     required=(v, d_e, M, d_k, d_f, L),
     optional={s: 2, zeta: 0},
-    fixed={d_v: d_k},
-    constraints=(Relation(M * d_k, "==", d_e,
-                          reason="the attention output (M·d_k wide) is added to the residual"),),
+    restrictions=(
+        Fixed(d_v, d_k),
+        Holds(
+            Relation(M * d_k, "==", d_e,
+            reason="the attention output (M·d_k wide) is added to the residual"),
+        ),
+    ),
     family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2),

@@ -20,6 +20,7 @@ from paramcount.formula import group, leaf
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Holds
 from paramcount.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
 
 IDS = ("rwkv7",)  # the ids this folder registers
@@ -111,7 +112,9 @@ register(Architecture(
     ),
     required=(v, d_e, d_k, d_f, L),
     optional={r_w: 64, r_a: 64, r_v: 32, r_g: 128},
-    constraints=(Divisible(d_e, d_k),),
+    restrictions=(
+        Holds(Divisible(d_e, d_k)),
+    ),
     reference="reference_models.rwkv7:backbone",
     counting="trainable weights of the backbone, which ends in the untied LM head",
     # No presets: KerasHub's two RWKV-7 G1a presets publish rounded figures (150M, 400M) and the

@@ -20,8 +20,9 @@ from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -75,22 +76,26 @@ MAPPING = Table(
     keras_classes={"SmolLM3Backbone": "smollm3"},
     # SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the
     # padding row, and transformers warns of the others
-    hf_constants={"tie_word_embeddings": True, "pad_token_id": None, "bos_token_id": None,
-                  "eos_token_id": None},
-    keras_constants={
-        "attention_dropout": 0.0,
-        "rope_layer_enabled_list": _rope_layers,
-        "layer_types": lambda hp: ["full_attention"] * hp["L"],
-        "layer_norm_epsilon": 1e-6,
-        "max_position_embeddings": 65536,
-        "rope_theta": 5_000_000.0,
-        "partial_rotary_factor": 1.0,
-    },
-    requires=(
-        Require("tie_word_embeddings", (True,), "KerasHub's SmolLM3 always ties its LM head"),
-        Require("partial_rotary_factor", (1, 1.0), "KerasHub keeps the RoPE inverse "
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("pad_token_id", None),
+        Sets("bos_token_id", None),
+        Sets("eos_token_id", None),
+        Sets("attention_dropout", 0.0, binds="keras"),
+        Sets("rope_layer_enabled_list", _rope_layers, binds="keras"),
+        Sets("layer_types", lambda hp: ["full_attention"] * hp["L"], binds="keras"),
+        Sets("layer_norm_epsilon", 1e-6, binds="keras"),
+        Sets("max_position_embeddings", 65536, binds="keras"),
+        Sets("rope_theta", 5_000_000.0, binds="keras"),
+        Sets("partial_rotary_factor", 1.0, binds="keras"),
+        Requires("tie_word_embeddings", (True,), why="KerasHub's SmolLM3 always ties its LM head"),
+        Requires(
+            "partial_rotary_factor",
+            (1, 1.0),
+            binds="keras",
+            why="KerasHub keeps the RoPE inverse "
                 "frequencies as weights: their count is d_k/2 only at partial_rotary_factor 1",
-                framework="keras"),
+        ),
     ),
     free=frozenset({
         "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
@@ -102,7 +107,9 @@ MAPPING = Table(
 
 # SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_e, 2 * M),),
+    restrictions=(
+        Holds(Divisible(d_e, 2 * M), binds="transformers"),
+    ),
     # Llama's names (the head is tied here: lm_head is the embedding, listed once, as Llama's)
     weights=LLAMA_TRANSFORMERS.weights,
     deltas=(
@@ -123,8 +130,12 @@ register(Architecture(
     formula=group("smollm3", embeddings(), BLOCKS, final_norm(), output_head(1)),
     required=(v, d_e, M, M_kv, d_f, L),
     optional={b_qkv: 0, b_ffn: 0},
-    fixed={d_k: d_e / M, tied: 1},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(tied, 1),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.table:backbone", ("smollm3",)),
     counting="weights of the backbone: token embedding (the head is tied to it), L decoder "
              "blocks, final RMS norm; the per-layer RoPE inverse frequencies are counted apart as "

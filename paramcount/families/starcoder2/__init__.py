@@ -17,6 +17,7 @@ from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
 from paramcount.weights import Named
 
@@ -43,8 +44,12 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 1, b_att: 1},
     # use_bias switches the attention's and the MLP's biases together
-    fixed={d_k: d_e / M, b_ffn: b_att},
-    constraints=(Divisible(d_e, 2 * M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M),
+        Fixed(b_ffn, b_att),
+        Holds(Divisible(d_e, 2 * M)),
+        Holds(Divisible(M, M_kv)),
+    ),
     reference=Named("reference_models.hf:weights", ("starcoder2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final layer "
              "norm, LM head (none when tied, as the 3B and 7B are)",

@@ -30,8 +30,9 @@ from paramcount.components.encoders import (
 from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
 from paramcount.formula import Term, group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
 
 IDS = ("t5",)  # the ids this folder registers
@@ -71,10 +72,14 @@ MAPPING = Table(
     model_type="t5",
     hf_classes={"T5ForConditionalGeneration": "t5"},
     keras_classes={"T5Backbone": "t5"},
-    hf_constants={"relative_attention_num_buckets": 32, "is_encoder_decoder": True},
-    requires=(
-        Require("relative_attention_num_buckets", (32,),
-                "the formula (and KerasHub) has n_b = 32 relative-position buckets"),
+    restrictions=(
+        Sets("relative_attention_num_buckets", 32),
+        Sets("is_encoder_decoder", True),
+        Requires(
+            "relative_attention_num_buckets",
+            (32,),
+            why="the formula (and KerasHub) has n_b = 32 relative-position buckets",
+        ),
     ),
     free=frozenset({
         "dropout_rate", "layer_norm_epsilon", "initializer_factor", "classifier_dropout",
@@ -150,7 +155,10 @@ register(Architecture(
              "in the backbone)",
     required=(v, d_e, M, d_f, L),
     optional={d_k: sympy.floor(d_e / M), gated: 1, tied: 0},
-    fixed={d_v: d_k, n_b: 32},
+    restrictions=(
+        Fixed(d_v, d_k),
+        Fixed(n_b, 32),
+    ),
     presets="t5",
     family="keras_hub",
     keras_hub_metadata=True,

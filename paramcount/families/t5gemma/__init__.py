@@ -26,6 +26,7 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Sets
 from paramcount.symbols import (
     L_dec,
     L_enc,
@@ -86,8 +87,11 @@ MAPPING = Table(
     model_type="t5gemma",
     hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},
     keras_classes={"T5GemmaBackbone": "t5gemma"},
-    keras_constants={"encoder_layer_types": _types("L_enc"),
-                     "decoder_layer_types": _types("L_dec"), "sliding_window": 4096},
+    restrictions=(
+        Sets("encoder_layer_types", _types("L_enc"), binds="keras"),
+        Sets("decoder_layer_types", _types("L_dec"), binds="keras"),
+        Sets("sliding_window", 4096, binds="keras"),
+    ),
     free=frozenset({
         "vocab_size", "is_encoder_decoder", "dropout_rate", "classifier_dropout_rate",
         "attention_dropout", "chunk_size_feed_forward",
@@ -128,8 +132,12 @@ def _block(prefix: str, *, cross: bool) -> dict[str, str]:
 # transformers validates even rotary widths and each side's width divisible by its heads (even
 # with head_dim set)
 TRANSFORMERS = Transformers(
-    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
-                 Divisible(d_e_dec, M_dec)),
+    restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_k_dec, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_e_dec, M_dec), binds="transformers"),
+    ),
     weights={
         "encoder_token_embedding": "model/encoder/embed_tokens",
         "decoder_token_embedding": "model/decoder/embed_tokens",
@@ -194,8 +202,11 @@ register(Architecture(
     required=(v, d_e, d_f, M, M_kv, d_k, L_enc),
     optional={L_dec: L_enc, d_e_dec: d_e, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv,
               d_k_dec: d_k, zeta: 0, tied: 1},
-    fixed={d_v: d_k},
-    constraints=(Divisible(M, M_kv), Divisible(M_dec, M_kv_dec)),
+    restrictions=(
+        Fixed(d_v, d_k),
+        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M_dec, M_kv_dec)),
+    ),
     presets="t5gemma",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -34,10 +34,11 @@ from paramcount.components.decoders import qk_norm
 from paramcount.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
 from paramcount.families._lineages import QK_NORM_KERAS, T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
 from paramcount.formula import Term, group, leaf
-from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import (
     L_dec,
     L_enc,
@@ -146,22 +147,34 @@ MAPPING = Table(
     model_type="t5gemma2",
     hf_classes={"T5Gemma2ForConditionalGeneration": "t5gemma2"},
     keras_classes={"T5Gemma2Backbone": "t5gemma2"},
-    hf_constants={**{f"encoder.vision_config.{k}": x for k, x in _VISION.items()},
-                  "encoder.mm_tokens_per_image": 256},
-    keras_constants={"encoder_layer_types": _types("L_enc"),
-                     "decoder_layer_types": _types("L_dec"), "sliding_window": 4,
-                     "vision_encoder": None},
-    requires=(
-        *(Require(f"encoder.vision_config.{k}", (x,), "T5Gemma2ForConditionalGeneration "
-                  "always builds the encoder's SigLIP tower, and t5gemma2 counts it as the "
-                  "released checkpoints have it (So400m/14 at 896: hidden_size 1152, image_size "
-                  "896, patch_size 14, 27 layers of 16 heads, intermediate_size 4304, no head)",
-                  absent_ok=False)
-          for k, x in _VISION.items()),
-        Require("encoder.vision_config.num_channels", (3,), "the SigLIP tower of the released "
-                "checkpoints takes RGB images"),
-        Require("vision_encoder", (None,), "t5gemma2 is the text backbone; a T5Gemma2Backbone "
-                "with a vision encoder is not mapped yet", framework="keras"),
+    restrictions=(
+        *Sets.each({f"encoder.vision_config.{k}": x for k, x in _VISION.items()}),
+        Sets("encoder.mm_tokens_per_image", 256),
+        Sets("encoder_layer_types", _types("L_enc"), binds="keras"),
+        Sets("decoder_layer_types", _types("L_dec"), binds="keras"),
+        Sets("sliding_window", 4, binds="keras"),
+        Sets("vision_encoder", None, binds="keras"),
+        *Requires.each(
+            (Require(f"encoder.vision_config.{k}", (x,), "T5Gemma2ForConditionalGeneration "
+            "always builds the encoder's SigLIP tower, and t5gemma2 counts it as the "
+            "released checkpoints have it (So400m/14 at 896: hidden_size 1152, image_size "
+            "896, patch_size 14, 27 layers of 16 heads, intermediate_size 4304, no head)",
+            absent_ok=False)
+            for k, x in _VISION.items()),
+        ),
+        Requires(
+            "encoder.vision_config.num_channels",
+            (3,),
+            why="the SigLIP tower of the released "
+                "checkpoints takes RGB images",
+        ),
+        Requires(
+            "vision_encoder",
+            (None,),
+            binds="keras",
+            why="t5gemma2 is the text backbone; a T5Gemma2Backbone "
+                "with a vision encoder is not mapped yet",
+        ),
     ),
     free=frozenset({
         "vocab_size", "is_encoder_decoder", "dropout_rate", "attention_dropout",
@@ -230,16 +243,23 @@ _TOWER = "T5Gemma2ForConditionalGeneration always builds the encoder's SigLIP to
 TRANSFORMERS = Transformers(
     # transformers validates even rotary widths and each side's width divisible by its heads
     # (even with head_dim set)
-    constraints=(Divisible(d_k, 2), Divisible(d_k_dec, 2), Divisible(d_e, M),
-                 Divisible(d_e, M_dec)),
-    always=(Always(qk_norm, 1, "T5Gemma2's attention always normalizes queries and keys"),),
+    restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_k_dec, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_e, M_dec), binds="transformers"),
+        Fixed(qk_norm, 1, binds="transformers", why="T5Gemma2's attention always normalizes queries and keys"),
+        Holds(Relation(M_dec, "==", M, reason="prove: decoder heads as the encoder's"), binds="proof"),
+        Holds(
+            Relation(M_kv_dec, "==", M_kv,
+            reason="prove: decoder key/value heads as the encoder's"),
+            binds="proof",
+        ),
+    ),
     # d_e divisible by M = M_kv·M' and by M_dec = M_kv_dec·M_dec' makes d_e a product of five
     # free factors, too many for prove's random ranges (values below 2^24): prove covers the
     # decoder with the encoder's head counts (every released checkpoint); verify builds the
     # unbalanced sets too (tiny_unbalanced_untied, odd_biases)
-    prove_within=(Relation(M_dec, "==", M, reason="prove: decoder heads as the encoder's"),
-                  Relation(M_kv_dec, "==", M_kv,
-                           reason="prove: decoder key/value heads as the encoder's")),
     deltas=(
         Delta("decoder_token_embedding",
               leaf("decoder_token_embedding", (1 - tied) * v * d_e, kind="embedding",
@@ -334,8 +354,11 @@ register(Architecture(
     required=(v, d_e, d_f, M, M_kv, d_k, L_enc),
     optional={L_dec: L_enc, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv, d_k_dec: d_k, zeta: 0,
               qk_norm: 1, tied: 1},
-    fixed={d_v: d_k},
-    constraints=(Divisible(M, M_kv), Divisible(M_dec, M_kv_dec)),
+    restrictions=(
+        Fixed(d_v, d_k),
+        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M_dec, M_kv_dec)),
+    ),
     family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,

@@ -18,6 +18,7 @@ from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
 
 IDS = ("transformer",)  # the ids this folder registers
@@ -49,11 +50,14 @@ register(Architecture(
     required=(v_src, v_tgt, d_e, M, d_f, L_enc, L_dec),
     optional={shared: 0, tied: 0},
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(
-        HEADS_FIT,
-        Relation(v_src, "==", v_tgt, when=shared,
-                 reason="one shared table serves a joint source-target vocabulary"),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(HEADS_FIT),
+        Holds(
+            Relation(v_src, "==", v_tgt, when=shared,
+            reason="one shared table serves a joint source-target vocabulary"),
+        ),
     ),
     reference="reference_models.transformer_seq2seq:transformer",
     counting="trainable weights: embeddings (a shared table once), L_enc encoder and L_dec decoder "

@@ -16,6 +16,7 @@ from paramcount.components import attention, dense, feed_forward
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.formula import group, leaf
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
 
 IDS = ("tst",)  # the ids this folder registers
@@ -67,8 +68,11 @@ register(Architecture(
     ),
     required=(d_x, n, d_e, M, d_f, L),
     optional={d_y: 1, bn: 1, pretrain: 0},
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Fixed(zeta, 1),
+        Holds(HEADS_FIT),
+    ),
     reference="reference_models.tst:tst",
     counting="trainable weights: input projection, positions, L encoder blocks, output layer; "
              "batch norms' moving statistics counted apart, as non-trainable",

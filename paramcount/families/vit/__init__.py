@@ -22,10 +22,11 @@ from paramcount.components import attention, dense, feed_forward, layer_norm
 from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
 from paramcount.families._lineages import HEADS, LAYERS, WIDTH
 from paramcount.formula import group, leaf
-from paramcount.frameworks import Always, Delta, Transformers
+from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, d_v, zeta
 
 IDS = ("vit",)  # the ids this folder registers
@@ -77,15 +78,22 @@ MAPPING = Table(
     keras_classes={"ViTBackbone": "vit"},
     # KerasHub's get_config does not save data_format: its presets are channels last, the
     # default, and the reference builds them so; image_shape's order depends on it.
-    keras_constants={"data_format": "channels_last"},
-    hf_normalize=_pooler_width,
-    requires=(
-        Require("data_format", ("channels_last",),
-                "image_shape is read as (height, width, channels)", framework="keras"),
-        Require("pooler_output_size", (),
-                "the pooler counted is hidden_size → hidden_size; another width is not in the "
-                "formula"),
+    restrictions=(
+        Sets("data_format", "channels_last", binds="keras"),
+        Requires(
+            "data_format",
+            ("channels_last",),
+            binds="keras",
+            why="image_shape is read as (height, width, channels)",
+        ),
+        Requires(
+            "pooler_output_size",
+            (),
+            why="the pooler counted is hidden_size → hidden_size; another width is not in the "
+                "formula",
+        ),
     ),
+    hf_normalize=_pooler_width,
     free=frozenset({
         # KerasHub
         "dropout_rate", "attention_dropout", "layer_norm_epsilon",
@@ -131,10 +139,10 @@ TRANSFORMERS = Transformers(
     # ViTModel's default, said here: the base model as transformers builds it for a config
     # naming ViTModel (ViTForImageClassification builds it without)
     kwargs={"add_pooling_layer": True},
-    always=(
-        Always(cls, 1, "ViTModel always prepends a class token (and keeps its position row)"),
-        Always(b_patch, 1, "ViTModel's patch convolution always has a bias"),
-        Always(b_ffn, 1, "ViTModel's MLP layers always have biases"),
+    restrictions=(
+        Fixed(cls, 1, binds="transformers", why="ViTModel always prepends a class token (and keeps its position row)"),
+        Fixed(b_patch, 1, binds="transformers", why="ViTModel's patch convolution always has a bias"),
+        Fixed(b_ffn, 1, binds="transformers", why="ViTModel's MLP layers always have biases"),
     ),
 )
 
@@ -168,8 +176,12 @@ register(Architecture(
     ),
     required=(H, P, d_e, M, d_f, L),
     optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
-    fixed=EVEN_HEADS,
-    constraints=(HEADS_FIT, Divisible(H, P), Divisible(W, P)),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Holds(HEADS_FIT),
+        Holds(Divisible(H, P)),
+        Holds(Divisible(W, P)),
+    ),
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "
              "encoder blocks, final norm; no classification head",

@@ -23,8 +23,9 @@ from paramcount.families.bart import ENCODER_DECODER_FIELDS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v
 from paramcount.weights import Named
 
@@ -55,10 +56,18 @@ MAPPING = Table(
     keras_classes={"WhisperBackbone": "whisper"},
     # WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses
     # the padding row (the start token must be an int; 0 is in every vocabulary)
-    hf_constants={"tie_word_embeddings": True, "pad_token_id": None, "bos_token_id": None,
-                  "eos_token_id": None, "decoder_start_token_id": 0},
-    requires=(Require("tie_word_embeddings", (True,),
-                      "the output projection counts only as the decoder's token table, tied"),),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Sets("pad_token_id", None),
+        Sets("bos_token_id", None),
+        Sets("eos_token_id", None),
+        Sets("decoder_start_token_id", 0),
+        Requires(
+            "tie_word_embeddings",
+            (True,),
+            why="the output projection counts only as the decoder's token table, tied",
+        ),
+    ),
     free=frozenset({
         "dropout", "attention_dropout", "activation_dropout", "activation_function",
         "encoder_layerdrop", "decoder_layerdrop", "init_std", "scale_embedding",
@@ -176,8 +185,10 @@ register(Architecture(
              "counted apart (KerasHub's published figure includes it)",
     required=(v, n_mels, d_e, M, d_f, L),
     optional={n: 448, n_audio: 1500},
-    fixed=EVEN_HEADS,
-    constraints=(Divisible(d_e, M),),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Holds(Divisible(d_e, M)),
+    ),
     presets="whisper",
     family="keras_hub",
     keras_hub_metadata=True,

@@ -18,6 +18,7 @@ from paramcount.families.roberta import (
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.registry import register
+from paramcount.restrictions import Holds
 
 IDS = ("xlm_roberta", "xlm_roberta_masked_lm")  # the ids this folder registers
 
@@ -38,7 +39,9 @@ register(roberta_family(
     presets="xlm_roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
-                              constraints=HF_CONSTRAINTS),
+                              restrictions=(
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                              )),
 ))
 
 register(roberta_family(
@@ -52,6 +55,8 @@ register(roberta_family(
     presets="xlm_roberta",
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
-                              constraints=HF_CONSTRAINTS),
+                              restrictions=(
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                              )),
     keras_hub_metadata=False,
 ))

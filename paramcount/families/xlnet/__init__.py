@@ -23,6 +23,7 @@ from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -96,15 +97,19 @@ register(Architecture(
              "attention, relative-position projection, per-head biases and segment encodings, "
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
-    fixed=EVEN_HEADS,
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS),
+        Holds(HEADS_FIT),
+    ),
     presets="xlnet",
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
         # XLNetConfig refuses a width the heads do not split ("'d_model % n_head' should be
         # equal to 0"); KerasHub floors the head width
-        constraints=(WHOLE_HEADS,),
+        restrictions=(
+            Holds(WHOLE_HEADS, binds="transformers"),
+        ),
         weights={
             "embeddings.token": "word_embedding",
             "embeddings.mask": "mask_emb",

@@ -43,8 +43,9 @@ from paramcount.families._lineages import (
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
+from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import (
     B_mem,
     G_ssm,
@@ -172,8 +173,10 @@ MAPPING = Table(
     ),
     model_type="zamba2",
     hf_classes={"Zamba2ForCausalLM": "zamba2"},
-    hf_constants={"tie_word_embeddings": True},
-    requires=(Require("tie_word_embeddings", (True,), _UNTIED),),
+    restrictions=(
+        Sets("tie_word_embeddings", True),
+        Requires("tie_word_embeddings", (True,), why=_UNTIED),
+    ),
     # the convolution always has its bias (Zamba2MambaMixer ignores use_conv_bias)
     hf_normalize=_normalize,
     # attention_hidden_size (2·d_e), attention_head_dim (2·d_e/M), mamba_headdim, kv_channels:
@@ -202,11 +205,17 @@ register(Architecture(
     optional={M_kv: M, d_f: 4 * d_e, x_in: 2, G_ssm: 1, d_state: 64, K_conv: 4, b_proj: 0,
               B_mem: 1, r_ad: 128, att_ad: 0},
     # b_conv: Zamba2MambaMixer's convolution always has its bias, whatever use_conv_bias says
-    fixed={d_k: 2 * d_e / M, b_conv: 1},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv),
-                 Relation(L_hyb, "<=", L, reason="the hybrid layers are some of the layers"),
-                 Relation(B_mem, "<=", L_hyb, reason="every shared block is used by a hybrid "
-                                                     "layer (else it is never built)")),
+    restrictions=(
+        Fixed(d_k, 2 * d_e / M),
+        Fixed(b_conv, 1),
+        Holds(Divisible(d_e, M)),
+        Holds(Divisible(M, M_kv)),
+        Holds(Relation(L_hyb, "<=", L, reason="the hybrid layers are some of the layers")),
+        Holds(
+            Relation(B_mem, "<=", L_hyb, reason="every shared block is used by a hybrid "
+            "layer (else it is never built)"),
+        ),
+    ),
     reference=Named("reference_models.hf:weights", ("zamba2",)),
     counting="trainable parameters of the causal LM: token embedding, L Mamba-2 layers, the "
              "B_mem shared attention blocks once each (whichever hybrid layers reuse them), one "
