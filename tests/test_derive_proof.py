@@ -50,14 +50,15 @@ class _Validated:
         return why if why else {}
 
 
-def _refusals(fields: dict[str, int], refuses, draws) -> list[tuple[str, str, str]]:
+def _refusals(fields: dict[str, int], refuses, draws,
+              inert: dict[str, int] | None = None) -> list[tuple[str, str, str]]:
     """The constraints ``refusals.constraints`` records from samples drawn by ``draws``."""
     import random
 
     from paramcount.derive.refusals import constraints
 
     d = Derivation("v", "V", {}, dict(fields), (), ())
-    d.explicit = dict(fields)
+    d.explicit = {**(inert or {}), **fields}  # inert: fields that change no weight
     rng = random.Random(4)
     samples, refused = [], []
     for _ in range(120):
@@ -94,6 +95,23 @@ def test_validators_refusals_become_the_divisibilities_they_insist_on():
 
     assert _refusals(fields, refuses, draws) == [
         ("divides", "head_dim", "2"), ("divides", "hidden_size", "num_attention_heads")]
+
+
+def test_equal_divisors_are_broken_together():
+    """BART's: d_model divides by the decoder's heads and by the encoder's, both 16 and changing
+    no weight; no build breaks one alone, since breaking one breaks the other, and a proof point
+    with d_model = 2 was refused ('embed_dim must be divisible by num_heads')."""
+    heads = {"decoder_attention_heads": 16, "encoder_attention_heads": 16}
+
+    def refuses(p):
+        return "embed_dim must be divisible by num_heads" if p["d_model"] % 16 else ""
+
+    def draws(rng):
+        return {"d_model": 16 * rng.randint(1, 16) + rng.choice([0, 0, 0, 1])}
+
+    found = _refusals({"d_model": 1024}, refuses, draws, heads)
+    assert ("divides", "d_model", "decoder_attention_heads") in found
+    assert ("divides", "d_model", "encoder_attention_heads") in found
 
 
 def test_an_even_quotient_is_twice_the_divisor():

@@ -51,11 +51,15 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
             and any(asked(p, a, b) for p in points) and not any(broken(p, a, b) for p in points)]
 
     def implied(a, b, x, y) -> bool:  # breaking b | a breaks y | x too: y a multiple of b
-        return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")))
+        if x != a:  # (both fields that change no weight: BART's decoder heads equal its encoder's)
+            return False
+        return y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
+            b in kept and y in kept and kept[y] % kept[b] == 0)
 
     def alone(q, a, b) -> bool:
         return broken(q, a, b) and all(
-            not broken(q, x, y) for x, y in held if (x, y) != (a, b) and not implied(a, b, x, y)
+            not broken(q, x, y) for x, y in held
+            if (x, y) != (a, b) and not implied(a, b, x, y)
         ) and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
 
     found = []
@@ -81,7 +85,8 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
             found.append((a, b))
     # a stronger divisibility recorded makes the weaker one it implies redundant
     d.constraints += [("divides", a, b) for a, b in found
-                      if not any(implied(a, b, x, y) for x, y in found if (x, y) != (a, b))]
+                      if not any(implied(a, b, x, y) and not implied(x, y, a, b)
+                                 for x, y in found if (x, y) != (a, b))]
 
 
 def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
