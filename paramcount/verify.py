@@ -187,11 +187,8 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
     claimed: dict[str, list[Weight]] = {lf.path: [] for lf in leaves}
     unclaimed: list[Weight] = []
     contested: list[tuple[str, tuple[str, ...]]] = []
-    # Leaf.claims, tested leaf's own pattern first (it rejects most paths) and only for leaves
-    # that match anything: the same owners in the same order, a fraction of the searches.
-    tests = [(lf, lf.patterns[::-1]) for lf in leaves if lf.term.match]
     for w in weights:
-        owners = [lf for lf, pats in tests if all(p.search(w.path) for p in pats)]
+        owners = [lf for lf in leaves if lf.claims(w.path)]
         if not owners:
             unclaimed.append(w)
         elif len(owners) == 1 and owners[0].term.part is None:
