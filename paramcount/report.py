@@ -172,21 +172,27 @@ PAGES: list[Page] = [
          (of_results(_rules_of_thumb_section),),
          lambda inp: "12·L·d_e² and the Megatron-LM estimate against the exact count at every "
                      "published preset of a GPT-style stack, and the bytes the weights take"),
-    Page("checkpoints.md", "Checkpoints", (lambda inp: _checkpoints()[0],),
-         lambda inp: _checkpoints()[1]),
+    Page("checkpoints.md", "Checkpoints", (lambda inp: _checkpoints(),),
+         lambda inp: _checkpoints_tally()),
     Page("language_models.md", "Every transformers language model",
          (lambda inp: report_derived.section(inp.derived),),
          lambda inp: report_derived.tally(inp.derived)),
 ]
 
 
-def _checkpoints() -> tuple[str, str]:
-    """The checkpoints page (paramcount.checkpoints: headers only, no framework) and its tally."""
-    from paramcount.checkpoints.published import PUBLISHED
+def _checkpoints() -> str:
+    """The checkpoints page (paramcount.checkpoints: headers only, no framework)."""
     from paramcount.checkpoints.report_section import checkpoints_section
 
-    return (checkpoints_section().rstrip("\n"),
-            f"the formats read from their headers alone, the name tables, and {len(PUBLISHED)} "
+    return checkpoints_section().rstrip("\n")
+
+
+def _checkpoints_tally() -> str:
+    """The index's line for the checkpoints page: a count, without building the page (the
+    section costs seconds, and the index used to build it a second time for this line)."""
+    from paramcount.checkpoints.published import PUBLISHED
+
+    return (f"the formats read from their headers alone, the name tables, and {len(PUBLISHED)} "
             "published full-size headers against the formula")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
+import types
 from collections.abc import Iterator
 
 import keras
@@ -36,11 +38,109 @@ def stateless() -> Iterator[None]:
     was = gc.isenabled()
     gc.disable()
     try:
-        with keras.StatelessScope(initialize_variables=False):
+        with keras.StatelessScope(initialize_variables=False), _lean():
             yield
     finally:
         if was:
             gc.enable()
+
+
+LEAN = True  # benchmarks/bench.py-style comparisons switch it off to measure a plain build
+_PLAIN = frozenset({int, float, bool, str, bytes, type(None)})
+
+
+@contextlib.contextmanager
+def _lean() -> Iterator[None]:
+    """Two of Keras' per-layer costs, cut without changing what is built (measured on every
+    set `verify --all` builds: see benchmarks/README.md):
+
+    - ``inspect.signature`` / ``getfullargspec`` of the same few functions, asked again for each
+      of the ~100,000 layers (``Operation.__new__``, ``Layer.__init__``, ``build``): answered
+      once per function here. A function's signature is fixed; a bound method's is its
+      function's less the first parameter, so it is keyed by the function.
+    - ``Tracker.track`` for each of ~7 million attribute assignments: a plain value (a number,
+      a string, None) is never a variable, layer, metric or seed generator, nor a container to
+      wrap, so ``track`` returns it unchanged after testing it against each; here at once. A
+      layer's own ``__setattr__`` does nothing else with it on TensorFlow (its ``_setattr_hook``
+      is the identity there), so a plain value goes straight to the next ``__setattr__``.
+    """
+    if not LEAN:
+        yield
+        return
+    from keras.src.layers import layer as layer_module
+    from keras.src.ops import operation as operation_module
+    from keras.src.utils import tracking
+
+    Layer = layer_module.Layer
+    saved_track = tracking.Tracker.__dict__["track"]
+    saved_setattr = Layer.__dict__["__setattr__"]
+
+    def track(self, attr):
+        return attr if type(attr) in _PLAIN else saved_track(self, attr)
+
+    def setattr_plain(self, name, value):
+        if type(value) in _PLAIN and "_tracker" in self.__dict__:
+            super(Layer, self).__setattr__(name, value)
+        else:
+            saved_setattr(self, name, value)
+
+    modules = (layer_module, operation_module)
+    saved_inspect = [m.inspect for m in modules]
+    tracking.Tracker.track = track
+    plain_hook = keras.backend.backend() == "tensorflow" and (
+        Layer._setattr_hook is operation_module.Operation._setattr_hook)
+    if plain_hook:
+        Layer.__setattr__ = setattr_plain
+    for m in modules:
+        m.inspect = _INSPECT
+    try:
+        yield
+    finally:
+        tracking.Tracker.track = saved_track
+        Layer.__setattr__ = saved_setattr
+        for m, saved in zip(modules, saved_inspect, strict=True):
+            m.inspect = saved
+
+
+class _CachedInspect:
+    """The ``inspect`` module as Keras' layer and operation modules use it, with
+    ``signature`` and ``getfullargspec`` of a plain function or bound method memoised."""
+
+    def __init__(self) -> None:
+        self._signatures: dict = {}
+        self._argspecs: dict = {}
+
+    def __getattr__(self, name: str):
+        return getattr(inspect, name)
+
+    @staticmethod
+    def _key(fn):
+        if isinstance(fn, types.FunctionType):
+            return fn
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            return ("bound", fn.__func__)
+        return None
+
+    def signature(self, fn, *args, **kwargs):
+        key = None if args or kwargs else self._key(fn)
+        if key is None:
+            return inspect.signature(fn, *args, **kwargs)
+        found = self._signatures.get(key)
+        if found is None:
+            found = self._signatures[key] = inspect.signature(fn)
+        return found
+
+    def getfullargspec(self, fn):
+        key = self._key(fn)
+        if key is None:
+            return inspect.getfullargspec(fn)
+        found = self._argspecs.get(key)
+        if found is None:
+            found = self._argspecs[key] = inspect.getfullargspec(fn)
+        return found
+
+
+_INSPECT = _CachedInspect()
 
 
 @contextlib.contextmanager

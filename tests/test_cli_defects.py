@@ -152,8 +152,10 @@ for aid, ref in (("plugin_raises", boom), ("plugin_missing", "no_such_module_xyz
 def test_broken_builders_are_error_rows_and_verify_carries_on(tmp_path):
     plugin = tmp_path / "broken_plugin.py"
     plugin.write_text(BROKEN)
-    proc = sh("--plugin", str(plugin), "verify", "plugin_raises", "gpt2", "plugin_missing",
-              "--quiet")
+    # (between them, an architecture of two small sets: gpt2's fourteen, GPT-3 175B among them,
+    # cost seconds and showed nothing more)
+    proc = sh("--plugin", str(plugin), "verify", "plugin_raises", "mixed_seq2seq",
+              "plugin_missing", "--quiet")
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stdout.splitlines()
@@ -161,7 +163,7 @@ def test_broken_builders_are_error_rows_and_verify_carries_on(tmp_path):
                and "the builder broke" in ln for ln in lines)
     assert any(ln.startswith("ERROR") and "plugin_missing" in ln and "no_such_module_xyz" in ln
                for ln in lines)
-    assert sum(ln.startswith("match") and "gpt2" in ln for ln in lines) >= 2  # carried on
+    assert sum(ln.startswith("match") and "mixed_seq2seq" in ln for ln in lines) == 2  # carried on
     assert lines[-1].endswith("0 mismatch, 2 error")
     proc = sh("--plugin", str(plugin), "verify", "plugin_raises", "--json", "--quiet")
     assert proc.returncode == 1
