@@ -225,10 +225,19 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
     out: dict[str, tuple[int, str]] = {}
     seen = set(d.fields) | set(d.inert)
     for row in table.fields:
+        lists = [k for k in getattr(row, "options", {}).values()
+                 if isinstance(src.base.get(k), (list, tuple))]
+        if row.stack is not None and lists and row.symbol in hp:  # Qwen MoE's mlp_only_layers
+            why = f"{', '.join(lists)}: a per-block list, not varied (the layer counts held)"
+            for sym in (row.symbol, row.per_block):
+                out.setdefault(sym, (int(hp[sym]), why))
+            continue
         if not row.hf or row.symbol not in hp or row.hf in seen or row.hf_presence:
             continue
         top = row.hf.split(".")[0]
-        if "." in row.hf:
+        if isinstance(src.base.get(top), (list, tuple)):  # ViT's image_size.0
+            why = f"{row.hf}: an entry of a list, not varied"
+        elif "." in row.hf:
             why = f"{row.hf}: a nested config's key, not varied"
         elif row.kinds or row.listed or row.stack is not None:
             why = f"{row.hf}: a per-block list, not varied"
