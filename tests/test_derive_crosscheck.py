@@ -171,7 +171,8 @@ def test_keys_the_derivation_never_varies_are_held_and_named():
     d = Derivation("dbrx", "DbrxForCausalLM", {}, {"vocab_size": 97, "d_model": 32,
                                                    "n_heads": 4}, (), ("max_seq_len",),
                    {"n_layers": "refused"})
-    held = _held(d, arch.mapping, _Base(arch.mapping.hf_config(hp)), hp)
+    assert arch.mapping is not None
+    held = _held(d, arch.mapping, _Base(arch.mapping.hf_config(hp)), hp)  # type: ignore[arg-type]
     assert {k: v for k, (v, _) in held.items()} == {"M_kv": 2, "d_fe": 12, "E": 6, "k": 2, "L": 2}
     assert "nested config" in held["E"][1] and "refused" in held["L"][1]
 

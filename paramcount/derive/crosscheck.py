@@ -248,6 +248,28 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
         else:
             continue
         out[row.symbol] = (int(hp[row.symbol]), why)
+    for key, make in table.hf_constants.items():  # a list the table writes from symbols
+        if callable(make) and isinstance(src.base.get(key), (list, tuple)):
+            why = f"{key}: a per-block list written from them, not varied"
+            for sym in _read_by(make, hp):
+                out.setdefault(sym, (int(hp[sym]), why))
+    return out
+
+
+def _read_by(make, hp: Mapping[str, int]) -> list[str]:
+    """The symbols ``make`` (a table's constant written from the hyperparameters) reads: those
+    whose change by one, either way, changes what it writes (or makes it refuse)."""
+    at = make(hp)
+    out = []
+    for k, v in hp.items():
+        for w in (v + 1, v - 1):
+            try:
+                changed = make({**hp, k: w}) != at
+            except Exception:
+                changed = True
+            if changed:
+                out.append(k)
+                break
     return out
 
 
@@ -338,8 +360,8 @@ def _decide(case, d, src, table, shown, sympy_done: bool = False) -> tuple[str, 
 def _for_case(shown, ref, case, src: Source, d: Derivation):
     """The derivation that holds in ``case``: ``d``, unless the case's config sets one of its
     fields to None (a structure switched off by a null key) or gives another name to a key that
-    holds one (T5's feed_forward_proj); then one derived at the config of the case's first
-    hyperparameter set (or the first set with the case's flags)."""
+    holds one (T5's feed_forward_proj); then one derived at the config of the derivation's set
+    with the case's flags, else of the case's first hyperparameter set."""
     from paramcount.derive import store
     from paramcount.derive.core import derive
     table = _table(shown, ref)
@@ -350,7 +372,13 @@ def _for_case(shown, ref, case, src: Source, d: Derivation):
             sets.append(hs.hparams)
         except Exception:
             continue
-    for raw in [*sets, *({**h, **flags} for h in sets[:1])]:
+    try:  # first the derivation's own set with the case's flags: its lists stay as derived
+        settable = set(shown.settable)
+        own = [{**{k: v for k, v in _first_set(shown, ref).items() if _sym(k) in settable},
+                **flags}]
+    except ValueError:
+        own = []
+    for raw in [*own, *sets, *({**h, **flags} for h in sets[:1])]:
         try:
             hp = shown.resolve(raw)
         except Exception:
