@@ -41,13 +41,25 @@ def test_derived_equals_hand_written(arch_id):
 # Where the two ways agree on a sub-space only: the hand-written symbols whose config key the
 # derivation never varies, held at the values the table writes for the derivation's set (the
 # result names each with its reason). Nested configs: DBRX's attn_config/ffn_config; Gemma 3
-# with vision (its text_config and vision_config: only v varies, so this is little more than
-# one point); lists: GPT-Neo's attention_types (num_layers entries, so L too).
+# with vision (text_config, vision_config: only v varies, little more than one point). Lists:
+# ViT's image_size and patch_size; a per-block list the table writes from the layer counts
+# (GPT-Neo's attention_types, Qwen MoE's mlp_only_layers, Llama 4's moe_layers, Qwen 3.5's
+# layer_types, DeepSeek-V3.2's mlp_layer_types), whose length a validator ties to L. Fields a
+# validator ties together, so that none varies alone: XLNet's d_head = d_model // n_head,
+# Mamba-2's and Falcon-H1's heads · head_dim = expand · hidden_size.
+_LAYERS = {"L", "L_moe"}
 WITHIN: dict[str, set[str]] = {
     "dbrx": {"E", "M_kv", "d_fe", "k"},
-    "gpt_neo": {"L"},
     "gemma3_vision": {"H", "L", "L_vis", "M", "M_kv", "M_vis", "P", "d_e", "d_f", "d_fvis",
                       "d_k", "d_vis"},
+    "vit": {"H", "W", "P"},
+    "gpt_neo": {"L"},
+    "qwen_moe": _LAYERS, "qwen3_moe": _LAYERS, "llama4_text": _LAYERS,
+    "qwen3_5": {"L", "L_full"}, "qwen3_5_moe": {"L", "L_full"},
+    "deepseek_v32": {"L", "L_dense"},
+    "xlnet": {"M", "d_e", "d_k"},
+    "mamba2": {"H_ssm", "d_e", "d_ssm", "x_in"},
+    "falcon_h1": {"H_ssm", "d_ssm"},
 }
 
 # Where the two ways disagree, each a limit of the derivation, named (none is a defect of the

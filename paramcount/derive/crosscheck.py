@@ -224,6 +224,9 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
     a key no single variation of which the config class accepts."""
     out: dict[str, tuple[int, str]] = {}
     seen = set(d.fields) | set(d.inert)
+    # a symbol one of whose keys the derivation varies (Qwen3-MoE's E: num_local_experts, beside
+    # its alias num_experts) is expressed by that key
+    varied = {row.symbol for row in table.fields if row.hf and row.hf in seen}
     for row in table.fields:
         lists = [k for k in getattr(row, "options", {}).values()
                  if isinstance(src.base.get(k), (list, tuple))]
@@ -232,7 +235,7 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
             for sym in (row.symbol, row.per_block):
                 out.setdefault(sym, (int(hp[sym]), why))
             continue
-        if not row.hf or row.symbol not in hp or row.hf in seen or row.hf_presence:
+        if not row.hf or row.symbol not in hp or row.symbol in varied or row.hf_presence:
             continue
         top = row.hf.split(".")[0]
         if isinstance(src.base.get(top), (list, tuple)):  # ViT's image_size.0
