@@ -44,7 +44,7 @@ def test_derived_equals_hand_written(arch_id):
 # with vision (text_config, vision_config: only v varies, little more than one point). Lists:
 # ViT's image_size and patch_size; a per-block list the table writes from the layer counts
 # (GPT-Neo's attention_types, Qwen MoE's mlp_only_layers, Llama 4's moe_layers, Qwen 3.5's
-# layer_types, DeepSeek-V3.2's mlp_layer_types), whose length a validator ties to L. Fields a
+# layer_types, DeepSeek-V3.2's mlp_layer_types): the layer counts it is written from held. Fields a
 # validator ties together, so that none varies alone: XLNet's d_head = d_model // n_head,
 # Mamba-2's and Falcon-H1's heads · head_dim = expand · hidden_size.
 _LAYERS = {"L", "L_moe"}
@@ -57,6 +57,8 @@ WITHIN: dict[str, set[str]] = {
     "qwen_moe": _LAYERS, "qwen3_moe": _LAYERS, "llama4_text": _LAYERS,
     "qwen3_5": {"L", "L_full"}, "qwen3_5_moe": {"L", "L_full"},
     "deepseek_v32": {"L", "L_dense"},
+    # Nemotron-H's layers_block_type; at the derivation's set (Nemotron-H 8B) L_moe = 0
+    "nemotron_h": {"L", "L_att", "L_mlp", "L_moe"},
     "xlnet": {"M", "d_e", "d_k"},
     "mamba2": {"H_ssm", "d_e", "d_ssm", "x_in"},
     "falcon_h1": {"H_ssm", "d_ssm"},
@@ -84,6 +86,8 @@ GAPS = {
     "moonshine": "the decoder's attention widths fit no expression of (decoder_num_hidden_layers, "
                  "hidden_size)",
     "gpt_neo_x": "too few random configurations pass its validator (hidden divisible by heads)",
+    "zamba2": "the shared transformer's adapter lists (one per hybrid block, num_mem_blocks) "
+              "give templates of differing rank and counts no expression fits",
 }
 
 
