@@ -40,18 +40,26 @@ def test_derived_equals_hand_written(arch_id):
 
 # Where the two ways agree on a sub-space only: the hand-written symbols whose config key the
 # derivation never varies, held at the values the table writes for the derivation's set (the
-# result names each with its reason). Nested configs: DBRX's attn_config/ffn_config; Gemma 3
-# with vision (text_config, vision_config: only v varies, little more than one point). Lists:
-# ViT's image_size and patch_size; a per-block list the table writes from the layer counts
-# (GPT-Neo's attention_types, Qwen MoE's mlp_only_layers, Llama 4's moe_layers, Qwen 3.5's
-# layer_types, DeepSeek-V3.2's mlp_layer_types): the layer counts it is written from held. Fields a
-# validator ties together, so that none varies alone: XLNet's d_head = d_model // n_head,
-# Mamba-2's and Falcon-H1's heads · head_dim = expand · hidden_size.
+# result names each with its reason). Nested configs: DBRX's attn_config/ffn_config; and the
+# models whose every size sits in a sub-config (Gemma 3 with vision, PaliGemma, T5Gemma and
+# T5Gemma 2: text_config, vision_config, encoder, decoder), where every symbol is held: there
+# the two ways are compared at one point only, which is all a derivation that varies top-level
+# fields can say of them. Lists: ViT's image_size and patch_size; a per-block list the table
+# writes from the layer counts (GPT-Neo's attention_types, Qwen MoE's mlp_only_layers, Llama 4's
+# moe_layers, Qwen 3.5's layer_types, DeepSeek-V3.2's mlp_layer_types): those counts held.
+# Fields a validator ties together, so that none varies alone: XLNet's d_head = d_model //
+# n_head, Mamba-2's and Falcon-H1's heads · head_dim = expand · hidden_size.
 _LAYERS = {"L", "L_moe"}
+_GEMMA3 = {"H", "L", "L_vis", "M", "M_kv", "M_vis", "P", "d_e", "d_f", "d_fvis", "d_k", "d_vis",
+           "v"}
+_T5GEMMA = {"L_dec", "L_enc", "M", "M_dec", "M_kv", "M_kv_dec", "d_e", "d_f", "d_f_dec", "d_k",
+            "d_k_dec", "v", "zeta"}
 WITHIN: dict[str, set[str]] = {
     "dbrx": {"E", "M_kv", "d_fe", "k"},
-    "gemma3_vision": {"H", "L", "L_vis", "M", "M_kv", "M_vis", "P", "d_e", "d_f", "d_fvis",
-                      "d_k", "d_vis"},
+    "gemma3_vision": _GEMMA3,
+    "pali_gemma": _GEMMA3,
+    "t5gemma": _T5GEMMA | {"d_e_dec"},
+    "t5gemma2": _T5GEMMA,
     "vit": {"H", "W", "P"},
     "gpt_neo": {"L"},
     "qwen_moe": _LAYERS, "qwen3_moe": _LAYERS, "llama4_text": _LAYERS,

@@ -224,9 +224,6 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
     a key no single variation of which the config class accepts."""
     out: dict[str, tuple[int, str]] = {}
     seen = set(d.fields) | set(d.inert)
-    # a symbol one of whose keys the derivation varies (Qwen3-MoE's E: num_local_experts, beside
-    # its alias num_experts) is expressed by that key
-    varied = {row.symbol for row in table.fields if row.hf and row.hf in seen}
     for row in table.fields:
         lists = [k for k in getattr(row, "options", {}).values()
                  if isinstance(src.base.get(k), (list, tuple))]
@@ -235,7 +232,11 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
             for sym in (row.symbol, row.per_block):
                 out.setdefault(sym, (int(hp[sym]), why))
             continue
-        if not row.hf or row.symbol not in hp or row.symbol in varied or row.hf_presence:
+        # a key the config written holds (not an alias it folds into another: Qwen3-MoE's
+        # num_experts) that the derivation never varied; one symbol's other key varied does
+        # not express it (PaliGemma's projection_dim beside text_config.hidden_size)
+        if not row.hf or row.symbol not in hp or row.hf in seen or row.hf_presence \
+                or _lookup(src.base, row.hf) is None:
             continue
         top = row.hf.split(".")[0]
         if isinstance(src.base.get(top), (list, tuple)):  # ViT's image_size.0
@@ -246,8 +247,6 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
             why = f"{row.hf}: a per-block list, not varied"
         elif top in d.unvaried:
             why = f"{row.hf}: not varied ({(d.unvaried[top] or 'refused')[:80]})"
-        elif not isinstance(src.base.get(top), int) or isinstance(src.base.get(top), bool):
-            why = f"{row.hf}: not an integer field of the config, not varied"
         else:
             continue
         out[row.symbol] = (int(hp[row.symbol]), why)
@@ -257,6 +256,19 @@ def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str,
             for sym in _read_by(make, hp):
                 out.setdefault(sym, (int(hp[sym]), why))
     return out
+
+
+def _lookup(config: Mapping, key: str):
+    """The value at a dotted key (``text_config.hidden_size``, ``image_size.0``), else None."""
+    at: object = config
+    for part in key.split("."):
+        if isinstance(at, Mapping):
+            at = at.get(part)
+        elif isinstance(at, (list, tuple)) and part.isdigit() and int(part) < len(at):
+            at = at[int(part)]
+        else:
+            return None
+    return at
 
 
 def _read_by(make, hp: Mapping[str, int]) -> list[str]:
