@@ -17,9 +17,11 @@ the hand-written side (:func:`paramcount.prove.transformers.proof_arch`, paramet
    false proof below 1e-9), the derived side evaluated at the values the config class gives the
    fields. No model is built.
 
-Counted on both sides: trainable parameters, and apart from them frozen parameters and persistent
-buffers (the hand-written non-trainable leaves). Runs where transformers is importable (a torch
-worker); imports no TensorFlow.
+Where that fails, the sub-space both ways express: the symbols whose config key the derivation
+never varies (nested config, list, fields a validator ties) held at the set's values, named in
+the result (:attr:`Agreement.held`). Counted on both sides: trainable parameters, and apart
+from them frozen parameters and persistent buffers (the hand-written non-trainable leaves).
+Runs where transformers is importable (a torch worker); imports no TensorFlow.
 """
 
 from __future__ import annotations
