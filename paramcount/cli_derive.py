@@ -377,6 +377,7 @@ def _beside_here(arch_id: str, hp: dict, as_json: bool):
         return {"class": d.cls, "versions": d.versions, "by_role": d.count(dhp),
                 "hand_written_transformers": hand, "agree": ag.agrees,
                 "cases": [{"case": c, "how": h, "message": m} for c, h, m in ag.cases],
+                "within": {k: {"value": v, "why": w} for k, (v, w) in ag.held.items()},
                 "breakdown": render.count_json(darch, dhp)}
     print()
     print("\n".join(_header(d, False)))
@@ -386,7 +387,9 @@ def _beside_here(arch_id: str, hp: dict, as_json: bool):
     print(f"derived {derived:,} {same} hand-written + transformers deltas {hand:,}")
     how = {"sympy": "SymPy, after the table's renaming",
            "proven": "prove's machinery, bound on a false proof < 1e-9"}
-    print("each way checks the other, all hyperparameters: " + ("agree" if ag.agrees else
-                                                                "DISAGREE") + "; " + "; ".join(
+    within = ", ".join(f"{k}={v} ({w})" for k, (v, w) in sorted(ag.held.items()))
+    print("each way checks the other, " + (f"with {within} held" if within else
+                                           "all hyperparameters")
+          + ": " + ("agree" if ag.agrees else "DISAGREE") + "; " + "; ".join(
         f"{c}: {how.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in ag.cases))
     return 0 if ag.agrees and derived == hand else 1

@@ -17,9 +17,11 @@ the hand-written side (:func:`paramcount.prove.transformers.proof_arch`, paramet
    false proof below 1e-9), the derived side evaluated at the values the config class gives the
    fields. No model is built.
 
-Counted on both sides: trainable parameters, and apart from them frozen parameters and persistent
-buffers (the hand-written non-trainable leaves). Runs where transformers is importable (a torch
-worker); imports no TensorFlow.
+Where that fails, the sub-space both ways express: the symbols whose config key the derivation
+never varies (nested config, list, fields a validator ties) held at the set's values, named in
+the result (:attr:`Agreement.held`). Counted on both sides: trainable parameters, and apart
+from them frozen parameters and persistent buffers (the hand-written non-trainable leaves).
+Runs where transformers is importable (a torch worker); imports no TensorFlow.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class Agreement:
     arch: str
     cls: str
     cases: list[tuple[str, str, str]] = field(default_factory=list)  # (case, how, message)
+    # hand-written symbols held at the derivation config's value, each with why: the sub-space
+    # both ways express (a key the derivation does not vary: nested, a list); empty: all of it
+    held: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def agrees(self) -> bool:
@@ -53,7 +58,9 @@ class Agreement:
     def line(self) -> str:
         how = sorted({h for _, h, _ in self.cases})
         bad = [f"{c}: {h}: {m}" for c, h, m in self.cases if h not in ("sympy", "proven")]
+        within = ", ".join(f"{s}={v} ({why})" for s, (v, why) in sorted(self.held.items()))
         return (f"{self.arch} ({self.cls}): " + ("agree" if self.agrees else "DISAGREE")
+                + (f" within {within}" if within else "")
                 + f" [{', '.join(how)}; {len(self.cases)} cases]"
                 + (f" {bad[0]}" if bad else ""))
 
@@ -193,7 +200,6 @@ def crosscheck(arch, *, use_cache: bool = True) -> list[Agreement]:
 
 def check(arch, ref, src: Source, d: Derivation) -> Agreement:
     """derived ``d`` ≡ ``arch`` + the deltas of its class ``ref``, every option case."""
-    from paramcount.prove import cases
     from paramcount.prove.transformers import proof_arch
 
     shown = proof_arch(arch, ref)
@@ -202,6 +208,138 @@ def check(arch, ref, src: Source, d: Derivation) -> Agreement:
     if d.failures:
         ag.cases.append(("(derive)", "error", "; ".join(f"{w}: {r}" for w, r in d.failures)))
         return ag
+    _decide_all(ag, shown, ref, src, d, table)
+    if not ag.agrees and not any(how == "error" for _, how, _ in ag.cases):
+        hp = _first_set(arch, ref)
+        held = _held(d, table, src, hp)
+        if held:  # the sub-space both ways express: those symbols as the table writes them
+            within = Agreement(arch.id, d.cls, held=held)
+            _decide_all(within, _restricted(shown, held, hp), ref, src, d, table)
+            if within.agrees:
+                return within
+    return ag
+
+
+def _held(d: Derivation, table, src: Source, hp: Mapping[str, int]) -> dict[str, tuple[int, str]]:
+    """The hand-written symbols whose config key the derivation never varied (so its formula
+    holds them at the derivation config's value): a key inside a nested config, a per-block list,
+    a key no single variation of which the config class accepts."""
+    out: dict[str, tuple[int, str]] = {}
+    seen = set(d.fields) | set(d.inert)
+    for row in table.fields:
+        lists = [k for k in getattr(row, "options", {}).values()
+                 if isinstance(src.base.get(k), (list, tuple))]
+        if row.stack is not None and lists and row.symbol in hp:  # Qwen MoE's mlp_only_layers
+            why = f"{', '.join(lists)}: a per-block list, not varied (the layer counts held)"
+            for sym in (row.symbol, row.per_block):
+                out.setdefault(sym, (int(hp[sym]), why))
+            continue
+        # a key the config written holds (not an alias it folds into another: Qwen3-MoE's
+        # num_experts) that the derivation never varied; one symbol's other key varied does
+        # not express it (PaliGemma's projection_dim beside text_config.hidden_size)
+        if not row.hf or row.symbol not in hp or row.hf in seen or row.hf_presence \
+                or _lookup(src.base, row.hf) is None:
+            continue
+        top = row.hf.split(".")[0]
+        if isinstance(src.base.get(top), (list, tuple)):  # ViT's image_size.0
+            why = f"{row.hf}: an entry of a list, not varied"
+        elif "." in row.hf:
+            why = f"{row.hf}: a nested config's key, not varied"
+        elif row.kinds or row.listed or row.stack is not None:
+            why = f"{row.hf}: a per-block list, not varied"
+        elif top in d.unvaried:
+            why = f"{row.hf}: not varied ({(d.unvaried[top] or 'refused')[:80]})"
+        else:
+            continue
+        out[row.symbol] = (int(hp[row.symbol]), why)
+    for key, make in table.hf_constants.items():  # a list the table writes from symbols
+        if callable(make) and isinstance(src.base.get(key), (list, tuple)):
+            why = f"{key}: a per-block list written from them, not varied"
+            for sym in _read_by(make, hp):
+                out.setdefault(sym, (int(hp[sym]), why))
+    return out
+
+
+def _lookup(config: Mapping, key: str):
+    """The value at a dotted key (``text_config.hidden_size``, ``image_size.0``), else None."""
+    at: object = config
+    for part in key.split("."):
+        if isinstance(at, Mapping):
+            at = at.get(part)
+        elif isinstance(at, (list, tuple)) and part.isdigit() and int(part) < len(at):
+            at = at[int(part)]
+        else:
+            return None
+    return at
+
+
+def _read_by(make, hp: Mapping[str, int]) -> list[str]:
+    """The symbols ``make`` (a table's constant written from the hyperparameters) reads: those
+    whose change by one, either way, changes what it writes (or makes it refuse)."""
+    at = make(hp)
+    out = []
+    for k, v in hp.items():
+        for w in (v + 1, v - 1):
+            try:
+                changed = make({**hp, k: w}) != at
+            except Exception:
+                changed = True
+            if changed:
+                out.append(k)
+                break
+    return out
+
+
+def _restricted(shown, held: dict[str, tuple[int, str]], hp: Mapping[str, int]):
+    """``shown`` with the held symbols fixed at their values (no longer hyperparameters), its
+    constraints written at them; a symbol a constraint then bounds by a constant (top-k ≤ E with
+    E held) is held too, at its own value, and added to ``held``."""
+    import dataclasses
+
+    from paramcount.hparams import Divisible, Relation
+
+    settable = {s.name for s in shown.settable}
+    while True:
+        syms = {_sym(k): sympy.Integer(v) for k, (v, _) in held.items()}
+        kept, more = [], {}
+        for c in shown.constraints:
+            if not c.symbols() & set(syms):
+                kept.append(c)
+                continue
+            if isinstance(c, Divisible):
+                c = Divisible(sympy.sympify(c.dividend).xreplace(syms),
+                              sympy.sympify(c.divisor).xreplace(syms))
+                sides: tuple = (c.dividend,) if not c.divisor.free_symbols \
+                    else (c.dividend, c.divisor)
+            elif isinstance(c, Relation):
+                c = dataclasses.replace(
+                    c, lhs=sympy.sympify(c.lhs).xreplace(syms),
+                    rhs=sympy.sympify(c.rhs).xreplace(syms),
+                    when=None if c.when is None else sympy.sympify(c.when).xreplace(syms))
+                sides = (c.lhs, c.rhs)
+            else:
+                sides = ()
+            if not c.symbols():
+                continue  # met at the derivation config's set, which resolved
+            if all(sympy.sympify(x).free_symbols for x in sides):
+                kept.append(c)
+                continue
+            for x in c.symbols():  # bounded by a constant: the prover cannot parametrize it
+                if x.name in settable and x.name not in held:
+                    more[x.name] = f"bounded by the held {', '.join(sorted(held))}"
+        if not more:
+            break
+        for name, why in more.items():
+            held[name] = (int(hp[name]), why)
+    return dataclasses.replace(
+        shown, required=tuple(s for s in shown.required if s not in syms),
+        optional={k: e for k, e in shown.optional.items() if k not in syms},
+        fixed={**shown.fixed, **syms}, constraints=tuple(kept))
+
+
+def _decide_all(ag: Agreement, shown, ref, src: Source, d: Derivation, table) -> None:
+    from paramcount.prove import cases
+
     names = renaming(d, table)
     derived = _derived_exprs(d, names) if names is not None else None
     for case in cases(shown):
@@ -217,7 +355,6 @@ def check(arch, ref, src: Source, d: Derivation) -> Agreement:
             except (TypeError, ValueError):
                 pass
         ag.cases.append(_decide(case, d, src, table, shown, sympy_done=True))
-    return ag
 
 
 def _decide(case, d, src, table, shown, sympy_done: bool = False) -> tuple[str, str, str]:
@@ -240,8 +377,8 @@ def _decide(case, d, src, table, shown, sympy_done: bool = False) -> tuple[str, 
 def _for_case(shown, ref, case, src: Source, d: Derivation):
     """The derivation that holds in ``case``: ``d``, unless the case's config sets one of its
     fields to None (a structure switched off by a null key) or gives another name to a key that
-    holds one (T5's feed_forward_proj); then one derived at the config of the case's first
-    hyperparameter set (or the first set with the case's flags)."""
+    holds one (T5's feed_forward_proj); then one derived at the config of the derivation's set
+    with the case's flags, else of the case's first hyperparameter set."""
     from paramcount.derive import store
     from paramcount.derive.core import derive
     table = _table(shown, ref)
@@ -252,7 +389,13 @@ def _for_case(shown, ref, case, src: Source, d: Derivation):
             sets.append(hs.hparams)
         except Exception:
             continue
-    for raw in [*sets, *({**h, **flags} for h in sets[:1])]:
+    try:  # first the derivation's own set with the case's flags: its lists stay as derived
+        settable = set(shown.settable)
+        own = [{**{k: v for k, v in _first_set(shown, ref).items() if _sym(k) in settable},
+                **flags}]
+    except ValueError:
+        own = []
+    for raw in [*own, *sets, *({**h, **flags} for h in sets[:1])]:
         try:
             hp = shown.resolve(raw)
         except Exception:
