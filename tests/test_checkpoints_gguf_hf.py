@@ -346,3 +346,16 @@ def test_every_family_with_a_transformers_reference_has_a_gguf_check_or_a_reason
     assert {(a, g) for a, g, _ in _GGUF.values()} == declared
     assert {g for _, g in declared} <= set(TABLES) and all(NO_GGUF.values())
     assert [r[0] for r in rows()] == sorted(refs) and not any("neither" in r[2] for r in rows())
+
+
+def test_deepseek_v32_has_no_llama_cpp_architecture():
+    """The reason deepseek_v32 has no GGUF check, as a fact of the gguf package: deepseek2 (the
+    architecture V2/V3 convert as) names no indexer tensor; only GLM's glm-dsa does. When gguf
+    gains one, this fails, and DeepSeek-V3.2 gets a table."""
+    import gguf
+
+    arch = {v: k for k, v in gguf.MODEL_ARCH_NAMES.items()}
+    assert not any("INDEXER" in t.name for t in gguf.MODEL_TENSORS[arch["deepseek2"]])
+    assert any("INDEXER" in t.name for t in gguf.MODEL_TENSORS[arch["glm-dsa"]])
+    assert not any("deepseek" in name and name not in ("deepseek", "deepseek2", "deepseek2-ocr")
+                   for name in arch)

@@ -57,8 +57,9 @@ NO_GGUF: dict[str, str] = {
             "one gpt2_causal_lm's check writes (llama.cpp's gpt2 stores no separate head)",
     "falcon": "KerasHub's Falcon-RW layout (a sequential block, post_attention_layernorm): "
               "llama.cpp's falcon is the parallel block, checked as falcon_parallel",
-    "deepseek_v32": "not yet: gguf names DeepSeek Sparse Attention's indexer only under glm-dsa; "
-                    "which architecture llama.cpp writes DeepSeek-V3.2 as is not settled here",
+    "deepseek_v32": "llama.cpp has no DeepSeek-V3.2 architecture: the gguf package's deepseek2 "
+                    "names no indexer tensor (DeepSeek Sparse Attention's indexer is named only "
+                    "under GLM's glm-dsa), so a V3.2 GGUF cannot store the model this formula counts",
 }
 
 
