@@ -114,6 +114,20 @@ def test_equal_divisors_are_broken_together():
     assert ("divides", "d_model", "encoder_attention_heads") in found
 
 
+def test_an_even_width_beside_a_constant_two_is_recorded():
+    """Aria's: head_dim must be even (RoPE), and its top-k, 2, changes no weight: every sample
+    with an even head_dim is a multiple of the top-k too, so an odd head_dim breaks both, and
+    neither was recorded (the proof then drew an odd head_dim)."""
+    def refuses(p):
+        return _rope(p["head_dim"])
+
+    def draws(rng):
+        return {"head_dim": 2 * rng.randint(1, 40) + rng.choice([0, 0, 0, 1])}
+
+    found = _refusals({"head_dim": 128}, refuses, draws, {"moe_topk": 2})
+    assert ("divides", "head_dim", "2") in found
+
+
 def test_an_even_quotient_is_twice_the_divisor():
     """Cohere 2's: head_dim is hidden_size // num_attention_heads, and RoPE wants it even: 2·heads
     divides hidden_size (which implies heads divides it, left unsaid)."""

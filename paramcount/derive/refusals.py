@@ -50,11 +50,18 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     held = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"
             and any(asked(p, a, b) for p in points) and not any(broken(p, a, b) for p in points)]
 
+    def const(x) -> int | None:  # a divisor's value where no field that changes a weight
+        if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
+            n = const(x[2:])
+            return None if n is None else 2 * n
+        return 2 if x == "2" else kept.get(x)
+
     def implied(a, b, x, y) -> bool:  # breaking b | a breaks y | x too: y a multiple of b
-        if x != a:  # (both fields that change no weight: BART's decoder heads equal its encoder's)
+        if x != a:  # (constants too: BART's decoder heads equal its encoder's, Aria's top-k 2)
             return False
+        m, n = const(b), const(y)
         return y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
-            b in kept and y in kept and kept[y] % kept[b] == 0)
+            m is not None and n is not None and n % m == 0)
 
     def alone(q, a, b) -> bool:
         return broken(q, a, b) and all(
