@@ -65,7 +65,8 @@ MAPPING = Table(
     hf_classes={"AlbertModel": "albert", "AlbertForMaskedLM": "albert_masked_lm"},
     keras_classes={"AlbertBackbone": "albert"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True,
+            why="ALBERT's masked-LM decoder is the token table transposed (tied), as the formula counts it"),
         Requires(
             "tie_word_embeddings",
             (True,),

@@ -54,10 +54,10 @@ MAPPING = Table(
                 "BertForPreTraining": "bert_pretraining"},
     keras_classes={"BertBackbone": "bert"},
     restrictions=(
-        Sets("position_embedding_type", "absolute"),
-        Sets("add_cross_attention", False),
-        Sets("is_decoder", False),
-        Sets("tie_word_embeddings", True),
+        Sets("position_embedding_type", "absolute", why="the formula counts BERT's absolute learned position table"),
+        Sets("add_cross_attention", False, why="BertBackbone is an encoder: it has no cross-attention weights"),
+        Sets("is_decoder", False, why="BertBackbone is an encoder, not a decoder (no cross-attention)"),
+        Sets("tie_word_embeddings", True, why="BertMaskedLM's decoder is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -122,7 +122,9 @@ register(_architecture(
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
-        Holds(WHOLE_HEADS, binds="transformers"),
+        Holds(WHOLE_HEADS, binds="transformers",
+            why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                "KerasHub floors instead"),
     )),
 ))
 
@@ -140,7 +142,9 @@ register(_architecture(
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                    "KerasHub floors instead"),
         ),
         weights={
             **HF_ENCODER, **HF_POOLER,
@@ -176,7 +180,9 @@ register(_architecture(
             "nsp_head": "cls/seq_relationship",
         },
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                    "KerasHub floors instead"),
         ),
         deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
                                                                "the pooled output", kind="head"),

@@ -36,7 +36,7 @@ MAPPING = Table(
     hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},
     keras_classes={"DistilBertBackbone": "distil_bert"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True, why="DistilBERT's masked-LM decoder is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -100,7 +100,9 @@ register(_architecture(
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
     transformers=Transformers(weights=_HF, restrictions=(
-        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers",
+            why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
+                "config.dim evenly'); KerasHub floors"),
     )),
 ))
 
@@ -120,6 +122,8 @@ register(_architecture(
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
     }, restrictions=(
-        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers",
+            why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
+                "config.dim evenly'); KerasHub floors"),
     )),
 ))
