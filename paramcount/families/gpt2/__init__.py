@@ -42,8 +42,8 @@ MAPPING = Table(
     hf_classes={"GPT2Model": "gpt2", "GPT2LMHeadModel": "gpt2_causal_lm"},
     keras_classes={"GPT2Backbone": "gpt2"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("add_cross_attention", False),
+        Sets("tie_word_embeddings", True, why="GPT-2's LM head is the token embedding (tied)"),
+        Sets("add_cross_attention", False, why="GPT-2 is a decoder alone: no cross-attention weights"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -63,7 +63,8 @@ MAPPING = Table(
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(WHOLE_HEADS, binds="transformers"),
+    Holds(WHOLE_HEADS, binds="transformers",
+        why="transformers' GPT2Attention refuses a width the heads do not split; KerasHub floors"),
 ), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
@@ -121,6 +122,8 @@ register(_architecture(
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
     transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
                               restrictions=(
-                                  *Holds.each(TRANSFORMERS.constraints, binds="transformers"),
+                                  *Holds.each(TRANSFORMERS.constraints, binds="transformers",
+                                      why="transformers' GPT2Attention refuses a width the heads do not split; "
+                                          "KerasHub floors"),
                               )),
 ))
