@@ -39,7 +39,8 @@ MAPPING = Table(
     hf_classes={"MistralForCausalLM": "mistral"},
     keras_classes={"MistralBackbone": "mistral"},
     restrictions=(
-        Sets("tie_word_embeddings", False),
+        Sets("tie_word_embeddings", False,
+            why="Mistral's LM head is a matrix of its own (untied), kept in the backbone"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's MistralBackbone always keeps an untied LM head"),
     ),
     free=frozenset({
@@ -57,7 +58,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={d_k: d_e / M},
     restrictions=(
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("mistral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
