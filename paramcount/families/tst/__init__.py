@@ -69,8 +69,9 @@ register(Architecture(
     required=(d_x, n, d_e, M, d_f, L),
     optional={d_y: 1, bn: 1, pretrain: 0},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="KerasHub's TransformerEncoder always gives the attention projections biases"),
         Holds(HEADS_FIT),
     ),
     reference="reference_models.tst:tst",
