@@ -15,7 +15,7 @@ from paramcount.formula import Term
 from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
-from paramcount.restrictions import Fixed, Holds, Limit, Requires, Sets
+from paramcount.restrictions import Derived, DerivedMap, Fixed, Holds, Limit, Requires, Sets
 from paramcount.symbols import M, M_kv, d_e, d_k, v
 
 ROWS = (
@@ -134,29 +134,33 @@ def test_a_constraint_with_a_reason_gives_its_row_the_why():
     assert Holds(reasoned, why="own").why == "own" and Holds(Divisible(M, M_kv)).why == ""
 
 
-# The family folders some of whose rows still have no why (issue 18 §4, being written): this set
-# only shrinks. A folder not in it, a new family among them, fails on its first row without one.
-WITHOUT_WHY: set[str] = set()
-
-
 def _rows_without_why() -> dict[str, list[str]]:
     """Per family folder, the rows of its architectures, tables and transformers declarations
-    that say no why."""
+    (and their variants) that say no why."""
     from paramcount import families
 
     folder = {i: f for f in families.folders() for i in families.declared_ids(f)}
     out: dict[str, list[str]] = {}
     for aid, arch in sorted(registry.architectures().items()):
-        for where, obj in (("", arch), ("mapping", arch.mapping), ("transformers", arch.transformers)):
-            for row in getattr(obj, "restrictions", None) or ():
-                if not row.why:
-                    out.setdefault(folder.get(aid, aid), []).append(f"{aid} {where} {row!r}"[:160])
-    return out
+        ref = arch.transformers
+        objs = (("", arch), ("mapping", arch.mapping), ("transformers", ref),
+                *(("variant", x) for x in getattr(ref, "variants", None) or ()))
+        for where, obj in objs:
+            if obj is None:
+                continue
+            found = [repr(row) for row in obj.restrictions if not row.why]
+            # an attribute given by an old keyword (partial, dataclasses.replace) has no row, no why
+            found += [f"{name}= given outside restrictions" for name in _GIVEN[type(obj).__name__]
+                      if getattr(obj, name) and not isinstance(getattr(obj, name), (Derived, DerivedMap))]
+            out.setdefault(folder.get(aid, aid), []).extend(f"{aid} {where} {x}"[:160] for x in found)
+    return {f: rows for f, rows in out.items() if rows}
+
+
+_GIVEN = {"Architecture": ("fixed", "constraints"), "Table": ("requires", "hf_constants", "keras_constants"),
+          "Transformers": ("constraints", "limits", "always", "prove_within")}
 
 
 def test_every_restriction_says_why():
     """Every row of every registered architecture, table and transformers declaration says why
     it holds (what the framework builds or the formula assumes)."""
-    missing = _rows_without_why()
-    assert {f: rows for f, rows in missing.items() if f not in WITHOUT_WHY} == {}
-    assert sorted(WITHOUT_WHY - set(missing)) == [], "these now say why: drop them from WITHOUT_WHY"
+    assert _rows_without_why() == {}

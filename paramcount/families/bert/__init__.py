@@ -14,7 +14,7 @@ from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.registry import get as _registered
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
@@ -104,8 +104,12 @@ _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="BERT's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},

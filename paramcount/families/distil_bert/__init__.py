@@ -15,7 +15,7 @@ from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
@@ -75,8 +75,12 @@ _HF_CONSTRAINTS = (WHOLE_HEADS,)
 _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="DistilBERT's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets="distil_bert",
     family="keras_hub",
     examples={

@@ -86,7 +86,8 @@ _BACKBONE = (
 _architecture = partial(
     Architecture,
     required=(v, d_e, M, d_k, d_f, L),
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(Holds(Divisible(M, M_kv),
+                        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
     family="keras_hub",
 )
 

@@ -11,7 +11,7 @@ from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
@@ -86,8 +86,12 @@ TRANSFORMERS = Transformers(restrictions=(
 _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="GPT-2's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets=("gpt2", "gpt3"),
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},

@@ -69,7 +69,9 @@ TRANSFORMERS = Transformers(restrictions=(
 })
 
 # LlamaForCausalLM itself: head_dim is a key of its own (d_e/M when absent), any even width.
-LLAMA_HF = dataclasses.replace(TRANSFORMERS, constraints=(Divisible(d_k, 2),), settable={
+LLAMA_HF = dataclasses.replace(TRANSFORMERS, restrictions=(
+    Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+), settable={
     d_k: "LlamaConfig's head_dim is any (even) width; KerasHub's LlamaBackbone has no head_dim "
          "argument (d_e/M)"})
 

@@ -69,7 +69,9 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     # MistralForCausalLM names its parameters as Llama's does; its rotary width d_k is free here
-    transformers=dataclasses.replace(LLAMA_TRANSFORMERS, constraints=(Divisible(d_k, 2),)),
+    transformers=dataclasses.replace(LLAMA_TRANSFORMERS, restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+    )),
     examples={
         "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
         "tiny_wide_heads": dict(v=31, d_e=20, M=4, M_kv=1, d_f=27, L=3, d_k=9),

@@ -71,7 +71,8 @@ register(keras_hub_decoder(
     attention_term=gqa_attention(qk_norm=True),
     counting_extra=" (QK norms included)",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(Holds(Divisible(M, M_kv),
+        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

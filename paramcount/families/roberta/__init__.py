@@ -16,7 +16,7 @@ from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
@@ -105,8 +105,12 @@ HF_CONSTRAINTS = (WHOLE_HEADS,)
 roberta_family = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="RoBERTa's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     family="keras_hub",
     keras_hub_metadata=True,
     examples={
