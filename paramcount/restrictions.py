@@ -53,8 +53,9 @@ class Restriction:
             raise ValueError(f"{type(self).__name__} binds one of {', '.join(self.bindable)}, "
                              f"not {self.binds!r}")
         # A constraint that states its own reason (Relation/Divisible ``reason=``) gives the why.
-        if not self.why and getattr(getattr(self, "constraint", None), "reason", ""):
-            object.__setattr__(self, "why", self.constraint.reason)  # type: ignore[attr-defined]
+        reason = getattr(getattr(self, "constraint", None), "reason", None)
+        if not self.why and isinstance(reason, str) and reason:
+            object.__setattr__(self, "why", reason)
 
 
 @dataclass(frozen=True)
