@@ -70,8 +70,9 @@ register(Architecture(
     optional={d_y: 1, bn: 1, pretrain: 0},
     restrictions=(
         *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="KerasHub's TransformerEncoder always gives the attention projections biases"),
+            why="the reference's keras.layers.MultiHeadAttention takes key_dim = d_e // M (floored), keys and "
+                "values alike"),
+        Fixed(zeta, 1, why="keras.layers.MultiHeadAttention gives its projections biases (use_bias defaults to True)"),
         Holds(HEADS_FIT),
     ),
     reference="reference_models.tst:tst",
