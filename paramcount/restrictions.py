@@ -40,7 +40,8 @@ BINDS = ("all", "keras", "transformers", "proof")
 
 @dataclass(frozen=True)
 class Restriction:
-    """One restriction: its kind is its class; ``binds`` one of :data:`BINDS`; ``why`` a sentence."""
+    """One restriction: its kind is its class; ``binds`` one of :data:`BINDS`; ``why`` a sentence
+    (for a :class:`Holds` or :class:`Limit` row given none, its constraint's ``reason``)."""
 
     binds: str = field(default="all", kw_only=True)
     why: str = field(default="", kw_only=True)
@@ -51,6 +52,10 @@ class Restriction:
         if self.binds not in self.bindable:
             raise ValueError(f"{type(self).__name__} binds one of {', '.join(self.bindable)}, "
                              f"not {self.binds!r}")
+        # A constraint that states its own reason (Relation/Divisible ``reason=``) gives the why.
+        reason = getattr(getattr(self, "constraint", None), "reason", None)
+        if not self.why and isinstance(reason, str) and reason:
+            object.__setattr__(self, "why", reason)
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,11 @@ class Fixed(Restriction):
     bindable: ClassVar[tuple[str, ...]] = ("all", "transformers")
 
     @classmethod
-    def each(cls, values, binds: str = "all") -> tuple[Fixed, ...]:
-        """Rows from a mapping symbol → value, or from :class:`paramcount.frameworks.Always`
-        rows (binding transformers, their reason the why)."""
+    def each(cls, values, binds: str = "all", why: str = "") -> tuple[Fixed, ...]:
+        """Rows from a mapping symbol → value (each saying ``why``), or from
+        :class:`paramcount.frameworks.Always` rows (binding transformers, their reason the why)."""
         if isinstance(values, Mapping):
-            return tuple(cls(k, x, binds=binds) for k, x in values.items())
+            return tuple(cls(k, x, binds=binds, why=why) for k, x in values.items())
         return tuple(cls(a.symbol, a.value, binds="transformers", why=a.reason) for a in values)
 
 
@@ -78,9 +83,9 @@ class Holds(Restriction):
     bindable: ClassVar[tuple[str, ...]] = ("all", "transformers", "proof")
 
     @classmethod
-    def each(cls, constraints: Iterable, binds: str = "all") -> tuple[Holds, ...]:
-        """A row per constraint (a lineage's shared tuple of them)."""
-        return tuple(cls(c, binds=binds) for c in constraints)
+    def each(cls, constraints: Iterable, binds: str = "all", why: str = "") -> tuple[Holds, ...]:
+        """A row per constraint (a lineage's shared tuple of them), each saying ``why``."""
+        return tuple(cls(c, binds=binds, why=why) for c in constraints)
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,8 @@ class Limit(Restriction):
     bindable: ClassVar[tuple[str, ...]] = ("transformers",)
 
     @classmethod
-    def each(cls, constraints: Iterable) -> tuple[Limit, ...]:
-        return tuple(cls(c) for c in constraints)
+    def each(cls, constraints: Iterable, why: str = "") -> tuple[Limit, ...]:
+        return tuple(cls(c, why=why) for c in constraints)
 
 
 @dataclass(frozen=True)
@@ -127,9 +132,9 @@ class Sets(Restriction):
     bindable: ClassVar[tuple[str, ...]] = ("keras", "transformers")
 
     @classmethod
-    def each(cls, constants: Mapping, binds: str = "transformers") -> tuple[Sets, ...]:
-        """Rows from a mapping key → value (a lineage's shared constants)."""
-        return tuple(cls(k, x, binds=binds) for k, x in constants.items())
+    def each(cls, constants: Mapping, binds: str = "transformers", why: str = "") -> tuple[Sets, ...]:
+        """Rows from a mapping key → value (a lineage's shared constants), each saying ``why``."""
+        return tuple(cls(k, x, binds=binds, why=why) for k, x in constants.items())
 
 
 class Derived(tuple):

@@ -15,7 +15,7 @@ from paramcount.formula import Term
 from paramcount.frameworks import Always, Transformers
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
-from paramcount.restrictions import Fixed, Holds, Limit, Requires, Sets
+from paramcount.restrictions import Derived, DerivedMap, Fixed, Holds, Limit, Requires, Sets
 from paramcount.symbols import M, M_kv, d_e, d_k, v
 
 ROWS = (
@@ -126,3 +126,41 @@ def test_every_family_restricts_by_the_one_list():
     assert not bad, bad
     assert _old_spellings("Table(fields=(), requires=(R,))\nTable(fields=(), restrictions=(R,))\n"
                           "dataclasses.replace(T, constraints=())\n") == ["line 1: Table(requires=)"]
+
+
+def test_a_constraint_with_a_reason_gives_its_row_the_why():
+    reasoned = Relation(d_e, ">=", M, reason="narrower, the class builds another model")
+    assert Holds(reasoned).why == reasoned.reason and Limit(reasoned).why == reasoned.reason
+    assert Holds(reasoned, why="own").why == "own" and Holds(Divisible(M, M_kv)).why == ""
+
+
+def _rows_without_why() -> dict[str, list[str]]:
+    """Per family folder, the rows of its architectures, tables and transformers declarations
+    (and their variants) that say no why."""
+    from paramcount import families
+
+    folder = {i: f for f in families.folders() for i in families.declared_ids(f)}
+    out: dict[str, list[str]] = {}
+    for aid, arch in sorted(registry.architectures().items()):
+        ref = arch.transformers
+        objs = (("", arch), ("mapping", arch.mapping), ("transformers", ref),
+                *(("variant", x) for x in getattr(ref, "variants", None) or ()))
+        for where, obj in objs:
+            if obj is None:
+                continue
+            found = [repr(row) for row in obj.restrictions if not row.why]
+            # an attribute given by an old keyword (partial, dataclasses.replace) has no row, no why
+            found += [f"{name}= given outside restrictions" for name in _GIVEN[type(obj).__name__]
+                      if getattr(obj, name) and not isinstance(getattr(obj, name), (Derived, DerivedMap))]
+            out.setdefault(folder.get(aid, aid), []).extend(f"{aid} {where} {x}"[:160] for x in found)
+    return {f: rows for f, rows in out.items() if rows}
+
+
+_GIVEN = {"Architecture": ("fixed", "constraints"), "Table": ("requires", "hf_constants", "keras_constants"),
+          "Transformers": ("constraints", "limits", "always", "prove_within")}
+
+
+def test_every_restriction_says_why():
+    """Every row of every registered architecture, table and transformers declaration says why
+    it holds (what the framework builds or the formula assumes)."""
+    assert _rows_without_why() == {}

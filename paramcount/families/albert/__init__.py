@@ -29,7 +29,7 @@ from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
@@ -65,7 +65,8 @@ MAPPING = Table(
     hf_classes={"AlbertModel": "albert", "AlbertForMaskedLM": "albert_masked_lm"},
     keras_classes={"AlbertBackbone": "albert"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True,
+            why="ALBERT's masked-LM decoder is the token table transposed (tied), as the formula counts it"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -106,8 +107,13 @@ _architecture = partial(
     Architecture,
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT, Divisible(L, L_g)),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="ALBERT's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+        Holds(Divisible(L, L_g), why="the L layers run through L_g groups, each called L/L_g times"),
+    ),
     presets="albert",
     family="keras_hub",
     mapping=MAPPING,

@@ -49,7 +49,7 @@ MAPPING = Table(
     hf_classes={"BartModel": "bart", "BartForConditionalGeneration": "bart"},
     keras_classes={"BartBackbone": "bart"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True, why="BartSeq2SeqLM's LM head is the shared token table, transposed (tied)"),
         Requires("tie_word_embeddings", (True,), why="the LM head counts only as the shared token table, tied"),
     ),
     free=frozenset({
@@ -138,8 +138,9 @@ register(Architecture(
              "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="BART has biases on its query, key, value and output projections"),
         Holds(HEADS_FIT),
     ),
     presets="bart",
@@ -150,7 +151,9 @@ register(Architecture(
     # num_heads"); KerasHub floors the head width
     transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder")),
                               restrictions=(
-                                  Holds(WHOLE_HEADS, binds="transformers"),
+                                  Holds(WHOLE_HEADS, binds="transformers",
+                                      why="BartAttention refuses a width the heads do not split ('embed_dim must "
+                                          "be divisible by num_heads'); KerasHub floors instead"),
                               )),
     examples={
         "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),

@@ -14,7 +14,7 @@ from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.registry import get as _registered
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 
 IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
@@ -54,10 +54,10 @@ MAPPING = Table(
                 "BertForPreTraining": "bert_pretraining"},
     keras_classes={"BertBackbone": "bert"},
     restrictions=(
-        Sets("position_embedding_type", "absolute"),
-        Sets("add_cross_attention", False),
-        Sets("is_decoder", False),
-        Sets("tie_word_embeddings", True),
+        Sets("position_embedding_type", "absolute", why="the formula counts BERT's absolute learned position table"),
+        Sets("add_cross_attention", False, why="BertBackbone is an encoder: it has no cross-attention weights"),
+        Sets("is_decoder", False, why="BertBackbone is an encoder, not a decoder (no cross-attention)"),
+        Sets("tie_word_embeddings", True, why="BertMaskedLM's decoder is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -104,8 +104,12 @@ _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="BERT's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets="bert",
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},
@@ -122,7 +126,9 @@ register(_architecture(
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
-        Holds(WHOLE_HEADS, binds="transformers"),
+        Holds(WHOLE_HEADS, binds="transformers",
+            why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                "KerasHub floors instead"),
     )),
 ))
 
@@ -140,7 +146,9 @@ register(_architecture(
              "projection is the token embedding (tied), counted once",
     transformers=Transformers(
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                    "KerasHub floors instead"),
         ),
         weights={
             **HF_ENCODER, **HF_POOLER,
@@ -176,7 +184,9 @@ register(_architecture(
             "nsp_head": "cls/seq_relationship",
         },
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+                    "KerasHub floors instead"),
         ),
         deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
                                                                "the pooled output", kind="head"),

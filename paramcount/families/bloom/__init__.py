@@ -34,7 +34,7 @@ MAPPING = Table(
     hf_classes={"BloomForCausalLM": "bloom"},
     keras_classes={"BloomBackbone": "bloom"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True, why="BLOOM's LM head is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -95,9 +95,10 @@ register(Architecture(
         ffn_names=("mlp_intermediate_dense", "mlp_output_dense")),
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
-        Holds(Divisible(d_e, M)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="BLOOM has biases on every attention projection"),
+        Holds(Divisible(d_e, M), why="BloomAttention refuses a hidden size that the heads do not divide"),
     ),
     # BloomAttention refuses a d_e that M does not divide.
     reference=Named("reference_models.table:backbone", ("bloom",)),

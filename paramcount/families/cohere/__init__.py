@@ -55,9 +55,11 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 1, b_att: 0, qk_norm: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="CohereConfig has no head_dim: each head is hidden_size over the heads"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.hf:weights", ("cohere",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "

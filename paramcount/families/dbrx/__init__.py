@@ -81,10 +81,12 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 4},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(tied, 0),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="DbrxConfig has no head_dim: each head is d_model over n_heads"),
+        Fixed(tied, 0, why="DbrxConfig refuses to tie the LM head (tie_word_embeddings must be False)"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),  # DbrxConfig refuses a tied head
     reference=Named("reference_models.hf:weights", ("dbrx",)),
@@ -109,8 +111,10 @@ register(Architecture(
         # attn_config.rope_theta: DbrxAttention reads it and DbrxAttentionConfig declares no
         # default (a config without it fails to build); the released value, which holds no weight
         restrictions=(
-            Sets("tie_word_embeddings", False),
-            Sets("attn_config.rope_theta", 500000),
+            Sets("tie_word_embeddings", False, why="DbrxConfig refuses a tied LM head"),
+            Sets("attn_config.rope_theta", 500000,
+                why="DbrxAttention reads attn_config.rope_theta and DbrxAttentionConfig declares no default; the "
+                    "released value, which holds no weight"),
             Requires("tie_word_embeddings", (False,), why=_TIED),
         ),
         free=frozenset({

@@ -45,12 +45,14 @@ MAPPING = Table(
     hf_classes={"DebertaV2Model": "deberta_v3"},
     keras_classes={"DebertaV3Backbone": "deberta_v3"},
     restrictions=(
-        Sets("relative_attention", True),
-        Sets("position_biased_input", False),
-        Sets("share_att_key", True),
-        Sets("norm_rel_ebd", "layer_norm"),
-        Sets("type_vocab_size", 0),
-        Sets("pos_att_type", ["p2c", "c2p"]),
+        Sets("relative_attention", True, why="the formula counts DeBERTa's disentangled relative-position attention"),
+        Sets("position_biased_input", False,
+            why="DeBERTa-v3 adds no absolute positions to the input (no position table)"),
+        Sets("share_att_key", True, why="DeBERTa-v3 shares the content key/query projections with the position path"),
+        Sets("norm_rel_ebd", "layer_norm",
+            why="DeBERTa-v3 normalises the relative position table once (one layer norm)"),
+        Sets("type_vocab_size", 0, why="DebertaV3Backbone has no segment embeddings"),
+        Sets("pos_att_type", ["p2c", "c2p"], why="DeBERTa-v3 attends position-to-content and content-to-position both"),
         Requires("relative_attention", (True,), absent_ok=False, why="the formula has DeBERTa-v3's relative table"),
         Requires(
             "position_biased_input",
@@ -100,9 +102,12 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
-        Holds(Divisible(d_e, M)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="DeBERTa's query, key, value and output projections carry biases"),
+        Holds(Divisible(d_e, M),
+            why="DeBERTa's attention output is d_e → d_e whatever the heads: a floored head width would count "
+                "wrong (prove refutes it)"),
     ),
     # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     presets="deberta_v3",

@@ -15,7 +15,7 @@ from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
@@ -36,7 +36,7 @@ MAPPING = Table(
     hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},
     keras_classes={"DistilBertBackbone": "distil_bert"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True, why="DistilBERT's masked-LM decoder is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -75,8 +75,12 @@ _HF_CONSTRAINTS = (WHOLE_HEADS,)
 _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="DistilBERT's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets="distil_bert",
     family="keras_hub",
     examples={
@@ -100,7 +104,9 @@ register(_architecture(
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
     transformers=Transformers(weights=_HF, restrictions=(
-        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers",
+            why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
+                "config.dim evenly'); KerasHub floors"),
     )),
 ))
 
@@ -120,6 +126,8 @@ register(_architecture(
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
     }, restrictions=(
-        *Holds.each(_HF_CONSTRAINTS, binds="transformers"),
+        *Holds.each(_HF_CONSTRAINTS, binds="transformers",
+            why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
+                "config.dim evenly'); KerasHub floors"),
     )),
 ))

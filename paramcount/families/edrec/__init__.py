@@ -79,8 +79,9 @@ register(Architecture(
              "decoder blocks; EdRecBackbone has no final norm and no LM head",
     required=(v, d_e, M, d_f, L_enc, L_dec),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 0),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 0, why="EdRec's attention projections are bias-free"),
         Holds(HEADS_FIT),
     ),
     family="keras_hub",

@@ -50,9 +50,9 @@ MAPPING = Table(
     hf_classes={"ElectraModel": "electra"},
     keras_classes={"ElectraBackbone": "electra"},
     restrictions=(
-        Sets("position_embedding_type", "absolute"),
-        Sets("add_cross_attention", False),
-        Sets("is_decoder", False),
+        Sets("position_embedding_type", "absolute", why="the formula counts ELECTRA's absolute learned position table"),
+        Sets("add_cross_attention", False, why="ElectraBackbone is an encoder: it has no cross-attention weights"),
+        Sets("is_decoder", False, why="ElectraBackbone is an encoder, not a decoder (no cross-attention)"),
         Requires(
             "position_embedding_type",
             ("absolute",),
@@ -91,9 +91,12 @@ register(Architecture(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
-        Fixed(eta, 1 - sympy.KroneckerDelta(d_emb, d_e)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="ELECTRA's query, key, value and output projections carry biases"),
+        Fixed(eta, 1 - sympy.KroneckerDelta(d_emb, d_e),
+            why="KerasHub builds the d_emb → d_e projection only when the embeddings are narrower or wider than "
+                "the width"),
         Holds(HEADS_FIT),
     ),
     presets="electra",

@@ -135,7 +135,9 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={tied: 1},
     restrictions=(
-        *Holds.each(_CONSTRAINTS),
+        *Holds.each(_CONSTRAINTS,
+            why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
+                "each key/value head by a whole group"),
     ),
     reference=Named("reference_models.hf:weights", ("ernie4_5",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
@@ -147,7 +149,7 @@ register(Architecture(
         fields=_fields(HF_HEAD_DIM_OR_128),
         model_type="ernie4_5", hf_classes={"Ernie4_5ForCausalLM": "ernie4_5"},
         restrictions=(
-            Sets("use_bias", False),
+            Sets("use_bias", False, why="no released ERNIE 4.5 model has projection biases; the formula has none"),
             *Requires.each((_NO_BIAS,)),
         ), free=_FREE),
     transformers=Transformers(weights=own_weights(DENSE)),
@@ -173,8 +175,11 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, d_fe),
     optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
     restrictions=(
-        *Fixed.each(DENSE_FIRST.fixed()),
-        *Holds.each(_CONSTRAINTS),
+        *Fixed.each(DENSE_FIRST.fixed(),
+            why="the sparse blocks are those after the first L_dense dense ones (L_moe = L − L_dense)"),
+        *Holds.each(_CONSTRAINTS,
+            why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
+                "each key/value head by a whole group"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(DENSE_FIRST.constraints()),
     ),
@@ -200,10 +205,10 @@ register(Architecture(
         ),
         model_type="ernie4_5_moe", hf_classes={"Ernie4_5_MoeForCausalLM": "ernie4_5_moe"},
         restrictions=(
-            Sets("use_bias", False),
-            Sets("moe_layer_start_index", _start),
-            Sets("moe_layer_end_index", -1),
-            Sets("moe_layer_interval", 1),
+            Sets("use_bias", False, why="no released ERNIE 4.5 model has projection biases; the formula has none"),
+            Sets("moe_layer_start_index", _start, why="the mixture starts after the first L_dense dense blocks"),
+            Sets("moe_layer_end_index", -1, why="the mixture runs to the last block (-1: to the end)"),
+            Sets("moe_layer_interval", 1, why="every block after the first L_dense is sparse"),
             *Requires.each((_NO_BIAS,)),
         ),
         free=_FREE | {

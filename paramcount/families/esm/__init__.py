@@ -49,9 +49,9 @@ MAPPING = Table(
     hf_classes={"EsmModel": "esm"},
     keras_classes={"ESMBackbone": "esm"},
     restrictions=(
-        Sets("is_folding_model", False),
-        Sets("add_cross_attention", False),
-        Sets("is_decoder", False),
+        Sets("is_folding_model", False, why="the formula counts ESM-2's language model, not ESMFold's folding trunk"),
+        Sets("add_cross_attention", False, why="ESMBackbone is an encoder: it has no cross-attention weights"),
+        Sets("is_decoder", False, why="ESMBackbone is an encoder, not a decoder (no cross-attention)"),
         Requires("is_folding_model", (False,), why="ESMFold's folding trunk is not in the formula"),
         Requires("add_cross_attention", (False,), why="ESM here is an encoder without cross-attention"),
     ),
@@ -97,8 +97,11 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Holds(Divisible(d_e, M)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Holds(Divisible(d_e, M),
+            why="the heads split the width exactly: transformers' EsmSelfAttention refuses a hidden size they do "
+                "not divide"),
     ),
     # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
     # (prove refutes it): an exact split only, as the checkpoints have.

@@ -38,7 +38,9 @@ MAPPING = Table(
     hf_classes={"FNetModel": "f_net"},
     keras_classes={"FNetBackbone": "f_net"},
     restrictions=(
-        Sets("use_tpu_fourier_optimizations", False),
+        Sets("use_tpu_fourier_optimizations", False,
+            why="the TPU Fourier path is another computation of the same parameter-free mixing; the formula "
+                "follows the default one"),
         Requires(
             "use_tpu_fourier_optimizations",
             (False,),

@@ -51,12 +51,14 @@ MAPPING = Table(
     hf_classes={"FalconForCausalLM": "falcon"},
     keras_classes={"FalconBackbone": "falcon"},
     restrictions=(
-        Sets("parallel_attn", False),
-        Sets("multi_query", False),
-        Sets("new_decoder_architecture", False),
-        Sets("bias", True),
-        Sets("alibi", True),
-        Sets("tie_word_embeddings", True),
+        Sets("parallel_attn", False, why="KerasHub's Falcon is Falcon-RW's sequential block"),
+        Sets("multi_query", False, why="KerasHub's Falcon has full multi-head attention"),
+        Sets("new_decoder_architecture", False,
+            why="KerasHub's Falcon has full multi-head attention (no grouped new decoder)"),
+        Sets("bias", True, why="KerasHub's Falcon projections all have biases"),
+        Sets("alibi", True, why="KerasHub's Falcon uses ALiBi, which has no parameters (no rotary)"),
+        Sets("tie_word_embeddings", True,
+            why="Falcon's LM head is the token embedding (tied), as in KerasHub's FalconCausalLM"),
         Requires("parallel_attn", (False,), absent_ok=False, why="KerasHub's Falcon blocks are sequential (Falcon-RW)"),
         Requires("multi_query", (False,), absent_ok=False, why="KerasHub's Falcon has full multi-head attention"),
         Requires("new_decoder_architecture", (False,), why="KerasHub's Falcon has full multi-head attention"),
@@ -75,7 +77,8 @@ MAPPING = Table(
 # weights and d_e biases, which the slices claim. The LM head is the token embedding, once.
 # transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+    Holds(Divisible(d_e, 2 * M), binds="transformers",
+        why="transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even"),
 ), weights={
     "embeddings.token": "transformer/word_embeddings",
     "blocks": r"transformer/h/\d+",
@@ -103,9 +106,11 @@ register(Architecture(
         ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
-        Holds(Divisible(d_e, M)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="KerasHub's Falcon projections all have biases"),
+        Holds(Divisible(d_e, M),
+            why="transformers' FalconAttention refuses a hidden size that the heads do not divide"),
     ),
     # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     reference="reference_models.falcon:backbone",
@@ -156,10 +161,11 @@ FALCON_PARALLEL_MAPPING = Table(
     model_type="falcon",
     hf_classes={"FalconForCausalLM": "falcon_parallel"},
     restrictions=(
-        Sets("new_decoder_architecture", True),
-        Sets("parallel_attn", True),
-        Sets("tie_word_embeddings", True),
-        Sets("alibi", False),
+        Sets("new_decoder_architecture", True,
+            why="this formula is the grouped-query parallel block of Falcon-7B/40B (new_decoder_architecture)"),
+        Sets("parallel_attn", True, why="this formula is Falcon-7B/40B's parallel attention and MLP block"),
+        Sets("tie_word_embeddings", True, why="Falcon-7B/40B's LM head is the token embedding (tied)"),
+        Sets("alibi", False, why="Falcon-7B/40B use rotary positions, not ALiBi (neither holds a weight)"),
         Requires(
             "parallel_attn",
             (True,),
@@ -231,9 +237,11 @@ register(Architecture(
     required=(v, d_e, M, L),
     optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="FalconConfig has no head_dim: each head is hidden_size over the heads"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     # the even rotary width transformers validates is this model's own constraint: only
     # transformers builds it

@@ -127,7 +127,8 @@ MAPPING = Table(
     model_type="falcon_h1",
     hf_classes={"FalconH1ForCausalLM": "falcon_h1"},
     restrictions=(
-        Sets("mamba_d_head", lambda hp: hp["d_ssm"]),
+        Sets("mamba_d_head", lambda hp: hp["d_ssm"],
+            why="transformers takes the Mamba head width d_ssm as mamba_d_head"),
     ),
     hf_normalize=_normalize,
     # mamba_d_head: d_ssm, as FalconH1Config validates it against mamba_d_ssm / mamba_n_heads;
@@ -157,8 +158,9 @@ register(Architecture(
     # transformers' own constraints (only it builds the model): an even rotary width, heads in
     # groups
     restrictions=(
-        Holds(Divisible(d_k, 2)),
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds Falcon-H1)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.hf:weights", ("falcon_h1",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "

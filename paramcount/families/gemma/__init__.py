@@ -94,10 +94,14 @@ MAPPING = Table(
     hf_classes={"GemmaForCausalLM": "gemma"},
     keras_classes={"GemmaBackbone": "gemma"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("attention_bias", False),
-        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras"),
-        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras"),
+        Sets("tie_word_embeddings", True,
+            why="Gemma's output head is the token embedding (tied), as KerasHub builds it"),
+        Sets("attention_bias", False, why="KerasHub's Gemma attention has no biases"),
+        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras",
+            why="Gemma 2 soft-caps its logits at 30 (no weight): written as the released models, none for Gemma"),
+        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras",
+            why="Gemma 2 soft-caps attention logits at 50 (no weight): written as the released models, none for "
+                "Gemma"),
         Requires("tie_word_embeddings", (True,), why="Gemma's head is the token embedding (tied)"),
         Requires("attention_bias", (False,), why="KerasHub's Gemma attention has no biases"),
     ),
@@ -120,8 +124,9 @@ GEMMA2 = Table(
     model_type="gemma2",
     hf_classes={"Gemma2ForCausalLM": "gemma"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("attention_bias", False),
+        Sets("tie_word_embeddings", True,
+            why="Gemma 2's output head is the token embedding (tied), as KerasHub builds it"),
+        Sets("attention_bias", False, why="KerasHub's Gemma 2 attention has no biases"),
         Requires("tie_word_embeddings", (True,), why="Gemma 2's head is the token embedding (tied)"),
         Requires("attention_bias", (False,), why="KerasHub's Gemma attention has no biases"),
     ),
@@ -139,8 +144,9 @@ GEMMA2 = Table(
 _WEIGHTS = hf_decoder_names()
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers"),
-        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers validates a hidden size the heads divide, even with head_dim set"),
         Fixed(post_attn_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-attention norm"),
         Fixed(post_ffw_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-feed-forward norm"),
     ),
@@ -148,8 +154,10 @@ TRANSFORMERS = Transformers(
     variants=(Transformers(
         mapping=GEMMA2,
         restrictions=(
-            Holds(Divisible(d_k, 2), binds="transformers"),
-            Holds(Divisible(d_e, M), binds="transformers"),
+            Holds(Divisible(d_k, 2), binds="transformers",
+                why="transformers validates an even rotary width (head_dim)"),
+            Holds(Divisible(d_e, M), binds="transformers",
+                why="transformers validates a hidden size the heads divide, even with head_dim set"),
             Fixed(post_attn_norm, 1, binds="transformers", why="Gemma2ForCausalLM always has a post-attention norm"),
             Fixed(
                 post_ffw_norm,
@@ -204,7 +212,8 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L),
     optional={M_kv: M, post_norm: 0, **_POST},
     restrictions=(
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("gemma",)),
     counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "

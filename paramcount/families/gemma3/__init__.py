@@ -49,7 +49,7 @@ from paramcount.frameworks import Always, Delta, Transformers
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets, select
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
 from paramcount.weights import Named
 
@@ -86,7 +86,8 @@ _BACKBONE = (
 _architecture = partial(
     Architecture,
     required=(v, d_e, M, d_k, d_f, L),
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(Holds(Divisible(M, M_kv),
+                        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
     family="keras_hub",
 )
 
@@ -112,12 +113,14 @@ MAPPING = Table(
     hf_classes={"Gemma3ForCausalLM": "gemma3"},
     keras_classes={"Gemma3Backbone": "gemma3"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("attention_bias", False),
-        Sets("image_size", None, binds="keras"),
-        Sets("vision_encoder", None, binds="keras"),
-        Sets("use_sliding_window_attention", True, binds="keras"),
-        Sets("sliding_window_size", 512, binds="keras"),
+        Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)"),
+        Sets("attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
+        Sets("image_size", None, binds="keras", why="the text backbone has no vision encoder, so no image size"),
+        Sets("vision_encoder", None, binds="keras", why="the text backbone has no vision encoder"),
+        Sets("use_sliding_window_attention", True, binds="keras",
+            why="Gemma 3 attends through a sliding window in five of every six layers (no weight), as the released "
+                "models"),
+        Sets("sliding_window_size", 512, binds="keras", why="the released Gemma 3 models' window (no weight)"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding (tied)"),
         Requires("attention_bias", (False,), why="KerasHub's Gemma 3 attention has no biases"),
         Requires(
@@ -155,8 +158,9 @@ MAPPING = Table(
 # transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers"),
-        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers validates a hidden size the heads divide, even with head_dim set"),
         Fixed(qk_norm, 1, binds="transformers", why="Gemma3ForCausalLM always normalizes queries and keys"),
         Fixed(
             post_norm,
@@ -220,11 +224,14 @@ EMBEDDING_MAPPING = Table(
     hf_classes={"Gemma3TextModel": "gemma3_embedding"},
     keras_classes={"Gemma3Backbone": "gemma3_embedding"},
     restrictions=(
-        Sets("attention_bias", False),
-        Sets("use_bidirectional_attention", True),
-        *Sets.each(MAPPING.keras_constants, binds="keras"),
-        Sets("use_bidirectional_attention", True, binds="keras"),
-        Sets("is_embedding_model", True, binds="keras"),
+        Sets("attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
+        Sets("use_bidirectional_attention", True,
+            why="EmbeddingGemma attends both ways (no weight), as its released config says"),
+        *select(MAPPING.restrictions, Sets, "keras"),  # gemma3's rows, with their whys
+        Sets("use_bidirectional_attention", True, binds="keras",
+            why="EmbeddingGemma attends both ways (no weight), as KerasHub's converter sets it"),
+        Sets("is_embedding_model", True, binds="keras",
+            why="the formula counts Gemma3Backbone with its pooling head (EmbeddingGemma)"),
         Requires("attention_bias", (False,), why="KerasHub's Gemma 3 attention has no biases"),
         Requires("vision_encoder", (None,), binds="keras", why="an embedding Gemma3Backbone has no vision encoder"),
         Requires(
@@ -245,7 +252,7 @@ EMBEDDING_MAPPING = Table(
 # pooling head is not transformers' (see above): a delta removes it.
 EMBEDDING_TRANSFORMERS = Transformers(
     restrictions=(
-        *Holds.each(TRANSFORMERS.constraints, binds="transformers"),
+        *select(TRANSFORMERS.restrictions, Holds, "transformers"),
         *Fixed.each(
             tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
             for a in TRANSFORMERS.always),

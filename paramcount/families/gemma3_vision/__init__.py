@@ -30,7 +30,7 @@ from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, get, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets, select
 from paramcount.symbols import L, M, d_e, d_f, d_k, v
 
 IDS = ("gemma3_vision",)  # the ids this folder registers
@@ -74,19 +74,22 @@ MAPPING = Table(
     # one image token per image keeps transformers' pooling kernel valid at any small grid
     # (mm_tokens_per_image sizes the pooling only: no weights)
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("mm_tokens_per_image", 1),
-        Sets("text_config.model_type", "gemma3_text"),
-        Sets("text_config.attention_bias", False),
-        Sets("vision_config.model_type", "siglip_vision_model"),
-        Sets("vision_config.vision_use_head", False),
-        *Sets.each(
-            {k: c for k, c in _text.MAPPING.keras_constants.items()
-            if k not in ("image_size", "vision_encoder")},
-            binds="keras",
-        ),
-        Sets("vision_encoder.class_name", "Gemma3VisionEncoder", binds="keras"),
-        Sets(_ENC + "pool_size", _pool_size, binds="keras"),
+        Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)"),
+        Sets("mm_tokens_per_image", 1,
+            why="one image token per image keeps transformers' pooling kernel valid at any small grid (it sizes "
+                "the pooling only: no weights)"),
+        Sets("text_config.model_type", "gemma3_text", why="the text model inside is Gemma 3's text decoder"),
+        Sets("text_config.attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
+        Sets("vision_config.model_type", "siglip_vision_model", why="the vision encoder is SigLIP's"),
+        Sets("vision_config.vision_use_head", False,
+            why="Gemma 3 uses SigLIP's patch tokens, without its pooling head"),
+        *(r for r in select(_text.MAPPING.restrictions, Sets, "keras")
+          if r.key not in ("image_size", "vision_encoder")),
+        Sets("vision_encoder.class_name", "Gemma3VisionEncoder", binds="keras",
+            why="the formula counts KerasHub's Gemma3VisionEncoder"),
+        Sets(_ENC + "pool_size", _pool_size, binds="keras",
+            why="KerasHub's converter pools 4 × 4 patches into one image token (1 × 1 where 4 does not tile the "
+                "grid); pooling holds no weights"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding"),
         Requires(
             "text_config.attention_bias",
@@ -133,7 +136,7 @@ MAPPING = Table(
 # Gemma3TextModel as model.language_model with gemma3's names, lm_head tied (listed once).
 TRANSFORMERS = Transformers(
     restrictions=(
-        *Holds.each(_text.TRANSFORMERS.constraints, binds="transformers"),
+        *select(_text.TRANSFORMERS.restrictions, Holds, "transformers"),
         *Fixed.each(_text.TRANSFORMERS.always),
     ),
     weights={
@@ -174,8 +177,8 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional=_GEMMA3.optional,
     restrictions=(
-        *Holds.each(_GEMMA3.constraints),
-        *Holds.each(VISION_CONSTRAINTS),
+        *select(_GEMMA3.restrictions, Holds, "all"),
+        *Holds.each(VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image"),
     ),
     reference="reference_models.gemma3_vision:backbone",
     counting="trainable weights of the whole vision-language backbone: the text backbone "

@@ -215,14 +215,28 @@ MAPPING = Table(
     hf_classes={"Gemma3nForCausalLM": "gemma3n"},
     keras_classes={"Gemma3nBackbone": "gemma3n"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("layer_types", _layer_types),
-        Sets("pad_token_id", 0, binds="keras"),
-        Sets("hidden_activation", "gelu_approximate", binds="keras"),
-        Sets("layer_types", _layer_types, binds="keras"),
-        Sets("sliding_window", 512, binds="keras"),
-        Sets("rope_theta", 1_000_000.0, binds="keras"),
-        Sets("max_position_embeddings", 32_768, binds="keras"),
+        Sets("tie_word_embeddings", True, why="Gemma 3n's head is the token embedding (tied)"),
+        Sets("layer_types", _layer_types,
+            why="transformers refuses KV-shared blocks of a kind no computing block has: Gemma 3n's own pattern, "
+                "where it fits (no weights)"),
+        Sets("pad_token_id", 0, binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
+        Sets("hidden_activation", "gelu_approximate", binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
+        Sets("layer_types", _layer_types, binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
+        Sets("sliding_window", 512, binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
+        Sets("rope_theta", 1_000_000.0, binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
+        Sets("max_position_embeddings", 32_768, binds="keras",
+            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
+                "models' value"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3n's head is the token embedding (tied)"),
         Requires(
             "vision_encoder_config",
@@ -264,8 +278,10 @@ TRANSFORMERS = Transformers(
     # validate_architecture: hidden_size a multiple of num_attention_heads (even with head_dim);
     # the rotary width even
     restrictions=(
-        Holds(Divisible(d_e, M), binds="transformers"),
-        Holds(Divisible(d_k, 2), binds="transformers"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers' validate_architecture wants hidden_size a multiple of num_attention_heads, even "
+                "with head_dim"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
     ),
     deltas=(
         Delta("blocks.unused_key_value", None,
@@ -359,7 +375,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L, v_p, d_p, A, r_l),
     optional={L_kvs: 0, b_att: 0, altup_cs: 1},
     restrictions=(
-        *Fixed.each(KV_SHARED_AND_OWN.fixed()),
+        *Fixed.each(KV_SHARED_AND_OWN.fixed(),
+            why="the blocks that compute their own keys and values are those not KV-shared (L_kvo = L − L_kvs)"),
         Holds(
             Relation(M_kv, "<=", M, reason="grouped-query attention: at most one key/value head "
             "per query head"),

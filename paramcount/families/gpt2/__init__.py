@@ -11,7 +11,7 @@ from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
@@ -42,8 +42,8 @@ MAPPING = Table(
     hf_classes={"GPT2Model": "gpt2", "GPT2LMHeadModel": "gpt2_causal_lm"},
     keras_classes={"GPT2Backbone": "gpt2"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("add_cross_attention", False),
+        Sets("tie_word_embeddings", True, why="GPT-2's LM head is the token embedding (tied)"),
+        Sets("add_cross_attention", False, why="GPT-2 is a decoder alone: no cross-attention weights"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -63,7 +63,8 @@ MAPPING = Table(
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
 # query, key and value fused in c_attn along its last axis, q | k | v.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(WHOLE_HEADS, binds="transformers"),
+    Holds(WHOLE_HEADS, binds="transformers",
+        why="transformers' GPT2Attention refuses a width the heads do not split; KerasHub floors"),
 ), weights={
     "embeddings.token": "wte",
     "embeddings.position": "wpe",
@@ -85,8 +86,12 @@ TRANSFORMERS = Transformers(restrictions=(
 _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="GPT-2's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     presets=("gpt2", "gpt3"),
     family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},
@@ -121,6 +126,8 @@ register(_architecture(
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
     transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
                               restrictions=(
-                                  *Holds.each(TRANSFORMERS.constraints, binds="transformers"),
+                                  *Holds.each(TRANSFORMERS.constraints, binds="transformers",
+                                      why="transformers' GPT2Attention refuses a width the heads do not split; "
+                                          "KerasHub floors"),
                               )),
 ))

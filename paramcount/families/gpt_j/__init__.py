@@ -48,9 +48,9 @@ register(Architecture(
     required=(v, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(M_kv, M),
-        Holds(Divisible(d_e, M)),
+        Fixed(d_k, d_e / M, why="GPTJConfig has no head_dim: each head is n_embd over n_head"),
+        Fixed(M_kv, M, why="GPT-J has full multi-head attention (a key/value head per query head)"),
+        Holds(Divisible(d_e, M), why="GPTJAttention refuses an embed_dim not divisible by num_attention_heads"),
     ),
     reference=Named("reference_models.hf:weights", ("gpt_j",)),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "

@@ -57,9 +57,9 @@ register(Architecture(
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 1},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(M_kv, M),
-        Holds(Divisible(d_e, M)),
+        Fixed(d_k, d_e / M, why="GPTNeoConfig has no head_dim: each head is hidden_size over num_heads"),
+        Fixed(M_kv, M, why="GPT-Neo has full multi-head attention (a key/value head per query head)"),
+        Holds(Divisible(d_e, M), why="GPTNeoSelfAttention refuses an embed_dim not divisible by num_heads"),
     ),
     reference=Named("reference_models.hf:weights", ("gpt_neo",)),
     counting="trainable parameters of the causal LM: token and position embeddings, L blocks, "
@@ -79,7 +79,8 @@ register(Architecture(
         model_type="gpt_neo",
         hf_classes={"GPTNeoForCausalLM": "gpt_neo"},
         restrictions=(
-            Sets("attention_types", _attention_types),
+            Sets("attention_types", _attention_types,
+                why="GPTNeoConfig takes the local/global alternation as attention_types (no weights either way)"),
         ),
         free=frozenset({
             "attention_types", "attention_layers", "window_size", "activation_function",

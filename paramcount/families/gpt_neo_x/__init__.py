@@ -41,8 +41,8 @@ MAPPING = Table(
     hf_classes={"GPTNeoXForCausalLM": "gpt_neo_x"},
     keras_classes={"GPTNeoXBackbone": "gpt_neo_x"},
     restrictions=(
-        Sets("attention_bias", True),
-        Sets("tie_word_embeddings", False),
+        Sets("attention_bias", True, why="GPT-NeoX's fused query-key-value and output projections have biases"),
+        Sets("tie_word_embeddings", False, why="GPT-NeoX's LM head is a matrix of its own (untied)"),
         Requires("attention_bias", (True,), why="KerasHub's GPT-NeoX projections all have biases"),
         Requires(
             "tie_word_embeddings",
@@ -120,8 +120,11 @@ register(Architecture(
     ),
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, M)),
+        Fixed(d_k, d_e / M,
+            why="KerasHub's GPTNeoX backbone has no head-width argument: each head is the width over the heads"),
+        Holds(Divisible(d_e, M),
+            why="the heads split the width exactly: transformers' GPTNeoXAttention refuses a hidden size the heads "
+                "do not divide"),
     ),
     reference=Named("reference_models.table:backbone", ("gpt_neo_x",)),
     counting="trainable weights of the backbone: token embedding, L parallel blocks, final norm; "

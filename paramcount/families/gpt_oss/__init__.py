@@ -54,8 +54,8 @@ MAPPING = Table(
     hf_classes={"GptOssForCausalLM": "gpt_oss"},
     keras_classes={"GptOssBackbone": "gpt_oss"},
     restrictions=(
-        Sets("tie_word_embeddings", False),
-        Sets("attention_bias", True),
+        Sets("tie_word_embeddings", False, why="gpt-oss's LM head is a matrix of its own (untied)"),
+        Sets("attention_bias", True, why="gpt-oss has biases on all four attention projections"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's GptOssBackbone always keeps an untied LM head"),
         Requires(
             "attention_bias",
@@ -75,7 +75,7 @@ MAPPING = Table(
 # GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
 # down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_k, 2), binds="transformers"),
+    Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
 ), weights={
     **hf_decoder_names(ffn=False),
     "blocks.attention.sinks": "sinks",
@@ -130,7 +130,8 @@ register(Architecture(
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
     restrictions=(
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all E experts")),
     ),
     reference="reference_models.gpt_oss:backbone",

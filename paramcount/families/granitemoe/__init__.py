@@ -21,6 +21,7 @@ from paramcount.formula import leaf
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, get, register
+from paramcount.restrictions import Holds
 from paramcount.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
 from paramcount.weights import Named
 
@@ -66,8 +67,8 @@ register(dataclasses.replace(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 8, tied: 1, b_att: 0},
-    constraints=(*_GRANITE.constraints,
-                 Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+    restrictions=(*_GRANITE.restrictions,
+                  Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts"))),
     reference=Named("reference_models.hf:weights", ("granitemoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final RMS norm, LM head (none when tied, as released); active "

@@ -164,8 +164,10 @@ MAPPING = Table(
     model_type="granitemoehybrid",
     hf_classes={"GraniteMoeHybridForCausalLM": "granitemoehybrid"},
     restrictions=(
-        Sets("num_local_experts", lambda hp: hp["E"] if hp["moe"] else 0),
-        Sets("mamba_d_head", lambda hp: hp["x_in"] * hp["d_e"] // hp["H_ssm"]),
+        Sets("num_local_experts", lambda hp: hp["E"] if hp["moe"] else 0,
+            why="GraniteMoeHybridConfig takes a dense model as num_local_experts = 0"),
+        Sets("mamba_d_head", lambda hp: hp["x_in"] * hp["d_e"] // hp["H_ssm"],
+            why="transformers takes the Mamba head width x_in·d_e/H_ssm as mamba_d_head"),
     ),
     hf_normalize=_normalize,
     # mamba_d_head: x_in·d_e / H_ssm, as GraniteMoeHybridConfig validates it (not read)
@@ -191,12 +193,14 @@ register(Architecture(
     optional={moe: 1, E: 8, k_act: 2, d_fe: 1024, x_in: 2, G_ssm: 1, d_state: 256, K_conv: 4,
               b_conv: 1, b_proj: 0, b_att: 0, tied: 1},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(d_ssm, x_in * d_e / H_ssm),
-        *Fixed.each(MIXERS.fixed()),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
-        Holds(Divisible(x_in * d_e, H_ssm)),
+        Fixed(d_k, d_e / M, why="GraniteMoeHybridConfig has no head_dim: each head is hidden_size over the heads"),
+        Fixed(d_ssm, x_in * d_e / H_ssm, why="the Mamba inner width x_in·d_e is split into H_ssm heads"),
+        *Fixed.each(MIXERS.fixed(),
+            why="the Mamba blocks are those layer_types does not mark as attention (L_ssm = L − L_att)"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        Holds(Divisible(x_in * d_e, H_ssm), why="the Mamba inner width x_in·d_e is split into whole heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(MIXERS.constraints()),
     ),
@@ -212,7 +216,9 @@ register(Architecture(
     # (d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose
     # builds overflow torch's byte count, and the Schwartz-Zippel bound not close
     transformers=Transformers(weights=own_weights(FORMULA), restrictions=(
-        Holds(Divisible(x_in, H_ssm), binds="proof"),
+        Holds(Divisible(x_in, H_ssm), binds="proof",
+            why="prove samples x_in = H_ssm·x_in': there every H_ssm and M stay free, and widths stay small enough "
+                "for torch to build"),
     )),
     frameworks=("transformers",),
     examples={

@@ -171,10 +171,18 @@ MAPPING = Table(
     model_type="jamba",
     hf_classes={"JambaForCausalLM": "jamba"},
     restrictions=(
-        Sets("attn_layer_period", _attn_period),
-        Sets("attn_layer_offset", _attn_offset),
-        Sets("expert_layer_period", _expert_period),
-        Sets("expert_layer_offset", _expert_offset),
+        Sets("attn_layer_period", _attn_period,
+            why="JambaConfig places the L_att attention blocks by a period and an offset: the stack written so "
+                "(which blocks changes no count)"),
+        Sets("attn_layer_offset", _attn_offset,
+            why="JambaConfig places the L_att attention blocks by a period and an offset: the stack written so "
+                "(which blocks changes no count)"),
+        Sets("expert_layer_period", _expert_period,
+            why="JambaConfig places the L_moe sparse blocks by a period and an offset: the stack written so (which "
+                "blocks changes no count)"),
+        Sets("expert_layer_offset", _expert_offset,
+            why="JambaConfig places the L_moe sparse blocks by a period and an offset: the stack written so (which "
+                "blocks changes no count)"),
     ),
     hf_normalize=_normalize,
     free=frozenset({
@@ -199,11 +207,12 @@ register(Architecture(
               b_conv: 1, b_proj: 0, tied: 0, L_att: sympy.floor((L + 3) / 8),
               L_moe: sympy.floor(L / 2)},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        *Fixed.each(PERIODIC_ATTENTION.fixed()),
-        *Fixed.each(PERIODIC_MOE.fixed()),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="JambaConfig has no head_dim: each head is hidden_size over the heads"),
+        *Fixed.each(PERIODIC_ATTENTION.fixed(), why="the Mamba blocks are those not attention (L_ssm = L − L_att)"),
+        *Fixed.each(PERIODIC_MOE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         Holds(
             Relation(E, ">=", 2, reason="with one expert JambaConfig builds a dense MLP "
@@ -223,8 +232,12 @@ register(Architecture(
     # multiple of L_att, and L_att of L_moe, always is
     transformers=Transformers(weights=own_weights(FORMULA),
                               restrictions=(
-                                  Holds(Divisible(L, L_att), binds="proof"),
-                                  Holds(Divisible(L_att, L_moe), binds="proof"),
+                                  Holds(Divisible(L, L_att), binds="proof",
+                                      why="prove samples only stacks JambaConfig's period and offset can write: L "
+                                          "a multiple of L_att always is"),
+                                  Holds(Divisible(L_att, L_moe), binds="proof",
+                                      why="prove samples only stacks JambaConfig's period and offset can write: "
+                                          "L_att a multiple of L_moe always is"),
                               )),
     frameworks=("transformers",),
     examples={

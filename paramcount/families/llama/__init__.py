@@ -43,8 +43,8 @@ MAPPING = Table(
     hf_classes={"LlamaForCausalLM": "llama"},
     keras_classes={"LlamaBackbone": "llama"},
     restrictions=(
-        Sets("attention_bias", False),
-        Sets("mlp_bias", False),
+        Sets("attention_bias", False, why="KerasHub's Llama attention has no biases"),
+        Sets("mlp_bias", False, why="KerasHub's Llama feed-forward has no biases"),
         Requires("attention_bias", (False,), why="KerasHub's Llama attention has no biases"),
         Requires("mlp_bias", (False,), why="KerasHub's Llama feed-forward has no biases"),
     ),
@@ -61,14 +61,17 @@ MAPPING = Table(
 # a tied lm_head is the embedding itself, listed once by named_parameters()).
 # transformers validates an even rotary width: d_k = d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+    Holds(Divisible(d_e, 2 * M), binds="transformers",
+        why="transformers validates an even rotary width: d_k = d_e/M even"),
 ), weights={
     **hf_decoder_names(norms=("attention_norm", "ffn_norm")),
     "head": "lm_head",
 })
 
 # LlamaForCausalLM itself: head_dim is a key of its own (d_e/M when absent), any even width.
-LLAMA_HF = dataclasses.replace(TRANSFORMERS, constraints=(Divisible(d_k, 2),), settable={
+LLAMA_HF = dataclasses.replace(TRANSFORMERS, restrictions=(
+    Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+), settable={
     d_k: "LlamaConfig's head_dim is any (even) width; KerasHub's LlamaBackbone has no head_dim "
          "argument (d_e/M)"})
 
@@ -80,9 +83,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="LlamaBackbone has no head_dim argument: each head is the width over the heads"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("llama",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "

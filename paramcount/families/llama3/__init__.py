@@ -33,9 +33,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="Llama3Backbone has no head_dim argument: each head is the width over the heads"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("llama3",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "

@@ -124,9 +124,11 @@ MAPPING = Table(
     model_type="llama4_text",
     hf_classes={"Llama4ForCausalLM": "llama4_text"},
     restrictions=(
-        Sets("attention_bias", False),
-        Sets("interleave_moe_layer_step", 1),
-        Sets("moe_layers", _moe_layers),
+        Sets("attention_bias", False, why="Llama 4's attention projections have no biases"),
+        Sets("interleave_moe_layer_step", 1,
+            why="moe_layers lists the sparse blocks itself; the step is written as 1 beside it"),
+        Sets("moe_layers", _moe_layers,
+            why="Llama4TextConfig takes the sparse blocks as a list: the last L_moe (which ones changes no count)"),
         Requires("attention_bias", (False,), why="Llama 4's attention has no biases"),
     ),
     free=frozenset({
@@ -148,9 +150,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, d_fe, L, E),
     optional={k_act: 1, tied: 0, L_moe: L},
     restrictions=(
-        *Fixed.each(INTERLEAVED_MOE.fixed()),
-        Holds(Divisible(d_k, 2)),
-        Holds(Divisible(M, M_kv)),
+        *Fixed.each(INTERLEAVED_MOE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(INTERLEAVED_MOE.constraints()),
     ),

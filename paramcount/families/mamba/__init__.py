@@ -142,8 +142,8 @@ register(Architecture(
     required=(v, d_e, L, H_ssm),
     optional={x_in: 2, d_state: 128, K_conv: 4, G_ssm: 1, b_conv: 1, b_proj: 0, tied: 1},
     restrictions=(
-        Fixed(d_ssm, x_in * d_e / H_ssm),
-        Holds(Divisible(x_in * d_e, H_ssm)),
+        Fixed(d_ssm, x_in * d_e / H_ssm, why="the Mamba-2 inner width x_in·d_e is split into H_ssm heads"),
+        Holds(Divisible(x_in * d_e, H_ssm), why="the Mamba-2 inner width x_in·d_e is split into whole heads"),
     ),
     # transformers' validation: expand·hidden_size = num_heads·head_dim
     reference=Named("reference_models.hf:weights", ("mamba2",)),

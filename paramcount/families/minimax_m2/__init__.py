@@ -73,8 +73,9 @@ register(Architecture(
     # transformers' own constraints (only it builds the model): an even rotary width, heads in
     # groups
     restrictions=(
-        Holds(Divisible(d_k, 2)),
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds MiniMax-M2)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),
     reference=Named("reference_models.hf:weights", ("minimax_m2",)),

@@ -39,7 +39,8 @@ MAPPING = Table(
     hf_classes={"MistralForCausalLM": "mistral"},
     keras_classes={"MistralBackbone": "mistral"},
     restrictions=(
-        Sets("tie_word_embeddings", False),
+        Sets("tie_word_embeddings", False,
+            why="Mistral's LM head is a matrix of its own (untied), kept in the backbone"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's MistralBackbone always keeps an untied LM head"),
     ),
     free=frozenset({
@@ -57,7 +58,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={d_k: d_e / M},
     restrictions=(
-        Holds(Divisible(M, M_kv)),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("mistral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
@@ -67,7 +69,9 @@ register(Architecture(
     family="keras_hub",
     mapping=MAPPING,
     # MistralForCausalLM names its parameters as Llama's does; its rotary width d_k is free here
-    transformers=dataclasses.replace(LLAMA_TRANSFORMERS, constraints=(Divisible(d_k, 2),)),
+    transformers=dataclasses.replace(LLAMA_TRANSFORMERS, restrictions=(
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+    )),
     examples={
         "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
         "tiny_wide_heads": dict(v=31, d_e=20, M=4, M_kv=1, d_f=27, L=3, d_k=9),

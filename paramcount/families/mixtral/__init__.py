@@ -42,7 +42,7 @@ MAPPING = Table(
     hf_classes={"MixtralForCausalLM": "mixtral"},
     keras_classes={"MixtralBackbone": "mixtral"},
     restrictions=(
-        Sets("tie_word_embeddings", False),
+        Sets("tie_word_embeddings", False, why="Mixtral's LM head is a matrix of its own (untied)"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's MixtralBackbone always keeps an untied LM head"),
     ),
     free=frozenset({
@@ -57,7 +57,8 @@ MAPPING = Table(
 # router ``gate`` (E × d_e) and the experts stacked as two tensors, ``gate_up_proj``
 # (E, 2·d_f, d_e: gate rows, then up rows) and ``down_proj`` (E, d_e, d_f).
 TRANSFORMERS = Transformers(restrictions=(
-    *Holds.each(LLAMA_TRANSFORMERS.constraints, binds="transformers"),
+    *Holds.each(LLAMA_TRANSFORMERS.constraints, binds="transformers",
+        why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)"),
 ), weights={
     **{k: w for k, w in LLAMA_TRANSFORMERS.weights.items() if k.split(".")[:2] != ["blocks", "ffn"]},
     "blocks.moe": "mlp",
@@ -81,9 +82,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, E),
     optional={k_act: 2},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="MixtralBackbone has no head_dim argument: each head is the width over the heads"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),
     reference=Named("reference_models.table:backbone", ("mixtral",)),

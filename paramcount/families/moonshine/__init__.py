@@ -92,9 +92,11 @@ MAPPING = Table(
     # intermediate_size written from d_f itself (x_f·d_e wherever KerasHub builds the set): in
     # transformers' view d_f is any width (Transformers.settable below)
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("intermediate_size", lambda hp: hp["d_f"]),
-        Sets("intermediate_dim", lambda hp: hp["d_f"], binds="keras"),
+        Sets("tie_word_embeddings", True, why="Moonshine's LM head is the token table (tied)"),
+        Sets("intermediate_size", lambda hp: hp["d_f"],
+            why="written from d_f itself: in transformers' view the feed-forward is any width"),
+        Sets("intermediate_dim", lambda hp: hp["d_f"], binds="keras",
+            why="written from d_f itself: KerasHub builds x_f·d_e, which d_f equals wherever it builds the set"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -287,11 +289,14 @@ register(Architecture(
               # in whole pairs: ⌊⌊0.62·d_k⌋ / 2⌋ = ⌊31·d_k / 100⌋
               f_rot: sympy.floor(31 * d_k / 100), f_rot_dec: sympy.floor(31 * d_k_dec / 100)},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(d_k_dec, d_e / M_dec),
-        Fixed(d_f, x_f * d_e),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(d_e, M_dec)),
+        Fixed(d_k, d_e / M,
+            why="KerasHub's Moonshine has no head-width argument: each encoder head is the width over the heads"),
+        Fixed(d_k_dec, d_e / M_dec,
+            why="KerasHub's Moonshine has no head-width argument: each decoder head is the width over the decoder "
+                "heads"),
+        Fixed(d_f, x_f * d_e, why="KerasHub's Moonshine sizes the feed-forward as a multiple x_f of the width"),
+        Holds(Divisible(d_e, M), why="the encoder heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(d_e, M_dec), why="the decoder heads split the width exactly (d_k_dec = d_e/M_dec)"),
     ),
     presets="moonshine",
     family="keras_hub",

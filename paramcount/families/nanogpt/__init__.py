@@ -62,7 +62,7 @@ register(Architecture(
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, bias: 0},
     restrictions=(
-        Holds(Divisible(d_e, M)),
+        Holds(Divisible(d_e, M), why="nanoGPT's CausalSelfAttention asserts n_embd % n_head == 0"),
     ),
     reference="reference_models.nanogpt:gpt",
     counting="trainable weights: token and position embeddings, L blocks, final norm; the head is "

@@ -210,9 +210,11 @@ MAPPING = Table(
     model_type="nemotron_h",
     hf_classes={"NemotronHForCausalLM": "nemotron_h"},
     restrictions=(
-        Sets("layers_block_type", block_types),
-        Sets("moe_latent_size", _latent_size),
-        Sets("attention_bias", False),
+        Sets("layers_block_type", block_types,
+            why="NemotronHConfig takes the stack's block kinds as layers_block_type (which blocks changes no count)"),
+        Sets("moe_latent_size", _latent_size,
+            why="transformers takes experts on d_e as moe_latent_size null, a latent as its width d_lat"),
+        Sets("attention_bias", False, why="Nemotron-H's attention has no biases"),
     ),
     hf_normalize=_normalize,
     free=frozenset({
@@ -243,8 +245,10 @@ register(Architecture(
     optional={d_k: 128, G_ssm: 8, d_state: 128, K_conv: 4, b_conv: 1, b_proj: 0, b_ffn: 0,
               L_moe: 0, E: 8, k_act: 2, d_fe: 7688, d_fs: 7688, moe_lat: 0, d_lat: 1024},
     restrictions=(
-        *Fixed.each(BLOCK_TYPES.fixed()),
-        Holds(Divisible(M, M_kv)),
+        *Fixed.each(BLOCK_TYPES.fixed(),
+            why="the Mamba blocks are those of no other kind (L_ssm = L − L_att − L_mlp − L_moe)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(BLOCK_TYPES.constraints()),
     ),

@@ -79,9 +79,11 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="Olmo2Config has no head_dim: each head is hidden_size over the heads"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.hf:weights", ("olmo2",)),
     counting="trainable parameters of the causal LM: token embedding, L post-norm blocks, final "
@@ -91,7 +93,7 @@ register(Architecture(
     mapping=Table(fields=_fields(HF_FFN, HF_HEAD_DIM),
                   model_type="olmo2", hf_classes={"Olmo2ForCausalLM": "olmo2"},
                   restrictions=(
-                      Sets("attention_bias", False),
+                      Sets("attention_bias", False, why="OLMo's attention projections have no biases"),
                       *Requires.each((_NO_BIAS,)),
                   ), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMO2)),
@@ -130,9 +132,11 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 8, tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="OlmoeConfig has no head_dim: each head is hidden_size over the heads"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),
     reference=Named("reference_models.hf:weights", ("olmoe",)),
@@ -145,7 +149,7 @@ register(Architecture(
                                  HF_EXPERTS, HF_TOP_K),
                   model_type="olmoe", hf_classes={"OlmoeForCausalLM": "olmoe"},
                   restrictions=(
-                      Sets("attention_bias", False),
+                      Sets("attention_bias", False, why="OLMo's attention projections have no biases"),
                       *Requires.each((_NO_BIAS,)),
                   ), free=_FREE),
     transformers=Transformers(weights=own_weights(OLMOE)),

@@ -39,11 +39,12 @@ MAPPING = Table(
     hf_classes={"OPTModel": "opt", "OPTForCausalLM": "opt"},
     keras_classes={"OPTBackbone": "opt"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("do_layer_norm_before", True),
-        Sets("enable_bias", True),
-        Sets("layer_norm_elementwise_affine", True),
-        Sets("_remove_final_layer_norm", False),
+        Sets("tie_word_embeddings", True, why="OPT's LM head is the token embedding (tied)"),
+        Sets("do_layer_norm_before", True,
+            why="KerasHub's OPT is pre-LN (post-LN OPT-350m has no final norm in transformers)"),
+        Sets("enable_bias", True, why="KerasHub's OPT has biases on every projection"),
+        Sets("layer_norm_elementwise_affine", True, why="KerasHub's OPT layer norms have a scale and a shift"),
+        Sets("_remove_final_layer_norm", False, why="KerasHub's OPT has a final layer norm"),
         Requires("do_layer_norm_before", (True,), why="post-LN OPT (OPT-350m) has no final layer norm in transformers"),
         Requires("_remove_final_layer_norm", (False,), why="the formula has a final layer norm"),
         Requires(
@@ -79,8 +80,9 @@ register(Architecture(
     ),
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="KerasHub's OPT has biases on every attention projection"),
         Holds(HEADS_FIT),
     ),
     reference=Named("reference_models.table:backbone", ("opt",)),
@@ -92,7 +94,8 @@ register(Architecture(
     mapping=MAPPING,
     transformers=Transformers(
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="transformers' OPTAttention refuses an embed_dim the heads do not divide; KerasHub floors"),
         ),
         weights={
             "embeddings.token": "embed_tokens",

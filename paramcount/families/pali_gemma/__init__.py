@@ -110,11 +110,19 @@ MAPPING = Table(
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     keras_classes={"PaliGemmaBackbone": "pali_gemma"},
     restrictions=(
-        *Sets.each(_HF_CONSTANTS),
-        Sets("vit_pooling", None, binds="keras"),
-        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras"),
-        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras"),
-        Sets("use_sliding_window_attention", _gemma2(True, False), binds="keras"),
+        *Sets.each(_HF_CONSTANTS,
+            why="PaliGemma as KerasHub builds it: a tied Gemma head without attention biases, SigLIP's vision "
+                "model without its pooling head"),
+        Sets("vit_pooling", None, binds="keras",
+            why="KerasHub's PaliGemma ViT keeps the patches (no map pooling head)"),
+        Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras",
+            why="Gemma 2 soft-caps its logits at 30 (no weight): written as the released PaliGemma 2 models, none "
+                "for PaliGemma"),
+        Sets("attention_logit_soft_cap", _gemma2(50.0, None), binds="keras",
+            why="Gemma 2 soft-caps attention logits at 50 (no weight): written as the released PaliGemma 2 models, "
+                "none for PaliGemma"),
+        Sets("use_sliding_window_attention", _gemma2(True, False), binds="keras",
+            why="Gemma 2 attends through a sliding window in alternate layers (no weight), Gemma not"),
         Requires(
             "text_config.model_type",
             ("gemma",),
@@ -138,8 +146,10 @@ PALI_GEMMA2 = Table(
     model_type="paligemma",
     hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     restrictions=(
-        *Sets.each(_HF_CONSTANTS),
-        Sets("text_config.model_type", "gemma2"),
+        *Sets.each(_HF_CONSTANTS,
+            why="PaliGemma 2 as KerasHub builds it: a tied Gemma 2 head without attention biases, SigLIP's vision "
+                "model without its pooling head"),
+        Sets("text_config.model_type", "gemma2", why="PaliGemma 2's text model is Gemma 2"),
         Requires("text_config.model_type", ("gemma2",), why="PaliGemma 2's decoder is Gemma 2's"),
         *Requires.each(_REQUIRES),
     ),
@@ -176,16 +186,19 @@ _WEIGHTS = {
 }
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers"),
-        Holds(Divisible(d_e, M), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers validates a hidden size the heads divide, even with head_dim set"),
         Fixed(post_norm, 0, binds="transformers", why="PaliGemma (1)'s GemmaModel has no post norms"),
     ),
     weights=_WEIGHTS,
     variants=(Transformers(
         mapping=PALI_GEMMA2,
         restrictions=(
-            Holds(Divisible(d_k, 2), binds="transformers"),
-            Holds(Divisible(d_e, M), binds="transformers"),
+            Holds(Divisible(d_k, 2), binds="transformers",
+                why="transformers validates an even rotary width (head_dim)"),
+            Holds(Divisible(d_e, M), binds="transformers",
+                why="transformers validates a hidden size the heads divide, even with head_dim set"),
             Fixed(post_norm, 1, binds="transformers", why="PaliGemma 2's Gemma2Model always has both post norms"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
@@ -213,8 +226,9 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional={M_kv: M, post_norm: 0},
     restrictions=(
-        Holds(Divisible(M, M_kv)),
-        *Holds.each(VISION_CONSTRAINTS),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        *Holds.each(VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image"),
     ),
     reference=Named("reference_models.table:backbone", ("pali_gemma",)),
     counting="trainable weights of the backbone: image encoder, its projection, token embedding "

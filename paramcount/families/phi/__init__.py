@@ -49,9 +49,12 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M, tied: 0, qk_norm: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Holds(Divisible(d_e, 4 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="PhiConfig has no head_dim: each head is hidden_size over the heads"),
+        Holds(Divisible(d_e, 4 * M),
+            why="transformers rotates half of each head by default (partial_rotary_factor 0.5): an even rotary "
+                "width needs d_k a multiple of 4"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     # transformers rotates half of each head by default (partial_rotary_factor 0.5): an even
     # rotary width needs d_k a multiple of 4

@@ -42,10 +42,13 @@ MAPPING = Table(
     # Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the
     # padding row
     restrictions=(
-        Sets("tie_word_embeddings", False),
-        Sets("pad_token_id", None),
-        Sets("bos_token_id", None),
-        Sets("eos_token_id", None),
+        Sets("tie_word_embeddings", False, why="KerasHub's Phi3Backbone always keeps an untied LM head"),
+        Sets("pad_token_id", None,
+            why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
+        Sets("bos_token_id", None,
+            why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
+        Sets("eos_token_id", None,
+            why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's Phi3Backbone always keeps an untied LM head"),
     ),
     free=frozenset({
@@ -62,7 +65,8 @@ MAPPING = Table(
 # leaves share it, FUSED) and gate and up into one ``gate_up_proj`` (2·d_f rows: gate, then up).
 # transformers validates an even rotary width: d_k = d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers"),
+    Holds(Divisible(d_e, 2 * M), binds="transformers",
+        why="transformers validates an even rotary width: d_k = d_e/M even"),
 ), weights={
     "embeddings.token": "model/embed_tokens",
     "blocks": r"layers/\d+",
@@ -109,9 +113,12 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Holds(Divisible(d_e, M),
+            why="the heads split the width exactly: the fused query-key-value projection is 3·d_e wide"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
     reference=Named("reference_models.table:backbone", ("phi3",)),

@@ -15,6 +15,7 @@ from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import register
+from paramcount.restrictions import Fixed, Holds
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 
 IDS = ("qwen",)  # the ids this folder registers
@@ -59,8 +60,12 @@ register(keras_hub_decoder(
            "keras_hub/src/models/qwen/qwen_backbone.py",
     attention_term=gqa_attention(bias=(1, 1, 1, 0)),
     required=(v, d_e, M, M_kv, d_f, L),
-    fixed={d_k: d_e / M},
-    constraints=(Divisible(d_e, M), Divisible(M, M_kv)),
+    restrictions=(
+        Fixed(d_k, d_e / M, why="QwenBackbone has no head_dim argument: each head is the width over the heads"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+    ),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

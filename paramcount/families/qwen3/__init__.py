@@ -40,7 +40,8 @@ MAPPING = Table(
     hf_classes={"Qwen3ForCausalLM": "qwen3"},
     keras_classes={"Qwen3Backbone": "qwen3"},
     restrictions=(
-        Sets("attention_bias", False),
+        Sets("attention_bias", False,
+            why="Qwen 3's attention has no biases (Qwen 2's had query, key and value biases)"),
         Requires("attention_bias", (False,), why="KerasHub's Qwen3 attention has no biases"),
     ),
     free=frozenset({
@@ -54,7 +55,8 @@ MAPPING = Table(
 # Qwen3ForCausalLM's names: Qwen 2's, with the per-head QK norms q_norm and k_norm; its rotary
 # width d_k is set apart from d_e/M.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_k, 2), binds="transformers"),
+    Holds(Divisible(d_k, 2), binds="transformers",
+        why="transformers validates an even rotary width (head_dim, set apart from d_e/M)"),
 ), weights={
     **QWEN_TRANSFORMERS.weights,
     "blocks.attention.query_norm": "q_norm",
@@ -69,7 +71,8 @@ register(keras_hub_decoder(
     attention_term=gqa_attention(qk_norm=True),
     counting_extra=" (QK norms included)",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
-    constraints=(Divisible(M, M_kv),),
+    restrictions=(Holds(Divisible(M, M_kv),
+        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -38,8 +38,12 @@ IDS = ("qwen3_5",)  # the ids this folder registers
 
 HYBRID_OPTIONAL = {L_full: sympy.floor(L / 4), tied: 0, H_lk: 16, H_lv: 32, d_lk: 128,
                    d_lv: 128, K_conv: 4}
-HYBRID_CONSTRAINTS = (Divisible(M, M_kv), *FULL_AND_LINEAR.constraints())
-HYBRID_FIXED = FULL_AND_LINEAR.fixed()
+# The hybrid stack's restriction rows, shared with Qwen 3.5 MoE and Qwen3-Next.
+HYBRID_CONSTRAINTS = (Holds(Divisible(M, M_kv),
+                            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+                      *Holds.each(FULL_AND_LINEAR.constraints()))
+HYBRID_FIXED = Fixed.each(FULL_AND_LINEAR.fixed(),
+                          why="the linear-attention blocks are those not full (L_linear = L − L_full)")
 
 # The hybrid blocks' fields, shared with Qwen 3.5 MoE: symbol ↔ Qwen3_5Backbone argument ↔
 # Qwen3_5TextConfig key. layer_types is a list of per-block kinds; L_full counts the full-
@@ -81,7 +85,7 @@ MAPPING = Table(
     hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
     keras_classes={"Qwen3_5Backbone": "qwen3_5"},
     restrictions=(
-        Sets("attention_bias", False),
+        Sets("attention_bias", False, why="Qwen 3.5's attention has no biases"),
         *Requires.each(HYBRID_REQUIRES),
     ),
     free=HYBRID_FREE,
@@ -133,8 +137,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional=HYBRID_OPTIONAL,
     restrictions=(
-        *Fixed.each(HYBRID_FIXED),
-        *Holds.each(HYBRID_CONSTRAINTS),
+        *HYBRID_FIXED,
+        *HYBRID_CONSTRAINTS,
     ),
     reference=Named("reference_models.table:backbone", ("qwen3_5",)),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "

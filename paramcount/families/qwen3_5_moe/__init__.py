@@ -27,7 +27,7 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -67,7 +67,7 @@ MAPPING = Table(
     hf_classes={"Qwen3_5MoeForCausalLM": "qwen3_5_moe"},
     keras_classes={"Qwen3_5MoeBackbone": "qwen3_5_moe"},
     restrictions=(
-        Sets("attention_bias", False),
+        Sets("attention_bias", False, why="Qwen 3.5's attention has no biases"),
         *Requires.each(HYBRID_REQUIRES),
     ),
     free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef",
@@ -101,8 +101,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
     optional=HYBRID_OPTIONAL,
     restrictions=(
-        *Fixed.each(HYBRID_FIXED),
-        *Holds.each(HYBRID_CONSTRAINTS),
+        *HYBRID_FIXED,
+        *HYBRID_CONSTRAINTS,
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),
     reference=Named("reference_models.table:backbone", ("qwen3_5_moe",)),

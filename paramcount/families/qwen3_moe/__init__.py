@@ -103,11 +103,15 @@ MAPPING = Table(
     hf_classes={"Qwen3MoeForCausalLM": "qwen3_moe"},
     keras_classes={"Qwen3MoeBackbone": "qwen3_moe"},
     restrictions=(
-        Sets("attention_bias", False),
-        Sets("decoder_sparse_step", 1),
-        Sets("mlp_only_layers", _dense_blocks),
-        Sets("decoder_sparse_step", 1, binds="keras"),
-        Sets("mlp_only_layers", _dense_blocks, binds="keras"),
+        Sets("attention_bias", False, why="KerasHub's Qwen3 MoE attention has no biases"),
+        Sets("decoder_sparse_step", 1,
+            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
+        Sets("mlp_only_layers", _dense_blocks,
+            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
+        Sets("decoder_sparse_step", 1, binds="keras",
+            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
+        Sets("mlp_only_layers", _dense_blocks, binds="keras",
+            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
         Requires("attention_bias", (False,), why="KerasHub's Qwen3 MoE attention has no biases"),
         Requires("mlp_only_layers", ([],), why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), why=_SPARSE_ONLY),
@@ -129,7 +133,8 @@ MAPPING = Table(
 # directly (the lookahead keeps the experts' down_proj out of it).
 TRANSFORMERS = Transformers(
     restrictions=(
-        *Holds.each(QWEN3_TRANSFORMERS.constraints, binds="transformers"),
+        *Holds.each(QWEN3_TRANSFORMERS.constraints, binds="transformers",
+            why="transformers validates an even rotary width (head_dim)"),
     ),
     weights={
         **{p: m for p, m in QWEN3_TRANSFORMERS.weights.items()
@@ -156,8 +161,9 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
     restrictions=(
-        *Fixed.each(MOE_AND_DENSE.fixed()),
-        Holds(Divisible(M, M_kv)),
+        *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),

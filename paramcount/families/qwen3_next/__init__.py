@@ -32,7 +32,7 @@ from paramcount.frameworks import Transformers
 from paramcount.hparams import Relation
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Holds, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -50,9 +50,9 @@ MAPPING = Table(
     model_type="qwen3_next",
     hf_classes={"Qwen3NextForCausalLM": "qwen3_next"},
     restrictions=(
-        Sets("attention_bias", False),
-        Sets("decoder_sparse_step", 1),
-        Sets("mlp_only_layers", []),
+        Sets("attention_bias", False, why="Qwen3-Next's attention has no biases"),
+        Sets("decoder_sparse_step", 1, why="every Qwen3-Next block is sparse (step 1)"),
+        Sets("mlp_only_layers", [], why="every Qwen3-Next block is sparse (no dense-only blocks)"),
         *Requires.each(r for r in HYBRID_REQUIRES if r.framework == "hf"),
         Requires("decoder_sparse_step", (1,), why=_SPARSE_ONLY),
         Requires("mlp_only_layers", ([],), why=_SPARSE_ONLY),
@@ -83,8 +83,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
     optional=HYBRID_OPTIONAL,
     restrictions=(
-        *Fixed.each(HYBRID_FIXED),
-        *Holds.each(HYBRID_CONSTRAINTS),
+        *HYBRID_FIXED,
+        *HYBRID_CONSTRAINTS,
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
     ),
     reference=Named("reference_models.hf:weights", ("qwen3_next",)),

@@ -129,11 +129,15 @@ MAPPING = Table(
     hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
     keras_classes={"QwenMoeBackbone": "qwen_moe"},
     restrictions=(
-        Sets("qkv_bias", True),
-        Sets("decoder_sparse_step", 1),
-        Sets("mlp_only_layers", _dense_blocks),
-        Sets("decoder_sparse_step", 1, binds="keras"),
-        Sets("mlp_only_layers", _dense_blocks, binds="keras"),
+        Sets("qkv_bias", True, why="Qwen1.5-MoE's query, key and value projections have biases"),
+        Sets("decoder_sparse_step", 1,
+            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
+        Sets("mlp_only_layers", _dense_blocks,
+            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
+        Sets("decoder_sparse_step", 1, binds="keras",
+            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
+        Sets("mlp_only_layers", _dense_blocks, binds="keras",
+            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
         Requires("qkv_bias", (True,), why="KerasHub's Qwen MoE query, key and value have biases"),
         Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
@@ -153,7 +157,8 @@ MAPPING = Table(
 # down_proj), the shared SwiGLU expert and its one-output gate. A dense block's ``mlp`` holds
 # gate_proj, up_proj, down_proj directly (the lookahead keeps the shared expert's out of it).
 TRANSFORMERS = Transformers(restrictions=(
-    *Holds.each(QWEN_TRANSFORMERS.constraints, binds="transformers"),
+    *Holds.each(QWEN_TRANSFORMERS.constraints, binds="transformers",
+        why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)"),
 ), weights={
     **{p: m for p, m in QWEN_TRANSFORMERS.weights.items()
        if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
@@ -184,10 +189,11 @@ register(Architecture(
     # The published config sets the dense width (intermediate_size) to the shared expert's.
     optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        *Fixed.each(MOE_AND_DENSE.fixed()),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="QwenMoeBackbone has no head-width argument: each head is the width over the heads"),
+        *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),

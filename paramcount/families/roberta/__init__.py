@@ -16,7 +16,7 @@ from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
 
 IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
@@ -45,11 +45,12 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
         hf_classes={f"{prefix}Model": arch_id, f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
         keras_classes={f"{keras_prefix}Backbone": arch_id},
         restrictions=(
-            Sets("type_vocab_size", 1),
-            Sets("position_embedding_type", "absolute"),
-            Sets("add_cross_attention", False),
-            Sets("is_decoder", False),
-            Sets("tie_word_embeddings", True),
+            Sets("type_vocab_size", 1, why="RoBERTa has no segment embeddings: one token type"),
+            Sets("position_embedding_type", "absolute",
+                why="the formula counts RoBERTa's absolute learned position table"),
+            Sets("add_cross_attention", False, why="RobertaBackbone is an encoder: it has no cross-attention weights"),
+            Sets("is_decoder", False, why="RobertaBackbone is an encoder, not a decoder (no cross-attention)"),
+            Sets("tie_word_embeddings", True, why="RoBERTa's masked-LM decoder is the token table transposed (tied)"),
             Requires(
                 "type_vocab_size",
                 (1,),
@@ -104,8 +105,12 @@ HF_CONSTRAINTS = (WHOLE_HEADS,)
 roberta_family = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
-    fixed={**EVEN_HEADS, zeta: 1},
-    constraints=(HEADS_FIT,),
+    restrictions=(
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Fixed(zeta, 1, why="RoBERTa's query, key, value and output projections carry biases"),
+        Holds(HEADS_FIT),
+    ),
     family="keras_hub",
     keras_hub_metadata=True,
     examples={
@@ -127,7 +132,10 @@ register(roberta_family(
     mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
                               restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
+                                      why="transformers' RobertaSelfAttention refuses a hidden size that is not a "
+                                          "multiple of the heads (no embedding_size to skip the check); KerasHub "
+                                          "floors"),
                               )),
 ))
 
@@ -143,7 +151,10 @@ register(roberta_family(
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
                               restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
+                                      why="transformers' RobertaSelfAttention refuses a hidden size that is not a "
+                                          "multiple of the heads (no embedding_size to skip the check); KerasHub "
+                                          "floors"),
                               )),
     keras_hub_metadata=False,
 ))

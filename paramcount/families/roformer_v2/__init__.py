@@ -79,7 +79,7 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L),
     optional={s: 2, zeta: 0},
     restrictions=(
-        Fixed(d_v, d_k),
+        Fixed(d_v, d_k, why="KerasHub's RoformerV2 attention gives values the key width (one head size)"),
         Holds(
             Relation(M * d_k, "==", d_e,
             reason="the attention output (M·d_k wide) is added to the residual"),

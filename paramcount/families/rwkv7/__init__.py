@@ -113,7 +113,8 @@ register(Architecture(
     required=(v, d_e, d_k, d_f, L),
     optional={r_w: 64, r_a: 64, r_v: 32, r_g: 128},
     restrictions=(
-        Holds(Divisible(d_e, d_k)),
+        Holds(Divisible(d_e, d_k),
+              why="KerasHub's time mix has hidden_size // head_size heads, which must tile the width exactly"),
     ),
     reference="reference_models.rwkv7:backbone",
     counting="trainable weights of the backbone, which ends in the untied LM head",

@@ -77,17 +77,35 @@ MAPPING = Table(
     # SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the
     # padding row, and transformers warns of the others
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("pad_token_id", None),
-        Sets("bos_token_id", None),
-        Sets("eos_token_id", None),
-        Sets("attention_dropout", 0.0, binds="keras"),
-        Sets("rope_layer_enabled_list", _rope_layers, binds="keras"),
-        Sets("layer_types", lambda hp: ["full_attention"] * hp["L"], binds="keras"),
-        Sets("layer_norm_epsilon", 1e-6, binds="keras"),
-        Sets("max_position_embeddings", 65536, binds="keras"),
-        Sets("rope_theta", 5_000_000.0, binds="keras"),
-        Sets("partial_rotary_factor", 1.0, binds="keras"),
+        Sets("tie_word_embeddings", True, why="KerasHub's SmolLM3 always ties its LM head"),
+        Sets("pad_token_id", None,
+            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the "
+                "padding row"),
+        Sets("bos_token_id", None,
+            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
+        Sets("eos_token_id", None,
+            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
+        Sets("attention_dropout", 0.0, binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
+        Sets("rope_layer_enabled_list", _rope_layers, binds="keras",
+            why="a SmolLM3Backbone argument without a default: SmolLM3's pattern, RoPE off in every fourth layer "
+                "(no weights)"),
+        Sets("layer_types", lambda hp: ["full_attention"] * hp["L"], binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
+        Sets("layer_norm_epsilon", 1e-6, binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
+        Sets("max_position_embeddings", 65536, binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
+        Sets("rope_theta", 5_000_000.0, binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
+        Sets("partial_rotary_factor", 1.0, binds="keras",
+            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
+                "model's value"),
         Requires("tie_word_embeddings", (True,), why="KerasHub's SmolLM3 always ties its LM head"),
         Requires(
             "partial_rotary_factor",
@@ -108,7 +126,8 @@ MAPPING = Table(
 # SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_e, 2 * M), binds="transformers"),
+        Holds(Divisible(d_e, 2 * M), binds="transformers",
+            why="transformers validates an even rotary width: d_k = d_e/M even"),
     ),
     # Llama's names (the head is tied here: lm_head is the embedding, listed once, as Llama's)
     weights=LLAMA_TRANSFORMERS.weights,
@@ -131,10 +150,12 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={b_qkv: 0, b_ffn: 0},
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(tied, 1),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="SmolLM3Backbone has no head_dim argument: each head is the width over the heads"),
+        Fixed(tied, 1, why="KerasHub's SmolLM3 always ties its LM head"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.table:backbone", ("smollm3",)),
     counting="weights of the backbone: token embedding (the head is tied to it), L decoder "

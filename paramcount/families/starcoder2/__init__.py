@@ -45,10 +45,12 @@ register(Architecture(
     optional={tied: 1, b_att: 1},
     # use_bias switches the attention's and the MLP's biases together
     restrictions=(
-        Fixed(d_k, d_e / M),
-        Fixed(b_ffn, b_att),
-        Holds(Divisible(d_e, 2 * M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, d_e / M, why="Starcoder2Config has no head_dim: each head is hidden_size over the heads"),
+        Fixed(b_ffn, b_att, why="use_bias switches the attention's and the MLP's biases together"),
+        Holds(Divisible(d_e, 2 * M),
+            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     reference=Named("reference_models.hf:weights", ("starcoder2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final layer "

@@ -73,8 +73,9 @@ MAPPING = Table(
     hf_classes={"T5ForConditionalGeneration": "t5"},
     keras_classes={"T5Backbone": "t5"},
     restrictions=(
-        Sets("relative_attention_num_buckets", 32),
-        Sets("is_encoder_decoder", True),
+        Sets("relative_attention_num_buckets", 32,
+            why="KerasHub's T5 attention always has 32 relative position buckets"),
+        Sets("is_encoder_decoder", True, why="T5 is an encoder-decoder"),
         Requires(
             "relative_attention_num_buckets",
             (32,),
@@ -156,8 +157,8 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={d_k: sympy.floor(d_e / M), gated: 1, tied: 0},
     restrictions=(
-        Fixed(d_v, d_k),
-        Fixed(n_b, 32),
+        Fixed(d_v, d_k, why="KerasHub's T5 gives keys and values one head width (key_value_dim)"),
+        Fixed(n_b, 32, why="KerasHub's T5 attention always has 32 relative position buckets"),
     ),
     presets="t5",
     family="keras_hub",

@@ -88,9 +88,13 @@ MAPPING = Table(
     hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},
     keras_classes={"T5GemmaBackbone": "t5gemma"},
     restrictions=(
-        Sets("encoder_layer_types", _types("L_enc"), binds="keras"),
-        Sets("decoder_layer_types", _types("L_dec"), binds="keras"),
-        Sets("sliding_window", 4096, binds="keras"),
+        Sets("encoder_layer_types", _types("L_enc"), binds="keras",
+            why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, local then global (no "
+                "weights)"),
+        Sets("decoder_layer_types", _types("L_dec"), binds="keras",
+            why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, local then global (no "
+                "weights)"),
+        Sets("sliding_window", 4096, binds="keras", why="the released T5Gemma models' window (no weight)"),
     ),
     free=frozenset({
         "vocab_size", "is_encoder_decoder", "dropout_rate", "classifier_dropout_rate",
@@ -133,10 +137,13 @@ def _block(prefix: str, *, cross: bool) -> dict[str, str]:
 # with head_dim set)
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers"),
-        Holds(Divisible(d_k_dec, 2), binds="transformers"),
-        Holds(Divisible(d_e, M), binds="transformers"),
-        Holds(Divisible(d_e_dec, M_dec), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(d_k_dec, 2), binds="transformers",
+            why="transformers validates an even rotary width (the decoder's head_dim)"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
+        Holds(Divisible(d_e_dec, M_dec), binds="transformers",
+            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
     ),
     weights={
         "encoder_token_embedding": "model/encoder/embed_tokens",
@@ -203,9 +210,11 @@ register(Architecture(
     optional={L_dec: L_enc, d_e_dec: d_e, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv,
               d_k_dec: d_k, zeta: 0, tied: 1},
     restrictions=(
-        Fixed(d_v, d_k),
-        Holds(Divisible(M, M_kv)),
-        Holds(Divisible(M_dec, M_kv_dec)),
+        Fixed(d_v, d_k, why="T5Gemma's attention gives keys and values one head width (head_dim)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        Holds(Divisible(M_dec, M_kv_dec),
+            why="the decoder's grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     presets="t5gemma",
     family="keras_hub",

@@ -148,12 +148,20 @@ MAPPING = Table(
     hf_classes={"T5Gemma2ForConditionalGeneration": "t5gemma2"},
     keras_classes={"T5Gemma2Backbone": "t5gemma2"},
     restrictions=(
-        *Sets.each({f"encoder.vision_config.{k}": x for k, x in _VISION.items()}),
-        Sets("encoder.mm_tokens_per_image", 256),
-        Sets("encoder_layer_types", _types("L_enc"), binds="keras"),
-        Sets("decoder_layer_types", _types("L_dec"), binds="keras"),
-        Sets("sliding_window", 4, binds="keras"),
-        Sets("vision_encoder", None, binds="keras"),
+        *Sets.each({f"encoder.vision_config.{k}": x for k, x in _VISION.items()},
+            why="T5Gemma2ForConditionalGeneration always builds the encoder's SigLIP tower: written as the "
+                "released checkpoints have it (So400m/14 at 896, no head)"),
+        Sets("encoder.mm_tokens_per_image", 256,
+            why="the released checkpoints' image tokens per image (pooling only: no weights)"),
+        Sets("encoder_layer_types", _types("L_enc"), binds="keras",
+            why="T5Gemma2Backbone requires each layer's attention kind: Gemma 3's pattern, five sliding-window "
+                "layers then one global (no weights)"),
+        Sets("decoder_layer_types", _types("L_dec"), binds="keras",
+            why="T5Gemma2Backbone requires each layer's attention kind: Gemma 3's pattern, five sliding-window "
+                "layers then one global (no weights)"),
+        Sets("sliding_window", 4, binds="keras", why="a window for the sliding-window layers, which holds no weight"),
+        Sets("vision_encoder", None, binds="keras",
+            why="t5gemma2's Keras model is the text encoder-decoder, without KerasHub's vision encoder"),
         *Requires.each(
             (Require(f"encoder.vision_config.{k}", (x,), "T5Gemma2ForConditionalGeneration "
             "always builds the encoder's SigLIP tower, and t5gemma2 counts it as the "
@@ -244,10 +252,13 @@ TRANSFORMERS = Transformers(
     # transformers validates even rotary widths and each side's width divisible by its heads
     # (even with head_dim set)
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers"),
-        Holds(Divisible(d_k_dec, 2), binds="transformers"),
-        Holds(Divisible(d_e, M), binds="transformers"),
-        Holds(Divisible(d_e, M_dec), binds="transformers"),
+        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        Holds(Divisible(d_k_dec, 2), binds="transformers",
+            why="transformers validates an even rotary width (the decoder's head_dim)"),
+        Holds(Divisible(d_e, M), binds="transformers",
+            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
+        Holds(Divisible(d_e, M_dec), binds="transformers",
+            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
         Fixed(qk_norm, 1, binds="transformers", why="T5Gemma2's attention always normalizes queries and keys"),
         Holds(Relation(M_dec, "==", M, reason="prove: decoder heads as the encoder's"), binds="proof"),
         Holds(
@@ -355,9 +366,11 @@ register(Architecture(
     optional={L_dec: L_enc, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv, d_k_dec: d_k, zeta: 0,
               qk_norm: 1, tied: 1},
     restrictions=(
-        Fixed(d_v, d_k),
-        Holds(Divisible(M, M_kv)),
-        Holds(Divisible(M_dec, M_kv_dec)),
+        Fixed(d_v, d_k, why="T5Gemma 2's attention gives keys and values one head width (head_dim)"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        Holds(Divisible(M_dec, M_kv_dec),
+            why="the decoder's grouped-query attention shares each key/value head by a whole group of query heads"),
     ),
     family="keras_hub",
     mapping=MAPPING,

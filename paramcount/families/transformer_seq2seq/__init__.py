@@ -51,8 +51,8 @@ register(Architecture(
     optional={shared: 0, tied: 0},
     # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
+        *Fixed.each(EVEN_HEADS, why="keras_hub's blocks use key_dim = d_e // M and always give the projections biases"),
+        Fixed(zeta, 1, why="keras_hub's blocks use key_dim = d_e // M and always give the projections biases"),
         Holds(HEADS_FIT),
         Holds(
             Relation(v_src, "==", v_tgt, when=shared,

@@ -69,8 +69,10 @@ register(Architecture(
     required=(d_x, n, d_e, M, d_f, L),
     optional={d_y: 1, bn: 1, pretrain: 0},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Fixed(zeta, 1),
+        *Fixed.each(EVEN_HEADS,
+            why="the reference's keras.layers.MultiHeadAttention takes key_dim = d_e // M (floored), keys and "
+                "values alike"),
+        Fixed(zeta, 1, why="keras.layers.MultiHeadAttention gives its projections biases (use_bias defaults to True)"),
         Holds(HEADS_FIT),
     ),
     reference="reference_models.tst:tst",

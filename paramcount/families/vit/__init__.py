@@ -79,7 +79,9 @@ MAPPING = Table(
     # KerasHub's get_config does not save data_format: its presets are channels last, the
     # default, and the reference builds them so; image_shape's order depends on it.
     restrictions=(
-        Sets("data_format", "channels_last", binds="keras"),
+        Sets("data_format", "channels_last", binds="keras",
+            why="KerasHub's get_config does not save data_format: its presets are channels last, and image_shape's "
+                "order depends on it"),
         Requires(
             "data_format",
             ("channels_last",),
@@ -177,10 +179,11 @@ register(Architecture(
     required=(H, P, d_e, M, d_f, L),
     optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Holds(HEADS_FIT),
-        Holds(Divisible(H, P)),
-        Holds(Divisible(W, P)),
+        Holds(Divisible(H, P), why="the patches tile the image's height"),
+        Holds(Divisible(W, P), why="the patches tile the image's width"),
     ),
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "

@@ -57,11 +57,17 @@ MAPPING = Table(
     # WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses
     # the padding row (the start token must be an int; 0 is in every vocabulary)
     restrictions=(
-        Sets("tie_word_embeddings", True),
-        Sets("pad_token_id", None),
-        Sets("bos_token_id", None),
-        Sets("eos_token_id", None),
-        Sets("decoder_start_token_id", 0),
+        Sets("tie_word_embeddings", True, why="Whisper's LM head is the token table transposed (tied)"),
+        Sets("pad_token_id", None,
+            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
+                "padding row"),
+        Sets("bos_token_id", None,
+            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
+                "padding row"),
+        Sets("eos_token_id", None,
+            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
+                "padding row"),
+        Sets("decoder_start_token_id", 0, why="the decoder start token must be an int: 0 is in every vocabulary"),
         Requires(
             "tie_word_embeddings",
             (True,),
@@ -186,8 +192,11 @@ register(Architecture(
     required=(v, n_mels, d_e, M, d_f, L),
     optional={n: 448, n_audio: 1500},
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
-        Holds(Divisible(d_e, M)),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        Holds(Divisible(d_e, M),
+            why="the heads split the width exactly: transformers' WhisperAttention refuses an embed_dim the heads "
+                "do not divide"),
     ),
     presets="whisper",
     family="keras_hub",

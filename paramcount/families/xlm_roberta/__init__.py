@@ -40,7 +40,9 @@ register(roberta_family(
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
                               restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
+                                      why="transformers' XLMRobertaSelfAttention refuses a hidden size that is not "
+                                          "a multiple of the heads; KerasHub floors"),
                               )),
 ))
 
@@ -56,7 +58,9 @@ register(roberta_family(
     mapping=MAPPING,
     transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
                               restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers"),
+                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
+                                      why="transformers' XLMRobertaSelfAttention refuses a hidden size that is not "
+                                          "a multiple of the heads; KerasHub floors"),
                               )),
     keras_hub_metadata=False,
 ))

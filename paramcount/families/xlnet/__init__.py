@@ -98,7 +98,8 @@ register(Architecture(
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS),
+        *Fixed.each(EVEN_HEADS,
+            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Holds(HEADS_FIT),
     ),
     presets="xlnet",
@@ -108,7 +109,9 @@ register(Architecture(
         # XLNetConfig refuses a width the heads do not split ("'d_model % n_head' should be
         # equal to 0"); KerasHub floors the head width
         restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers"),
+            Holds(WHOLE_HEADS, binds="transformers",
+                why="XLNetConfig refuses a width the heads do not split ('d_model % n_head' should be equal to 0); "
+                    "KerasHub floors"),
         ),
         weights={
             "embeddings.token": "word_embedding",

@@ -174,7 +174,7 @@ MAPPING = Table(
     model_type="zamba2",
     hf_classes={"Zamba2ForCausalLM": "zamba2"},
     restrictions=(
-        Sets("tie_word_embeddings", True),
+        Sets("tie_word_embeddings", True, why="Zamba 2's LM head is the token embedding (tied)"),
         Requires("tie_word_embeddings", (True,), why=_UNTIED),
     ),
     # the convolution always has its bias (Zamba2MambaMixer ignores use_conv_bias)
@@ -206,10 +206,14 @@ register(Architecture(
               B_mem: 1, r_ad: 128, att_ad: 0},
     # b_conv: Zamba2MambaMixer's convolution always has its bias, whatever use_conv_bias says
     restrictions=(
-        Fixed(d_k, 2 * d_e / M),
-        Fixed(b_conv, 1),
-        Holds(Divisible(d_e, M)),
-        Holds(Divisible(M, M_kv)),
+        Fixed(d_k, 2 * d_e / M,
+            why="the shared block attends from the concatenation of hidden state and embeddings (2·d_e) in M heads"),
+        Fixed(b_conv, 1, why="Zamba2MambaMixer's convolution always has its bias, whatever use_conv_bias says"),
+        Holds(Divisible(d_e, M),
+              why="Zamba2Config floors the head width 2·hidden_size // heads: d_e a multiple of M keeps it whole "
+                  "and even"),
+        Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads"),
         Holds(Relation(L_hyb, "<=", L, reason="the hybrid layers are some of the layers")),
         Holds(
             Relation(B_mem, "<=", L_hyb, reason="every shared block is used by a hybrid "
