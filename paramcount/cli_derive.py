@@ -123,8 +123,19 @@ def _load(args):
         config, where = load_json(args.config)
         if is_keras(config):
             raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
-    return derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
+    made = derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
                                max_build=args.max_build)
+    _same_class(args.cls or ((config or {}).get("architectures") or [None])[0], made[1])
+    return made
+
+
+def _same_class(asked, d, where: str = "") -> None:
+    """Refuse a derivation of another class than the one asked for: the sweep derives a class
+    whose library is missing as its text model, which counts another model."""
+    if isinstance(asked, str) and asked != d.cls:
+        raise ParamcountError(f"{where + ': ' if where else ''}{asked} does not build here (a "
+                              f"library it needs is not installed); only its text model, "
+                              f"{d.cls}, derives")
 
 
 def _refuse_failures(d) -> None:
@@ -298,6 +309,7 @@ def _count_derived_here(args, data: dict, where: str) -> int:
     from paramcount import derive, render
 
     src, d, hit = derive.derive_model(config=data)
+    _same_class((data.get("architectures") or [None])[0], d, where)
     _refuse_failures(d)
     arch, hp = _arch_and_hp(d, src)
     counts = d.count({})
