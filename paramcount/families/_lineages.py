@@ -9,6 +9,7 @@ only what differs. ``/work/wt/share_rows.py`` (outside the repo) replaces retype
 from __future__ import annotations
 
 from paramcount.mapping import Field
+from paramcount.restrictions import Sets
 from paramcount.symbols import M, d_e
 
 # --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
@@ -61,6 +62,17 @@ EXPERTS = Field("E", keras="num_experts", hf="num_experts")
 TOP_K = Field("k", keras="top_k", hf="num_experts_per_tok")
 EXPERT_FFN = Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size")
 LOCAL_EXPERTS = Field("E", keras="num_experts", hf="num_local_experts")
+
+
+def dense_block_rows(dense_blocks) -> tuple[Sets, ...]:
+    """The Qwen MoE lineage's dense blocks as both frameworks' configs take them:
+    ``mlp_only_layers`` (from ``dense_blocks(hp)``) with the sparse step written as 1 beside it."""
+    step = "mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"
+    which = ("the dense blocks as both frameworks take them: the first L − L_moe (which ones "
+             "changes no count)")
+    return tuple(row for binds in ("transformers", "keras") for row in (
+        Sets("decoder_sparse_step", 1, binds=binds, why=step),
+        Sets("mlp_only_layers", dense_blocks, binds=binds, why=which)))
 
 # --- Gemma lineage (Gemma, Gemma 3, PaliGemma, T5Gemma, T5Gemma 2)
 POST_ATTENTION_NORM = Field(

@@ -37,6 +37,7 @@ from paramcount.families._lineages import (
     TOP_K,
     VOCAB,
     WIDTH,
+    dense_block_rows,
 )
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
@@ -104,14 +105,7 @@ MAPPING = Table(
     keras_classes={"Qwen3MoeBackbone": "qwen3_moe"},
     restrictions=(
         Sets("attention_bias", False, why="KerasHub's Qwen3 MoE attention has no biases"),
-        Sets("decoder_sparse_step", 1,
-            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
-        Sets("mlp_only_layers", _dense_blocks,
-            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
-        Sets("decoder_sparse_step", 1, binds="keras",
-            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
-        Sets("mlp_only_layers", _dense_blocks, binds="keras",
-            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
+        *dense_block_rows(_dense_blocks),
         Requires("attention_bias", (False,), why="KerasHub's Qwen3 MoE attention has no biases"),
         Requires("mlp_only_layers", ([],), why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), why=_SPARSE_ONLY),

@@ -48,6 +48,7 @@ from paramcount.families._lineages import (
     TOP_K,
     VOCAB,
     WIDTH,
+    dense_block_rows,
 )
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.formula import group
@@ -130,14 +131,7 @@ MAPPING = Table(
     keras_classes={"QwenMoeBackbone": "qwen_moe"},
     restrictions=(
         Sets("qkv_bias", True, why="Qwen1.5-MoE's query, key and value projections have biases"),
-        Sets("decoder_sparse_step", 1,
-            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
-        Sets("mlp_only_layers", _dense_blocks,
-            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
-        Sets("decoder_sparse_step", 1, binds="keras",
-            why="mlp_only_layers lists the dense blocks itself; the step is written as 1 beside it"),
-        Sets("mlp_only_layers", _dense_blocks, binds="keras",
-            why="the dense blocks as both frameworks take them: the first L − L_moe (which ones changes no count)"),
+        *dense_block_rows(_dense_blocks),
         Requires("qkv_bias", (True,), why="KerasHub's Qwen MoE query, key and value have biases"),
         Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
