@@ -128,6 +128,22 @@ def test_an_even_width_beside_a_constant_two_is_recorded():
     assert ("divides", "head_dim", "2") in found
 
 
+def test_a_divisibility_met_by_chance_does_not_hide_one_insisted_on():
+    """CodeGen's: n_embd must divide by its 16 heads (which change no weight), and every sample
+    had its vocabulary dividing n_embd too, by chance; while that one had to hold, no n_embd off
+    the heads' multiples could be tried, and nothing was recorded."""
+    def refuses(p):
+        return "embed_dim must be divisible by num_attention_heads" if p["n_embd"] % 16 else ""
+
+    def draws(rng):
+        vocab = 16 * rng.randint(1, 4)
+        return {"vocab_size": vocab, "n_embd": vocab * rng.randint(1, 4) + rng.choice([0, 0, 3])}
+
+    found = _refusals({"n_embd": 4096, "vocab_size": 50400}, refuses, draws, {"n_head": 16})
+    assert ("divides", "n_embd", "n_head") in found
+    assert ("divides", "n_embd", "vocab_size") not in found
+
+
 def test_an_even_quotient_is_twice_the_divisor():
     """Cohere 2's: head_dim is hidden_size // num_attention_heads, and RoPE wants it even: 2·heads
     divides hidden_size (which implies heads divides it, left unsaid)."""

@@ -82,14 +82,26 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
             d.constraints.append(("<=", b, a))
-    for a, b in held:
-        q = _alone(points, [f for f in (a, b.removeprefix("2*")) if f in d.fields],
-                   held, lambda q, a=a, b=b: alone(q, a, b))
-        if q is None:
-            continue
-        over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
-        if isinstance(run.try_build(over), str):
-            found.append((a, b))
+    # one met by chance and shown not insisted on (a build breaking it alone is accepted) no
+    # longer has to hold while the others are broken: CodeGen's samples all had the vocabulary
+    # dividing n_embd, which kept any n_embd off its heads' multiples from being tried
+    undecided = list(held)
+    while undecided:
+        progress = False
+        for a, b in list(undecided):
+            q = _alone(points, [f for f in (a, b.removeprefix("2*")) if f in d.fields],
+                       held, lambda q, a=a, b=b: alone(q, a, b))
+            if q is None:
+                continue
+            undecided.remove((a, b))
+            progress = True
+            over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
+            if isinstance(run.try_build(over), str):
+                found.append((a, b))
+            else:
+                held.remove((a, b))
+        if not progress:
+            break
     # a stronger divisibility recorded makes the weaker one it implies redundant
     d.constraints += [("divides", a, b) for a, b in found
                       if not any(implied(a, b, x, y) and not implied(x, y, a, b)
