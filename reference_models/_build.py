@@ -100,6 +100,7 @@ def _lean() -> Iterator[None]:
         Layer.__setattr__ = saved_setattr
         for m, saved in zip(modules, saved_inspect, strict=True):
             m.inspect = saved
+        _INSPECT.clear()  # a build's own functions die with it (Moonshine's are made per build)
 
 
 class _CachedInspect:
@@ -112,6 +113,10 @@ class _CachedInspect:
 
     def __getattr__(self, name: str):
         return getattr(inspect, name)
+
+    def clear(self) -> None:
+        self._signatures.clear()
+        self._argspecs.clear()
 
     @staticmethod
     def _key(fn):
