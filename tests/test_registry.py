@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import subprocess
 import sys
@@ -71,13 +72,14 @@ def test_preset_files_sit_in_their_family_folders():
 
 def test_get_imports_only_the_module_the_map_names():
     """No guessing from the id's prefix and no import-everything fallback: ``lstm_lm`` (an id
-    with no folder of its name) loads rnn_lm and nothing else."""
+    with no folder of its name) loads rnn_lm and nothing else (the lineages' shared rows,
+    ``_lineages``, are no family)."""
     proc = _fresh("""
         import sys
         from paramcount import registry
         registry.get("lstm_lm"); registry.get("transformer")
         print(sorted(m.rpartition(".")[2] for m in sys.modules
-                     if m.startswith("paramcount.families.")))
+                     if m.startswith("paramcount.families.") and ".families._" not in m))
     """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['rnn_lm', 'transformer_seq2seq']"
@@ -182,19 +184,47 @@ def test_origin_is_where_an_architecture_comes_from_and_family_its_former_name()
     assert {a.origin for a in registry.architectures().values()} >= {"keras_hub", "paper"}
 
 
+class _Inline(ast.NodeTransformer):
+    """Reads a name bound to a module's string constant as that string."""
+
+    def __init__(self, text: dict[str, ast.Constant]):
+        self.text = text
+
+    def visit_Name(self, node):
+        return self.text.get(node.id, node)
+
+
+def _rows_in_two_families(kinds: set[str]) -> dict[str, list[str]]:
+    """Calls of ``kinds`` written alike (as ``ast.unparse`` gives them, a module's string constant
+    read as its text) in two family folders, each with the folders."""
+    where: dict[str, set[str]] = {}
+    for init in sorted(Path(families.__file__).parent.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+        text = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                for t in node.targets if isinstance(t, ast.Name)}
+
+        inline = _Inline(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in kinds:
+                where.setdefault(ast.unparse(inline.visit(node)), set()).add(init.parent.name)
+    return {row: sorted(fams) for row, fams in where.items() if len(fams) > 1}
+
+
 def test_no_table_row_is_written_in_two_families():
     """A row that families of a lineage share (``Field("v", keras="vocabulary_size",
     hf="vocab_size")``) is declared once, in ``paramcount/families/_lineages.py``, and imported:
     the same ``Field(...)`` written in two family folders is a copy that can drift."""
-    import ast
-
-    where: dict[str, set[str]] = {}
-    for init in sorted(Path(families.__file__).parent.glob("*/__init__.py")):
-        for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and ast.unparse(node.func) == "Field":
-                where.setdefault(ast.unparse(node), set()).add(init.parent.name)
-    copies = {row: sorted(fams) for row, fams in where.items() if len(fams) > 1}
+    copies = _rows_in_two_families({"Field"})
     assert not copies, copies
+
+
+def test_no_restriction_row_is_written_in_two_families():
+    """Likewise a restriction row, why and all (``Holds(Divisible(M, M_kv), why=...)``): one
+    declared in ``_lineages.py`` (alone, in a group, or made by a function there) and composed,
+    ``restrictions=(*GROUP, ROW, ...)``, never retyped in a second family folder."""
+    copies = _rows_in_two_families({"Fixed", "Holds", "Limit", "Requires", "Sets"})
+    assert not copies, "\n".join(f"{fams}: {row}" for row, fams in copies.items())
 
 
 def test_the_row_check_sees_a_copy(tmp_path):

@@ -3,14 +3,18 @@
 A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two families spell
 alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
 ``Field(...)`` written the same way in two family folders). A Llama-like family then writes
-only what differs. ``/work/wt/share_rows.py`` (outside the repo) replaces retyped rows by these.
+only what differs. Restriction rows (:mod:`paramcount.restrictions`) likewise: a shared row, or
+a group of them, is declared here with its why and composed, ``restrictions=(*GROUP, ROW, ...)``.
+``/work/wt/share_rows.py`` (outside the repo) replaces retyped rows by these.
 """
 
 from __future__ import annotations
 
+from paramcount.components.basic import HEADS_FIT
+from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field
-from paramcount.restrictions import Sets
-from paramcount.symbols import M, d_e
+from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k
 
 # --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
 SSM_GROUPS = Field("G_ssm", hf="n_groups")
@@ -119,3 +123,59 @@ KERAS_LAYERS = Field("L", keras="num_layers")
 KERAS_FFN = Field("d_f", keras="intermediate_dim")
 KERAS_HEADS = Field("M", keras="num_heads")
 KERAS_HEAD_SIZE = Field("d_k", keras="head_size")
+
+
+# --- restriction rows (paramcount.restrictions) that families share, each with its why
+GQA = Holds(Divisible(M, M_kv),
+            why="grouped-query attention shares each key/value head by a whole group of query heads")
+GQA_DECODER = Holds(Divisible(M_dec, M_kv_dec),
+                    why="the decoder's grouped-query attention shares each key/value head by a whole "
+                        "group of query heads")
+HEADS_SPLIT_WIDTH = Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)")
+HEADS_FIT_WIDTH = Holds(HEADS_FIT)  # fewer heads than the width (its reason is the why)
+ROUTED_TO_AT_MOST_ALL = Holds(Relation(k, "<=", E, reason="a token is routed to at most all experts"))
+ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M),
+                     why="rotary positions rotate pairs of a head's channels: transformers refuses an "
+                         "odd head width d_e/M")
+ROTARY_PAIRS_VALIDATED = Holds(Divisible(d_e, 2 * M), binds="transformers",
+                               why="transformers validates an even rotary width: d_k = d_e/M even")
+EVEN_HEAD_DIM = Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)")
+EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="transformers",
+                                why="transformers validates an even rotary width (head_dim)")
+HEADS_DIVIDE_WIDTH_VALIDATED = Holds(
+    Divisible(d_e, M), binds="transformers",
+    why="transformers validates a hidden size the heads divide, even with head_dim set")
+
+
+def split_heads(owner: str, width: str = "hidden_size", heads: str = "the heads") -> Fixed:
+    """``d_k = d_e/M`` for a config (or backbone) ``owner`` with no head-width key."""
+    return Fixed(d_k, d_e / M, why=f"{owner} has no head_dim: each head is {width} over {heads}")
+
+
+def rotary_heads(owner: str) -> tuple[Holds | Fixed, ...]:
+    """The rows of a rotary decoder whose ``owner`` config has no head_dim: the heads split the
+    width, rotary pairs need an even head width, whole groups share each key/value head."""
+    return (split_heads(owner), ROTARY_PAIRS, GQA)
+
+
+# BERT lineage: the formula counts an absolute position table
+ABSOLUTE_POSITIONS = Requires(
+    "position_embedding_type", ("absolute",),
+    why="relative position types add a distance table the formula does not have")
+
+# Gemma lineage
+NO_IMAGE_SIZE = Sets("image_size", None, binds="keras",
+                     why="the text backbone has no vision encoder, so no image size")
+GEMMA3_TIED = Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)")
+# T5Gemma and T5Gemma 2: what transformers validates of the encoder and the decoder's head width
+# (each family adds its decoder's width rule)
+T5GEMMA_VALIDATED = (
+    EVEN_HEAD_DIM_VALIDATED,
+    Holds(Divisible(d_k_dec, 2), binds="transformers",
+          why="transformers validates an even rotary width (the decoder's head_dim)"),
+    Holds(Divisible(d_e, M), binds="transformers",
+          why="transformers validates each side's width divisible by its heads, even with head_dim set"),
+)
+
+# Qwen 3.5 lineage
+QWEN3_5_NO_ATTENTION_BIAS = Sets("attention_bias", False, why="Qwen 3.5's attention has no biases")

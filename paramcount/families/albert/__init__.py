@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.components import dense, layer_norm
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import (
     L_g,
     L_r,
@@ -23,7 +23,17 @@ from paramcount.components.encoders import (
     factorised_embeddings,
     full_width_attention_output,
 )
-from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    EMBEDDING_WIDTH_128,
+    FFN,
+    HEADS,
+    HEADS_FIT_WIDTH,
+    LAYERS,
+    POSITIONS_512,
+    SEGMENTS,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
@@ -111,7 +121,7 @@ _architecture = partial(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="ALBERT's query, key, value and output projections carry biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
         Holds(Divisible(L, L_g), why="the L layers run through L_g groups, each called L/L_g times"),
     ),
     presets="albert",

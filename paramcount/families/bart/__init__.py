@@ -9,9 +9,9 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack
-from paramcount.families._lineages import HF_LAYERS, VOCAB, WIDTH_D_MODEL
+from paramcount.families._lineages import HEADS_FIT_WIDTH, HF_LAYERS, VOCAB, WIDTH_D_MODEL
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Table
@@ -141,7 +141,7 @@ register(Architecture(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="BART has biases on its query, key, value and output projections"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets="bart",
     family="keras_hub",

@@ -6,9 +6,19 @@ import dataclasses
 from functools import partial
 
 from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
 from paramcount.components.encoders import mlm_head
-from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    ABSOLUTE_POSITIONS,
+    FFN,
+    HEADS,
+    HEADS_FIT_WIDTH,
+    LAYERS,
+    POSITIONS_512,
+    SEGMENTS,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.formula import group, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Table
@@ -63,11 +73,7 @@ MAPPING = Table(
             (True,),
             why="BertForMaskedLM's decoder counts only as the token embedding, tied",
         ),
-        Requires(
-            "position_embedding_type",
-            ("absolute",),
-            why="relative position types add a distance table the formula does not have",
-        ),
+        ABSOLUTE_POSITIONS,
         Requires("add_cross_attention", (False,), why="BERT here is an encoder without cross-attention"),
     ),
     free=ENCODER_FREE,
@@ -108,7 +114,7 @@ _architecture = partial(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="BERT's query, key, value and output projections carry biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets="bert",
     family="keras_hub",

@@ -18,13 +18,12 @@ import dataclasses
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import causal_lm
 from paramcount.components.modern import k_act, mixture_of_experts
-from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import GQA, HF_VOCAB, ROTARY_PAIRS, ROUTED_TO_AT_MOST_ALL, split_heads
 from paramcount.formula import FUSED, group, leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.weights import Named
 
@@ -81,13 +80,11 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 4},
     restrictions=(
-        Fixed(d_k, d_e / M, why="DbrxConfig has no head_dim: each head is d_model over n_heads"),
+        split_heads("DbrxConfig", "d_model", "n_heads"),
         Fixed(tied, 0, why="DbrxConfig refuses to tie the LM head (tie_word_embeddings must be False)"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        ROTARY_PAIRS,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
     ),  # DbrxConfig refuses a tied head
     reference=Named("reference_models.hf:weights", ("dbrx",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
@@ -108,13 +105,11 @@ register(Architecture(
         ),
         model_type="dbrx",
         hf_classes={"DbrxForCausalLM": "dbrx"},
-        # attn_config.rope_theta: DbrxAttention reads it and DbrxAttentionConfig declares no
-        # default (a config without it fails to build); the released value, which holds no weight
         restrictions=(
             Sets("tie_word_embeddings", False, why="DbrxConfig refuses a tied LM head"),
             Sets("attn_config.rope_theta", 500000,
-                why="DbrxAttention reads attn_config.rope_theta and DbrxAttentionConfig declares no default; the "
-                    "released value, which holds no weight"),
+                why="DbrxAttention reads attn_config.rope_theta and DbrxAttentionConfig declares no default (a "
+                    "config without it fails to build); the released value, which holds no weight"),
             Requires("tie_word_embeddings", (False,), why=_TIED),
         ),
         free=frozenset({

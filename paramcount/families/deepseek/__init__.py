@@ -38,10 +38,11 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
@@ -216,7 +217,7 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                     "even)"),
             *Holds.each(() if v3 else (Divisible(d_e, M),),
                 why="DeepseekV2Attention refuses a hidden size that the heads do not divide"),
-            Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+            ROUTED_TO_AT_MOST_ALL,
             *Holds.each(DENSE_FIRST.constraints()),
         ),
         # transformers' validation is this model's own constraint (only transformers builds

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
-from paramcount.families._lineages import POSITIONS_512, VOCAB
+from paramcount.families._lineages import HEADS_FIT_WIDTH, POSITIONS_512, VOCAB
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
@@ -79,7 +79,7 @@ _architecture = partial(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="DistilBERT's query, key, value and output projections carry biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets="distil_bert",
     family="keras_hub",

@@ -11,12 +11,12 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
-from paramcount.families._lineages import KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH, KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
 from paramcount.formula import group, zero
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
+from paramcount.restrictions import Fixed
 from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 from paramcount.weights import Named
 
@@ -82,7 +82,7 @@ register(Architecture(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 0, why="EdRec's attention projections are bias-free"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     family="keras_hub",
     examples={

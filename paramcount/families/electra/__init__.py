@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy
 
 from paramcount.components import dense
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.encoders import (
     d_emb,
     encoder_stack,
@@ -18,13 +18,23 @@ from paramcount.components.encoders import (
     factorised_embeddings,
     full_width_attention_output,
 )
-from paramcount.families._lineages import EMBEDDING_WIDTH_128, FFN, HEADS, LAYERS, POSITIONS_512, SEGMENTS, WIDTH
+from paramcount.families._lineages import (
+    ABSOLUTE_POSITIONS,
+    EMBEDDING_WIDTH_128,
+    FFN,
+    HEADS,
+    HEADS_FIT_WIDTH,
+    LAYERS,
+    POSITIONS_512,
+    SEGMENTS,
+    WIDTH,
+)
 from paramcount.families.bert import HF_BLOCKS
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Requires, Sets
 from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
 from paramcount.weights import Named
 
@@ -53,11 +63,7 @@ MAPPING = Table(
         Sets("position_embedding_type", "absolute", why="the formula counts ELECTRA's absolute learned position table"),
         Sets("add_cross_attention", False, why="ElectraBackbone is an encoder: it has no cross-attention weights"),
         Sets("is_decoder", False, why="ElectraBackbone is an encoder, not a decoder (no cross-attention)"),
-        Requires(
-            "position_embedding_type",
-            ("absolute",),
-            why="relative position types add a distance table the formula does not have",
-        ),
+        ABSOLUTE_POSITIONS,
         Requires(
             "add_cross_attention",
             (False,),
@@ -97,7 +103,7 @@ register(Architecture(
         Fixed(eta, 1 - sympy.KroneckerDelta(d_emb, d_e),
             why="KerasHub builds the d_emb → d_e projection only when the embeddings are narrower or wider than "
                 "the width"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets="electra",
     family="keras_hub",

@@ -32,10 +32,11 @@ from paramcount.families._lineages import (
     HF_TIED_YES,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
@@ -180,7 +181,7 @@ register(Architecture(
         *Holds.each(_CONSTRAINTS,
             why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
                 "each key/value head by a whole group"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),
     reference=Named("reference_models.hf:weights", ("ernie4_5_moe",)),

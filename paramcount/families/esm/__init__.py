@@ -110,9 +110,7 @@ register(Architecture(
     keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(
-        # an option the class cannot switch (EsmConfig has no bias key): Always, which fixes
-        # ζ = 1 for transformers (count, prove) and skips ζ = 0 sets, not a constraint prove
-        # cannot parametrize (a flag equal to a constant)
+        # EsmConfig has no bias key: the class cannot switch the biases off
         restrictions=(
             Fixed(zeta, 1, binds="transformers", why="transformers' ESM has biases on every dense layer"),
         ),

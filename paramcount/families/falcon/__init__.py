@@ -15,7 +15,17 @@ from paramcount.components import dense, embedding, layer_norm
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.decoders import alibi_decoder
 from paramcount.components.modern import rotary_positions
-from paramcount.families._lineages import ATTENTION_HEADS, HF_HEADS, HF_LAYERS, HF_VOCAB, HF_WIDTH, LAYERS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    ATTENTION_HEADS,
+    HF_HEADS,
+    HF_LAYERS,
+    HF_VOCAB,
+    HF_WIDTH,
+    LAYERS,
+    VOCAB,
+    WIDTH,
+    rotary_heads,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -75,7 +85,6 @@ MAPPING = Table(
 # FalconForCausalLM's names (under ``transformer.``). Query, key and value are one fused
 # query_key_value of 3·d_e outputs (interleaved per head); each third holds a projection's d_e²
 # weights and d_e biases, which the slices claim. The LM head is the token embedding, once.
-# transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
     Holds(Divisible(d_e, 2 * M), binds="transformers",
         why="transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even"),
@@ -237,14 +246,8 @@ register(Architecture(
     required=(v, d_e, M, L),
     optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="FalconConfig has no head_dim: each head is hidden_size over the heads"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        *rotary_heads("FalconConfig"),
     ),
-    # the even rotary width transformers validates is this model's own constraint: only
-    # transformers builds it
     # The transformers build's weights (built in a torch worker); verify labels it transformers.
     reference=Named("reference_models.hf:weights", ("falcon_parallel",)),
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "

@@ -21,6 +21,7 @@ from paramcount.components.hf_decoder import attention
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.components.ssm import mamba2_mixer
 from paramcount.families._lineages import (
+    GQA,
     HF_ATTENTION_BIAS,
     HF_FFN,
     HF_HEAD_DIM_OR_SPLIT,
@@ -155,12 +156,9 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L, H_ssm, d_ssm),
     optional={G_ssm: 1, d_state: 256, K_conv: 4, b_conv: 1, b_proj: 0, b_out: 0, ssm_norm: 0,
               b_att: 0, b_ffn: 0, tied: 0},
-    # transformers' own constraints (only it builds the model): an even rotary width, heads in
-    # groups
     restrictions=(
         Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds Falcon-H1)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
     ),
     reference=Named("reference_models.hf:weights", ("falcon_h1",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "

@@ -30,7 +30,10 @@ from paramcount.components.decoders import (
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.families._lineages import (
+    EVEN_HEAD_DIM_VALIDATED,
+    GQA,
     HEAD_DIM,
+    HEADS_DIVIDE_WIDTH_VALIDATED,
     KV_HEADS,
     LAYERS,
     POST_ATTENTION_NORM,
@@ -42,10 +45,9 @@ from paramcount.families._lineages import (
 )
 from paramcount.formula import Term, group, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -140,13 +142,11 @@ GEMMA2 = Table(
 # buffer. Gemma2ForCausalLM (the variant, for both post norms): input_layernorm,
 # post_attention_layernorm *after* attention, pre_feedforward_layernorm, post_feedforward_layernorm.
 # Neither class builds one post norm without the other (KerasHub's post_attention_norm_only).
-# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 _WEIGHTS = hf_decoder_names()
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(d_e, M), binds="transformers",
-            why="transformers validates a hidden size the heads divide, even with head_dim set"),
+        EVEN_HEAD_DIM_VALIDATED,
+        HEADS_DIVIDE_WIDTH_VALIDATED,
         Fixed(post_attn_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-attention norm"),
         Fixed(post_ffw_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-feed-forward norm"),
     ),
@@ -154,10 +154,8 @@ TRANSFORMERS = Transformers(
     variants=(Transformers(
         mapping=GEMMA2,
         restrictions=(
-            Holds(Divisible(d_k, 2), binds="transformers",
-                why="transformers validates an even rotary width (head_dim)"),
-            Holds(Divisible(d_e, M), binds="transformers",
-                why="transformers validates a hidden size the heads divide, even with head_dim set"),
+            EVEN_HEAD_DIM_VALIDATED,
+            HEADS_DIVIDE_WIDTH_VALIDATED,
             Fixed(post_attn_norm, 1, binds="transformers", why="Gemma2ForCausalLM always has a post-attention norm"),
             Fixed(
                 post_ffw_norm,
@@ -212,8 +210,7 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L),
     optional={M_kv: M, post_norm: 0, **_POST},
     restrictions=(
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
     ),
     reference=Named("reference_models.table:backbone", ("gemma",)),
     counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "

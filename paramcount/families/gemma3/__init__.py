@@ -33,10 +33,15 @@ from paramcount.components.decoders import (
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.families._lineages import (
+    EVEN_HEAD_DIM_VALIDATED,
     FFN,
+    GEMMA3_TIED,
+    GQA,
     HEAD_DIM,
+    HEADS_DIVIDE_WIDTH_VALIDATED,
     KV_HEADS,
     LAYERS,
+    NO_IMAGE_SIZE,
     POST_ATTENTION_NORM,
     POST_FFW_NORM,
     QK_NORM_KERAS,
@@ -46,7 +51,6 @@ from paramcount.families._lineages import (
 )
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets, select
@@ -86,8 +90,7 @@ _BACKBONE = (
 _architecture = partial(
     Architecture,
     required=(v, d_e, M, d_k, d_f, L),
-    restrictions=(Holds(Divisible(M, M_kv),
-                        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
+    restrictions=(GQA,),
     family="keras_hub",
 )
 
@@ -113,9 +116,9 @@ MAPPING = Table(
     hf_classes={"Gemma3ForCausalLM": "gemma3"},
     keras_classes={"Gemma3Backbone": "gemma3"},
     restrictions=(
-        Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)"),
+        GEMMA3_TIED,
         Sets("attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
-        Sets("image_size", None, binds="keras", why="the text backbone has no vision encoder, so no image size"),
+        NO_IMAGE_SIZE,
         Sets("vision_encoder", None, binds="keras", why="the text backbone has no vision encoder"),
         Sets("use_sliding_window_attention", True, binds="keras",
             why="Gemma 3 attends through a sliding window in five of every six layers (no weight), as the released "
@@ -155,12 +158,10 @@ MAPPING = Table(
 # Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
 # pre_feedforward_layernorm, post_feedforward_layernorm) and q_norm / k_norm; the head is tied
 # (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
-# transformers validates an even rotary width and d_e divisible by M (even with head_dim set)
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(d_e, M), binds="transformers",
-            why="transformers validates a hidden size the heads divide, even with head_dim set"),
+        EVEN_HEAD_DIM_VALIDATED,
+        HEADS_DIVIDE_WIDTH_VALIDATED,
         Fixed(qk_norm, 1, binds="transformers", why="Gemma3ForCausalLM always normalizes queries and keys"),
         Fixed(
             post_norm,

@@ -24,7 +24,7 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.families._lineages import IMAGE_SIZE_224
+from paramcount.families._lineages import GEMMA3_TIED, IMAGE_SIZE_224
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
@@ -71,10 +71,8 @@ MAPPING = Table(
     model_type="gemma3",
     hf_classes={"Gemma3ForConditionalGeneration": "gemma3_vision"},
     keras_classes={"Gemma3Backbone": "gemma3_vision"},
-    # one image token per image keeps transformers' pooling kernel valid at any small grid
-    # (mm_tokens_per_image sizes the pooling only: no weights)
     restrictions=(
-        Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)"),
+        GEMMA3_TIED,
         Sets("mm_tokens_per_image", 1,
             why="one image token per image keeps transformers' pooling kernel valid at any small grid (it sizes "
                 "the pooling only: no weights)"),

@@ -55,7 +55,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
-from paramcount.families._lineages import ATTENTION_HEADS, HEAD_DIM, KV_HEADS
+from paramcount.families._lineages import ATTENTION_HEADS, EVEN_HEAD_DIM_VALIDATED, HEAD_DIM, KV_HEADS
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
@@ -275,13 +275,11 @@ MAPPING = Table(
 # model/altup_projections/j, model/norm. The head is tied (lm_head is embed_tokens, listed
 # once); embed_scale, router_input_scale and the rotary frequencies are non-persistent buffers.
 TRANSFORMERS = Transformers(
-    # validate_architecture: hidden_size a multiple of num_attention_heads (even with head_dim);
-    # the rotary width even
     restrictions=(
         Holds(Divisible(d_e, M), binds="transformers",
             why="transformers' validate_architecture wants hidden_size a multiple of num_attention_heads, even "
                 "with head_dim"),
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        EVEN_HEAD_DIM_VALIDATED,
     ),
     deltas=(
         Delta("blocks.unused_key_value", None,

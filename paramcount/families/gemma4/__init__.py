@@ -30,7 +30,7 @@ import sympy
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
-from paramcount.families._lineages import FFN, HEAD_DIM, KV_HEADS, LAYERS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import FFN, GQA, HEAD_DIM, KV_HEADS, LAYERS, NO_IMAGE_SIZE, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
@@ -193,7 +193,7 @@ MAPPING = Table(
         Sets("hidden_size_per_layer_input", 0,
             why="transformers' absent hidden_size_per_layer_input is 256 (per-layer inputs on), which the formula "
                 "does not count"),
-        Sets("image_size", None, binds="keras", why="the text backbone has no vision encoder, so no image size"),
+        NO_IMAGE_SIZE,
         Sets("layer_types", _layer_types, binds="keras",
             why="the sliding-window blocks first, the L_global global ones last, as transformers is given them"),
         Sets("num_global_key_value_heads", lambda hp: hp["M_kvg"] if hp["keqv"] else None, binds="keras",
@@ -345,8 +345,7 @@ register(Architecture(
     restrictions=(
         *Fixed.each(LOCAL_AND_GLOBAL.fixed(),
             why="the sliding-window blocks are those not global (L_local = L − L_global)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
         Holds(Divisible(M, M_kvg), why="the global layers' key heads are shared by whole groups of query heads too"),
         *Holds.each(LOCAL_AND_GLOBAL.constraints()),
     ),

@@ -24,6 +24,8 @@ from paramcount.components.latent import deepseek_moe, mtp_module, swiglu_hf
 from paramcount.components.modern import k_act, rms_norm, rotary_positions
 from paramcount.components.stacks import DENSE_FIRST, L_dense
 from paramcount.families._lineages import (
+    EVEN_HEAD_DIM,
+    GQA,
     HF_ATTENTION_BIAS,
     HF_EXPERT_FFN,
     HF_FFN,
@@ -39,11 +41,11 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds
@@ -147,10 +149,9 @@ register(Architecture(
     restrictions=(
         *Fixed.each(DENSE_FIRST.fixed(),
             why="the sparse blocks are those after the first L_dense dense ones (L_moe = L − L_dense)"),
-        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        EVEN_HEAD_DIM,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),
     # transformers' own constraints (only it builds the model): an even rotary width (half of

@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
-from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
@@ -90,7 +90,7 @@ _architecture = partial(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="GPT-2's query, key, value and output projections carry biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets=("gpt2", "gpt3"),
     family="keras_hub",

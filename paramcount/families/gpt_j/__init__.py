@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm
-from paramcount.families._lineages import HF_TIED_NO, HF_VOCAB
+from paramcount.families._lineages import HF_TIED_NO, HF_VOCAB, split_heads
 from paramcount.formula import group
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, tied, v
 from paramcount.weights import Named
 
 IDS = ("gpt_j",)  # the ids this folder registers
@@ -48,7 +48,7 @@ register(Architecture(
     required=(v, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="GPTJConfig has no head_dim: each head is n_embd over n_head"),
+        split_heads("GPTJConfig", "n_embd", "n_head"),
         Fixed(M_kv, M, why="GPT-J has full multi-head attention (a key/value head per query head)"),
         Holds(Divisible(d_e, M), why="GPTJAttention refuses an embed_dim not divisible by num_attention_heads"),
     ),

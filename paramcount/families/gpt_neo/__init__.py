@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from paramcount.components.basic import embedding, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
-from paramcount.families._lineages import HF_FFN_OR_4D, HF_TIED_YES, HF_VOCAB, HF_WIDTH
+from paramcount.families._lineages import HF_FFN_OR_4D, HF_TIED_YES, HF_VOCAB, HF_WIDTH, split_heads
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, n, tied, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, n, tied, v
 from paramcount.weights import Named
 
 IDS = ("gpt_neo",)  # the ids this folder registers
@@ -57,7 +57,7 @@ register(Architecture(
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 1},
     restrictions=(
-        Fixed(d_k, d_e / M, why="GPTNeoConfig has no head_dim: each head is hidden_size over num_heads"),
+        split_heads("GPTNeoConfig", "hidden_size", "num_heads"),
         Fixed(M_kv, M, why="GPT-Neo has full multi-head attention (a key/value head per query head)"),
         Holds(Divisible(d_e, M), why="GPTNeoSelfAttention refuses an embed_dim not divisible by num_heads"),
     ),

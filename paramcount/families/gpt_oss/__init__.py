@@ -14,10 +14,20 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.components.llama_like import hf_decoder_names
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, LOCAL_EXPERTS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    EVEN_HEAD_DIM_VALIDATED,
+    FFN,
+    GQA,
+    KV_HEADS,
+    LAYERS,
+    LOCAL_EXPERTS,
+    QUERY_HEADS,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Holds, Requires, Sets
@@ -75,7 +85,7 @@ MAPPING = Table(
 # GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
 # down_proj, its bias: E-stacked); the router is ``mlp.router`` (weight and bias).
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+    EVEN_HEAD_DIM_VALIDATED,
 ), weights={
     **hf_decoder_names(ffn=False),
     "blocks.attention.sinks": "sinks",
@@ -130,8 +140,7 @@ register(Architecture(
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
     restrictions=(
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all E experts")),
     ),
     reference="reference_models.gpt_oss:backbone",

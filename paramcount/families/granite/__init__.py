@@ -21,13 +21,12 @@ from paramcount.families._lineages import (
     HF_TIED_NO,
     HF_VOCAB,
     HF_WIDTH,
+    rotary_heads,
 )
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
+from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
 from paramcount.weights import Named
 
 IDS = ("granite",)  # the ids this folder registers
@@ -53,11 +52,7 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 1, b_att: 0, b_ffn: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="GraniteConfig has no head_dim: each head is hidden_size over the heads"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        *rotary_heads("GraniteConfig"),
     ),
     reference=Named("reference_models.hf:weights", ("granite",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "

@@ -15,13 +15,11 @@ import dataclasses
 
 from paramcount.components.hf_decoder import causal_lm, stacked_expert
 from paramcount.components.modern import k_act, mixture_of_experts
-from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN, HF_LOCAL_EXPERTS, HF_TOP_K
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN, HF_LOCAL_EXPERTS, HF_TOP_K, ROUTED_TO_AT_MOST_ALL
 from paramcount.families.granite import FORMULA as GRANITE
 from paramcount.formula import leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Relation
 from paramcount.registry import Architecture, get, register
-from paramcount.restrictions import Holds
 from paramcount.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
 from paramcount.weights import Named
 
@@ -68,7 +66,7 @@ register(dataclasses.replace(
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 8, tied: 1, b_att: 0},
     restrictions=(*_GRANITE.restrictions,
-                  Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts"))),
+                  ROUTED_TO_AT_MOST_ALL),
     reference=Named("reference_models.hf:weights", ("granitemoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final RMS norm, LM head (none when tied, as released); active "

@@ -23,6 +23,8 @@ from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
 from paramcount.components.ssm import mamba2_mixer
 from paramcount.components.stacks import LayerKinds, repeat
 from paramcount.families._lineages import (
+    GQA,
+    HEADS_SPLIT_WIDTH,
     HF_ATTENTION_BIAS,
     HF_EXPERT_FFN_AS_FFN,
     HF_HEADS,
@@ -40,10 +42,12 @@ from paramcount.families._lineages import (
     MAMBA_HEADS,
     MAMBA_PROJ_BIAS,
     MAMBA_STATE,
+    ROUTED_TO_AT_MOST_ALL,
+    split_heads,
 )
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Sets
@@ -63,7 +67,6 @@ from paramcount.symbols import (
     d_e,
     d_fe,
     d_fs,
-    d_k,
     d_ssm,
     d_state,
     moe,
@@ -193,15 +196,14 @@ register(Architecture(
     optional={moe: 1, E: 8, k_act: 2, d_fe: 1024, x_in: 2, G_ssm: 1, d_state: 256, K_conv: 4,
               b_conv: 1, b_proj: 0, b_att: 0, tied: 1},
     restrictions=(
-        Fixed(d_k, d_e / M, why="GraniteMoeHybridConfig has no head_dim: each head is hidden_size over the heads"),
+        split_heads("GraniteMoeHybridConfig"),
         Fixed(d_ssm, x_in * d_e / H_ssm, why="the Mamba inner width x_in·d_e is split into H_ssm heads"),
         *Fixed.each(MIXERS.fixed(),
             why="the Mamba blocks are those layer_types does not mark as attention (L_ssm = L − L_att)"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        HEADS_SPLIT_WIDTH,
+        GQA,
         Holds(Divisible(x_in * d_e, H_ssm), why="the Mamba inner width x_in·d_e is split into whole heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MIXERS.constraints()),
     ),
     reference=Named("reference_models.hf:weights", ("granitemoehybrid",)),
@@ -211,14 +213,12 @@ register(Architecture(
     presets="granitemoehybrid",
     family="transformers",
     mapping=MAPPING,
-    # prove: x_in·d_e divisible by H_ssm is met on the sub-lattice x_in = H_ssm·x_in', every H_ssm
-    # and M free: a polynomial identity there holds at every valid set. Met through d_e instead
-    # (d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose
-    # builds overflow torch's byte count, and the Schwartz-Zippel bound not close
     transformers=Transformers(weights=own_weights(FORMULA), restrictions=(
         Holds(Divisible(x_in, H_ssm), binds="proof",
-            why="prove samples x_in = H_ssm·x_in': there every H_ssm and M stay free, and widths stay small enough "
-                "for torch to build"),
+            why="prove samples x_in = H_ssm·x_in' (x_in·d_e divisible by H_ssm): there every H_ssm and M stay "
+                "free, and a polynomial identity there holds at every valid set; met through d_e instead "
+                "(d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose builds "
+                "overflow torch's byte count, and the Schwartz-Zippel bound would not be close"),
     )),
     frameworks=("transformers",),
     examples={

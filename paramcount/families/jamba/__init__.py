@@ -35,6 +35,8 @@ from paramcount.components.stacks import (
     periodic,
 )
 from paramcount.families._lineages import (
+    GQA,
+    HEADS_SPLIT_WIDTH,
     HF_EXPERT_FFN_AS_FFN,
     HF_EXPERTS,
     HF_HEADS,
@@ -49,6 +51,8 @@ from paramcount.families._lineages import (
     MAMBA_EXPAND,
     MAMBA_PROJ_BIAS,
     MAMBA_STATE,
+    ROUTED_TO_AT_MOST_ALL,
+    split_heads,
 )
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
@@ -56,24 +60,7 @@ from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import (
-    E,
-    K_conv,
-    L,
-    L_att,
-    M,
-    M_kv,
-    b_conv,
-    b_proj,
-    d_e,
-    d_fe,
-    d_k,
-    d_state,
-    r_dt,
-    tied,
-    v,
-    x_in,
-)
+from paramcount.symbols import E, K_conv, L, L_att, M, M_kv, b_conv, b_proj, d_e, d_fe, d_state, r_dt, tied, v, x_in
 from paramcount.weights import Named
 
 IDS = ("jamba",)  # the ids this folder registers
@@ -207,13 +194,12 @@ register(Architecture(
               b_conv: 1, b_proj: 0, tied: 0, L_att: sympy.floor((L + 3) / 8),
               L_moe: sympy.floor(L / 2)},
     restrictions=(
-        Fixed(d_k, d_e / M, why="JambaConfig has no head_dim: each head is hidden_size over the heads"),
+        split_heads("JambaConfig"),
         *Fixed.each(PERIODIC_ATTENTION.fixed(), why="the Mamba blocks are those not attention (L_ssm = L − L_att)"),
         *Fixed.each(PERIODIC_MOE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        HEADS_SPLIT_WIDTH,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         Holds(
             Relation(E, ">=", 2, reason="with one expert JambaConfig builds a dense MLP "
             "in every block"),

@@ -11,12 +11,25 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
-from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    EVEN_HEAD_DIM_VALIDATED,
+    FFN,
+    GQA,
+    HEADS_SPLIT_WIDTH,
+    HF_HEAD_DIM,
+    KV_HEADS_OR_M,
+    LAYERS,
+    QUERY_HEADS,
+    ROTARY_PAIRS_VALIDATED,
+    TIED_NO,
+    VOCAB,
+    WIDTH,
+    split_heads,
+)
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -59,10 +72,8 @@ MAPPING = Table(
 
 # LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
 # a tied lm_head is the embedding itself, listed once by named_parameters()).
-# transformers validates an even rotary width: d_k = d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers",
-        why="transformers validates an even rotary width: d_k = d_e/M even"),
+    ROTARY_PAIRS_VALIDATED,
 ), weights={
     **hf_decoder_names(norms=("attention_norm", "ffn_norm")),
     "head": "lm_head",
@@ -70,7 +81,7 @@ TRANSFORMERS = Transformers(restrictions=(
 
 # LlamaForCausalLM itself: head_dim is a key of its own (d_e/M when absent), any even width.
 LLAMA_HF = dataclasses.replace(TRANSFORMERS, restrictions=(
-    Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+    EVEN_HEAD_DIM_VALIDATED,
 ), settable={
     d_k: "LlamaConfig's head_dim is any (even) width; KerasHub's LlamaBackbone has no head_dim "
          "argument (d_e/M)"})
@@ -83,10 +94,9 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="LlamaBackbone has no head_dim argument: each head is the width over the heads"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        split_heads("LlamaBackbone", "the width"),
+        HEADS_SPLIT_WIDTH,
+        GQA,
     ),
     reference=Named("reference_models.table:backbone", ("llama",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "

@@ -8,12 +8,11 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu, tied
+from paramcount.families._lineages import GQA, HEADS_SPLIT_WIDTH, split_heads
 from paramcount.families.llama import MAPPING as LLAMA_MAPPING
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.hparams import Divisible
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.weights import Named
 
 IDS = ("llama3",)  # the ids this folder registers
@@ -33,10 +32,9 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="Llama3Backbone has no head_dim argument: each head is the width over the heads"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        split_heads("Llama3Backbone", "the width"),
+        HEADS_SPLIT_WIDTH,
+        GQA,
     ),
     reference=Named("reference_models.table:backbone", ("llama3",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "

@@ -22,6 +22,8 @@ from paramcount.components.latent import swiglu_hf
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 from paramcount.components.stacks import INTERLEAVED_MOE, L_moe
 from paramcount.families._lineages import (
+    EVEN_HEAD_DIM,
+    GQA,
     HF_EXPERT_FFN_AS_FFN,
     HF_HEAD_DIM_OR_SPLIT,
     HF_HEADS,
@@ -32,10 +34,10 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
@@ -151,10 +153,9 @@ register(Architecture(
     optional={k_act: 1, tied: 0, L_moe: L},
     restrictions=(
         *Fixed.each(INTERLEAVED_MOE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
-        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        EVEN_HEAD_DIM,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(INTERLEAVED_MOE.constraints()),
     ),
     # transformers' validation is this model's own constraint (only transformers builds it):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
 from paramcount.families._lineages import (
+    GQA,
     HF_EXPERT_FFN_AS_FFN,
     HF_HEAD_DIM_OR_SPLIT,
     HF_HEADS,
@@ -27,10 +28,11 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
+from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Holds
@@ -70,13 +72,10 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_fe, L, E),
     optional={k_act: 8, tied: 0},
-    # transformers' own constraints (only it builds the model): an even rotary width, heads in
-    # groups
     restrictions=(
         Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds MiniMax-M2)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.hf:weights", ("minimax_m2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "

@@ -10,12 +10,11 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.components.llama_like import backbone, decoder_blocks, swiglu
-from paramcount.families._lineages import FFN, HEAD_DIM, LAYERS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED, FFN, GQA, HEAD_DIM, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Requires, Sets
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -58,8 +57,7 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={d_k: d_e / M},
     restrictions=(
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
     ),
     reference=Named("reference_models.table:backbone", ("mistral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks, final RMS "
@@ -70,7 +68,7 @@ register(Architecture(
     mapping=MAPPING,
     # MistralForCausalLM names its parameters as Llama's does; its rotary width d_k is free here
     transformers=dataclasses.replace(LLAMA_TRANSFORMERS, restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
+        EVEN_HEAD_DIM_VALIDATED,
     )),
     examples={
         "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),

@@ -9,14 +9,26 @@ from __future__ import annotations
 
 from paramcount.components.llama_like import backbone, decoder_blocks, moe_swiglu
 from paramcount.components.modern import k_act
-from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, LOCAL_EXPERTS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    FFN,
+    GQA,
+    HEADS_SPLIT_WIDTH,
+    HF_HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    LOCAL_EXPERTS,
+    QUERY_HEADS,
+    ROUTED_TO_AT_MOST_ALL,
+    VOCAB,
+    WIDTH,
+    split_heads,
+)
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, v
 from paramcount.weights import Named
 
 IDS = ("mixtral",)  # the ids this folder registers
@@ -82,11 +94,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, E),
     optional={k_act: 2},
     restrictions=(
-        Fixed(d_k, d_e / M, why="MixtralBackbone has no head_dim argument: each head is the width over the heads"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        split_heads("MixtralBackbone", "the width"),
+        HEADS_SPLIT_WIDTH,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.table:backbone", ("mixtral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and E "

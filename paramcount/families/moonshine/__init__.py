@@ -89,8 +89,6 @@ MAPPING = Table(
     # MoonshineModel's, the class the published checkpoints name.
     hf_classes={"MoonshineForConditionalGeneration": "moonshine", "MoonshineModel": "moonshine"},
     keras_classes={"MoonshineBackbone": "moonshine"},
-    # intermediate_size written from d_f itself (x_f·d_e wherever KerasHub builds the set): in
-    # transformers' view d_f is any width (Transformers.settable below)
     restrictions=(
         Sets("tie_word_embeddings", True, why="Moonshine's LM head is the token table (tied)"),
         Sets("intermediate_size", lambda hp: hp["d_f"],

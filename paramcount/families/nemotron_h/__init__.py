@@ -36,6 +36,7 @@ from paramcount.components.stacks import (
     block_types,
 )
 from paramcount.families._lineages import (
+    GQA,
     HF_EXPERT_FFN,
     HF_FFN,
     HF_HEAD_DIM_OR_128,
@@ -47,6 +48,7 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
     SSM_CONV,
     SSM_CONV_BIAS,
     SSM_GROUPS,
@@ -54,7 +56,6 @@ from paramcount.families._lineages import (
 )
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Sets
@@ -247,9 +248,8 @@ register(Architecture(
     restrictions=(
         *Fixed.each(BLOCK_TYPES.fixed(),
             why="the Mamba blocks are those of no other kind (L_ssm = L − L_att − L_mlp − L_moe)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(BLOCK_TYPES.constraints()),
     ),
     reference=Named("reference_models.hf:weights", ("nemotron_h",)),

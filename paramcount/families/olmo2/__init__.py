@@ -27,14 +27,15 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
+    rotary_heads,
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
+from paramcount.restrictions import Requires, Sets
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, tied, v
 from paramcount.weights import Named
 
 IDS = ("olmo2", "olmoe")  # the ids this folder registers
@@ -79,11 +80,7 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="Olmo2Config has no head_dim: each head is hidden_size over the heads"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        *rotary_heads("Olmo2Config"),
     ),
     reference=Named("reference_models.hf:weights", ("olmo2",)),
     counting="trainable parameters of the causal LM: token embedding, L post-norm blocks, final "
@@ -132,12 +129,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 8, tied: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="OlmoeConfig has no head_dim: each head is hidden_size over the heads"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *rotary_heads("OlmoeConfig"),
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.hf:weights", ("olmoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "

@@ -8,8 +8,8 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
-from paramcount.families._lineages import HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
 from paramcount.mapping import Field, Table
@@ -83,7 +83,7 @@ register(Architecture(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="KerasHub's OPT has biases on every attention projection"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     reference=Named("reference_models.table:backbone", ("opt",)),
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "

@@ -31,11 +31,17 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.families._lineages import HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
+from paramcount.families._lineages import (
+    EVEN_HEAD_DIM_VALIDATED,
+    GQA,
+    HEADS_DIVIDE_WIDTH_VALIDATED,
+    HF_VOCAB,
+    IMAGE_SIZE_224,
+    POST_NORM_ALWAYS,
+)
 from paramcount.families.gemma import gemma_decoder
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
@@ -186,19 +192,16 @@ _WEIGHTS = {
 }
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(d_e, M), binds="transformers",
-            why="transformers validates a hidden size the heads divide, even with head_dim set"),
+        EVEN_HEAD_DIM_VALIDATED,
+        HEADS_DIVIDE_WIDTH_VALIDATED,
         Fixed(post_norm, 0, binds="transformers", why="PaliGemma (1)'s GemmaModel has no post norms"),
     ),
     weights=_WEIGHTS,
     variants=(Transformers(
         mapping=PALI_GEMMA2,
         restrictions=(
-            Holds(Divisible(d_k, 2), binds="transformers",
-                why="transformers validates an even rotary width (head_dim)"),
-            Holds(Divisible(d_e, M), binds="transformers",
-                why="transformers validates a hidden size the heads divide, even with head_dim set"),
+            EVEN_HEAD_DIM_VALIDATED,
+            HEADS_DIVIDE_WIDTH_VALIDATED,
             Fixed(post_norm, 1, binds="transformers", why="PaliGemma 2's Gemma2Model always has both post norms"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
@@ -226,8 +229,7 @@ register(Architecture(
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional={M_kv: M, post_norm: 0},
     restrictions=(
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
         *Holds.each(VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image"),
     ),
     reference=Named("reference_models.table:backbone", ("pali_gemma",)),

@@ -12,14 +12,24 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
-from paramcount.families._lineages import HF_FFN, HF_HEADS, HF_KV_HEADS_OR_M, HF_LAYERS, HF_TIED_NO, HF_VOCAB, HF_WIDTH
+from paramcount.families._lineages import (
+    GQA,
+    HF_FFN,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_VOCAB,
+    HF_WIDTH,
+    split_heads,
+)
 from paramcount.formula import group
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, qk_norm, tied, v
+from paramcount.restrictions import Holds
+from paramcount.symbols import L, M, M_kv, d_e, d_f, qk_norm, tied, v
 from paramcount.weights import Named
 
 IDS = ("phi",)  # the ids this folder registers
@@ -49,12 +59,11 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M, tied: 0, qk_norm: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="PhiConfig has no head_dim: each head is hidden_size over the heads"),
+        split_heads("PhiConfig"),
         Holds(Divisible(d_e, 4 * M),
             why="transformers rotates half of each head by default (partial_rotary_factor 0.5): an even rotary "
                 "width needs d_k a multiple of 4"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
     ),
     # transformers rotates half of each head by default (partial_rotary_factor 0.5): an even
     # rotary width needs d_k a multiple of 4

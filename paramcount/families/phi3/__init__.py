@@ -11,7 +11,17 @@ from __future__ import annotations
 from paramcount.components import attention, embedding
 from paramcount.components.basic import EVEN_HEADS
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
-from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS_OR_M, LAYERS, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    FFN,
+    GQA,
+    HF_HEAD_DIM,
+    KV_HEADS_OR_M,
+    LAYERS,
+    QUERY_HEADS,
+    ROTARY_PAIRS_VALIDATED,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.formula import FUSED, group
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -39,8 +49,6 @@ MAPPING = Table(
     model_type="phi3",
     hf_classes={"Phi3ForCausalLM": "phi3"},
     keras_classes={"Phi3Backbone": "phi3"},
-    # Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the
-    # padding row
     restrictions=(
         Sets("tie_word_embeddings", False, why="KerasHub's Phi3Backbone always keeps an untied LM head"),
         Sets("pad_token_id", None,
@@ -63,10 +71,8 @@ MAPPING = Table(
 
 # Phi3ForCausalLM fuses q, k and v into one ``qkv_proj`` (rows M·d_k, then M_kv·d_k twice: the
 # leaves share it, FUSED) and gate and up into one ``gate_up_proj`` (2·d_f rows: gate, then up).
-# transformers validates an even rotary width: d_k = d_e/M even.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers",
-        why="transformers validates an even rotary width: d_k = d_e/M even"),
+    ROTARY_PAIRS_VALIDATED,
 ), weights={
     "embeddings.token": "model/embed_tokens",
     "blocks": r"layers/\d+",
@@ -117,8 +123,7 @@ register(Architecture(
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Holds(Divisible(d_e, M),
             why="the heads split the width exactly: the fused query-key-value projection is 3·d_e wide"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
     ),
     # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
     reference=Named("reference_models.table:backbone", ("phi3",)),

@@ -24,14 +24,14 @@ from paramcount.families._lineages import (
     HF_TOP_K,
     HF_VOCAB,
     HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
+    rotary_heads,
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, d_k, tied, v
+from paramcount.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, tied, v
 from paramcount.weights import Named
 
 IDS = ("phimoe",)  # the ids this folder registers
@@ -66,12 +66,8 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, E),
     optional={k_act: 2, tied: 0, b_att: 1, b_head: 1},
     restrictions=(
-        Fixed(d_k, d_e / M, why="PhimoeConfig has no head_dim: each head is hidden_size over the heads"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        *rotary_heads("PhimoeConfig"),
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.hf:weights", ("phimoe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "

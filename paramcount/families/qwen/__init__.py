@@ -10,13 +10,23 @@ KerasHub keeps in the backbone.
 from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
-from paramcount.families._lineages import FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    FFN,
+    GQA,
+    HEADS_SPLIT_WIDTH,
+    HF_HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    TIED_KERAS_YES,
+    VOCAB,
+    WIDTH,
+    split_heads,
+)
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.hparams import Divisible
 from paramcount.mapping import Table
 from paramcount.registry import register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.symbols import L, M, M_kv, d_e, d_f, v
 
 IDS = ("qwen",)  # the ids this folder registers
 
@@ -61,10 +71,9 @@ register(keras_hub_decoder(
     attention_term=gqa_attention(bias=(1, 1, 1, 0)),
     required=(v, d_e, M, M_kv, d_f, L),
     restrictions=(
-        Fixed(d_k, d_e / M, why="QwenBackbone has no head_dim argument: each head is the width over the heads"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        split_heads("QwenBackbone", "the width"),
+        HEADS_SPLIT_WIDTH,
+        GQA,
     ),
     mapping=MAPPING,
     transformers=TRANSFORMERS,

@@ -10,7 +10,7 @@ The small models (0.6B–4B) tie the LM head to the token embedding.
 from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
-from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
+from paramcount.families._lineages import FFN, GQA, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -71,8 +71,7 @@ register(keras_hub_decoder(
     attention_term=gqa_attention(qk_norm=True),
     counting_extra=" (QK norms included)",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
-    restrictions=(Holds(Divisible(M, M_kv),
-        why="grouped-query attention shares each key/value head by a whole group of query heads"),),
+    restrictions=(GQA,),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -24,12 +24,21 @@ from paramcount.components.llama_like import (
     swiglu,
     tied,
 )
-from paramcount.families._lineages import FFN, KV_HEADS, LAYERS, QUERY_HEADS, TIED_NO, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    FFN,
+    GQA,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    QWEN3_5_NO_ATTENTION_BIAS,
+    TIED_NO,
+    VOCAB,
+    WIDTH,
+)
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Require, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Holds, Requires
 from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -39,8 +48,7 @@ IDS = ("qwen3_5",)  # the ids this folder registers
 HYBRID_OPTIONAL = {L_full: sympy.floor(L / 4), tied: 0, H_lk: 16, H_lv: 32, d_lk: 128,
                    d_lv: 128, K_conv: 4}
 # The hybrid stack's restriction rows, shared with Qwen 3.5 MoE and Qwen3-Next.
-HYBRID_CONSTRAINTS = (Holds(Divisible(M, M_kv),
-                            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+HYBRID_CONSTRAINTS = (GQA,
                       *Holds.each(FULL_AND_LINEAR.constraints()))
 HYBRID_FIXED = Fixed.each(FULL_AND_LINEAR.fixed(),
                           why="the linear-attention blocks are those not full (L_linear = L − L_full)")
@@ -85,7 +93,7 @@ MAPPING = Table(
     hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
     keras_classes={"Qwen3_5Backbone": "qwen3_5"},
     restrictions=(
-        Sets("attention_bias", False, why="Qwen 3.5's attention has no biases"),
+        QWEN3_5_NO_ATTENTION_BIAS,
         *Requires.each(HYBRID_REQUIRES),
     ),
     free=HYBRID_FREE,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
 from paramcount.components.modern import k_act, mixture_of_experts
-from paramcount.families._lineages import EXPERT_FFN, EXPERTS, TOP_K
+from paramcount.families._lineages import EXPERT_FFN, EXPERTS, QWEN3_5_NO_ATTENTION_BIAS, ROUTED_TO_AT_MOST_ALL, TOP_K
 from paramcount.families.qwen3_5 import (
     HYBRID_CONSTRAINTS,
     HYBRID_FIELDS,
@@ -24,10 +24,9 @@ from paramcount.families.qwen3_5 import (
 )
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Requires
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -67,7 +66,7 @@ MAPPING = Table(
     hf_classes={"Qwen3_5MoeForCausalLM": "qwen3_5_moe"},
     keras_classes={"Qwen3_5MoeBackbone": "qwen3_5_moe"},
     restrictions=(
-        Sets("attention_bias", False, why="Qwen 3.5's attention has no biases"),
+        QWEN3_5_NO_ATTENTION_BIAS,
         *Requires.each(HYBRID_REQUIRES),
     ),
     free=HYBRID_FREE | {"output_router_logits", "router_aux_loss_coef",
@@ -103,7 +102,7 @@ register(Architecture(
     restrictions=(
         *HYBRID_FIXED,
         *HYBRID_CONSTRAINTS,
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.table:backbone", ("qwen3_5_moe",)),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "

@@ -28,11 +28,13 @@ from paramcount.families._lineages import (
     EXPERT_FFN,
     EXPERTS,
     FFN,
+    GQA,
     HEAD_DIM,
     HF_LOCAL_EXPERTS,
     KV_HEADS,
     LAYERS,
     QUERY_HEADS,
+    ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
     VOCAB,
@@ -41,7 +43,6 @@ from paramcount.families._lineages import (
 )
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
@@ -156,9 +157,8 @@ register(Architecture(
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
     restrictions=(
         *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),
     reference=Named("reference_models.table:backbone", ("qwen3_moe",)),

@@ -16,6 +16,7 @@ import dataclasses
 
 from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks
 from paramcount.components.modern import k_act
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families.qwen3_5 import (
     HYBRID_CONSTRAINTS,
     HYBRID_FIELDS,
@@ -29,10 +30,9 @@ from paramcount.families.qwen3_5_moe import MOE
 from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFORMERS
 from paramcount.formula import FUSED
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Relation
 from paramcount.mapping import Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
+from paramcount.restrictions import Requires, Sets
 from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.weights import Named
 
@@ -85,7 +85,7 @@ register(Architecture(
     restrictions=(
         *HYBRID_FIXED,
         *HYBRID_CONSTRAINTS,
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        ROUTED_TO_AT_MOST_ALL,
     ),
     reference=Named("reference_models.hf:weights", ("qwen3_next",)),
     counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "

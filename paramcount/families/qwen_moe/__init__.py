@@ -40,24 +40,27 @@ from paramcount.families._lineages import (
     EXPERT_FFN,
     EXPERTS,
     FFN,
+    GQA,
+    HEADS_SPLIT_WIDTH,
     HF_HEAD_DIM,
     KV_HEADS,
     LAYERS,
     QUERY_HEADS,
+    ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
     VOCAB,
     WIDTH,
     dense_block_rows,
+    split_heads,
 )
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.formula import group
 from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.symbols import E, L, M, M_kv, d_e, d_f, v
 
 IDS = ("qwen_moe",)  # the ids this folder registers
 
@@ -183,12 +186,11 @@ register(Architecture(
     # The published config sets the dense width (intermediate_size) to the shared expert's.
     optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
     restrictions=(
-        Fixed(d_k, d_e / M, why="QwenMoeBackbone has no head-width argument: each head is the width over the heads"),
+        split_heads("QwenMoeBackbone", "the width"),
         *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
-        Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all experts")),
+        HEADS_SPLIT_WIDTH,
+        GQA,
+        ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),
     reference="reference_models.qwen_moe:backbone",

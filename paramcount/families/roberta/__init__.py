@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS, dense, embedding
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS, dense, embedding
 from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
-from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.families._lineages import ABSOLUTE_POSITIONS, FFN, HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
 from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
 from paramcount.formula import group
 from paramcount.frameworks import Delta, Transformers
@@ -57,11 +57,7 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
                 why="the formula has no token types; transformers' one-row table is a delta",
             ),
             Requires("tie_word_embeddings", (True,), why="the MLM decoder counts only as the token embedding, tied"),
-            Requires(
-                "position_embedding_type",
-                ("absolute",),
-                why="relative position types add a distance table the formula does not have",
-            ),
+            ABSOLUTE_POSITIONS,
             Requires("add_cross_attention", (False,), why="the encoder here has no cross-attention"),
         ),
         free=ENCODER_FREE,
@@ -109,7 +105,7 @@ roberta_family = partial(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
         Fixed(zeta, 1, why="RoBERTa's query, key, value and output projections carry biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     family="keras_hub",
     keras_hub_metadata=True,

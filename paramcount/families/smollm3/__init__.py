@@ -15,14 +15,25 @@ from __future__ import annotations
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import embeddings, final_norm, output_head, tied
 from paramcount.components.modern import gated_feed_forward, rms_norm
-from paramcount.families._lineages import ATTENTION_HEADS, FFN, HF_HEAD_DIM, KV_HEADS, LAYERS, VOCAB, WIDTH
+from paramcount.families._lineages import (
+    ATTENTION_HEADS,
+    FFN,
+    GQA,
+    HF_HEAD_DIM,
+    KV_HEADS,
+    LAYERS,
+    ROTARY_PAIRS,
+    ROTARY_PAIRS_VALIDATED,
+    VOCAB,
+    WIDTH,
+    split_heads,
+)
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.restrictions import Fixed, Requires, Sets
 from paramcount.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
 from paramcount.weights import Named
 
@@ -74,8 +85,6 @@ MAPPING = Table(
     model_type="smollm3",
     hf_classes={"SmolLM3ForCausalLM": "smollm3"},
     keras_classes={"SmolLM3Backbone": "smollm3"},
-    # SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the
-    # padding row, and transformers warns of the others
     restrictions=(
         Sets("tie_word_embeddings", True, why="KerasHub's SmolLM3 always ties its LM head"),
         Sets("pad_token_id", None,
@@ -126,8 +135,7 @@ MAPPING = Table(
 # SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_e, 2 * M), binds="transformers",
-            why="transformers validates an even rotary width: d_k = d_e/M even"),
+        ROTARY_PAIRS_VALIDATED,
     ),
     # Llama's names (the head is tied here: lm_head is the embedding, listed once, as Llama's)
     weights=LLAMA_TRANSFORMERS.weights,
@@ -150,12 +158,10 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L),
     optional={b_qkv: 0, b_ffn: 0},
     restrictions=(
-        Fixed(d_k, d_e / M, why="SmolLM3Backbone has no head_dim argument: each head is the width over the heads"),
+        split_heads("SmolLM3Backbone", "the width"),
         Fixed(tied, 1, why="KerasHub's SmolLM3 always ties its LM head"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        ROTARY_PAIRS,
+        GQA,
     ),
     reference=Named("reference_models.table:backbone", ("smollm3",)),
     counting="weights of the backbone: token embedding (the head is tied to it), L decoder "

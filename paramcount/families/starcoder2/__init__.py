@@ -12,13 +12,23 @@ from __future__ import annotations
 
 from paramcount.components.basic import layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
-from paramcount.families._lineages import HF_FFN, HF_HEADS, HF_KV_HEADS_OR_M, HF_LAYERS, HF_TIED_YES, HF_VOCAB, HF_WIDTH
+from paramcount.families._lineages import (
+    GQA,
+    HF_FFN,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_TIED_YES,
+    HF_VOCAB,
+    HF_WIDTH,
+    ROTARY_PAIRS,
+    split_heads,
+)
 from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, d_k, tied, v
+from paramcount.restrictions import Fixed
+from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
 from paramcount.weights import Named
 
 IDS = ("starcoder2",)  # the ids this folder registers
@@ -43,14 +53,11 @@ register(Architecture(
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L),
     optional={tied: 1, b_att: 1},
-    # use_bias switches the attention's and the MLP's biases together
     restrictions=(
-        Fixed(d_k, d_e / M, why="Starcoder2Config has no head_dim: each head is hidden_size over the heads"),
+        split_heads("Starcoder2Config"),
         Fixed(b_ffn, b_att, why="use_bias switches the attention's and the MLP's biases together"),
-        Holds(Divisible(d_e, 2 * M),
-            why="rotary positions rotate pairs of a head's channels: transformers refuses an odd head width d_e/M"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        ROTARY_PAIRS,
+        GQA,
     ),
     reference=Named("reference_models.hf:weights", ("starcoder2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final layer "

@@ -20,7 +20,14 @@ from paramcount.components import (
     rotary_positions,
 )
 from paramcount.components.encoders import tied
-from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
+from paramcount.families._lineages import (
+    GQA,
+    GQA_DECODER,
+    T5GEMMA_ATTENTION_BIAS,
+    T5GEMMA_VALIDATED,
+    T5GEMMA_VOCAB,
+    TIED_YES,
+)
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -133,15 +140,9 @@ def _block(prefix: str, *, cross: bool) -> dict[str, str]:
 # T5GemmaForConditionalGeneration: model.encoder / model.decoder, each with its token table,
 # layers and output norm; the LM head lm_head.out_proj is the decoder's table when tied (listed
 # once). Rotary inverse frequencies are non-persistent buffers.
-# transformers validates even rotary widths and each side's width divisible by its heads (even
-# with head_dim set)
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(d_k_dec, 2), binds="transformers",
-            why="transformers validates an even rotary width (the decoder's head_dim)"),
-        Holds(Divisible(d_e, M), binds="transformers",
-            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
+        *T5GEMMA_VALIDATED,
         Holds(Divisible(d_e_dec, M_dec), binds="transformers",
             why="transformers validates each side's width divisible by its heads, even with head_dim set"),
     ),
@@ -211,10 +212,8 @@ register(Architecture(
               d_k_dec: d_k, zeta: 0, tied: 1},
     restrictions=(
         Fixed(d_v, d_k, why="T5Gemma's attention gives keys and values one head width (head_dim)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Divisible(M_dec, M_kv_dec),
-            why="the decoder's grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
+        GQA_DECODER,
     ),
     presets="t5gemma",
     family="keras_hub",

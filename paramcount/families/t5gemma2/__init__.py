@@ -32,7 +32,15 @@ import sympy
 from paramcount.components import attention, dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.decoders import qk_norm
 from paramcount.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
-from paramcount.families._lineages import QK_NORM_KERAS, T5GEMMA_ATTENTION_BIAS, T5GEMMA_VOCAB, TIED_YES
+from paramcount.families._lineages import (
+    GQA,
+    GQA_DECODER,
+    QK_NORM_KERAS,
+    T5GEMMA_ATTENTION_BIAS,
+    T5GEMMA_VALIDATED,
+    T5GEMMA_VOCAB,
+    TIED_YES,
+)
 from paramcount.formula import Term, group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
@@ -249,14 +257,8 @@ _TOWER = "T5Gemma2ForConditionalGeneration always builds the encoder's SigLIP to
 # the decoder's end-of-image embedding the encoder's (listed once each). embed_scale and the
 # rotary inverse frequencies are non-persistent buffers.
 TRANSFORMERS = Transformers(
-    # transformers validates even rotary widths and each side's width divisible by its heads
-    # (even with head_dim set)
     restrictions=(
-        Holds(Divisible(d_k, 2), binds="transformers", why="transformers validates an even rotary width (head_dim)"),
-        Holds(Divisible(d_k_dec, 2), binds="transformers",
-            why="transformers validates an even rotary width (the decoder's head_dim)"),
-        Holds(Divisible(d_e, M), binds="transformers",
-            why="transformers validates each side's width divisible by its heads, even with head_dim set"),
+        *T5GEMMA_VALIDATED,
         Holds(Divisible(d_e, M_dec), binds="transformers",
             why="transformers validates each side's width divisible by its heads, even with head_dim set"),
         Fixed(qk_norm, 1, binds="transformers", why="T5Gemma2's attention always normalizes queries and keys"),
@@ -367,10 +369,8 @@ register(Architecture(
               qk_norm: 1, tied: 1},
     restrictions=(
         Fixed(d_v, d_k, why="T5Gemma 2's attention gives keys and values one head width (head_dim)"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
-        Holds(Divisible(M_dec, M_kv_dec),
-            why="the decoder's grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
+        GQA_DECODER,
     ),
     family="keras_hub",
     mapping=MAPPING,

@@ -15,10 +15,10 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.formula import group
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
 from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
 
 IDS = ("transformer_decoder", "transformer_encoder")  # the ids this folder registers
@@ -31,7 +31,7 @@ _architecture = partial(
     # keras_hub's blocks use key_dim = d_e // M (floored: d_e = 256, M = 3 gives 3 heads of 85,
     # keras-io's text_generation_gpt) and always give the projections biases: the defaults.
     optional={d_k: EVEN_HEADS[d_k], d_v: d_k, zeta: 1},
-    restrictions=(Holds(HEADS_FIT),),
+    restrictions=(HEADS_FIT_WIDTH,),
     counting="trainable weights: token and position embeddings, L blocks, untied output layer",
     family="paper",
     examples={

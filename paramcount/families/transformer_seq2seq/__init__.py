@@ -14,7 +14,8 @@ transformation", section 3.4).
 from __future__ import annotations
 
 from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.formula import group, leaf, zero
 from paramcount.hparams import Relation
 from paramcount.registry import Architecture, register
@@ -49,11 +50,10 @@ register(Architecture(
     ),
     required=(v_src, v_tgt, d_e, M, d_f, L_enc, L_dec),
     optional={shared: 0, tied: 0},
-    # keras_hub's blocks use key_dim = d_e // M and always give the projections biases.
     restrictions=(
         *Fixed.each(EVEN_HEADS, why="keras_hub's blocks use key_dim = d_e // M and always give the projections biases"),
         Fixed(zeta, 1, why="keras_hub's blocks use key_dim = d_e // M and always give the projections biases"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
         Holds(
             Relation(v_src, "==", v_tgt, when=shared,
             reason="one shared table serves a joint source-target vocabulary"),

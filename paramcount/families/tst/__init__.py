@@ -13,10 +13,11 @@ Option ``bn``: Zerveas et al. use batch normalization in place of layer normaliz
 from __future__ import annotations
 
 from paramcount.components import attention, dense, feed_forward
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.formula import group, leaf
 from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
+from paramcount.restrictions import Fixed
 from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
 
 IDS = ("tst",)  # the ids this folder registers
@@ -73,7 +74,7 @@ register(Architecture(
             why="the reference's keras.layers.MultiHeadAttention takes key_dim = d_e // M (floored), keys and "
                 "values alike"),
         Fixed(zeta, 1, why="keras.layers.MultiHeadAttention gives its projections biases (use_bias defaults to True)"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     reference="reference_models.tst:tst",
     counting="trainable weights: input projection, positions, L encoder blocks, output layer; "

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paramcount.components import attention, dense, feed_forward, layer_norm
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT
-from paramcount.families._lineages import HEADS, LAYERS, WIDTH
+from paramcount.components.basic import EVEN_HEADS
+from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, WIDTH
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible
@@ -76,12 +76,10 @@ MAPPING = Table(
     # checkpoints) adds a classifier paramcount's ViT backbone does not count: refused by name.
     hf_classes={"ViTModel": "vit"},
     keras_classes={"ViTBackbone": "vit"},
-    # KerasHub's get_config does not save data_format: its presets are channels last, the
-    # default, and the reference builds them so; image_shape's order depends on it.
     restrictions=(
         Sets("data_format", "channels_last", binds="keras",
-            why="KerasHub's get_config does not save data_format: its presets are channels last, and image_shape's "
-                "order depends on it"),
+            why="KerasHub's get_config does not save data_format: its presets are channels last, the default, and the "
+                "reference builds them so; image_shape's order depends on it"),
         Requires(
             "data_format",
             ("channels_last",),
@@ -181,7 +179,7 @@ register(Architecture(
     restrictions=(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
         Holds(Divisible(H, P), why="the patches tile the image's height"),
         Holds(Divisible(W, P), why="the patches tile the image's width"),
     ),

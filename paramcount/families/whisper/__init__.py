@@ -54,8 +54,6 @@ MAPPING = Table(
     # weights are WhisperModel's, the class the published checkpoints name.
     hf_classes={"WhisperForConditionalGeneration": "whisper", "WhisperModel": "whisper"},
     keras_classes={"WhisperBackbone": "whisper"},
-    # WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses
-    # the padding row (the start token must be an int; 0 is in every vocabulary)
     restrictions=(
         Sets("tie_word_embeddings", True, why="Whisper's LM head is the token table transposed (tied)"),
         Sets("pad_token_id", None,
@@ -63,7 +61,7 @@ MAPPING = Table(
                 "padding row"),
         Sets("bos_token_id", None,
             why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
-                "padding row"),
+                "padding row (decoder_start_token_id stays: it must be an int, and 0 is in every vocabulary)"),
         Sets("eos_token_id", None,
             why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
                 "padding row"),

@@ -17,8 +17,8 @@ from paramcount.components import (
     layer_norm,
     sinusoidal_positions,
 )
-from paramcount.components.basic import EVEN_HEADS, HEADS_FIT, WHOLE_HEADS
-from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
+from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.mapping import Field, Table
@@ -100,18 +100,16 @@ register(Architecture(
     restrictions=(
         *Fixed.each(EVEN_HEADS,
             why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Holds(HEADS_FIT),
+        HEADS_FIT_WIDTH,
     ),
     presets="xlnet",
     family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
-        # XLNetConfig refuses a width the heads do not split ("'d_model % n_head' should be
-        # equal to 0"); KerasHub floors the head width
         restrictions=(
             Holds(WHOLE_HEADS, binds="transformers",
                 why="XLNetConfig refuses a width the heads do not split ('d_model % n_head' should be equal to 0); "
-                    "KerasHub floors"),
+                    "KerasHub floors the head width"),
         ),
         weights={
             "embeddings.token": "word_embedding",

@@ -30,6 +30,7 @@ from paramcount.components.basic import dense, embedding
 from paramcount.components.modern import rms_norm
 from paramcount.components.ssm import mamba2_mixer
 from paramcount.families._lineages import (
+    GQA,
     HF_FFN_OR_4D,
     HF_HEADS,
     HF_KV_HEADS_OR_M,
@@ -204,7 +205,6 @@ register(Architecture(
     required=(v, d_e, M, L, L_hyb, H_ssm),
     optional={M_kv: M, d_f: 4 * d_e, x_in: 2, G_ssm: 1, d_state: 64, K_conv: 4, b_proj: 0,
               B_mem: 1, r_ad: 128, att_ad: 0},
-    # b_conv: Zamba2MambaMixer's convolution always has its bias, whatever use_conv_bias says
     restrictions=(
         Fixed(d_k, 2 * d_e / M,
             why="the shared block attends from the concatenation of hidden state and embeddings (2·d_e) in M heads"),
@@ -212,8 +212,7 @@ register(Architecture(
         Holds(Divisible(d_e, M),
               why="Zamba2Config floors the head width 2·hidden_size // heads: d_e a multiple of M keeps it whole "
                   "and even"),
-        Holds(Divisible(M, M_kv),
-            why="grouped-query attention shares each key/value head by a whole group of query heads"),
+        GQA,
         Holds(Relation(L_hyb, "<=", L, reason="the hybrid layers are some of the layers")),
         Holds(
             Relation(B_mem, "<=", L_hyb, reason="every shared block is used by a hybrid "
