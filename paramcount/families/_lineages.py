@@ -14,7 +14,7 @@ from paramcount.components.basic import HEADS_FIT
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field
 from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k
+from paramcount.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k, post_attn_norm, post_ffw_norm
 
 # --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
 SSM_GROUPS = Field("G_ssm", hf="n_groups")
@@ -39,6 +39,8 @@ KV_HEADS = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads")
 KV_HEADS_OR_M = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M)
 ATTENTION_HEADS = Field("M", keras="num_attention_heads", hf="num_attention_heads")
 HEAD_DIM = Field("d_k", keras="head_dim", hf="head_dim")
+# a decoder's first rows, in this order (a family's table writes *DECODER_FIELDS, then its own)
+DECODER_FIELDS = (VOCAB, LAYERS, QUERY_HEADS, KV_HEADS, WIDTH)
 TIED_NO = Field(
     "tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True, hf_default=0,
     keras_default=0)
@@ -99,6 +101,7 @@ HF_HEADS = Field("M", hf="num_attention_heads")
 HF_KV_HEADS = Field("M_kv", hf="num_key_value_heads")
 HF_KV_HEADS_OR_M = Field("M_kv", hf="num_key_value_heads", hf_default=M)
 HF_HEAD_DIM = Field("d_k", hf="head_dim")
+HF_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_WIDTH)  # M_kv defaults to M
 HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=d_e / M)
 HF_TIED_NO = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)
 HF_TIED_YES = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1)
@@ -163,7 +166,16 @@ ABSOLUTE_POSITIONS = Requires(
     "position_embedding_type", ("absolute",),
     why="relative position types add a distance table the formula does not have")
 
-# Gemma lineage
+# Gemma lineage: what transformers validates of every Gemma decoder, and the classes' post norms
+GEMMA_VALIDATED = (EVEN_HEAD_DIM_VALIDATED, HEADS_DIVIDE_WIDTH_VALIDATED)
+
+
+def post_norms_always(cls: str) -> tuple[Fixed, ...]:
+    """A transformers class ``cls`` (Gemma 2's, Gemma 3's) that always has both post norms."""
+    return (Fixed(post_attn_norm, 1, binds="transformers", why=f"{cls} always has a post-attention norm"),
+            Fixed(post_ffw_norm, 1, binds="transformers", why=f"{cls} always has a post-feed-forward norm"))
+
+
 NO_IMAGE_SIZE = Sets("image_size", None, binds="keras",
                      why="the text backbone has no vision encoder, so no image size")
 GEMMA3_TIED = Sets("tie_word_embeddings", True, why="Gemma 3's head is the token embedding (tied)")

@@ -15,14 +15,10 @@ from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
 from paramcount.components.latent import swiglu_hf
 from paramcount.families._lineages import (
     HF_ATTENTION_BIAS,
+    HF_DECODER_FIELDS,
     HF_FFN,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
     HF_QK_NORM,
     HF_TIED_YES,
-    HF_VOCAB,
-    HF_WIDTH,
     rotary_heads,
 )
 from paramcount.frameworks import Transformers, own_weights
@@ -63,11 +59,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            HF_VOCAB,
-            HF_LAYERS,
-            HF_HEADS,
-            HF_KV_HEADS_OR_M,
-            HF_WIDTH,
+            *HF_DECODER_FIELDS,
             HF_FFN,
             HF_ATTENTION_BIAS,
             HF_QK_NORM,

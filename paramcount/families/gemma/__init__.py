@@ -30,10 +30,9 @@ from paramcount.components.decoders import (
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.families._lineages import (
-    EVEN_HEAD_DIM_VALIDATED,
+    GEMMA_VALIDATED,
     GQA,
     HEAD_DIM,
-    HEADS_DIVIDE_WIDTH_VALIDATED,
     KV_HEADS,
     LAYERS,
     POST_ATTENTION_NORM,
@@ -42,6 +41,7 @@ from paramcount.families._lineages import (
     QUERY_HEADS,
     VOCAB,
     WIDTH,
+    post_norms_always,
 )
 from paramcount.formula import Term, group, zero
 from paramcount.frameworks import Transformers
@@ -145,8 +145,7 @@ GEMMA2 = Table(
 _WEIGHTS = hf_decoder_names()
 TRANSFORMERS = Transformers(
     restrictions=(
-        EVEN_HEAD_DIM_VALIDATED,
-        HEADS_DIVIDE_WIDTH_VALIDATED,
+        *GEMMA_VALIDATED,
         Fixed(post_attn_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-attention norm"),
         Fixed(post_ffw_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-feed-forward norm"),
     ),
@@ -154,16 +153,8 @@ TRANSFORMERS = Transformers(
     variants=(Transformers(
         mapping=GEMMA2,
         restrictions=(
-            EVEN_HEAD_DIM_VALIDATED,
-            HEADS_DIVIDE_WIDTH_VALIDATED,
-            Fixed(post_attn_norm, 1, binds="transformers", why="Gemma2ForCausalLM always has a post-attention norm"),
-            Fixed(
-                post_ffw_norm,
-                1,
-                binds="transformers",
-                why="Gemma2ForCausalLM always has a post-feed-forward "
-                    "norm",
-            ),
+            *GEMMA_VALIDATED,
+            *post_norms_always("Gemma2ForCausalLM"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
     ),),

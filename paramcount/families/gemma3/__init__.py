@@ -33,21 +33,17 @@ from paramcount.components.decoders import (
 from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
 from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
 from paramcount.families._lineages import (
-    EVEN_HEAD_DIM_VALIDATED,
+    DECODER_FIELDS,
     FFN,
     GEMMA3_TIED,
+    GEMMA_VALIDATED,
     GQA,
     HEAD_DIM,
-    HEADS_DIVIDE_WIDTH_VALIDATED,
-    KV_HEADS,
-    LAYERS,
     NO_IMAGE_SIZE,
     POST_ATTENTION_NORM,
     POST_FFW_NORM,
     QK_NORM_KERAS,
-    QUERY_HEADS,
-    VOCAB,
-    WIDTH,
+    post_norms_always,
 )
 from paramcount.formula import group, zero
 from paramcount.frameworks import Always, Delta, Transformers
@@ -100,11 +96,7 @@ _architecture = partial(
 # (4) and head_dim (256) have class defaults, not derived ones: both keys are read.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         FFN,
         HEAD_DIM,
         QK_NORM_KERAS,
@@ -160,8 +152,7 @@ MAPPING = Table(
 # (lm_head is embed_tokens, listed once); embed_scale is a non-persistent buffer.
 TRANSFORMERS = Transformers(
     restrictions=(
-        EVEN_HEAD_DIM_VALIDATED,
-        HEADS_DIVIDE_WIDTH_VALIDATED,
+        *GEMMA_VALIDATED,
         Fixed(qk_norm, 1, binds="transformers", why="Gemma3ForCausalLM always normalizes queries and keys"),
         Fixed(
             post_norm,
@@ -170,8 +161,7 @@ TRANSFORMERS = Transformers(
             why="Gemma3ForCausalLM always has post-attention and post-feed-forward "
                 "norms",
         ),
-        Fixed(post_attn_norm, 1, binds="transformers", why="Gemma3ForCausalLM always has a post-attention norm"),
-        Fixed(post_ffw_norm, 1, binds="transformers", why="Gemma3ForCausalLM always has a post-feed-forward norm"),
+        *post_norms_always("Gemma3ForCausalLM"),
     ),
     weights={
         **hf_decoder_names(norms=("norm_1", "post_attention_norm")), **HF_GEMMA2_NORMS,

@@ -30,7 +30,7 @@ import sympy
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
-from paramcount.families._lineages import FFN, GQA, HEAD_DIM, KV_HEADS, LAYERS, NO_IMAGE_SIZE, QUERY_HEADS, VOCAB, WIDTH
+from paramcount.families._lineages import DECODER_FIELDS, FFN, GQA, HEAD_DIM, NO_IMAGE_SIZE
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible, Relation
@@ -165,11 +165,7 @@ def _hf_keys(config):
 # hidden_size_per_layer_input 256 (per-layer inputs on): that key must be stated, as 0.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         FFN,
         HEAD_DIM,
         Field("d_kg", keras="global_head_dim", hf="global_head_dim", keras_default=d_k,

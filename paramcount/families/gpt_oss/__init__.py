@@ -14,17 +14,7 @@ from __future__ import annotations
 from paramcount.components import dense, embedding
 from paramcount.components.llama_like import hf_decoder_names
 from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.families._lineages import (
-    EVEN_HEAD_DIM_VALIDATED,
-    FFN,
-    GQA,
-    KV_HEADS,
-    LAYERS,
-    LOCAL_EXPERTS,
-    QUERY_HEADS,
-    VOCAB,
-    WIDTH,
-)
+from paramcount.families._lineages import DECODER_FIELDS, EVEN_HEAD_DIM_VALIDATED, FFN, GQA, LOCAL_EXPERTS
 from paramcount.formula import group, leaf
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Relation
@@ -50,11 +40,7 @@ _expert = group(
 # KerasHub's head_dim=None is d_e/M.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         FFN,
         Field("d_k", keras="head_dim", hf="head_dim", keras_default=d_e / M),
         LOCAL_EXPERTS,

@@ -13,14 +13,10 @@ from paramcount.components.hf_decoder import attention, causal_lm
 from paramcount.components.modern import gated_feed_forward, rms_norm
 from paramcount.families._lineages import (
     HF_ATTENTION_BIAS,
+    HF_DECODER_FIELDS,
     HF_FFN,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
     HF_MLP_BIAS,
     HF_TIED_NO,
-    HF_VOCAB,
-    HF_WIDTH,
     rotary_heads,
 )
 from paramcount.frameworks import Transformers, own_weights
@@ -61,11 +57,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            HF_VOCAB,
-            HF_LAYERS,
-            HF_HEADS,
-            HF_KV_HEADS_OR_M,
-            HF_WIDTH,
+            *HF_DECODER_FIELDS,
             HF_FFN,
             HF_ATTENTION_BIAS,
             HF_MLP_BIAS,

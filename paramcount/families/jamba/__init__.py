@@ -37,15 +37,11 @@ from paramcount.components.stacks import (
 from paramcount.families._lineages import (
     GQA,
     HEADS_SPLIT_WIDTH,
+    HF_DECODER_FIELDS,
     HF_EXPERT_FFN_AS_FFN,
     HF_EXPERTS,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
     HF_TIED_NO,
     HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
     MAMBA_CONV,
     MAMBA_CONV_BIAS,
     MAMBA_EXPAND,
@@ -134,11 +130,7 @@ def _expert_offset(hp):
 # changes no count).
 MAPPING = Table(
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS_OR_M,
-        HF_WIDTH,
+        *HF_DECODER_FIELDS,
         HF_EXPERT_FFN_AS_FFN,
         HF_EXPERTS,
         HF_TOP_K,

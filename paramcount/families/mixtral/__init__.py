@@ -10,17 +10,13 @@ from __future__ import annotations
 from paramcount.components.llama_like import backbone, decoder_blocks, moe_swiglu
 from paramcount.components.modern import k_act
 from paramcount.families._lineages import (
+    DECODER_FIELDS,
     FFN,
     GQA,
     HEADS_SPLIT_WIDTH,
     HF_HEAD_DIM,
-    KV_HEADS,
-    LAYERS,
     LOCAL_EXPERTS,
-    QUERY_HEADS,
     ROUTED_TO_AT_MOST_ALL,
-    VOCAB,
-    WIDTH,
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
@@ -39,11 +35,7 @@ IDS = ("mixtral",)  # the ids this folder registers
 # head_dim: d_k = d_e/M, and a config may state head_dim only with that value.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         FFN,
         LOCAL_EXPERTS,
         # top-k changes the active count only; both frameworks default it to 2

@@ -31,14 +31,7 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.families._lineages import (
-    EVEN_HEAD_DIM_VALIDATED,
-    GQA,
-    HEADS_DIVIDE_WIDTH_VALIDATED,
-    HF_VOCAB,
-    IMAGE_SIZE_224,
-    POST_NORM_ALWAYS,
-)
+from paramcount.families._lineages import GEMMA_VALIDATED, GQA, HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
 from paramcount.families.gemma import gemma_decoder
 from paramcount.formula import group, zero
 from paramcount.frameworks import Transformers
@@ -192,16 +185,14 @@ _WEIGHTS = {
 }
 TRANSFORMERS = Transformers(
     restrictions=(
-        EVEN_HEAD_DIM_VALIDATED,
-        HEADS_DIVIDE_WIDTH_VALIDATED,
+        *GEMMA_VALIDATED,
         Fixed(post_norm, 0, binds="transformers", why="PaliGemma (1)'s GemmaModel has no post norms"),
     ),
     weights=_WEIGHTS,
     variants=(Transformers(
         mapping=PALI_GEMMA2,
         restrictions=(
-            EVEN_HEAD_DIM_VALIDATED,
-            HEADS_DIVIDE_WIDTH_VALIDATED,
+            *GEMMA_VALIDATED,
             Fixed(post_norm, 1, binds="transformers", why="PaliGemma 2's Gemma2Model always has both post norms"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},

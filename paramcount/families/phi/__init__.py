@@ -12,17 +12,7 @@ from __future__ import annotations
 
 from paramcount.components.basic import dense, layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
-from paramcount.families._lineages import (
-    GQA,
-    HF_FFN,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_TIED_NO,
-    HF_VOCAB,
-    HF_WIDTH,
-    split_heads,
-)
+from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN, HF_TIED_NO, split_heads
 from paramcount.formula import group
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible
@@ -74,11 +64,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            HF_VOCAB,
-            HF_LAYERS,
-            HF_HEADS,
-            HF_KV_HEADS_OR_M,
-            HF_WIDTH,
+            *HF_DECODER_FIELDS,
             HF_FFN,
             Field("qk_norm", hf="qk_layernorm", flag=True, hf_default=0),
             HF_TIED_NO,

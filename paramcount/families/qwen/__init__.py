@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
 from paramcount.families._lineages import (
+    DECODER_FIELDS,
     FFN,
     GQA,
     HEADS_SPLIT_WIDTH,
     HF_HEAD_DIM,
-    KV_HEADS,
-    LAYERS,
-    QUERY_HEADS,
     TIED_KERAS_YES,
-    VOCAB,
-    WIDTH,
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
@@ -35,12 +31,7 @@ IDS = ("qwen",)  # the ids this folder registers
 # tie_word_embeddings: KerasHub ties by default, transformers does not.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         FFN,
         # QwenBackbone has no head_dim argument (d_k = d_e/M); Qwen2Attention reads one when a
         # config sets it, so a config may state it only with that value.

@@ -10,7 +10,7 @@ The small models (0.6B–4B) tie the LM head to the token embedding.
 from __future__ import annotations
 
 from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
-from paramcount.families._lineages import FFN, GQA, KV_HEADS, LAYERS, QUERY_HEADS, TIED_KERAS_YES, VOCAB, WIDTH
+from paramcount.families._lineages import DECODER_FIELDS, FFN, GQA, TIED_KERAS_YES
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.frameworks import Transformers
 from paramcount.hparams import Divisible
@@ -26,12 +26,7 @@ IDS = ("qwen3",)  # the ids this folder registers
 # its tie_word_embeddings false; KerasHub's tie_word_embeddings is true.
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         Field("d_k", keras="head_dim", hf="head_dim", hf_default=128),
         FFN,
         TIED_KERAS_YES,

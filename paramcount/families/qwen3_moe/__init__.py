@@ -25,20 +25,16 @@ from paramcount.components.llama_like import (
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.families._lineages import (
+    DECODER_FIELDS,
     EXPERT_FFN,
     EXPERTS,
     FFN,
     GQA,
     HEAD_DIM,
     HF_LOCAL_EXPERTS,
-    KV_HEADS,
-    LAYERS,
-    QUERY_HEADS,
     ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
-    VOCAB,
-    WIDTH,
     dense_block_rows,
 )
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
@@ -85,12 +81,7 @@ _SPARSE_ONLY = ("every block is a mixture of experts in what a config is read as
                 "among them, L_moe < L, are counted but not yet read from a config)")
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         # absent or null: d_e/M in both frameworks, the formula's default too
         HEAD_DIM,
         FFN,

@@ -37,20 +37,16 @@ from paramcount.components.llama_like import (
 from paramcount.components.modern import k_act, rms_norm
 from paramcount.components.stacks import MOE_AND_DENSE, L_moe
 from paramcount.families._lineages import (
+    DECODER_FIELDS,
     EXPERT_FFN,
     EXPERTS,
     FFN,
     GQA,
     HEADS_SPLIT_WIDTH,
     HF_HEAD_DIM,
-    KV_HEADS,
-    LAYERS,
-    QUERY_HEADS,
     ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
-    VOCAB,
-    WIDTH,
     dense_block_rows,
     split_heads,
 )
@@ -109,12 +105,7 @@ _SPARSE_ONLY = "every block is a mixture of experts in what a KerasHub config is
                "in every block)"
 MAPPING = Table(
     fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        # no default: an absent key is not M in transformers (its dataclass default is fixed)
-        KV_HEADS,
-        WIDTH,
+        *DECODER_FIELDS,
         EXPERTS,
         TOP_K,
         EXPERT_FFN,

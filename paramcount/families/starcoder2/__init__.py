@@ -12,18 +12,7 @@ from __future__ import annotations
 
 from paramcount.components.basic import layer_norm
 from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
-from paramcount.families._lineages import (
-    GQA,
-    HF_FFN,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_TIED_YES,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROTARY_PAIRS,
-    split_heads,
-)
+from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN, HF_TIED_YES, ROTARY_PAIRS, split_heads
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.mapping import Field, Table
 from paramcount.registry import Architecture, register
@@ -66,11 +55,7 @@ register(Architecture(
     family="transformers",
     mapping=Table(
         fields=(
-            HF_VOCAB,
-            HF_LAYERS,
-            HF_HEADS,
-            HF_KV_HEADS_OR_M,
-            HF_WIDTH,
+            *HF_DECODER_FIELDS,
             HF_FFN,
             Field("b_att", hf="use_bias", flag=True, hf_default=1),
             HF_TIED_YES,

@@ -29,18 +29,7 @@ from collections.abc import Mapping
 from paramcount.components.basic import dense, embedding
 from paramcount.components.modern import rms_norm
 from paramcount.components.ssm import mamba2_mixer
-from paramcount.families._lineages import (
-    GQA,
-    HF_FFN_OR_4D,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_VOCAB,
-    HF_WIDTH,
-    MAMBA_CONV,
-    MAMBA_EXPAND,
-    MAMBA_STATE,
-)
+from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN_OR_4D, MAMBA_CONV, MAMBA_EXPAND, MAMBA_STATE
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Transformers, own_weights
 from paramcount.hparams import Divisible, Relation
@@ -155,11 +144,7 @@ def _normalize(config: Mapping) -> Mapping:
 
 MAPPING = Table(
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS_OR_M,
-        HF_WIDTH,
+        *HF_DECODER_FIELDS,
         HF_FFN_OR_4D,
         MAMBA_EXPAND,
         Field("H_ssm", hf="n_mamba_heads"),
