@@ -80,6 +80,37 @@ def dense_block_rows(dense_blocks) -> tuple[Sets, ...]:
         Sets("decoder_sparse_step", 1, binds=binds, why=step),
         Sets("mlp_only_layers", dense_blocks, binds=binds, why=which)))
 
+# Qwen MoE lineage: transformers' names of a sparse block's ``mlp`` (the router ``gate``, the routed
+# experts as two stacked tensors), of its shared SwiGLU expert and one-output gate, and of a dense
+# block's ``mlp`` (the lookahead keeps the shared expert's projections out of it)
+QWEN_MOE_NAMES = {
+    "blocks.moe": "mlp",
+    "blocks.moe.router": "gate",
+    "blocks.moe.experts": "experts",
+    "blocks.moe.experts.expert": "experts",
+    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
+    "blocks.moe.experts.expert.down": "down_proj",
+}
+QWEN_SHARED_EXPERT_NAMES = {
+    "blocks.moe.shared.expert": "shared_expert",
+    "blocks.moe.shared.expert.gate": "gate_proj",
+    "blocks.moe.shared.expert.up": "up_proj",
+    "blocks.moe.shared.expert.down": "down_proj",
+    "blocks.moe.shared.gate": "shared_expert_gate",
+}
+QWEN_DENSE_FFN_NAMES = {
+    "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
+    "blocks.dense_ffn.gate": "gate_proj",
+    "blocks.dense_ffn.up": "up_proj",
+    "blocks.dense_ffn.down": "down_proj",
+}
+
+
+def without_ffn(weights: dict) -> dict:
+    """A decoder's transformers names without its dense feed-forward (``blocks.ffn``), for the
+    mixture-of-experts model built on it."""
+    return {p: m for p, m in weights.items() if p != "blocks.ffn" and not p.startswith("blocks.ffn.")}
+
 # --- Gemma lineage (Gemma, Gemma 3, PaliGemma, T5Gemma, T5Gemma 2)
 POST_ATTENTION_NORM = Field(
     "post_attn_norm", keras="use_post_attention_norm", flag=True, keras_default=0)

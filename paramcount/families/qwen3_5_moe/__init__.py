@@ -12,7 +12,15 @@ from __future__ import annotations
 from paramcount.components.basic import dense
 from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
 from paramcount.components.modern import k_act, mixture_of_experts
-from paramcount.families._lineages import EXPERT_FFN, EXPERTS, QWEN3_5_NO_ATTENTION_BIAS, ROUTED_TO_AT_MOST_ALL, TOP_K
+from paramcount.families._lineages import (
+    EXPERT_FFN,
+    EXPERTS,
+    QWEN3_5_NO_ATTENTION_BIAS,
+    QWEN_MOE_NAMES,
+    QWEN_SHARED_EXPERT_NAMES,
+    ROUTED_TO_AT_MOST_ALL,
+    TOP_K,
+)
 from paramcount.families.qwen3_5 import (
     HYBRID_CONSTRAINTS,
     HYBRID_FIELDS,
@@ -77,18 +85,7 @@ MAPPING = Table(
 # routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e, down_proj), the shared
 # SwiGLU expert and its one-output gate.
 TRANSFORMERS = Transformers(weights={
-    **HYBRID_WEIGHTS,
-    "blocks.moe": "mlp",
-    "blocks.moe.router": "gate",
-    "blocks.moe.experts": "experts",
-    "blocks.moe.experts.expert": "experts",
-    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
-    "blocks.moe.experts.expert.down": "down_proj",
-    "blocks.moe.shared.expert": "shared_expert",
-    "blocks.moe.shared.expert.gate": "gate_proj",
-    "blocks.moe.shared.expert.up": "up_proj",
-    "blocks.moe.shared.expert.down": "down_proj",
-    "blocks.moe.shared.gate": "shared_expert_gate",
+    **HYBRID_WEIGHTS, **QWEN_MOE_NAMES, **QWEN_SHARED_EXPERT_NAMES,
 })
 
 register(Architecture(

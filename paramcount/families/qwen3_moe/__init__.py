@@ -32,10 +32,13 @@ from paramcount.families._lineages import (
     GQA,
     HEAD_DIM,
     HF_LOCAL_EXPERTS,
+    QWEN_DENSE_FFN_NAMES,
+    QWEN_MOE_NAMES,
     ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
     dense_block_rows,
+    without_ffn,
 )
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
 from paramcount.frameworks import Transformers
@@ -123,18 +126,7 @@ TRANSFORMERS = Transformers(
             why="transformers validates an even rotary width (head_dim)"),
     ),
     weights={
-        **{p: m for p, m in QWEN3_TRANSFORMERS.weights.items()
-           if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
-        "blocks.moe": "mlp",
-        "blocks.moe.router": "gate",
-        "blocks.moe.experts": "experts",
-        "blocks.moe.experts.expert": "experts",
-        "blocks.moe.experts.expert.gate_up": "gate_up_proj",
-        "blocks.moe.experts.expert.down": "down_proj",
-        "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
-        "blocks.dense_ffn.gate": "gate_proj",
-        "blocks.dense_ffn.up": "up_proj",
-        "blocks.dense_ffn.down": "down_proj",
+        **without_ffn(QWEN3_TRANSFORMERS.weights), **QWEN_MOE_NAMES, **QWEN_DENSE_FFN_NAMES,
     },
 )
 

@@ -44,11 +44,15 @@ from paramcount.families._lineages import (
     GQA,
     HEADS_SPLIT_WIDTH,
     HF_HEAD_DIM,
+    QWEN_DENSE_FFN_NAMES,
+    QWEN_MOE_NAMES,
+    QWEN_SHARED_EXPERT_NAMES,
     ROUTED_TO_AT_MOST_ALL,
     TIED_NO,
     TOP_K,
     dense_block_rows,
     split_heads,
+    without_ffn,
 )
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
 from paramcount.formula import group
@@ -148,23 +152,8 @@ TRANSFORMERS = Transformers(restrictions=(
     *Holds.each(QWEN_TRANSFORMERS.constraints, binds="transformers",
         why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)"),
 ), weights={
-    **{p: m for p, m in QWEN_TRANSFORMERS.weights.items()
-       if p != "blocks.ffn" and not p.startswith("blocks.ffn.")},
-    "blocks.moe": "mlp",
-    "blocks.moe.router": "gate",
-    "blocks.moe.experts": "experts",
-    "blocks.moe.experts.expert": "experts",
-    "blocks.moe.experts.expert.gate_up": "gate_up_proj",
-    "blocks.moe.experts.expert.down": "down_proj",
-    "blocks.moe.shared.expert": "shared_expert",
-    "blocks.moe.shared.expert.gate": "gate_proj",
-    "blocks.moe.shared.expert.up": "up_proj",
-    "blocks.moe.shared.expert.down": "down_proj",
-    "blocks.moe.shared.gate": "shared_expert_gate",
-    "blocks.dense_ffn": r"mlp(?=/(?:gate|up|down)_proj)",
-    "blocks.dense_ffn.gate": "gate_proj",
-    "blocks.dense_ffn.up": "up_proj",
-    "blocks.dense_ffn.down": "down_proj",
+    **without_ffn(QWEN_TRANSFORMERS.weights), **QWEN_MOE_NAMES, **QWEN_SHARED_EXPERT_NAMES,
+    **QWEN_DENSE_FFN_NAMES,
 })
 
 register(Architecture(
