@@ -10,6 +10,8 @@ a group of them, is declared here with its why and composed, ``restrictions=(*GR
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from paramcount.components.basic import HEADS_FIT
 from paramcount.hparams import Divisible, Relation
 from paramcount.mapping import Field
@@ -106,7 +108,7 @@ QWEN_DENSE_FFN_NAMES = {
 }
 
 
-def without_ffn(weights: dict) -> dict:
+def without_ffn(weights: Mapping) -> dict:
     """A decoder's transformers names without its dense feed-forward (``blocks.ffn``), for the
     mixture-of-experts model built on it."""
     return {p: m for p, m in weights.items() if p != "blocks.ffn" and not p.startswith("blocks.ffn.")}
