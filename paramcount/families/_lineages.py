@@ -2,10 +2,10 @@
 
 A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two families spell
 alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
-``Field(...)`` written the same way in two family folders). A Llama-like family then writes
+``Field(...)`` or restriction row written the same way in two family folders). A Llama-like
+family then writes
 only what differs. Restriction rows (:mod:`paramcount.restrictions`) likewise: a shared row, or
 a group of them, is declared here with its why and composed, ``restrictions=(*GROUP, ROW, ...)``.
-``/work/wt/share_rows.py`` (outside the repo) replaces retyped rows by these.
 """
 
 from __future__ import annotations
