@@ -3,9 +3,8 @@
 A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two families spell
 alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
 ``Field(...)`` or restriction row written the same way in two family folders). A Llama-like
-family then writes
-only what differs. Restriction rows (:mod:`paramcount.restrictions`) likewise: a shared row, or
-a group of them, is declared here with its why and composed, ``restrictions=(*GROUP, ROW, ...)``.
+family then writes only what differs. Restriction rows (:mod:`paramcount.restrictions`)
+likewise: a shared row, or a group of them, is declared here with its why and composed, ``restrictions=(*GROUP, ROW, ...)``.
 """
 
 from __future__ import annotations
