@@ -4,7 +4,8 @@ A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two f
 alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
 ``Field(...)`` or restriction row written the same way in two family folders). A Llama-like
 family then writes only what differs. Restriction rows (:mod:`paramcount.restrictions`)
-likewise: a shared row, or a group of them, is declared here with its why and composed, ``restrictions=(*GROUP, ROW, ...)``.
+likewise: a shared row, or a group of them, is declared here with its why and composed,
+``restrictions=(*GROUP, ROW, ...)``.
 """
 
 from __future__ import annotations
