@@ -310,6 +310,11 @@ def _resolve(arch: Architecture, given: Mapping[str, int], framework: str) -> di
     freed = {s.name for r in ref.all() for s in r.settable} if ref and framework != "keras" else set()
     if not freed & set(given):
         return arch.resolve(given)
+    why = ref.refusal(given)
+    if why is not None:  # an option the class cannot switch: refused before the view pins it
+        from paramcount.errors import Refused
+
+        raise Refused(f"transformers cannot build {arch.id} here: {why}")
     import dataclasses
 
     from paramcount.frameworks import for_framework

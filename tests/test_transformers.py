@@ -446,6 +446,17 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
     assert frameworks.for_framework(arch, "transformers", hp).count(hp) == built
 
 
+def test_an_always_option_is_skipped_where_a_settable_symbol_is_given(capsys):
+    """Moonshine's d_f is settable in transformers, so a set that gives it resolves in
+    transformers' view, where glu_enc is pinned to 0: the gated-encoder set is a skipped row
+    with the class's reason, and the other sets are still checked (it stopped the run)."""
+    code = main(["verify", "moonshine", "--framework", "transformers", "-j", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "MoonshineEncoderMLP never gates" in out
+    assert "0 mismatch" in out and " 0 match" not in out
+
+
 def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
     """Gemma3ForCausalLM always has QK norms and post norms (Transformers.always): a set without
     them is skipped by verify, refused by count, and held fixed by prove's cases."""
