@@ -168,6 +168,7 @@ def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None
     for _, atoms in poly:
         for a in atoms:
             if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
+                    and isinstance(a[1], str) \
                     and (a[1], int(a[2])) not in tried \
                     and all(p[a[1]] % int(a[2]) == 0 for p in points):
                 return a[1], int(a[2])

@@ -1,0 +1,113 @@
+"""Derived sizes that round (issue 19 §1, "a size that is no such expression"): a two-thirds
+fraction of a field rounded up to a multiple of another (LFM2's feed-forward width), an integer
+square root (Doge's product-key router), and these nested atoms through the JSON store and the
+SymPy tree; each on exact fits or a tiny torch builder whose answer is written by hand."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from paramcount.derive import fit
+from tests._shared import torch_side
+
+
+def _lfm2_width(inter: int, multiple: int, adjust: int) -> int:
+    """LFM2's MLP: int(2·I/3), rounded up to a multiple of block_multiple_of, where adjusted."""
+    if not adjust:
+        return inter
+    w = int(2 * inter / 3)
+    return multiple * ((w + multiple - 1) // multiple)
+
+
+def test_fit_finds_two_thirds_rounded_up_to_a_multiple():
+    rng = random.Random(11)
+    samples = []
+    for _ in range(80):
+        p = {"inter": rng.randint(1, 200), "multiple": rng.randint(1, 40),
+             "adjust": rng.randint(0, 1), "hidden": rng.randint(1, 64)}
+        samples.append((p, _lfm2_width(p["inter"], p["multiple"], p["adjust"])))
+    poly = fit.fit(["adjust", "hidden", "inter", "multiple"], ["hidden", "inter", "multiple"],
+                   samples)
+    assert poly is not None
+    up = ("ceil", ("floor", "inter", "3/2"), "multiple")
+    assert sorted(poly, key=str) == sorted(
+        ((1, ("inter",)), (-1, ("adjust", "inter")), (1, ("adjust", "multiple", up))), key=str)
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
+    assert "ceil((inter // 3/2) / multiple)" in fit.poly_text(poly)
+
+
+def test_fit_finds_an_integer_square_root():
+    samples = [({"experts": e, "hidden": h}, 2 * int(e ** 0.5))
+               for e, h in ((1, 8), (4, 16), (5, 8), (9, 32), (15, 4), (16, 8), (30, 64), (64, 2),
+                            (2, 9), (99, 3), (120, 7), (121, 12), (3, 5), (50, 50), (8, 1))]
+    poly = fit.fit(["experts"], ["experts", "hidden"], samples)
+    assert poly == ((2, (("isqrt", "experts", "2"),)),)
+
+
+def test_nested_atoms_survive_the_store_and_become_sympy():
+    import sympy
+
+    from paramcount.derive.core import Derivation, Template
+    from paramcount.derive.store import from_json, to_json
+    from paramcount.derive.tree import expr, field_symbols
+
+    up = ("ceil", ("floor", "intermediate_size", "3/2"), "block_multiple_of")
+    poly = ((1, ("block_multiple_of", up)),)
+    d = Derivation("tiny_round", "Tiny", {}, {"intermediate_size": 96, "block_multiple_of": 16,
+                                              "hidden_size": 8}, (), ())
+    d.templates = [Template("w1.weight", "trainable", ((1, ()),),
+                            (poly, ((1, ("hidden_size",)),)))]
+    back = from_json(to_json(d))
+    assert back.templates[0].dims[0] == poly
+    syms = field_symbols(back)
+    i, m = syms["intermediate_size"], syms["block_multiple_of"]
+    assert expr(poly, syms) == m * sympy.ceiling(sympy.floor(2 * i / 3) / m)
+    assert back.count({"intermediate_size": 100, "block_multiple_of": 16})["trainable"] == \
+        _lfm2_width(100, 16, 1) * 8 == 80 * 8
+
+
+# --- a tiny torch builder with a hand-written answer -------------------------------------------
+
+
+def _builder(cfg):
+    from torch import nn
+
+    h, inter, m, e = (cfg[x] for x in ("hidden", "inter", "multiple", "experts"))
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w1 = nn.Linear(h, _lfm2_width(inter, m, cfg["adjust"]), bias=False)
+            self.router = nn.Linear(h, 2 * int(e ** 0.5), bias=False)  # math.floor(math.sqrt)
+
+    return Tiny()
+
+
+DEFAULTS = {"hidden": 32, "inter": 192, "multiple": 16, "experts": 64, "adjust": True}
+
+
+def _hand(p):
+    return p["hidden"] * (_lfm2_width(p["inter"], p["multiple"], p["adjust"])
+                          + 2 * int(p["experts"] ** 0.5))
+
+
+@functools.cache
+def _tiny():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    return derive(Source(builder=_builder, defaults=DEFAULTS, model_type="tiny_round"))
+
+
+@torch_side
+def test_rounded_widths_fit_the_hand_written_count():
+    d = _tiny()
+    assert not d.failures, d.failures
+    assert set(d.fields) == {"hidden", "inter", "multiple", "experts", "adjust"}
+    rng = random.Random(9)
+    for _ in range(8):
+        p = {"hidden": rng.randint(1, 90), "inter": rng.randint(1, 5000),
+             "multiple": rng.randint(1, 300), "experts": rng.randint(1, 3000),
+             "adjust": rng.randint(0, 1)}
+        assert d.count(p)["trainable"] == _hand(p), p
