@@ -111,3 +111,42 @@ def test_rounded_widths_fit_the_hand_written_count():
              "multiple": rng.randint(1, 300), "experts": rng.randint(1, 3000),
              "adjust": rng.randint(0, 1)}
         assert d.count(p)["trainable"] == _hand(p), p
+
+
+# --- a field the config rewrites after taking it -----------------------------------------------
+
+
+def test_a_field_the_config_rewrites_takes_the_value_given():
+    # BailingHybrid: the linear attention reads the head_dim given (128); the config then sets
+    # head_dim to qk_rope_head_dim (64). The base point must be 128, as every build gives it.
+    from paramcount.derive.core import _given_back
+    from paramcount.derive.probe import Observed
+
+    class Config:
+        def __init__(self, head_dim: int = 128, qk_rope_head_dim: int = 64, layers: int = 2):
+            self.linear_head_dim, self.head_dim = head_dim, qk_rope_head_dim
+
+    class Run:
+        def try_build(self, over):
+            cfg = Config(**over)
+            return {"conv1d.weight": Observed(1, (3 * cfg.linear_head_dim, 1, 4), "trainable")}
+
+    class Src:
+        base: dict = {}
+
+    base = Run().try_build({})
+    full = {"head_dim": 64, "qk_rope_head_dim": 64, "layers": 2}
+    explicit = dict(full)
+    _given_back(Run(), Src(), Config(), base, full, explicit)  # type: ignore[arg-type]
+    assert explicit == full == {"head_dim": 128, "qk_rope_head_dim": 64, "layers": 2}
+
+
+def test_fit_finds_half_a_quotient_rounded_up():
+    # ESM's rotary inv_freq: torch.arange(0, hidden // heads, 2) holds ⌈(hidden // heads) / 2⌉
+    rng = random.Random(13)
+    samples = []
+    for _ in range(40):
+        p = {"hidden": rng.randint(1, 300), "heads": rng.randint(1, 12)}
+        samples.append((p, len(range(0, p["hidden"] // p["heads"], 2))))
+    poly = fit.fit(["heads", "hidden"], ["heads", "hidden"], samples)
+    assert poly == ((1, (("ceil", ("floor", "hidden", "heads"), "2"),)),)

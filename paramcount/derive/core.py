@@ -132,6 +132,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # every field given explicitly, as the random builds give them: head_dim then stays
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
+    _given_back(run, src, base_cfg, base, full, explicit)
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
     nulls = {k: None for k, v in full.items() if k.endswith("token_id")
@@ -228,6 +229,25 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints = list(dict.fromkeys(d.constraints + kept))
     d.builds = run.builds
     return d
+
+
+def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
+    """Fields the config rewrites after taking them take the value given, as every probe and
+    random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
+    then the config sets head_dim to qk_rope_head_dim (64), which given back would build
+    another model. Kept only where the build at the given values is the base build."""
+    if isinstance(cfg, dict):
+        return
+    import inspect
+
+    params = inspect.signature(type(cfg).__init__).parameters
+    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)}
+    given.update({k: v for k, v in src.base.items() if k in params})
+    odd = {f: given[f] for f in explicit
+           if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
+    if odd and run.try_build({**explicit, **odd}) == base:
+        full.update(odd)
+        explicit.update(odd)
 
 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)

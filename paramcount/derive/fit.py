@@ -257,7 +257,8 @@ def _rounded(fields: list[str], divisible: list[str],
              samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
     """Last, the roundings: a fraction of a field (int(2·I/3)), a ceiling ⌈x / b⌉ of a field or
     of such a fraction (b·⌈x / b⌉ rounds x up to a multiple of b: LFM2's feed-forward width),
-    and an integer square root (Doge's product-key router, 2·⌊√num_experts⌋ wide)."""
+    an integer square root (Doge's product-key router, 2·⌊√num_experts⌋ wide), and half a
+    quotient rounded up."""
     inner: list[Atom] = [*divisible, *(("floor", a, r) for a in divisible for r in RATIOS)]
     for x in inner[len(divisible):]:
         found = _try([*fields, x], samples)
@@ -272,6 +273,10 @@ def _rounded(fields: list[str], divisible: list[str],
     for a in divisible:
         found = _try([*fields, ("isqrt", a, "2")], samples)
         if found is not None:
+            return found
+    for a, b in itertools.permutations(divisible, 2):  # half a quotient, rounded up: ESM's
+        found = _try([*fields, ("ceil", ("floor", a, b), "2")], samples)  # RoPE frequencies,
+        if found is not None:  # arange(0, hidden // heads, 2)
             return found
     return None
 
