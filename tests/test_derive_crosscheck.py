@@ -82,7 +82,6 @@ GAPS = {
     "ernie4_5_moe": _RANGE,
     "qwen3_next": "the count of sparse blocks (decoder_sparse_step, mlp_only_layers) is no such "
                   "expression",
-    "esm": "its rotary inv_freq buffer is hidden // heads // 2: a floor of a floor",
     "falcon": "the fused QKV width switches with multi_query: no such expression",
     "falcon_parallel": "how many block norms (num_ln_in_parallel_attn: 1 or 2) is no such "
                        "expression",

@@ -150,3 +150,42 @@ def test_fit_finds_half_a_quotient_rounded_up():
         samples.append((p, len(range(0, p["hidden"] // p["heads"], 2))))
     poly = fit.fit(["heads", "hidden"], ["heads", "hidden"], samples)
     assert poly == ((1, (("ceil", ("floor", "hidden", "heads"), "2"),)),)
+
+
+def test_fit_finds_a_part_absent_at_one_value():
+    # BLT's token_embedding_projection: absent where encoder hidden·cross_attn_k equals the
+    # global hidden (held at 1024 and 2048), i.e. at cross_attn_k = 2 only
+    samples = [({"k": k, "vocab": v}, int(1024 * k != 2048))
+               for k, v in ((2, 260), (1, 16), (3, 40), (4, 8), (6, 12), (1, 9), (5, 64), (8, 2))]
+    poly = fit.fit(["k"], ["k", "vocab"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ()), (-1, (("eq", "k", "2"),))), key=str)
+
+
+def _hidden_divisor(cfg):
+    import torch
+    from torch import nn
+
+    h, heads = cfg["hidden"], cfg["heads"]
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            # heads·(hidden // heads): hidden at 8, 16 and 9 heads of 288, the probes' variations
+            self.q = nn.Linear(h, heads * (h // heads), bias=False)
+            self.register_buffer("inv_freq", torch.ones(h // heads))  # heads is a field here
+
+    return Tiny()
+
+
+@torch_side
+def test_a_divisor_the_probes_missed_is_tried_beside_the_fields():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    d = derive(Source(builder=_hidden_divisor, defaults={"hidden": 288, "heads": 8},
+                      model_type="tiny_divisor"))
+    assert not d.failures, d.failures
+    for h, heads in ((100, 7), (288, 8), (50, 3), (13, 13), (97, 5)):
+        assert d.count({"hidden": h, "heads": heads}) == {
+            "trainable": h * heads * (h // heads), "frozen": 0, "buffer": h // heads}

@@ -232,6 +232,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, "1")], samples)
             if found is not None:
                 return found
+    # a part absent at one value of a field alone (BLT's token_embedding_projection: none where
+    # the encoder's width times cross_attn_k is the global width, held, so at cross_attn_k = 2)
+    for a in divisible:
+        at = {p[a] for p, y in samples if y == 0}
+        if len(at) == 1 and (v := at.pop()) > 1:
+            found = _try([*fields, ("eq", a, str(v))], samples)
+            if found is not None:
+                return found
     # ELECTRA's embeddings_project where embedding_size ≠ hidden_size (unequal at the base)
     for a, b in equal:
         if a in fields or b in fields:

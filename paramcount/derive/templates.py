@@ -252,4 +252,14 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
     beside = sorted(first | (module or set()))
     if found is None and set(beside) - first and len(beside) <= 8:
         found = fitting.fit(beside, ints, samples, equal)
+    # a divisor the probes missed: heads·(hidden // heads) stays hidden at every variation of
+    # heads that divides hidden (Moonshine's 8 heads of 288, varied to 16 and 9); each field
+    # dividing one of the component's at the base is tried beside them
+    near = sorted(set(first) | set(wider))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] > 1 and any(
+                g in ints and d.fields[g] % d.fields[f] == 0 for g in near):
+            found = fitting.fit([*near, f], ints, samples, equal)
     return found
