@@ -132,7 +132,8 @@ def test_a_field_the_config_rewrites_takes_the_value_given():
             return {"conv1d.weight": Observed(1, (3 * cfg.linear_head_dim, 1, 4), "trainable")}
 
     class Src:
-        base: dict = {}
+        def __init__(self):
+            self.base: dict = {}
 
     base = Run().try_build({})
     full = {"head_dim": 64, "qk_rope_head_dim": 64, "layers": 2}
