@@ -90,8 +90,6 @@ GAPS = {
               "derivation fits",
     "granitemoehybrid": "its attention widths fit no expression of the heads alone: "
                         "hidden_size never reaches them in the derivation's probes",
-    "moonshine": "the decoder's attention widths fit no expression of (decoder_num_hidden_layers, "
-                 "hidden_size)",
     "gpt_neo_x": "too few random configurations pass its validator (hidden divisible by heads)",
     "zamba2": "the shared transformer's adapter lists (one per hybrid block, num_mem_blocks) "
               "give templates of differing rank and counts no expression fits",

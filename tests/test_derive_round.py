@@ -190,3 +190,42 @@ def test_a_divisor_the_probes_missed_is_tried_beside_the_fields():
     for h, heads in ((100, 7), (288, 8), (50, 3), (13, 13), (97, 5)):
         assert d.count({"hidden": h, "heads": heads}) == {
             "trainable": h * heads * (h // heads), "frozen": 0, "buffer": h // heads}
+
+
+def test_layer_kinds_that_do_not_part_the_shapes_give_way_to_the_shapes():
+    # GOT-OCR2: the vision tower's rel_pos_h is wider in its global layers (2, 5) than in its
+    # windowed ones; the text config's layer_types (all "full_attention") are no kinds of it
+    from paramcount.derive.probe import _split
+
+    items = [(f"vision.layers.{i}.attn.rel_pos_h", (27 if i in (2, 5) else 13, 8), "trainable")
+             for i in range(6)]
+    out = _split("vision.layers.*.attn.rel_pos_h", items, ["full_attention"] * 8)
+    assert {k: [s for _, s, _ in v] for k, v in out.items()} == {
+        "vision.layers.*.attn.rel_pos_h@1": [(13, 8)] * 4,
+        "vision.layers.*.attn.rel_pos_h@2": [(27, 8)] * 2}
+
+
+def _tied_equal(cfg):
+    from torch import nn
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(260, 16)  # the encoder's own vocabulary, fixed
+            self.head = nn.Linear(16, cfg["vocab"], bias=False)
+            if cfg["tie"]:  # the head's weight in its place: vocab rows, 260 at the base
+                self.embed.weight = self.head.weight
+
+    return Tiny()
+
+
+@torch_side
+def test_a_flag_that_swaps_in_an_equal_width_is_found():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    d = derive(Source(builder=_tied_equal, defaults={"vocab": 260, "tie": False},
+                      model_type="tiny_tied_equal"))
+    assert not d.failures, d.failures
+    for v, tie in ((260, 0), (100, 0), (100, 1), (7, 1), (500, 0)):
+        assert d.count({"vocab": v, "tie": tie})["trainable"] == 16 * v + (0 if tie else 16 * 260)

@@ -262,4 +262,14 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
         if f not in near and d.fields[f] > 1 and any(
                 g in ints and d.fields[g] % d.fields[f] == 0 for g in near):
             found = fitting.fit([*near, f], ints, samples, equal)
+    # or a field equal to the component at the base, with the flags: a flag that swaps in a
+    # width equal there changes nothing a probe sees (BLT's tie_word_embeddings puts the LM
+    # head, vocab_size 260 wide, in place of the encoder's 260-row embedding)
+    at_base = next((y for p, y in samples if p == d.fields), None)
+    near = sorted(set(near) | set(d.flags))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] == at_base:
+            found = fitting.fit([*near, f], ints, samples, equal)
     return found
