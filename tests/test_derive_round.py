@@ -229,3 +229,26 @@ def test_a_flag_that_swaps_in_an_equal_width_is_found():
     assert not d.failures, d.failures
     for v, tie in ((260, 0), (100, 0), (100, 1), (7, 1), (500, 0)):
         assert d.count({"vocab": v, "tie": tie})["trainable"] == 16 * v + (0 if tie else 16 * 260)
+
+
+def _float_width(cfg):
+    from torch import nn
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()  # a width computed in floating point, as xLSTM's up_proj_dim
+            self.up = nn.Linear(cfg["hidden"], int(cfg["hidden"] * cfg["factor"]), bias=False)
+
+    return Tiny()
+
+
+@torch_side
+def test_a_width_computed_in_floating_point_names_its_float_field():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    d = derive(Source(builder=_float_width, defaults={"hidden": 40, "factor": 1.7, "eps": 1e-5},
+                      model_type="tiny_float"))
+    assert [t for t, _ in d.failures] == ["up.weight"]
+    assert d.failures[0][1].endswith("; it reads the float field factor = 1.7, which no exact "
+                                     "expression of the integer fields gives"), d.failures

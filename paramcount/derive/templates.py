@@ -148,7 +148,8 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
                      module.get(_module(t), set()))
             if e is None:
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
-                                      + ", ".join(allf) + ")"))
+                                      + ", ".join(allf) + ")"
+                                      + _floats_read(run, d, t, i, present, values)))
                 break
             odd = _undecided(e, [p for p, _ in present], tried)
             drawn = [p for p, _ in present if p is not base_point]  # the random builds
@@ -190,6 +191,33 @@ def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
             samples.append((point, b))
             added += 1
     return added > 0
+
+
+def _floats_read(run: _Run, d: Derivation, t: str, i: int, present,
+                 values: Mapping[str, Any]) -> str:
+    """The config's fractional float fields that dimension ``i`` of ``t`` reads, named: a width
+    computed in floating point (xLSTM's round_up(hidden_size·2.667, 64)) is no exact expression
+    of the integer fields (int(3000·2.667) is 8000, not 8001). Each is doubled at a random build
+    that has ``t``; "" if none changes the dimension."""
+    try:
+        floats = {k: v for k, v in run.src.values(run.src.config({})).items()
+                  if type(v) is float and not v.is_integer() and k not in values}
+    except Exception:  # the config is built at every probe: this one cannot refuse
+        return ""
+    at = next((p for p, _ in present if p != d.fields), None)
+    if at is None or not floats or len(floats) > 16:
+        return ""
+    flags = set(d.flags)
+    over = {**values, **{k: (bool(v) if k in flags else v) for k, v in at.items()}}
+    ref = run.try_build(over)
+    read = []
+    for k, v in sorted(floats.items()):
+        b = run.try_build({**over, k: 2 * v})
+        if isinstance(ref, dict) and isinstance(b, dict) and t in ref and t in b \
+                and b[t].shape[i:i + 1] != ref[t].shape[i:i + 1]:
+            read.append(f"{k} = {v}")
+    return "; it reads the float field " + ", ".join(read) + ", which no exact expression " \
+        "of the integer fields gives" if read else ""
 
 
 def _module(template: str) -> str:
