@@ -127,6 +127,7 @@ def test_a_field_the_config_rewrites_takes_the_value_given():
     class Config:
         def __init__(self, head_dim: int = 128, qk_rope_head_dim: int = 64, layers: int = 2):
             self.linear_head_dim, self.head_dim = head_dim, qk_rope_head_dim
+            self.layers = layers if layers >= 0 else 5
 
     class Run:
         def try_build(self, over):
@@ -142,6 +143,12 @@ def test_a_field_the_config_rewrites_takes_the_value_given():
     explicit = dict(full)
     _given_back(Run(), Src(), Config(), base, full, explicit)  # type: ignore[arg-type]
     assert explicit == full == {"head_dim": 128, "qk_rope_head_dim": 64, "layers": 2}
+    # a value read back that builds the same model stays (ERNIE 4.5's moe_layer_end_index,
+    # given -1, "to the last layer", read back as that layer)
+    full = {"head_dim": 128, "qk_rope_head_dim": 64, "layers": 5}
+    explicit = dict(full)
+    _given_back(Run(), Src(), Config(layers=-1), base, full, explicit)  # type: ignore[arg-type]
+    assert explicit == full == {"head_dim": 128, "qk_rope_head_dim": 64, "layers": 5}
 
 
 def test_fit_finds_half_a_quotient_rounded_up():

@@ -235,7 +235,9 @@ def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: 
     """Fields the config rewrites after taking them take the value given, as every probe and
     random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
     then the config sets head_dim to qk_rope_head_dim (64), which given back would build
-    another model. Kept only where the build at the given values is the base build."""
+    another model. Only where the values read back build another model than the base (ERNIE
+    4.5's moe_layer_end_index, given -1 and read back 27, builds the same: kept at 27), and
+    the given values build the base."""
     if isinstance(cfg, dict):
         return
     import inspect
@@ -245,7 +247,7 @@ def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: 
     given.update({k: v for k, v in src.base.items() if k in params})
     odd = {f: given[f] for f in explicit
            if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
-    if odd and run.try_build({**explicit, **odd}) == base:
+    if odd and run.try_build(explicit) != base and run.try_build({**explicit, **odd}) == base:
         full.update(odd)
         explicit.update(odd)
 
