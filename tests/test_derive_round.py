@@ -291,3 +291,21 @@ def test_rounded_model_types_match_their_builds(model_type):
         p = {**d.explicit, **_DRAWS[model_type](rng)}
         values = {k: int(v) for k, v in p.items() if k in d.fields}
         assert d.count(values)["trainable"] == _meta_count(src, p), values
+
+
+@torch_side
+def test_a_template_split_after_the_base_build_is_split_at_the_base_too():
+    # BailingHybrid's o_proj: as wide in its linear-attention layers as in its full ones at the
+    # base (heads·head_dim = heads·v_head_dim), so split by layer kind only from a later build;
+    # the base, observed unsplit, named weights no split template had
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+    from tests.test_derive_sweep import _kinds_builder
+
+    d = derive(Source(builder=_kinds_builder, model_type="kinds_equal",
+                      defaults={"layers": 9, "every": 3, "head_dim": 8, "global_head_dim": 8}))
+    assert not d.failures, d.failures
+    for L, k, h, g in ((9, 3, 8, 8), (10, 4, 5, 12), (7, 2, 16, 3)):
+        full = L // k
+        assert d.count({"layers": L, "every": k, "head_dim": h, "global_head_dim": g})[
+            "trainable"] == 2 * (full * g + (L - full) * h)

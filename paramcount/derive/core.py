@@ -123,6 +123,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         raise DeriveError(f"the {src.model_type} config refuses its base values: "
                           f"{_first_line(exc)}") from None
     base = run.try_build({})
+    split_at_base = set(getattr(src, "split", ()))
     if isinstance(base, str):
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
                           f"{base}")
@@ -219,6 +220,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
+    if set(getattr(src, "split", ())) != split_at_base:  # a template later builds split by
+        base = run.build({})  # layer kind, as wide in each at the base (BailingHybrid's o_proj)
     new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
@@ -247,7 +250,9 @@ def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: 
     given.update({k: v for k, v in src.base.items() if k in params})
     odd = {f: given[f] for f in explicit
            if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
-    if odd and run.try_build(explicit) != base and run.try_build({**explicit, **odd}) == base:
+    # the given values first: a build that splits a template by layer kind (below) would keep
+    # it split in every later build, the given values' too, and no longer equal to the base
+    if odd and run.try_build({**explicit, **odd}) == base and run.try_build(explicit) != base:
         full.update(odd)
         explicit.update(odd)
 
