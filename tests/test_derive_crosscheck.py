@@ -82,17 +82,17 @@ GAPS = {
     "ernie4_5_moe": _RANGE,
     "qwen3_next": "the count of sparse blocks (decoder_sparse_step, mlp_only_layers) is no such "
                   "expression",
-    "esm": "its rotary inv_freq buffer is hidden // heads // 2: a floor of a floor",
-    "falcon": "the fused QKV width switches with multi_query: no such expression",
+    "falcon": "how many block norms (L·(1 − parallel_attn·new_decoder_architecture)): no probe "
+              "sees new_decoder_architecture change them alone, and the fit in every flag has "
+              "too few builds for degree 3",
     "falcon_parallel": "how many block norms (num_ln_in_parallel_attn: 1 or 2) is no such "
                        "expression",
     "gemma3n": "altup's prediction_coefs width (altup_num_inputs squared) is no such expression",
     "gemma4": "how many k_norm weights (sliding and full blocks, K = V) is no expression the "
               "derivation fits",
     "granitemoehybrid": "its attention widths fit no expression of the heads alone: "
-                        "hidden_size never reaches them in the derivation's probes",
-    "moonshine": "the decoder's attention widths fit no expression of (decoder_num_hidden_layers, "
-                 "hidden_size)",
+                        "hidden_size is never varied (the Mamba validator ties it to "
+                        "mamba_n_heads·mamba_d_head / mamba_expand, so it cannot vary alone)",
     "gpt_neo_x": "too few random configurations pass its validator (hidden divisible by heads)",
     "zamba2": "the shared transformer's adapter lists (one per hybrid block, num_mem_blocks) "
               "give templates of differing rank and counts no expression fits",

@@ -123,6 +123,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         raise DeriveError(f"the {src.model_type} config refuses its base values: "
                           f"{_first_line(exc)}") from None
     base = run.try_build({})
+    split_at_base = set(getattr(src, "split", ()))
     if isinstance(base, str):
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
                           f"{base}")
@@ -132,6 +133,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # every field given explicitly, as the random builds give them: head_dim then stays
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
+    _given_back(run, src, base_cfg, base, full, explicit)
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
     nulls = {k: None for k, v in full.items() if k.endswith("token_id")
@@ -218,6 +220,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
+    if set(getattr(src, "split", ())) != split_at_base:  # a template later builds split by
+        base = run.build({})  # layer kind, as wide in each at the base (BailingHybrid's o_proj)
     new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
@@ -228,6 +232,29 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints = list(dict.fromkeys(d.constraints + kept))
     d.builds = run.builds
     return d
+
+
+def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
+    """Fields the config rewrites after taking them take the value given, as every probe and
+    random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
+    then the config sets head_dim to qk_rope_head_dim (64), which given back would build
+    another model. Only where the values read back build another model than the base (ERNIE
+    4.5's moe_layer_end_index, given -1 and read back 27, builds the same: kept at 27), and
+    the given values build the base."""
+    if isinstance(cfg, dict):
+        return
+    import inspect
+
+    params = inspect.signature(type(cfg).__init__).parameters
+    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)}
+    given.update({k: v for k, v in src.base.items() if k in params})
+    odd = {f: given[f] for f in explicit
+           if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
+    # the given values first: a build that splits a template by layer kind (below) would keep
+    # it split in every later build, the given values' too, and no longer equal to the base
+    if odd and run.try_build({**explicit, **odd}) == base and run.try_build(explicit) != base:
+        full.update(odd)
+        explicit.update(odd)
 
 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)

@@ -17,6 +17,8 @@ was not solved from. Nothing here imports a framework or SymPy: an expression is
 from __future__ import annotations
 
 import itertools
+import math
+import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -25,26 +27,44 @@ __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
 MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 
-# An atom: a field's name, ("floor", a, b) for a // b, ("pow", a, "2") for a², or ("eq", a, b): 1
-# where a = b, else 0
+# An atom: a field's name, ("floor", a, b) for a // b, ("ceil", a, b) for ⌈a / b⌉, ("pow", a, "2")
+# for a², ("isqrt", a, "2") for ⌊√a⌋, or ("eq", a, b): 1 where a = b, else 0
 # (b a field or a constant: ("eq", a, "0") is 1 where a is 0, so a template present only where
-# num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights).
-Atom = str | tuple[str, str, str]
+# num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights). A floor's or a
+# ceiling's a may itself be an atom and its b an exact fraction: LFM2's feed-forward width,
+# int(2·I/3) rounded up to a multiple of m, is m·("ceil", ("floor", "I", "3/2"), "m").
+Atom = str | tuple[str, "Atom", str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
+
+
+def constant(b: str) -> bool:
+    """Whether an atom's second operand is a constant (``2``, ``3/2``), not a field."""
+    return _CONSTANT.fullmatch(b) is not None
+
+
+_CONSTANT = re.compile(r"\d+(/\d+)?")
+RATIOS = ("3/2",)  # fractional divisors tried, nested in a rounding: int(2·x/3), SwiGLU's 2/3
 
 
 def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
     if isinstance(atom, str):
         return int(point[atom])
     op, a, b = atom
-    other = int(b) if b.isdigit() else int(point[b])
+    x = atom_value(a, point)
+    if op == "isqrt":
+        return math.isqrt(x) if x > 0 else 0
+    other: int | Fraction = (Fraction(b) if "/" in b else int(b)) if constant(b) \
+        else int(point[b])
     if op == "pow":
-        return int(point[a]) ** other
+        return x ** int(other)
     if op == "eq":
-        return int(int(point[a]) == other)
-    den = other
-    return int(point[a]) // den if den else 0
+        return int(x == other)
+    if not other:
+        return 0
+    if op == "ceil":
+        return -(-x // other) if type(other) is int else math.ceil(x / other)
+    return x // other if type(other) is int else math.floor(x / other)
 
 
 def evaluate(poly: Poly, point: Mapping[str, int]) -> int:
@@ -212,6 +232,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, "1")], samples)
             if found is not None:
                 return found
+    # a part absent at one value of a field alone (BLT's token_embedding_projection: none where
+    # the encoder's width times cross_attn_k is the global width, held, so at cross_attn_k = 2)
+    for a in divisible:
+        at = {p[a] for p, y in samples if y == 0}
+        if len(at) == 1 and (v := at.pop()) > 1:
+            found = _try([*fields, ("eq", a, str(v))], samples)
+            if found is not None:
+                return found
     # ELECTRA's embeddings_project where embedding_size ≠ hidden_size (unequal at the base)
     for a, b in equal:
         if a in fields or b in fields:
@@ -230,6 +258,34 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
         if found is not None:
             return found
+    return _rounded(fields, divisible, samples)
+
+
+def _rounded(fields: list[str], divisible: list[str],
+             samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    """Last, the roundings: a fraction of a field (int(2·I/3)), a ceiling ⌈x / b⌉ of a field or
+    of such a fraction (b·⌈x / b⌉ rounds x up to a multiple of b: LFM2's feed-forward width),
+    an integer square root (Doge's product-key router, 2·⌊√num_experts⌋ wide), and half a
+    quotient rounded up."""
+    inner: list[Atom] = [*divisible, *(("floor", a, r) for a in divisible for r in RATIOS)]
+    for x in inner[len(divisible):]:
+        found = _try([*fields, x], samples)
+        if found is not None:
+            return found
+    for x in inner:
+        for b in divisible:
+            if b != x:
+                found = _try([*fields, ("ceil", x, b)], samples)
+                if found is not None:
+                    return found
+    for a in divisible:
+        found = _try([*fields, ("isqrt", a, "2")], samples)
+        if found is not None:
+            return found
+    for a, b in itertools.permutations(divisible, 2):  # half a quotient, rounded up: ESM's
+        found = _try([*fields, ("ceil", ("floor", a, b), "2")], samples)  # RoPE frequencies,
+        if found is not None:  # arange(0, hidden // heads, 2)
+            return found
     return None
 
 
@@ -239,12 +295,18 @@ def poly_text(poly: Poly) -> str:
         return "0"
     parts = []
     for coeff, atoms in poly:
-        names = [a if isinstance(a, str) else f"({a[1]} // {a[2]})" if a[0] == "floor"
-                 else f"{a[1]}^{a[2]}" if a[0] == "pow" else f"[{a[1]} = {a[2]}]"
-                 for a in atoms]
-        body = "·".join(names)
+        body = "·".join(_atom_text(a) for a in atoms)
         if not body:
             parts.append(str(coeff))
         else:
             parts.append(body if coeff == 1 else f"{coeff}·{body}")
     return " + ".join(parts).replace("+ -", "- ")
+
+
+def _atom_text(a: Atom) -> str:
+    if isinstance(a, str):
+        return a
+    op, x, b = a
+    inner = _atom_text(x)
+    return {"floor": f"({inner} // {b})", "ceil": f"ceil({inner} / {b})", "pow": f"{inner}^{b}",
+            "isqrt": f"isqrt({inner})"}.get(op, f"[{inner} = {b}]")

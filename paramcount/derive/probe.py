@@ -236,6 +236,8 @@ def _split(key: str, items: list, kinds: list[str] | None) -> dict[str, list]:
             order += [shape] if shape not in order else []
             tag = str(order.index(shape) + 1)
         out.setdefault(f"{key}@{tag}", []).append((name, shape, role))
+    if kinds is not None and any(len({s for _, s, _ in v}) > 1 for v in out.values()):
+        return _split(key, items, None)  # kinds of other layers (GOT-OCR2's vision tower)
     return out
 
 

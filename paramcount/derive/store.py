@@ -18,12 +18,19 @@ KIND = "derive"
 
 
 def _poly(p) -> list:
-    return [[c, [a if isinstance(a, str) else list(a) for a in atoms]] for c, atoms in p]
+    return [[c, [_atom(a) for a in atoms]] for c, atoms in p]
+
+
+def _atom(a):  # an atom may hold an atom (a ceiling of a floor): lists all the way down
+    return a if isinstance(a, str) else [_atom(x) for x in a]
+
+
+def _unatom(a):
+    return a if isinstance(a, str) else tuple(_unatom(x) for x in a)
 
 
 def _unpoly(p) -> tuple:
-    return tuple((int(c), tuple(a if isinstance(a, str) else tuple(a) for a in atoms))
-                 for c, atoms in p)
+    return tuple((int(c), tuple(_unatom(a) for a in atoms)) for c, atoms in p)
 
 
 def to_json(d: Derivation) -> dict[str, Any]:

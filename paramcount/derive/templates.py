@@ -148,7 +148,8 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
                      module.get(_module(t), set()))
             if e is None:
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
-                                      + ", ".join(allf) + ")"))
+                                      + ", ".join(allf) + ")"
+                                      + _floats_read(run, d, t, i, present, values)))
                 break
             odd = _undecided(e, [p for p, _ in present], tried)
             drawn = [p for p, _ in present if p is not base_point]  # the random builds
@@ -168,6 +169,7 @@ def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None
     for _, atoms in poly:
         for a in atoms:
             if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
+                    and isinstance(a[1], str) \
                     and (a[1], int(a[2])) not in tried \
                     and all(p[a[1]] % int(a[2]) == 0 for p in points):
                 return a[1], int(a[2])
@@ -189,6 +191,33 @@ def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
             samples.append((point, b))
             added += 1
     return added > 0
+
+
+def _floats_read(run: _Run, d: Derivation, t: str, i: int, present,
+                 values: Mapping[str, Any]) -> str:
+    """The config's fractional float fields that dimension ``i`` of ``t`` reads, named: a width
+    computed in floating point (xLSTM's round_up(hidden_size·2.667, 64)) is no exact expression
+    of the integer fields (int(3000·2.667) is 8000, not 8001). Each is doubled at a random build
+    that has ``t``; "" if none changes the dimension."""
+    try:
+        floats = {k: v for k, v in run.src.values(run.src.config({})).items()
+                  if type(v) is float and not v.is_integer() and k not in values}
+    except Exception:  # the config is built at every probe: this one cannot refuse
+        return ""
+    at = next((p for p, _ in present if p != d.fields), None)
+    if at is None or not floats or len(floats) > 16:
+        return ""
+    flags = set(d.flags)
+    over = {**values, **{k: (bool(v) if k in flags else v) for k, v in at.items()}}
+    ref = run.try_build(over)
+    read = []
+    for k, v in sorted(floats.items()):
+        b = run.try_build({**over, k: 2 * v})
+        if isinstance(ref, dict) and isinstance(b, dict) and t in ref and t in b \
+                and b[t].shape[i:i + 1] != ref[t].shape[i:i + 1]:
+            read.append(f"{k} = {v}")
+    return "; it reads the float field " + ", ".join(read) + ", which no exact expression " \
+        "of the integer fields gives" if read else ""
 
 
 def _module(template: str) -> str:
@@ -251,4 +280,24 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
     beside = sorted(first | (module or set()))
     if found is None and set(beside) - first and len(beside) <= 8:
         found = fitting.fit(beside, ints, samples, equal)
+    # a divisor the probes missed: heads·(hidden // heads) stays hidden at every variation of
+    # heads that divides hidden (Moonshine's 8 heads of 288, varied to 16 and 9); each field
+    # dividing one of the component's at the base is tried beside them
+    near = sorted(set(first) | set(wider))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] > 1 and any(
+                g in ints and d.fields[g] % d.fields[f] == 0 for g in near):
+            found = fitting.fit([*near, f], ints, samples, equal)
+    # or a field equal to the component at the base, with the flags: a flag that swaps in a
+    # width equal there changes nothing a probe sees (BLT's tie_word_embeddings puts the LM
+    # head, vocab_size 260 wide, in place of the encoder's 260-row embedding)
+    at_base = next((y for p, y in samples if p == d.fields), None)
+    near = sorted(set(near) | set(d.flags))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] == at_base:
+            found = fitting.fit([*near, f], ints, samples, equal)
     return found

@@ -70,13 +70,15 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
     def atom(a: fitting.Atom) -> sympy.Expr:
         if isinstance(a, str):
             return syms[a]
+        x = atom(a[1])
+        if a[0] == "isqrt":
+            return sympy.floor(sympy.sqrt(x))
+        other = sympy.Rational(a[2]) if fitting.constant(a[2]) else syms[a[2]]
         if a[0] == "pow":
-            return syms[a[1]] ** int(a[2])
+            return x ** other
         if a[0] == "eq":
-            other = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
-            return sympy.KroneckerDelta(syms[a[1]], other)
-        den = sympy.Integer(int(a[2])) if a[2].isdigit() else syms[a[2]]
-        return sympy.floor(syms[a[1]] / den)
+            return sympy.KroneckerDelta(x, other)
+        return (sympy.ceiling if a[0] == "ceil" else sympy.floor)(x / other)
 
     return sympy.Add(*(c * sympy.Mul(*(atom(a) for a in atoms)) for c, atoms in poly))
 
