@@ -310,7 +310,7 @@ def _resolve(arch: Architecture, given: Mapping[str, int], framework: str) -> di
     freed = {s.name for r in ref.all() for s in r.settable} if ref and framework != "keras" else set()
     if not freed & set(given):
         return arch.resolve(given)
-    why = ref.refusal(given)
+    why = ref.refusal(given) if ref is not None else None
     if why is not None:  # an option the class cannot switch: refused before the view pins it
         from paramcount.errors import Refused
 
