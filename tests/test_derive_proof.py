@@ -287,3 +287,24 @@ def test_an_even_floored_quotient_is_recorded_and_proven_on():
         for i in range(4):
             hp = c.hparams({x: 3 + i + j for j, x in enumerate(c.free)})
             assert (hp["hidden_size"] // hp["num_attention_heads"]) % 2 == 0, (c.label, hp)
+
+
+def test_settling_builds_move_the_fields_the_settled_one_divides():
+    """Zaya's: kv heads must divide the heads; its settling builds (kv + 1, to tell
+    (kv·head_dim) // 2 from kv·head_dim / 2) kept the heads, so one of six was accepted and a
+    fit true at that one point alone was kept. The heads now move with kv, a multiple of it."""
+    from paramcount.derive.templates import _settle
+
+    class Run:
+        def try_build(self, over):
+            if over["heads"] % over["kv"]:
+                return "heads must be a multiple of kv"
+            return {"v.weight": object()}
+
+    d = Derivation("zaya_like", "Z", {}, {"heads": 8, "kv": 2, "head_dim": 128}, (), ())
+    d.constraints = [("divides", "heads", "kv")]
+    drawn = [{"heads": 4 * k, "kv": 2 * k, "head_dim": 16 * k} for k in range(1, 7)]
+    samples: list = []
+    assert _settle(Run(), d, "v.weight", "kv", drawn, samples, {})
+    assert [p["kv"] for p, _ in samples] == [3, 5, 7, 9, 11, 13]
+    assert all(p["heads"] % p["kv"] == 0 for p, _ in samples)
