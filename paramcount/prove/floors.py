@@ -139,7 +139,7 @@ def split_floor(space: Space, kind: str, a: sympy.Expr, b: sympy.Expr, fractions
     else:
         raise UnsupportedError(f"cannot split floor({pretty(oa)}/{pretty(ob)}) over positive "
                                "parameters")
-    q = space.fresh(x.name, sympy.floor(ra / rb) - s)
+    q = space.fresh(x.name, (ra / rb if kind == "divides" else sympy.floor(ra / rb)) - s)
     space.assign(x, sympy.expand(value.xreplace({probe: q})))
     space.notes.append(f"{x.name} = {pretty(shown_b * (q + s) + r - shown_rest)}{said}")
     fractions.append(r / b)
