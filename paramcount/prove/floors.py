@@ -48,7 +48,7 @@ def innermost(atoms: Sequence[sympy.Expr]) -> list[sympy.Expr]:
     def key(t) -> tuple[int, int]:
         if isinstance(t, sympy.KroneckerDelta):
             return (0, 0)
-        return (1 if inner(t) else 3, 0 if sympy.fraction(sympy.together(t.args[0]))[1]
+        return (1 if inner(t) else 2, 0 if sympy.fraction(sympy.together(t.args[0]))[1]
                 .is_Integer else 1)
     return sorted(atoms, key=key)
 
@@ -75,7 +75,7 @@ def split_of(atom: sympy.Expr, free: Sequence[sympy.Symbol]):
 
 def _unit(a: sympy.Expr, b: sympy.Expr, free) -> tuple[sympy.Symbol, int] | None:
     """(x, k): a parameter of A of degree one, absent from B, whose coefficient is a positive
-    constant k; the smallest k, then fresh parameters before the settable ones."""
+    constant k: the smallest k, then the first by name."""
     best = None
     for x in sorted(a.free_symbols & set(free) - b.free_symbols, key=lambda s: s.name):
         if sympy.degree(a, x) != 1:
