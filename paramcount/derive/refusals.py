@@ -3,10 +3,11 @@ where a build below is refused, and the divisibilities a config validator or the
 
 **The one rule for divisibilities.** A *candidate* is "y divides x" that every accepted sample
 meets wherever it is asked, where x is an integer field, or the quotient ``a//b`` of two fields
-(y then 2: RoPE's even head_dim where head_dim is hidden_size // num_attention_heads), and y is
-a field, a field that changes no weight (at its base value), the constant 2, or twice a field
-(``2*num_attention_heads``). Divisibility by 2 or twice a field is asked only where x is above
-twice y (a quotient above 4: RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided
+(y then 2: RoPE's even head_dim where head_dim is hidden_size // num_attention_heads; one a
+refused sample broke, the pairs being many), and y is a field, a field that changes no weight
+(at its base value), the constant 2, or twice a field (``2*num_attention_heads``).
+Divisibility by 2 or twice a field is asked only where x is above twice y (a quotient above 4:
+RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided
 by one build near an accepted sample that breaks it and no other candidate still standing,
 except those *stronger* than it (a multiple of its divisor, which breaking it breaks too):
 refused, it is recorded; accepted, it held by chance and stops standing, so the others are
@@ -62,8 +63,10 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     def broken(p, a, b) -> bool:
         return asked(p, a, b) and val(p, a) % val(p, b) != 0
 
+    # a quotient's only where a refused sample broke it (the pairs are many; a field's are few)
     standing = [c for c in candidates if any(asked(p, *c) for p in points)
-                and not any(broken(p, *c) for p in points)]
+                and not any(broken(p, *c) for p in points)
+                and ("//" not in c[0] or any(broken(p, *c) for p, _ in refused))]
 
     def const(x) -> int | None:  # a divisor's value where no field that changes a weight
         if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
