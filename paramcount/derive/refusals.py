@@ -7,13 +7,12 @@ meets wherever it is asked, where x is an integer field, or the quotient ``a//b`
 refused sample broke, the pairs being many), and y is a field, a field that changes no weight
 (at its base value), the constant 2, or twice a field (``2*num_attention_heads``).
 Divisibility by 2 or twice a field is asked only where x is above twice y (a quotient above 4:
-RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided
-by one build near an accepted sample that breaks it and no other candidate still standing,
-except those *stronger* than it (a multiple of its divisor, which breaking it breaks too):
-refused, it is recorded; accepted, it held by chance and stops standing, so the others are
-broken without it (CodeGen's vocabulary divided n_embd in every sample). What is recorded is
-said once: a divisibility a stronger recorded one implies is left out, and "b divides a" with
-"a//b is even" is "2·b divides a".
+RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided by one build near an accepted
+sample that breaks it and no other candidate still standing, except those *stronger* than it (a
+multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
+held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
+divided n_embd in every sample). What is recorded is said once: a divisibility a stronger
+recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b divides a".
 """
 
 from __future__ import annotations
