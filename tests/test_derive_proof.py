@@ -253,3 +253,58 @@ def test_an_odd_head_dim_alone_moves_the_fields_that_divided_it():
 
     assert _refusals(fields, refuses, draws) == [
         ("divides", "head_dim", "2"), ("divides", "hidden_size", "num_attention_heads")]
+
+
+def test_an_even_floored_quotient_is_recorded_and_proven_on():
+    """Cohere 2's real validators: head_dim = hidden_size // num_attention_heads (a floor: no
+    divisibility asked) and RoPE wants it even. No divisibility of two fields explains the
+    refusals, so nothing was recorded and every proof case drew an odd head_dim
+    (StrictDataclassClassValidationError for 'validate_rope')."""
+    fields = {"hidden_size": 8192, "num_attention_heads": 64}
+
+    def refuses(p):
+        return _rope(p["hidden_size"] // p["num_attention_heads"])
+
+    def draws(rng):
+        n = rng.randint(1, 12)
+        return {"num_attention_heads": n,
+                "hidden_size": n * 2 * rng.randint(1, 16) + rng.choice([0, 0, 0, 1, n])}
+
+    found = _refusals(fields, refuses, draws)
+    assert found == [("divides", "hidden_size//num_attention_heads", "2")]
+    from paramcount.derive.tree import architecture
+    from paramcount.prove import cases
+
+    d = Derivation("cohere2_like", "C", {}, dict(fields), (), ())
+    d.explicit, d.constraints = dict(fields), found
+    one = ((1, ()),)
+    per_head = ((1, ("num_attention_heads", ("floor", "hidden_size", "num_attention_heads"))),)
+    d.templates = [Template("q.weight", "trainable", one, (per_head, ((1, ("hidden_size",)),)))]
+    got = cases(architecture(d, lambda hp: []))
+    assert [c.label for c in got] == ["num_attention_heads divides hidden_size",
+                                      "num_attention_heads does not divide hidden_size"]
+    for c in got:  # every point the proof draws has an even head_dim
+        for i in range(4):
+            hp = c.hparams({x: 3 + i + j for j, x in enumerate(c.free)})
+            assert (hp["hidden_size"] // hp["num_attention_heads"]) % 2 == 0, (c.label, hp)
+
+
+def test_settling_builds_move_the_fields_the_settled_one_divides():
+    """Zaya's: kv heads must divide the heads; its settling builds (kv + 1, to tell
+    (kv·head_dim) // 2 from kv·head_dim / 2) kept the heads, so one of six was accepted and a
+    fit true at that one point alone was kept. The heads now move with kv, a multiple of it."""
+    from paramcount.derive.templates import _settle
+
+    class Run:
+        def try_build(self, over):
+            if over["heads"] % over["kv"]:
+                return "heads must be a multiple of kv"
+            return {"v.weight": object()}
+
+    d = Derivation("zaya_like", "Z", {}, {"heads": 8, "kv": 2, "head_dim": 128}, (), ())
+    d.constraints = [("divides", "heads", "kv")]
+    drawn = [{"heads": 4 * k, "kv": 2 * k, "head_dim": 16 * k} for k in range(1, 7)]
+    samples: list = []
+    assert _settle(Run(), d, "v.weight", "kv", drawn, samples, {})
+    assert [p["kv"] for p, _ in samples] == [3, 5, 7, 9, 11, 13]
+    assert all(p["heads"] % p["kv"] == 0 for p, _ in samples)

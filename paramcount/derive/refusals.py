@@ -1,10 +1,18 @@
-"""Constraints of a derivation: the order of its layer-count fields, and divisibilities that a
-config validator or the model insists on, each confirmed by a build that breaks it alone.
+"""Constraints of a derivation: the order of its layer-count fields, widths at least another
+where a build below is refused, and the divisibilities a config validator or the model insists on.
 
-A divisor is a field, a field that changes no weight (at its base value), the constant 2, or
-twice a field (``2*num_attention_heads``: transformers' RoPE check wants an even head_dim, and
-where head_dim is hidden_size // num_attention_heads, 2·heads divides hidden_size). Even
-quotients are asked only above 4: the RoPE check lets an odd head_dim ≤ 4 pass.
+**The one rule for divisibilities.** A *candidate* is "y divides x" that every accepted sample
+meets wherever it is asked, where x is an integer field, or the quotient ``a//b`` of two fields
+(y then 2: RoPE's even head_dim where head_dim is hidden_size // num_attention_heads; one a
+refused sample broke, the pairs being many), and y is a field, a field that changes no weight
+(at its base value), the constant 2, or twice a field (``2*num_attention_heads``).
+Divisibility by 2 or twice a field is asked only where x is above twice y (a quotient above 4:
+RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided by one build near an accepted
+sample that breaks it and no other candidate still standing, except those *stronger* than it (a
+multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
+held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
+divided n_embd in every sample). What is recorded is said once: a divisibility a stronger
+recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b divides a".
 """
 
 from __future__ import annotations
@@ -23,8 +31,8 @@ TRIES = 12  # accepted samples a build breaking one divisibility alone is looked
 
 def constraints(run, d: Derivation, samples, refused, order: list[str],
                 values: Mapping[str, Any]) -> None:
-    """Order relations of the layer-count fields (kept in every sample) and divisibilities
-    that explain the refusals."""
+    """Order relations of the layer-count fields (kept in every sample), widths at least
+    another, and the divisibilities the module's rule records."""
     for a, b in itertools.pairwise(order):
         if d.fields[a] < d.fields[b]:
             d.constraints.append(("<=", a, b))
@@ -34,21 +42,30 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
     divisors = [*ints, *kept, "2", *(f"2*{f}" for f in ints)]
 
+    points = [p for p, _ in samples]
+    quotients = [f"{a}//{b}" for a in ints for b in [*ints, *kept] if a != b]
+    candidates = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"]
+    candidates += [(q, "2") for q in quotients]
+
     def val(p, x) -> int:  # a field that changes no weight divides at its base value
+        if "//" in x:
+            a, b = x.split("//")
+            return p[a] // val(p, b) if val(p, b) else 0
         if x.startswith("2*"):
             return 2 * val(p, x[2:])
         return 2 if x == "2" else kept[x] if x in kept else p[x]
 
     def asked(p, a, b) -> bool:
         n = val(p, b)
-        return bool(n) and p[a] > (2 * n if b.startswith("2") else 0)
+        return bool(n) and val(p, a) > (2 * n if b.startswith("2") else 0)
 
     def broken(p, a, b) -> bool:
-        return asked(p, a, b) and p[a] % val(p, b) != 0
+        return asked(p, a, b) and val(p, a) % val(p, b) != 0
 
-    points = [p for p, _ in samples]
-    held = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"
-            and any(asked(p, a, b) for p in points) and not any(broken(p, a, b) for p in points)]
+    # a quotient's only where a refused sample broke it (the pairs are many; a field's are few)
+    standing = [c for c in candidates if any(asked(p, *c) for p in points)
+                and not any(broken(p, *c) for p in points)
+                and ("//" not in c[0] or any(broken(p, *c) for p, _ in refused))]
 
     def const(x) -> int | None:  # a divisor's value where no field that changes a weight
         if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
@@ -56,56 +73,61 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
             return None if n is None else 2 * n
         return 2 if x == "2" else kept.get(x)
 
-    def implied(a, b, x, y) -> bool:  # breaking b | a breaks y | x too: y a multiple of b
-        if x != a:  # (constants too: BART's decoder heads equal its encoder's, Aria's top-k 2)
-            return False
+    def stronger(c, o) -> bool:  # o implies c: breaking c breaks o (BART's equal heads too)
+        (a, b), (x, y) = c, o
+        if "//" in a:  # 2·b divides a: a // b is even
+            return b == "2" and a.split("//") == [x, y.removeprefix("2*")] and y.startswith("2*")
         m, n = const(b), const(y)
-        return y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
-            m is not None and n is not None and n % m == 0)
+        return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
+            m is not None and n is not None and n % m == 0))
 
-    def alone(q, a, b) -> bool:
-        return broken(q, a, b) and all(
-            not broken(q, x, y) for x, y in held
-            if (x, y) != (a, b) and not implied(a, b, x, y)
-        ) and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
+    def alone(q, c) -> bool:
+        return broken(q, *c) and all(not broken(q, *o) for o in standing
+                                     if o != c and not stronger(c, o)) \
+            and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
 
-    found = []
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
     # is 0 below, and head_dim ** -0.5 raises), where every sample had it and a refused one not
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
              and all(p[a] >= val(p, b) for p in points)
              and any(p[a] < val(p, b) for p, _ in refused)]
     for b, a in below:
-        q = _alone(points, [a], held, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
-            broken(q, x, y) for x, y in held) and all(q[x] >= val(q, y) for y, x in below
-                                                     if (y, x) != (b, a)))
+        q = _alone(points, [a], standing, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
+            broken(q, *o) for o in standing) and all(q[x] >= val(q, y) for y, x in below
+                                                    if (y, x) != (b, a)))
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
             d.constraints.append(("<=", b, a))
-    # one met by chance and shown not insisted on (a build breaking it alone is accepted) no
-    # longer has to hold while the others are broken: CodeGen's samples all had the vocabulary
-    # dividing n_embd, which kept any n_embd off its heads' multiples from being tried
-    undecided = list(held)
+    found = []
+    undecided = list(standing)
     while undecided:
         progress = False
-        for a, b in list(undecided):
-            q = _alone(points, [f for f in (a, b.removeprefix("2*")) if f in d.fields],
-                       held, lambda q, a=a, b=b: alone(q, a, b))
+        for c in list(undecided):
+            q = _alone(points, _fields_of(c, d.fields), standing, lambda q, c=c: alone(q, c))
             if q is None:
                 continue
-            undecided.remove((a, b))
+            undecided.remove(c)
             progress = True
             over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
             if isinstance(run.try_build(over), str):
-                found.append((a, b))
+                found.append(c)
             else:
-                held.remove((a, b))
+                standing.remove(c)
         if not progress:
             break
-    # a stronger divisibility recorded makes the weaker one it implies redundant
+    for a, b in list(found):  # b divides a, a // b even: 2·b divides a
+        if (f"{a}//{b}", "2") in found:
+            found = [c for c in found if c not in ((a, b), (f"{a}//{b}", "2"))] + [(a, f"2*{b}")]
     d.constraints += [("divides", a, b) for a, b in found
-                      if not any(implied(a, b, x, y) and not implied(x, y, a, b)
-                                 for x, y in found if (x, y) != (a, b))]
+                      if not any(stronger((a, b), o) and not stronger(o, (a, b))
+                                 for o in found if o != (a, b))]
+
+
+def _fields_of(c: tuple[str, str], fields) -> list[str]:
+    """The fields a build breaking ``c`` may move: its dividend's (both of a quotient's), then
+    its divisor's."""
+    names = [*c[0].split("//"), c[1].removeprefix("2*")]
+    return [f for f in dict.fromkeys(names) if f in fields]
 
 
 def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:

@@ -180,11 +180,15 @@ def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
             values: Mapping[str, Any]) -> bool:
     """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
     one alone may meet the other fields at values that fit by chance) that have template ``t``,
-    so off the multiples it met; whether any built."""
+    so off the multiples it met; whether any built. A field ``field`` must divide (a recorded
+    constraint) moves with it, a multiple of the new value: Zaya's kv heads + 1 divided no
+    heads, one build of six was accepted, and a fit true at that one point alone was kept."""
     flags = set(d.flags)
     added = 0
     for p in drawn[:6]:
         point = {**p, field: p[field] + 1}
+        point.update({a: p[a] // p[field] * (p[field] + 1) for op, a, b in d.constraints
+                      if op == "divides" and b == field and a in p and p[field]})
         over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
         b = run.try_build(over)
         if isinstance(b, dict) and t in b:

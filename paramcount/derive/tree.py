@@ -189,9 +189,15 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             return 2 * divisor(b[2:])
         return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
 
+    def dividend(a: str):  # a field, or the quotient a // b of two (an even head_dim)
+        if "//" in a:
+            x, y = a.split("//")
+            return sympy.floor(syms[x] / divisor(y))
+        return syms[a]
+
     for op, a, b in d.constraints:
         if op == "divides":
-            cons.append(Divisible(syms[a], divisor(b)))
+            cons.append(Divisible(dividend(a), divisor(b)))
         elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
                      for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
             cons.append(Relation(divisor(a), op, divisor(b), reason="the base config's order"

@@ -13,7 +13,10 @@ METHOD_TEXT = f"""\
 Both sides are polynomials in the free hyperparameters once the constraints are written as
 substitutions (`d_e = M·d_e'` for "d_e divisible by M", `M = M_kv·M'` for "M divisible by M_kv";
 a term that is polynomial only piecewise, such as a projection present only when d_emb ≠ d_e,
-splits the case in two). Equality is then decided as an identity of polynomials, component by
+splits the case in two; a floor by d splits it by residue or by whether d divides; where a split
+draws from a sub-lattice or a sub-region of its case, as each case's notes say, the identity
+reaches the rest of the case by the assumption below, and the bound is over the points drawn).
+Equality is then decided as an identity of polynomials, component by
 component (every formula leaf, plus the Keras weights no leaf claims), for every value of every
 0/1 option flag. **Assumption:** Keras' count of each component is a polynomial whose degree in
 each parameter is at most the formula's plus {MARGIN} (the bounds are listed per case). Layer

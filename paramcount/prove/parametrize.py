@@ -4,13 +4,15 @@ Each constraint writes its own substitution (``Constraint.substitute``) through 
 :class:`Space` below: ``Divisible(d_e, M)`` gives ``d_e = M·d_e'``, ``Divisible(M, M_kv)``
 gives ``M = M_kv·M'``, ``Relation(x, "==", y, when=flag)`` eliminates ``y`` where the flag is
 1, ``Relation(x, "<=", y)`` gives ``y = x + y'``. A formula term that is polynomial only
-piecewise (KroneckerDelta, floor) splits the case into sub-cases.
+piecewise (KroneckerDelta, floor) splits the case into sub-cases (:mod:`paramcount.prove.floors`);
+a divisibility of a floor (RoPE's even ``hidden_size // num_attention_heads``) is imposed once
+the floor's split has made it a polynomial.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import sympy
@@ -24,6 +26,7 @@ from paramcount.prove.case import (
     is_poly,
     structural_symbols,
 )
+from paramcount.prove.floors import PIECEWISE, innermost, resolve_floors, split_floor, split_of
 
 if TYPE_CHECKING:
     from paramcount.hparams import Constraint
@@ -45,6 +48,7 @@ class Space:
         self.inverse: dict[sympy.Symbol, sympy.Expr] = {}
         self.notes: list[str] = []
         self.names = {s.name for s in self.settable}
+        self.deferred: list[tuple[sympy.Expr, sympy.Expr, Constraint]] = []  # floors' multiples
 
     # --- bookkeeping
     def free(self) -> list[sympy.Symbol]:
@@ -89,8 +93,11 @@ class Space:
             raise UnsupportedError(f"{self.arch.id}: '{c.describe()}': condition is not a flag")
         return w != 0
 
-    def multiple(self, dividend, divisor, c: Constraint) -> None:
-        a, b = self.cur(dividend), self.cur(divisor)
+    def multiple(self, dividend, divisor, c: Constraint, a=None) -> None:
+        if a is None and self.cur(dividend).has(sympy.floor):  # after the floor's split
+            self.deferred.append((dividend, divisor, c))
+            return
+        a, b = self.cur(dividend) if a is None else a, self.cur(divisor)
         if integer_poly(a / b, self.free()):
             return
         for x in sorted(a.free_symbols & set(self.free()),
@@ -146,64 +153,55 @@ class NeedsSplit(Exception):
         self.alternatives = alternatives
 
 
-def _split_of(atom: sympy.Expr, free: Sequence[sympy.Symbol]):
-    """Sub-cases on which ``atom`` (KroneckerDelta, floor, ceiling) is a polynomial."""
-    if isinstance(atom, sympy.KroneckerDelta):
-        a, b = atom.args
-        return [(("eq", a, b),), (("neq", a, b),)]
-    if isinstance(atom, (sympy.floor, sympy.ceiling)):
-        num, den = sympy.fraction(sympy.together(atom.args[0]))
-        if isinstance(atom, sympy.floor) and isinstance(num, sympy.Symbol) \
-                and isinstance(den, sympy.Symbol) and {num, den} <= set(free):
-            # floor(a/b) of two free parameters (KerasHub's hidden_dim // num_heads): b divides
-            # a, or a = b·q + r with 0 < r < b; each side is a polynomial parametrization.
-            return [(("divides", num, den),), (("remainder", num, den),)]
-        if den.is_Integer and den > 1:
-            for x in sorted(num.free_symbols & set(free), key=lambda s: s.name):
-                if sympy.degree(num, x) == 1:
-                    return [(("mod", x, int(den), r),) for r in range(int(den))]
-    raise UnsupportedError(f"{pretty(atom)} is not a polynomial and the prover cannot split it")
-
-
 def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
                 splits: tuple = ()) -> Case:
     """Write the constraints of one case as substitutions over fresh parameters.
 
-    ``splits`` are sub-case conditions (from :func:`_split_of`): ``("eq", a, b)`` imposes a = b,
-    ``("neq", a, b)`` a ≠ b, ``("mod", x, c, r)`` x ≡ r (mod c), ``("divides", a, b)`` b | a,
-    ``("remainder", a, b)`` b ∤ a, each over the parameters.
+    ``splits`` are sub-case conditions (from :func:`paramcount.prove.floors.split_of`), imposed
+    in the order found (equalities last): ``("eq", a, b)`` a = b, ``("neq", a, b)`` a ≠ b,
+    ``("mod", x, c, r)`` x ≡ r (mod c), ``("divides", A, B)`` B | A, ``("remainder", A, B)``
+    B ∤ A, each over the parameters.
     """
     space = Space(arch, flags)
     for constraint in arch.constraints:
         constraint.substitute(space)
 
     unequal: list[tuple[sympy.Expr, sympy.Expr]] = []
-    remainders: list[tuple[sympy.Symbol, sympy.Symbol]] = []  # (r, b) of a = b·q + r, 0 < r < b
-    conditions: list[str] = []
+    fractions: list[sympy.Expr] = []  # A/B − floor(A/B) of each floor split, in [0, 1)
+    conditions: list[tuple[bool, str]] = []  # (not a floor's, text): floors' first in labels
     checks: list[tuple] = []
-    # Head-width floors first: they substitute d_e and M, and the other conditions (found first,
-    # in the original symbols; see the ordering of ``odd`` below) are then read through them.
-    for kind, *args in sorted(splits, key=lambda a: a[0] not in ("divides", "remainder")):
+    # An equality eliminates a parameter: imposed after the floors' splits, which were found in
+    # the parameters before it (KroneckerDelta terms are found first; see ``innermost``).
+    for kind, *args in sorted(splits, key=lambda a: a[0] in ("eq", "neq")):
         if kind == "eq":
             a, b = (sympy.expand(space.cur(x)) for x in args)
             if space.eliminate(a, b) is None:
                 raise UnsupportedError(f"{arch.id}: cannot impose {pretty(a)} = {pretty(b)}")
-            conditions.append(f"{pretty(space.orig(args[0]))} = {pretty(space.orig(args[1]))}")
+            conditions.append((True, f"{pretty(space.orig(args[0]))} = "
+                                     f"{pretty(space.orig(args[1]))}"))
             checks.append(("eq", space.orig(args[0]), space.orig(args[1])))
         elif kind == "neq":
             unequal.append(tuple(sympy.expand(space.cur(x)) for x in args))
-            conditions.append(f"{pretty(space.orig(args[0]))} ≠ {pretty(space.orig(args[1]))}")
+            conditions.append((True, f"{pretty(space.orig(args[0]))} ≠ "
+                                     f"{pretty(space.orig(args[1]))}"))
             checks.append(("neq", space.orig(args[0]), space.orig(args[1])))
         elif kind in ("divides", "remainder"):
-            a, b = args
-            _floor_split(space, kind, a, b, remainders, conditions, checks)
+            said: list[str] = []
+            split_floor(space, kind, args[0], args[1], fractions, said, checks)
+            conditions += [(False, t) for t in said]
         else:
             x, c, rem = args
             checks.append(("mod", space.orig(x), c, rem))
             q = space.fresh(x.name, (space.orig(x) - rem) / c)
             space.assign(x, c * q + rem)
-            conditions.append(f"{pretty(space.orig(x))} ≡ {rem} mod {c}")
+            conditions.append((True, f"{pretty(space.orig(x))} ≡ {rem} mod {c}"))
             space.notes.append(f"{x.name} = {c}·{q.name}" + (f" + {rem}" if rem else ""))
+    for dividend, divisor, c in space.deferred:  # a floor's multiple, once the floor is split
+        a = resolve_floors(space.cur(dividend), [space.cur(f) for f in fractions], space.free())
+        odd = [t for t in sympy.preorder_traversal(a) if isinstance(t, PIECEWISE)]
+        if odd:
+            raise NeedsSplit(split_of(innermost(odd)[0], space.free()))
+        space.multiple(dividend, divisor, c, a=sympy.expand(a))
 
     free = tuple(sorted(space.free(), key=lambda s: s.name))
     given = {s: space.sub.get(s, s) for s in space.settable}
@@ -216,16 +214,13 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             if not (e.free_symbols & set(fixed)):
                 break
             e = e.xreplace(fixed)
-        e = _resolve_floors(e.xreplace(defaults_sub),
-                            [r / space.sub.get(b, b) for r, b in remainders], free)
+        e = resolve_floors(e.xreplace(defaults_sub), [space.cur(f) for f in fractions], free)
         for a, b in unequal:
             e = e.xreplace({sympy.KroneckerDelta(a, b): 0, sympy.KroneckerDelta(b, a): 0})
         e = sympy.cancel(sympy.expand(e))
-        odd = sorted((t for t in sympy.preorder_traversal(e)
-                      if isinstance(t, (sympy.KroneckerDelta, sympy.floor, sympy.ceiling))),
-                     key=lambda t: not isinstance(t, sympy.KroneckerDelta))
+        odd = innermost([t for t in sympy.preorder_traversal(e) if isinstance(t, PIECEWISE)])
         if odd:
-            raise NeedsSplit(_split_of(odd[0], free))
+            raise NeedsSplit(split_of(odd[0], free))
         if not is_poly(e, free):
             label = ", ".join(f"{k.name}={v}" for k, v in flags.items()) or "(no options)"
             raise UnsupportedError(f"{arch.id} [{label}]: {lf.path} = {pretty(e)} is not "
@@ -238,51 +233,9 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
         if s in given:
             struct |= given[s].free_symbols & set(free)
     return Case(arch, tuple((s.name, int(v)) for s, v in flags.items()), free, frozenset(struct),
-                given, space.inverse, formula, degrees, tuple(space.notes), tuple(conditions),
+                given, space.inverse, formula, degrees, tuple(space.notes),
+                tuple(t for _, t in sorted(conditions, key=lambda c: c[0])),
                 tuple(unequal), tuple(checks))
-
-
-def _floor_split(space: Space, kind: str, a: sympy.Symbol, b: sympy.Symbol,
-                 remainders: list, conditions: list[str], checks: list[tuple]) -> None:
-    """Impose b | a (``divides``: a = b·q) or b ∤ a (``remainder``: a = b·q + r, b = r + t)."""
-    oa, ob = space.orig(a), space.orig(b)
-    checks.append((kind, oa, ob))
-    # the label without multiples of b (d_e − M after "M <= d_e": "M divides d_e")
-    shown = sympy.Add(*[t for t in sympy.Add.make_args(sympy.expand(oa))
-                        if not integer_poly(t / ob, sorted(ob.free_symbols | t.free_symbols,
-                                                           key=lambda x: x.name))])
-    if kind == "divides":
-        q = space.fresh(a.name, oa / ob)
-        space.assign(a, b * q)
-        conditions.append(f"{pretty(ob)} divides {pretty(shown)}")
-        space.notes.append(f"{a.name} = {b.name}·{q.name}")
-        return
-    # a = b·q + r with 0 < r < b, i.e. b = r + t (r, t ≥ 1), floor(a/b) = q. Fresh parameters
-    # are positive, so q = 0 (a < b) is left out; it follows from the polynomial identity in q,
-    # as the equality of "<=" relations does in Space.at_most.
-    q = space.fresh(a.name, sympy.floor(oa / ob))
-    r = space.fresh("r", sympy.Mod(oa, ob))
-    t = space.fresh(b.name, ob - sympy.Mod(oa, ob))
-    space.assign(b, r + t)
-    space.assign(a, (r + t) * q + r)
-    remainders.append((r, b))
-    conditions.append(f"{pretty(ob)} does not divide {pretty(shown)}")
-    space.notes.append(f"{a.name} = {b.name}·{q.name} + {r.name}, {b.name} = {r.name} + {t.name}")
-
-
-def _resolve_floors(e: sympy.Expr, fractions: Sequence[sympy.Expr],
-                    free: Sequence[sympy.Symbol]) -> sympy.Expr:
-    """Replace each floor(X) whose X is an integer polynomial k in the free parameters, or k plus
-    one of ``fractions`` (r/b of a remainder case, 0 < r/b < 1), by k: its exact value there."""
-    def value(atom):
-        x = sympy.cancel(atom.args[0])
-        for frac in (0, *fractions):
-            k = sympy.cancel(x - frac)
-            if integer_poly(k, free):
-                return k
-        return atom
-
-    return e.replace(lambda t: isinstance(t, sympy.floor), value)
 
 
 def case_flags(arch: Architecture) -> list[sympy.Symbol]:
