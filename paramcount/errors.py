@@ -59,6 +59,11 @@ class Refused(ParamcountError):
     """transformers' config validation rejects a hyperparameter set that Keras builds (raised in
     a torch worker, caught here: defined where no torch is needed)."""
 
+    @classmethod
+    def here(cls, arch_id: str, why: str) -> Refused:
+        """transformers cannot build ``arch_id`` at this set, and ``why``."""
+        return cls(f"transformers cannot build {arch_id} here: {why}")
+
 
 def did_you_mean(name: str, known: Iterable[str], what: str) -> str:
     """``unknown WHAT 'name'; did you mean 'x'?`` for a near miss, else a short list of the known

@@ -13,9 +13,9 @@ import importlib
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from paramcount import keras_hub_meta
+from paramcount import errors, keras_hub_meta
 from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
 from paramcount.weights import Weight
@@ -312,15 +312,12 @@ def _resolve(arch: Architecture, given: Mapping[str, int], framework: str) -> di
         return arch.resolve(given)
     why = ref.refusal(given) if ref is not None else None
     if why is not None:  # an option the class cannot switch: refused before the view pins it
-        from paramcount.errors import Refused
-
-        raise Refused(f"transformers cannot build {arch.id} here: {why}")
-    import dataclasses
+        raise errors.Refused.here(arch.id, why)
 
     from paramcount.frameworks import for_framework
 
     view = for_framework(arch, framework)
-    return dataclasses.replace(view, constraints=arch.constraints).resolve(given)
+    return replace(view, constraints=arch.constraints).resolve(given)
 
 
 def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
@@ -332,9 +329,7 @@ def verify_transformers(arch: Architecture, resolved: Mapping[str, int], *,
     hf_arch = for_framework(arch, "transformers", resolved)
     why = broken_limit(arch, resolved)
     if why is not None:  # transformers would build without complaint, but another model
-        from paramcount.errors import Refused
-
-        raise Refused(f"transformers cannot build {arch.id} here: {why}")
+        raise errors.Refused.here(arch.id, why)
     return compare(hf_arch, resolved, transformers_weights(arch, resolved), name=name,
                    framework="transformers")
 
