@@ -76,3 +76,40 @@ def test_a_hybrid_stack_derives_to_the_hand_written_count():
         p = {"hidden": rng.randint(1, 64), "layers": rng.randint(0, 30),
              "period": rng.randint(1, 7), "vocab": rng.randint(1, 300)}
         assert d.count(p)["trainable"] == _hybrid_hand(p), p
+
+
+def _routed(cfg):
+    """A mixture of experts whose top-k changes no weight but must not exceed the experts
+    (Jamba's validator: num_experts_per_tok ≤ num_experts), and whose heads change no weight
+    but must divide the width."""
+    from torch import nn
+
+    h, e = cfg["hidden"], cfg["experts"]
+    if cfg["top_k"] > e:
+        raise ValueError("top_k must be at most experts")
+    if h % cfg["heads"]:
+        raise ValueError("hidden must be divisible by heads")
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.router = nn.Linear(h, e, bias=False)
+            self.experts = nn.ModuleList(nn.Linear(h, 2 * h, bias=False) for _ in range(e))
+
+    return Model()
+
+
+@torch_side
+def test_a_width_bounded_by_a_field_that_changes_no_weight_derives():
+    """The bound (top_k ≤ experts) names a field that changes no weight: the refusals' search
+    reads it at its base value, where it crashed reading it from the sample (Jamba's
+    KeyError: 'num_experts_per_tok')."""
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    d = derive(Source(builder=_routed, model_type="routed",
+                      defaults={"hidden": 32, "experts": 8, "top_k": 2, "heads": 4}))
+    assert not d.failures, d.failures
+    assert set(d.fields) == {"hidden", "experts"}
+    assert ("<=", "top_k", "experts") in d.constraints
+    assert d.count({"hidden": 12, "experts": 5})["trainable"] == 12 * 5 + 5 * 12 * 24

@@ -67,7 +67,7 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
         return broken(q, a, b) and all(
             not broken(q, x, y) for x, y in held
             if (x, y) != (a, b) and not implied(a, b, x, y)
-        ) and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
+        ) and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     found = []
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
