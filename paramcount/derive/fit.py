@@ -77,12 +77,13 @@ _P = (1 << 61) - 1  # a prime: the coefficients are solved modulo it, then check
 
 def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
     """The integer solution of rows·x = ys (free columns at zero, pivots in column order), or
-    None where there is none. Solved modulo _P (exact rational elimination blew up to a second
-    a system on Jamba's 42 monomials), each value lifted to the integer nearest zero, and
-    checked exactly on every row: a rational or inconsistent system gives None, as does one
-    whose coefficients reach 2⁶⁰ (no weight's size has such)."""
+    None where there is none. Solved modulo _P from the first m + 8 rows (exact rational
+    elimination took a second a system on Jamba's 42 monomials), each value lifted to the
+    integer nearest zero, and checked exactly on every row: a rational or inconsistent system
+    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such)."""
     m = len(rows[0]) if rows else 0
-    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows, ys, strict=True)]
+    # from a few more rows than unknowns; the rest are checked below
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + 8], ys, strict=False)]
     pivots: list[int] = []
     r = 0
     for c in range(m):
