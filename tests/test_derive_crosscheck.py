@@ -93,7 +93,6 @@ GAPS = {
                         "hidden_size never reaches them in the derivation's probes",
     "moonshine": "the decoder's attention widths fit no expression of (decoder_num_hidden_layers, "
                  "hidden_size)",
-    "gpt_neo_x": "too few random configurations pass its validator (hidden divisible by heads)",
     "zamba2": "the shared transformer's adapter lists (one per hybrid block, num_mem_blocks) "
               "give templates of differing rank and counts no expression fits",
 }
