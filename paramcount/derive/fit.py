@@ -92,11 +92,14 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
             continue
         mat[r], mat[p] = mat[p], mat[r]
         inv = pow(mat[r][c], _P - 2, _P)
-        pivot = mat[r] = [v * inv % _P for v in mat[r]]
+        pivot = mat[r]
+        pivot[c:] = [v * inv % _P for v in pivot[c:]]  # (left of c: zeros already)
+        tail = pivot[c:]
         for i in range(r + 1, len(mat)):
             f = mat[i][c]
             if f:
-                mat[i] = [(a - f * b) % _P for a, b in zip(mat[i], pivot, strict=True)]
+                row = mat[i]
+                row[c:] = [(a - f * b) % _P for a, b in zip(row[c:], tail, strict=True)]
         pivots.append(c)
         r += 1
     if any(row[m] for row in mat[r:]):
