@@ -190,3 +190,21 @@ def test_a_frozen_weight_beside_a_trainable_one_is_a_leaf_of_its_own():
     gate, frozen = t.find("layers.gate"), t.find("layers.gate_e_score_correction_bias")
     assert gate.trainable and not frozen.trainable
     assert "e_score" not in gate.match and "gate/weight" in gate.match.replace("\\", "")
+
+
+def test_the_exact_solve_gives_the_integer_solution_or_none():
+    """The coefficients are solved modulo a 61-bit prime and lifted to the integers nearest
+    zero, each checked exactly on the rows it was solved from: an integer solution comes back
+    as it is (free columns at zero, pivots in column order), a rational or inconsistent one
+    as None (a fit keeps integer coefficients only)."""
+    rng = random.Random(7)
+    monos = fit._monomials(["a", "b", "c", "d", "e", "f"])
+    want = [rng.randint(-50, 50) for _ in monos]
+    points = [{k: rng.randint(0, 4000) for k in "abcdef"} for _ in range(len(monos) + 8)]
+    rows = [[fit._mono_value(m, p) for m in monos] for p in points]
+    ys = [sum(r * x for r, x in zip(row, want, strict=True)) for row in rows]
+    assert fit._solve(rows, ys) == want
+    assert fit._solve([[2]], [1]) is None  # x = 1/2
+    assert fit._solve([[1, 1], [1, 1]], [1, 2]) is None  # inconsistent
+    assert fit._solve([[1, 1], [2, 2]], [3, 6]) == [3, 0]  # a free column at zero
+    assert fit._solve([[1, 2], [3, 4]], [-(2**40) + 1, -3 * 2**40 + 5]) == [-(2**40) + 3, -1]

@@ -130,13 +130,30 @@ def test_the_first_build_gets_only_the_repairs_it_needs(model_type, config, fixe
     assert again  # later builds get the same repairs (layer_types follows the layer count)
 
 
+def test_a_none_field_no_config_class_defaults_is_named_after_its_tail():
+    """Qwen4-Exp's indexer_* fields: None, and no config class gives them a default. By the
+    longest tail of the name: the config's own value (head_dim), else the most common default
+    of the tail (n_heads), else 1 (kv_heads, budget, compress_ratio: Qwen4-Exp's validator
+    insists on indexer_kv_heads = 1 and budget divisible by compress_ratio)."""
+    from paramcount.derive.prepare import _by_name, _common_defaults
+
+    values = {"head_dim": 48, "hidden_size": 64}
+    assert _by_name("indexer_head_dim", values) == 48
+    assert _by_name("indexer_n_heads", values) == _common_defaults()["n_heads"]
+    assert _by_name("indexer_kv_heads", values) == 1
+    assert _by_name("indexer_budget", values) == 1
+
+
 @torch_side
-def test_a_build_no_repair_rescues_names_its_none_fields():
+def test_a_build_needing_fields_no_class_defaults_gets_them_by_name():
+    from paramcount.derive.prepare import _common_defaults
     from paramcount.derive.probe import Source
 
-    src = Source(model_type="qwen4_exp_text", config={**TINY, "num_hidden_layers": 4})
-    with pytest.raises(TypeError, match=r"None, with no default anywhere.*indexer_budget"):
-        src.build({})
+    src = Source(model_type="qwen4_exp_text",
+                 config={**TINY, "num_hidden_layers": 4, "head_dim": 8})
+    assert src.build({})
+    assert src.fixes == {"indexer_budget": 1, "indexer_compress_ratio": 1, "indexer_head_dim": 8,
+                         "indexer_kv_heads": 1, "indexer_n_heads": _common_defaults()["n_heads"]}
 
 
 @torch_side

@@ -8,9 +8,9 @@ of them (``hidden_size // num_attention_heads``) or by a constant period (``ffn_
 square (``patch_size²``), an indicator [a = 1] or [a = b], and last the two halves whose
 combination is half a product (``(num_key_value_heads·head_dim) // 2``). Where the samples
 cannot tell the atom from the fields, the atom is kept; where few builds hold the weight, a lower
-degree. The coefficients solve an exact linear system over the rationals (no float anywhere); a fit is kept
-only when every coefficient is an integer and it reproduces every sample, including samples it
-was not solved from. Nothing here imports a framework or SymPy: an expression is data
+degree. The coefficients solve a linear system modulo a prime, lifted to integers and checked
+exactly (no float anywhere); a fit is kept only when every coefficient is an integer and it
+reproduces every sample. Nothing here imports a framework or SymPy: an expression is data
 (:data:`Poly`), so a derivation is stored as JSON and never as code.
 """
 
@@ -93,14 +93,19 @@ def _repeats_field(mono: tuple[Atom, ...]) -> bool:
     return len(odd) > 1 and (len(halves) != len(odd) or len({m[1] for m in halves}) < len(odd))
 
 
-_P = (1 << 61) - 1  # a prime: the modular pre-check
+_P = (1 << 61) - 1  # a prime: the coefficients are solved modulo it, then checked exactly
 
 
-def _consistent_mod_p(rows: list[list[int]], ys: list[int]) -> bool:
-    """Whether rows·x = ys has a solution modulo _P: a cheap filter before the exact solve (a
-    system consistent over the rationals is consistent modulo a prime no denominator shares)."""
+def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
+    """The integer solution of rows·x = ys (free columns at zero, pivots in column order), or
+    None where there is none. Solved modulo _P from the first m + 8 rows (exact rational
+    elimination took a second a system on Jamba's 42 monomials), each value lifted to the
+    integer nearest zero, and checked exactly on every row: a rational or inconsistent system
+    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such)."""
     m = len(rows[0]) if rows else 0
-    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows, ys, strict=True)]
+    # from a few more rows than unknowns; the rest are checked below
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + 8], ys, strict=False)]
+    pivots: list[int] = []
     r = 0
     for c in range(m):
         p = next((i for i in range(r, len(mat)) if mat[i][c]), None)
@@ -108,41 +113,27 @@ def _consistent_mod_p(rows: list[list[int]], ys: list[int]) -> bool:
             continue
         mat[r], mat[p] = mat[p], mat[r]
         inv = pow(mat[r][c], _P - 2, _P)
-        mat[r] = [v * inv % _P for v in mat[r]]
+        pivot = mat[r]
+        pivot[c:] = [v * inv % _P for v in pivot[c:]]  # (left of c: zeros already)
+        tail = pivot[c:]
         for i in range(r + 1, len(mat)):
-            if mat[i][c]:
-                f = mat[i][c]
-                mat[i] = [(a - f * b) % _P for a, b in zip(mat[i], mat[r], strict=True)]
-        r += 1
-    return not any(row[m] for row in mat[r:])
-
-
-def _solve(rows: list[list[int]], ys: list[int]) -> list[Fraction] | None:
-    """An exact solution of rows·x = ys (free columns at zero), or None if inconsistent."""
-    m = len(rows[0]) if rows else 0
-    mat = [[Fraction(v) for v in r] + [Fraction(y)] for r, y in zip(rows, ys, strict=True)]
-    pivots: list[int] = []
-    r = 0
-    for c in range(m):
-        p = next((i for i in range(r, len(mat)) if mat[i][c] != 0), None)
-        if p is None:
-            continue
-        mat[r], mat[p] = mat[p], mat[r]
-        inv = 1 / mat[r][c]
-        mat[r] = [v * inv for v in mat[r]]
-        for i in range(len(mat)):
-            if i != r and mat[i][c] != 0:
-                f = mat[i][c]
-                mat[i] = [a - f * b for a, b in zip(mat[i], mat[r], strict=True)]
+            f = mat[i][c]
+            if f:
+                row = mat[i]
+                row[c:] = [(a - f * b) % _P for a, b in zip(row[c:], tail, strict=True)]
         pivots.append(c)
         r += 1
-        if r == len(mat):
-            break
-    if any(all(v == 0 for v in row[:m]) and row[m] != 0 for row in mat[r:]):
+    if any(row[m] for row in mat[r:]):
         return None
-    x = [Fraction(0)] * m
-    for i, c in enumerate(pivots):
-        x[c] = mat[i][m]
+    x = [0] * m
+    for i in range(r - 1, -1, -1):  # back substitution, free columns at zero
+        c = pivots[i]
+        row = mat[i]
+        x[c] = (row[m] - sum(row[j] * x[j] for j in pivots[i + 1:])) % _P
+    x = [v - _P if v > _P // 2 else v for v in x]
+    if any(sum(a * b for a, b in zip(row, x, strict=True)) != y
+           for row, y in zip(rows, ys, strict=True)):
+        return None
     return x
 
 
@@ -168,11 +159,8 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
         if not monos:
             return None
     rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
-    if not _consistent_mod_p(rows, [y for _, y in distinct]):
-        return None
-    use = len(monos) + 8  # the exact solve from a few more rows than unknowns; all checked below
-    x = _solve(rows[:use], [y for _, y in distinct[:use]])
-    if x is None or any(v.denominator != 1 for v in x):
+    x = _solve(rows, [y for _, y in distinct])
+    if x is None:
         return None
     # a monomial's fields before its floors and indicators, as the fields alone give them
     poly: Poly = tuple((int(v), tuple(sorted(mo, key=lambda a: not isinstance(a, str))))

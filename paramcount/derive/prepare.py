@@ -13,7 +13,8 @@
   ``hidden_size // num_attention_heads`` and ``num_key_value_heads`` as ``num_attention_heads``
   (as transformers' configs compute them), ``layer_types`` as full attention in every layer,
   ``is_decoder`` on, another None integer field at the default transformers' config classes
-  most often give it, and an attribute a nested config lacks from the config's own values.
+  most often give it (where none gives one: by the tail of its name, else 1), and an
+  attribute a nested config lacks from the config's own values.
 - **Token ids inside the vocabulary** (:func:`in_vocabulary`): a small random vocabulary moves
   an id above it to its last entry (an id is no shape).
 """
@@ -108,11 +109,27 @@ def repairs(cfg, fields: set[str], missing: str | None = None) -> dict[str, Any]
             out[k] = "full_attention"
         elif k in _common_defaults():
             out[k] = _common_defaults()[k]
+        elif k in _int_fields(cfg):
+            out[k] = _by_name(k, values)
     if values.get("is_decoder") is False:
         out["is_decoder"] = True
     if missing:
         out["." + missing] = missing
     return out
+
+
+def _by_name(name: str, values: Mapping[str, Any]) -> int:
+    """A None integer field no config class gives a default (Qwen4-Exp's ``indexer_head_dim``,
+    ``indexer_kv_heads``): the config's own value of the longest tail of its name
+    (``head_dim``), else the most common default of that tail (``n_heads``), else 1."""
+    parts = name.split("_")
+    for i in range(1, len(parts)):
+        tail = "_".join(parts[i:])
+        if type(values.get(tail)) is int and values[tail] > 0:
+            return int(values[tail])
+        if tail in _common_defaults() and _common_defaults()[tail] > 0:
+            return _common_defaults()[tail]
+    return 1
 
 
 def apply(cfg, fixes: Mapping[str, Any]):
@@ -215,18 +232,22 @@ def _unfilled(first: BaseException, cfg, fields: set[str], fixes) -> BaseExcepti
     that no repair gives a value (Qwen4-Exp's ``indexer_budget``)."""
     if not (isinstance(first, TypeError) and "NoneType" in str(first)):
         return first
-    import dataclasses
-
     values = cfg.to_dict()
-    ints = {f.name for f in dataclasses.fields(cfg)} if dataclasses.is_dataclass(cfg) else set()
-    ints = {k for k in ints if "int" in str(next(f.type for f in dataclasses.fields(cfg)
-                                                 if f.name == k))}
-    none = sorted(k for k in fields & ints if values.get(k, 0) is None and k not in fixes
+    none = sorted(k for k in fields & _int_fields(cfg) if values.get(k, 0) is None and k not in fixes
                   and not k.endswith("token_id"))
     if not none:
         return first
     return TypeError(f"{first}; None, with no default anywhere in transformers: "
                      f"{', '.join(none)}")
+
+
+def _int_fields(cfg) -> set[str]:
+    """The fields a dataclass config declares integers (``int | None``)."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(cfg):
+        return set()
+    return {f.name for f in dataclasses.fields(cfg) if "int" in str(f.type)}
 
 
 def _copy(cfg):

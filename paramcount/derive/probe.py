@@ -57,8 +57,16 @@ def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
 
 
 def _literal_containers(model) -> frozenset[str]:
+    """Containers whose numbered children differ in class: a fixed pipeline (CTRL's ffn
+    Sequential), whose places stay apart; not a ModuleList, a stack of layers whose length a
+    config sets (Jamba's and Zamba's attention and Mamba layers): its index folds, so a template
+    counts the layers that have it, and a build costs its layers, not a template per layer."""
+    from torch import nn
+
     out = set()
     for name, mod in model.named_modules():
+        if isinstance(mod, nn.ModuleList):
+            continue
         kids = [(k, type(c)) for k, c in mod.named_children() if k.isdigit()]
         if len({c for _, c in kids}) > 1:
             out.add(name)

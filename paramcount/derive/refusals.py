@@ -84,7 +84,7 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     def alone(q, c) -> bool:
         return broken(q, *c) and all(not broken(q, *o) for o in standing
                                      if o != c and not stronger(c, o)) \
-            and all(q[x] <= q[y] for op, x, y in d.constraints if op == "<=")
+            and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
     # is 0 below, and head_dim ** -0.5 raises), where every sample had it and a refused one not
