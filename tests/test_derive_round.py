@@ -278,7 +278,8 @@ _DRAWS = {  # the fields each draw sets (the rest at the defaults; two layers ke
 @pytest.mark.parametrize("model_type", sorted(_DRAWS))
 @torch_side
 def test_rounded_model_types_match_their_builds(model_type):
-    # derived, not proven: the prover cannot yet split ⌈x / b⌉ of a field b nor ⌊√E⌋
+    # also proven now (⌈x / b⌉ of a field b and ⌊√E⌋ split: tests/test_prove_roundings.py);
+    # these draws check the derived count against builds off the multiples
     from paramcount.derive.core import derive
     from paramcount.derive.probe import Source
     from tests.test_derive import _meta_count

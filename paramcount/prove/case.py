@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -76,7 +77,10 @@ class Case:
         vals = {symbols.get(k): sympy.Integer(v) for k, v in hparams.items()}
         for kind, a, *rest in self.checks:
             av = a.xreplace(vals)
-            if kind == "mod":
+            if kind in ("square", "nonsquare"):
+                ok = av.is_Integer and av >= 0 and \
+                    (math.isqrt(int(av)) ** 2 == int(av)) == (kind == "square")
+            elif kind == "mod":
                 ok = av.is_Integer and int(av) % rest[0] == rest[1]
             elif kind in ("divides", "remainder"):
                 bv = rest[0].xreplace(vals)

@@ -10,8 +10,12 @@ term is a polynomial in the free parameters (:func:`paramcount.prove.parametrize
   parameters of B (and of A's other terms) are taken as multiples of k first, so that
   ``floor((k·A' + ρ)/(k·B')) = floor(A'/B')``. Where r < B cannot be written over positive
   parameters (B = y + z), r < y is (``y = r + t``).
+- ``ceiling(A/B)``: the same sub-cases; it is floor(A/B), plus one where B does not divide A.
+- ``floor(√X)``: two sub-cases, X a square (``X = s²``) or not (``X = s² + r``, 1 ≤ r ≤ 2s),
+  s = floor(√X) a new parameter; a parameter of X of degree one and coefficient one is
+  eliminated, and r is drawn below s (``s = r + t``: a sub-region, as for a floor's remainder).
 
-**Sub-lattices and sub-regions.** Those two substitutions sample only part of the sub-case:
+**Sub-lattices and sub-regions.** Those substitutions sample only part of the sub-case:
 multiples of k, or r < y. The assumption of :mod:`paramcount.prove` (each count a polynomial
 of bounded degree in the sub-case's own parameters: B's variables, the quotient, the
 remainder) carries the identity to the whole sub-case, as it already does to ``q = 0``: a
@@ -32,7 +36,7 @@ from paramcount.prove.case import UnsupportedError, integer_poly
 if TYPE_CHECKING:
     from paramcount.prove.parametrize import Space
 
-__all__ = ["PIECEWISE", "innermost", "resolve_floors", "split_floor", "split_of"]
+__all__ = ["PIECEWISE", "innermost", "resolve_floors", "split_floor", "split_of", "split_root"]
 
 PIECEWISE = (sympy.KroneckerDelta, sympy.floor, sympy.ceiling)
 
@@ -58,17 +62,19 @@ def split_of(atom: sympy.Expr, free: Sequence[sympy.Symbol]):
     if isinstance(atom, sympy.KroneckerDelta):
         a, b = atom.args
         return [(("eq", a, b),), (("neq", a, b),)]
+    if _root(atom) is not None:  # floor(√X): X a square, or not
+        return [(("square", _root(atom)),), (("nonsquare", _root(atom)),)]
     if isinstance(atom, (sympy.floor, sympy.ceiling)):
         num, den = sympy.fraction(sympy.together(atom.args[0]))
         if den.is_Integer and den > 1:
             for x in sorted(num.free_symbols & set(free), key=lambda s: s.name):
                 if sympy.degree(num, x) == 1:
                     return [(("mod", x, int(den), r),) for r in range(int(den))]
-        elif isinstance(atom, sympy.floor) and den.free_symbols \
+        elif den.free_symbols \
                 and (num.free_symbols | den.free_symbols) <= set(free) \
                 and integer_poly(num, list(free)) and integer_poly(den, list(free)) \
                 and _unit(num, den, free) is not None:
-            # floor(A/B): B divides A, or A = B·q + r with 0 < r < B
+            # floor(A/B): B divides A, or A = B·q + r with 0 < r < B (a ceiling: the same)
             return [(("divides", num, den),), (("remainder", num, den),)]
     raise UnsupportedError(f"{pretty(atom)} is not a polynomial and the prover cannot split it")
 
@@ -170,15 +176,66 @@ def _bounding(space: Space, b: sympy.Expr, a: sympy.Expr) -> sympy.Symbol:
 
 
 def resolve_floors(e: sympy.Expr, fractions: Sequence[sympy.Expr],
-                   free: Sequence[sympy.Symbol]) -> sympy.Expr:
+                   free: Sequence[sympy.Symbol],
+                   roots: Sequence[tuple[sympy.Expr, sympy.Expr]] = ()) -> sympy.Expr:
     """Replace each floor(X) whose X is an integer polynomial k in the free parameters, or k plus
-    one of ``fractions`` (each in [0, 1): r/B of a remainder case), by k: its exact value."""
+    one of ``fractions`` (each 0 or in (0, 1): r/B of a remainder case, r ≥ 1), by k: its exact
+    value; each ceiling(X) likewise by k, or k + 1 where the fraction is not 0; each floor(√X)
+    of a ``roots`` pair (X, s), X = s² + r with 0 ≤ r ≤ 2s, by s."""
     def value(atom):
+        root = _root(atom)
+        if root is not None:
+            return next((s for x, s in roots if sympy.expand(x - root) == 0), atom)
         x = sympy.cancel(atom.args[0])
         for frac in (0, *fractions):
             k = sympy.cancel(x - frac)
             if integer_poly(k, free):
-                return k
+                up = isinstance(atom, sympy.ceiling) and sympy.cancel(frac) != 0
+                return k + 1 if up else k
         return atom
 
-    return e.replace(lambda t: isinstance(t, sympy.floor), value)
+    return e.replace(lambda t: isinstance(t, (sympy.floor, sympy.ceiling)), value)
+
+
+def _root(atom: sympy.Expr) -> sympy.Expr | None:
+    """X of floor(√X), else None."""
+    if isinstance(atom, sympy.floor) and isinstance(atom.args[0], sympy.Pow) \
+            and atom.args[0].exp == sympy.Rational(1, 2):
+        return atom.args[0].base
+    return None
+
+
+def split_root(space: Space, kind: str, x: sympy.Expr, roots: list, conditions: list,
+               checks: list) -> None:
+    """Impose X = s² (``square``) or X = s² + r, 1 ≤ r ≤ 2s (``nonsquare``), s = floor(√X) a
+    new parameter, by eliminating a parameter v of X of degree one and coefficient one; the
+    remainder is drawn below s (s = r + t: a sub-region of r ≤ 2s). Appends (X, s) to
+    ``roots``."""
+    x = sympy.expand(space.cur(x))
+    ox = space.orig(x)
+    v = next((v for v in sorted(x.free_symbols & set(space.free()), key=lambda s: s.name)
+              if sympy.degree(x, v) == 1 and x.coeff(v, 1) == 1), None)
+    if v is None:
+        raise UnsupportedError(f"cannot split floor(√{pretty(ox)})")
+    rest = sympy.expand(x - v)
+    root = sympy.floor(sympy.sqrt(ox))
+    checks.append((kind, ox))
+    conditions.append(f"{pretty(ox)} is {'' if kind == 'square' else 'not '}a square")
+    if kind == "square":
+        s = space.fresh("s", root)
+        r: sympy.Expr = sympy.Integer(0)
+        said = f"{v.name} = {s.name}²" + (f" − ({pretty(rest)})" if rest != 0 else "")
+        value = s**2 - rest
+    else:
+        r = space.fresh("r", ox - root**2)
+        t = space.fresh("s", root - (ox - root**2))
+        s = r + t
+        said = (f"{v.name} = s² + {r.name}" + (f" − ({pretty(rest)})" if rest != 0 else "")
+                + f", s = floor(√{pretty(ox)}) = {r.name} + {t.name} ({r.name} < s: a "
+                f"sub-region of 1 ≤ {r.name} ≤ 2s)")
+        value = sympy.expand(s**2 + r - rest)
+    if not _positive(space, value, sympy.Dummy()):
+        raise UnsupportedError(f"cannot split floor(√{pretty(ox)}) over positive parameters")
+    space.assign(v, value)
+    space.notes.append(said)
+    roots.append((sympy.expand(s**2 + r), s))  # X, read through the substitution

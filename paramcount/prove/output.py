@@ -13,7 +13,8 @@ METHOD_TEXT = f"""\
 Both sides are polynomials in the free hyperparameters once the constraints are written as
 substitutions (`d_e = M·d_e'` for "d_e divisible by M", `M = M_kv·M'` for "M divisible by M_kv";
 a term that is polynomial only piecewise, such as a projection present only when d_emb ≠ d_e,
-splits the case in two; a floor by d splits it by residue or by whether d divides; where a split
+splits the case in two; a floor or a ceiling by d splits it by residue or by whether d divides;
+⌊√x⌋ splits it by whether x is a square, x = s² or x = s² + r with 1 ≤ r ≤ 2s; where a split
 draws from a sub-lattice or a sub-region of its case, as each case's notes say, the identity
 reaches the rest of the case by the assumption below, and the bound is over the points drawn).
 Equality is then decided as an identity of polynomials, component by

@@ -26,7 +26,14 @@ from paramcount.prove.case import (
     is_poly,
     structural_symbols,
 )
-from paramcount.prove.floors import PIECEWISE, innermost, resolve_floors, split_floor, split_of
+from paramcount.prove.floors import (
+    PIECEWISE,
+    innermost,
+    resolve_floors,
+    split_floor,
+    split_of,
+    split_root,
+)
 
 if TYPE_CHECKING:
     from paramcount.hparams import Constraint
@@ -160,7 +167,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
     ``splits`` are sub-case conditions (from :func:`paramcount.prove.floors.split_of`), imposed
     in the order found (equalities last): ``("eq", a, b)`` a = b, ``("neq", a, b)`` a ≠ b,
     ``("mod", x, c, r)`` x ≡ r (mod c), ``("divides", A, B)`` B | A, ``("remainder", A, B)``
-    B ∤ A, each over the parameters.
+    B ∤ A, ``("square", X)`` / ``("nonsquare", X)`` X a square or not (for floor(√X)), each
+    over the parameters.
     """
     space = Space(arch, flags)
     for constraint in arch.constraints:
@@ -168,6 +176,7 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
 
     unequal: list[tuple[sympy.Expr, sympy.Expr]] = []
     fractions: list[sympy.Expr] = []  # A/B − floor(A/B) of each floor split, in [0, 1)
+    roots: list[tuple[sympy.Expr, sympy.Expr]] = []  # (X, floor(√X)) of each root split
     conditions: list[tuple[bool, str]] = []  # (not a floor's, text): floors' first in labels
     checks: list[tuple] = []
     # An equality eliminates a parameter: imposed after the floors' splits, which were found in
@@ -189,6 +198,10 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             said: list[str] = []
             split_floor(space, kind, args[0], args[1], fractions, said, checks)
             conditions += [(False, t) for t in said]
+        elif kind in ("square", "nonsquare"):
+            said = []
+            split_root(space, kind, args[0], roots, said, checks)
+            conditions += [(False, t) for t in said]
         else:
             x, c, rem = args
             checks.append(("mod", space.orig(x), c, rem))
@@ -197,7 +210,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             conditions.append((True, f"{pretty(space.orig(x))} ≡ {rem} mod {c}"))
             space.notes.append(f"{x.name} = {c}·{q.name}" + (f" + {rem}" if rem else ""))
     for dividend, divisor, c in space.deferred:  # a floor's multiple, once the floor is split
-        a = resolve_floors(space.cur(dividend), [space.cur(f) for f in fractions], space.free())
+        a = resolve_floors(space.cur(dividend), [space.cur(f) for f in fractions], space.free(),
+                           roots)
         odd = [t for t in sympy.preorder_traversal(a) if isinstance(t, PIECEWISE)]
         if odd:
             raise NeedsSplit(split_of(innermost(odd)[0], space.free()))
@@ -214,7 +228,8 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
             if not (e.free_symbols & set(fixed)):
                 break
             e = e.xreplace(fixed)
-        e = resolve_floors(e.xreplace(defaults_sub), [space.cur(f) for f in fractions], free)
+        e = resolve_floors(e.xreplace(defaults_sub), [space.cur(f) for f in fractions], free,
+                           roots)
         for a, b in unequal:
             e = e.xreplace({sympy.KroneckerDelta(a, b): 0, sympy.KroneckerDelta(b, a): 0})
         e = sympy.cancel(sympy.expand(e))
