@@ -49,8 +49,11 @@ def test_written_lists_have_the_counts_asked_spread_with_the_last_layer_counted(
     assert not set(layers.names(specs)) & out.keys()
     assert layers.read(out, specs) == {"n_mlp_layer_types_dense": 0, "n_layer_types_full": 3,
                                        "n_cross_attention_layers": 4}
-    with pytest.raises(ValueError, match="do not fit"):
-        layers.write({"num_hidden_layers": 2, "n_layer_types_full": 3}, specs, BEAM_LIKE)
+    # a count beyond the layers (one no weight reads, kept at its base value) is cut to them
+    assert layers.write({"num_hidden_layers": 2, "n_layer_types_full": 3}, specs,
+                        BEAM_LIKE)["layer_types"] == ["full", "full"]
+    with pytest.raises(ValueError, match="below 0"):
+        layers.write({"n_layer_types_full": -1}, specs, BEAM_LIKE)
     # the layer count not given: the base's
     assert len(layers.write({"n_layer_types_full": 1}, specs, BEAM_LIKE)["layer_types"]) == 7
 
@@ -112,6 +115,10 @@ def test_a_stack_of_kinds_is_counted_by_its_lists_counts():
     assert d.counts == {"n_mlp_types_dense": ("mlp_types", "layers", "dense"),
                         "n_cross_layers": ("cross_layers", "layers", "")}
     assert ("<=", "n_mlp_types_dense", "layers") in d.constraints
+    from paramcount.cli_derive import _header
+
+    assert "n_mlp_types_dense = how many 'dense' entries mlp_types has" in "\n".join(
+        _header(d, False))
     rng = random.Random(5)
     for _ in range(6):
         n = rng.randint(1, 40)

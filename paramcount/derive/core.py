@@ -130,6 +130,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     if isinstance(base, str):
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
                           f"{base}")
+    split = set(getattr(src, "split", ()))  # templates split by layer kind so far
     full = src.values(base_cfg)
     init = src.init_fields()
     ints, flags = _candidates(src, full)
@@ -215,9 +216,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
-    for n in counted:  # a list whose counts change no weight: the config's own, as L varies
-        if n in inert or n in unvaried:
-            explicit.pop(n, None)
+    for spec in getattr(src, "lists", ()):  # a list with a count that changes a weight: its
+        if set(spec.names) & dep_fields():  # other counts 0 (they change none), so as never
+            for n in set(spec.names) - dep_fields():  # to take layers from it when cut to L
+                explicit.pop(n, None)
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
         if v is None and init is not None and k in init and not k.endswith("token_id") \
                 and k not in _GENERIC:
@@ -227,6 +229,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
+    if set(getattr(src, "split", ())) - split:  # a template the probes split (Dots 3's
+        base = run.build({})  # k_rope_only_layernorm, one width in both kinds at the base)
     d.counts = {n: (s.field, s.length, s.kinds[i] if s.kinds else "")
                 for s in getattr(src, "lists", ()) for i, n in enumerate(s.names)
                 if n in d.fields}

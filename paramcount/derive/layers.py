@@ -119,8 +119,8 @@ def _spread(n: int, free: list[int]) -> list[int]:
 
 def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict[str, Any]:
     """``kwargs`` with every spec whose counts it gives written as its list (the counts
-    removed); the layer count from ``kwargs``, else ``fallback``. ValueError where the counts do
-    not fit in the layers."""
+    removed, each cut to the layers the ones before it leave); the layer count from ``kwargs``,
+    else ``fallback``."""
     out = dict(kwargs)
     for s in specs:
         if not any(n in out for n in s.names):
@@ -130,9 +130,12 @@ def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict
         if type(layers) is not int or layers < 0:
             raise ValueError(f"{s.length} must be an integer to write {s.field}")
         counts = {n: int(given.get(n, 0)) for n in s.names}
-        if any(c < 0 for c in counts.values()) or sum(counts.values()) > layers:
-            raise ValueError(f"{s.field}: {', '.join(f'{k}={v}' for k, v in counts.items())} "
-                             f"do not fit in {s.length}={layers} layers")
+        if any(c < 0 for c in counts.values()):
+            raise ValueError(f"{s.field}: a count below 0 ({counts})")
+        left = layers  # counts beyond the layers are cut to them: a count no weight reads
+        for n in s.names:  # keeps its base value as the layers vary (the counts that change a
+            counts[n] = min(counts[n], left)  # weight are at most the layers, constraints)
+            left -= counts[n]
         if not s.kinds:
             out[s.field] = _spread(counts[s.names[0]], list(range(layers)))
             continue

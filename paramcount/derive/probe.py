@@ -158,7 +158,15 @@ class Source:
                 self._raw = dict(cfg) if isinstance(cfg, dict) else cfg.to_dict()
             except Exception:  # a config refusing its base: derive says so
                 self._raw = {}
-            self._lists = layers.find(self._raw)
+            found, ok = layers.find(self._raw), []
+            for spec in found:  # one the config takes as given, at the base's counts and one
+                self._lists = (spec,)  # layer more (not GPT-Neo's attention_layers, which its
+                with contextlib.suppress(Exception):  # attention_types rewrite)
+                    at = layers.read(self._raw, [spec])
+                    self.config(at)
+                    self.config({**at, spec.length: self._raw[spec.length] + 1})
+                    ok.append(spec)
+            self._lists = tuple(ok)
         return self._lists
 
     def values(self, cfg) -> dict[str, Any]:

@@ -124,14 +124,19 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
         why = refused[0][1] if refused else "no build"
         raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
                           f"{len(samples) + len(refused)}); the first refusal: {why}")
-    constraints(run, d, samples, refused, order, values)
-    # a list's counts fit in its layers (the remainder's count is the rest); two lists' in the
-    # base config's order, as the layer counts are (a ≤ L and b ≤ L are two cones, no one
-    # substitution: the proof covers the base's side)
-    sums = sorted((sum(d.fields[n] for n in s.names if n in d.fields),
-                   "+".join(n for n in s.names if n in d.fields), s.length) for s in lists)
-    for (_, a, length), (_, b, _) in zip(sums, [*sums[1:], (0, "", "")], strict=True):
-        d.constraints.append(("<=", a, b or length))
+    # a list's count at most its layers, in the base config's order among the layer counts
+    # (a ≤ L and b ≤ L are two cones, no one substitution: the proof covers the base's side);
+    # a list counting several kinds, their sum (the remainder's count is the rest)
+    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c]
+    chain = sorted([*order, *one], key=lambda f: (d.fields[f], f))
+    constraints(run, d, samples, refused, chain, values)
+    for s in lists:  # one equal to the next at the base: at most it too
+        for n in (n for n in s.names if n in one):
+            if not any(c[0] == "<=" and c[1] == n for c in d.constraints):
+                d.constraints.append(("<=", n, next(iter(chain[chain.index(n) + 1:]), s.length)))
+    for s in lists:
+        if len(c := [n for n in s.names if n in d.fields]) > 1:
+            d.constraints.append(("<=", "+".join(c), s.length))
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
     new = _probe_absent(run, d, templates, dep, samples, values)
