@@ -137,3 +137,33 @@ def test_a_stack_of_kinds_is_proven_against_its_builds():
     assert from_json(to_json(d)).counts == d.counts
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+@torch_side
+def test_a_stack_of_two_layer_classes_folds_its_indices():
+    """Mllama's self- and cross-attention decoder layers: a ModuleList whose children differ
+    in class, each a ``…Layer``, folds (a Sequential of Linear, ReLU, Linear stays literal)."""
+    from torch import nn
+
+    from paramcount.derive.probe import observe
+
+    class SelfLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+
+    class CrossLayer(SelfLayer):
+        def __init__(self):
+            super().__init__()
+            self.cross = nn.Linear(4, 4, bias=False)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([SelfLayer(), CrossLayer(), SelfLayer(), CrossLayer()])
+            self.ffn = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+
+    built = observe(M())
+    assert built["layers.*.norm.weight"].count == 4
+    assert built["layers.*.cross.weight"].count == 2
+    assert {"ffn.0.weight", "ffn.2.weight"} <= built.keys()

@@ -57,10 +57,13 @@ def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
 
 
 def _literal_containers(model) -> frozenset[str]:
+    """Containers whose children differ in class, but for a stack of layers of several kinds
+    (Mllama's self- and cross-attention decoder layers, every class a ``…Layer`` or
+    ``…Block``), whose indices fold: how many layers of each kind is a count."""
     out = set()
     for name, mod in model.named_modules():
-        kids = [(k, type(c)) for k, c in mod.named_children() if k.isdigit()]
-        if len({c for _, c in kids}) > 1:
+        kids = {type(c) for k, c in mod.named_children() if k.isdigit()}
+        if len(kids) > 1 and not all(re.search(r"(Layer|Block)$", c.__name__) for c in kids):
             out.add(name)
     return frozenset(out)
 
