@@ -18,7 +18,8 @@ BEAM_LIKE = {"num_hidden_layers": 7, "hidden_size": 8,
              "mlp_layer_types": ["dense"] * 3 + ["sparse"] * 4,
              "layer_types": ["sliding", "sliding", "full", "sliding", "sliding", "full", "full"],
              "cross_attention_layers": [3, 5], "mlp_only_layers": [], "intermediate": [4, 4],
-             "rope": {"full": 1}, "moe_layer_end_index": 7}
+             "rope": {"full": 1}, "moe_layer_end_index": 7,
+             "attn_layers": ["lsh", "local"] * 3 + ["lsh"], "cycles": [1, 2]}
 
 
 def test_lists_found_with_their_layer_count_and_the_most_common_kind_as_remainder():

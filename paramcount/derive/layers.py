@@ -9,10 +9,14 @@ how many weights a template names only depends on how many layers of each kind t
 as :mod:`paramcount.components.stacks` writes a heterogeneous stack, each kind's count is a
 hyperparameter of its own and the last kind's is the remainder:
 
-- a list of kinds, as long as a layer-count field: ``n_<list>_<kind>`` for every kind but the
-  one the base config has most of (``n_mlp_layer_types_dense``; ``sparse`` is L minus it);
-- a list of layer indices below a layer count: ``n_<list>``, how many of them are below it
-  (``n_cross_attention_layers``).
+- a list of kinds named a ``…type…`` list, as long as a layer-count field: ``n_<list>_<kind>``
+  for every kind but the one the base config has most of (``n_mlp_layer_types_dense``;
+  ``sparse`` is L minus it);
+- a list of layer indices named ``…layers`` or ``…layer_ids``, below a layer count:
+  ``n_<list>``, how many of them are below it (``n_cross_attention_layers``).
+
+Lists named otherwise stay the config's (Reformer's ``attn_layers`` is what its layer count is
+read from; GPT-Neo's ``attention_layers`` is made from ``attention_types``).
 
 Read (:func:`read`) from any config's lists, these are the counts the formula takes; written
 (:func:`write`) for a build at chosen counts, each kind's layers are spread evenly over the stack,
@@ -72,7 +76,7 @@ def find(values: Mapping[str, Any]) -> tuple[Spec, ...]:
     for key, v in sorted(values.items()):
         if not isinstance(v, list) or not v or key.endswith("_config"):
             continue
-        if all(isinstance(x, str) for x in v):
+        if all(isinstance(x, str) for x in v) and "type" in key:
             length = next((f for f in counts if values[f] == len(v)), None)
             tally = Counter(v)
             if length is None or len(tally) < 2:
@@ -83,7 +87,8 @@ def find(values: Mapping[str, Any]) -> tuple[Spec, ...]:
             if len({_ident(k) for k in kinds}) < len(kinds):
                 continue
             spec = Spec(key, length, kinds)
-        elif all(type(x) is int for x in v) and len(set(v)) == len(v):
+        elif all(type(x) is int for x in v) and len(set(v)) == len(v) \
+                and re.search(r"layers$|layer_ids$", key):
             length = next((f for f in counts if all(0 <= x < values[f] for x in v)
                            and len(v) < values[f]), None)
             if length is None:

@@ -127,7 +127,8 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     # a list's count at most its layers, in the base config's order among the layer counts
     # (a ≤ L and b ≤ L are two cones, no one substitution: the proof covers the base's side);
     # a list counting several kinds, their sum (the remainder's count is the rest)
-    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c]
+    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c
+           if all(n in p for p, _ in samples)]
     chain = sorted([*order, *one], key=lambda f: (d.fields[f], f))
     constraints(run, d, samples, refused, chain, values)
     for s in lists:  # one equal to the next at the base: at most it too
