@@ -216,10 +216,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
-    for spec in getattr(src, "lists", ()):  # a list with a count that changes a weight: its
-        if set(spec.names) & dep_fields():  # other counts 0 (they change none), so as never
-            for n in set(spec.names) - dep_fields():  # to take layers from it when cut to L
-                explicit.pop(n, None)
+    for n in set(counted) - dep_fields():  # a count that changes no weight: the config's own
+        explicit.pop(n, None)  # list then (or 0 beside one that does, never taking its layers)
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
         if v is None and init is not None and k in init and not k.endswith("token_id") \
                 and k not in _GENERIC:
