@@ -160,6 +160,11 @@ def _header(d, hit: bool) -> list[str]:
              + (", from the cache" if hit else "") + "): not hand-written",
              "hyperparameters found: " + ", ".join(
                  f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
+    if d.counts:  # paramcount.derive.layers
+        lines.append("layer counts read from per-layer lists: " + "; ".join(
+            f"{n} = how many {k!r} entries {f} has" if k else
+            f"{n} = how many layers of {f} are below {length}"
+            for n, (f, length, k) in d.counts.items()))
     if d.inert:
         lines.append("fields that change no weight: " + ", ".join(d.inert))
     nones = [k for k, why in d.unvaried.items() if why.startswith("None")]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paramcount.derive import fit as fitting
+from paramcount.derive import layers
 from paramcount.derive.probe import Built, DeriveError, Source
 from paramcount.derive.templates import Template, changes, fit_all
 
@@ -50,6 +51,9 @@ class Derivation:
     templates: list[Template] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
     explicit: dict[str, Any] = field(default_factory=dict)  # every varied field's base value
+    # per-layer lists whose counts are fields: count name -> (list, its layer count, the kind
+    # counted; "" for how many of a list of indices are below it) (paramcount.derive.layers)
+    counts: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     builds: int = 0
 
     def count(self, values: Mapping[str, int]) -> dict[str, int]:
@@ -123,13 +127,15 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         raise DeriveError(f"the {src.model_type} config refuses its base values: "
                           f"{_first_line(exc)}") from None
     base = run.try_build({})
-    split_at_base = set(getattr(src, "split", ()))
     if isinstance(base, str):
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
                           f"{base}")
+    split = set(getattr(src, "split", ()))  # templates split by layer kind so far
     full = src.values(base_cfg)
     init = src.init_fields()
     ints, flags = _candidates(src, full)
+    counted = [n for n in layers.names(getattr(src, "lists", ())) if n in full]
+    ints += [n for n in counted if n not in ints]  # a per-layer list's counts (layers.py)
     # every field given explicitly, as the random builds give them: head_dim then stays
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
@@ -140,7 +146,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
              and type(v) is int and (init is None or k in init)}
     if isinstance(run.try_build({**explicit, **nulls}), dict):  # a class may insist on ints
         explicit.update(nulls)
-    at = {**explicit, **_shrunk(run, base, full, ints)}
+    at = {**explicit, **_shrunk(run, base, full, ints, getattr(src, "lists", ()))}
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
     tried: set[str] = set()
@@ -211,6 +217,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    for n in set(counted) - dep_fields():  # a count that changes no weight: the config's own
+        explicit.pop(n, None)  # list then (or 0 beside one that does, never taking its layers)
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
         if v is None and init is not None and k in init and not k.endswith("token_id") \
                 and k not in _GENERIC:
@@ -220,8 +228,13 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
-    if set(getattr(src, "split", ())) != split_at_base:  # a template later builds split by
-        base = run.build({})  # layer kind, as wide in each at the base (BailingHybrid's o_proj)
+    # a template later builds split by layer kind, one width in each at the base
+    # (BailingHybrid's o_proj, Dots 3's k_rope_only_layernorm): the base observed again
+    if set(getattr(src, "split", ())) - split:
+        base = run.build({})
+    d.counts = {n: (s.field, s.length, s.kinds[i] if s.kinds else "")
+                for s in getattr(src, "lists", ()) for i, n in enumerate(s.names)
+                if n in d.fields}
     new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
         d.fields.update({f: int(full[f]) for f in sorted(new)})
@@ -260,13 +273,21 @@ def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)
 
 
-def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str]) -> dict:
+def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str],
+            lists=()) -> dict:
     """Overrides that make the probing builds small: a field whose value is how many weights
-    some template names (the layers) set to SHRINK, if the model then has the same templates."""
+    some template names (the layers) set to SHRINK, if the model then has the same templates;
+    a per-layer list's counts scaled with its layers (at least one of each kind)."""
     counts = {o.count for o in base.values()}
-    at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts}
+    scaled = set(layers.names(lists))
+    at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts
+          and f not in scaled}
     if not at:
         return {}
+    for s in lists:
+        if s.length in at:
+            at.update({n: max(1, values[n] * SHRINK // values[s.length]) for n in s.names
+                       if values.get(n)})
     small = run.try_build(at)
     return at if isinstance(small, dict) and small.keys() == base.keys() else {}
 

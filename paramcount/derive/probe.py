@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from paramcount.derive import prepare
+from paramcount.derive import layers, prepare
 from paramcount.errors import ParamcountError
 
 __all__ = ["Built", "Observed", "Source", "fold", "observe"]
@@ -58,17 +58,19 @@ def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
 
 def _literal_containers(model) -> frozenset[str]:
     """Containers whose numbered children differ in class: a fixed pipeline (CTRL's ffn
-    Sequential), whose places stay apart; not a ModuleList, a stack of layers whose length a
-    config sets (Jamba's and Zamba's attention and Mamba layers): its index folds, so a template
-    counts the layers that have it, and a build costs its layers, not a template per layer."""
+    Sequential), whose places stay apart. Not a ModuleList, a stack of layers whose length a
+    config sets (Jamba's and Zamba's attention and Mamba layers), nor another stack of layers of
+    several kinds (Mllama's self- and cross-attention decoder layers, every class a ``…Layer``
+    or ``…Block``): their index folds, so a template counts the layers that have it (how many
+    of each kind is a count), and a build costs its layers, not a template per layer."""
     from torch import nn
 
     out = set()
     for name, mod in model.named_modules():
         if isinstance(mod, nn.ModuleList):
             continue
-        kids = [(k, type(c)) for k, c in mod.named_children() if k.isdigit()]
-        if len({c for _, c in kids}) > 1:
+        kids = {type(c) for k, c in mod.named_children() if k.isdigit()}
+        if len(kids) > 1 and not all(re.search(r"(Layer|Block)$", c.__name__) for c in kids):
             out.add(name)
     return frozenset(out)
 
@@ -84,6 +86,8 @@ class Source:
         self.base = dict(config or {})
         self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
+        self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
+        self._raw: dict[str, Any] = {}
         self._settled = False  # after the first build, no new repairs
         self.cls_name: str
         if builder is not None:
@@ -142,19 +146,44 @@ class Source:
 
     # --- the config -------------------------------------------------------------------------
     def config(self, overrides: Mapping[str, Any]):
+        kwargs = {**self.base, **overrides}
+        if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
+            kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
-            return {**self._defaults, **self.base, **overrides}
+            return {**self._defaults, **kwargs}
         from transformers import AutoConfig
 
-        kwargs = prepare.in_vocabulary({**self.base, **overrides}, self._ids)
-        return AutoConfig.for_model(self.model_type, **kwargs)
+        cfg = AutoConfig.for_model(self.model_type, **prepare.in_vocabulary(kwargs, self._ids))
+        layers.check(cfg, kwargs, self.lists)
+        return cfg
+
+    @property
+    def lists(self) -> tuple[layers.Spec, ...]:
+        """The base config's per-layer lists, whose counts are hyperparameters
+        (:mod:`paramcount.derive.layers`)."""
+        if self._lists is None:
+            self._lists = ()
+            try:
+                cfg = self.config({})
+                self._raw = dict(cfg) if isinstance(cfg, dict) else cfg.to_dict()
+            except Exception:  # a config refusing its base: derive says so
+                self._raw = {}
+            found, ok = layers.find(self._raw), []
+            for spec in found:  # one the config takes as given, at the base's counts and one
+                self._lists = (spec,)  # layer more (not GPT-Neo's attention_layers, which its
+                with contextlib.suppress(Exception):  # attention_types rewrite)
+                    at = layers.read(self._raw, [spec])
+                    self.config(at)
+                    self.config({**at, spec.length: self._raw[spec.length] + 1})
+                    ok.append(spec)
+            self._lists = tuple(ok)
+        return self._lists
 
     def values(self, cfg) -> dict[str, Any]:
         """The config's field values (a transformers config's own, after its defaults and the
-        repairs its build needs)."""
-        if isinstance(cfg, dict):
-            return dict(cfg)
-        return prepare.apply(cfg, self.fixes).to_dict()
+        repairs its build needs), with the counts of its per-layer lists."""
+        raw = dict(cfg) if isinstance(cfg, dict) else prepare.apply(cfg, self.fixes).to_dict()
+        return {**raw, **layers.read(raw, self.lists)}
 
     def init_fields(self) -> set[str] | None:
         """Fields the config class takes as arguments (None: any)."""

@@ -41,7 +41,7 @@ def to_json(d: Derivation) -> dict[str, Any]:
         "templates": [{"name": t.name, "role": t.role, "mult": _poly(t.mult),
                        "dims": [_poly(x) for x in t.dims]} for t in d.templates],
         "failures": [list(f) for f in d.failures], "builds": d.builds,
-        "explicit": d.explicit,
+        "explicit": d.explicit, "counts": {k: list(v) for k, v in d.counts.items()},
     }
 
 
@@ -55,6 +55,7 @@ def from_json(obj: Mapping[str, Any]) -> Derivation:
     d.failures = [(str(a), str(b)) for a, b in obj["failures"]]
     d.builds = int(obj["builds"])
     d.explicit = dict(obj.get("explicit", {}))
+    d.counts = {k: (str(a), str(b), str(c)) for k, (a, b, c) in obj.get("counts", {}).items()}
     return d
 
 

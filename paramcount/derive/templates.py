@@ -54,10 +54,13 @@ def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
 
 
 def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool, same: bool) -> dict[str, int]:
+            structured: bool, same: bool, lists=()) -> dict[str, int]:
     """Small random values: layer counts in the base's order; widths dividing as at the base
-    (``structured``; equal ones equal too with ``same``) or at random."""
+    (``structured``; equal ones equal too with ``same``) or at random; a per-layer list's counts
+    (``lists``: :mod:`paramcount.derive.layers`) within its layers."""
     point: dict[str, int] = {}
+    counted = {n: s for s in lists for n in s.names if n in d.fields}
+    structural = [f for f in structural if f not in counted]
     lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
     drawn = sorted(rng.randint(0, 10) for _ in structural)
     prev = 0
@@ -83,6 +86,11 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
                 m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
+    for s in lists:  # each kind's count at most what the layers before it leave
+        left = point.get(s.length, d.fields.get(s.length, d.explicit.get(s.length, 0)))
+        for n in (n for n in s.names if n in counted):
+            point[n] = rng.randint(min(1, left), left) if left > 0 else 0
+            left -= point[n]
     for f in d.flags:
         point[f] = rng.randint(0, 1)
     return point
@@ -93,8 +101,12 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     """Fit every template; or, where a probe finds fields that change no weight at the base
     but change a template it lacks, return them (the caller refits with them)."""
     flags = set(d.flags)
-    order = sorted(structural, key=lambda f: (d.fields[f], f))
-    dims = sorted((set(d.fields) - structural - flags), key=lambda f: (d.fields[f], f))
+    lists = [s for s in run.src.lists if set(s.names) & set(d.fields)] \
+        if hasattr(run.src, "lists") else []
+    counted = {n for s in lists for n in s.names}
+    order = sorted(structural - counted, key=lambda f: (d.fields[f], f))
+    dims = sorted((set(d.fields) - structural - flags - counted),
+                  key=lambda f: (d.fields[f], f))
     widest = max((len(s) for s in dep.values()), default=0)
     monos = sum(math.comb(widest + 1, k) for k in range(fitting.MAX_DEGREE + 1))
     need = min(160, 2 * monos + 12)
@@ -103,7 +115,8 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
     for i in range(need * 6):
         if len(samples) >= need:
             break
-        point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0)
+        point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
+                       lists=lists)
         over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
         b = run.try_build(over)
         (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
@@ -111,7 +124,20 @@ def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
         why = refused[0][1] if refused else "no build"
         raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
                           f"{len(samples) + len(refused)}); the first refusal: {why}")
-    constraints(run, d, samples, refused, order, values)
+    # a list's count at most its layers, in the base config's order among the layer counts
+    # (a ≤ L and b ≤ L are two cones, no one substitution: the proof covers the base's side);
+    # a list counting several kinds, their sum (the remainder's count is the rest)
+    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c
+           if all(n in p for p, _ in samples)]
+    chain = sorted([*order, *one], key=lambda f: (d.fields[f], f))
+    constraints(run, d, samples, refused, chain, values)
+    for s in lists:  # one equal to the next at the base: at most it too
+        for n in (n for n in s.names if n in one):
+            if not any(c[0] == "<=" and c[1] == n for c in d.constraints):
+                d.constraints.append(("<=", n, next(iter(chain[chain.index(n) + 1:]), s.length)))
+    for s in lists:
+        if len(c := [n for n in s.names if n in d.fields]) > 1:
+            d.constraints.append(("<=", "+".join(c), s.length))
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
     new = _probe_absent(run, d, templates, dep, samples, values)

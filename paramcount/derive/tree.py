@@ -185,6 +185,8 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     cons: list[Divisible | Relation] = []
 
     def divisor(b: str):  # one that changes no weight divides at its base value (OPT's heads)
+        if "+" in b:  # a per-layer list's counts together (paramcount.derive.layers)
+            return sympy.Add(*(divisor(x) for x in b.split("+")))
         if b.startswith("2*"):  # twice a field (an even head_dim: RoPE's check)
             return 2 * divisor(b[2:])
         return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
@@ -200,8 +202,10 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             cons.append(Divisible(dividend(a), divisor(b)))
         elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
                      for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
-            cons.append(Relation(divisor(a), op, divisor(b), reason="the base config's order"
-                                 if a in syms and b in syms else "a build below it is refused"))
+            why = ("a list's counts fit in its layers" if set(a.split("+")) <= set(d.counts)
+                   else "the base config's order" if a in syms and b in syms
+                   else "a build below it is refused")
+            cons.append(Relation(divisor(a), op, divisor(b), reason=why))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "

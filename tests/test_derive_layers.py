@@ -1,0 +1,170 @@
+"""Layer composition from a config's per-layer lists (paramcount.derive.layers): how many layers
+carry a template is a count of a list's entries, read from any config and written for a build;
+a tiny torch builder whose answer is written by hand, derived and proven."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+
+from paramcount.derive import layers
+from tests._shared import torch_side
+
+# --- reading and writing the lists (no torch) ---------------------------------------------------
+
+BEAM_LIKE = {"num_hidden_layers": 7, "hidden_size": 8,
+             "mlp_layer_types": ["dense"] * 3 + ["sparse"] * 4,
+             "layer_types": ["sliding", "sliding", "full", "sliding", "sliding", "full", "full"],
+             "cross_attention_layers": [3, 5], "mlp_only_layers": [], "intermediate": [4, 4],
+             "rope": {"full": 1}, "moe_layer_end_index": 7,
+             "attn_layers": ["lsh", "local"] * 3 + ["lsh"], "cycles": [1, 2]}
+
+
+def test_lists_found_with_their_layer_count_and_the_most_common_kind_as_remainder():
+    specs = {s.field: s for s in layers.find(BEAM_LIKE)}
+    assert set(specs) == {"mlp_layer_types", "layer_types", "cross_attention_layers"}
+    assert specs["mlp_layer_types"] == layers.Spec("mlp_layer_types", "num_hidden_layers",
+                                                   ("dense", "sparse"))
+    assert specs["layer_types"].kinds == ("full", "sliding")  # sliding: the remainder
+    assert specs["cross_attention_layers"].kinds == ()
+    assert layers.read(BEAM_LIKE, layers.find(BEAM_LIKE)) == {
+        "n_mlp_layer_types_dense": 3, "n_layer_types_full": 3, "n_cross_attention_layers": 2}
+
+
+def test_an_index_list_counts_only_the_layers_there_are():
+    spec = layers.Spec("cross", "L")
+    assert layers.read({"L": 4, "cross": [1, 3, 8, 38]}, [spec]) == {"n_cross": 2}
+
+
+def test_written_lists_have_the_counts_asked_spread_with_the_last_layer_counted():
+    specs = layers.find(BEAM_LIKE)
+    out = layers.write({"num_hidden_layers": 10, "n_layer_types_full": 3,
+                        "n_mlp_layer_types_dense": 0, "n_cross_attention_layers": 4,
+                        "hidden_size": 8}, specs, BEAM_LIKE)
+    assert out["layer_types"] == ["sliding"] * 2 + ["full"] + ["sliding"] * 2 + ["full"] \
+        + ["sliding"] * 3 + ["full"]
+    assert out["mlp_layer_types"] == ["sparse"] * 10
+    assert out["cross_attention_layers"] == [1, 4, 6, 9]
+    assert not set(layers.names(specs)) & out.keys()
+    assert layers.read(out, specs) == {"n_mlp_layer_types_dense": 0, "n_layer_types_full": 3,
+                                       "n_cross_attention_layers": 4}
+    # a count beyond the layers (one no weight reads, kept at its base value) is cut to them
+    assert layers.write({"num_hidden_layers": 2, "n_layer_types_full": 3}, specs,
+                        BEAM_LIKE)["layer_types"] == ["full", "full"]
+    with pytest.raises(ValueError, match="below 0"):
+        layers.write({"n_layer_types_full": -1}, specs, BEAM_LIKE)
+    # the layer count not given: the base's
+    assert len(layers.write({"n_layer_types_full": 1}, specs, BEAM_LIKE)["layer_types"]) == 7
+
+
+# --- a tiny torch builder with a hand-written answer --------------------------------------------
+
+
+def _stack(cfg):
+    from torch import nn
+
+    h, n = cfg["hidden"], cfg["layers"]
+    kinds, cross = cfg["mlp_types"], cfg["cross_layers"]
+    if len(kinds) != n:
+        raise ValueError(f"mlp_types has {len(kinds)} entries for {n} layers")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.attn = nn.Linear(h, h)
+            if kinds[i] == "dense":
+                self.mlp = nn.Linear(h, 4 * h)
+            else:
+                self.experts = nn.Linear(h, 2 * h, bias=False)
+            if i in cross:
+                self.cross_attn = nn.Linear(h, h, bias=False)
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(i) for i in range(n))
+
+    return Stack()
+
+
+STACK = {"hidden": 16, "layers": 6, "mlp_types": ["dense"] * 2 + ["sparse"] * 4,
+         "cross_layers": [2, 4]}
+
+
+def _hand(p):
+    h, n, dense, cross = p["hidden"], p["layers"], p["n_mlp_types_dense"], p["n_cross_layers"]
+    return n * (h * h + h) + dense * (4 * h * h + 4 * h) + (n - dense) * 2 * h * h \
+        + cross * h * h
+
+
+@functools.cache
+def _derived():
+    from paramcount.derive.core import derive
+    from paramcount.derive.probe import Source
+
+    src = Source(builder=_stack, defaults=STACK, model_type="stack")
+    return src, derive(src)
+
+
+@torch_side
+def test_a_stack_of_kinds_is_counted_by_its_lists_counts():
+    _, d = _derived()
+    assert not d.failures, d.failures
+    assert set(d.fields) == {"hidden", "layers", "n_mlp_types_dense", "n_cross_layers"}
+    assert d.counts == {"n_mlp_types_dense": ("mlp_types", "layers", "dense"),
+                        "n_cross_layers": ("cross_layers", "layers", "")}
+    assert ("<=", "n_mlp_types_dense", "layers") in d.constraints
+    from paramcount.cli_derive import _header
+
+    assert "n_mlp_types_dense = how many 'dense' entries mlp_types has" in "\n".join(
+        _header(d, False))
+    rng = random.Random(5)
+    for _ in range(6):
+        n = rng.randint(1, 40)
+        dense = rng.randint(0, n)
+        p = {"hidden": rng.randint(1, 60), "layers": n, "n_mlp_types_dense": dense,
+             "n_cross_layers": rng.randint(0, n)}
+        assert d.count(p)["trainable"] == _hand(p)
+
+
+@torch_side
+def test_a_stack_of_kinds_is_proven_against_its_builds():
+    src, d = _derived()
+    from paramcount.derive.proof import prove_derivation
+    from paramcount.derive.store import from_json, to_json
+
+    assert from_json(to_json(d)).counts == d.counts
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+@torch_side
+def test_a_stack_of_two_layer_classes_folds_its_indices():
+    """Mllama's self- and cross-attention decoder layers: a ModuleList whose children differ
+    in class, each a ``…Layer``, folds (a Sequential of Linear, ReLU, Linear stays literal)."""
+    from torch import nn
+
+    from paramcount.derive.probe import observe
+
+    class SelfLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+
+    class CrossLayer(SelfLayer):
+        def __init__(self):
+            super().__init__()
+            self.cross = nn.Linear(4, 4, bias=False)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([SelfLayer(), CrossLayer(), SelfLayer(), CrossLayer()])
+            self.ffn = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+
+    built = observe(M())
+    assert built["layers.*.norm.weight"].count == 4
+    assert built["layers.*.cross.weight"].count == 2
+    assert {"ffn.0.weight", "ffn.2.weight"} <= built.keys()
