@@ -41,9 +41,10 @@ def pytest_collection_modifyitems(config, items):
 
 # Files the default run spends longest on, started first: xdist's loadfile hands out the files with
 # the most tests first, and test_report.py (few tests behind one fixture that verifies every set)
-# came last, a worker's lone tail while the other sat idle. The files that share verifications
-# (tests/_shared.py's memo: built once per process) go to one worker as one unit.
-FIRST = ("tests/test_report.py", "tests/test_transformers.py")
+# came last, a worker's lone tail while the other sat idle; then test_derive.py (count --config
+# derives and proves a model type: minutes of CPU with no proof cache) was the tail. The files
+# that share verifications (tests/_shared.py's memo: built once per process) go as one unit.
+FIRST = ("tests/test_report.py", "tests/test_derive.py", "tests/test_transformers.py")
 TOGETHER = {"tests/test_conformance.py": "tests/test_report.py"}
 
 
