@@ -12,7 +12,7 @@ from pathlib import Path
 
 from paramcount.errors import InputFileError
 
-__all__ = ["PluginError", "entry_points", "import_plugin"]
+__all__ = ["PluginError", "import_plugin"]
 
 
 class PluginError(InputFileError):
@@ -52,17 +52,3 @@ def import_plugin(name: str) -> str:
         raise PluginError(f"plugin {name!r}: {exc}") from None
     except Exception as exc:  # a plugin that fails to import: one line, not a traceback
         raise PluginError(f"plugin {name!r} failed to load: {type(exc).__name__}: {exc}") from exc
-
-
-def entry_points(group: str) -> list:
-    """The entry points of ``group``, read once per ``sys.path``: each read scans every installed
-    distribution (some 50 ms here), and a report asks ``registry.architectures()`` 170 times."""
-    from importlib.metadata import entry_points as read
-
-    key = (group, tuple(sys.path))
-    if key not in _ENTRY_POINTS:
-        _ENTRY_POINTS[key] = list(read(group=group))
-    return _ENTRY_POINTS[key]
-
-
-_ENTRY_POINTS: dict[tuple[str, tuple[str, ...]], list] = {}

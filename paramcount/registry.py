@@ -309,9 +309,9 @@ def _load_builtin() -> None:
 
 
 def _entry_points(name: str | None = None) -> list:
-    from paramcount.plugin_import import entry_points
+    from importlib.metadata import entry_points
 
-    eps = entry_points(ENTRY_POINTS)
+    eps = entry_points(group=ENTRY_POINTS)
     return [ep for ep in eps if name is None or ep.name == name]
 
 
