@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 from types import FrameType
 
-__all__ = ["CLASHES", "SIDES", "FrameworkClash", "Worker", "WorkerDied", "call", "holds",
+__all__ = ["CLASHES", "SIDES", "FrameworkClash", "Worker", "WorkerDied", "begin", "call", "holds",
            "install_guard", "side"]
 
 # The top-level modules of each framework's side.
@@ -107,26 +107,40 @@ def call(side_name: str, fn: Callable, *args):
     torch; any process but a torch worker, or one that imported torch, for Keras), else a worker
     of that side, started once and kept for this process's lifetime. ``fn`` and ``args`` must
     pickle (module-level functions, :class:`paramcount.weights.Named`)."""
+    return begin(side_name, fn, *args)()
+
+
+def begin(side_name: str, fn: Callable, *args) -> Callable[[], object]:
+    """:func:`call`, started: ``fn(*args)`` goes to the worker at once and the function returned
+    waits for its result (or raises its exception), so this process works meanwhile (in this
+    process when it may hold ``side_name``: run at once). The worker is set aside until then:
+    a :func:`call` in between starts another."""
     here = _SIDE == "torch" if side_name == "torch" else _SIDE != "torch" and not holds("torch")
     if here:
-        return fn(*args)
-    w = _CALL_WORKERS.get(side_name)
+        res = fn(*args)
+        return lambda: res
+    w = _CALL_WORKERS.pop(side_name, None)
     if w is None or not w.alive():
-        w = _CALL_WORKERS[side_name] = Worker(side_name, multiprocessing.get_context("spawn"))
-    results: list = []
-    try:
-        lost = w.run(_apply, [(0, (fn, args))], results.append)
-    except BaseException:  # interrupted while it works: its late answer must not meet a new task
-        _CALL_WORKERS.pop(side_name, None)
-        w.proc.kill()
-        raise
-    if lost is not None:
-        _CALL_WORKERS.pop(side_name, None)
-        raise WorkerDied(f"the {side_name} worker process died ({lost})")
-    ((_, res),) = results
-    if isinstance(res, Failed):
-        res.reraise()
-    return res
+        w = Worker(side_name, multiprocessing.get_context("spawn"))
+    w.send(_apply, [(0, (fn, args))])
+
+    def result():
+        results: list = []
+        try:
+            lost = w.finish(results.append)
+        except BaseException:  # interrupted while it works: its late answer must not meet a new task
+            w.proc.kill()
+            raise
+        if lost is not None:
+            raise WorkerDied(f"the {side_name} worker process died ({lost})")
+        if _CALL_WORKERS.setdefault(side_name, w) is not w:
+            w.stop()  # another was started meanwhile: one is kept
+        ((_, res),) = results
+        if isinstance(res, Failed):
+            res.reraise()
+        return res
+
+    return result
 
 
 _CALL_WORKERS: dict[str, Worker] = {}
@@ -217,6 +231,10 @@ class Worker:
 
     def run(self, fn, items: list, done: Callable) -> str | None:
         self.send(fn, items)
+        return self.finish(done)
+
+    def finish(self, done: Callable) -> str | None:
+        """Wait for the task sent (see ``run``)."""
         while True:
             wait([self.conn, self.proc.sentinel])
             state = self.receive(lambda i, r: done((i, r)))

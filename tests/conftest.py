@@ -37,3 +37,31 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# Files the default run spends longest on, started first: xdist's loadfile hands out the files with
+# the most tests first, and test_report.py (few tests behind one fixture that verifies every set)
+# came last, a worker's lone tail while the other sat idle; then test_derive.py (count --config
+# derives and proves a model type: minutes of CPU with no proof cache) was the tail. The files
+# that share verifications (tests/_shared.py's memo: built once per process) go as one unit.
+FIRST = ("tests/test_report.py", "tests/test_derive.py", "tests/test_transformers.py")
+TOGETHER = {"tests/test_conformance.py": "tests/test_report.py"}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadFileScheduling
+
+    class HeavyFirst(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return TOGETHER.get(scope, scope)
+
+        def _assign_work_unit(self, node) -> None:
+            for scope in reversed(FIRST):
+                if scope in self.workqueue:
+                    self.workqueue.move_to_end(scope, last=False)
+            super()._assign_work_unit(node)
+
+    if config.getoption("dist") != "loadfile":
+        return None
+    return HeavyFirst(config, log)

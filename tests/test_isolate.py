@@ -178,3 +178,17 @@ def test_report_names_the_set_whose_worker_died_and_writes_nothing(killer, tmp_p
     assert sorted(line.split()[:3] for line in out.splitlines() if line.startswith("ERROR")) \
         == [["ERROR", "killer", "small"], ["ERROR", "killer", "tiny"]]
     assert "2 error" in out and "not written" in out and not target.exists()
+
+
+def test_begin_returns_at_once_and_a_call_meanwhile_takes_another_worker():
+    """isolate.begin: the task goes to the worker and this process goes on; the worker is set
+    aside until its result is read, so a call in between is answered by another one, and one
+    worker is kept afterwards."""
+    first = isolate.call("torch", os.getpid)
+    result = isolate.begin("torch", time.sleep, 0.5)
+    meanwhile = isolate.call("torch", os.getpid)
+    assert meanwhile != first and result() is None
+    assert isolate.call("torch", os.getpid) == meanwhile
+    late = isolate.begin("torch", divmod, 1, 0)
+    with pytest.raises(ZeroDivisionError):
+        late()

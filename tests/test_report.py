@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from paramcount import report
-from tests._shared import cached_verifier, needs_transformers
+from tests._shared import all_verified, needs_transformers
 
 GOLDEN = Path(__file__).resolve().parent.parent / "reports" / "conformance.md"
 
 
 @pytest.fixture(scope="module")
 def results():
-    return report.verify_all(verifier=cached_verifier)
+    return all_verified()
 
 
 @pytest.fixture(scope="module")

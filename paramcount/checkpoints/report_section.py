@@ -5,6 +5,7 @@ from the configs in ``tests/configs``; no checkpoint is downloaded, no framework
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from paramcount.checkpoints.check import STORED
@@ -75,9 +76,6 @@ def _gguf_lines() -> list[str]:
     candidate the family's formula tree claims kept (block 0 shown)."""
     import importlib.util
 
-    from paramcount import registry
-    from paramcount.checkpoints.gguf_io import gguf_arch, resolved
-
     out = ["", "### GGUF name tables", "",
            "The GGUF names are llama.cpp's own (`gguf.MODEL_TENSORS`, `gguf.TensorNameMap`, "
            "inverted): a tensor's transformers name is the candidate its family's formula tree "
@@ -86,6 +84,16 @@ def _gguf_lines() -> list[str]:
         return [*out, "(Written without the gguf package: pip install 'paramcount[checkpoints]' "
                 "lists the tables resolved. Architectures with a table: "
                 + ", ".join(f"`{g}`" for g in sorted(TABLES)) + ".)", ""]
+    return [*out, *_gguf_tables()]
+
+
+@functools.cache
+def _gguf_tables() -> tuple[str, ...]:
+    """The tables (once per process: some 5 s, asked by every report generated in it)."""
+    from paramcount import registry
+    from paramcount.checkpoints.gguf_io import gguf_arch, resolved
+
+    out: list[str] = []
     for garch, table in sorted(TABLES.items()):
         arch_id = _family(garch, table)
         arch = registry.get(arch_id) if arch_id else None
@@ -100,7 +108,7 @@ def _gguf_lines() -> list[str]:
                     for h in arch.hparam_sets()), key=len)
         out += [f"| `{_md(g)}` | `{_md(h)}` | {leaf} |" for g, h, leaf in rows]
         out.append("")
-    return out
+    return tuple(out)
 
 
 def _nontrainable(arch, hp) -> int:
