@@ -270,20 +270,35 @@ SMALL_STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausal
                     "tie_word_embeddings": False}
 
 
-def test_count_config_derives_a_model_type_no_table_reads(tmp_path):
+# CodeGen (no table reads it) with its answer by hand: wte 1000·256; a block is ln_1 2·256,
+# qkv_proj 256·768, out_proj 256·256, fc_in 256·1024 + 1024, fc_out 1024·256 + 256; ln_f 2·256;
+# the untied lm_head 256·1000 + 1000
+SMALL_CODEGEN = {"model_type": "codegen", "architectures": ["CodeGenForCausalLM"], "n_layer": 3,
+                 "n_embd": 256, "n_head": 4, "vocab_size": 1000, "n_positions": 64,
+                 "rotary_dim": 16}
+CODEGEN_TOTAL = (1000 * 256 + 3 * (2 * 256 + 256 * 768 + 256 * 256 + 256 * 1024 + 1024
+                                   + 1024 * 256 + 256) + 2 * 256 + 256 * 1000 + 1000)
+
+
+@pytest.mark.parametrize("config, total, cls", [
+    (SMALL_CODEGEN, CODEGEN_TOTAL, "CodeGenForCausalLM"),  # 2 proof cases: the default run
+    # 16 proof cases (four flags), about 80 CPU s cold: a sweep's worth
+    pytest.param(SMALL_STABLELM, 2_285_056, "StableLmForCausalLM", marks=pytest.mark.slow),
+], ids=["codegen", "stablelm"])
+def test_count_config_derives_a_model_type_no_table_reads(tmp_path, config, total, cls):
     import json
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(SMALL_STABLELM))
+    path.write_text(json.dumps(config))
     code, text, err = _cli("count", "--config", str(path), "--json")
     assert code == 0, err
     out = json.loads(text)
-    assert out["total"] == on_torch(_meta_total, SMALL_STABLELM, {}) == 2_285_056
-    assert out["derived"]["class"] == "StableLmForCausalLM"
+    assert out["total"] == on_torch(_meta_total, config, {}) == total
+    assert out["derived"]["class"] == cls
     assert {c["status"] for c in out["derived"]["proof"]} == {"proven"}
     code, text, _ = _cli("count", "--config", str(path))  # from the cache the second time
     assert code == 0
-    assert "formula derived from StableLmForCausalLM builds" in text and "from the cache" in text
+    assert f"formula derived from {cls} builds" in text and "from the cache" in text
     assert "cases proven" in text
 
 
