@@ -137,3 +137,25 @@ def test_a_floor_of_sums_after_the_order_relations_is_decided(wrong):
     assert by_case["num_attention_heads divides hidden_size"] == "proven"
     assert by_case["num_attention_heads does not divide hidden_size"] == (
         "refuted" if wrong else "proven")
+
+
+def test_a_floor_of_a_layer_count_above_another_count_is_proven():
+    """Qwen3-Next's mlp_only_layers: n ≤ L writes L = n + L', so floor(L/step) is
+    floor((n + L')/step), whose quotient no constant keeps the eliminated parameter positive
+    (``n = step·q − L'``): it is the sub-region q > L' of the quotients that does."""
+    def reference(hp):
+        h, out = hp["hidden_size"], []
+        for i in range(hp["num_hidden_layers"]):
+            if (i + 1) % hp["decoder_sparse_step"] == 0:
+                out.append(Weight(f"layers/{i}/moe/weight", 2 * h, True, (2 * h,)))
+        out += [Weight(f"dense/{i}/weight", h, True, (h,)) for i in range(hp["n_dense"])]
+        return out
+
+    arch = _arch({"num_hidden_layers": 8, "decoder_sparse_step": 2, "hidden_size": 16,
+                  "n_dense": 3},
+                 {"layers.*.moe.weight": (_floor("num_hidden_layers", "decoder_sparse_step"),
+                                          (((2, ("hidden_size",)),),)),
+                  "dense.*.weight": (_field("n_dense"), (_field("hidden_size"),))},
+                 reference, [("<=", "n_dense", "num_hidden_layers"),
+                             ("<=", "decoder_sparse_step", "num_hidden_layers")])
+    assert {p.status for p in _prove_all(arch)} == {"proven"}

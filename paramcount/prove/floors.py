@@ -138,16 +138,24 @@ def split_floor(space: Space, kind: str, a: sympy.Expr, b: sympy.Expr, fractions
         b = sympy.expand(space.cur(b))
     rest = sympy.expand(space.cur(a) - x)  # A − x, read through the new substitutions
     probe = sympy.Dummy("q", integer=True, positive=True)
-    for s in range(4):  # q ≥ 1 + s, where x = B·q + r − (A − x) is not positive at every q ≥ 1
+    # q ≥ 1 + s, where x = B·q + r − (A − x) is not positive at every q ≥ 1: s a constant, or
+    # A − x itself where its coefficients are nonnegative (Qwen3-Next's floor((n' + L')/step):
+    # L' = step·(q + n') + r − n', a sub-region q > n' of the quotients, as r < y is of the
+    # remainders)
+    grows = [rest] if not rest.is_Number and integer_poly(rest, space.free()) and all(
+        c >= 0 for c in sympy.Poly(rest, *space.free()).coeffs()) else []
+    for s in [*range(4), *grows]:
         value = sympy.expand(b * (probe + s) + r - rest)
         if _positive(space, value, probe):
             break
     else:
         raise UnsupportedError(f"cannot split floor({pretty(oa)}/{pretty(ob)}) over positive "
                                "parameters")
-    q = space.fresh(x.name, (ra / rb if kind == "divides" else sympy.floor(ra / rb)) - s)
+    q = space.fresh(x.name, (ra / rb if kind == "divides" else sympy.floor(ra / rb))
+                    - space.orig(s))
     space.assign(x, sympy.expand(value.xreplace({probe: q})))
-    space.notes.append(f"{x.name} = {pretty(shown_b * (q + s) + r - shown_rest)}{said}")
+    space.notes.append(f"{x.name} = {pretty(shown_b * (q + s) + r - shown_rest)}{said}" + (
+        "" if isinstance(s, int) else f" ({q.name} > {pretty(s)}: a sub-region of the quotients)"))
     fractions.append(r / b)
     if k > 1:
         fractions.append((k * r + shift) / (k * b))
