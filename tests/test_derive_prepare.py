@@ -130,6 +130,7 @@ def test_the_first_build_gets_only_the_repairs_it_needs(model_type, config, fixe
     assert again  # later builds get the same repairs (layer_types follows the layer count)
 
 
+@torch_side  # prepare reads transformers' config classes: never beside TensorFlow
 def test_a_none_field_no_config_class_defaults_is_named_after_its_tail():
     """Qwen4-Exp's indexer_* fields: None, and no config class gives them a default. By the
     longest tail of the name: the config's own value (head_dim), else the most common default
