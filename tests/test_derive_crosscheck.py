@@ -80,8 +80,6 @@ GAPS = {
     "jamba": "how many dense and MoE feed-forward blocks (expert_layer_period, its offset) is no "
              "expression the derivation fits",
     "ernie4_5_moe": _RANGE,
-    "qwen3_next": "the count of sparse blocks (decoder_sparse_step, mlp_only_layers) is no such "
-                  "expression",
     "falcon": "how many block norms (L·(1 − parallel_attn·new_decoder_architecture)): no probe "
               "sees new_decoder_architecture change them alone, and the fit in every flag has "
               "too few builds for degree 3",
