@@ -91,3 +91,18 @@ def on_torch(fn, *args):
 
     needs_transformers()
     return isolate.call("torch", fn, *args)
+
+
+_DERIVED: dict[str, tuple] = {}
+
+
+def derive_tiny(builder, defaults: dict, model_type: str) -> tuple:
+    """A tiny torch builder's Source and derivation, derived once per torch worker (from a
+    :func:`torch_side` test: it builds with torch)."""
+    if model_type not in _DERIVED:
+        from paramcount.derive.core import derive
+        from paramcount.derive.probe import Source
+
+        src = Source(builder=builder, defaults=defaults, model_type=model_type)
+        _DERIVED[model_type] = (src, derive(src))
+    return _DERIVED[model_type]

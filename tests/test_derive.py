@@ -9,7 +9,6 @@ through ``_cli``."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import math
 import random
@@ -17,7 +16,7 @@ import random
 import pytest
 
 from paramcount.derive import fit
-from tests._shared import on_torch, torch_side
+from tests._shared import derive_tiny, on_torch, torch_side
 
 # --- exact fits (no torch) ----------------------------------------------------------------------
 
@@ -85,14 +84,9 @@ def _hand(p):
     return v * h + L * h * heads * (h // heads) + (L // k) * (h * 3 * h + 3 * h) + (1 - tie) * v * h
 
 
-@functools.cache
 def _tiny():
     """The tiny builder's source and derivation (once per torch worker)."""
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
-
-    src = Source(builder=_builder, defaults=DEFAULTS, model_type="tiny")
-    return src, derive(src)
+    return derive_tiny(_builder, DEFAULTS, "tiny")
 
 
 @torch_side

@@ -6,11 +6,10 @@ answer is written by hand."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 from paramcount.derive import fit
-from tests._shared import torch_side
+from tests._shared import derive_tiny, torch_side
 
 # --- exact fits (no torch) ----------------------------------------------------------------------
 
@@ -147,13 +146,8 @@ def _hand(p):
     return p["vocab"] * h + L * per_layer + min(k, L) * h * p["ffn"]
 
 
-@functools.cache
 def _tiny():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
-
-    src = Source(builder=_builder, defaults=DEFAULTS, model_type="tiny_expr")
-    return derive(src)
+    return derive_tiny(_builder, DEFAULTS, "tiny_expr")[1]
 
 
 @torch_side

@@ -4,13 +4,12 @@ a tiny torch builder whose answer is written by hand, derived and proven."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
 
 from paramcount.derive import layers
-from tests._shared import torch_side
+from tests._shared import derive_tiny, torch_side
 
 # --- reading and writing the lists (no torch) ---------------------------------------------------
 
@@ -99,13 +98,8 @@ def _hand(p):
         + cross * h * h
 
 
-@functools.cache
 def _derived():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
-
-    src = Source(builder=_stack, defaults=STACK, model_type="stack")
-    return src, derive(src)
+    return derive_tiny(_stack, STACK, "stack")
 
 
 @torch_side

@@ -5,13 +5,12 @@ SymPy tree; each on exact fits or a tiny torch builder whose answer is written b
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
 
 from paramcount.derive import fit
-from tests._shared import torch_side
+from tests._shared import derive_tiny, torch_side
 
 
 def _lfm2_width(inter: int, multiple: int, adjust: int) -> int:
@@ -94,12 +93,8 @@ def _hand(p):
                           + 2 * int(p["experts"] ** 0.5))
 
 
-@functools.cache
 def _tiny():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
-
-    return derive(Source(builder=_builder, defaults=DEFAULTS, model_type="tiny_round"))
+    return derive_tiny(_builder, DEFAULTS, "tiny_round")[1]
 
 
 @torch_side
