@@ -46,7 +46,8 @@ def test_derived_equals_hand_written(arch_id):
 # the two ways are compared at one point only, which is all a derivation that varies top-level
 # fields can say of them. Lists: ViT's image_size and patch_size; a per-block list the table
 # writes from the layer counts (GPT-Neo's attention_types, Qwen MoE's mlp_only_layers, Llama 4's
-# moe_layers, Qwen 3.5's layer_types, DeepSeek-V3.2's mlp_layer_types): those counts held.
+# moe_layers): those counts held. (A list of kinds as long as the layers, Qwen 3.5's layer_types
+# and DeepSeek-V3.2's mlp_layer_types, gives counts the derivation varies: no longer held.)
 # Fields a validator ties together, so that none varies alone: XLNet's d_head = d_model //
 # n_head, Mamba-2's and Falcon-H1's heads · head_dim = expand · hidden_size.
 _LAYERS = {"L", "L_moe"}
@@ -63,8 +64,6 @@ WITHIN: dict[str, set[str]] = {
     "vit": {"H", "W", "P"},
     "gpt_neo": {"L"},
     "qwen_moe": _LAYERS, "qwen3_moe": _LAYERS, "llama4_text": _LAYERS,
-    "qwen3_5": {"L", "L_full"}, "qwen3_5_moe": {"L", "L_full"},
-    "deepseek_v32": {"L", "L_dense"},
     # Nemotron-H's layers_block_type; at the derivation's set (Nemotron-H 8B) L_moe = 0
     "nemotron_h": {"L", "L_att", "L_mlp", "L_moe"},
     "xlnet": {"M", "d_e", "d_k"},
