@@ -72,6 +72,14 @@ EXPERT_FFN = Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_si
 LOCAL_EXPERTS = Field("E", keras="num_experts", hf="num_local_experts")
 
 
+def released_values(backbone: str, released: str = "model's", **values) -> tuple[Sets, ...]:
+    """Rows setting ``backbone``'s constructor arguments that have no default and hold no weight
+    to the released model's values (KerasHub builds only): one why for them all."""
+    why = (f"a {backbone} constructor argument without a default that holds no weight: the "
+           f"released {released} value")
+    return tuple(Sets(name, value, binds="keras", why=why) for name, value in values.items())
+
+
 def dense_block_rows(dense_blocks) -> tuple[Sets, ...]:
     """The Qwen MoE lineage's dense blocks as both frameworks' configs take them:
     ``mlp_only_layers`` (from ``dense_blocks(hp)``) with the sparse step written as 1 beside it."""

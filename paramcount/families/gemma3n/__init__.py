@@ -55,7 +55,13 @@ from __future__ import annotations
 from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
 from paramcount.components.modern import rotary_positions
 from paramcount.components.stacks import LayerKinds
-from paramcount.families._lineages import ATTENTION_HEADS, EVEN_HEAD_DIM_VALIDATED, HEAD_DIM, KV_HEADS
+from paramcount.families._lineages import (
+    ATTENTION_HEADS,
+    EVEN_HEAD_DIM_VALIDATED,
+    HEAD_DIM,
+    KV_HEADS,
+    released_values,
+)
 from paramcount.formula import group, leaf, zero
 from paramcount.frameworks import Delta, Transformers
 from paramcount.hparams import Divisible, Relation
@@ -219,24 +225,15 @@ MAPPING = Table(
         Sets("layer_types", _layer_types,
             why="transformers refuses KV-shared blocks of a kind no computing block has: Gemma 3n's own pattern, "
                 "where it fits (no weights)"),
-        Sets("pad_token_id", 0, binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
-        Sets("hidden_activation", "gelu_approximate", binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
-        Sets("layer_types", _layer_types, binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
-        Sets("sliding_window", 512, binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
-        Sets("rope_theta", 1_000_000.0, binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
-        Sets("max_position_embeddings", 32_768, binds="keras",
-            why="a Gemma3nBackbone constructor argument without a default that holds no weight: the released "
-                "models' value"),
+        *released_values(
+            "Gemma3nBackbone", "models'",
+            pad_token_id=0,
+            hidden_activation="gelu_approximate",
+            layer_types=_layer_types,
+            sliding_window=512,
+            rope_theta=1_000_000.0,
+            max_position_embeddings=32_768,
+        ),
         Requires("tie_word_embeddings", (True,), why="Gemma 3n's head is the token embedding (tied)"),
         Requires(
             "vision_encoder_config",

@@ -26,6 +26,7 @@ from paramcount.families._lineages import (
     ROTARY_PAIRS_VALIDATED,
     VOCAB,
     WIDTH,
+    released_values,
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
@@ -94,27 +95,18 @@ MAPPING = Table(
             why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
         Sets("eos_token_id", None,
             why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
-        Sets("attention_dropout", 0.0, binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
+        *released_values(
+            "SmolLM3Backbone",
+            attention_dropout=0.0,
+            layer_types=lambda hp: ["full_attention"] * hp["L"],
+            layer_norm_epsilon=1e-6,
+            max_position_embeddings=65536,
+            rope_theta=5_000_000.0,
+            partial_rotary_factor=1.0,
+        ),
         Sets("rope_layer_enabled_list", _rope_layers, binds="keras",
             why="a SmolLM3Backbone argument without a default: SmolLM3's pattern, RoPE off in every fourth layer "
                 "(no weights)"),
-        Sets("layer_types", lambda hp: ["full_attention"] * hp["L"], binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
-        Sets("layer_norm_epsilon", 1e-6, binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
-        Sets("max_position_embeddings", 65536, binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
-        Sets("rope_theta", 5_000_000.0, binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
-        Sets("partial_rotary_factor", 1.0, binds="keras",
-            why="a SmolLM3Backbone constructor argument without a default that holds no weight: the released "
-                "model's value"),
         Requires("tie_word_embeddings", (True,), why="KerasHub's SmolLM3 always ties its LM head"),
         Requires(
             "partial_rotary_factor",
