@@ -277,8 +277,8 @@ def proof_key(arch, prove_module: str = "paramcount.prove") -> str:
     constraints = [(type(c).__name__, [(k, sr(v) if isinstance(v, sympy.Basic) else repr(v))
                                        for k, v in sorted(vars(c).items())])
                    for c in arch.constraints]
-    method = [src for m in (prove_module, "paramcount.verify", "paramcount.formula",
-                            "paramcount.hparams") for src in _module_sources(m, True)]
+    method = [src for m in (prove_module, "paramcount.verify", "paramcount.builds",
+                            "paramcount.formula", "paramcount.hparams") for src in _module_sources(m, True)]
     tables = [declared(getattr(arch, "mapping", None)), declared(getattr(arch, "transformers", None))]
     return key(PROOF_FORMAT, arch.id, tree, roles, constraints,
                builder_sources(arch.reference), tables, sorted(library_versions().items()), method)

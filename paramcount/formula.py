@@ -72,7 +72,9 @@ class Leaf:
     def claims(self, weight_path: str) -> bool:
         if not self.term.match:
             return False
-        return all(p.search(weight_path) for p in self.patterns)
+        # the leaf's own pattern first: it is the selective one (an ancestor's, a block's
+        # ``layer_\d+``, matches most of a model's weights)
+        return all(p.search(weight_path) for p in reversed(self.patterns))
 
 
 def _segment_pattern(match: str) -> re.Pattern[str]:

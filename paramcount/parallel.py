@@ -2,7 +2,7 @@
 
 A verification is CPU-bound Python (Keras building layers), so threads would not help; processes
 do. Each worker imports TensorFlow once, on its first build, and keeps its per-process build
-memo (:func:`paramcount.verify.reference_weights`): hyperparameter sets that share a build (a
+memo (:func:`paramcount.builds.reference_weights`): hyperparameter sets that share a build (a
 preset and its fine-tuned twins) are sent to the same worker as one task, so each is still built
 once. Results come back in any order and are put back in the jobs' order, so the output is the
 same as a serial run's, byte for byte.

@@ -9,13 +9,12 @@ mismatch of its own. TensorFlow is imported here, on first use, and nowhere else
 
 from __future__ import annotations
 
-import importlib
-import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from paramcount import errors, keras_hub_meta
+from paramcount.builds import build_reference, keras_weights, memoised, reference_weights
 from paramcount.formula import FUSED
 from paramcount.registry import Architecture, Preset, get
 from paramcount.weights import Weight
@@ -146,38 +145,6 @@ class Verification:
         return verification_markdown(self)
 
 
-def build_reference(arch: Architecture, hparams: Mapping[str, int]):
-    """Import and call the architecture's reference builder (this imports TensorFlow).
-
-    ``arch.reference`` is a ``"module:function"`` string or the builder itself (a callable taking
-    the dict of resolved hyperparameters)."""
-    import reference_models
-
-    reference_models.import_keras()  # before any builder module imports Keras: muted notices
-    if callable(arch.reference):
-        builder = arch.reference
-    else:
-        module, _, func = arch.reference.partition(":")
-        builder = getattr(importlib.import_module(module), func)
-    return builder(dict(hparams))
-
-
-def keras_weights(model) -> list[Weight]:
-    """Every distinct weight of a model (a tied weight appears once)."""
-    seen: set[int] = set()
-    out: list[Weight] = []
-    for w in model.weights:
-        if id(w) in seen:
-            continue
-        seen.add(id(w))
-        # A Keras variable's own shape tuple: `.shape` converts it to a tf.TensorShape first,
-        # which costs more than the rest of this loop (0.5 s for GPT-3 175B's 1,540 weights).
-        raw = getattr(w, "_shape", None)
-        shape = tuple(int(d) for d in (raw if isinstance(raw, tuple) else w.shape))
-        out.append(Weight(w.path, math.prod(shape), bool(w.trainable), shape))
-    return out
-
-
 def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight], *,
             name: str = "custom", preset: Preset | None = None,
             framework: str = "keras") -> Verification:
@@ -187,8 +154,9 @@ def compare(arch: Architecture, hparams: Mapping[str, int], weights: list[Weight
     claimed: dict[str, list[Weight]] = {lf.path: [] for lf in leaves}
     unclaimed: list[Weight] = []
     contested: list[tuple[str, tuple[str, ...]]] = []
+    matching = [lf for lf in leaves if lf.term.match]
     for w in weights:
-        owners = [lf for lf in leaves if lf.claims(w.path)]
+        owners = [lf for lf in matching if lf.claims(w.path)]
         if not owners:
             unclaimed.append(w)
         elif len(owners) == 1 and owners[0].term.part is None:
@@ -338,17 +306,15 @@ def transformers_weights(arch: Architecture, hparams: Mapping[str, int]) -> list
     """The transformers model's weights at ``hparams``, built once per process, in a torch
     worker (paramcount.isolate: this process never imports torch unless it is one); a one-line
     error saying how to install the extra when it is missing."""
-    key = ("transformers", arch.id, tuple(sorted(hparams.items())))
-    if key not in _BUILT:
-        from paramcount import isolate
-        from paramcount.weights import Named
+    from paramcount import isolate
+    from paramcount.weights import Named
 
+    def build() -> list[Weight]:
         require_transformers()
-        if len(_BUILT) >= _BUILT_MAX:
-            _BUILT.pop(next(iter(_BUILT)))
-        _BUILT[key] = isolate.call("torch", Named("reference_models.hf:weights", (arch.id,)),
-                                   dict(hparams))
-    return _BUILT[key]
+        return isolate.call("torch", Named("reference_models.hf:weights", (arch.id,)),
+                            dict(hparams))
+
+    return memoised(("transformers", arch.id, tuple(sorted(hparams.items()))), build)
 
 
 def transformers_missing() -> str | None:
@@ -370,38 +336,6 @@ def require_transformers() -> None:
         raise ParamcountError(
             f"--framework transformers needs torch and transformers ({missing} is not "
             "installed): pip install 'paramcount[transformers]'")
-
-
-_BUILT: dict[tuple, list[Weight]] = {}
-_BUILT_MAX = 512
-
-
-def reference_weights(arch: Architecture, hparams: Mapping[str, int]) -> list[Weight]:
-    """The weights of the reference model at ``hparams``, built once per process.
-
-    Keyed by the builder and the resolved hyperparameters: presets that differ only in their
-    trained weights (a fine-tune, an instruction-tuned twin) share one build. The formula is not
-    part of the key, so a broken formula is still compared against a real build.
-    """
-    key = (arch.reference, tuple(sorted(hparams.items())))
-    if key not in _BUILT:
-        if len(_BUILT) >= _BUILT_MAX:
-            _BUILT.pop(next(iter(_BUILT)))
-        model = build_reference(arch, hparams)
-        _BUILT[key] = keras_weights(model)
-        _release(model)
-    return _BUILT[key]
-
-
-def _release(model) -> None:
-    # Many models are built in one process (verify --all, the report): drop Keras' global
-    # name counters and graph state so memory stays flat and layer names stay stable.
-    import keras
-
-    del model
-    # free_memory=False: its full gc.collect() costs about a second after a large build, and the
-    # collector (paused only during builds) reclaims the same objects on its own schedule.
-    keras.backend.clear_session(free_memory=False)
 
 
 class ErrorRow:

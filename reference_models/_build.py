@@ -51,7 +51,7 @@ _PLAIN = frozenset({int, float, bool, str, bytes, type(None)})
 
 @contextlib.contextmanager
 def _lean() -> Iterator[None]:
-    """Two of Keras' per-layer costs, cut without changing what is built (measured on every
+    """Three of Keras' per-layer costs, cut without changing what is built (measured on every
     set `verify --all` builds: see benchmarks/README.md):
 
     - ``inspect.signature`` / ``getfullargspec`` of the same few functions, asked again for each
@@ -63,6 +63,8 @@ def _lean() -> Iterator[None]:
       wrap, so ``track`` returns it unchanged after testing it against each; here at once. A
       layer's own ``__setattr__`` does nothing else with it on TensorFlow (its ``_setattr_hook``
       is the identity there), so a plain value goes straight to the next ``__setattr__``.
+    - an uninitialised variable's value, read while a layer's output shape is traced: a
+      placeholder of its shape, not its initializer's ops (:func:`_placeholder_value`).
     """
     if not LEAN:
         yield
@@ -86,6 +88,11 @@ def _lean() -> Iterator[None]:
 
     modules = (layer_module, operation_module)
     saved_inspect = [m.inspect for m in modules]
+    from keras.src.backend.common import variables as variables_module
+    Variable = variables_module.Variable
+    saved_value = Variable.__dict__["value"]
+    if keras.backend.backend() == "tensorflow":
+        Variable.value = _placeholder_value(saved_value)
     tracking.Tracker.track = track
     plain_hook = keras.backend.backend() == "tensorflow" and (
         Layer._setattr_hook is operation_module.Operation._setattr_hook)
@@ -98,9 +105,31 @@ def _lean() -> Iterator[None]:
     finally:
         tracking.Tracker.track = saved_track
         Layer.__setattr__ = saved_setattr
+        Variable.value = saved_value
         for m, saved in zip(modules, saved_inspect, strict=True):
             m.inspect = saved
         _INSPECT.clear()  # a build's own functions die with it (Moonshine's are made per build)
+
+
+def _placeholder_value(saved: property) -> property:
+    """``Variable.value`` of an uninitialised variable (every one, in a stateless build) as
+    one placeholder op of its shape: Keras calls the variable's initializer instead, which adds
+    its random-number ops to the scratch graph each layer's output shape is traced in (a third
+    of EdRec's build). Shape inference is all the value is used for there. Read eagerly (no
+    graph to hold a placeholder), Keras' own answer stands."""
+    import tensorflow as tf
+    from keras.src.backend.common.stateless_scope import get_stateless_scope, in_stateless_scope
+
+    kept = saved.fget
+    assert kept is not None
+
+    def value(self):
+        if self._value is None and not tf.executing_eagerly() and (
+                not in_stateless_scope() or get_stateless_scope().get_current_value(self) is None):
+            return self._maybe_autocast(tf.compat.v1.placeholder(self._dtype, self._shape))
+        return kept(self)
+
+    return property(value)
 
 
 class _CachedInspect:

@@ -19,7 +19,7 @@ def keras_paths(arch, hparams: Mapping[str, int]) -> dict[str, str]:
     """``model.weights.h5`` dataset name → Keras variable path, for ``arch`` at ``hparams``."""
     from keras.src.saving import saving_lib
 
-    from paramcount.verify import _release, build_reference
+    from paramcount.builds import build_reference, release
 
     model = build_reference(arch, hparams)
     out: dict[str, str] = {}
@@ -44,7 +44,8 @@ def keras_paths(arch, hparams: Mapping[str, int]) -> dict[str, str]:
 
     saving_lib._save_state(model, weights_store=_Recorder(), assets_store=None, inner_path="",
                            visited_saveables=set())
-    _release(model)
+    del model
+    release()
     return out
 
 

@@ -60,8 +60,8 @@ def from_json(obj: Mapping[str, Any]) -> Derivation:
 
 
 # what a proof is made from beside the derivation: the prover, the comparison, the formula tree
-_PROOF_SOURCES = ("prove/*.py", "verify.py", "formula.py", "symbols.py", "hparams.py",
-                  "registry.py")
+_PROOF_SOURCES = ("prove/*.py", "verify.py", "builds.py", "formula.py", "symbols.py",
+                  "hparams.py", "registry.py")
 
 
 # modules of this package that make no derivation or proof (they compare, sweep, or write one)

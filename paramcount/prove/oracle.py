@@ -86,14 +86,8 @@ def _keras_weights(arch, hp) -> list:
     import reference_models
 
     reference_models.import_keras()
-    import keras
-
-    from paramcount.verify import build_reference, keras_weights
+    from paramcount.builds import built_weights
     from reference_models._build import stateless
 
-    with stateless():  # also covers a plugin's builder that builds outside a scope
-        model = build_reference(arch, hp)
-    weights = keras_weights(model)
-    del model
-    keras.backend.clear_session(free_memory=False)
-    return weights
+    # the scope also covers a plugin's builder that builds outside one
+    return built_weights(arch, hp, scope=stateless)
