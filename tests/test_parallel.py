@@ -57,13 +57,20 @@ def test_jobs_must_be_a_positive_number(capsys, bad):
     assert len(err.splitlines()) == 1 and "positive number of processes" in err
 
 
-def test_verify_in_workers_prints_what_one_process_prints():
+def test_verify_in_workers_prints_what_one_process_prints(capsys, monkeypatch):
+    """Two workers (a fresh command: forked from a process holding no framework yet) print
+    what this process prints verifying alone, byte for byte."""
+    from paramcount.cli import main
+
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PARAMCOUNT_PROGRESS": "0"}
-    args = [sys.executable, "-m", "paramcount", "verify", "ffnn_lm", "lstm_lm", "--quiet"]
-    serial = subprocess.run([*args, "-j", "1"], capture_output=True, text=True, env=env)
-    workers = subprocess.run([*args, "-j", "2"], capture_output=True, text=True, env=env)
-    assert serial.returncode == workers.returncode == 0, workers.stderr
-    assert workers.stdout == serial.stdout and "0 mismatch" in serial.stdout
+    args = ["verify", "ffnn_lm", "lstm_lm", "--quiet"]
+    workers = subprocess.run([sys.executable, "-m", "paramcount", *args, "-j", "2"],
+                             capture_output=True, text=True, env=env)
+    monkeypatch.setenv("PARAMCOUNT_PROGRESS", "0")
+    assert main([*args, "-j", "1"]) == 0
+    serial = capsys.readouterr().out
+    assert workers.returncode == 0, workers.stderr
+    assert workers.stdout == serial and "0 mismatch" in serial
 
 
 def test_a_job_reaches_a_spawned_worker_by_architecture_id():

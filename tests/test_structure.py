@@ -6,6 +6,7 @@ of a higher layer, not even for a type hint), and no module grows past about 400
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "paramcount"
@@ -59,9 +60,11 @@ def _imports(tree: ast.AST, func: str = ""):
         yield from _imports(node, inner)
 
 
-def import_edges() -> list[tuple[str, str, str, bool]]:
+@functools.cache
+def import_edges() -> tuple[tuple[str, str, str, bool], ...]:
     """(module, the project's module it imports, the function the import sits in or "", whether
-    for type checkers only), for every import anywhere in every module."""
+    for type checkers only), for every import anywhere in every module (parsed once per test
+    process: the sources do not change under the tests that read them)."""
     mods = _modules()
     tops = TOPS
 
@@ -86,7 +89,7 @@ def import_edges() -> list[tuple[str, str, str, bool]]:
                 o = owner(t) if t.partition(".")[0] in tops else None
                 if o and o != m and o not in tops:
                     edges.append((m, o, func, id(node) in skip))
-    return edges
+    return tuple(edges)
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -107,7 +110,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                "frameworks", "weights", "heads", "options", "registry", "preset", "cards", "families",
                "keras_hub_meta", "quantization", "exprdata")),
     ("references", ("reference_models",)),
-    ("analysis", ("verify", "prove", "configs", "solve", "solve_moe", "context", "checkpoints",
+    ("analysis", ("verify", "builds", "prove", "configs", "solve", "solve_moe", "context", "checkpoints",
                   "derive", "parallel", "isolate", "budget", "testing", "pytest_plugin")),
     ("rendering", ("render", "count_output", "plots", "report", "report_derived", "report_frameworks",
                    "report_pages", "report_sections", "compiled_source")),

@@ -18,7 +18,9 @@ TINY = dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)
 def test_the_example_project_tests_pass(monkeypatch):
     """examples/pytest_helper, run as its owner would (pytest on the folder, the fixture coming
     from the installed plugin, entry point pytest11); in this process, where TensorFlow is
-    already imported, to keep the test run short."""
+    already imported, to keep the test run short: in this process alone too (``-n 0``: the
+    folder has no settings of its own, so pytest finds this project's, whose ``-n auto`` would
+    start workers that each import TensorFlow again)."""
 
     class Outcomes:
         def __init__(self):
@@ -31,7 +33,7 @@ def test_the_example_project_tests_pass(monkeypatch):
     outcomes = Outcomes()
     monkeypatch.syspath_prepend(str(EXAMPLE))
     try:
-        code = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(EXAMPLE),
+        code = pytest.main(["-q", "-p", "no:cacheprovider", "-n", "0", "--rootdir", str(EXAMPLE),
                             str(EXAMPLE)], plugins=[outcomes])
     finally:
         for name in ("my_model", "test_my_model"):
