@@ -235,6 +235,23 @@ def test_a_width_below_a_divisor_refused_is_an_order():
     assert relation.describe().replace(" ", "") in ("16<=n_embd", "n_embd>=16"), relation
 
 
+def test_a_width_below_a_divisor_no_sample_tried_is_still_tested():
+    """CTRL's at n_head 4 (`count --config` of a small CTRL): every random n_embd was a multiple
+    of the heads, so none lay below them and none was refused; the order was not recorded, and
+    the proof drew n_embd < 4 (0 of 2 cases proven). Where every sample kept a width at least
+    another, one build below decides it, as with the divisibilities."""
+    def refuses(p):
+        return "ZeroDivisionError: 0.0 cannot be raised" if p["n_embd"] < 4 else ""
+
+    def draws(rng):
+        return {"n_embd": 4 * rng.randint(1, 16)}
+
+    assert _refusals({"n_embd": 256}, refuses, draws, {"n_head": 4}) == [
+        ("<=", "n_head", "n_embd")]
+    # and nothing where a width below builds (GPT-2's vocabulary below its heads)
+    assert _refusals({"n_embd": 256}, lambda p: "", draws, {"n_head": 4}) == []
+
+
 def test_an_odd_head_dim_alone_moves_the_fields_that_divided_it():
     """Llama's: every sample's head_dim was a multiple of its (even) num_attention_heads, so an
     odd head_dim broke that too and RoPE's evenness was never tested alone; the heads that

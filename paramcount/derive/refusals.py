@@ -1,5 +1,6 @@
 """Constraints of a derivation: the order of its layer-count fields, widths at least another
-where a build below is refused, and the divisibilities a config validator or the model insists on.
+where every sample kept them so and a build below is refused, and the divisibilities a config
+validator or the model insists on.
 
 **The one rule for divisibilities.** A *candidate* is "y divides x" that every accepted sample
 meets wherever it is asked, where x is an integer field, or the quotient ``a//b`` of two fields
@@ -87,14 +88,15 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
             and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
-    # is 0 below, and head_dim ** -0.5 raises), where every sample had it and a refused one not
+    # is 0 below, and head_dim ** -0.5 raises), where every accepted sample had it: decided by
+    # one build below, as a divisibility is, whether or not a refused sample lay below (at
+    # n_head 4 every random n_embd was a multiple of the heads, none below them)
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
-             and all(p[a] >= val(p, b) for p in points)
-             and any(p[a] < val(p, b) for p, _ in refused)]
-    for b, a in below:
+             and all(p[a] >= val(p, b) for p in points)]
+    for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
         q = _alone(points, [a], standing, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
-            broken(q, *o) for o in standing) and all(q[x] >= val(q, y) for y, x in below
-                                                    if (y, x) != (b, a)))
+            broken(q, *o) for o in standing if not (o[0] == a and 0 < q[a] < val(q, o[1])))
+            and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
             d.constraints.append(("<=", b, a))
@@ -121,6 +123,9 @@ def constraints(run, d: Derivation, samples, refused, order: list[str],
     d.constraints += [("divides", a, b) for a, b in found
                       if not any(stronger((a, b), o) and not stronger(o, (a, b))
                                  for o in found if o != (a, b))]
+    # b (or 2·b) dividing a, a positive, says a is at least b: said once, by the division
+    d.constraints[:] = [c for c in d.constraints if not (c[0] == "<=" and any(
+        ("divides", c[2], y) in d.constraints for y in (c[1], f"2*{c[1]}")))]
 
 
 def _fields_of(c: tuple[str, str], fields) -> list[str]:
