@@ -150,16 +150,10 @@ MAPPING = Table(
     model_type="jamba",
     hf_classes={"JambaForCausalLM": "jamba"},
     restrictions=(
-        Sets("attn_layer_period", _attn_period,
+        *Sets.each({"attn_layer_period": _attn_period, "attn_layer_offset": _attn_offset},
             why="JambaConfig places the L_att attention blocks by a period and an offset: the stack written so "
                 "(which blocks changes no count)"),
-        Sets("attn_layer_offset", _attn_offset,
-            why="JambaConfig places the L_att attention blocks by a period and an offset: the stack written so "
-                "(which blocks changes no count)"),
-        Sets("expert_layer_period", _expert_period,
-            why="JambaConfig places the L_moe sparse blocks by a period and an offset: the stack written so (which "
-                "blocks changes no count)"),
-        Sets("expert_layer_offset", _expert_offset,
+        *Sets.each({"expert_layer_period": _expert_period, "expert_layer_offset": _expert_offset},
             why="JambaConfig places the L_moe sparse blocks by a period and an offset: the stack written so (which "
                 "blocks changes no count)"),
     ),

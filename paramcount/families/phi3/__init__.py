@@ -51,11 +51,7 @@ MAPPING = Table(
     keras_classes={"Phi3Backbone": "phi3"},
     restrictions=(
         Sets("tie_word_embeddings", False, why="KerasHub's Phi3Backbone always keeps an untied LM head"),
-        Sets("pad_token_id", None,
-            why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
-        Sets("bos_token_id", None,
-            why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
-        Sets("eos_token_id", None,
+        *Sets.each(dict.fromkeys(("pad_token_id", "bos_token_id", "eos_token_id")),
             why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's Phi3Backbone always keeps an untied LM head"),
     ),
