@@ -51,7 +51,7 @@ _PLAIN = frozenset({int, float, bool, str, bytes, type(None)})
 
 @contextlib.contextmanager
 def _lean() -> Iterator[None]:
-    """Three of Keras' per-layer costs, cut without changing what is built (measured on every
+    """Four of Keras' per-layer costs, cut without changing what is built (measured on every
     set `verify --all` builds: see benchmarks/README.md):
 
     - ``inspect.signature`` / ``getfullargspec`` of the same few functions, asked again for each
@@ -65,6 +65,8 @@ def _lean() -> Iterator[None]:
       is the identity there), so a plain value goes straight to the next ``__setattr__``.
     - an uninitialised variable's value, read while a layer's output shape is traced: a
       placeholder of its shape, not its initializer's ops (:func:`_placeholder_value`).
+    - the constructor-argument config of each of the ~100,000 layers, which only serializing a
+      model reads (:func:`_unconfigured_new`).
     """
     if not LEAN:
         yield
@@ -91,8 +93,11 @@ def _lean() -> Iterator[None]:
     from keras.src.backend.common import variables as variables_module
     Variable = variables_module.Variable
     saved_value = Variable.__dict__["value"]
+    Operation = operation_module.Operation
+    saved_new = Operation.__dict__["__new__"]
     if keras.backend.backend() == "tensorflow":
         Variable.value = _placeholder_value(saved_value)
+        Operation.__new__ = staticmethod(_unconfigured_new(Operation))
     tracking.Tracker.track = track
     plain_hook = keras.backend.backend() == "tensorflow" and (
         Layer._setattr_hook is operation_module.Operation._setattr_hook)
@@ -106,9 +111,25 @@ def _lean() -> Iterator[None]:
         tracking.Tracker.track = saved_track
         Layer.__setattr__ = saved_setattr
         Variable.value = saved_value
+        Operation.__new__ = saved_new
         for m, saved in zip(modules, saved_inspect, strict=True):
             m.inspect = saved
         _INSPECT.clear()  # a build's own functions die with it (Moonshine's are made per build)
+
+
+def _unconfigured_new(operation: type):
+    """``Operation.__new__`` without the config Keras records of every layer's constructor
+    arguments (binding them to its signature, flattening them, testing each value's type), which
+    only ``get_config`` reads: a reference model is counted and dropped, never serialized."""
+
+    def new(cls, *args, **kwargs):
+        instance = super(operation, cls).__new__(cls)
+        instance._lock = False
+        instance._auto_config = None
+        instance._lock = True
+        return instance
+
+    return new
 
 
 def _placeholder_value(saved: property) -> property:
