@@ -123,7 +123,7 @@ def _unconfigured_new(operation: type):
     only ``get_config`` reads: a reference model is counted and dropped, never serialized."""
 
     def new(cls, *args, **kwargs):
-        instance = super(operation, cls).__new__(cls)
+        instance = super(operation, cls).__new__(cls)  # type: ignore[arg-type]
         instance._lock = False
         instance._auto_config = None
         instance._lock = True
