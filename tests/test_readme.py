@@ -187,3 +187,20 @@ def test_benchmark_outcomes_say_missed_where_a_target_is_missed():
         if times:
             met &= float(ratio.rstrip("×")) <= float(times.group(1))
         assert outcome.startswith("met" if met else "missed"), row
+
+
+def test_readme_figures_are_the_registrys():
+    """README's opening figures are computed ones (they had gone stale: 81 architectures and 455
+    presets where the registry held 65 Keras-built architectures and 484 presets): the
+    architectures Keras builds (the paper's and KerasHub's), those only transformers builds (the
+    frontier), the published presets, and the architectures checked against transformers."""
+    archs = [registry.get(a) for a in registry.architectures()]
+    keras = sum("keras" in a.checked_by for a in archs)
+    frontier = sum("keras" not in a.checked_by for a in archs)
+    both = sum({"keras", "transformers"} <= set(a.checked_by) for a in archs)
+    presets = sum(len(a.presets_table()) for a in archs)
+    text = " ".join(README.split())
+    assert f"- {keras} architectures Keras builds:" in text
+    assert f"- The frontier, {frontier} architectures written by hand" in text
+    assert f"- {presets} published presets" in text
+    assert f"{both} of the architectures Keras builds are also checked against" in text
