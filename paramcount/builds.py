@@ -9,9 +9,9 @@ scratch graph each layer's output shape is traced in). Python's cyclic collector
 the whole of it, the weights read and the model dropped included; then one collection of the
 youngest generation reclaims the model, whose objects all sit there still. Left to the
 collector's own schedule the same objects were traversed up to three times as they were
-promoted through its generations: `verify --all` spent 7.9 s of 58 s CPU in collections that
-way, and 3.0 s this way, in less memory (817 MB at most against 935 MB). Re-measure with
-``benchmarks/bench.py`` (its ``verify --all`` rows).
+promoted through its generations: `verify --all -j 1` spent 5.9 s in collections that way and
+2.8 s this way, and peaked at 815 MB against 969 MB. Re-measure with
+``benchmarks/build_costs.py``.
 """
 
 from __future__ import annotations
