@@ -63,7 +63,7 @@ t0 = time.perf_counter()
 import reference_models
 reference_models.import_keras()  # TensorFlow, Keras, KerasHub
 t1 = time.perf_counter()
-from paramcount.verify import verify
+from paramcount.analyze.verify import verify
 r = verify(sys.argv[1], preset=sys.argv[2])
 t2 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.reference,
@@ -75,12 +75,12 @@ import json, resource, time, sys, contextlib
 import reference_models
 reference_models.import_keras()
 import keras
-from paramcount import registry
+from paramcount.model import registry
 from reference_models import _build
 arch = registry.get(sys.argv[1])
 hp = arch.resolve(arch.preset(sys.argv[2]).hparams)
 _build.stateless = contextlib.nullcontext  # the ordinary build: every weight allocated
-from paramcount.verify import build_reference
+from paramcount.analyze.verify import build_reference
 t = time.perf_counter()
 model = build_reference(arch, hp)
 n = model.count_params()
@@ -95,7 +95,7 @@ import json, resource, time, sys
 t0 = time.perf_counter()
 import torch, transformers
 t1 = time.perf_counter()
-from paramcount.verify import verify
+from paramcount.analyze.verify import verify
 r = verify(sys.argv[1], preset=sys.argv[2], framework="transformers")
 t2 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "verify": t2 - t1, "ok": r.ok, "params": r.reference,
@@ -286,8 +286,8 @@ def bench_verify_all_transformers(t: Table, jobs: int | None, keras_wall: float 
 
 _DERIVE = """
 import json, time
-from paramcount.derive.core import derive
-from paramcount.derive.probe import Source
+from paramcount.analyze.derive.core import derive
+from paramcount.analyze.derive.probe import Source
 src = Source(model_type="deepseek_v3")
 builds = []
 for _ in range(2):
@@ -317,8 +317,8 @@ def bench_derive(t: Table) -> None:
 
 _BUILD_EACH = """
 import json, time
-from paramcount.derive import sweep
-from paramcount.derive.probe import Source
+from paramcount.analyze.derive import sweep
+from paramcount.analyze.derive.probe import Source
 total, failed = 0.0, 0
 for mt in sweep.model_types():
     try:
@@ -333,7 +333,7 @@ print(json.dumps({"build": total, "failed": failed}))
 
 _SWEEP = """
 import json, time
-from paramcount.derive import sweep
+from paramcount.analyze.derive import sweep
 t = time.perf_counter()
 rows = sweep.sweep()
 print(json.dumps({"sweep": time.perf_counter() - t, "proven": sum(r.status == "proven"
@@ -342,7 +342,7 @@ print(json.dumps({"sweep": time.perf_counter() - t, "proven": sum(r.status == "p
 
 
 def bench_sweep(t: Table) -> None:
-    """Issue 19: every causal-LM model type derived and proven (paramcount.derive.sweep), cold
+    """Issue 19: every causal-LM model type derived and proven (paramcount.analyze.derive.sweep), cold
     (a fresh cache) and warm, as a ratio to one meta-device build of each model type at its
     defaults in the same run."""
     anchor = _json(_child([PY, "-c", _BUILD_EACH])[1])

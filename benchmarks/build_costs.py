@@ -33,13 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     import keras_hub  # noqa: F401  (imported here, not charged to the first build)
 
     import reference_models
-    from paramcount import verify
-    from paramcount.cli import main as cli
+    from paramcount.analyze import verify
+    from paramcount.cli.main import main as cli
 
-    # (before paramcount/builds.py, the builder was called from paramcount.verify: a checkout of
+    # (before paramcount/analyze/builds.py, the builder was called from paramcount.analyze.verify: a checkout of
     # an earlier commit is measured the same way)
     here = Path(verify.__file__).parent
-    builds = importlib.import_module("paramcount.builds") if (here / "builds.py").is_file() \
+    builds = importlib.import_module("paramcount.analyze.builds") if (here / "builds.py").is_file() \
         else verify
 
     reference_models.import_keras()

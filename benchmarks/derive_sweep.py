@@ -1,5 +1,5 @@
 """The derive sweep, measured: every model type of a transformers language-model auto mapping
-derived and proven (paramcount.derive.sweep.one), each in its own process with a time limit,
+derived and proven (paramcount.analyze.derive.sweep.one), each in its own process with a time limit,
 ``-j`` at a time; rows appended to a JSON-lines file as they finish (a rerun skips the types
 it holds), then the tally and the failures by cause.
 
@@ -21,7 +21,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-_ONE = ("import json, dataclasses; from paramcount.derive import sweep; "
+_ONE = ("import json, dataclasses; from paramcount.analyze.derive import sweep; "
         "print('ROW', json.dumps(dataclasses.asdict(sweep.one({t!r}, {kind!r}))))")
 
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = tuple(args.kind or ["causal"])
     have = {(r.get("kind", "causal"), r["model_type"]) for r in _rows(out)}
     items = [(k, t) for k in kinds for t in json.loads(subprocess.check_output([
-        sys.executable, "-c", "import json; from paramcount.derive import sweep; "
+        sys.executable, "-c", "import json; from paramcount.analyze.derive import sweep; "
         f"print(json.dumps(sweep.model_types(({k!r},))))"]))
              if not args.only or t in args.only]
 
@@ -87,7 +87,7 @@ def _rows(out: Path) -> list[dict]:
 
 def _record(rows: list[dict], path: Path) -> None:
     """The rows as the report's record, in model-type order, keyed by today's versions."""
-    from paramcount.derive import sweep
+    from paramcount.analyze.derive import sweep
 
     keep = sweep.Row.__dataclass_fields__
     out = sorted((sweep.Row(**{**{k: v for k, v in r.items() if k in keep},

@@ -82,7 +82,7 @@ def measure(name: str, python: str, keep: bool) -> dict:
         probe = ("import importlib.util, json; "
                  f"print(json.dumps([m for m in {list(HEAVY)!r} if importlib.util.find_spec(m)]))")
         installed = json.loads(_run([py, "-c", probe], env=env, check=True).stdout)
-        count = ("import json, sys; from paramcount.cli import main; "
+        count = ("import json, sys; from paramcount.cli.main import main; "
                  f"code = main(['count', '--config', {str(CONFIG)!r}, '--json']); "
                  f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules])); "
                  "sys.exit(code)")

@@ -24,14 +24,14 @@ __version__ = "0.1.0"
 # ``architectures()`` is not lifted here: ``paramcount.architectures`` is the package of
 # built-in architecture modules.)
 _LAZY = {
-    "Architecture": "paramcount.registry",
-    "get": "paramcount.registry",
-    "load_plugins": "paramcount.registry",
-    "register": "paramcount.registry",
-    "ParamcountError": "paramcount.errors",
-    "Verification": "paramcount.verify",
-    "breakdown": "paramcount.render",
-    "verify": "paramcount.verify",
+    "Architecture": "paramcount.model.registry",
+    "get": "paramcount.model.registry",
+    "load_plugins": "paramcount.model.registry",
+    "register": "paramcount.model.registry",
+    "ParamcountError": "paramcount.core.errors",
+    "Verification": "paramcount.analyze.verify",
+    "breakdown": "paramcount.output.render",
+    "verify": "paramcount.analyze.verify",
 }
 
 __all__ = [*sorted(_LAZY), "count"]
@@ -46,7 +46,7 @@ def __getattr__(name: str):
 def count(arch, hparams: Mapping[str, int] | None = None, *, preset: str | None = None) -> int:
     """Trainable parameters of ``arch`` (an id or an Architecture) at a preset and/or
     hyperparameter values; formula only."""
-    from paramcount.registry import get
+    from paramcount.model.registry import get
 
     arch = get(arch) if isinstance(arch, str) else arch
     return arch.count(arch.resolve(arch.given(preset, hparams)))

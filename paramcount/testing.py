@@ -8,7 +8,7 @@
         assert_param_count(model, "gpt2", preset="gpt2_base_en")   # the same, by preset name
 
 The model's weights are attributed to the formula's components exactly as ``paramcount verify``
-attributes the reference model's (by weight path, :func:`paramcount.verify.compare`), so a failure
+attributes the reference model's (by weight path, :func:`paramcount.analyze.verify.compare`), so a failure
 names each component whose count differs, and each weight no component claims::
 
     AssertionError: my model does not have the parameters of gpt2 (v=100, n=16, ..., L=2):
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.registry import Architecture, get
-from paramcount.verify import Verification, compare, keras_weights
+from paramcount.analyze.verify import Verification, compare, keras_weights
+from paramcount.model.registry import Architecture, get
 
 __all__ = ["assert_param_count", "param_count_check"]
 

@@ -238,11 +238,11 @@ def stateless_backbone(cls, **kwargs):
 
 def from_table(arch_id: str, cls, hp: dict[str, int], **weightless):
     """``cls`` built stateless from the constructor arguments the family's mapping table gives
-    for ``hp`` (paramcount.mapping: the one place a family's argument names are written).
+    for ``hp`` (paramcount.model.mapping: the one place a family's argument names are written).
 
     ``weightless``: required arguments that hold no weight in the formula's model, and so have
     no symbol (QwenMoeBackbone's dense ``intermediate_dim`` while every block is sparse)."""
-    from paramcount.registry import get
+    from paramcount.model.registry import get
 
     table = get(arch_id).mapping
     if table is None:

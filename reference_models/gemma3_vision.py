@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import keras_hub
 
-from paramcount.registry import get
+from paramcount.model.registry import get
 from reference_models._build import stateless
 
 

@@ -6,8 +6,8 @@ One builder for every family: the config comes from the family's table (forward 
 ``Transformers.kwargs``; where transformers has several classes for one architecture
 (``Transformers.variants``: Gemma and Gemma 2), the table and class of the one that builds the
 set. A reference and nothing more: hyperparameters in, weights out. Imports torch and
-transformers, so it is imported only in a torch worker (paramcount.isolate), never beside
-TensorFlow; the proofs against it are :mod:`paramcount.prove.transformers`.
+transformers, so it is imported only in a torch worker (paramcount.runtime.isolate), never beside
+TensorFlow; the proofs against it are :mod:`paramcount.analyze.prove.transformers`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from collections.abc import Iterator, Mapping
 import torch
 import transformers
 
-from paramcount.errors import Refused
-from paramcount.frameworks import torch_path
-from paramcount.weights import Weight
+from paramcount.core.errors import Refused
+from paramcount.model.frameworks import torch_path
+from paramcount.model.weights import Weight
 
 # transformers' advice to its users (a tiny preset's vocabulary below GPT-2's token ids: "Model
 # config: bos_token_id must be None or ...") is noise to paramcount's: only errors are shown.
@@ -165,7 +165,7 @@ def _input_embedding_name(model) -> dict[int, str]:
 def weights(arch, hp: Mapping[str, int]) -> list[Weight]:
     """The oracle ``prove`` and ``verify`` call: hyperparameters → the transformers weights."""
     if isinstance(arch, str):
-        from paramcount.registry import get
+        from paramcount.model.registry import get
 
         arch = get(arch)
     model = build(arch, hp)

@@ -80,7 +80,7 @@ def fast_build() -> Iterator[None]:
 
 
 def _kwargs(hp: dict[str, int]) -> dict:
-    from paramcount.registry import get
+    from paramcount.model.registry import get
 
     # The activation changes no count; gated checkpoints use GELU, as KerasHub's presets do.
     return {**get("t5").mapping.keras_kwargs(hp), "activation": "gelu" if hp["gated"] else "relu"}

@@ -16,7 +16,7 @@ from reference_models._build import from_table
 
 def keras_class(arch_id: str):
     """The KerasHub class the table of ``arch_id`` names for it."""
-    from paramcount.registry import get
+    from paramcount.model.registry import get
 
     table = get(arch_id).mapping
     names = [cls for cls, owner in (table.keras_classes if table else {}).items() if owner == arch_id]

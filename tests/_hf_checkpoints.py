@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from paramcount import configs
-from paramcount.errors import Refused
+from paramcount.analyze import configs
+from paramcount.core.errors import Refused
 from tests._checkpoints import write_safetensors
 from tests._shared import on_torch
 
@@ -23,7 +23,7 @@ def state(arch, hp, *, dtype: str = "BF16") -> tuple[list[tuple[str, str, tuple]
 
 
 def _state(arch_id: str, hp: dict, dtype: str) -> tuple[list[tuple[str, str, tuple]], dict]:
-    from paramcount import registry
+    from paramcount.model import registry
     from reference_models import hf
 
     model = hf.build(registry.get(arch_id), hp)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paramcount.verify import Verification, verify
+from paramcount.analyze.verify import Verification, verify
 
 _VERIFIED: dict[tuple[str, str], Verification] = {}
 
@@ -10,7 +10,7 @@ _VERIFIED: dict[tuple[str, str], Verification] = {}
 def verified(arch_id: str, preset: str) -> Verification:
     """Against Keras; a model only transformers builds (Falcon-7B/40B) against transformers."""
     if (arch_id, preset) not in _VERIFIED:
-        from paramcount import registry
+        from paramcount.model import registry
 
         checked_by = registry.get(arch_id).checked_by
         if "keras" not in checked_by:
@@ -24,7 +24,9 @@ def all_verified() -> list[Verification]:
     """``report.verify_all(verifier=cached_verifier)``: every set, built once per test process. The
     sets only transformers builds go to a torch worker first, verified there while this process
     builds the Keras ones, instead of one after the other."""
-    from paramcount import isolate, registry, report
+    from paramcount.model import registry
+    from paramcount.output import report
+    from paramcount.runtime import isolate
 
     jobs = [(aid, hs.name) for aid in sorted(registry.architectures())
             if aid not in report.left_out() for hs in registry.get(aid).hparam_sets()]
@@ -51,10 +53,10 @@ def cached_verifier(arch_id: str, *, preset: str, framework: str | None = None) 
 
 def needs_transformers() -> None:
     """Skip without the transformers extra, found without importing torch (the test process may
-    hold TensorFlow: paramcount.isolate)."""
+    hold TensorFlow: paramcount.runtime.isolate)."""
     import pytest
 
-    from paramcount.verify import transformers_missing
+    from paramcount.analyze.verify import transformers_missing
 
     missing = transformers_missing()
     if missing:
@@ -62,7 +64,7 @@ def needs_transformers() -> None:
 
 
 def torch_side(test):
-    """Run a test's body in a torch worker (paramcount.isolate): a test process may hold
+    """Run a test's body in a torch worker (paramcount.runtime.isolate): a test process may hold
     TensorFlow (pytest-xdist gives one process test files of both kinds), so torch and
     transformers are never imported here. The body imports them itself; its arguments (no
     fixtures but values: tmp_path, parameters) and its exceptions travel pickled."""
@@ -70,7 +72,7 @@ def torch_side(test):
 
     @functools.wraps(test)
     def run(*args, **kwargs):
-        from paramcount import isolate
+        from paramcount.runtime import isolate
 
         needs_transformers()
         return isolate.call("torch", _torch_side_body, test.__module__, test.__name__, args,
@@ -87,7 +89,7 @@ def _torch_side_body(module: str, name: str, args: tuple, kwargs: dict):
 
 def on_torch(fn, *args):
     """``fn(*args)`` in a torch worker (``fn``: a module-level function of a test module)."""
-    from paramcount import isolate
+    from paramcount.runtime import isolate
 
     needs_transformers()
     return isolate.call("torch", fn, *args)
@@ -100,8 +102,8 @@ def derive_tiny(builder, defaults: dict, model_type: str) -> tuple:
     """A tiny torch builder's Source and derivation, derived once per torch worker (from a
     :func:`torch_side` test: it builds with torch)."""
     if model_type not in _DERIVED:
-        from paramcount.derive.core import derive
-        from paramcount.derive.probe import Source
+        from paramcount.analyze.derive.core import derive
+        from paramcount.analyze.derive.probe import Source
 
         src = Source(builder=builder, defaults=defaults, model_type=model_type)
         _DERIVED[model_type] = (src, derive(src))

@@ -6,12 +6,12 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-# TensorFlow and torch never share a process (paramcount.isolate): pytest-xdist gives one worker
+# TensorFlow and torch never share a process (paramcount.runtime.isolate): pytest-xdist gives one worker
 # test files of both kinds, so the test processes hold TensorFlow and import no torch; torch runs
 # in paramcount's torch workers (verify and prove send their builds there; a test that handles
 # torch objects runs its body there: tests/_shared.py's torch_side). The guard refuses the second
 # framework in this process, and every test fails that made it try.
-from paramcount import isolate
+from paramcount.runtime import isolate
 
 isolate.install_guard()
 

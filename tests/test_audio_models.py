@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import keras_hub_meta, registry
-from paramcount.components.audio import conv1d, n_mels
-from paramcount.symbols import d_e
+from paramcount.core.symbols import d_e
+from paramcount.model import keras_hub_meta, registry
+from paramcount.model.components.audio import conv1d, n_mels
 
 
 def _resolved(arch_id: str, preset: str) -> dict[str, int]:

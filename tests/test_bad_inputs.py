@@ -1,7 +1,7 @@
 """A battery of bad inputs (issue 11): each ends with exit status 2, exactly one line on stderr
 (``paramcount: error: ...``), nothing on stdout, no traceback, and no file changed.
 
-In-process through ``paramcount.cli.main`` (fast); a few through a real subprocess at the end.
+In-process through ``paramcount.cli.main.main`` (fast); a few through a real subprocess at the end.
 Nothing here starts a Keras build: every input is refused before any work.
 """
 
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from paramcount.cli import main
+from paramcount.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T = ["count", "gpt2", "--preset", "tiny", "--set"]
@@ -91,7 +91,7 @@ def guarded(tmp_path, monkeypatch):
     there, nor in the repository's report."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "precious.md").write_text("precious\n")
-    from paramcount import report
+    from paramcount.output import report
 
     def no_work(*a, **k):
         raise AssertionError("work started before the input was checked")

@@ -1,12 +1,12 @@
-"""Model cards' figures against the formula's counts (paramcount.cards) and their findings."""
+"""Model cards' figures against the formula's counts (paramcount.model.cards) and their findings."""
 
 from __future__ import annotations
 
 import pytest
 
-from paramcount import cards, registry
-from paramcount.errors import InputFileError
-from paramcount.preset import parse_presets
+from paramcount.core.errors import InputFileError
+from paramcount.model import cards, registry
+from paramcount.model.preset import parse_presets
 
 
 @pytest.mark.parametrize("figure, value, step", [
@@ -63,8 +63,8 @@ def test_every_card_that_the_count_does_not_round_to_says_why_and_no_other():
 
 
 def test_the_findings_name_each_card_the_count_does_not_round_to():
-    from paramcount.report_sections import _card_findings
-    from paramcount.verify import Verification
+    from paramcount.analyze.verify import Verification
+    from paramcount.output.report_sections import _card_findings
 
     arch = registry.get("deepseek_v3")
     hp = arch.resolve(arch.preset("deepseek_v3_1").hparams)

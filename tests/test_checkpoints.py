@@ -10,10 +10,10 @@ import tracemalloc
 
 import pytest
 
-from paramcount.checkpoints import quant, read
-from paramcount.checkpoints.tensors import StoredTensor
-from paramcount.cli import main
-from paramcount.errors import InputFileError
+from paramcount.analyze.checkpoints import quant, read
+from paramcount.analyze.checkpoints.tensors import StoredTensor
+from paramcount.cli.main import main
+from paramcount.core.errors import InputFileError
 from tests._checkpoints import write_config, write_safetensors
 
 LLAMA_CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 64,
@@ -117,7 +117,7 @@ def test_negative_or_absurd_dims(tmp_path, capsys, shape, needle):
 
 
 def test_a_shape_the_library_would_take_is_still_checked():
-    from paramcount.checkpoints.tensors import check_shape
+    from paramcount.analyze.checkpoints.tensors import check_shape
 
     with pytest.raises(InputFileError, match="more than 2\\^56"):
         check_shape("f", "a", [2**40, 2**40])
@@ -246,7 +246,7 @@ def test_reading_imports_neither_framework(tmp_path):
         "intermediate_dim": 8, "num_key_value_heads": 1}})
     with h5py.File(keras / "model.weights.h5", "w") as f:
         f.create_dataset("layers/reversible_embedding/vars/0", shape=(8, 4), dtype="f4")
-    code = ("import sys; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.cli.main import main; "
             f"assert main(['verify', '--checkpoint', {str(tmp_path)!r}]) == 0; "
             f"assert main(['count', '--checkpoint', {str(gguf_path)!r}]) == 0; "
             f"assert main(['count', '--checkpoint', {str(keras)!r}]) == 0; "
@@ -258,15 +258,15 @@ def test_reading_imports_neither_framework(tmp_path):
 
 
 def test_the_report_section_lists_formats_tables_and_findings():
-    from paramcount.checkpoints.published import PUBLISHED
-    from paramcount.checkpoints.report_section import checkpoints_section
+    from paramcount.analyze.checkpoints.published import PUBLISHED
+    from paramcount.analyze.checkpoints.report_section import checkpoints_section
 
     text = checkpoints_section()
     assert text.startswith("## Checkpoints\n")
     for heading in ("### Formats", "### Stored beside the weights", "### Published layouts",
                     "### GGUF name tables", "### Findings from the full-size headers"):
         assert heading in text
-    from paramcount.checkpoints.gguf_names import TABLES
+    from paramcount.analyze.checkpoints.gguf_names import TABLES
 
     for garch, table in TABLES.items():  # every GGUF table, resolved against its family's tree
         assert f"`{garch}` → {table.hf_class} (`" in text
@@ -349,7 +349,7 @@ def test_a_missing_reader_package_says_how_to_install_it(tmp_path, capsys, monke
 
 
 def test_the_report_section_without_gguf_names_the_tables(monkeypatch):
-    from paramcount.checkpoints.report_section import checkpoints_section
+    from paramcount.analyze.checkpoints.report_section import checkpoints_section
 
     monkeypatch.setitem(sys.modules, "gguf", None)  # as if not installed
     text = checkpoints_section()

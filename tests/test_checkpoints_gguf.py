@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from paramcount.checkpoints import read
-from paramcount.cli import main
+from paramcount.analyze.checkpoints import read
+from paramcount.cli.main import main
 from tests._checkpoints import write_gguf
 
 pytest.importorskip("gguf")
@@ -189,8 +189,8 @@ def test_a_gguf_tensor_of_absurd_dims_is_one_line(tmp_path, capsys, shape):
 def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
     import gguf
 
-    from paramcount.checkpoints.gguf_names import TABLES
-    from paramcount.configs import _tables
+    from paramcount.analyze.checkpoints.gguf_names import TABLES
+    from paramcount.analyze.configs import _tables
 
     classes = {(t.model_type, c) for t in _tables() for c in t.hf_classes}
     for garch, table in TABLES.items():
@@ -241,7 +241,7 @@ def test_a_lone_file_whose_metadata_do_not_give_the_config_says_why(tmp_path, ca
 def test_every_table_reads_the_config_from_the_metadata():
     """A user holding only a .gguf file gets the count: every table declares its metadata
     mapping (test_checkpoints_gguf_hf.py reads a lone file of each)."""
-    from paramcount.checkpoints.gguf_names import TABLES
+    from paramcount.analyze.checkpoints.gguf_names import TABLES
 
     assert [g for g, t in TABLES.items() if t.config is None] == []
 

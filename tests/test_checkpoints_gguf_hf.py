@@ -9,14 +9,14 @@ import json
 
 import pytest
 
-from paramcount.verify import transformers_missing
+from paramcount.analyze.verify import transformers_missing
 
 if transformers_missing():  # this process may hold TensorFlow: torch runs in torch workers
     pytest.skip("the transformers extra is not installed", allow_module_level=True)
 pytest.importorskip("gguf")  # the checkpoints extra
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 from tests._hf_checkpoints import buildable as _buildable
 from tests._hf_checkpoints import state
 
@@ -233,8 +233,8 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
     pytest.importorskip("gguf")  # the checkpoints extra
     import gguf
 
-    from paramcount.checkpoints.gguf_io import gguf_arch
-    from paramcount.checkpoints.gguf_names import TABLES
+    from paramcount.analyze.checkpoints.gguf_io import gguf_arch
+    from paramcount.analyze.checkpoints.gguf_names import TABLES
     from tests._checkpoints import write_gguf
 
     arch_id, garch, preset = _GGUF[case]
@@ -271,7 +271,7 @@ def test_gguf_named_by_llama_cpps_own_map_matches(case, tmp_path, capsys):
 def _bert_gguf(tmp_path, arch_id: str, drop: str = ""):
     import gguf
 
-    from paramcount.checkpoints.gguf_io import gguf_arch
+    from paramcount.analyze.checkpoints.gguf_io import gguf_arch
     from tests._checkpoints import write_gguf
 
     arch = registry.get(arch_id)
@@ -318,7 +318,7 @@ def test_a_lone_bert_file_says_which_encoder_it_holds(arch_id, tmp_path, capsys)
     and RoBERTa's context length gets its padding rows back, from the metadata alone."""
     import gguf
 
-    from paramcount.checkpoints.gguf_io import gguf_arch
+    from paramcount.analyze.checkpoints.gguf_io import gguf_arch
     from tests._checkpoints import write_gguf
 
     arch = registry.get(arch_id)
@@ -333,11 +333,11 @@ def test_a_lone_bert_file_says_which_encoder_it_holds(arch_id, tmp_path, capsys)
 
 
 def test_every_family_with_a_transformers_reference_has_a_gguf_check_or_a_reason():
-    """paramcount.checkpoints.coverage against the registry and the cases above: every family
+    """paramcount.analyze.checkpoints.coverage against the registry and the cases above: every family
     with a transformers reference (each has a safetensors check,
     test_checkpoints_hf.py's parametrization) has a GGUF case here or a named reason."""
-    from paramcount.checkpoints.coverage import GGUF, NO_GGUF, rows
-    from paramcount.checkpoints.gguf_names import TABLES
+    from paramcount.analyze.checkpoints.coverage import GGUF, NO_GGUF, rows
+    from paramcount.analyze.checkpoints.gguf_names import TABLES
 
     refs = {a for a, x in registry.architectures().items() if x.transformers is not None}
     assert not set(GGUF) & set(NO_GGUF)

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.verify import transformers_missing
+from paramcount.analyze.verify import transformers_missing
 
 if transformers_missing():  # this process may hold TensorFlow: torch runs in torch workers
     pytest.skip("the transformers extra is not installed", allow_module_level=True)
 
-from paramcount import configs, registry
-from paramcount.checkpoints import check, readers
-from paramcount.checkpoints.published import PUBLISHED
-from paramcount.cli import main
+from paramcount.analyze import configs
+from paramcount.analyze.checkpoints import check, readers
+from paramcount.analyze.checkpoints.published import PUBLISHED
+from paramcount.cli.main import main
+from paramcount.model import registry
 from tests._checkpoints import write_safetensors, write_sharded
 from tests._hf_checkpoints import buildable as _buildable
 from tests._hf_checkpoints import save, state

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.cli import main
+from paramcount.cli.main import main
 
 pytest.importorskip("h5py")
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _SCRIPT = """
 import json, sys
 import keras_hub
-from paramcount.cli import main
+from paramcount.cli.main import main
 codes = []
 for cls, kwargs, folder in json.loads(sys.argv[1]):
     getattr(keras_hub.models, cls)(**kwargs).save_to_preset(folder)

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 
 
 def run(capsys, *argv):
@@ -145,7 +145,7 @@ def test_report_bad_output_path_keeps_existing_file(tmp_path, capsys):
 
 
 def test_count_never_imports_tensorflow():
-    code = ("import sys; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.cli.main import main; "
             "main(['count', 'gpt2', '--preset', 'gpt2_base_en', '--json']); "
             "main(['formula', 'bert']); main(['list']); "
             "bad = [m for m in ('tensorflow', 'keras', 'keras_hub', 'matplotlib') "
@@ -167,7 +167,7 @@ def test_console_script_runs():
 
 def test_count_loads_only_the_module_it_needs():
     """`count gpt2_causal_lm` imports gpt2.py alone (speed), and still sees every id on demand."""
-    code = ("import sys; from paramcount import registry; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.model import registry; from paramcount.cli.main import main; "
             "main(['count', 'gpt2_causal_lm', '--preset', 'tiny']); "
             "mods = sorted(m for m in sys.modules if m.startswith('paramcount.families.') "
             "and '._' not in m); "
@@ -183,7 +183,7 @@ def test_every_option_and_argument_has_help():
     for arch; every command's every argument now says what it is, and report's shows defaults."""
     import argparse
 
-    from paramcount.cli import build_parser
+    from paramcount.cli.main import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

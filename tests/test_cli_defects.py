@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TINY = ["count", "gpt2", "--preset", "tiny", "--json"]
@@ -106,8 +106,8 @@ def _plugin_with_presets(capsys, tmp_path, toml: str) -> str:
     plugin.write_text(textwrap.dedent(f"""
         from pathlib import Path
         import paramcount
-        from paramcount.symbols import L
-        from paramcount.formula import Term
+        from paramcount.core.symbols import L
+        from paramcount.core.formula import Term
         paramcount.register(paramcount.Architecture(
             id="tiny_plugin_{abs(hash(toml)) % 10**8}", title="t", source="s",
             formula=Term("w", L), required=(L,), reference="nowhere_module:build",
@@ -135,9 +135,9 @@ def test_solve_at_an_astronomical_target(capsys):
 
 BROKEN = """
 import paramcount
-from paramcount import registry
-from paramcount.symbols import L, d_e
-from paramcount.formula import Term
+from paramcount.model import registry
+from paramcount.core.symbols import L, d_e
+from paramcount.core.formula import Term
 
 def boom(hp):
     raise RuntimeError("the builder broke")
@@ -217,7 +217,7 @@ def test_runaway_build_refused_before_starting(capsys, monkeypatch):
 
 
 def test_a_large_build_is_announced(capsys, monkeypatch):
-    from paramcount import budget
+    from paramcount.analyze import budget
 
     monkeypatch.setattr(budget, "NOTICE_AT", 10)
     code, _, err = run(capsys, "verify", "gpt2", "--preset", "tiny")
@@ -308,7 +308,7 @@ def _a_differing_preset():
 def test_solve_target_keeps_every_digit(capsys):
     """Decimal's default 28 digits rounded a 31-digit target; and 1e99999999 is refused at once
     instead of building a number of a hundred million digits."""
-    from paramcount.solve import parse_target
+    from paramcount.analyze.solve import parse_target
 
     assert parse_target("1234567890123456789012345678901") == 1234567890123456789012345678901
     assert parse_target("1234567890123456789012345678.901k") == 1234567890123456789012345678901
@@ -404,7 +404,7 @@ def test_config_folder_without_config_json(capsys, tmp_path):
 
 
 def test_report_output_in_a_missing_folder_is_refused_before_any_work(capsys, monkeypatch):
-    from paramcount import report
+    from paramcount.output import report
 
     def no_work(*a, **k):
         raise AssertionError("work started before the output path was checked")

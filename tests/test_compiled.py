@@ -1,4 +1,4 @@
-"""The compiled count (paramcount.compiled): the same numbers, text and errors as the SymPy path,
+"""The compiled count (paramcount.analyze.counting.compiled): the same numbers, text and errors as the SymPy path,
 and no SymPy import when it answers."""
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramcount import cache, compiled, registry, render, symbols
-from paramcount.errors import ParamcountError
+from paramcount.analyze import counting
+from paramcount.analyze.counting import compiled
+from paramcount.core import symbols
+from paramcount.core.errors import ParamcountError
+from paramcount.model import registry
+from paramcount.runtime import cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +47,7 @@ def test_every_preset_and_example_set(arch_id):
         hp = hs.hparams
         assert compiled.resolve(ns, hs.preset.hparams) == hp
         assert list(compiled.resolve(ns, hs.preset.hparams)) == list(hp)  # the same order
-        assert compiled.evaluate(ns, hp, hs.name) == render.counted(arch, hp, hs.name), hs.name
+        assert compiled.evaluate(ns, hp, hs.name) == counting.counted(arch, hp, hs.name), hs.name
 
 
 @st.composite
@@ -74,7 +78,7 @@ def test_random_sets(case):
         return
     assert compiled.resolve(ns, given_) == hp
     try:
-        expected = render.counted(arch, hp, "custom")
+        expected = counting.counted(arch, hp, "custom")
     except ValueError:  # a count that is not a whole number: SymPy's error, the compiled defer
         with pytest.raises(compiled.Defer):
             compiled.evaluate(ns, hp, "custom")
@@ -83,7 +87,7 @@ def test_random_sets(case):
 
 
 def test_a_changed_formula_compiles_to_another_tree():
-    from paramcount.formula import leaf
+    from paramcount.core.formula import leaf
 
     arch = registry.get("gpt2")
     src = compiled.generate(arch)
@@ -130,14 +134,14 @@ def test_count_answers_without_sympy(warm, args, capsys):
     fast = _run(args, warm, python_args=["-X", "importtime"])
     assert fast.returncode == 0
     imported = {line.rsplit("|", 1)[-1].strip() for line in fast.stderr.splitlines()}
-    assert "paramcount.compiled" in imported and "sympy" not in imported
-    assert not any(m.startswith(("paramcount.registry", "paramcount.formula")) for m in imported)
+    assert "paramcount.analyze.counting.compiled" in imported and "sympy" not in imported
+    assert not any(m.startswith(("paramcount.model.registry", "paramcount.core.formula")) for m in imported)
     assert _slow(args, capsys) == (0, fast.stdout, "")
 
 
 def _slow(args, capsys) -> tuple[int, str, str]:
-    """The SymPy path's exit status, stdout and stderr (paramcount.cli, in this process)."""
-    from paramcount.cli import main
+    """The SymPy path's exit status, stdout and stderr (paramcount.cli.main, in this process)."""
+    from paramcount.cli.main import main
 
     capsys.readouterr()
     code = main(args)
@@ -155,7 +159,7 @@ def _slow(args, capsys) -> tuple[int, str, str]:
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L=1.5"],
     ["count", "mixtral", "--preset", "mixtral_8_7b_en", "--set", "E=2", "K=4"],
     # the compiled path once stripped the name (and answered L=3); the full command line names
-    # the unknown symbol ' L'. One parser of --set (paramcount.numcore) for both now.
+    # the unknown symbol ' L'. One parser of --set (paramcount.core.numcore) for both now.
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", " L=3"],
     ["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L= 3"],
 ])

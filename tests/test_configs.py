@@ -1,4 +1,4 @@
-"""Configuration files in (paramcount.configs, paramcount.mapping): published transformers
+"""Configuration files in (paramcount.analyze.configs, paramcount.model.mapping): published transformers
 configs, KerasHub preset configs, the tables read both ways, and every refusal."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 from tests._shared import on_torch
 
 CONFIGS = Path(__file__).with_name("configs")
@@ -400,7 +400,7 @@ def test_tables_read_back_what_they_write(arch_id):
     """Forward then backward, both frameworks: every preset and example comes back."""
     arch = registry.get(arch_id)
     table = arch.mapping
-    from paramcount.frameworks import broken_limit
+    from paramcount.model.frameworks import broken_limit
 
     def carried(hp, framework, table=table) -> bool:
         """Whether the table can write ``hp``: every option it has no key for is at its
@@ -494,7 +494,7 @@ def test_falcon_configs_pick_the_layout_that_builds_them(capsys, tmp_path):
 
 
 def test_count_config_imports_no_framework(tmp_path):
-    code = ("import sys; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.cli.main import main; "
             f"rc = main(['count', '--config', {str(CONFIGS / 'gpt2.json')!r}]); "
             "bad = [m for m in ('torch', 'transformers', 'tensorflow', 'keras') "
             "if m in sys.modules]; print('LOADED', bad); sys.exit(rc)")
@@ -583,7 +583,7 @@ def test_reading_agrees_with_keras_hub_converter(arch_id, module, name):
 
     with stateless():  # a converter may build a Keras encoder (T5Gemma 2's 417M SigLIP tower)
         theirs = conv.convert_backbone_config(data)
-    from paramcount.configs import read_config
+    from paramcount.analyze.configs import read_config
 
     arch = registry.get(arch_id)
     reading = read_config(CONFIGS / name, arch_id)
@@ -627,7 +627,7 @@ def test_keras_hub_serialized_config_round_trip(capsys, tmp_path, arch_id):
     back with --config, counts what KerasHub rebuilds from that file."""
     import keras
 
-    from paramcount.verify import build_reference, keras_weights
+    from paramcount.analyze.verify import build_reference, keras_weights
     from reference_models._build import stateless
 
     arch = registry.get(arch_id)

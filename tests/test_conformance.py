@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import registry
+from paramcount.model import registry
 from tests._shared import verified
 
 # Every set of every architecture; the default run checks the first of each here (the rest with

@@ -1,4 +1,4 @@
-"""Context numbers: non-embedding parameters, rules of thumb, bytes (paramcount.context)."""
+"""Context numbers: non-embedding parameters, rules of thumb, bytes (paramcount.analyze.context)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import subprocess
 import sys
 from fractions import Fraction
 
-from paramcount import context, registry, render
-from paramcount.cli import main
+from paramcount.analyze import context
+from paramcount.cli.main import main
+from paramcount.model import registry
+from paramcount.output import render
 
 GPT2_SMALL = dict(v=50257, n=1024, d_e=768, M=12, d_f=3072, L=12)
 
@@ -79,7 +81,7 @@ def test_count_shows_context(capsys):
 
 
 def test_count_context_does_not_import_tensorflow():
-    code = ("import sys; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.cli.main import main; "
             "rc = main(['count', 'gpt2', '--preset', 'gpt2_base_en', '--json']); "
             "assert 'tensorflow' not in sys.modules; sys.exit(rc)")
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import registry
-from paramcount.symbols import M, d_e, n, v
+from paramcount.core.symbols import M, d_e, n, v
+from paramcount.model import registry
 
 
 def _count(arch_id: str, preset: str) -> int:
@@ -91,7 +91,7 @@ def test_gemma3_qk_norm_adds_two_head_width_vectors_per_block():
 def test_gemma3_sliding_window_layers_hold_the_same_weights_as_global_ones():
     import keras_hub
 
-    from paramcount.verify import keras_weights
+    from paramcount.analyze.verify import keras_weights
     from reference_models._build import stateless_backbone
 
     arch = registry.get("gemma3")
@@ -158,7 +158,7 @@ def test_a_reference_build_without_tensorflows_checkpoint_tracking_has_the_same_
     import keras_hub
     from keras.src.backend.tensorflow.trackable import KerasAutoTrackable
 
-    from paramcount.verify import keras_weights
+    from paramcount.analyze.verify import keras_weights
     from reference_models import _build
 
     arch = registry.get("gpt2")

@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from paramcount.derive import fit
+from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, on_torch, torch_side
 
 # --- exact fits (no torch) ----------------------------------------------------------------------
@@ -107,7 +107,7 @@ def test_tiny_builder_fields_and_hand_written_count():
 @torch_side
 def test_tiny_builder_tree_and_proof():
     _, d = _tiny()
-    from paramcount.derive.tree import kind_of, tree
+    from paramcount.analyze.derive.tree import kind_of, tree
 
     t = tree(d)
     head = t.find("head")  # 1 − tie: a tied head counts nothing, and says where it is counted
@@ -123,7 +123,7 @@ def test_tiny_builder_tree_and_proof():
 @torch_side
 def test_tiny_builder_proof():  # floors split cases: a minute
     src, d = _tiny()
-    from paramcount.derive.proof import prove_derivation
+    from paramcount.analyze.derive.proof import prove_derivation
 
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
@@ -131,8 +131,8 @@ def test_tiny_builder_proof():  # floors split cases: a minute
 
 @torch_side
 def test_builder_returning_no_model_is_refused():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import DeriveError, Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import DeriveError, Source
 
     with pytest.raises(DeriveError, match=r"not a torch nn\.Module"):
         derive(Source(builder=lambda cfg: 42, defaults={"a": 2}))
@@ -147,8 +147,8 @@ def _meta_count(src, values) -> int:
 
 
 def _check_against_builds(model_type: str, n: int = 3) -> None:
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     src = Source(model_type=model_type)
     d = derive(src)
@@ -187,7 +187,7 @@ SLOW = ("gpt_bigcode", "mpt", "stablelm", "persimmon", "biogpt", "olmo", "helium
 
 
 def test_the_model_types_are_ones_no_table_reads():
-    from paramcount import configs
+    from paramcount.analyze import configs
 
     read = set(configs.supported()[0])
     assert len(set(FAST + SLOW)) >= 10 and not read & set(FAST + SLOW)
@@ -209,8 +209,8 @@ def test_uncovered_model_types_match_their_builds_slow(model_type):
 @pytest.mark.slow
 @torch_side
 def test_deepseek_v3_defaults():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(model_type="deepseek_v3"))
     assert d.count({})["trainable"] == 671_026_404_352
@@ -221,7 +221,7 @@ def test_deepseek_v3_defaults():
 
 
 def _run_cli(argv: list[str]) -> tuple[int, str, str]:
-    from paramcount.cli import main
+    from paramcount.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -235,7 +235,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 
 
 def _meta_total(config: dict, values: dict) -> int:
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.probe import Source
 
     return _meta_count(Source(config=config), values)
 
@@ -305,7 +305,7 @@ def test_count_config_without_transformers_is_one_line(tmp_path, capsys, monkeyp
     import importlib.util
     import json
 
-    from paramcount.cli import main
+    from paramcount.cli.main import main
 
     path = tmp_path / "config.json"
     path.write_text(json.dumps(SMALL_STABLELM))
@@ -351,7 +351,7 @@ def test_builder_derives_and_bad_builders_are_one_line(tmp_path):
 
 
 def _emitted_count(plugin: str) -> tuple[int, str, str]:
-    from paramcount import registry
+    from paramcount.model import registry
 
     try:
         return _run_cli(["--plugin", plugin, "count", "deepseek_v3_derived", "--set",

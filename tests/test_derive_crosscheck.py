@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from paramcount import registry
+from paramcount.model import registry
 from tests._shared import torch_side
 
 FAST = ("llama", "gpt2_causal_lm")
@@ -22,7 +22,7 @@ def _with_reference() -> list[str]:
 
 
 def _agree(arch_id: str) -> None:
-    from paramcount.derive.crosscheck import crosscheck
+    from paramcount.analyze.derive.crosscheck import crosscheck
 
     results = crosscheck(registry.get(arch_id))
     assert results
@@ -107,7 +107,7 @@ def test_derived_equals_hand_written_slow(arch_id):
 @torch_side
 def test_sympy_check_is_exact_for_llama():
     """Renamed through the table, every derived field is a hand-written symbol: SymPy decides."""
-    from paramcount.derive.crosscheck import check, derivation_for
+    from paramcount.analyze.derive.crosscheck import check, derivation_for
 
     arch = registry.get("llama")
     src, d = derivation_for(arch)
@@ -119,8 +119,8 @@ def test_sympy_check_is_exact_for_llama():
 def test_a_wrong_derivation_disagrees():
     """One template's count off by one layer: both the SymPy step and the prove machinery
     (SymPy taken away) find the disagreement."""
-    from paramcount.derive import crosscheck as cc
-    from paramcount.derive.crosscheck import check, derivation_for
+    from paramcount.analyze.derive import crosscheck as cc
+    from paramcount.analyze.derive.crosscheck import check, derivation_for
 
     arch = registry.get("llama")
     src, d = derivation_for(arch)
@@ -141,8 +141,8 @@ def test_a_wrong_derivation_disagrees():
 
 @torch_side
 def test_the_prove_machinery_agrees_without_sympy():
-    from paramcount.derive import crosscheck as cc
-    from paramcount.derive.crosscheck import check, derivation_for
+    from paramcount.analyze.derive import crosscheck as cc
+    from paramcount.analyze.derive.crosscheck import check, derivation_for
 
     arch = registry.get("gpt2_causal_lm")
     src, d = derivation_for(arch)
@@ -165,8 +165,8 @@ def test_a_config_giving_an_alias_beside_its_field_derives_the_field():
     """BART's table writes num_hidden_layers (the config class's alias of encoder_layers) beside
     encoder_layers: the alias, set after it, undid every variation of encoder_layers, and the
     encoder's layer count came out a constant (found by the cross-check)."""
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(model_type="bart", config=SMALL_BART, cls="BartModel"))
     assert not d.failures, d.failures
@@ -183,8 +183,8 @@ def test_keys_the_derivation_never_varies_are_held_and_named():
     """DBRX's table writes M_kv, d_fe, E and k inside attn_config/ffn_config, which the
     derivation never varies: those symbols are held (at the set's values) with that reason; a
     key it varied, or found changing nothing, is not held."""
-    from paramcount.derive.core import Derivation
-    from paramcount.derive.crosscheck import _held
+    from paramcount.analyze.derive.core import Derivation
+    from paramcount.analyze.derive.crosscheck import _held
 
     arch = registry.get("dbrx")
     hp = arch.resolve(dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2))
@@ -201,8 +201,8 @@ def test_a_held_symbol_fixes_what_a_constraint_bounds_by_it():
     """E held at 6: k ≤ E bounds k by a constant, which prove cannot parametrize, so k is held
     too (at its own value) and said so; the restricted architecture has neither as a
     hyperparameter, and its other constraints stay."""
-    from paramcount.derive.crosscheck import _restricted
-    from paramcount.prove.transformers import proof_arch
+    from paramcount.analyze.derive.crosscheck import _restricted
+    from paramcount.analyze.prove.transformers import proof_arch
 
     arch = registry.get("dbrx")
     hp = arch.resolve(dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from paramcount.derive import fit
+from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, torch_side
 
 # --- exact fits (no torch) ----------------------------------------------------------------------
@@ -77,7 +77,7 @@ def test_a_bias_fits_in_the_fields_its_weight_reads():
     # never saw multi_query; its weight's dimension did, and the bias fits in those fields
     from types import SimpleNamespace
 
-    from paramcount.derive.templates import _fit
+    from paramcount.analyze.derive.templates import _fit
 
     def qkv(p):
         hd = p["hidden"] // p["heads"]
@@ -169,8 +169,8 @@ def test_reshaping_flag_and_absent_width_fit_the_hand_written_count():
 def test_a_frozen_weight_beside_a_trainable_one_is_a_leaf_of_its_own():
     # Laguna's router: gate.weight trained, gate.e_score_correction_bias a frozen parameter;
     # one leaf of both took the first's role and left the trained weight unclaimed
-    from paramcount.derive.core import Derivation, Template
-    from paramcount.derive.tree import tree
+    from paramcount.analyze.derive.core import Derivation, Template
+    from paramcount.analyze.derive.tree import tree
 
     d = Derivation("tiny_frozen", "Tiny", {}, {"hidden_size": 8, "num_experts": 4,
                                                "num_hidden_layers": 2}, (), ())

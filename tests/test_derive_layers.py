@@ -1,4 +1,4 @@
-"""Layer composition from a config's per-layer lists (paramcount.derive.layers): how many layers
+"""Layer composition from a config's per-layer lists (paramcount.analyze.derive.layers): how many layers
 carry a template is a count of a list's entries, read from any config and written for a build;
 a tiny torch builder whose answer is written by hand, derived and proven."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from paramcount.derive import layers
+from paramcount.analyze.derive import layers
 from tests._shared import derive_tiny, torch_side
 
 # --- reading and writing the lists (no torch) ---------------------------------------------------
@@ -110,7 +110,7 @@ def test_a_stack_of_kinds_is_counted_by_its_lists_counts():
     assert d.counts == {"n_mlp_types_dense": ("mlp_types", "layers", "dense"),
                         "n_cross_layers": ("cross_layers", "layers", "")}
     assert ("<=", "n_mlp_types_dense", "layers") in d.constraints
-    from paramcount.cli_derive import _header
+    from paramcount.cli.derive import _header
 
     assert "n_mlp_types_dense = how many 'dense' entries mlp_types has" in "\n".join(
         _header(d, False))
@@ -126,8 +126,8 @@ def test_a_stack_of_kinds_is_counted_by_its_lists_counts():
 @torch_side
 def test_a_stack_of_kinds_is_proven_against_its_builds():
     src, d = _derived()
-    from paramcount.derive.proof import prove_derivation
-    from paramcount.derive.store import from_json, to_json
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import from_json, to_json
 
     assert from_json(to_json(d)).counts == d.counts
     proof = prove_derivation(d, src)
@@ -140,7 +140,7 @@ def test_a_stack_of_two_layer_classes_folds_its_indices():
     in class, each a ``…Layer``, folds (a Sequential of Linear, ReLU, Linear stays literal)."""
     from torch import nn
 
-    from paramcount.derive.probe import observe
+    from paramcount.analyze.derive.probe import observe
 
     class SelfLayer(nn.Module):
         def __init__(self):

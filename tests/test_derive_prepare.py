@@ -1,4 +1,4 @@
-"""Config preparation (paramcount.derive.prepare): the general rules that make a model type
+"""Config preparation (paramcount.analyze.derive.prepare): the general rules that make a model type
 build where its class reads a sub-config, a library is missing, the config leaves a field None
 the model computes with, or a small vocabulary is below the token ids; each on a tiny config."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from paramcount.derive import prepare
+from paramcount.analyze.derive import prepare
 from tests._shared import torch_side
 
 TINY = {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
@@ -38,8 +38,8 @@ def test_widths_divide_by_the_small_inert_divisors_not_the_large_ones():
     """GPT-NeoX's hidden_size divides by its heads (its validator), which change no weight;
     its context length also divides the base width, but the lcm of both is too large to keep:
     the sample keeps the heads' divisibility rather than dropping every one."""
-    from paramcount.derive.core import Derivation
-    from paramcount.derive.templates import sample
+    from paramcount.analyze.derive.core import Derivation
+    from paramcount.analyze.derive.templates import sample
 
     d = Derivation("t", "T", {}, {"hidden_size": 6144, "num_hidden_layers": 44}, (), ())
     d.explicit = {"num_attention_heads": 64, "max_position_embeddings": 2048, **d.fields}
@@ -62,7 +62,7 @@ def test_a_class_reading_a_sub_config_is_derived_from_it(composite, key, sub_typ
     import transformers
     from transformers import AutoConfig
 
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.probe import Source
 
     tiny = {**TINY, "num_key_value_heads": 2, "head_dim": 8} if composite == "qwen3_5" else \
         {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2, "ffn_dim": 16,
@@ -81,7 +81,7 @@ def test_a_class_reading_a_sub_config_is_derived_from_it(composite, key, sub_typ
 def test_a_class_needing_a_missing_library_falls_back_to_its_text_class():
     import importlib.util
 
-    from paramcount.derive.probe import NeedsLibrary, Source
+    from paramcount.analyze.derive.probe import NeedsLibrary, Source
 
     def builder(cfg):  # a builder's own ImportError is its own (Keras in a torch worker)
         raise ImportError("keras imported in a process that holds torch")
@@ -117,7 +117,7 @@ def test_a_class_needing_a_missing_library_falls_back_to_its_text_class():
 ])
 @torch_side
 def test_the_first_build_gets_only_the_repairs_it_needs(model_type, config, fixes):
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.probe import Source
 
     src = Source(model_type=model_type, config=config)
     built = src.build({})
@@ -136,7 +136,7 @@ def test_a_none_field_no_config_class_defaults_is_named_after_its_tail():
     longest tail of the name: the config's own value (head_dim), else the most common default
     of the tail (n_heads), else 1 (kv_heads, budget, compress_ratio: Qwen4-Exp's validator
     insists on indexer_kv_heads = 1 and budget divisible by compress_ratio)."""
-    from paramcount.derive.prepare import _by_name, _common_defaults
+    from paramcount.analyze.derive.prepare import _by_name, _common_defaults
 
     values = {"head_dim": 48, "hidden_size": 64}
     assert _by_name("indexer_head_dim", values) == 48
@@ -147,8 +147,8 @@ def test_a_none_field_no_config_class_defaults_is_named_after_its_tail():
 
 @torch_side
 def test_a_build_needing_fields_no_class_defaults_gets_them_by_name():
-    from paramcount.derive.prepare import _common_defaults
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.prepare import _common_defaults
+    from paramcount.analyze.derive.probe import Source
 
     src = Source(model_type="qwen4_exp_text",
                  config={**TINY, "num_hidden_layers": 4, "head_dim": 8})
@@ -159,8 +159,8 @@ def test_a_build_needing_fields_no_class_defaults_gets_them_by_name():
 
 @torch_side
 def test_a_config_refusing_its_defaults_names_the_validators_own_reason():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import DeriveError, Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import DeriveError, Source
 
     with pytest.raises(DeriveError, match=r"refuses its base values: ValueError: "
                                           r"hidden_size_per_layer_input must be 0, got 256"):
@@ -169,7 +169,7 @@ def test_a_config_refusing_its_defaults_names_the_validators_own_reason():
 
 @torch_side
 def test_a_small_vocabulary_below_the_pad_id_builds():
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.probe import Source
 
     src = Source(model_type="marian", config={"d_model": 16, "decoder_layers": 1,
                                               "encoder_layers": 1, "decoder_ffn_dim": 8,
@@ -182,7 +182,7 @@ def test_a_small_vocabulary_below_the_pad_id_builds():
 def test_a_row_says_which_none_fields_its_defaults_were_given():
     from types import SimpleNamespace
 
-    from paramcount.derive.sweep import Row, _given, section
+    from paramcount.analyze.derive.sweep import Row, _given, section
 
     src = SimpleNamespace(config=lambda over: {"n_routed_experts": None, "hidden_size": 4})
     d = SimpleNamespace(explicit={"n_routed_experts": 256, "hidden_size": 4})

@@ -1,4 +1,4 @@
-"""The probing side of a derivation (paramcount.derive.probe, core's probes): how a build's
+"""The probing side of a derivation (paramcount.analyze.derive.probe, core's probes): how a build's
 weights fold into templates, and what makes probing builds cheap; each on a tiny builder whose
 answer is written by hand."""
 
@@ -53,7 +53,7 @@ def test_a_layer_stack_of_two_classes_folds_its_index_a_sequential_keeps_it():
     """A ModuleList whose layers differ in class is a layer stack: its index folds, so each
     template counts the layers that have it (and a build costs what its layers cost, not one
     template per layer); a Sequential's children (Linear, ReLU, Linear) keep their places."""
-    from paramcount.derive.probe import Observed, observe
+    from paramcount.analyze.derive.probe import Observed, observe
 
     built = observe(_hybrid(HYBRID))
     assert built["layers.*.qkv.weight"] == Observed(2, (48, 16), "trainable")
@@ -65,8 +65,8 @@ def test_a_layer_stack_of_two_classes_folds_its_index_a_sequential_keeps_it():
 
 @torch_side
 def test_a_hybrid_stack_derives_to_the_hand_written_count():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(builder=_hybrid, defaults=HYBRID, model_type="hybrid"))
     assert not d.failures, d.failures
@@ -104,8 +104,8 @@ def test_a_width_bounded_by_a_field_that_changes_no_weight_derives():
     """The bound (top_k ≤ experts) names a field that changes no weight: the refusals' search
     reads it at its base value, where it crashed reading it from the sample (Jamba's
     KeyError: 'num_experts_per_tok')."""
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(builder=_routed, model_type="routed",
                       defaults={"hidden": 32, "experts": 8, "top_k": 2, "heads": 4}))

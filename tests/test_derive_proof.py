@@ -3,7 +3,7 @@ and floors, refusals recorded as constraints, and layer counts that are floors o
 
 from __future__ import annotations
 
-from paramcount.derive.core import Derivation, Template
+from paramcount.analyze.derive.core import Derivation, Template
 
 
 def _derivation(**templates) -> Derivation:
@@ -18,7 +18,7 @@ def test_tree_of_dimensions_that_mix_fields_and_floors():
     """Cohere's, RecurrentGemma's and X-MOD's trees: a template whose dimensions are a field and
     a floor (hidden · hidden // heads) beside a tied head; comparing shapes compared a field's
     name with a floor atom (TypeError: '<' not supported between 'tuple' and 'str')."""
-    from paramcount.derive.tree import ties, tree
+    from paramcount.analyze.derive.tree import ties, tree
 
     one = ((1, ()),)
     hidden, vocab = ((1, ("hidden",)),), ((1, ("vocab",)),)
@@ -28,7 +28,7 @@ def test_tree_of_dimensions_that_mix_fields_and_floors():
                        "proj.weight": (one, (hidden, per_head)),
                        "gate.weight": (one, (per_head, hidden))})
     assert ties(d) == {"head.weight": ("embed.weight", ("tie",))}
-    from paramcount.derive.tree import field_symbols
+    from paramcount.analyze.derive.tree import field_symbols
 
     syms = field_symbols(d)
     at = {syms["hidden"]: 64, syms["heads"]: 4, syms["vocab"]: 100}
@@ -55,7 +55,7 @@ def _refusals(fields: dict[str, int], refuses, draws,
     """The constraints ``refusals.constraints`` records from samples drawn by ``draws``."""
     import random
 
-    from paramcount.derive.refusals import constraints
+    from paramcount.analyze.derive.refusals import constraints
 
     d = Derivation("v", "V", {}, dict(fields), (), ())
     d.explicit = {**(inert or {}), **fields}  # inert: fields that change no weight
@@ -169,9 +169,9 @@ def test_a_torch_builds_refusal_is_not_called_a_keras_builds():
     """A derived formula's proof builds torch models; its error said 'a Keras build raised'."""
     import dataclasses
 
-    from paramcount import registry
-    from paramcount.prove import cases, prove_case
-    from paramcount.prove.oracle import Oracle
+    from paramcount.analyze.prove import cases, prove_case
+    from paramcount.analyze.prove.oracle import Oracle
+    from paramcount.model import registry
 
     class Refusing(Oracle):
         def _measure(self, point):
@@ -206,7 +206,7 @@ def test_a_divisibility_every_sample_met_by_chance_is_still_tested():
 def test_a_width_below_a_divisor_refused_is_an_order():
     """CTRL's: head_dim = n_embd // n_head is 0 where n_embd < n_head (16, a field that changes
     no weight), and the build raises (0.0 ** -0.5): n_head ≤ n_embd, at n_head's base value."""
-    from paramcount.derive.tree import architecture
+    from paramcount.analyze.derive.tree import architecture
 
     fields = {"n_embd": 1280, "n_layer": 48}
 
@@ -218,7 +218,7 @@ def test_a_width_below_a_divisor_refused_is_an_order():
 
     import random
 
-    from paramcount.derive.refusals import constraints
+    from paramcount.analyze.derive.refusals import constraints
 
     d = Derivation("ctrl_like", "C", {}, dict(fields), (), ())
     d.explicit = {**fields, "n_head": 16}
@@ -289,8 +289,8 @@ def test_an_even_floored_quotient_is_recorded_and_proven_on():
 
     found = _refusals(fields, refuses, draws)
     assert found == [("divides", "hidden_size//num_attention_heads", "2")]
-    from paramcount.derive.tree import architecture
-    from paramcount.prove import cases
+    from paramcount.analyze.derive.tree import architecture
+    from paramcount.analyze.prove import cases
 
     d = Derivation("cohere2_like", "C", {}, dict(fields), (), ())
     d.explicit, d.constraints = dict(fields), found
@@ -310,7 +310,7 @@ def test_settling_builds_move_the_fields_the_settled_one_divides():
     """Zaya's: kv heads must divide the heads; its settling builds (kv + 1, to tell
     (kv·head_dim) // 2 from kv·head_dim / 2) kept the heads, so one of six was accepted and a
     fit true at that one point alone was kept. The heads now move with kv, a multiple of it."""
-    from paramcount.derive.templates import _settle
+    from paramcount.analyze.derive.templates import _settle
 
     class Run:
         def try_build(self, over):

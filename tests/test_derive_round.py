@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from paramcount.derive import fit
+from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, torch_side
 
 
@@ -49,9 +49,9 @@ def test_fit_finds_an_integer_square_root():
 def test_nested_atoms_survive_the_store_and_become_sympy():
     import sympy
 
-    from paramcount.derive.core import Derivation, Template
-    from paramcount.derive.store import from_json, to_json
-    from paramcount.derive.tree import expr, field_symbols
+    from paramcount.analyze.derive.core import Derivation, Template
+    from paramcount.analyze.derive.store import from_json, to_json
+    from paramcount.analyze.derive.tree import expr, field_symbols
 
     up = ("ceil", ("floor", "intermediate_size", "3/2"), "block_multiple_of")
     poly = ((1, ("block_multiple_of", up)),)
@@ -116,8 +116,8 @@ def test_rounded_widths_fit_the_hand_written_count():
 def test_a_field_the_config_rewrites_takes_the_value_given():
     # BailingHybrid: the linear attention reads the head_dim given (128); the config then sets
     # head_dim to qk_rope_head_dim (64). The base point must be 128, as every build gives it.
-    from paramcount.derive.core import _given_back
-    from paramcount.derive.probe import Observed
+    from paramcount.analyze.derive.core import _given_back
+    from paramcount.analyze.derive.probe import Observed
 
     class Config:
         def __init__(self, head_dim: int = 128, qk_rope_head_dim: int = 64, layers: int = 2):
@@ -185,8 +185,8 @@ def _hidden_divisor(cfg):
 
 @torch_side
 def test_a_divisor_the_probes_missed_is_tried_beside_the_fields():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(builder=_hidden_divisor, defaults={"hidden": 288, "heads": 8},
                       model_type="tiny_divisor"))
@@ -199,7 +199,7 @@ def test_a_divisor_the_probes_missed_is_tried_beside_the_fields():
 def test_layer_kinds_that_do_not_part_the_shapes_give_way_to_the_shapes():
     # GOT-OCR2: the vision tower's rel_pos_h is wider in its global layers (2, 5) than in its
     # windowed ones; the text config's layer_types (all "full_attention") are no kinds of it
-    from paramcount.derive.probe import _split
+    from paramcount.analyze.derive.probe import _split
 
     items = [(f"vision.layers.{i}.attn.rel_pos_h", (27 if i in (2, 5) else 13, 8), "trainable")
              for i in range(6)]
@@ -225,8 +225,8 @@ def _tied_equal(cfg):
 
 @torch_side
 def test_a_flag_that_swaps_in_an_equal_width_is_found():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(builder=_tied_equal, defaults={"vocab": 260, "tie": False},
                       model_type="tiny_tied_equal"))
@@ -248,8 +248,8 @@ def _float_width(cfg):
 
 @torch_side
 def test_a_width_computed_in_floating_point_names_its_float_field():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     d = derive(Source(builder=_float_width, defaults={"hidden": 40, "factor": 1.7, "eps": 1e-5},
                       model_type="tiny_float"))
@@ -275,8 +275,8 @@ _DRAWS = {  # the fields each draw sets (the rest at the defaults; two layers ke
 def test_rounded_model_types_match_their_builds(model_type):
     # also proven now (⌈x / b⌉ of a field b and ⌊√E⌋ split: tests/test_prove_roundings.py);
     # these draws check the derived count against builds off the multiples
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
     from tests.test_derive import _meta_count
 
     src = Source(model_type=model_type)
@@ -294,8 +294,8 @@ def test_a_template_split_after_the_base_build_is_split_at_the_base_too():
     # BailingHybrid's o_proj: as wide in its linear-attention layers as in its full ones at the
     # base (heads·head_dim = heads·v_head_dim), so split by layer kind only from a later build;
     # the base, observed unsplit, named weights no split template had
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
     from tests.test_derive_sweep import _kinds_builder
 
     d = derive(Source(builder=_kinds_builder, model_type="kinds_equal",

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from paramcount.derive import fit
+from paramcount.analyze.derive import fit
 from tests._shared import torch_side
 
 
@@ -62,8 +62,8 @@ def _kinds_builder(cfg):
 
 @torch_side
 def test_a_template_whose_shape_differs_by_layer_kind_is_split_and_fitted():
-    from paramcount.derive.core import derive
-    from paramcount.derive.probe import Source
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
 
     src = Source(builder=_kinds_builder, model_type="kinds",
                  defaults={"layers": 9, "every": 3, "head_dim": 8, "global_head_dim": 16})
@@ -81,7 +81,7 @@ def test_a_template_whose_shape_differs_by_layer_kind_is_split_and_fitted():
 
 
 def _rows():
-    from paramcount.derive.sweep import Row
+    from paramcount.analyze.derive.sweep import Row
 
     return [Row("llama", "LlamaForCausalLM", "proven", 6_738_415_616,
                 ("hidden_size", "num_hidden_layers"), "4 cases proven"),
@@ -93,8 +93,8 @@ def _rows():
 
 
 def test_the_record_reads_back_as_the_same_rows(tmp_path):
-    from paramcount.derive import sweep
-    from paramcount.report_derived import load
+    from paramcount.analyze.derive import sweep
+    from paramcount.output.report_derived import load
 
     vers = {"torch": "2.13.0", "transformers": "5.23.0", "derive": "0123456789abcdef"}
     path = tmp_path / sweep.RECORD_NAME
@@ -107,8 +107,8 @@ def test_the_record_reads_back_as_the_same_rows(tmp_path):
 def test_a_report_never_sweeps_unasked(tmp_path, monkeypatch):
     """A cold sweep of every language-model type takes hours: without ``report --sweep`` the
     report shows the record as it was recorded (versions and all), even a stale one."""
-    from paramcount import report_derived
-    from paramcount.derive import sweep
+    from paramcount.analyze.derive import sweep
+    from paramcount.output import report_derived
 
     def refuse(*args, **kwargs):
         raise AssertionError("swept unasked")
@@ -128,8 +128,8 @@ def test_the_page_renders_from_a_record_without_torch():
     cause; declared in report.PAGES and so linked from the index."""
     import sys
 
-    from paramcount import report, report_derived
-    from paramcount.report_pages import Inputs
+    from paramcount.output import report, report_derived
+    from paramcount.output.report_pages import Inputs
 
     before = "torch" in sys.modules
     page = next(p for p in report.PAGES if p.path == "language_models.md")
@@ -155,8 +155,8 @@ def test_the_report_sweeps_in_torch_workers_and_records_the_rows(tmp_path):
     """What `paramcount report --sweep` does when the record is stale: the sweep in torch
     workers (this process may hold TensorFlow), its rows recorded and the page rendered from
     the record."""
-    from paramcount.derive import sweep
-    from paramcount.report_derived import load, section, swept
+    from paramcount.analyze.derive import sweep
+    from paramcount.output.report_derived import load, section, swept
     from tests._shared import needs_transformers
 
     needs_transformers()

@@ -21,8 +21,8 @@ SUBSET = ("albert", "lstm_lm")
 
 def report_subset(arch_ids) -> bytes:
     """The pages and figure digests of the report over ``arch_ids``, as one text."""
-    from paramcount import report
-    from paramcount.plots import report_plots
+    from paramcount.output import report
+    from paramcount.output.plots import report_plots
 
     results = report.verify_all(arch_ids)
     pages = report.generate(results, proofs=[], transformers_proofs=[])

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from paramcount import registry
-from paramcount.keras_hub_meta import published_params
+from paramcount.model import registry
+from paramcount.model.keras_hub_meta import published_params
 
 
 def count(arch_id: str, **hp) -> int:
@@ -140,7 +140,7 @@ def test_bart_is_two_paper_stacks_sharing_one_table():
 def test_t5_fast_build_holds_the_traced_build_s_weights(gated, tied):
     import keras
 
-    from paramcount.verify import keras_weights
+    from paramcount.analyze.verify import keras_weights
     from reference_models import t5
 
     hp = dict(v=37, d_e=12, M=3, d_k=5, d_f=7, L=2, gated=gated, tied=tied)

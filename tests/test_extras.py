@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import extras
+from paramcount.runtime import extras
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -30,7 +30,7 @@ _WRAPPER = """\
 import json, sys
 for name in {blocked!r}:
     sys.modules[name] = None
-from paramcount.cli import main
+from paramcount.cli.main import main
 code = 0
 for argv in {argvs!r}:
     code = main(argv) or code
@@ -109,7 +109,7 @@ def test_missing_extra_is_named_before_any_work(tmp_path, argv, blocked, extra):
 
 def test_missing_lists_only_absent_modules():
     assert extras.missing("keras") == []  # the test environment has every extra
-    code = ("import sys; sys.modules['gguf'] = None; from paramcount import extras; "
+    code = ("import sys; sys.modules['gguf'] = None; from paramcount.runtime import extras; "
             "print(extras.missing('checkpoints'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['gguf']"
@@ -160,7 +160,7 @@ def test_every_runtime_package_is_pinned():
 def test_proof_keys_name_only_pinned_libraries():
     """Proof keys hold the versions of these libraries: each one README's set-up installs at a
     pinned version, so a fresh checkout (CI) computes the keys of the committed proof record."""
-    from paramcount import cache
+    from paramcount.runtime import cache
 
     pinned = {_name(ln) for ln in (ROOT / "constraints.txt").read_text().splitlines()
               if "==" in ln and not ln.startswith("#")}

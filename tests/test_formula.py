@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import components as C
-from paramcount import registry
-from paramcount.formula import group, leaf, zero
-from paramcount.symbols import L, M, d_e, d_k, d_v
-from paramcount.verify import Weight, compare
+from paramcount.analyze.verify import Weight, compare
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.symbols import L, M, d_e, d_k, d_v
+from paramcount.model import components as C
+from paramcount.model import registry
 
 
 def test_attention_tree_sums_to_the_papers_closed_form():
@@ -79,7 +79,7 @@ def test_compare_reports_unclaimed_contested_and_component_differences():
 
 
 def test_compare_flags_a_weight_claimed_twice():
-    from paramcount.registry import Architecture
+    from paramcount.model.registry import Architecture
 
     f = group("x", leaf("a", d_e, match="w"), leaf("b", 0, match="w"))
     arch = Architecture(id="twice", title="t", source="s", formula=f, required=(d_e,),
@@ -90,7 +90,7 @@ def test_compare_flags_a_weight_claimed_twice():
 
 
 def test_nontrainable_weights_are_counted_apart():
-    from paramcount.registry import Architecture
+    from paramcount.model.registry import Architecture
 
     f = group("x", leaf("a", d_e, match="w"))
     arch = Architecture(id="nt", title="t", source="s", formula=f, required=(d_e,),
@@ -104,7 +104,7 @@ def test_nontrainable_weights_are_counted_apart():
 
 
 def _real_weights(arch, hp):
-    from paramcount.verify import build_reference, keras_weights
+    from paramcount.analyze.verify import build_reference, keras_weights
 
     return keras_weights(build_reference(arch, hp))
 
@@ -146,7 +146,7 @@ def test_pytest_plugin_import_stays_light():
 def _exact_against_sympy(arch_id: str, sets) -> int:
     """Every leaf, group sum and total of the tree evaluated by the generated exact Python
     (formula.to_int) and by SymPy's substitution alone: the same integers."""
-    from paramcount.formula import _exact, sympy_int, to_int
+    from paramcount.core.formula import _exact, sympy_int, to_int
 
     arch = registry.get(arch_id)
     exprs = [lf.expr for lf in arch.formula.leaves()]
@@ -164,7 +164,7 @@ def _exact_against_sympy(arch_id: str, sets) -> int:
 
 @pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
 def test_exact_python_evaluation_equals_sympy(arch_id):
-    """to_int's fast path (paramcount.exact) is held to SymPy, one set per architecture here;
+    """to_int's fast path (paramcount.core.exact) is held to SymPy, one set per architecture here;
     every set with --runslow (test_exact_python_evaluation_equals_sympy_at_every_set)."""
     assert _exact_against_sympy(arch_id, registry.get(arch_id).hparam_sets()[:1]) > 0
 
@@ -177,7 +177,7 @@ def test_exact_python_evaluation_equals_sympy_at_every_set(arch_id):
 
 def test_exact_python_defers_to_sympy_where_it_cannot_say():
     """A non-integer value, a missing symbol, a division by zero: SymPy's own answer or error."""
-    from paramcount.formula import to_int
+    from paramcount.core.formula import to_int
 
     with pytest.raises(ValueError, match="not an integer"):
         to_int(d_e / M, {d_e: 3, M: 2})
@@ -193,7 +193,7 @@ def test_exact_python_defers_to_sympy_where_it_cannot_say():
 def test_defaults_and_constraints_by_exact_python_equal_sympy(arch_id):
     """hparams._val's fast path against SymPy's substitution, at the first set and with a
     symbol missing (SymPy's partial result either way)."""
-    from paramcount.hparams import _sympy_val, _val
+    from paramcount.core.hparams import _sympy_val, _val
 
     arch = registry.get(arch_id)
     values = arch.values(arch.hparam_sets()[0].hparams)

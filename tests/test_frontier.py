@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry, symbols
-from paramcount.cli import main
-from paramcount.frameworks import for_framework
+from paramcount.cli.main import main
+from paramcount.core import symbols
+from paramcount.model import registry
+from paramcount.model.frameworks import for_framework
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -248,7 +249,7 @@ def test_checked_by_transformers_only(arch_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("arch_id", FRONTIER)
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
-    from paramcount.prove import transformers as hf_prove
+    from paramcount.analyze.prove import transformers as hf_prove
 
     result = hf_prove.prove(registry.get(arch_id))
     assert result.status == "proven", result

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 from tests._shared import torch_side
 from tests.test_frontier import CONFIGS, _count, _values
 
@@ -161,7 +161,7 @@ def test_checked_by_transformers_only(arch_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("arch_id", REST)
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
-    from paramcount.prove import transformers as hf_prove
+    from paramcount.analyze.prove import transformers as hf_prove
 
     result = hf_prove.prove(registry.get(arch_id))
     assert result.status == "proven", result
@@ -197,8 +197,8 @@ def _preset_results(arch_ids):
 def test_report_rules_of_thumb_and_plots_take_in_the_rest_of_the_frontier():
     """The rules-of-thumb page sizes the dense families against 12·L·d_e² and Megatron-LM and
     sets each mixture of experts' active count beside its total; the figures draw them all."""
-    from paramcount.plots import _report_data, report_figure_names
-    from paramcount.render import rules_of_thumb_section
+    from paramcount.output.plots import _report_data, report_figure_names
+    from paramcount.output.render import rules_of_thumb_section
 
     results = _preset_results(REST)
     text = rules_of_thumb_section(results, {a: registry.get(a) for a in REST})

@@ -1,4 +1,4 @@
-"""Every transformers class of a covered family (paramcount.heads): the base model and the task
+"""Every transformers class of a covered family (paramcount.model.heads): the base model and the task
 heads beside the declared class, each read from a config and checked against its transformers
 build on the meta device. Skipped without torch."""
 
@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.verify import transformers_missing
+from paramcount.analyze.verify import transformers_missing
 
 if transformers_missing():  # this process may hold TensorFlow: torch is never imported here
     pytest.skip("the transformers extra is not installed", allow_module_level=True)
 
 
-from paramcount import configs, heads, registry
-from paramcount.cli import main
+from paramcount.analyze import configs
+from paramcount.cli.main import main
+from paramcount.model import heads, registry
 
 CONFIGS = Path(__file__).with_name("configs")
 MAPPINGS = ("MODEL_MAPPING_NAMES", "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
@@ -125,7 +126,7 @@ def test_every_class_matches_its_transformers_build(arch_id, name):
 def test_a_class_is_transformers_only_and_its_head_a_named_term():
     arch = registry.get("llama:LlamaForSequenceClassification")
     assert arch.checked_by == ("transformers",)
-    from paramcount.frameworks import for_framework
+    from paramcount.model.frameworks import for_framework
 
     view = for_framework(arch, "transformers")
     names = [c.name for c in view.formula.children]
@@ -190,7 +191,7 @@ def test_an_unknown_class_of_a_family_is_refused_with_the_known_ones(capsys):
 
 @pytest.mark.parametrize("name, cls", [
     ("gemma-2-2b.json", "Gemma2Model"), ("gemma-2-2b.json", "Gemma2ForSequenceClassification"),
-    # the families whose untied LM head is an option (paramcount.options): their other classes
+    # the families whose untied LM head is an option (paramcount.model.options): their other classes
     ("gpt2.json", "GPT2ForSequenceClassification"), ("opt-125m.json", "OPTForQuestionAnswering"),
     ("smollm3-3b.json", "SmolLM3Model"), ("falcon-7b.json", "FalconForTokenClassification")])
 def test_a_class_without_an_lm_head_reads_any_tie_word_embeddings(capsys, tmp_path, name, cls):

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry, symbols
-from paramcount.cli import main
-from paramcount.components.stacks import PERIODIC_ATTENTION, periodic
-from paramcount.frameworks import for_framework
+from paramcount.cli.main import main
+from paramcount.core import symbols
+from paramcount.model import registry
+from paramcount.model.components.stacks import PERIODIC_ATTENTION, periodic
+from paramcount.model.frameworks import for_framework
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -163,7 +164,7 @@ def test_jamba_stack_off_the_proof_lattice_is_transformers_build():
     """Jamba's proof samples L a multiple of L_att, L_att of L_moe (a sub-lattice, dense in the
     layer counts); a stack JambaConfig writes off it (2 attention and 3 expert blocks of 5)
     is its build too."""
-    from paramcount.verify import verify
+    from paramcount.analyze.verify import verify
 
     for count in (2, 3):  # each writable as a period and offset of JambaConfig's
         period, offset = periodic(5, count)
@@ -185,8 +186,8 @@ def test_granite_4_proof_leaves_the_mamba_heads_free():
     """Granite 4 is proven with H_ssm and M independent: the proof's one restriction is the
     sub-lattice x_in = H_ssm·x_in' (x_in·d_e divisible by H_ssm, met through x_in), dense in
     every hyperparameter, so its polynomial identity holds at every valid set."""
-    from paramcount.hparams import Divisible
-    from paramcount.prove import transformers as hf_prove
+    from paramcount.analyze.prove import transformers as hf_prove
+    from paramcount.core.hparams import Divisible
 
     arch = registry.get("granitemoehybrid")
     assert arch.transformers.prove_within == (Divisible(symbols.x_in, symbols.H_ssm),)
@@ -249,7 +250,7 @@ def test_checked_by_transformers_only(arch_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("arch_id", HYBRIDS)
 def test_formula_with_deltas_is_proven_against_transformers(arch_id):
-    from paramcount.prove import transformers as hf_prove
+    from paramcount.analyze.prove import transformers as hf_prove
 
     result = hf_prove.prove(registry.get(arch_id))
     assert result.status == "proven", result

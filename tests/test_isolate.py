@@ -1,4 +1,4 @@
-"""One framework per process, and workers that die (paramcount.isolate, paramcount.parallel).
+"""One framework per process, and workers that die (paramcount.runtime.isolate, paramcount.analyze.parallel).
 
 A fresh machine's torch (CUDA, with triton) segfaults in a process that imported TensorFlow, and
 a worker that died used to leave ``report`` waiting forever for the task it lost."""
@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import isolate
-from paramcount.verify import transformers_missing
+from paramcount.analyze.verify import transformers_missing
+from paramcount.runtime import isolate
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PARAMCOUNT_PROGRESS": "0"}
 
 KILLER = '''
 import os, signal
-from paramcount.components import dense
-from paramcount.formula import group
-from paramcount.registry import Architecture, register
-from paramcount.symbols import d_e
+from paramcount.model.components import dense
+from paramcount.core.formula import group
+from paramcount.model.registry import Architecture, register
+from paramcount.core.symbols import d_e
 
 def build(hp):  # dies as a segfault or the OOM killer would end it: no exception, no goodbye
     os.kill(os.getpid(), signal.SIGKILL)
@@ -38,7 +38,7 @@ register(Architecture(
 
 
 def _clash(first: str, second: str) -> subprocess.CompletedProcess:
-    code = (f"from paramcount import isolate\nisolate.install_guard()\nimport {first}\n"
+    code = (f"from paramcount.runtime import isolate\nisolate.install_guard()\nimport {first}\n"
             "import importlib.util\n"
             f"assert importlib.util.find_spec({second!r}) is not None  # a probe is no import\n"
             f"try:\n    import {second}\nexcept isolate.FrameworkClash as exc:\n"
@@ -122,7 +122,7 @@ def _square_or_die(x: int) -> int:
 def test_a_dead_workers_items_are_named_and_the_others_go_on():
     """Items 3 and 7 kill their worker; 4 shares 3's group (a shared build), so it was held too.
     The rest run in the surviving and fresh workers, and the pool ends at once."""
-    from paramcount import parallel
+    from paramcount.analyze import parallel
 
     start = time.monotonic()
     out = parallel.run_grouped(_square_or_die, list(range(10)), [[3, 4], [0], [1, 2], [5, 6],
@@ -159,8 +159,9 @@ def test_report_names_the_set_whose_worker_died_and_writes_nothing(killer, tmp_p
                                                                    monkeypatch):
     """The report's verifications run as verify's do; a dead worker's sets are ERROR rows, the
     report is not written (it would lack them), and the exit status is 1."""
-    from paramcount import registry, report
-    from paramcount.cli import main
+    from paramcount.cli.main import main
+    from paramcount.model import registry
+    from paramcount.output import report
 
     # loaded for this test only: the registry and the plugin list are restored after it
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))

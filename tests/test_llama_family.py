@@ -17,10 +17,11 @@ import math
 import pytest
 import sympy
 
-from paramcount import registry, symbols
-from paramcount.components.llama_like import closed_form_dense, tied
-from paramcount.components.modern import k_act
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k
+from paramcount.core import symbols
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k
+from paramcount.model import registry
+from paramcount.model.components.llama_like import closed_form_dense, tied
+from paramcount.model.components.modern import k_act
 
 DENSE = {
     "llama": dict(tie=tied),
@@ -138,7 +139,7 @@ def _int8_scales(p):
 
 def test_int8_scales_explain_keras_hub_figures():
     """KerasHub's *_int8 figures = float build + the int8 scales, exactly."""
-    from paramcount.keras_hub_meta import published_params
+    from paramcount.model.keras_hub_meta import published_params
 
     for arch_id, float_name, int8_name in [("llama", "llama2_7b_en", "llama2_7b_en_int8"),
                                            ("llama3", "llama3_8b_en", "llama3_8b_en_int8")]:
@@ -163,7 +164,7 @@ def test_int8_scale_count_is_what_keras_quantization_adds():
 
 
 def test_llama32_keras_hub_figure_is_the_untied_build():
-    from paramcount.keras_hub_meta import published_params
+    from paramcount.model.keras_hub_meta import published_params
 
     arch = registry.get("llama3")
     for name in ("llama3.2_1b", "llama3.2_3b"):
@@ -174,7 +175,7 @@ def test_llama32_keras_hub_figure_is_the_untied_build():
 def test_largest_preset_builds_without_allocating():
     import resource
 
-    from paramcount.verify import verify
+    from paramcount.analyze.verify import verify
 
     result = verify("llama3", preset="llama3.1_405b")
     assert result.ok, "\n".join(result.mismatches())
@@ -186,7 +187,7 @@ def test_gated_delta_net_equals_closed_form():
     """Gated DeltaNet as Qwen 3.5 holds it, written out: projections to q, k, v (2·H_lk·d_lk +
     H_lv·d_lv), z (H_lv·d_lv), β and decay (H_lv each), the depthwise conv over the q, k, v
     channels, A and the time-step bias (H_lv each), the gated norm (d_lv), the output projection."""
-    from paramcount.components.llama_like import H_lk, H_lv, K_conv, d_lk, d_lv, gated_delta_net
+    from paramcount.model.components.llama_like import H_lk, H_lv, K_conv, d_lk, d_lv, gated_delta_net
 
     qkv = 2 * H_lk * d_lk + H_lv * d_lv
     closed = (d_e * (qkv + H_lv * d_lv + 2 * H_lv) + K_conv * qkv + 2 * H_lv + d_lv
@@ -195,7 +196,7 @@ def test_gated_delta_net_equals_closed_form():
 
 
 def test_qwen3_5_mixers_split_the_blocks():
-    from paramcount.components.llama_like import L_full
+    from paramcount.model.components.llama_like import L_full
 
     blocks = registry.get("qwen3_5").formula.find("blocks")
     assert blocks.find("full_attention").times == L_full
@@ -218,10 +219,10 @@ def test_the_llama_block_takes_its_norm_as_a_parameter():
     norm's shift adds d_e per norm: two per block."""
     import sympy
 
-    from paramcount.components.basic import layer_norm
-    from paramcount.components.llama_like import decoder_blocks, swiglu
-    from paramcount.components.modern import rms_norm
-    from paramcount.symbols import L, d_e
+    from paramcount.core.symbols import L, d_e
+    from paramcount.model.components.basic import layer_norm
+    from paramcount.model.components.llama_like import decoder_blocks, swiglu
+    from paramcount.model.components.modern import rms_norm
 
     rms = decoder_blocks(swiglu()).trainable_total(True)
     ln = decoder_blocks(swiglu(), norm=layer_norm).trainable_total(True)

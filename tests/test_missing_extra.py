@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry, verify
-from paramcount.cli import main
+from paramcount.analyze import verify
+from paramcount.cli.main import main
+from paramcount.model import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKER = (  # a sitecustomize: torch and transformers are not installed, as far as it can tell
@@ -32,8 +33,8 @@ def _without_extra(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_report_says_at_its_top_what_it_leaves_out(tmp_path):
-    code = ("from paramcount import report\n"
-            "from paramcount.verify import verify\n"
+    code = ("from paramcount.output import report\n"
+            "from paramcount.analyze.verify import verify\n"
             "print(report.left_out())\n"
             "pages = report.generate([verify('ffnn_lm', preset='tiny')], proofs=[],\n"
             "                        vers={'TensorFlow': 'x'})\n"
@@ -58,12 +59,12 @@ def test_prove_of_a_model_only_transformers_builds_needs_the_extra(tmp_path):
 
 @pytest.fixture
 def no_extra(monkeypatch):
-    """The extra missing (paramcount.verify.transformers_missing, which everything asks), and
+    """The extra missing (paramcount.analyze.verify.transformers_missing, which everything asks), and
     the registry cut to two architectures: one Keras builds, one only transformers builds."""
     monkeypatch.setattr(verify, "transformers_missing", lambda: "torch")
     archs = {a: registry.get(a) for a in ("ffnn_lm", "falcon_parallel")}
     monkeypatch.setattr(registry, "architectures", lambda: dict(archs))
-    from paramcount import report
+    from paramcount.output import report
 
     # the checkpoints page reads published configs of families cut from this registry
     monkeypatch.setattr(report, "PAGES", [p for p in report.PAGES if p.path != "checkpoints.md"])

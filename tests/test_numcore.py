@@ -1,4 +1,4 @@
-"""The numeric core (paramcount.numcore): one SymPy-free layer that the SymPy path and the
+"""The numeric core (paramcount.core.numcore): one SymPy-free layer that the SymPy path and the
 compiled count both call, so that no copy of resolving, checking, parsing or forming the
 breakdown can drift from the other."""
 
@@ -14,8 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import cli, compiled, numcore, registry, render
-from paramcount.errors import HyperparameterError
+from paramcount.analyze import counting
+from paramcount.analyze.counting import compiled
+from paramcount.cli import fast
+from paramcount.cli import main as cli
+from paramcount.core import numcore
+from paramcount.core.errors import HyperparameterError
+from paramcount.model import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "paramcount"
@@ -45,12 +50,12 @@ def test_both_paths_resolve_check_and_count_through_the_core(calls):
     arch = registry.get("llama")  # constraints (divisibility), defaults, fixed symbols
     given = dict(arch.preset("llama2_7b_en").hparams)
     hp = arch.resolve(given)
-    render.counted(arch, hp)
+    counting.counted(arch, hp)
     sympy_path = set(calls)
     calls.clear()
     ns = _table(arch)
     assert compiled.resolve(ns, given) == hp
-    assert compiled.evaluate(ns, hp) == render.counted(arch, hp)
+    assert compiled.evaluate(ns, hp) == counting.counted(arch, hp)
     compiled_path = set(calls)
     assert {"resolve", "unmet", "node_counts", "check_value"} <= sympy_path & compiled_path
 
@@ -59,7 +64,7 @@ def test_both_command_lines_declare_count_by_the_core(calls):
     cli.build_parser()
     assert calls == ["add_count_arguments"]
     calls.clear()
-    assert compiled.parse(["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L=2"]) == (
+    assert fast.parse(["count", "gpt2", "--preset", "gpt2_base_en", "--set", "L=2"]) == (
         "gpt2", "gpt2_base_en", ["L=2"], False)
     assert calls == ["add_count_arguments"]
 
@@ -67,25 +72,25 @@ def test_both_command_lines_declare_count_by_the_core(calls):
 def test_no_copy_remains_in_the_compiled_path():
     """compiled.py holds the table's arithmetic only: no argument loop, no domain check, no
     constraint reading of its own (the names of the copies it once held are gone)."""
-    tree = ast.parse((PKG / "compiled.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PKG / "analyze" / "counting" / "compiled.py").read_text(encoding="utf-8"))
     defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     assert not defined & {"_violated", "_check_value", "_parse", "_plain_int", "_i", "_is_int"}
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
                 for a in n.names}
     assert "numcore" in imported and "argparse" not in imported
-    src = (PKG / "compiled_source.py").read_text(encoding="utf-8")
+    src = (PKG / "analyze" / "counting" / "table.py").read_text(encoding="utf-8")
     assert "mults" not in src  # multiplicities are numcore.node_counts', from the nodes' values
 
 
 def test_the_console_script_is_the_clis():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert meta["project"]["scripts"]["paramcount"] == "paramcount.cli:main"
+    assert meta["project"]["scripts"]["paramcount"] == "paramcount.cli.main:main"
 
 
 def test_main_as_the_command_takes_the_compiled_count(tmp_path):
     """``main()`` (no argv: the console script) answers a warm count without SymPy."""
     env = {"PARAMCOUNT_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    code = ("import sys; from paramcount.cli import main; sys.argv = ['paramcount', 'count', "
+    code = ("import sys; from paramcount.cli.main import main; sys.argv = ['paramcount', 'count', "
             "'gpt2', '--preset', 'gpt2_base_en']; code = main(); "
             "print('SYMPY' if 'sympy' in sys.modules else 'NO-SYMPY'); sys.exit(code)")
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
@@ -107,7 +112,7 @@ def test_main_as_the_command_takes_the_compiled_count(tmp_path):
     ["formula", "gpt2"],
 ])
 def test_the_compiled_count_leaves_the_rest_to_the_full_command_line(argv):
-    assert compiled.parse(argv) is None
+    assert fast.parse(argv) is None
 
 
 def test_unmet():
@@ -137,5 +142,5 @@ def test_parse_assignments_reads_integers_one_way():
 
 
 def test_the_core_imports_no_sympy():
-    code = "import sys, paramcount.numcore; sys.exit('sympy' in sys.modules)"
+    code = "import sys, paramcount.core.numcore; sys.exit('sympy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT)}).returncode == 0

@@ -1,4 +1,4 @@
-"""Options transformers builds and KerasHub cannot (paramcount.options): counted as transformers
+"""Options transformers builds and KerasHub cannot (paramcount.model.options): counted as transformers
 builds them, the Keras check skipped with the family's reason, never refused. Skipped without
 torch."""
 
@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.verify import transformers_missing
+from paramcount.analyze.verify import transformers_missing
 
 if transformers_missing():  # this process may hold TensorFlow: torch is never imported here
     pytest.skip("the transformers extra is not installed", allow_module_level=True)
 
 
-from paramcount import options, registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import options, registry
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -78,7 +78,7 @@ def _combined_sets():
 
 @pytest.mark.parametrize("arch_id, name", _combined_sets())
 def test_every_class_with_each_option_matches_its_transformers_build(arch_id, name):
-    """A family's further classes (paramcount.heads) compose with its options: RoBERTa's
+    """A family's further classes (paramcount.model.heads) compose with its options: RoBERTa's
     classifier with sixteen token types, T5Model with eight buckets (the first set of each in
     the default run)."""
     from tests.test_transformers import _check
@@ -140,7 +140,7 @@ def test_the_keras_check_is_skipped_with_the_familys_reason(capsys):
 def test_a_config_the_family_reads_is_not_taken_by_an_option():
     """The family's own table comes first: a tied Gemma 2 still reads (and is checked by
     Keras) as gemma."""
-    from paramcount.configs import read_config
+    from paramcount.analyze.configs import read_config
 
     assert read_config(CONFIGS / "gemma-2-2b.json").arch == "gemma"
     assert read_config(CONFIGS / "t5-small.json").arch == "t5"

@@ -10,9 +10,10 @@ import time
 
 import pytest
 
-from paramcount import _io, report
-from paramcount.cli import main
-from paramcount.errors import OutputPathError
+from paramcount.cli.main import main
+from paramcount.core.errors import OutputPathError
+from paramcount.output import report
+from paramcount.runtime import files as _io
 
 
 def run_report(capsys, target, monkeypatch):
@@ -111,12 +112,12 @@ def test_fsync_before_rename(tmp_path, monkeypatch):
 def test_figures_never_pair_with_another_report(tmp_path, monkeypatch):
     """A failure while writing the group leaves every file as it was: the old report keeps its
     old figures, and the new figures appear only together with the new report."""
-    from paramcount.verify import verify
+    from paramcount.analyze.verify import verify
 
     results = [verify("gpt2", preset="gpt2_base_en")]
     target = tmp_path / "conformance.md"
     target.write_text("old report\n")
-    from paramcount.plots import report_figure_names
+    from paramcount.output.plots import report_figure_names
 
     figure = tmp_path / report_figure_names(results)[0]
     figure.write_text("old figure\n")
@@ -165,8 +166,8 @@ def test_check_output_accepts_new_files_in_new_folders(tmp_path):
 def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
     """Issue 11 item 9: figures a finding states are computed, or marked as quoted with their
     source; no "Parameters verified in all" summing twins and examples."""
-    from paramcount import registry
-    from paramcount.verify import verify
+    from paramcount.analyze.verify import verify
+    from paramcount.model import registry
 
     found = [(aid, p) for aid, arch in sorted(registry.architectures().items())
              for p in arch.presets_table().values() if p.keras_hub_differs and p.keras_hub]

@@ -9,13 +9,13 @@ import dataclasses
 import pytest
 import sympy
 
-from paramcount import registry
-from paramcount.components.recurrent import recurrent_cell
-from paramcount.errors import ConstraintError
-from paramcount.formula import Term, group, leaf
-from paramcount.registry import Architecture
-from paramcount.symbols import d_e, d_h
-from paramcount.verify import Weight, compare
+from paramcount.analyze.verify import Weight, compare
+from paramcount.core.errors import ConstraintError
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.symbols import d_e, d_h
+from paramcount.model import registry
+from paramcount.model.components.recurrent import recurrent_cell
+from paramcount.model.registry import Architecture
 
 
 def count(arch_id: str, **hp) -> int:
@@ -100,7 +100,7 @@ def test_part_may_slice_another_axis():
 
 def test_fused_leaves_share_a_weight_of_unequal_pieces():
     # transformers' Phi-3: q (M·d_k rows), k and v (M_kv·d_k each) in one qkv_proj
-    from paramcount.formula import FUSED
+    from paramcount.core.formula import FUSED
 
     qkv = (leaf("query", 3 * d_e * d_h, match="qkv", part=FUSED),
            leaf("key", d_e * d_h, match="qkv", part=FUSED),
@@ -247,7 +247,7 @@ def test_seq2seq_layers_of_different_widths_and_cell_types_are_data():
     n = deep.count(deep.resolve({**hp, "d_enc1": g, "d_dec1": h}))
     assert n == (31 + 41) * e + 3 * (e * g + g * g + 2 * g) + 4 * (e * h + h * h + h) \
         + (h * g + g * g + g) + g * 41 + 41
-    from paramcount.verify import verify  # and Keras builds the same, bidirectional encoder too
+    from paramcount.analyze.verify import verify  # and Keras builds the same, bidirectional encoder too
 
     assert verify(deep, {**hp, "d_enc1": g, "d_dec1": h, "bi": 1}).ok
     with pytest.raises(ValueError, match="state"):  # an LSTM's (h, c) cannot start a GRU
@@ -338,7 +338,7 @@ def test_breakdown_is_the_rendering_layer_s_table_of_an_architecture_s_columns()
     """``paramcount.breakdown`` (render) tabulates ``Architecture.columns`` (model data): a
     preset with overrides is its own column, and the total is the formula's count."""
     import paramcount
-    from paramcount import registry
+    from paramcount.model import registry
 
     arch = registry.get("gpt2")
     table = paramcount.breakdown("gpt2", "gpt2_base_en", L=2)

@@ -1,4 +1,4 @@
-"""Verification in worker processes (paramcount.parallel): the serial run's results, in its order."""
+"""Verification in worker processes (paramcount.analyze.parallel): the serial run's results, in its order."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import parallel
-from paramcount.cli import main
+from paramcount.analyze import parallel
+from paramcount.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLS: list[int] = []
@@ -60,7 +60,7 @@ def test_jobs_must_be_a_positive_number(capsys, bad):
 def test_verify_in_workers_prints_what_one_process_prints(capsys, monkeypatch):
     """Two workers (a fresh command: forked from a process holding no framework yet) print
     what this process prints verifying alone, byte for byte."""
-    from paramcount.cli import main
+    from paramcount.cli.main import main
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PARAMCOUNT_PROGRESS": "0"}
     args = ["verify", "ffnn_lm", "lstm_lm", "--quiet"]
@@ -78,7 +78,8 @@ def test_a_job_reaches_a_spawned_worker_by_architecture_id():
     table holds functions of the hyperparameters (Gemma 2's soft caps) travels by its id."""
     import pickle
 
-    from paramcount import parallel, registry
+    from paramcount.analyze import parallel
+    from paramcount.model import registry
 
     arch = registry.get("gemma")
     hp = arch.resolve(arch.preset("tiny_gemma2").hparams)

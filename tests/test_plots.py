@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from paramcount import plots, registry, report
+from paramcount.model import registry
+from paramcount.output import plots, report
 
 
 @pytest.mark.parametrize(("path", "cls"), [
@@ -29,9 +30,9 @@ def test_classify_by_component_kinds(path, cls):
 
 
 def test_kinds_not_names_decide_and_a_leaf_without_one_is_other():
-    from paramcount.formula import group, leaf
-    from paramcount.registry import Architecture
-    from paramcount.symbols import d_e, v
+    from paramcount.core.formula import group, leaf
+    from paramcount.core.symbols import d_e, v
+    from paramcount.model.registry import Architecture
 
     arch = Architecture(
         id="shapes", title="t", source="s", reference="x:y", counting="c", required=(v, d_e),
@@ -58,7 +59,7 @@ def test_every_leaf_of_every_architecture_has_a_kind():
 
 
 def test_context_and_plots_agree_on_embeddings():
-    from paramcount import context
+    from paramcount.analyze import context
 
     for arch in registry.architectures().values():
         drawn = {p for p, c in plots.classify_leaves(arch).items() if c == "embeddings"}
@@ -102,8 +103,8 @@ def test_changed_counts_change_the_svg():
 
 def test_matplotlib_is_not_imported_by_count_or_by_classifying():
     code = ("import sys\n"
-            "from paramcount.cli import main\n"
-            "from paramcount import plots\n"
+            "from paramcount.cli.main import main\n"
+            "from paramcount.output import plots\n"
             "assert main(['count', 'gpt2', '--preset', 'gpt2_base_en']) == 0\n"
             "plots.composition('gpt2', {'v': 5, 'n': 4, 'd_e': 8, 'M': 2, 'd_f': 8, 'L': 1})\n"
             "heavy = sorted(m for m in ('matplotlib', 'tensorflow', 'keras') if m in sys.modules)\n"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from paramcount import keras_hub_meta, registry
-from paramcount.errors import InputFileError, UnknownSymbolError
-from paramcount.registry import load_presets
+from paramcount.core.errors import InputFileError, UnknownSymbolError
+from paramcount.model import keras_hub_meta, registry
+from paramcount.model.registry import load_presets
 
 PRESETS = [(a.id, p) for a in registry.architectures().values() for p in a.presets_table().values()]
 

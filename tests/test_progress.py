@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from paramcount import progress
+from paramcount.runtime import progress
 
 
 class TTY(io.StringIO):
@@ -66,7 +66,7 @@ def test_forced_on_and_callback_form(monkeypatch):
 
 
 def test_cli_verify_progress_lines_and_quiet(capsys, monkeypatch):
-    from paramcount.cli import main
+    from paramcount.cli.main import main
 
     assert main(["verify", "gpt2", "--preset", "tiny", "--quiet"]) == 0
     out, err = capsys.readouterr()
@@ -104,11 +104,11 @@ def test_plain_lines_reach_the_total():
 
 
 def test_cli_verify_all_frameworks_progress_reaches_2_of_2(capsys):
-    from paramcount.verify import transformers_missing
+    from paramcount.analyze.verify import transformers_missing
 
     if transformers_missing():  # (found without importing torch: this process may hold Keras)
         pytest.skip("the transformers extra is not installed")
-    from paramcount.cli import main
+    from paramcount.cli.main import main
 
     assert main(["verify", "opt", "--preset", "tiny", "--framework", "all"]) == 0
     _, err = capsys.readouterr()

@@ -1,4 +1,4 @@
-"""Proof outcomes cached on disk (paramcount.cache.cached_proof): keyed by everything that could
+"""Proof outcomes cached on disk (paramcount.runtime.cache.cached_proof): keyed by everything that could
 change them, so an unchanged architecture is not re-proven and a changed one always is."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from paramcount import cache, registry
-from paramcount.formula import leaf
-from paramcount.symbols import d_e
+from paramcount.core.formula import leaf
+from paramcount.core.symbols import d_e
+from paramcount.model import registry
+from paramcount.runtime import cache
 
 
 @pytest.fixture
@@ -138,8 +139,8 @@ def test_transformers_proof_key_names_its_builder_and_libraries():
     be computed without importing torch (the process may hold TensorFlow)."""
     import subprocess
 
-    from paramcount.prove.transformers import proof_arch
-    from paramcount.verify import transformers_missing
+    from paramcount.analyze.prove.transformers import proof_arch
+    from paramcount.analyze.verify import transformers_missing
 
     if transformers_missing():
         pytest.skip("the transformers extra is not installed")
@@ -147,8 +148,8 @@ def test_transformers_proof_key_names_its_builder_and_libraries():
     names = [n for n, _ in cache.builder_sources(arch.reference)]
     assert names[0] == "weights('gpt2',)" and "reference_models.hf/hf.py" in names
     assert {"torch", "transformers"} <= set(cache.library_versions())
-    code = ("import sys\nfrom paramcount import registry, cache\n"
-            "from paramcount.prove.transformers import proof_arch\n"
+    code = ("import sys\nfrom paramcount.model import registry; from paramcount.runtime import cache\n"
+            "from paramcount.analyze.prove.transformers import proof_arch\n"
             "print(cache.proof_key(proof_arch(registry.get('gpt2'))), 'torch' in sys.modules)")
     keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.strip() for _ in range(2)}
@@ -181,8 +182,8 @@ def test_key_follows_the_mapping_table_the_builder_reads():
 def _a_proof():
     from fractions import Fraction
 
-    from paramcount.prove.results import ArchProof, CaseProof, Residual
-    from paramcount.symbols import L, M, d_e
+    from paramcount.analyze.prove.results import ArchProof, CaseProof, Residual
+    from paramcount.core.symbols import L, M, d_e
 
     case = CaseProof("gpt2", "M | d_e", "refuted", ("L", "d_e"), ("d_e = M·d_k",), {"L": 1, "d_e": 2},
                      {"L": (1, 2)}, {"d_e": (8, 4096)}, 3, 2.5e-07, 12, 1.25,
@@ -193,7 +194,7 @@ def _a_proof():
 
 
 def test_proofs_are_stored_as_json_and_read_back_whole(cache_dir):
-    from paramcount.prove import stored
+    from paramcount.analyze.prove import stored
 
     proof = _a_proof()
     assert stored.decode(stored.encode(proof)) == proof  # residuals exact, as SymPy expressions
@@ -263,8 +264,8 @@ def test_a_terms_memo_is_not_declared_data():
     """A proof key holds the declared tables, Terms among them (a transformers delta); a Term's
     memo of its sums fills as it is evaluated, so a key taken after a count differed from one taken
     before (t5gemma2's, after `count --config`). The memo is not part of the declaration."""
-    from paramcount.cache import declared
-    from paramcount.components import dense
+    from paramcount.model.components import dense
+    from paramcount.runtime.cache import declared
 
     term = dense("up", 4, 6, bias=True)
     group = term.__class__("g", children=(term,))
@@ -280,7 +281,7 @@ def test_proof_keys_do_not_hold_a_wheels_local_label_or_pythons_patch(monkeypatc
     import importlib.metadata as md
     import platform
 
-    from paramcount import cache
+    from paramcount.runtime import cache
 
     real = md.version
     for label in ("", "+cpu", "+cu130"):

@@ -3,7 +3,7 @@
 1. For every architecture, random valid hyperparameters give formula == Keras, component by
    component. Values are drawn around the architecture's smallest hyperparameter set (each
    settable symbol scaled by 1-3 or nudged, each flag 0 or 1) and kept only when the architecture
-   accepts them and the build stays small (paramcount.budget). The default run draws a fixed
+   accepts them and the build stays small (paramcount.analyze.budget). The default run draws a fixed
    (derandomized) example per architecture; ``--runslow`` draws 15, randomly.
 2. Random argument strings never produce a traceback: every run of ``main`` ends with exit 0, 1
    or 2, and an error is one line.
@@ -17,9 +17,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from paramcount import budget, registry, symbols
-from paramcount.cli import main
-from paramcount.errors import ParamcountError
+from paramcount.analyze import budget
+from paramcount.cli.main import main
+from paramcount.core import symbols
+from paramcount.core.errors import ParamcountError
+from paramcount.model import registry
 from tests._shared import needs_transformers
 
 ARCHS = sorted(registry.architectures())
@@ -61,7 +63,7 @@ def _profile(slow: bool):
 
 
 def _check_formula_equals_keras(aid: str, slow: bool) -> None:
-    from paramcount.verify import verify
+    from paramcount.analyze.verify import verify
 
     arch = registry.get(aid)
     # against Keras; a model only transformers builds (Falcon-7B/40B) against transformers

@@ -1,4 +1,4 @@
-"""Proofs (paramcount.prove): formula ≡ Keras as polynomials, and exact residuals when not."""
+"""Proofs (paramcount.analyze.prove): formula ≡ Keras as polynomials, and exact residuals when not."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from paramcount import prove, registry
-from paramcount.cli import main
-from paramcount.components import layer_norm
-from paramcount.symbols import L, M, d_e
+from paramcount.analyze import prove
+from paramcount.cli.main import main
+from paramcount.core.symbols import L, M, d_e
+from paramcount.model import registry
+from paramcount.model.components import layer_norm
 
 # A few architectures proven in the default run: plain, every flag combination, GQA constraints.
 QUICK = [a for a in ("gpt2", "lstm_lm", "llama") if a in registry.architectures()]
@@ -210,7 +211,7 @@ def test_a_flag_used_only_in_defaults_is_not_a_case():
 # --- thresholds (issue 11, item 10): proven only below TARGET_ERROR, no unexplained exception
 def _gpt2_whose_build_raises(new_id: str, exc_type: type[BaseException], above: int):
     """gpt2 whose Keras build raises ``exc_type`` once d_e exceeds ``above``."""
-    from paramcount.verify import build_reference
+    from paramcount.analyze.verify import build_reference
 
     gpt2 = registry.get("gpt2")
 
@@ -226,7 +227,7 @@ def _gpt2_whose_build_raises(new_id: str, exc_type: type[BaseException], above: 
 def test_a_bound_not_below_the_threshold_is_not_a_proof(monkeypatch):
     """With values drawn below 2^3 the Schwartz–Zippel bound is ≥ 1: no proof at all (it was
     called proven, with P(false proof) ≤ 1.0)."""
-    from paramcount import cache
+    from paramcount.runtime import cache
 
     # the patched constant is no input the proof cache keys on: prove afresh
     monkeypatch.setenv(cache.CACHE_ENV, "0")

@@ -1,4 +1,4 @@
-"""Floors the prover splits into sub-cases (paramcount.prove.floors), on derived formulas whose
+"""Floors the prover splits into sub-cases (paramcount.analyze.prove.floors), on derived formulas whose
 references are written by hand here (no torch): a layer pattern of a constant period beside one
 of a field (Qwen3-Next), a floor by a field of a width a constant divides (X-MOD), a floor whose
 numerator and denominator are sums after the order relations (RecurrentGemma), and a floor whose
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from paramcount.derive.core import Derivation, Template
-from paramcount.weights import Weight
+from paramcount.analyze.derive.core import Derivation, Template
+from paramcount.model.weights import Weight
 
 ONE = ((1, ()),)
 
@@ -23,7 +23,7 @@ def _floor(a: str, b: str):
 
 
 def _arch(fields, templates, reference, constraints=(), explicit=None):
-    from paramcount.derive.tree import architecture
+    from paramcount.analyze.derive.tree import architecture
 
     d = Derivation("floors", "Floors", {}, dict(fields), (), ())
     d.explicit = {**fields, **(explicit or {})}
@@ -34,8 +34,8 @@ def _arch(fields, templates, reference, constraints=(), explicit=None):
 
 
 def _prove_all(arch):
-    from paramcount.derive.proof import TorchOracle
-    from paramcount.prove import cases, prove_case
+    from paramcount.analyze.derive.proof import TorchOracle
+    from paramcount.analyze.prove import cases, prove_case
 
     return [prove_case(c, make_oracle=TorchOracle, explain_residuals=False) for c in cases(arch)]
 
@@ -67,7 +67,7 @@ _QWEN_FIELDS = {"num_hidden_layers": 48, "decoder_sparse_step": 1, "hidden_size"
 def test_a_layer_pattern_of_a_field_beside_one_of_a_constant_is_proven():
     """Qwen3-Next: floor(L/4) splits L = 4·L' + ρ, then floor((4·L' + ρ)/step) was 'not a
     polynomial'; the step is taken a multiple of 4 (a sub-lattice), floor(L'/step') splits."""
-    from paramcount.prove import cases
+    from paramcount.analyze.prove import cases
 
     arch = _arch(_QWEN_FIELDS, _QWEN, _layers(lambda i, s: (i + 1) % s == 0),
                  [("<=", "decoder_sparse_step", "num_hidden_layers")])

@@ -1,4 +1,4 @@
-"""Roundings the prover splits beside floors (paramcount.prove.floors), on derived formulas whose
+"""Roundings the prover splits beside floors (paramcount.analyze.prove.floors), on derived formulas whose
 references are written by hand here (no torch): a ceiling by a field of a floor (LFM2's
 feed-forward width, int(2·I/3) rounded up to a multiple of block_multiple_of) and ⌊√x⌋ (Doge's
 router, 2·⌊√num_experts⌋ wide)."""
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from paramcount.weights import Weight
+from paramcount.model.weights import Weight
 from tests.test_prove_floors import ONE, _arch, _field, _prove_all
 
 _LFM2_FIELDS = {"intermediate_size": 12288, "block_multiple_of": 256, "hidden_size": 64}
@@ -29,7 +29,7 @@ def _lfm2(wrong: bool):
 
 @pytest.mark.parametrize("wrong", [False, True])
 def test_a_ceiling_by_a_field_of_a_floor_is_decided(wrong):
-    from paramcount.prove import cases
+    from paramcount.analyze.prove import cases
 
     arch = _lfm2(wrong)
     got = cases(arch)
@@ -58,7 +58,7 @@ def _doge(wrong: bool):
 @pytest.mark.parametrize("wrong", [False, True])
 def test_a_square_root_is_decided(wrong):
     """⌊√E⌋ = s: E = s² (a square) or E = s² + r, 1 ≤ r ≤ 2s (drawn with r < s)."""
-    from paramcount.prove import cases
+    from paramcount.analyze.prove import cases
 
     arch = _doge(wrong)
     got = cases(arch)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry
-from paramcount.cli import main
+from paramcount.cli.main import main
+from paramcount.model import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -110,7 +110,7 @@ def test_readme_shown_output_is_printed(argv, shown, capsys, monkeypatch):
                          ids=lambda x: " ".join(x)[:40])
 def test_readme_shown_missing_extra_is_printed(argv, shown):
     """The one line a command prints without its extra, with the extra's packages absent."""
-    from paramcount import extras
+    from paramcount.runtime import extras
     from tests.test_extras import run_without
 
     extra = re.search(r"pip install 'paramcount\[(\w+)\]'", shown[0]).group(1)
@@ -163,7 +163,7 @@ def test_adding_a_family_names_every_table_option():
     explained in docs/adding-a-family.md (a new option without its line there fails here)."""
     import dataclasses
 
-    from paramcount import frameworks, mapping
+    from paramcount.model import frameworks, mapping
 
     doc = DOCS["docs/adding-a-family.md"]
     for cls in (mapping.Field, mapping.Table, frameworks.Transformers):

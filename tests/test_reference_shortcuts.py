@@ -7,8 +7,8 @@ import contextlib
 
 import pytest
 
-from paramcount import registry
-from paramcount.verify import build_reference, keras_weights
+from paramcount.analyze.verify import build_reference, keras_weights
+from paramcount.model import registry
 
 
 def _signature(arch_id: str, preset: str) -> list[tuple]:

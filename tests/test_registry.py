@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import sympy
 
-from paramcount import families, registry, symbols
+from paramcount.core import symbols
+from paramcount.model import discovery, registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,13 +30,13 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
 def test_every_family_folder_registers_exactly_the_ids_it_declares():
     """Discovery (each folder's ``IDS``, read as text) and registration agree: every declared id
     is registered, and nothing else is registered by the built-in folders."""
-    folders = {p.name for p in Path(families.__file__).parent.iterdir()
+    folders = {p.name for p in discovery.HERE.iterdir()
                if (p / "__init__.py").is_file()}
-    declared = families.ids()
+    declared = discovery.ids()
     assert set(declared.values()) == folders
     proc = _fresh("""
         import sys
-        from paramcount import registry
+        from paramcount.model import registry
         every = registry.architectures()
         print(sorted(every))
     """)
@@ -61,11 +62,11 @@ def test_a_family_registering_an_undeclared_id_is_refused(monkeypatch):
 def test_preset_files_sit_in_their_family_folders():
     """A preset name is ``families/<name>/presets.toml`` or one ``families/<f>/<name>.toml``; each
     file is some architecture's (none is left unread)."""
-    files = sorted(Path(families.__file__).parent.glob("*/*.toml"))
+    files = sorted(discovery.HERE.glob("*/*.toml"))
     used = set()
     for arch in registry.architectures().values():
         names = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
-        used |= {families.preset_file(str(n)) for n in names if n and not str(n).endswith(".toml")}
+        used |= {discovery.preset_file(str(n)) for n in names if n and not str(n).endswith(".toml")}
     assert None not in used
     assert set(files) == used, set(files) ^ used
 
@@ -76,7 +77,7 @@ def test_get_imports_only_the_module_the_map_names():
     ``_lineages``, are no family)."""
     proc = _fresh("""
         import sys
-        from paramcount import registry
+        from paramcount.model import registry
         registry.get("lstm_lm"); registry.get("transformer")
         print(sorted(m.rpartition(".")[2] for m in sys.modules
                      if m.startswith("paramcount.families.") and ".families._" not in m))
@@ -90,7 +91,7 @@ def test_entry_point_group_finds_a_users_architecture(tmp_path, monkeypatch):
     (a fake distribution on sys.path here): ``get`` and ``architectures`` find it."""
     (tmp_path / "fake_paramcount_arch.py").write_text(textwrap.dedent("""
         import dataclasses
-        from paramcount import registry
+        from paramcount.model import registry
         register = registry.register(dataclasses.replace(
             registry.get("gpt2"), id="fake_ep_arch", presets=None, keras_hub_metadata=False))
     """))
@@ -120,7 +121,7 @@ def test_a_users_architecture_cannot_take_a_builtin_id():
 
 def test_builtin_symbols_exist_whatever_was_imported():
     proc = _fresh("""
-        from paramcount import symbols
+        from paramcount.core import symbols
         print(symbols.info("tied").flag, symbols.info("d_fe").name, symbols.info("r_w").name)
     """)
     assert proc.returncode == 0, proc.stderr
@@ -132,8 +133,8 @@ def test_symbols_of_issue_13_modules_and_per_layer_widths_exist_whatever_was_imp
     the per-layer widths (d_h3, d_enc1) mean the same, and unknown names say the same, before
     and after the modules that use them are imported."""
     code = """
-        from paramcount import symbols
-        from paramcount.errors import UnknownSymbolError
+        from paramcount.core import symbols
+        from paramcount.core.errors import UnknownSymbolError
         print(symbols.info("L_dense").zero_ok, symbols.info("v_out").name,
               symbols.info("n_mels").name, symbols.info("d_h3").description)
         try:
@@ -198,7 +199,7 @@ def _rows_in_two_families(kinds: set[str]) -> dict[str, list[str]]:
     """Calls of ``kinds`` written alike (as ``ast.unparse`` gives them, a module's string constant
     read as its text) in two family folders, each with the folders."""
     where: dict[str, set[str]] = {}
-    for init in sorted(Path(families.__file__).parent.glob("*/__init__.py")):
+    for init in sorted(discovery.HERE.glob("*/__init__.py")):
         tree = ast.parse(init.read_text(encoding="utf-8"))
         text = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
@@ -239,8 +240,8 @@ def test_the_row_check_sees_a_copy(tmp_path):
 def test_a_name_that_is_no_folder_name_finds_no_family():
     """An id is looked up as a folder name: "", a path, a glob or a name longer than the file
     system takes is no family (it was read as families/__init__.py, or raised ENAMETOOLONG)."""
-    from paramcount import families
+    from paramcount.model import discovery
 
     for name in ("", ".", "..", "*", "g*", "../bert", "x" * 300, "bert/presets"):
-        assert not families.declares(name, "bert") and families.preset_file(name) is None
-    assert families.declares("bert", "bert") and families.preset_file("bert") is not None
+        assert not discovery.declares(name, "bert") and discovery.preset_file(name) is None
+    assert discovery.declares("bert", "bert") and discovery.preset_file("bert") is not None

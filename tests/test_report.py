@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import report
+from paramcount.output import report
 from tests._shared import all_verified, needs_transformers
 
 GOLDEN = Path(__file__).resolve().parent.parent / "reports" / "conformance.md"
@@ -41,8 +41,8 @@ def text(pages) -> str:
 def test_golden_report(pages, results, proofs, request, tmp_path):
     """reports/conformance.md, every page behind it, its figures and its proof record are what
     `paramcount report` writes now (update: pytest --update-golden)."""
-    from paramcount.plots import write_plots
-    from paramcount.prove import record
+    from paramcount.analyze.prove import record
+    from paramcount.output.plots import write_plots
 
     if request.config.getoption("--update-golden"):
         report.write_report(GOLDEN, pages, results=results, proof_record=proofs[1],
@@ -74,8 +74,8 @@ def test_report_states_convention_versions_and_every_architecture(pages, text):
     a line per section page; every link between pages lands on a page the report writes."""
     import re
 
-    from paramcount import registry
-    from paramcount.plots import REPORT_FIGURES
+    from paramcount.model import registry
+    from paramcount.output.plots import REPORT_FIGURES
 
     assert len(text.encode("utf-8")) <= 100_000, len(text.encode("utf-8"))
     assert "## Counting convention" in text and "Tied weights counted once" in text
@@ -104,7 +104,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    from paramcount import _io
+    from paramcount.runtime import files as _io
 
     monkeypatch.setattr(_io.os, "replace", boom)
     with pytest.raises(OSError):
@@ -117,7 +117,7 @@ def test_pages_are_one_group_beside_the_index_renamed_last(tmp_path, monkeypatch
     """Every page goes to its name relative to the index's folder (families/ created), all
     written and synced before any rename, the index renamed last; a failure while writing any
     temporary file leaves every old page as it was."""
-    from paramcount import _io
+    from paramcount.runtime import files as _io
 
     folder = tmp_path / "out"
     pages = {"presets.md": "P\n", "families/x.md": "X\n", "r.md": "index\n"}
@@ -154,9 +154,9 @@ def test_write_creates_folder_with_ordinary_permissions(tmp_path):
 
 def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
     """A recorded outcome renders exactly as the proof it records; a changed key is proven anew."""
-    from paramcount import cache
-    from paramcount.prove import cached_prove, record
-    from paramcount.prove.output import proofs_markdown
+    from paramcount.analyze.prove import cached_prove, record
+    from paramcount.analyze.prove.output import proofs_markdown
+    from paramcount.runtime import cache
 
     monkeypatch.setenv("PARAMCOUNT_CACHE", "0")
     fresh = cached_prove("ffnn_lm")
@@ -172,7 +172,7 @@ def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
     path.write_text(record.dumps(data), encoding="utf-8")
     assert record.stale(["ffnn_lm"], path) == ["ffnn_lm"]
     calls = []
-    monkeypatch.setattr("paramcount.prove.cached_prove", lambda a: calls.append(a) or fresh)
+    monkeypatch.setattr("paramcount.analyze.prove.cached_prove", lambda a: calls.append(a) or fresh)
     record.proofs_for(["ffnn_lm"], path)
     assert calls == ["ffnn_lm"]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import report
-from paramcount.cli import main
-from paramcount.errors import ParamcountError
-from paramcount.prove import record
+from paramcount.analyze.prove import record
+from paramcount.cli.main import main
+from paramcount.core.errors import ParamcountError
+from paramcount.output import report
 
 COMMITTED = Path(__file__).resolve().parent.parent / "reports" / record.RECORD_NAME
 ARCHS = ("ffnn_lm", "lstm_lm")  # no transformers reference: this process stays free of torch
@@ -41,7 +41,7 @@ def results():
 
 def _no_proving(monkeypatch):
     """Record what the report would prove; proving anything fails the test."""
-    from paramcount import parallel
+    from paramcount.analyze import parallel
 
     asked: list[str] = []
 

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import frameworks, registry, restrictions
-from paramcount.cache import declared
-from paramcount.formula import Term
-from paramcount.frameworks import Always, Transformers
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
-from paramcount.restrictions import Derived, DerivedMap, Fixed, Holds, Limit, Requires, Sets
-from paramcount.symbols import M, M_kv, d_e, d_k, v
+from paramcount.core import restrictions
+from paramcount.core.formula import Term
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Derived, DerivedMap, Fixed, Holds, Limit, Requires, Sets
+from paramcount.core.symbols import M, M_kv, d_e, d_k, v
+from paramcount.model import frameworks, registry
+from paramcount.model.frameworks import Always, Transformers
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.runtime.cache import declared
 
 ROWS = (
     Fixed(d_k, d_e / M, why="the head width is the width over the heads"),
@@ -120,7 +121,7 @@ def _old_spellings(source: str) -> list[str]:
 def test_every_family_restricts_by_the_one_list():
     """A family declares its restrictions as one list; a declaration with an old keyword (merged
     from a branch written before) is rewritten by the codemod (issue 18 §4)."""
-    families = Path(registry.__file__).resolve().parent / "families"
+    families = Path(registry.__file__).resolve().parents[1] / "families"
     bad = {str(f.relative_to(families)): found for f in sorted(families.rglob("*.py"))
            if (found := _old_spellings(f.read_text(encoding="utf-8")))}
     assert not bad, bad
@@ -137,9 +138,9 @@ def test_a_constraint_with_a_reason_gives_its_row_the_why():
 def _rows_without_why() -> dict[str, list[str]]:
     """Per family folder, the rows of its architectures, tables and transformers declarations
     (and their variants) that say no why."""
-    from paramcount import families
+    from paramcount.model import discovery
 
-    folder = {i: f for f in families.folders() for i in families.declared_ids(f)}
+    folder = {i: f for f in discovery.folders() for i in discovery.declared_ids(f)}
     out: dict[str, list[str]] = {}
     for aid, arch in sorted(registry.architectures().items()):
         ref = arch.transformers

@@ -8,10 +8,11 @@ import sys
 
 import pytest
 
-from paramcount import registry, symbols
-from paramcount.cli import main
-from paramcount.errors import HyperparameterError, UnknownSymbolError
-from paramcount.solve import parse_target, solve
+from paramcount.analyze.solve import parse_target, solve
+from paramcount.cli.main import main
+from paramcount.core import symbols
+from paramcount.core.errors import HyperparameterError, UnknownSymbolError
+from paramcount.model import registry
 
 LLAMA_7B_L32 = dict(v=32000, M=32, M_kv=32, d_f=11008, L=32)
 
@@ -103,7 +104,7 @@ def test_errors():
 
 
 def test_solve_cli_text_and_no_tensorflow():
-    code = ("import sys; from paramcount.cli import main; "
+    code = ("import sys; from paramcount.cli.main import main; "
             "rc = main(['solve', 'gpt2', '--target', '1.5e9', '--for', 'd_e', '--set', 'v=50257', "
             "'n=1024', 'M=25', 'd_f=6400', 'L=48']); "
             "assert 'tensorflow' not in sys.modules; sys.exit(rc)")
@@ -131,7 +132,7 @@ def test_solve_for_an_active_count():
 def test_how_wide_for_100b_total_at_10b_active(capsys):
     """With E, the top-k (and the shared experts) held: the width d_e and the expert width d_fe
     for 100B in all and 10B per token; each count exact, both nearest on either side."""
-    from paramcount.solve_moe import solve_pair
+    from paramcount.analyze.solve_moe import solve_pair
 
     sol = solve_pair("minimax_m2", "100B", "10B", "d_e", "d_fe", MINIMAX_SHAPE)
     best = sol.best
@@ -155,7 +156,7 @@ def test_how_wide_for_100b_total_at_10b_active(capsys):
 def test_a_total_out_of_reach_of_the_active_budget_says_none_above():
     """Granite 3 MoE routes 8 of 40 experts: a total cannot reach 10× the active count; the
     narrowest valid width is the nearest below, nothing is above."""
-    from paramcount.solve_moe import solve_pair
+    from paramcount.analyze.solve_moe import solve_pair
 
     sol = solve_pair("granitemoe", "10B", "1B", "d_e", "d_fe",
                      dict(v=49155, M=24, M_kv=8, L=32, E=40, k=8))
@@ -178,8 +179,8 @@ def test_bad_active_requests_are_one_line_exit_2(capsys, args, message):
 def test_a_product_with_known_factors_sets_the_step():
     """Granite 4's x_in·d_e divisible by H_ssm: at x_in = 2, H_ssm = 128, d_e is a multiple of
     64, not only of M = 32 (so solve --active starts from a valid width)."""
-    from paramcount.solve import _step
-    from paramcount.solve_moe import solve_pair
+    from paramcount.analyze.solve import _step
+    from paramcount.analyze.solve_moe import solve_pair
 
     arch = registry.get("granitemoehybrid")
     given = dict(arch.preset("granite_4_0_h_small").hparams)
@@ -193,7 +194,7 @@ def test_the_pair_is_nearest_where_the_second_unknown_holds_over_several_widths(
     """The expert width nearest the active budget holds over a run of widths d_e, along which
     the total rises: DeepSeek-V3's own total and active count give back its own shape (7168,
     2048), exactly, and not a neighbour the bisection lands on first."""
-    from paramcount.solve_moe import solve_pair
+    from paramcount.analyze.solve_moe import solve_pair
 
     arch = registry.get("deepseek_v3")
     given = dict(arch.preset("deepseek_v3").hparams)
@@ -226,7 +227,7 @@ def test_solve_active_gives_back_a_published_moe_shape(arch_id, preset, width):
     """solve --active on each MoE family: for the total and the active count of a published
     set, with E, the top-k and the shared experts held, the width and the expert width are that
     set's own, exactly."""
-    from paramcount.solve_moe import solve_pair
+    from paramcount.analyze.solve_moe import solve_pair
 
     arch = registry.get(arch_id)
     given = dict(arch.preset(preset).hparams)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from paramcount import registry, symbols
-from paramcount.components.stacks import MOE_AND_DENSE, L_dense, L_moe, LayerKinds
-from paramcount.errors import ConstraintError, HyperparameterError
-from paramcount.formula import leaf
-from paramcount.symbols import L, d_e
+from paramcount.core import symbols
+from paramcount.core.errors import ConstraintError, HyperparameterError
+from paramcount.core.formula import leaf
+from paramcount.core.symbols import L, d_e
+from paramcount.model import registry
+from paramcount.model.components.stacks import MOE_AND_DENSE, L_dense, L_moe, LayerKinds
 
 # KerasHub's QwenMoeBackboneTest.setUp (keras_hub/src/models/qwen_moe/qwen_moe_backbone_test.py).
 KERAS_HUB_TEST = dict(v=20, d_e=16, M=4, M_kv=2, L=2, E=4, d_fe=16, d_fs=32, d_f=32, k=2, tied=0)
@@ -172,7 +173,7 @@ def test_gemma3n_altup_laurel_and_per_layer_inputs():
 
 
 def test_gemma3n_presets_are_explained_not_listed():
-    from paramcount import keras_hub_meta
+    from paramcount.model import keras_hub_meta
 
     presets = [p for p in keras_hub_meta.preset_names()
                if keras_hub_meta.preset_model(p) == "gemma3n"]
@@ -194,7 +195,7 @@ def test_gemma3n_proof_grid_stays_small():
     # interpolation over A (degree 3: A·A² prediction coefficients) and the two layer counts,
     # and 2 random points per node because every width keeps a full random range (no
     # divisibility substitution). Computed from the parametrization alone, no build.
-    from paramcount import prove
+    from paramcount.analyze import prove
 
     arch = registry.get("gemma3n")
     all_cases = prove.cases(arch)

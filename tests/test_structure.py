@@ -101,32 +101,35 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-# The layers, bottom up: a module may import its own layer and those below. A name is a module of
-# paramcount (and what sits under it), or a top-level package; the longest name that matches wins.
+# The layers, bottom up: each is a folder of paramcount (or a top-level package), and a module may
+# import its own layer and those below. The package's face (its ``__init__``, ``__main__``, and the
+# pytest helper users import) sits above the command line; the front ends outside use it all.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("errors", "_io", "numcore", "exact", "cache_store", "cache", "extras", "plugin_import",
-              "progress")),
-    ("model", ("paramcount", "symbols", "formula", "hparams", "restrictions", "components", "mapping",
-               "frameworks", "weights", "heads", "options", "registry", "preset", "cards", "families",
-               "keras_hub_meta", "quantization", "exprdata")),
+    ("core", ("paramcount.core",)),
+    ("model", ("paramcount.model",)),
+    ("families", ("paramcount.families",)),
     ("references", ("reference_models",)),
-    ("analysis", ("verify", "builds", "prove", "configs", "solve", "solve_moe", "context", "checkpoints",
-                  "derive", "parallel", "isolate", "budget", "testing", "pytest_plugin")),
-    ("rendering", ("render", "count_output", "plots", "report", "report_derived", "report_frameworks",
-                   "report_pages", "report_sections", "compiled_source")),
-    ("cli", ("cli", "cli_checkpoint", "cli_checks", "cli_common", "cli_derive", "compiled", "__main__")),
+    ("runtime", ("paramcount.runtime",)),
+    ("analyze", ("paramcount.analyze",)),
+    ("output", ("paramcount.output",)),
+    ("cli", ("paramcount.cli",)),
+    ("public", ("paramcount", "paramcount.__main__", "paramcount.testing", "paramcount.pytest_plugin")),
     ("outside", ("benchmarks", "examples", "tests")),
 )
+# paramcount's modules outside its layer folders: at most this many (beside __init__ and __main__)
+MAX_LOOSE = 6
 
 
 def layer(module: str) -> int | None:
-    """The index in LAYERS of ``module``'s layer (None: no layer declares it)."""
-    best: tuple[int, int] | None = None
+    """The index in LAYERS of ``module``'s layer (None: no layer declares it); the longest
+    declared name that ``module`` is or sits under wins."""
+    best: tuple[int, str] | None = None
     for i, (_, names) in enumerate(LAYERS):
-        for n in names:
-            full = n if n in TOPS or n == "paramcount" else f"paramcount.{n}"
-            if (module == full or module.startswith(full + ".")) and (best is None or len(full) > best[1]):
-                best = (i, len(full))
+        for full in names:
+            if (module == full or module.startswith(full + ".")) and (best is None or len(full) > len(best[1])):
+                best = (i, full)
+    if best is not None and best[1] == "paramcount" and module != "paramcount":
+        return None  # a module loose in paramcount/ that no layer names
     return best[0] if best else None
 
 
@@ -174,21 +177,37 @@ def test_no_import_cycle():
 
 
 def test_every_module_has_a_layer_and_none_imports_a_higher_one():
-    """One-way flow, everywhere: base → model → references → analysis → rendering → CLI → the
-    front ends outside (function-level imports and type hints count too)."""
+    """One-way flow, everywhere: core → model → families → references → runtime → analyze →
+    output → cli → the package's face → the front ends outside (function-level imports and type
+    hints count too)."""
     assert not [m for m in _modules() if layer(m) is None]
     bad = upward(import_edges())
     assert not bad, "\n".join(bad)
 
 
+def test_the_layers_are_the_folders():
+    """Every folder of paramcount is a layer and every layer of paramcount a folder; at most a
+    few modules sit loose beside them, each named by the package's face."""
+    folders = {p.name for p in PKG.iterdir() if (p / "__init__.py").is_file()}
+    declared = {n.split(".")[1] for _, names in LAYERS for n in names
+                if n.startswith("paramcount.") and (PKG / n.split(".")[1]).is_dir()}
+    assert folders == declared
+    loose = sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "__main__"))
+    assert len(loose) <= MAX_LOOSE, loose
+    assert {f"paramcount.{m}" for m in loose} <= set(LAYERS[-2][1])
+
+
 def test_the_layer_check_sees_an_upward_import():
-    assert layer("paramcount.prove.oracle") == layer("paramcount.prove") != layer("paramcount.render")
-    assert upward([("paramcount.solve", "paramcount.render", "text", False)]) == [
-        "paramcount.solve (analysis) imports paramcount.render (rendering) in text()"]
-    assert upward([("paramcount.registry", "paramcount.verify", "", True)]) == [
-        "paramcount.registry (model) imports paramcount.verify (analysis) for type hints"]
-    assert not upward([("paramcount.verify", "paramcount.render", "_repr_markdown_", False),
-                       ("paramcount.render", "paramcount.verify", "", False)])
+    assert layer("paramcount.analyze.prove.oracle") == layer("paramcount.analyze") != layer("paramcount.output.render")
+    assert layer("paramcount.loose_module") is None  # a module outside every folder has no layer
+    assert upward([("paramcount.analyze.solve", "paramcount.output.render", "text", False)]) == [
+        "paramcount.analyze.solve (analyze) imports paramcount.output.render (output) in text()"]
+    assert upward([("paramcount.model.registry", "paramcount.analyze.verify", "", True)]) == [
+        "paramcount.model.registry (model) imports paramcount.analyze.verify (analyze) for type hints"]
+    assert upward([("paramcount.core.formula", "paramcount.families.gpt2", "f", False)]) == [
+        "paramcount.core.formula (core) imports paramcount.families.gpt2 (families) in f()"]
+    assert not upward([("paramcount.analyze.verify", "paramcount.output.render", "_repr_markdown_", False),
+                       ("paramcount.output.render", "paramcount.analyze.verify", "", False)])
     tree = ast.parse("import a\ndef f():\n    import b\n    class C:\n        def g(self):\n"
                      "            import c\n")
     assert [(ast.unparse(n), f) for n, f in _imports(tree)] == [("import a", ""), ("import b", "f"),
@@ -201,17 +220,13 @@ def test_the_check_sees_a_cycle():
 
 
 def test_the_model_imports_no_analysis_and_no_rendering():
-    """symbols, formula, hparams and components sit at the bottom, with the families' mapping
-    tables (mapping) and where transformers puts their weights (frameworks), which the
-    architecture modules hold as data: they import nothing above them, not even inside a
-    function."""
+    """core and model sit at the bottom (symbols, formula, hparams, components, the families'
+    mapping tables and where transformers puts their weights, which the families hold as data):
+    they import nothing of analyze, output or cli, not even inside a function."""
     graph = import_graph()
-    above = ("verify", "context", "prove", "solve", "configs", "render", "report", "cli", "plots")
-    model = ("symbols", "formula", "hparams", "components", "mapping", "frameworks", "weights",
-             "heads", "options")
     for m, targets in graph.items():
-        if m.startswith("paramcount.") and m.split(".")[1] in model:
-            assert not [t for t in targets if t.split(".")[1] in above], m
+        if m.startswith(("paramcount.core.", "paramcount.model.")):
+            assert not [t for t in targets if t.split(".")[1] in ("analyze", "output", "cli")], m
 
 
 def test_the_check_reads_relative_imports_and_both_branches_of_type_checking(tmp_path):
@@ -223,31 +238,29 @@ def test_the_check_reads_relative_imports_and_both_branches_of_type_checking(tmp
             and id(n) not in skip}
     assert kept == {"from typing import TYPE_CHECKING", "from b import run", "import c"}
     rel = ast.parse("from ..verify import x\nfrom . import y\n").body
-    assert _absolute("paramcount.prove.oracle", rel[0], False) == "paramcount.verify"
-    assert _absolute("paramcount.prove", rel[1], True) == "paramcount.prove"
-    assert _absolute("paramcount.prove.oracle", rel[1], False) == "paramcount.prove"
+    assert _absolute("paramcount.analyze.prove.oracle", rel[0], False) == "paramcount.analyze.verify"
+    assert _absolute("paramcount.analyze.prove", rel[1], True) == "paramcount.analyze.prove"
+    assert _absolute("paramcount.analyze.prove.oracle", rel[1], False) == "paramcount.analyze.prove"
 
 
 def test_reference_models_import_no_analysis_and_no_rendering():
     """A reference module maps hyperparameters to weights and nothing more: it may read the
     model layer (tables, symbols, Weight), never verify, prove or anything above them."""
     graph = import_graph()
-    allowed = ("symbols", "formula", "hparams", "components", "mapping",
-               "frameworks", "weights", "errors", "registry", "families",
-               "preset", "keras_hub_meta")
+    allowed = ("core", "model", "families")
     bad = {m: sorted(t for t in targets if t.startswith("paramcount.")
                      and t.split(".")[1] not in allowed)
            for m, targets in graph.items() if m.startswith("reference_models")}
     assert not {m: t for m, t in bad.items() if t}, bad
-    assert "paramcount.prove.transformers" in graph  # (the proofs against transformers: analysis)
+    assert "paramcount.analyze.prove.transformers" in graph  # (the proofs against transformers: analysis)
 
 
 def test_reading_configs_is_analysis():
     """configs turns a model's configuration file into hyperparameters: data for the CLI, never
     text, so it imports no rendering."""
     graph = import_graph()
-    assert not [t for t in graph["paramcount.configs"]
-                if t.split(".")[1] in ("render", "report", "cli", "plots")]
+    assert not [t for t in graph["paramcount.analyze.configs"]
+                if t.split(".")[1] in ("output", "cli")]
 
 
 def test_no_module_is_over_about_400_lines():
@@ -271,5 +284,5 @@ def test_every_package_of_the_project_is_scanned_and_nothing_imports_its_front_e
 def test_the_registry_imports_no_rendering():
     """An Architecture is model data: nothing in registry reaches the rendering layer."""
     graph = import_graph()
-    assert not [t for t in graph["paramcount.registry"]
-                if t.split(".")[1] in ("render", "report", "plots", "cli")]
+    assert not [t for t in graph["paramcount.model.registry"]
+                if t.split(".")[1] in ("analyze", "output", "cli")]

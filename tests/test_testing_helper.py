@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paramcount.errors import HyperparameterError
+from paramcount.core.errors import HyperparameterError
 from paramcount.testing import assert_param_count, param_count_check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ def test_heads_that_do_not_split_the_width_are_floored_as_keras_hub_does(tiny_gp
 
 
 def test_full_size_preset_on_a_stateless_model():
-    from paramcount.registry import get
+    from paramcount.model.registry import get
     from reference_models.gpt2 import backbone
 
     hp = get("gpt2").resolve(get("gpt2").preset("gpt2_base_en").hparams)

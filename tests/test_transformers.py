@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import frameworks, registry
-from paramcount.cli import main
-from paramcount.errors import Refused
-from paramcount.prove import transformers as hf_prove
-from paramcount.verify import transformers_missing, transformers_weights, verify
+from paramcount.analyze.prove import transformers as hf_prove
+from paramcount.analyze.verify import transformers_missing, transformers_weights, verify
+from paramcount.cli.main import main
+from paramcount.core.errors import Refused
+from paramcount.model import frameworks, registry
 from tests._shared import on_torch, torch_side
 
 if transformers_missing():
@@ -171,7 +171,7 @@ def test_a_symbol_transformers_sets_by_its_own_key_is_settable_there():
     """Moonshine's feed-forward is x_f·d_e wide in KerasHub, intermediate_size wide in
     transformers, any width (Transformers.settable): transformers' view takes d_f (default
     x_f·d_e), and its build agrees at a width no x_f gives."""
-    from paramcount import symbols
+    from paramcount.core import symbols
     from reference_models import hf
 
     arch = registry.get("moonshine")
@@ -224,7 +224,7 @@ def test_declared_hf_defaults_are_transformers_defaults():
                   if f.hf in given}
         import sympy
 
-        from paramcount import symbols
+        from paramcount.core import symbols
         default = sympy.sympify(field.hf_default).xreplace(
             {symbols.get(k): v for k, v in values.items()})
         assert default == want
@@ -300,7 +300,7 @@ def test_a_wrong_delta_is_a_named_mismatch():
     broken = frameworks.Transformers(weights=arch.transformers.weights)  # the delta left out
     import dataclasses
 
-    from paramcount.verify import compare
+    from paramcount.analyze.verify import compare
 
     hp = arch.resolve(arch.preset("tiny").hparams)
     bad = dataclasses.replace(arch, transformers=broken)
@@ -342,7 +342,7 @@ FAST_PROOFS |= {"bart", "bert_pretraining", "distil_bert", "distil_bert_masked_l
     pytest.param(a, marks=() if a in FAST_PROOFS else (pytest.mark.slow,))
     for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
-    from paramcount import prove
+    from paramcount.analyze import prove
 
     p = hf_prove.prove(registry.get(arch_id))
     assert p.status == "proven", prove.proof_text(p)
@@ -364,7 +364,7 @@ def test_prove_within_narrows_the_proof_not_verify():
 def test_prove_refutes_a_missing_delta_with_its_residual():
     import dataclasses
 
-    from paramcount import prove
+    from paramcount.analyze import prove
 
     arch = registry.get("opt")
     bad = dataclasses.replace(arch, transformers=frameworks.Transformers(
@@ -430,7 +430,7 @@ def test_config_saved_by_transformers_reads_every_key(tmp_path, model_type, cls)
     import torch
     import transformers
 
-    from paramcount.configs import read_config
+    from paramcount.analyze.configs import read_config
     from reference_models import hf
 
     cfg = transformers.AutoConfig.for_model(model_type)
@@ -471,7 +471,7 @@ def test_option_the_class_cannot_switch_is_skipped_and_fixed(capsys):
     assert not {s.name for s in hf_arch.settable} & {"qk_norm", "post_norm"}
 def test_every_leaf_of_every_transformers_tree_has_a_kind():
     """The deltas keep the kinds: a replacement without one takes the replaced term's."""
-    from paramcount.frameworks import for_framework
+    from paramcount.model.frameworks import for_framework
 
     missing = [lf.path for a in registry.architectures().values() if a.transformers is not None
                for t in a.transformers.all()
@@ -507,11 +507,11 @@ def test_transformers_verification_imports_no_tensorflow_and_no_warning_reaches_
     fresh process checks both (the command, then the API)."""
     root = Path(__file__).resolve().parents[1]
     code = ("import sys\n"
-            "from paramcount.cli import main\n"
+            "from paramcount.cli.main import main\n"
             "code = main(['verify', 'gpt2', '--preset', 'tiny', '--framework', 'transformers',\n"
             "             '--quiet', '-j', '1'])\n"
             "assert code == 0, code\n"
-            "from paramcount.verify import verify\n"
+            "from paramcount.analyze.verify import verify\n"
             "r = verify('gpt2', preset='gpt2_base_en', framework='transformers')\n"
             "assert r.ok, r.mismatches()\n"
             "print(sorted(m for m in ('tensorflow', 'keras', 'keras_hub') if m in sys.modules))\n")

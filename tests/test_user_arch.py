@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paramcount import registry, report
-from paramcount.cli import build_parser, main
-from paramcount.verify import verify
+from paramcount.analyze.verify import verify
+from paramcount.cli.main import build_parser, main
+from paramcount.model import registry
+from paramcount.output import report
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = str(ROOT / "examples" / "user_architecture" / "sentiment.py")
@@ -68,8 +69,8 @@ assert HOUSE_BASE == 42_130_437  # the figure README and the report state
 
 
 def test_a_wrong_user_formula_fails_verification(sentiment):
-    from paramcount.components import dense
-    from paramcount.symbols import d_e
+    from paramcount.core.symbols import d_e
+    from paramcount.model.components import dense
 
     c = sentiment.formula.find("head").expr.free_symbols - {d_e}
     broken = dataclasses.replace(sentiment, id="sentiment_broken", formula=sentiment.formula.replace(
@@ -130,7 +131,7 @@ def test_a_plugin_that_cannot_load_is_one_line_and_exit_2(capsys, tmp_path):
 
 def test_plugin_count_never_imports_tensorflow():
     code = ("import sys\n"
-            "from paramcount.cli import main\n"
+            "from paramcount.cli.main import main\n"
             f"assert main(['--plugin', {PLUGIN!r}, 'count', 'sentiment', '--preset', 'tiny']) == 0\n"
             "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -139,7 +140,7 @@ def test_plugin_count_never_imports_tensorflow():
 
 
 def test_string_and_callable_references_both_build(sentiment):
-    from paramcount.verify import build_reference
+    from paramcount.analyze.verify import build_reference
 
     hp = sentiment.resolve(sentiment.preset("tiny").hparams)
     by_callable = build_reference(sentiment, hp)

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paramcount import symbols
-from paramcount.components import dense, embedding, encoder_block, position_embedding
-from paramcount.formula import group, leaf, zero
-from paramcount.hparams import Divisible, Relation
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.core import symbols
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.model.components import dense, embedding, encoder_block, position_embedding
+from paramcount.model.registry import Architecture, register
 
 # 1. Symbols the built-in vocabulary lacks: a size and a 0/1 option flag, each with its meaning.
 c = symbols.declare("c", "output classes of a classifier head")

@@ -1,9 +1,9 @@
 """The rows that families of one lineage share, declared once (issue 18 §2).
 
-A family's table (:class:`paramcount.mapping.Table`) lists its rows; a row two families spell
+A family's table (:class:`paramcount.model.mapping.Table`) lists its rows; a row two families spell
 alike is named here and imported, never retyped (``tests/test_registry.py`` fails on a
 ``Field(...)`` or restriction row written the same way in two family folders). A Llama-like
-family then writes only what differs. Restriction rows (:mod:`paramcount.restrictions`)
+family then writes only what differs. Restriction rows (:mod:`paramcount.core.restrictions`)
 likewise: a shared row, or a group of them, is declared here with its why and composed,
 ``restrictions=(*GROUP, ROW, ...)``.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components.basic import HEADS_FIT
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k, post_attn_norm, post_ffw_norm
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k, post_attn_norm, post_ffw_norm
+from paramcount.model.components.basic import HEADS_FIT
+from paramcount.model.mapping import Field
 
 # --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
 SSM_GROUPS = Field("G_ssm", hf="n_groups")
@@ -169,7 +169,7 @@ KERAS_HEADS = Field("M", keras="num_heads")
 KERAS_HEAD_SIZE = Field("d_k", keras="head_size")
 
 
-# --- restriction rows (paramcount.restrictions) that families share, each with its why
+# --- restriction rows (paramcount.core.restrictions) that families share, each with its why
 GQA = Holds(Divisible(M, M_kv),
             why="grouped-query attention shares each key/value head by a whole group of query heads")
 GQA_DECODER = Holds(Divisible(M_dec, M_kv_dec),

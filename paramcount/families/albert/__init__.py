@@ -13,16 +13,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components import dense, layer_norm
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.encoders import (
-    L_g,
-    L_r,
-    d_emb,
-    encoder_stack,
-    factorised_embeddings,
-    full_width_attention_output,
-)
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
 from paramcount.families._lineages import (
     EMBEDDING_WIDTH_128,
     FFN,
@@ -34,13 +28,19 @@ from paramcount.families._lineages import (
     VOCAB,
     WIDTH,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+from paramcount.model.components import dense, layer_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.encoders import (
+    L_g,
+    L_r,
+    d_emb,
+    encoder_stack,
+    factorised_embeddings,
+    full_width_attention_output,
+)
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
 

@@ -8,17 +8,17 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 
 from __future__ import annotations
 
-from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
-from paramcount.components.encoders import encoder_stack
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH, HF_LAYERS, VOCAB, WIDTH_D_MODEL
-from paramcount.formula import group
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("bart",)  # the ids this folder registers
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from functools import partial
 
-from paramcount.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
-from paramcount.components.encoders import mlm_head
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
 from paramcount.families._lineages import (
     ABSOLUTE_POSITIONS,
     FFN,
@@ -19,13 +19,13 @@ from paramcount.families._lineages import (
     VOCAB,
     WIDTH,
 )
-from paramcount.formula import group, zero
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.registry import get as _registered
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
+from paramcount.model.components import dense, embedding, encoder_block, layer_norm, position_embedding
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.model.components.encoders import mlm_head
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.registry import get as _registered
 
 IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
 

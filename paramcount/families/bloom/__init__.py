@@ -6,16 +6,16 @@ embeddings (no parameters), L pre-LN blocks with biases on every projection, a f
 
 from __future__ import annotations
 
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.decoders import alibi_decoder
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Limit, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, v, zeta
 from paramcount.families._lineages import HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Limit, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.decoders import alibi_decoder
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("bloom",)  # the ids this folder registers
 

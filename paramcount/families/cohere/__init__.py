@@ -10,9 +10,7 @@ too; the LM head is the token table (tied) and its logits are scaled (``logit_sc
 
 from __future__ import annotations
 
-from paramcount.components.basic import layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
-from paramcount.components.latent import swiglu_hf
+from paramcount.core.symbols import L, M, M_kv, b_att, d_e, d_f, qk_norm, tied, v
 from paramcount.families._lineages import (
     HF_ATTENTION_BIAS,
     HF_DECODER_FIELDS,
@@ -21,11 +19,13 @@ from paramcount.families._lineages import (
     HF_TIED_YES,
     rotary_heads,
 )
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, b_att, d_e, d_f, qk_norm, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("cohere",)  # the ids this folder registers
 

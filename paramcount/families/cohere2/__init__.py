@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.hf_decoder import attention, causal_lm
+from paramcount.core.symbols import b_att, qk_norm, tied
 from paramcount.families.cohere import FORMULA as COHERE
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, get, register
-from paramcount.symbols import b_att, qk_norm, tied
-from paramcount.weights import Named
+from paramcount.model.components.hf_decoder import attention, causal_lm
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, get, register
+from paramcount.model.weights import Named
 
 IDS = ("cohere2",)  # the ids this folder registers
 

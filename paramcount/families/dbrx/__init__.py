@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.basic import dense, layer_norm
-from paramcount.components.hf_decoder import causal_lm
-from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.core.formula import FUSED, group, leaf
+from paramcount.core.restrictions import Fixed, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.families._lineages import GQA, HF_VOCAB, ROTARY_PAIRS, ROUTED_TO_AT_MOST_ALL, split_heads
-from paramcount.formula import FUSED, group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, layer_norm
+from paramcount.model.components.hf_decoder import causal_lm
+from paramcount.model.components.modern import k_act, mixture_of_experts
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("dbrx",)  # the ids this folder registers
 

@@ -10,18 +10,18 @@ weights.
 
 from __future__ import annotations
 
-from paramcount.components import embedding, layer_norm
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.encoders import encoder_stack, k_rel, relative_position_table
+from paramcount.core.formula import group
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, VOCAB, WIDTH
-from paramcount.formula import group
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import embedding, layer_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.encoders import encoder_stack, k_rel, relative_position_table
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("deberta_v3",)  # the ids this folder registers
 

@@ -3,7 +3,7 @@ Efficient Mixture-of-Experts Language Model"; "DeepSeek-V3 Technical Report"), a
 builds them: DeepseekV2ForCausalLM and DeepseekV3ForCausalLM. KerasHub has no DeepSeek model, so
 transformers is the reference (as for Falcon-7B/40B).
 
-L pre-norm blocks of multi-head latent attention (:mod:`paramcount.components.latent`) and a
+L pre-norm blocks of multi-head latent attention (:mod:`paramcount.model.components.latent`) and a
 feed-forward: a dense SwiGLU of width d_f in the first L_dense blocks (``first_k_dense_replace``),
 DeepSeekMoE in the other L_moe = L − L_dense: E routed experts of width d_fe (k per token) and
 E_s shared experts every token uses. Token embedding, final RMS norm, untied LM head.
@@ -16,37 +16,10 @@ and DeepSeek-V3.1 are DeepseekV3ForCausalLM configs.
 
 from __future__ import annotations
 
-from paramcount.components.basic import embedding
-from paramcount.components.latent import (
-    deepseek_moe,
-    dsa_indexer,
-    latent_attention,
-    mtp_module,
-    swiglu_hf,
-)
-from paramcount.components.modern import k_act, rms_norm, rotary_positions
-from paramcount.components.stacks import DENSE_FIRST, L_dense
-from paramcount.families._lineages import (
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_FIRST_DENSE,
-    HF_HEADS,
-    HF_LAYERS,
-    HF_ROUTED_EXPERTS,
-    HF_SHARED_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-)
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import (
     E,
     E_s,
     H_idx,
@@ -66,7 +39,34 @@ from paramcount.symbols import (
     tied,
     v,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_FIRST_DENSE,
+    HF_HEADS,
+    HF_LAYERS,
+    HF_ROUTED_EXPERTS,
+    HF_SHARED_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
+)
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.latent import (
+    deepseek_moe,
+    dsa_indexer,
+    latent_attention,
+    mtp_module,
+    swiglu_hf,
+)
+from paramcount.model.components.modern import k_act, rms_norm, rotary_positions
+from paramcount.model.components.stacks import DENSE_FIRST, L_dense
+from paramcount.model.frameworks import Delta, Transformers, own_weights
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("deepseek_v2", "deepseek_v3", "deepseek_v32")  # the ids this folder registers
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components import attention, embedding, gated_feed_forward, rms_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH, KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
-from paramcount.formula import group, zero
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import attention, embedding, gated_feed_forward, rms_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("edrec",)  # the ids this folder registers
 

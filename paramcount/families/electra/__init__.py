@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components import dense
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.encoders import (
-    d_emb,
-    encoder_stack,
-    eta,
-    factorised_embeddings,
-    full_width_attention_output,
-)
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Fixed, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
 from paramcount.families._lineages import (
     ABSOLUTE_POSITIONS,
     EMBEDDING_WIDTH_128,
@@ -30,13 +24,19 @@ from paramcount.families._lineages import (
     WIDTH,
 )
 from paramcount.families.bert import HF_BLOCKS
-from paramcount.formula import group
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, s, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import dense
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.encoders import (
+    d_emb,
+    encoder_stack,
+    eta,
+    factorised_embeddings,
+    full_width_attention_output,
+)
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("electra",)  # the ids this folder registers
 

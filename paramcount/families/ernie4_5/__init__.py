@@ -16,11 +16,10 @@ E_sh·d_fe (none in the 300B model). ERNIE 4.5's vision-language models are not 
 
 from __future__ import annotations
 
-from paramcount.components.basic import embedding
-from paramcount.components.hf_decoder import attention, causal_lm, stacked_expert
-from paramcount.components.latent import swiglu_hf
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.components.stacks import DENSE_FIRST, L_dense, L_moe, LayerKinds
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.families._lineages import (
     HF_EXPERT_FFN,
     HF_FFN,
@@ -34,14 +33,15 @@ from paramcount.families._lineages import (
     HF_WIDTH,
     ROUTED_TO_AT_MOST_ALL,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.hf_decoder import attention, causal_lm, stacked_expert
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.model.components.stacks import DENSE_FIRST, L_dense, L_moe, LayerKinds
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("ernie4_5", "ernie4_5_moe")  # the ids this folder registers
 

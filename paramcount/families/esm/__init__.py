@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components import attention, dense, embedding, feed_forward, layer_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
 from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import attention, dense, embedding, feed_forward, layer_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("esm",)  # the ids this folder registers
 

@@ -8,16 +8,16 @@ segment, their norm) are followed by a d_e → d_e dense projection, as in the o
 
 from __future__ import annotations
 
-from paramcount.components import dense, feed_forward, layer_norm
-from paramcount.components.encoders import fourier_mixing, token_position_embeddings
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Requires, Sets
+from paramcount.core.symbols import L, d_e, d_f, n, s, v
 from paramcount.families._lineages import FFN, LAYERS, POSITIONS_512, VOCAB, WIDTH
-from paramcount.formula import group
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
-from paramcount.symbols import L, d_e, d_f, n, s, v
-from paramcount.weights import Named
+from paramcount.model.components import dense, feed_forward, layer_norm
+from paramcount.model.components.encoders import fourier_mixing, token_position_embeddings
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("f_net",)  # the ids this folder registers
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components import dense, embedding, layer_norm
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.decoders import alibi_decoder
-from paramcount.components.modern import rotary_positions
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
 from paramcount.families._lineages import (
     ATTENTION_HEADS,
     HF_HEADS,
@@ -26,14 +26,14 @@ from paramcount.families._lineages import (
     WIDTH,
     rotary_heads,
 )
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import dense, embedding, layer_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.decoders import alibi_decoder
+from paramcount.model.components.modern import rotary_positions
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("falcon", "falcon_parallel")  # the ids this folder registers
 

@@ -4,7 +4,7 @@ builds it: FalconH1ForCausalLM. KerasHub has no Falcon-H1, so transformers is th
 Not a stack of two kinds of block but one kind with two heads side by side: each of the L
 blocks runs grouped-query attention (M query and M_kv key/value heads of width d_k, biases on
 all four projections when ``attention_bias``) and a Mamba-2 mixer
-(:func:`paramcount.components.ssm.mamba2_mixer`: H_ssm heads of width d_ssm, its inner width
+(:func:`paramcount.model.components.ssm.mamba2_mixer`: H_ssm heads of width d_ssm, its inner width
 ``mamba_d_ssm`` = H_ssm·d_ssm, the gated RMS norm only when ``mamba_rms_norm``, out_proj's bias
 set by ``projectors_bias``) in parallel on the same normed input, then a SwiGLU MLP of width d_f.
 The µP multipliers are scalars from the config, and the Mamba mixer's ``mup_vector`` a
@@ -16,36 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components.basic import embedding
-from paramcount.components.hf_decoder import attention
-from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
-from paramcount.components.ssm import mamba2_mixer
-from paramcount.families._lineages import (
-    GQA,
-    HF_ATTENTION_BIAS,
-    HF_FFN,
-    HF_HEAD_DIM_OR_SPLIT,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_MLP_BIAS,
-    HF_TIED_NO,
-    HF_VOCAB,
-    HF_WIDTH,
-    MAMBA_CONV,
-    MAMBA_CONV_BIAS,
-    MAMBA_GROUPS,
-    MAMBA_HEADS,
-    MAMBA_PROJ_BIAS,
-    MAMBA_STATE,
-)
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds, Sets
+from paramcount.core.symbols import (
     G_ssm,
     H_ssm,
     K_conv,
@@ -66,7 +40,33 @@ from paramcount.symbols import (
     tied,
     v,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    GQA,
+    HF_ATTENTION_BIAS,
+    HF_FFN,
+    HF_HEAD_DIM_OR_SPLIT,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_MLP_BIAS,
+    HF_TIED_NO,
+    HF_VOCAB,
+    HF_WIDTH,
+    MAMBA_CONV,
+    MAMBA_CONV_BIAS,
+    MAMBA_GROUPS,
+    MAMBA_HEADS,
+    MAMBA_PROJ_BIAS,
+    MAMBA_STATE,
+)
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("falcon_h1",)  # the ids this folder registers
 

@@ -8,10 +8,10 @@ Option ``direct``: Bengio's direct connections from the concatenated embeddings 
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding
-from paramcount.formula import group, leaf, zero
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L, d_e, d_h, direct, n, v
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.symbols import L, d_e, d_h, direct, n, v
+from paramcount.model.components import dense, embedding
+from paramcount.model.registry import Architecture, register
 
 IDS = ("ffnn_lm",)  # the ids this folder registers
 

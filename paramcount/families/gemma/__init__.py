@@ -19,16 +19,9 @@ halves together); the reference passes ``intermediate_dim = 2·d_f``.
 
 from __future__ import annotations
 
-from paramcount.components import embedding
-from paramcount.components.decoders import (
-    gemma_attention,
-    post_attn_norm,
-    post_ffw_norm,
-    post_norm,
-    post_norms,
-)
-from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.core.formula import Term, group, zero
+from paramcount.core.restrictions import Fixed, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import (
     GEMMA_VALIDATED,
     GQA,
@@ -43,13 +36,20 @@ from paramcount.families._lineages import (
     WIDTH,
     post_norms_always,
 )
-from paramcount.formula import Term, group, zero
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components import embedding
+from paramcount.model.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+)
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("gemma",)  # the ids this folder registers
 

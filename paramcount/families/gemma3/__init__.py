@@ -21,17 +21,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components import dense, embedding
-from paramcount.components.decoders import (
-    gemma_attention,
-    post_attn_norm,
-    post_ffw_norm,
-    post_norm,
-    post_norms,
-    qk_norm,
-)
-from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets, select
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
 from paramcount.families._lineages import (
     DECODER_FIELDS,
     FFN,
@@ -45,13 +37,21 @@ from paramcount.families._lineages import (
     QK_NORM_KERAS,
     post_norms_always,
 )
-from paramcount.formula import group, zero
-from paramcount.frameworks import Always, Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets, select
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
-from paramcount.weights import Named
+from paramcount.model.components import dense, embedding
+from paramcount.model.components.decoders import (
+    gemma_attention,
+    post_attn_norm,
+    post_ffw_norm,
+    post_norm,
+    post_norms,
+    qk_norm,
+)
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.model.frameworks import Always, Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("gemma3", "gemma3_embedding")  # the ids this folder registers
 

@@ -12,9 +12,14 @@ embeddings that are interleaved with the text's (no weights either).
 from __future__ import annotations
 
 import paramcount.families.gemma3 as _text
-from paramcount.components import dense
-from paramcount.components.modern import rms_norm
-from paramcount.components.vision import (
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets, select
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
+from paramcount.families._lineages import GEMMA3_TIED, IMAGE_SIZE_224
+from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
+from paramcount.model.components import dense
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.vision import (
     VISION_CONSTRAINTS,
     H,
     L_vis,
@@ -24,14 +29,9 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.families._lineages import GEMMA3_TIED, IMAGE_SIZE_224
-from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
-from paramcount.formula import group, zero
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, get, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets, select
-from paramcount.symbols import L, M, d_e, d_f, d_k, v
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, get, register
 
 IDS = ("gemma3_vision",)  # the ids this folder registers
 

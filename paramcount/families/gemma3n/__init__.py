@@ -22,7 +22,7 @@ any such pair; only running the model needs M_kv to divide M). Attention weights
 sliding-window and global layers (``layer_types`` changes the mask and rotary wavelength only),
 and every layer's feed-forward has width d_f.
 
-**KV sharing** makes the stack heterogeneous (:mod:`paramcount.components.stacks`): the last L_kvs
+**KV sharing** makes the stack heterogeneous (:mod:`paramcount.model.components.stacks`): the last L_kvs
 blocks (``num_kv_shared_layers``) reuse the keys and values of the last earlier block of their
 attention type instead of computing their own. KerasHub still builds their key and value
 projections and key norm, which are never used; transformers 5.23's Gemma3nTextAttention does not
@@ -52,23 +52,10 @@ configuration (documented as google/gemma-3n-E4B's).
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
-from paramcount.components.modern import rotary_positions
-from paramcount.components.stacks import LayerKinds
-from paramcount.families._lineages import (
-    ATTENTION_HEADS,
-    EVEN_HEAD_DIM_VALIDATED,
-    HEAD_DIM,
-    KV_HEADS,
-    released_values,
-)
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import (
     A,
     L,
     L_kvo,
@@ -85,6 +72,19 @@ from paramcount.symbols import (
     v,
     v_p,
 )
+from paramcount.families._lineages import (
+    ATTENTION_HEADS,
+    EVEN_HEAD_DIM_VALIDATED,
+    HEAD_DIM,
+    KV_HEADS,
+    released_values,
+)
+from paramcount.model.components import dense, embedding, gated_feed_forward, rms_norm
+from paramcount.model.components.modern import rotary_positions
+from paramcount.model.components.stacks import LayerKinds
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("gemma3n",)  # the ids this folder registers
 

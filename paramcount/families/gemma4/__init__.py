@@ -2,7 +2,7 @@
 keras_hub.models.Gemma4Backbone without vision or audio encoders, per-layer inputs, KV sharing
 or MoE blocks.
 
-A heterogeneous stack (:mod:`paramcount.components.stacks`): of the L blocks, L_global attend
+A heterogeneous stack (:mod:`paramcount.model.components.stacks`): of the L blocks, L_global attend
 globally and the other L_local in a sliding window (``sliding_window_pattern``: every 6th layer
 global; or ``layer_types``), and the two kinds hold *different* weights. Sliding-window layers
 have M query and M_kv key/value heads of width d_k; global layers use heads of width d_kg
@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components import dense, embedding, gated_feed_forward, rms_norm
-from paramcount.components.modern import rotary_positions
-from paramcount.components.stacks import LayerKinds
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
 from paramcount.families._lineages import DECODER_FIELDS, FFN, GQA, HEAD_DIM, NO_IMAGE_SIZE
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
+from paramcount.model.components import dense, embedding, gated_feed_forward, rms_norm
+from paramcount.model.components.modern import rotary_positions
+from paramcount.model.components.stacks import LayerKinds
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("gemma4",)  # the ids this folder registers
 

@@ -19,10 +19,25 @@ GLM-4.5-Air's module store their own copies of the token table and head (mtp_tab
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.latent import deepseek_moe, mtp_module, swiglu_hf
-from paramcount.components.modern import k_act, rms_norm, rotary_positions
-from paramcount.components.stacks import DENSE_FIRST, L_dense
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import (
+    E,
+    E_s,
+    L,
+    M,
+    M_kv,
+    b_att,
+    d_e,
+    d_f,
+    d_fe,
+    d_k,
+    mtp_tab,
+    n_mtp,
+    qk_norm,
+    tied,
+    v,
+)
 from paramcount.families._lineages import (
     EVEN_HEAD_DIM,
     GQA,
@@ -44,29 +59,14 @@ from paramcount.families._lineages import (
     ROUTED_TO_AT_MOST_ALL,
 )
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import (
-    E,
-    E_s,
-    L,
-    M,
-    M_kv,
-    b_att,
-    d_e,
-    d_f,
-    d_fe,
-    d_k,
-    mtp_tab,
-    n_mtp,
-    qk_norm,
-    tied,
-    v,
-)
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.latent import deepseek_moe, mtp_module, swiglu_hf
+from paramcount.model.components.modern import k_act, rms_norm, rotary_positions
+from paramcount.model.components.stacks import DENSE_FIRST, L_dense
+from paramcount.model.frameworks import Delta, Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("glm4_moe",)  # the ids this folder registers
 

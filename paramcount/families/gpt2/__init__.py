@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
-from paramcount.formula import group, zero
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
 

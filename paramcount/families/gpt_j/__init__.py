@@ -9,17 +9,17 @@ is null). A final layer norm, and an untied LM head with a bias.
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm
+from paramcount.core.formula import group
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, tied, v
 from paramcount.families._lineages import HF_TIED_NO, HF_VOCAB, split_heads
-from paramcount.formula import group
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("gpt_j",)  # the ids this folder registers
 

@@ -11,16 +11,16 @@ Local (windowed) and global attention alternate (``attention_types``): no weight
 
 from __future__ import annotations
 
-from paramcount.components.basic import embedding, layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, n, tied, v
 from paramcount.families._lineages import HF_FFN_OR_4D, HF_TIED_YES, HF_VOCAB, HF_WIDTH, split_heads
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, n, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import embedding, layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("gpt_neo",)  # the ids this folder registers
 

@@ -8,18 +8,18 @@ biases, and a final layer norm.
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding, feed_forward, layer_norm
-from paramcount.components.decoders import fused_qkv
-from paramcount.components.modern import rotary_positions
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
 from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components import dense, embedding, feed_forward, layer_norm
+from paramcount.model.components.decoders import fused_qkv
+from paramcount.model.components.modern import rotary_positions
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("gpt_neo_x",)  # the ids this folder registers
 

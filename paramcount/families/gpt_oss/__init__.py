@@ -11,17 +11,17 @@ total has E. Alternate layers attend in a sliding window (no weights); RMS norms
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding
-from paramcount.components.llama_like import hf_decoder_names
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Holds, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import DECODER_FIELDS, EVEN_HEAD_DIM_VALIDATED, FFN, GQA, LOCAL_EXPERTS
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.model.components import dense, embedding
+from paramcount.model.components.llama_like import hf_decoder_names
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("gpt_oss",)  # the ids this folder registers
 

@@ -9,8 +9,7 @@ no weights. The released models tie the LM head to the token table.
 
 from __future__ import annotations
 
-from paramcount.components.hf_decoder import attention, causal_lm
-from paramcount.components.modern import gated_feed_forward, rms_norm
+from paramcount.core.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
 from paramcount.families._lineages import (
     HF_ATTENTION_BIAS,
     HF_DECODER_FIELDS,
@@ -19,11 +18,12 @@ from paramcount.families._lineages import (
     HF_TIED_NO,
     rotary_heads,
 )
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.hf_decoder import attention, causal_lm
+from paramcount.model.components.modern import gated_feed_forward, rms_norm
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("granite",)  # the ids this folder registers
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.hf_decoder import causal_lm, stacked_expert
-from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.core.formula import leaf
+from paramcount.core.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN, HF_LOCAL_EXPERTS, HF_TOP_K, ROUTED_TO_AT_MOST_ALL
 from paramcount.families.granite import FORMULA as GRANITE
-from paramcount.formula import leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.registry import Architecture, get, register
-from paramcount.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.hf_decoder import causal_lm, stacked_expert
+from paramcount.model.components.modern import k_act, mixture_of_experts
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.registry import Architecture, get, register
+from paramcount.model.weights import Named
 
 IDS = ("granitemoe",)  # the ids this folder registers
 

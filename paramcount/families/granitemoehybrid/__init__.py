@@ -4,7 +4,7 @@
 L pre-norm blocks. The mixer is grouped-query attention (M query and M_kv key/value heads of
 width d_k = d_e/M, biases on all four projections when ``attention_bias``) in the L_att blocks
 ``layer_types`` marks as attention, else a Mamba-2 mixer
-(:func:`paramcount.components.ssm.mamba2_mixer`: inner width x_in·d_e in H_ssm heads). Every
+(:func:`paramcount.model.components.ssm.mamba2_mixer`: inner width x_in·d_e in H_ssm heads). Every
 block then has a shared SwiGLU MLP of width d_fs (``shared_intermediate_size``: gate and up
 fused in ``input_linear``) and, in the mixture-of-experts models (moe = 1: num_local_experts >
 0), beside it a bias-free router d_e → E and E SwiGLU experts of width d_fe, k per token. The
@@ -17,37 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.hf_decoder import attention
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
-from paramcount.components.ssm import mamba2_mixer
-from paramcount.components.stacks import LayerKinds, repeat
-from paramcount.families._lineages import (
-    GQA,
-    HEADS_SPLIT_WIDTH,
-    HF_ATTENTION_BIAS,
-    HF_DECODER_FIELDS,
-    HF_EXPERT_FFN_AS_FFN,
-    HF_LOCAL_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    MAMBA_CONV,
-    MAMBA_CONV_BIAS,
-    MAMBA_EXPAND,
-    MAMBA_GROUPS,
-    MAMBA_HEADS,
-    MAMBA_PROJ_BIAS,
-    MAMBA_STATE,
-    ROUTED_TO_AT_MOST_ALL,
-    split_heads,
-)
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Sets
+from paramcount.core.symbols import (
     E,
     G_ssm,
     H_ssm,
@@ -70,7 +43,34 @@ from paramcount.symbols import (
     v,
     x_in,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    GQA,
+    HEADS_SPLIT_WIDTH,
+    HF_ATTENTION_BIAS,
+    HF_DECODER_FIELDS,
+    HF_EXPERT_FFN_AS_FFN,
+    HF_LOCAL_EXPERTS,
+    HF_TIED_NO,
+    HF_TOP_K,
+    MAMBA_CONV,
+    MAMBA_CONV_BIAS,
+    MAMBA_EXPAND,
+    MAMBA_GROUPS,
+    MAMBA_HEADS,
+    MAMBA_PROJ_BIAS,
+    MAMBA_STATE,
+    ROUTED_TO_AT_MOST_ALL,
+    split_heads,
+)
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.stacks import LayerKinds, repeat
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("granitemoehybrid",)  # the ids this folder registers
 

@@ -3,10 +3,10 @@
 JambaForCausalLM. KerasHub has no Jamba, so transformers is the reference.
 
 L pre-norm blocks, each a mixer and a feed-forward, chosen by two independent rules of the
-config (:mod:`paramcount.components.stacks`): the mixer is grouped-query attention (M query and
+config (:mod:`paramcount.model.components.stacks`): the mixer is grouped-query attention (M query and
 M_kv key/value heads of width d_k = d_e/M, no biases) in the L_att blocks with
 i % attn_layer_period = attn_layer_offset (one in eight in the released models), else a Mamba
-mixer with RMS norms of Δ, B and C (:func:`paramcount.components.ssm.jamba_mixer`); the
+mixer with RMS norms of Δ, B and C (:func:`paramcount.model.components.ssm.jamba_mixer`); the
 feed-forward is a mixture of experts in the L_moe blocks with
 i % expert_layer_period = expert_layer_offset (every second): a bias-free router d_e → E and E
 SwiGLU experts of width d_fe (``intermediate_size``), k per token, stacked as ``gate_up_proj``
@@ -22,17 +22,25 @@ from collections.abc import Mapping
 
 import sympy
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.hf_decoder import attention
-from paramcount.components.latent import swiglu_hf
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
-from paramcount.components.ssm import jamba_mixer
-from paramcount.components.stacks import (
-    PERIODIC_ATTENTION,
-    PERIODIC_MOE,
-    L_moe,
-    crossed,
-    periodic,
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Sets
+from paramcount.core.symbols import (
+    E,
+    K_conv,
+    L,
+    L_att,
+    M,
+    M_kv,
+    b_conv,
+    b_proj,
+    d_e,
+    d_fe,
+    d_state,
+    r_dt,
+    tied,
+    v,
+    x_in,
 )
 from paramcount.families._lineages import (
     GQA,
@@ -50,14 +58,22 @@ from paramcount.families._lineages import (
     ROUTED_TO_AT_MOST_ALL,
     split_heads,
 )
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import E, K_conv, L, L_att, M, M_kv, b_conv, b_proj, d_e, d_fe, d_state, r_dt, tied, v, x_in
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.ssm import jamba_mixer
+from paramcount.model.components.stacks import (
+    PERIODIC_ATTENTION,
+    PERIODIC_MOE,
+    L_moe,
+    crossed,
+    periodic,
+)
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("jamba",)  # the ids this folder registers
 

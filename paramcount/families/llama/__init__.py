@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
+from paramcount.core.restrictions import Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import (
     EVEN_HEAD_DIM_VALIDATED,
     FFN,
@@ -26,12 +27,11 @@ from paramcount.families._lineages import (
     WIDTH,
     split_heads,
 )
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import backbone, decoder_blocks, hf_decoder_names, swiglu, tied
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("llama",)  # the ids this folder registers
 

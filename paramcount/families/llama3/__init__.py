@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.llama_like import backbone, decoder_blocks, swiglu, tied
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.families._lineages import GQA, HEADS_SPLIT_WIDTH, split_heads
 from paramcount.families.llama import MAPPING as LLAMA_MAPPING
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import backbone, decoder_blocks, swiglu, tied
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("llama3",)  # the ids this folder registers
 

@@ -17,10 +17,9 @@ untied LM head.
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.latent import swiglu_hf
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.components.stacks import INTERLEAVED_MOE, L_moe
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
 from paramcount.families._lineages import (
     EVEN_HEAD_DIM,
     GQA,
@@ -36,13 +35,14 @@ from paramcount.families._lineages import (
     HF_WIDTH,
     ROUTED_TO_AT_MOST_ALL,
 )
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.model.components.stacks import INTERLEAVED_MOE, L_moe
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("llama4_text",)  # the ids this folder registers
 

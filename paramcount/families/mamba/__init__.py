@@ -3,7 +3,7 @@ Selective State Spaces"; Dao & Gu 2024, "Transformers are SSMs"), as transformer
 MambaForCausalLM and Mamba2ForCausalLM. KerasHub has no Mamba, so transformers is the reference.
 
 No attention and no feed-forward: L residual blocks, each an RMS norm and a state-space mixer
-(:mod:`paramcount.components.ssm`), then a final RMS norm. The token embedding is tied to the LM
+(:mod:`paramcount.model.components.ssm`), then a final RMS norm. The token embedding is tied to the LM
 head in the Mamba checkpoints (tied = 1), untied in Mamba-Codestral.
 """
 
@@ -14,27 +14,10 @@ from collections.abc import Mapping
 
 import sympy
 
-from paramcount.components.basic import embedding
-from paramcount.components.modern import rms_norm
-from paramcount.components.ssm import mamba2_mixer, mamba_mixer
-from paramcount.families._lineages import (
-    HF_LAYERS,
-    HF_TIED_NO,
-    HF_TIED_YES,
-    HF_VOCAB,
-    HF_WIDTH,
-    SSM_CONV,
-    SSM_CONV_BIAS,
-    SSM_GROUPS,
-    SSM_PROJ_BIAS,
-)
-from paramcount.formula import Term, group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import (
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import (
     G_ssm,
     H_ssm,
     K_conv,
@@ -49,7 +32,24 @@ from paramcount.symbols import (
     v,
     x_in,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    HF_LAYERS,
+    HF_TIED_NO,
+    HF_TIED_YES,
+    HF_VOCAB,
+    HF_WIDTH,
+    SSM_CONV,
+    SSM_CONV_BIAS,
+    SSM_GROUPS,
+    SSM_PROJ_BIAS,
+)
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.ssm import mamba2_mixer, mamba_mixer
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("mamba", "mamba2")  # the ids this folder registers
 

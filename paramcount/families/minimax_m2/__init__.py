@@ -14,8 +14,10 @@ MiniMaxM2ForCausalLM does not build: not counted.
 
 from __future__ import annotations
 
-from paramcount.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
 from paramcount.families._lineages import (
     GQA,
     HF_EXPERT_FFN_AS_FFN,
@@ -30,14 +32,12 @@ from paramcount.families._lineages import (
     HF_WIDTH,
     ROUTED_TO_AT_MOST_ALL,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
-from paramcount.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.hf_decoder import attention, causal_lm, qk_norms, stacked_expert
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("minimax_m2",)  # the ids this folder registers
 

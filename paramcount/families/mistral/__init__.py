@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.llama_like import backbone, decoder_blocks, swiglu
+from paramcount.core.restrictions import Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED, FFN, GQA, HEAD_DIM, LAYERS, QUERY_HEADS, VOCAB, WIDTH
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import backbone, decoder_blocks, swiglu
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("mistral",)  # the ids this folder registers
 

@@ -7,8 +7,8 @@ stores each expert projection of a block as one (E, ·, ·) tensor.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import backbone, decoder_blocks, moe_swiglu
-from paramcount.components.modern import k_act
+from paramcount.core.restrictions import Holds, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, v
 from paramcount.families._lineages import (
     DECODER_FIELDS,
     FFN,
@@ -20,12 +20,12 @@ from paramcount.families._lineages import (
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import backbone, decoder_blocks, moe_swiglu
+from paramcount.model.components.modern import k_act
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("mixtral",)  # the ids this folder registers
 

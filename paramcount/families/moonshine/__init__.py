@@ -28,17 +28,10 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components import attention, dense, embedding, layer_norm
-from paramcount.components.audio import conv1d
-from paramcount.components.stacks import repeat
-from paramcount.families._lineages import VOCAB, WIDTH
-from paramcount.formula import Term, group, leaf, zero
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import Term, group, leaf, zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import (
     L_dec,
     L_enc,
     M,
@@ -55,6 +48,13 @@ from paramcount.symbols import (
     x_f,
     zeta,
 )
+from paramcount.families._lineages import VOCAB, WIDTH
+from paramcount.model.components import attention, dense, embedding, layer_norm
+from paramcount.model.components.audio import conv1d
+from paramcount.model.components.stacks import repeat
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("moonshine",)  # the ids this folder registers
 

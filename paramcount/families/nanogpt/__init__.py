@@ -14,12 +14,12 @@ The head count splits the fused projection into heads and holds no weights (nano
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding, layer_norm, position_embedding
-from paramcount.formula import group, zero
-from paramcount.hparams import Divisible
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
-from paramcount.symbols import L, M, bias, d_e, d_f, n, v
+from paramcount.core.formula import group, zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L, M, bias, d_e, d_f, n, v
+from paramcount.model.components import dense, embedding, layer_norm, position_embedding
+from paramcount.model.registry import Architecture, register
 
 IDS = ("nanogpt",)  # the ids this folder registers
 

@@ -5,7 +5,7 @@ KerasHub has no Nemotron-H, so transformers is the reference.
 L pre-norm blocks, each one RMS norm and one mixer of the kind its config lists for it
 (``layers_block_type``, or the older ``hybrid_override_pattern`` string: M, *, -, E):
 
-- a Mamba-2 mixer (:func:`paramcount.components.ssm.mamba2_mixer`) of H_ssm heads of width
+- a Mamba-2 mixer (:func:`paramcount.model.components.ssm.mamba2_mixer`) of H_ssm heads of width
   d_ssm (its inner width H_ssm·d_ssm, not an expansion of d_e), in the L_ssm Mamba blocks;
 - grouped-query attention without positions or biases (M query and M_kv key/value heads of
   width d_k), in L_att blocks;
@@ -25,41 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.hf_decoder import attention
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
-from paramcount.components.ssm import mamba2_mixer
-from paramcount.components.stacks import (
-    BLOCK_TYPES,
-    NEMOTRON_PATTERN_CHARS,
-    L_moe,
-    block_types,
-)
-from paramcount.families._lineages import (
-    GQA,
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_HEAD_DIM_OR_128,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_MLP_BIAS,
-    HF_ROUTED_EXPERTS,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-    SSM_CONV,
-    SSM_CONV_BIAS,
-    SSM_GROUPS,
-    SSM_PROJ_BIAS,
-)
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.restrictions import Fixed, Holds, Sets
+from paramcount.core.symbols import (
     E,
     G_ssm,
     H_ssm,
@@ -83,7 +51,39 @@ from paramcount.symbols import (
     moe_lat,
     v,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    GQA,
+    HF_EXPERT_FFN,
+    HF_FFN,
+    HF_HEAD_DIM_OR_128,
+    HF_HEADS,
+    HF_KV_HEADS_OR_M,
+    HF_LAYERS,
+    HF_MLP_BIAS,
+    HF_ROUTED_EXPERTS,
+    HF_TOP_K,
+    HF_VOCAB,
+    HF_WIDTH,
+    ROUTED_TO_AT_MOST_ALL,
+    SSM_CONV,
+    SSM_CONV_BIAS,
+    SSM_GROUPS,
+    SSM_PROJ_BIAS,
+)
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.stacks import (
+    BLOCK_TYPES,
+    NEMOTRON_PATTERN_CHARS,
+    L_moe,
+    block_types,
+)
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("nemotron_h",)  # the ids this folder registers
 

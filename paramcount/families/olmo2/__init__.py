@@ -11,10 +11,9 @@ experts of width d_fe with a bias-free router (k per token, no shared expert).
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
-from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
-from paramcount.components.latent import swiglu_hf
-from paramcount.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_fe, tied, v
 from paramcount.families._lineages import (
     HF_EXPERT_FFN_AS_FFN,
     HF_EXPERTS,
@@ -30,13 +29,14 @@ from paramcount.families._lineages import (
     ROUTED_TO_AT_MOST_ALL,
     rotary_heads,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_fe, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense
+from paramcount.model.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("olmo2", "olmoe")  # the ids this folder registers
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.families.olmo2 import OLMO2
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.registry import Architecture, get, register
-from paramcount.weights import Named
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.registry import Architecture, get, register
+from paramcount.model.weights import Named
 
 IDS = ("olmo3",)  # the ids this folder registers
 

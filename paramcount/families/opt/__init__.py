@@ -7,16 +7,16 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 
 from __future__ import annotations
 
-from paramcount.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
-from paramcount.formula import group
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("opt",)  # the ids this folder registers
 

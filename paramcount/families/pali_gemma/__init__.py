@@ -17,11 +17,16 @@ is formulated.
 
 from __future__ import annotations
 
-from paramcount.components import dense
-from paramcount.components.decoders import post_norm, post_norms
-from paramcount.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.components.modern import rms_norm
-from paramcount.components.vision import (
+from paramcount.core.formula import group, zero
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.families._lineages import GEMMA_VALIDATED, GQA, HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
+from paramcount.families.gemma import gemma_decoder
+from paramcount.model.components import dense
+from paramcount.model.components.decoders import post_norm, post_norms
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.vision import (
     VISION_CONSTRAINTS,
     H,
     L_vis,
@@ -31,15 +36,10 @@ from paramcount.components.vision import (
     d_vis,
     vision_encoder,
 )
-from paramcount.families._lineages import GEMMA_VALIDATED, GQA, HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
-from paramcount.families.gemma import gemma_decoder
-from paramcount.formula import group, zero
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("pali_gemma",)  # the ids this folder registers
 

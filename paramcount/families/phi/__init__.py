@@ -10,17 +10,17 @@ norm, and an LM head with a bias (its weight untied in the released models).
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.core.formula import group
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, qk_norm, tied, v
 from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN, HF_TIED_NO, split_heads
-from paramcount.formula import group
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
-from paramcount.symbols import L, M, M_kv, d_e, d_f, qk_norm, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm, qk_norms
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("phi",)  # the ids this folder registers
 

@@ -8,9 +8,10 @@ feed-forward, RMS norms (scale only) throughout.
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding
-from paramcount.components.basic import EVEN_HEADS
-from paramcount.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.core.formula import FUSED, group
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.families._lineages import (
     FFN,
     GQA,
@@ -22,14 +23,13 @@ from paramcount.families._lineages import (
     VOCAB,
     WIDTH,
 )
-from paramcount.formula import FUSED, group
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, v
-from paramcount.weights import Named
+from paramcount.model.components import attention, embedding
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("phi3",)  # the ids this folder registers
 

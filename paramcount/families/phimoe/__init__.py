@@ -10,9 +10,8 @@ biases (``attention_bias``, b_att), and E SwiGLU experts of width d_f with a bia
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense, layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm
-from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.core.formula import group, leaf
+from paramcount.core.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, tied, v
 from paramcount.families._lineages import (
     HF_ATTENTION_BIAS,
     HF_FFN,
@@ -27,12 +26,13 @@ from paramcount.families._lineages import (
     ROUTED_TO_AT_MOST_ALL,
     rotary_heads,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.symbols import E, L, M, M_kv, b_att, b_head, d_e, d_f, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense, layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm
+from paramcount.model.components.modern import k_act, mixture_of_experts
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("phimoe",)  # the ids this folder registers
 

@@ -9,7 +9,7 @@ KerasHub keeps in the backbone.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, v
 from paramcount.families._lineages import (
     DECODER_FIELDS,
     FFN,
@@ -20,9 +20,9 @@ from paramcount.families._lineages import (
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.mapping import Table
-from paramcount.registry import register
-from paramcount.symbols import L, M, M_kv, d_e, d_f, v
+from paramcount.model.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("qwen",)  # the ids this folder registers
 

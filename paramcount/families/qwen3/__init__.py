@@ -9,15 +9,15 @@ The small models (0.6B–4B) tie the LM head to the token embedding.
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import DECODER_FIELDS, FFN, GQA, TIED_KERAS_YES
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import register
-from paramcount.restrictions import Holds, Requires, Sets
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.model.components.llama_like import gqa_attention, keras_hub_decoder
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import register
 
 IDS = ("qwen3",)  # the ids this folder registers
 

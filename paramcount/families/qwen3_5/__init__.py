@@ -11,7 +11,20 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components.llama_like import (
+from paramcount.core.restrictions import Fixed, Holds, Requires
+from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
+from paramcount.families._lineages import (
+    FFN,
+    GQA,
+    KV_HEADS,
+    LAYERS,
+    QUERY_HEADS,
+    QWEN3_5_NO_ATTENTION_BIAS,
+    TIED_NO,
+    VOCAB,
+    WIDTH,
+)
+from paramcount.model.components.llama_like import (
     FULL_AND_LINEAR,
     H_lk,
     H_lv,
@@ -24,23 +37,10 @@ from paramcount.components.llama_like import (
     swiglu,
     tied,
 )
-from paramcount.families._lineages import (
-    FFN,
-    GQA,
-    KV_HEADS,
-    LAYERS,
-    QUERY_HEADS,
-    QWEN3_5_NO_ATTENTION_BIAS,
-    TIED_NO,
-    VOCAB,
-    WIDTH,
-)
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires
-from paramcount.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("qwen3_5",)  # the ids this folder registers
 

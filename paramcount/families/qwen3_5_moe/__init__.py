@@ -9,9 +9,9 @@ width d_fs that every token uses, scaled by a sigmoid gate d_e → 1.
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
-from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
-from paramcount.components.modern import k_act, mixture_of_experts
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Requires
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.families._lineages import (
     EXPERT_FFN,
     EXPERTS,
@@ -30,13 +30,13 @@ from paramcount.families.qwen3_5 import (
     HYBRID_REQUIRES,
     HYBRID_WEIGHTS,
 )
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires
-from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense
+from paramcount.model.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
+from paramcount.model.components.modern import k_act, mixture_of_experts
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("qwen3_5_moe",)  # the ids this folder registers
 

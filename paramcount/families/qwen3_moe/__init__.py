@@ -7,23 +7,14 @@ unlike Qwen1.5-MoE, there is no shared expert. KerasHub stores each expert's gat
 projections as one (E, d_e, 2·d_fe) tensor. Blocks listed in ``mlp_only_layers`` (and, with
 ``decoder_sparse_step`` > 1, the blocks off the step) keep a dense SwiGLU of width d_f instead: a
 heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
-(:data:`paramcount.components.stacks.MOE_AND_DENSE`); every published model has L_moe = L.
+(:data:`paramcount.model.components.stacks.MOE_AND_DENSE`); every published model has L_moe = L.
 Unlike QwenMoeBackbone, Qwen3MoeBackbone passes each block its index.
 """
 
 from __future__ import annotations
 
-from paramcount.components.llama_like import (
-    BLOCK,
-    backbone,
-    d_fe,
-    gqa_attention,
-    moe_swiglu,
-    swiglu,
-    tied,
-)
-from paramcount.components.modern import k_act, rms_norm
-from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
 from paramcount.families._lineages import (
     DECODER_FIELDS,
     EXPERT_FFN,
@@ -41,12 +32,21 @@ from paramcount.families._lineages import (
     without_ffn,
 )
 from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import (
+    BLOCK,
+    backbone,
+    d_fe,
+    gqa_attention,
+    moe_swiglu,
+    swiglu,
+    tied,
+)
+from paramcount.model.components.modern import k_act, rms_norm
+from paramcount.model.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("qwen3_moe",)  # the ids this folder registers
 

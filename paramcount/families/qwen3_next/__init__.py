@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks
-from paramcount.components.modern import k_act
+from paramcount.core.formula import FUSED
+from paramcount.core.restrictions import Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_k, v
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families.qwen3_5 import (
     HYBRID_CONSTRAINTS,
@@ -28,13 +29,12 @@ from paramcount.families.qwen3_5 import (
 from paramcount.families.qwen3_5_moe import MAPPING as QWEN3_5_MOE_MAPPING
 from paramcount.families.qwen3_5_moe import MOE
 from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFORMERS
-from paramcount.formula import FUSED
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks
+from paramcount.model.components.modern import k_act
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("qwen3_next",)  # the ids this folder registers
 

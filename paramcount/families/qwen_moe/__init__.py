@@ -8,7 +8,7 @@ projections as one (E, d_e, 2·d_fe) tensor.
 
 ``decoder_sparse_step`` and ``mlp_only_layers`` make some blocks dense (a SwiGLU of width d_f,
 no shared expert): a heterogeneous stack of L_moe sparse and L_dense = L − L_moe dense blocks
-(:data:`paramcount.components.stacks.MOE_AND_DENSE` turns a configuration into the counts). The
+(:data:`paramcount.model.components.stacks.MOE_AND_DENSE` turns a configuration into the counts). The
 published model has step 1 and no dense block (L_moe = L).
 
 KerasHub's QwenMoeBackbone never passes a block its index (``layer_index`` keeps its default 0),
@@ -23,19 +23,9 @@ whenever L_moe is 0 or L (every preset, and that test) and what its own decoder 
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
-from paramcount.components.llama_like import (
-    BLOCK,
-    backbone,
-    d_fe,
-    d_fs,
-    gqa_attention,
-    moe_swiglu,
-    swiglu,
-    tied,
-)
-from paramcount.components.modern import k_act, rms_norm
-from paramcount.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, v
 from paramcount.families._lineages import (
     DECODER_FIELDS,
     EXPERT_FFN,
@@ -55,12 +45,22 @@ from paramcount.families._lineages import (
     without_ffn,
 )
 from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
-from paramcount.formula import group
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import E, L, M, M_kv, d_e, d_f, v
+from paramcount.model.components.basic import dense
+from paramcount.model.components.llama_like import (
+    BLOCK,
+    backbone,
+    d_fe,
+    d_fs,
+    gqa_attention,
+    moe_swiglu,
+    swiglu,
+    tied,
+)
+from paramcount.model.components.modern import k_act, rms_norm
+from paramcount.model.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("qwen_moe",)  # the ids this folder registers
 

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from paramcount.components import embedding
-from paramcount.components.recurrent import (
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L, d_e, d_h, layer_symbol, tied, v
+from paramcount.model.components import embedding
+from paramcount.model.components.recurrent import (
     GATES,
     bi,
     layered_stack,
@@ -26,11 +30,7 @@ from paramcount.components.recurrent import (
     reset_after,
     v_out,
 )
-from paramcount.formula import group, leaf
-from paramcount.hparams import Relation
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
-from paramcount.symbols import L, d_e, d_h, layer_symbol, tied, v
+from paramcount.model.registry import Architecture, register
 
 IDS = ("gru_lm", "lstm_lm", "mixed_rnn_lm", "simple_rnn_lm")  # the ids this folder registers
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS, dense, embedding
-from paramcount.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
 from paramcount.families._lineages import ABSOLUTE_POSITIONS, FFN, HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
 from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
-from paramcount.formula import group
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v, zeta
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS, dense, embedding
+from paramcount.model.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
 

@@ -9,7 +9,10 @@ requires to be d_e.
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, feed_forward, rms_norm, rotary_positions
+from paramcount.core.formula import group
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
 from paramcount.families._lineages import (
     KERAS_FFN,
     KERAS_HEAD_SIZE,
@@ -18,13 +21,10 @@ from paramcount.families._lineages import (
     KERAS_VOCAB,
     KERAS_WIDTH,
 )
-from paramcount.formula import group
-from paramcount.hparams import Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
-from paramcount.weights import Named
+from paramcount.model.components import attention, embedding, feed_forward, rms_norm, rotary_positions
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("roformer_v2",)  # the ids this folder registers
 

@@ -14,14 +14,14 @@ the L − 1 later layers only. The backbone's output includes the untied LM head
 
 from __future__ import annotations
 
-from paramcount.components import dense, embedding, layer_norm
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
 from paramcount.families._lineages import KERAS_FFN, KERAS_HEAD_SIZE, KERAS_LAYERS, KERAS_VOCAB
-from paramcount.formula import group, leaf
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Holds
-from paramcount.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
+from paramcount.model.components import dense, embedding, layer_norm
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("rwkv7",)  # the ids this folder registers
 

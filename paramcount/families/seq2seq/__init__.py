@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from paramcount.components import dense, embedding
-from paramcount.components.recurrent import (
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.symbols import L_dec, L_enc, d_a, d_e, d_h, layer_symbol, v_src, v_tgt
+from paramcount.model.components import dense, embedding
+from paramcount.model.components.recurrent import (
     GATES,
     bi,
     layered_stack,
@@ -34,9 +36,7 @@ from paramcount.components.recurrent import (
     reset_after,
     v_out,
 )
-from paramcount.formula import group, leaf, zero
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L_dec, L_enc, d_a, d_e, d_h, layer_symbol, v_src, v_tgt
+from paramcount.model.registry import Architecture, register
 
 IDS = ("mixed_seq2seq", "seq2seq_attention", "seq2seq_lstm")  # the ids this folder registers
 

@@ -12,9 +12,9 @@ projection and the rotary layer outside their block's name scope, so their weigh
 
 from __future__ import annotations
 
-from paramcount.components.basic import dense
-from paramcount.components.llama_like import embeddings, final_norm, output_head, tied
-from paramcount.components.modern import gated_feed_forward, rms_norm
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Fixed, Requires, Sets
+from paramcount.core.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
 from paramcount.families._lineages import (
     ATTENTION_HEADS,
     FFN,
@@ -30,13 +30,13 @@ from paramcount.families._lineages import (
     split_heads,
 )
 from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Requires, Sets
-from paramcount.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import dense
+from paramcount.model.components.llama_like import embeddings, final_norm, output_head, tied
+from paramcount.model.components.modern import gated_feed_forward, rms_norm
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("smollm3",)  # the ids this folder registers
 

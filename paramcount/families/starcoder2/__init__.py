@@ -10,15 +10,15 @@ attention holds no weight.
 
 from __future__ import annotations
 
-from paramcount.components.basic import layer_norm
-from paramcount.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.core.restrictions import Fixed
+from paramcount.core.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
 from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN, HF_TIED_YES, ROTARY_PAIRS, split_heads
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed
-from paramcount.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import layer_norm
+from paramcount.model.components.hf_decoder import attention, causal_lm, plain_mlp
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("starcoder2",)  # the ids this folder registers
 

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.components.encoders import (
+from paramcount.core.formula import Term, group, leaf, zero
+from paramcount.core.restrictions import Fixed, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, v
+from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
+from paramcount.model.components.encoders import (
     gated,
     n_b,
     relative_bias,
@@ -27,13 +31,9 @@ from paramcount.components.encoders import (
     t5_norms,
     tied,
 )
-from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
-from paramcount.formula import Term, group, leaf, zero
-from paramcount.frameworks import Delta, Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, v
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("t5",)  # the ids this folder registers
 

@@ -12,29 +12,10 @@ table, transposed, unless untied.
 
 from __future__ import annotations
 
-from paramcount.components import (
-    attention,
-    embedding,
-    gated_feed_forward,
-    rms_norm,
-    rotary_positions,
-)
-from paramcount.components.encoders import tied
-from paramcount.families._lineages import (
-    GQA,
-    GQA_DECODER,
-    T5GEMMA_ATTENTION_BIAS,
-    T5GEMMA_VALIDATED,
-    T5GEMMA_VOCAB,
-    TIED_YES,
-)
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Sets
+from paramcount.core.symbols import (
     L_dec,
     L_enc,
     M,
@@ -51,7 +32,26 @@ from paramcount.symbols import (
     v,
     zeta,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    GQA,
+    GQA_DECODER,
+    T5GEMMA_ATTENTION_BIAS,
+    T5GEMMA_VALIDATED,
+    T5GEMMA_VOCAB,
+    TIED_YES,
+)
+from paramcount.model.components import (
+    attention,
+    embedding,
+    gated_feed_forward,
+    rms_norm,
+    rotary_positions,
+)
+from paramcount.model.components.encoders import tied
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("t5gemma",)  # the ids this folder registers
 

@@ -29,25 +29,10 @@ import dataclasses
 
 import sympy
 
-from paramcount.components import attention, dense, embedding, gated_feed_forward, rms_norm
-from paramcount.components.decoders import qk_norm
-from paramcount.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
-from paramcount.families._lineages import (
-    GQA,
-    GQA_DECODER,
-    QK_NORM_KERAS,
-    T5GEMMA_ATTENTION_BIAS,
-    T5GEMMA_VALIDATED,
-    T5GEMMA_VOCAB,
-    TIED_YES,
-)
-from paramcount.formula import Term, group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Require, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import (
     L_dec,
     L_enc,
     M,
@@ -64,7 +49,22 @@ from paramcount.symbols import (
     v,
     zeta,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import (
+    GQA,
+    GQA_DECODER,
+    QK_NORM_KERAS,
+    T5GEMMA_ATTENTION_BIAS,
+    T5GEMMA_VALIDATED,
+    T5GEMMA_VOCAB,
+    TIED_YES,
+)
+from paramcount.model.components import attention, dense, embedding, gated_feed_forward, rms_norm
+from paramcount.model.components.decoders import qk_norm
+from paramcount.model.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Require, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("t5gemma2",)  # the ids this folder registers
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.components import decoder_block, dense, embedding, encoder_block, position_embedding
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.formula import group
-from paramcount.registry import Architecture, register
-from paramcount.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.model.components import decoder_block, dense, embedding, encoder_block, position_embedding
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.registry import Architecture, register
 
 IDS = ("transformer_decoder", "transformer_encoder")  # the ids this folder registers
 

@@ -13,14 +13,14 @@ transformation", section 3.4).
 
 from __future__ import annotations
 
-from paramcount.components import decoder_block, embedding, encoder_block, sinusoidal_positions
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.formula import group, leaf, zero
-from paramcount.hparams import Relation
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
+from paramcount.model.components import decoder_block, embedding, encoder_block, sinusoidal_positions
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.registry import Architecture, register
 
 IDS = ("transformer",)  # the ids this folder registers
 

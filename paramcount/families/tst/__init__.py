@@ -12,13 +12,13 @@ Option ``bn``: Zerveas et al. use batch normalization in place of layer normaliz
 
 from __future__ import annotations
 
-from paramcount.components import attention, dense, feed_forward
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Fixed
+from paramcount.core.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.formula import group, leaf
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed
-from paramcount.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
+from paramcount.model.components import attention, dense, feed_forward
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.registry import Architecture, register
 
 IDS = ("tst",)  # the ids this folder registers
 

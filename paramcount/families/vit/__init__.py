@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components import attention, dense, feed_forward, layer_norm
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, d_v, zeta
 from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, WIDTH
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Delta, Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, d_v, zeta
+from paramcount.model.components import attention, dense, feed_forward, layer_norm
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
 
 IDS = ("vit",)  # the ids this folder registers
 

@@ -16,18 +16,18 @@ parameter frozen at construction (non-trainable, as KerasHub's), proj_out is tie
 
 from __future__ import annotations
 
-from paramcount.components import attention, embedding, feed_forward, layer_norm
-from paramcount.components.audio import conv1d, n_audio, n_mels
-from paramcount.components.basic import EVEN_HEADS
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import L, M, d_e, d_f, n, v
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers
-from paramcount.hparams import Divisible
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import L, M, d_e, d_f, n, v
-from paramcount.weights import Named
+from paramcount.model.components import attention, embedding, feed_forward, layer_norm
+from paramcount.model.components.audio import conv1d, n_audio, n_mels
+from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("whisper",)  # the ids this folder registers
 

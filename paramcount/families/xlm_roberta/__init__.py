@@ -3,6 +3,8 @@ backbone (same layers, same count) with a 250,002-token SentencePiece vocabulary
 
 from __future__ import annotations
 
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Holds
 from paramcount.families.roberta import (
     BASE_DELTAS,
     HF_CONSTRAINTS,
@@ -15,10 +17,8 @@ from paramcount.families.roberta import (
     roberta_formula,
     table,
 )
-from paramcount.formula import group
-from paramcount.frameworks import Transformers
-from paramcount.registry import register
-from paramcount.restrictions import Holds
+from paramcount.model.frameworks import Transformers
+from paramcount.model.registry import register
 
 IDS = ("xlm_roberta", "xlm_roberta_masked_lm")  # the ids this folder registers
 

@@ -10,22 +10,22 @@ embedding of width d_e.
 
 from __future__ import annotations
 
-from paramcount.components import (
+from paramcount.core.formula import group, leaf
+from paramcount.core.restrictions import Fixed, Holds
+from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
+from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
+from paramcount.model.components import (
     attention,
     embedding,
     feed_forward,
     layer_norm,
     sinusoidal_positions,
 )
-from paramcount.components.basic import EVEN_HEADS, WHOLE_HEADS
-from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
-from paramcount.formula import group, leaf
-from paramcount.frameworks import Transformers
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds
-from paramcount.symbols import L, M, d_e, d_f, d_k, v
-from paramcount.weights import Named
+from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("xlnet",)  # the ids this folder registers
 

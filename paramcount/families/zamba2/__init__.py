@@ -2,7 +2,7 @@
 Zamba2ForCausalLM. KerasHub has no Zamba 2, so transformers is the reference.
 
 A Mamba-2 backbone of L layers (an RMS norm and a Mamba-2 mixer each:
-:func:`paramcount.components.ssm.mamba2_mixer`, inner width x_in·d_e in H_ssm heads). In the L_hyb
+:func:`paramcount.model.components.ssm.mamba2_mixer`, inner width x_in·d_e in H_ssm heads). In the L_hyb
 *hybrid* layers (``layers_block_type``) a shared transformer block runs first, on the hidden state
 concatenated with the input embeddings (width 2·d_e): an RMS norm of 2·d_e, attention (M query
 and M_kv key/value heads of width d_k = 2·d_e/M, from 2·d_e, out to d_e), an RMS norm and a GELU
@@ -26,17 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.components.basic import dense, embedding
-from paramcount.components.modern import rms_norm
-from paramcount.components.ssm import mamba2_mixer
-from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN_OR_4D, MAMBA_CONV, MAMBA_EXPAND, MAMBA_STATE
-from paramcount.formula import group, leaf, zero
-from paramcount.frameworks import Transformers, own_weights
-from paramcount.hparams import Divisible, Relation
-from paramcount.mapping import Field, Table
-from paramcount.registry import Architecture, register
-from paramcount.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.symbols import (
+from paramcount.core.formula import group, leaf, zero
+from paramcount.core.hparams import Divisible, Relation
+from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
+from paramcount.core.symbols import (
     B_mem,
     G_ssm,
     H_ssm,
@@ -56,7 +49,14 @@ from paramcount.symbols import (
     v,
     x_in,
 )
-from paramcount.weights import Named
+from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN_OR_4D, MAMBA_CONV, MAMBA_EXPAND, MAMBA_STATE
+from paramcount.model.components.basic import dense, embedding
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.mapping import Field, Table
+from paramcount.model.registry import Architecture, register
+from paramcount.model.weights import Named
 
 IDS = ("zamba2",)  # the ids this folder registers
 

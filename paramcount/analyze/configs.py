@@ -1,0 +1,257 @@
+"""Configuration files in: a Hugging Face ``config.json`` or a KerasHub preset's ``config.json``
+→ an architecture id and its hyperparameters, through the family's table
+(:mod:`paramcount.model.mapping`, read backward).
+
+- A Hugging Face config (or a folder holding ``config.json``): ``model_type`` picks the family,
+  ``architectures[0]`` the task class (``LlamaForCausalLM``, ``BertModel``, ``BertForMaskedLM``),
+  and the class the architecture id. Without ``architectures`` the family's first class is meant.
+- A KerasHub preset config, ``{"module", "class_name", "config", "registered_name"}``
+  (``keras.saving.serialize_keras_object(backbone)``): the class picks the id, the constructor
+  arguments in ``config`` give the hyperparameters.
+
+Every problem is one :class:`~paramcount.core.errors.InputFileError` line naming the file and the key.
+Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+from paramcount.core import symbols
+from paramcount.core.errors import InputFileError
+from paramcount.model import heads, options, registry
+from paramcount.model.mapping import Reading
+
+__all__ = ["check_missing", "load_json", "read_config", "read_data", "supported"]
+
+
+MAX_CONFIG_BYTES = 16 << 20  # published config.json files are a few KB; a 16 MB one is not one
+_KINDS = ((stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISCHR, "is a device"),
+          (stat.S_ISBLK, "is a device"), (stat.S_ISSOCK, "is a socket"))
+
+
+def _read_capped(p: Path) -> bytes:
+    """The bytes of a regular file, at most MAX_CONFIG_BYTES; never waits on a FIFO (opened
+    without blocking) nor reads a device forever (refused by its type before a byte is read)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        for test, reason in _KINDS:
+            if test(mode):
+                raise InputFileError(f"cannot read config {p}: {reason}; give a config.json "
+                                     "file or the folder holding one")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"cannot read config {p}: not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_CONFIG_BYTES:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > MAX_CONFIG_BYTES:
+        raise InputFileError(f"{p}: too large for a config file (over {MAX_CONFIG_BYTES >> 20} MB)")
+    return b"".join(chunks)
+
+
+def load_json(path: str | Path) -> tuple[dict, str]:
+    """The JSON object in ``path`` (or ``path/config.json``) and the file's name for messages."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    try:
+        text = _read_capped(p).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{p}: not a UTF-8 text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{p}: malformed JSON: {exc.msg} (line {exc.lineno}, column "
+                             f"{exc.colno})") from None
+    except RecursionError:
+        raise InputFileError(f"{p}: malformed JSON: nested too deeply for a config") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{p}: expected a JSON object, got {type(data).__name__}")
+    return data, str(p)
+
+
+def _tables() -> list:
+    """Every registered architecture's table, once each (a family shares one among its ids),
+    then the tables of its other transformers classes (Gemma 2's, for ``gemma``)."""
+    seen: dict[int, object] = {}
+    for arch in registry.architectures().values():
+        if arch.mapping is not None:
+            seen.setdefault(id(arch.mapping), arch.mapping)
+    for arch in registry.architectures().values():
+        for ref in arch.transformers.all() if arch.transformers is not None else ():
+            if ref.mapping is not None:
+                seen.setdefault(id(ref.mapping), ref.mapping)
+    # the family's other classes (LlamaModel), then its options only transformers builds
+    # (an untied Gemma): each read only where the tables above refuse
+    for arch_id in list(registry.architectures()):
+        for name in (*heads.classes_of(arch_id), *options.options_of(arch_id),
+                     *options.combined(arch_id)):
+            derived = registry.get(f"{arch_id}:{name}")
+            assert derived.transformers is not None  # derived from a transformers family
+            for ref in derived.transformers.all():
+                table = ref.mapping or derived.mapping
+                seen.setdefault(id(table), table)
+    return list(seen.values())
+
+
+def supported() -> tuple[list[str], list[str]]:
+    """HF model types and KerasHub classes the readers know, sorted."""
+    tables = _tables()
+    types = sorted({t.model_type for t in tables if t.model_type and t.hf_classes})
+    classes = sorted({c for t in tables for c in t.keras_classes})
+    return types, classes
+
+
+def is_keras(data: Mapping) -> bool:
+    return isinstance(data.get("class_name"), str) and isinstance(data.get("config"), dict)
+
+
+def read_config(path: str | Path, arch_id: str | None = None) -> Reading:
+    """Read a config file. With ``arch_id``, read it with that architecture's table (the file's
+    family must be the architecture's); otherwise the file picks the architecture."""
+    data, where = load_json(path)
+    return read_data(data, where, arch_id)
+
+
+def read_data(data: Mapping, where: str, arch_id: str | None = None) -> Reading:
+    """:func:`read_config` of a config already in hand (the one beside a checkpoint, or the one
+    a GGUF file's metadata gives); ``where`` names it in messages."""
+    if "class_name" in data and "config" in data and not isinstance(data["config"], dict):
+        raise InputFileError(f"{where}: the KerasHub config's \"config\" is "
+                             f"{_json_kind(data['config'])}: expected an object of the "
+                             f"constructor's arguments")
+    if is_keras(data):
+        return _read_keras(data, where, arch_id)
+    return _read_hf(data, where, arch_id)
+
+
+def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
+    model_type = data.get("model_type")
+    if "model_type" in data and not isinstance(model_type, str):
+        raise InputFileError(f"{where}: model_type = {json.dumps(model_type)}: expected a string "
+                             "(a transformers model type, such as \"llama\")")
+    if not isinstance(model_type, str):
+        raise InputFileError(f"{where}: no model_type key (a transformers config.json has one; a "
+                             "KerasHub config has class_name and config)")
+    archs = data.get("architectures")
+    if archs is not None and not (isinstance(archs, list) and archs
+                                  and all(isinstance(a, str) for a in archs)):
+        raise InputFileError(f"{where}: architectures = {json.dumps(archs)}: expected a list of "
+                             "class names")
+    family = [t for t in _tables() if t.model_type == model_type and t.hf_classes]
+    if not family:
+        types, _ = supported()
+        raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
+                             f"{', '.join(types)}")
+    # Several tables may share a model_type (Falcon: KerasHub's Falcon-RW layout and the parallel
+    # Falcon-7B/40B layout; Gemma 3's Gemma3ForCausalLM and the Gemma3TextModel of EmbeddingGemma):
+    # among the tables that know the class the file names, the first whose requirements the
+    # config meets reads it.
+    known = dict.fromkeys(c for t in family for c in t.hf_classes)  # every class, in order
+    # without architectures the family's first class is meant (not its base model's table)
+    named = archs[0] if archs else next(iter(family[0].hf_classes))
+    family = [t for t in family if named in t.hf_classes] or family
+    # none reads it: the closest table (fewest requirements broken, the first of equals) says why
+    table = min(family, key=lambda t: len(t.broken(_normalized(t, data), "hf")))
+    cls = archs[0] if archs else next(iter(table.hf_classes))
+    why = next((r for t in family for a in set(t.hf_classes.values())
+                if (r := heads.refused(a, cls))), None)
+    if cls not in table.hf_classes and why:
+        raise InputFileError(f"{where}: class {cls!r} (architectures[0]) cannot be counted: {why}")
+    if cls not in table.hf_classes:
+        raise InputFileError(f"{where}: class {cls!r} (architectures[0]) is not supported for "
+                             f"model_type {model_type!r}; supported: "
+                             f"{', '.join(known)}")
+    target = _target(arch_id, table.hf_classes[cls], table, where)
+    arch = registry.get(target)
+    # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
+    # another id of its family (Llama 3's, of a llama config) is read with that id's table
+    reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
+    freed = _freed(arch)  # what transformers states by a key of its own (Llama's head_dim)
+    hparams, ignored = reader.from_hf(data, where=where, fixed={
+        s: e for s, e in arch.fixed.items() if s not in freed})
+    for s in freed:  # stated as KerasHub fixes it: the Keras model's value, read as before
+        if s.name in hparams and arch.fixed[s].xreplace(
+                {symbols.get(k): x for k, x in hparams.items()}) == hparams[s.name]:
+            del hparams[s.name]
+    from paramcount.model.quantization import declared
+
+    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
+                   declared(data))
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "a list"}.get(type(value), type(value).__name__)
+
+
+def _freed(arch) -> set:
+    """Symbols ``arch`` fixes for KerasHub that its transformers classes state by a key of their
+    own (``Transformers.settable``)."""
+    if arch.transformers is None:
+        return set()
+    return {s for ref in arch.transformers.all() for s in ref.settable if s in arch.fixed}
+
+
+def _normalized(table, data: Mapping) -> Mapping:
+    return table.normalized(data, "hf")
+
+
+def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
+    cls = data["class_name"]
+    # several tables may claim a class (Gemma3Backbone with or without a vision encoder): the
+    # first whose requirements the file meets reads it, else the first (which says why not)
+    claims = [t for t in _tables() if cls in t.keras_classes]
+    table = next((t for t in claims if t.meets(data["config"], "keras")),
+                 claims[0] if claims else None)
+    if table is None:
+        _, classes = supported()
+        raise InputFileError(f"{where}: KerasHub class {cls!r} is not supported; supported: "
+                             f"{', '.join(classes)}")
+    target = _target(arch_id, table.keras_classes[cls], table, where)
+    arch = registry.get(target)
+    hparams, ignored = (arch.mapping or table).from_keras(data["config"], where=where,
+                                                          fixed=arch.fixed)
+    return Reading(target, hparams, "KerasHub config", cls, tuple(ignored), where)
+
+
+def _target(arch_id: str | None, picked: str, table, where: str) -> str:
+    """The architecture a file is read as: the one it picks, or the one named, when that one's
+    table is of the same family (Llama 3 configs say model_type "llama")."""
+    if arch_id is None or arch_id == picked or picked.startswith(f"{arch_id}:"):
+        return picked  # llama named, a LlamaModel config: read as llama:LlamaModel
+    mapping = registry.get(arch_id).mapping
+    if mapping is None:
+        raise InputFileError(f"{where}: {arch_id} has no config reader yet")
+    if mapping is not table and mapping.model_type != table.model_type:
+        raise InputFileError(f"{where}: a {picked} config cannot be read as {arch_id}")
+    return arch_id
+
+
+def check_missing(reading: Reading, given: Mapping[str, int]) -> None:
+    """After ``--set`` is merged in (``given``): refuse, naming the file and the config key,
+    when a hyperparameter the formula needs is neither in the file nor set by the user."""
+    arch = registry.get(reading.arch)
+    framework = "keras" if reading.source.startswith("KerasHub") else "hf"
+    absent = [s.name for s in arch.required if s.name not in given]
+    if absent and arch.mapping is not None:
+        keys = ", ".join(f"{arch.mapping.missing(s, framework)} ({s})" for s in absent)
+        raise InputFileError(f"{reading.where}: missing key {keys}, which {arch.id} needs")

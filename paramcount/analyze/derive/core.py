@@ -1,0 +1,306 @@
+"""Deriving a model's parameter count from its builds: fields, templates, exact expressions.
+
+1. **Fields.** Every integer field and flag the config class takes is varied alone from the
+   base config; those that change a weight's shape or how many weights a template names are the
+   hyperparameters, the others are listed as changing nothing. A field every variation of which
+   the config or the model refuses is listed with the refusal.
+2. **Components.** For each template (:func:`paramcount.analyze.derive.probe.fold`), its *multiplicity*
+   (weights it names: L, L − first_k_dense_replace, L // interval, 0 where a flag removes it)
+   and each dimension, with the fields whose variation changed it.
+3. **Fits.** Builds at random small values of the hyperparameters (layer counts kept in the
+   order the base config has them; widths half the time keeping the base's divisibilities); each
+   component is fitted exactly (:mod:`paramcount.analyze.derive.fit`) and checked on every build,
+   including the base build at full size. A refusal that one divisibility explains becomes a
+   recorded constraint. What does not fit is named with its reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from paramcount.analyze.derive import fit as fitting
+from paramcount.analyze.derive import layers
+from paramcount.analyze.derive.probe import Built, DeriveError, Source
+from paramcount.analyze.derive.templates import Template, changes, fit_all
+
+__all__ = ["Derivation", "Template", "derive"]
+
+SEED = "paramcount-derive-1"
+# PretrainedConfig's own switches: never a weight's shape
+_GENERIC = {"architectures", "dtype", "problem_type", "id2label", "label2id",
+            "output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
+            "is_encoder_decoder", "use_cache", "output_router_logits", "use_return_dict",
+            "torchscript", "is_decoder", "add_cross_attention", "tie_encoder_decoder"}
+
+
+@dataclass
+class Derivation:
+    model_type: str
+    cls: str
+    versions: dict[str, str]
+    fields: dict[str, int]  # hyperparameter -> its value at the base config (flags 0/1)
+    flags: tuple[str, ...]
+    inert: tuple[str, ...]  # varied, changed no weight
+    unvaried: dict[str, str] = field(default_factory=dict)  # field -> why it was not varied
+    constraints: list[tuple[str, str, str]] = field(default_factory=list)  # (op, a, b)
+    templates: list[Template] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    explicit: dict[str, Any] = field(default_factory=dict)  # every varied field's base value
+    # per-layer lists whose counts are fields: count name -> (list, its layer count, the kind
+    # counted; "" for how many of a list of indices are below it) (paramcount.analyze.derive.layers)
+    counts: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    builds: int = 0
+
+    def count(self, values: Mapping[str, int]) -> dict[str, int]:
+        """Parameters by role (trainable, frozen, buffer) at ``values`` (missing: the base)."""
+        point = {**self.fields, **values}
+        out = {"trainable": 0, "frozen": 0, "buffer": 0}
+        for t in self.templates:
+            n = fitting.evaluate(t.mult, point)
+            out[t.role] += n * math.prod(fitting.evaluate(d, point) for d in t.dims)
+        return out
+
+    @property
+    def complete(self) -> bool:
+        return not self.failures
+
+
+def _first_line(exc: BaseException) -> str:
+    if type(exc).__name__.endswith("ValidationError") and exc.__cause__ is not None:
+        exc = exc.__cause__  # a validator's own message, not its wrapper's (huggingface_hub's)
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
+class _Run:
+    def __init__(self, src: Source):
+        self.src = src
+        self.builds = 0
+
+    def build(self, overrides: Mapping[str, Any]) -> Built:
+        self.builds += 1
+        return self.src.build(overrides)
+
+    def try_build(self, overrides: Mapping[str, Any]) -> Built | str:
+        try:
+            return self.build(overrides)
+        except DeriveError:
+            raise
+        except Exception as exc:  # a validator's or the model's refusal: data, not a crash
+            return _first_line(exc)
+
+
+def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    init = src.init_fields()
+    if init is not None:  # and the keys the config gives (Phi-3's head_dim, read by the model)
+        init = init | set(src.base)
+    ints, flags = [], []
+    for k, v in sorted(values.items()):
+        if k in _GENERIC or k.endswith("token_id") or (init is not None and k not in init):
+            continue
+        if isinstance(v, bool):
+            flags.append(k)
+        elif isinstance(v, int):
+            ints.append(k)
+    return ints, flags
+
+
+def _variations(v: int) -> list[int]:
+    if v <= 0:
+        return [1, 2]
+    return [x for x in (2 * v, v + 1, v + 2, max(v // 2, 1), v - 1) if x != v and x >= 0]
+
+
+def derive(src: Source, *, seed: str = SEED) -> Derivation:
+    """Derive the parameter count of ``src``'s model as expressions in its config's fields."""
+    run = _Run(src)
+    try:
+        base_cfg = src.config({})
+    except DeriveError:
+        raise
+    except Exception as exc:
+        raise DeriveError(f"the {src.model_type} config refuses its base values: "
+                          f"{_first_line(exc)}") from None
+    base = run.try_build({})
+    if isinstance(base, str):
+        raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
+                          f"{base}")
+    split = set(getattr(src, "split", ()))  # templates split by layer kind so far
+    full = src.values(base_cfg)
+    init = src.init_fields()
+    ints, flags = _candidates(src, full)
+    counted = [n for n in layers.names(getattr(src, "lists", ())) if n in full]
+    ints += [n for n in counted if n not in ints]  # a per-layer list's counts (layers.py)
+    # every field given explicitly, as the random builds give them: head_dim then stays
+    # head_dim when num_attention_heads varies, rather than the class recomputing it
+    explicit = {f: full[f] for f in ints + flags}
+    _given_back(run, src, base_cfg, base, full, explicit)
+    # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
+    # padding_idx within the vocabulary)
+    nulls = {k: None for k, v in full.items() if k.endswith("token_id")
+             and type(v) is int and (init is None or k in init)}
+    if isinstance(run.try_build({**explicit, **nulls}), dict):  # a class may insist on ints
+        explicit.update(nulls)
+    at = {**explicit, **_shrunk(run, base, full, ints, getattr(src, "lists", ()))}
+    values = {**full, **at}
+    dep: dict[tuple[str, Any], set[str]] = {}
+    tried: set[str] = set()
+    unvaried: dict[str, str] = {}
+    structural: set[str] = set()
+    on: dict[str, Any] = {}  # flags that add templates, switched on together below
+    reshape: dict[str, Any] = {}  # flags that reshape a template, switched with them if it builds
+    flipped: set[str] = set()  # the templates they reshape: those learn from both sides
+
+    def probe(fields: list[str], ref: Built, at: Mapping[str, Any]) -> None:
+        for f in fields:
+            v = values[f]
+            tries = [not v] if isinstance(v, bool) else _variations(v)
+            why = ""
+            built = 0
+            appeared: dict[str, set[int]] = {}
+            for t in tries:  # two variations that build: a floor (q_proj's heads·(hidden //
+                if built == 2:  # heads) when heads doubles) may hide a field from one
+                    break
+                b = run.try_build({**at, f: t})
+                if isinstance(b, str):
+                    why = why or b
+                    continue
+                built += 1
+                ch = changes(ref, b)
+                for c in ch:
+                    dep.setdefault(c, set()).add(f)
+                if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
+                    structural.add(f)  # a count, not a template appearing (hidden ≠ proj)
+                for u in b.keys() - ref.keys():
+                    appeared.setdefault(u, set()).add(b[u].count)
+                if isinstance(v, bool) and b.keys() - ref.keys():
+                    on[f] = not v
+                reshaped = {c[0] for c in ch if c[1] != "mult" and c[0] in ref and c[0] in b}
+                if isinstance(v, bool) and reshaped:  # Laguna's gating: g_proj heads or heads·d
+                    reshape[f] = not v
+                    flipped.update(reshaped)
+                tried.add(f)
+            if not built:
+                unvaried.setdefault(f, why)
+            # a template absent at the base whose count follows the field: a layer count
+            # (DeepSeek-V2's first_k_dense_replace = 0, its dense layers 1, then 2)
+            if type(v) is int and any(len(n) > 1 for n in appeared.values()):
+                structural.add(f)
+
+    def dep_fields() -> set[str]:
+        return {f for s in dep.values() for f in s}
+
+    ref = run.build(at)
+    probe(ints + flags, ref, at)
+    alt = run.try_build({**at, **on, **reshape}) if reshape else ref
+    if isinstance(alt, dict) and reshape:
+        on.update(reshape)
+    else:
+        flipped.clear()
+        alt = run.try_build({**at, **on}) if on else ref
+    if isinstance(alt, dict) and on:
+        new = alt.keys() - ref.keys()
+        if new or flipped:
+            before = {k: set(v) for k, v in dep.items()}
+            # the other flags too: a bias only a flag adds may follow another flag's shape
+            # (Falcon's query_key_value.bias: multi_query, new_decoder_architecture)
+            probe([f for f in ints if f not in unvaried] + [f for f in flags if f not in on],
+                  alt, {**at, **on})
+            # only the templates the switched flags add or reshape learn from these probes
+            learn = new | flipped
+            dep = {k: (v if k[0] in learn else before.get(k, set()))
+                   for k, v in dep.items() if k[0] in learn or k in before}
+    inert = sorted(tried - dep_fields())
+    unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    for n in set(counted) - dep_fields():  # a count that changes no weight: the config's own
+        explicit.pop(n, None)  # list then (or 0 beside one that does, never taking its layers)
+    for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
+        if v is None and init is not None and k in init and not k.endswith("token_id") \
+                and k not in _GENERIC:
+            unvaried[k] = "None at this config: give it an integer to derive with it"
+    hyper = sorted(dep_fields())
+    d = Derivation(src.model_type, src.cls_name, _versions(), {
+        f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
+        tuple(inert), unvaried)
+    d.explicit = explicit
+    # a template later builds split by layer kind, one width in each at the base
+    # (BailingHybrid's o_proj, Dots 3's k_rope_only_layernorm): the base observed again
+    if set(getattr(src, "split", ())) - split:
+        base = run.build({})
+    d.counts = {n: (s.field, s.length, s.kinds[i] if s.kinds else "")
+                for s in getattr(src, "lists", ()) for i, n in enumerate(s.names)
+                if n in d.fields}
+    new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+    if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)
+        d.fields.update({f: int(full[f]) for f in sorted(new)})
+        d.inert = tuple(f for f in d.inert if f not in new)
+        kept = [c for c in d.constraints if c[0] == "divides"]  # each confirmed by a refusal
+        d.constraints.clear()
+        fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
+        d.constraints = list(dict.fromkeys(d.constraints + kept))
+    d.builds = run.builds
+    return d
+
+
+def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
+    """Fields the config rewrites after taking them take the value given, as every probe and
+    random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
+    then the config sets head_dim to qk_rope_head_dim (64), which given back would build
+    another model. Only where the values read back build another model than the base (ERNIE
+    4.5's moe_layer_end_index, given -1 and read back 27, builds the same: kept at 27), and
+    the given values build the base."""
+    if isinstance(cfg, dict):
+        return
+    import inspect
+
+    params = inspect.signature(type(cfg).__init__).parameters
+    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)}
+    given.update({k: v for k, v in src.base.items() if k in params})
+    odd = {f: given[f] for f in explicit
+           if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
+    # the given values first: a build that splits a template by layer kind (below) would keep
+    # it split in every later build, the given values' too, and no longer equal to the base
+    if odd and run.try_build({**explicit, **odd}) == base and run.try_build(explicit) != base:
+        full.update(odd)
+        explicit.update(odd)
+
+
+SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)
+
+
+def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str],
+            lists=()) -> dict:
+    """Overrides that make the probing builds small: a field whose value is how many weights
+    some template names (the layers) set to SHRINK, if the model then has the same templates;
+    a per-layer list's counts scaled with its layers (at least one of each kind)."""
+    counts = {o.count for o in base.values()}
+    scaled = set(layers.names(lists))
+    at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts
+          and f not in scaled}
+    if not at:
+        return {}
+    for s in lists:
+        if s.length in at:
+            at.update({n: max(1, values[n] * SHRINK // values[s.length]) for n in s.names
+                       if values.get(n)})
+    small = run.try_build(at)
+    return at if isinstance(small, dict) and small.keys() == base.keys() else {}
+
+
+def _versions() -> dict[str, str]:
+    from paramcount.runtime import isolate
+
+    if isolate.side() == "keras":  # a Keras builder's derivation: torch is never imported here
+        from paramcount.analyze.derive.keras_source import versions
+
+        return versions()
+    out = {}
+    for lib in ("torch", "transformers"):
+        with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
+            out[lib] = __import__(lib).__version__
+    return out

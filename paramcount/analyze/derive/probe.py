@@ -1,0 +1,325 @@
+"""The torch side of a derivation: a model's config and builder, and its weights as templates.
+
+A *template* is a weight's name with every layer index folded to ``*``
+(``model.layers.*.self_attn.q_proj.weight``); one build gives, for each template, how many weights
+it names, their shape, and whether they are trainable parameters, frozen parameters or persistent
+buffers. Imports torch and transformers (only inside functions): never imported beside
+TensorFlow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paramcount.analyze.derive import layers, prepare
+from paramcount.core.errors import ParamcountError
+
+__all__ = ["Built", "Observed", "Source", "fold", "observe"]
+
+
+class DeriveError(ParamcountError):
+    """Input ``derive`` cannot work from (an unknown model type, a builder returning no model)."""
+
+
+class NeedsLibrary(DeriveError):
+    """The class needs a library that is not installed (Gemma 3n's vision tower: timm)."""
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One template in one build."""
+
+    count: int  # weights it names
+    shape: tuple[int, ...]
+    role: str  # "trainable", "frozen" or "buffer"
+
+
+Built = dict[str, Observed]
+
+_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
+
+
+def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
+    """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``;
+    an index under a container in ``literal`` (whose children differ in class: CTRL's
+    ``ffn`` Sequential of Linear, ReLU, Linear) is kept."""
+    if not literal:
+        return _INDEX.sub("*", name)
+    segs = name.split(".")
+    return ".".join("*" if s.isdigit() and ".".join(segs[:i]) not in literal else s
+                    for i, s in enumerate(segs))
+
+
+def _literal_containers(model) -> frozenset[str]:
+    """Containers whose numbered children differ in class: a fixed pipeline (CTRL's ffn
+    Sequential), whose places stay apart. Not a ModuleList, a stack of layers whose length a
+    config sets (Jamba's and Zamba's attention and Mamba layers), nor another stack of layers of
+    several kinds (Mllama's self- and cross-attention decoder layers, every class a ``…Layer``
+    or ``…Block``): their index folds, so a template counts the layers that have it (how many
+    of each kind is a count), and a build costs its layers, not a template per layer."""
+    from torch import nn
+
+    out = set()
+    for name, mod in model.named_modules():
+        if isinstance(mod, nn.ModuleList):
+            continue
+        kids = {type(c) for k, c in mod.named_children() if k.isdigit()}
+        if len(kids) > 1 and not all(re.search(r"(Layer|Block)$", c.__name__) for c in kids):
+            out.add(name)
+    return frozenset(out)
+
+
+class Source:
+    """What is derived: a config class (with a base config) and the model class built from it,
+    or a user's builder from a mapping of field values to a torch module."""
+
+    def __init__(self, *, model_type: str | None = None, config: Mapping[str, Any] | None = None,
+                 cls: str | None = None, builder: Callable[[dict[str, Any]], Any] | None = None,
+                 defaults: Mapping[str, Any] | None = None):
+        self.builder = builder
+        self.base = dict(config or {})
+        self.split: set[str] = set()  # templates split by layer kind (see observe)
+        self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
+        self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
+        self._raw: dict[str, Any] = {}
+        self._settled = False  # after the first build, no new repairs
+        self.cls_name: str
+        if builder is not None:
+            self.model_type = model_type or "custom"
+            self.cls_name = str(cls or getattr(builder, "__name__", "builder"))
+            self._defaults = dict(defaults or {})
+            return
+        import transformers
+        from transformers.models.auto import configuration_auto, modeling_auto
+
+        _quiet(transformers)
+        model_type = model_type or self.base.get("model_type")
+        if not isinstance(model_type, str) or \
+                model_type not in configuration_auto.CONFIG_MAPPING_NAMES:
+            raise DeriveError(f"model type {model_type!r} is not one transformers "
+                              f"{transformers.__version__} knows")
+        self.model_type = model_type
+        _strip(self.base)
+        # a key the config class aliases (BART's num_hidden_layers is encoder_layers), given
+        # beside its field, is set after it and would undo every variation of the field
+        aliases = getattr(configuration_auto.CONFIG_MAPPING[model_type], "attribute_map", {})
+        for alias, target in dict(aliases).items():
+            if alias in self.base:
+                self.base.setdefault(target, self.base.pop(alias))
+        archs = (config or {}).get("architectures") or []
+        if cls is None and archs and isinstance(archs[0], str):
+            cls = archs[0]
+        if cls is None:
+            for mapping in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
+                            modeling_auto.MODEL_MAPPING_NAMES):
+                found = mapping.get(model_type)
+                if isinstance(found, str):
+                    cls = found
+                    break
+        if cls is None or not hasattr(transformers, cls):
+            raise DeriveError(f"no transformers class {cls!r} for model type {model_type!r}")
+        self.cls_name = str(cls)
+        self._cls = getattr(transformers, cls)
+        self._defaults = {}
+        moved = prepare.sub_config(model_type, self.base, self._cls)  # Qwen3.5's text_config
+        if moved is not None:
+            self.model_type, self.base = moved[0], _strip(moved[1])
+        self._ids: dict[str, Any] = {}  # the config's token ids (prepare.in_vocabulary)
+        with contextlib.suppress(Exception):  # a config refusing its base: derive says so
+            ids = configuration_auto.CONFIG_MAPPING[self.model_type](**self.base).to_dict()
+            self._ids = {k: v for k, v in ids.items() if k.endswith("token_id")}
+
+    def text_source(self) -> Source | None:
+        """The text sub-config's causal-LM class (:func:`prepare.text_class`), or None."""
+        found = None if self.builder is not None else \
+            prepare.text_class(self.model_type, self.base)
+        return None if found is None else Source(model_type=found[0], config=found[1],
+                                                 cls=found[2])
+
+    # --- the config -------------------------------------------------------------------------
+    def config(self, overrides: Mapping[str, Any]):
+        kwargs = {**self.base, **overrides}
+        if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
+            kwargs = layers.write(kwargs, self.lists, self._raw)
+        if self.builder is not None:
+            return {**self._defaults, **kwargs}
+        from transformers import AutoConfig
+
+        cfg = AutoConfig.for_model(self.model_type, **prepare.in_vocabulary(kwargs, self._ids))
+        layers.check(cfg, kwargs, self.lists)
+        return cfg
+
+    @property
+    def lists(self) -> tuple[layers.Spec, ...]:
+        """The base config's per-layer lists, whose counts are hyperparameters
+        (:mod:`paramcount.analyze.derive.layers`)."""
+        if self._lists is None:
+            self._lists = ()
+            try:
+                cfg = self.config({})
+                self._raw = dict(cfg) if isinstance(cfg, dict) else cfg.to_dict()
+            except Exception:  # a config refusing its base: derive says so
+                self._raw = {}
+            found, ok = layers.find(self._raw), []
+            for spec in found:  # one the config takes as given, at the base's counts and one
+                self._lists = (spec,)  # layer more (not GPT-Neo's attention_layers, which its
+                with contextlib.suppress(Exception):  # attention_types rewrite)
+                    at = layers.read(self._raw, [spec])
+                    self.config(at)
+                    self.config({**at, spec.length: self._raw[spec.length] + 1})
+                    ok.append(spec)
+            self._lists = tuple(ok)
+        return self._lists
+
+    def values(self, cfg) -> dict[str, Any]:
+        """The config's field values (a transformers config's own, after its defaults and the
+        repairs its build needs), with the counts of its per-layer lists."""
+        raw = dict(cfg) if isinstance(cfg, dict) else prepare.apply(cfg, self.fixes).to_dict()
+        return {**raw, **layers.read(raw, self.lists)}
+
+    def init_fields(self) -> set[str] | None:
+        """Fields the config class takes as arguments (None: any)."""
+        if self.builder is not None:
+            return None
+        import inspect
+
+        from transformers import AutoConfig
+
+        cfg_cls = type(AutoConfig.for_model(self.model_type))
+        return {p for p in inspect.signature(cfg_cls.__init__).parameters if p != "self"}
+
+    # --- the model ----------------------------------------------------------------------------
+    def build(self, overrides: Mapping[str, Any]) -> Built:
+        """The model at the base config with ``overrides``, on the meta device, as templates."""
+        cfg = self.config(overrides)
+        return observe(self.model(cfg), self.split)
+
+    def model(self, cfg):
+        import torch
+
+        from reference_models.hf import _legacy_constructors_on_default_device
+
+        def make(cfg):
+            was = gc.isenabled()
+            gc.disable()
+            try:
+                with torch.device("meta"), _legacy_constructors_on_default_device():
+                    return self.builder(cfg) if self.builder is not None else self._cls(cfg)
+            except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
+                if self.builder is not None:
+                    raise
+                raise NeedsLibrary(f"{self.cls_name} needs a library that is not installed: "
+                                   f"{' '.join(str(exc).split())[:160]}") from None
+            finally:
+                if was:
+                    gc.enable()
+
+        if self.builder is not None or self._settled:
+            model = make(prepare.apply(cfg, self.fixes) if self.fixes else cfg)
+        else:  # the first build: the repairs it needs, if it fails without them
+            self._settled = True
+            model = prepare.settle(self, cfg, make, NeedsLibrary)
+        if not isinstance(model, torch.nn.Module):
+            raise DeriveError(f"the builder returned {type(model).__name__}, not a torch "
+                              "nn.Module")
+        return model
+
+
+def _strip(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without the keys that are no config field (``model_type``, ``dtype``)."""
+    for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
+              "auto_map", "torch_dtype", "dtype", "quantization_config"):
+        values.pop(k, None)
+    return values
+
+
+def _quiet(transformers) -> None:
+    transformers.logging.set_verbosity_error()
+    import warnings
+
+    warnings.filterwarnings("ignore", module="transformers")
+
+
+def _layer_kinds(model) -> list[str] | None:
+    """The config's ``layer_types`` (its text config's, for a composite one), or None."""
+    cfg = getattr(model, "config", None)
+    for c in (cfg, getattr(cfg, "text_config", None)):
+        kinds = getattr(c, "layer_types", None)
+        if isinstance(kinds, list | tuple) and kinds and all(isinstance(k, str) for k in kinds):
+            return list(kinds)
+    return None
+
+
+def _split(key: str, items: list, kinds: list[str] | None) -> dict[str, list]:
+    """A template whose weights differ in shape between layers (Gemma 4's k_norm, wider in its
+    full-attention layers) as one template per layer kind: ``…k_norm.weight@full_attention``,
+    the kind read from ``layer_types`` at the weight's first index; without one, the shapes in
+    the order the layers first show them (``@1``, ``@2``)."""
+    out: dict[str, list] = {}
+    order: list[tuple] = []
+    for name, shape, role in items:
+        first = re.search(r"(?<=\.)\d+(?=\.|$)", name)
+        if kinds is not None and first is not None and int(first.group()) < len(kinds):
+            tag = kinds[int(first.group())]
+        else:
+            order += [shape] if shape not in order else []
+            tag = str(order.index(shape) + 1)
+        out.setdefault(f"{key}@{tag}", []).append((name, shape, role))
+    if kinds is not None and any(len({s for _, s, _ in v}) > 1 for v in out.values()):
+        return _split(key, items, None)  # kinds of other layers (GOT-OCR2's vision tower)
+    return out
+
+
+def observe(model, split: set[str] | None = None) -> Built:
+    """Every distinct weight of a torch model by template (tied ones once, as ``verify`` reads
+    them: :func:`reference_models.hf.torch_weights`). A template whose shapes differ between
+    layers is split by layer kind (:func:`_split`), and stays split in every later build that
+    shares ``split``."""
+    from reference_models.hf import torch_weights
+
+    split = set() if split is None else split
+    kinds = _layer_kinds(model)
+    out: dict[str, list] = {}
+    literal = _literal_containers(model)
+    for w in torch_weights(model):
+        name = w.path.replace("/", ".")
+        role = "trainable" if w.trainable else "frozen"
+        if not _is_parameter(model, name):
+            role = "buffer"
+        key = fold(name, literal)
+        out.setdefault(key, []).append((name, tuple(w.shape), role))
+    for key in list(out):
+        if key in split or len({s for _, s, _ in out[key]}) > 1:
+            split.add(key)
+            out.update(_split(key, out.pop(key), kinds))
+    built: Built = {}
+    for key, named in out.items():
+        items = [(s, r) for _, s, r in named]
+        shapes = {s for s, _ in items}
+        roles = {r for _, r in items}
+        if len(roles) > 1:
+            raise DeriveError(f"{key}: weights of one template differ in trainability")
+        shape = items[0][0] if len(shapes) == 1 else (-1,)  # -1: shapes differ by layer
+        built[key] = Observed(len(items), shape, roles.pop())
+    return built
+
+
+def _is_parameter(model, name: str) -> bool:
+    mod_name, _, attr = name.rpartition(".")
+    try:
+        mod = model.get_submodule(mod_name) if mod_name else model
+    except AttributeError:
+        return True
+    return attr in mod._parameters
+
+
+def size(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)

@@ -1,0 +1,81 @@
+"""Proven, not fitted: a derived formula ≡ its transformers builds for all hyperparameters.
+
+The derived tree becomes an architecture (:func:`paramcount.analyze.derive.tree.architecture`) whose
+reference is the torch build, and ``prove``'s own machinery decides it: parametrized cases,
+exact interpolation nodes for the layer counts, Schwartz–Zippel points for the rest, the bound
+on a false proof below ``TARGET_ERROR``. Only the oracle differs: it reads torch weights
+(:func:`reference_models.hf.torch_weights`) and never imports Keras, so a derivation's process
+never holds TensorFlow beside torch.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Mapping
+
+from paramcount.analyze.derive.core import Derivation
+from paramcount.analyze.derive.probe import Source
+from paramcount.analyze.derive.tree import architecture
+from paramcount.analyze.prove.case import UNCLAIMED, UnsupportedError
+from paramcount.analyze.prove.oracle import Contested, Oracle
+from paramcount.analyze.prove.results import ArchProof, CaseProof
+
+__all__ = ["TorchOracle", "derived_architecture", "prove_derivation"]
+
+
+class TorchOracle(Oracle):
+    """torch − formula per component at a point: the architecture's reference returns the torch
+    weights (as ``reference_models.hf.torch_weights`` reads them) of the build at ``hp``."""
+
+    def _measure(self, point) -> dict[str, int]:
+        from paramcount.analyze.verify import compare
+
+        arch = self.case.arch
+        hp = arch.resolve(self.case.hparams(point))
+        self.builds += 1
+        weights: list = arch.reference(hp)  # type: ignore[operator,assignment]
+        self.counts[self._key(point)] = len(weights)
+        if self.builds % 40 == 0:
+            gc.collect()
+        res = compare(arch, hp, weights, framework="transformers")
+        if res.contested:
+            path, owners = res.contested[0]
+            raise Contested(f"weight {path} is claimed by several components: "
+                            + ", ".join(owners))
+        out = {c.path: c.difference for c in res.components}
+        out[UNCLAIMED] = sum(w.size for w in res.unclaimed)
+        self.unclaimed_paths |= {re.sub(r"\d+", "#", w.path) for w in res.unclaimed}
+        return out
+
+
+def derived_architecture(d: Derivation, src: Source):
+    """The derived formula as an architecture whose reference builds ``src``'s model."""
+    flags = set(d.flags)
+
+    def reference(hp: Mapping[str, int]):
+        over = {**d.explicit, **{k: (bool(v) if k in flags else v) for k, v in hp.items()
+                                 if k in d.fields}}
+        if hasattr(src, "weights"):  # a Keras builder's (paramcount.analyze.derive.keras_source)
+            return src.weights(src.config(over))
+        from reference_models.hf import torch_weights
+
+        return torch_weights(src.model(src.config(over)))
+
+    # what a proof's messages name as the builder (prove's Oracle.framework)
+    reference.framework = ("Keras" if hasattr(src, "weights") else  # type: ignore[attr-defined]
+                           "torch" if src.builder is not None else "transformers")
+    return architecture(d, reference)
+
+
+def prove_derivation(d: Derivation, src: Source) -> ArchProof:
+    """Decide derived formula ≡ build, every option case (each value of each flag)."""
+    from paramcount.analyze.prove import cases, prove_case
+
+    arch = derived_architecture(d, src)
+    try:
+        all_cases = cases(arch)
+    except UnsupportedError as exc:
+        return ArchProof(arch.id, (CaseProof(arch.id, "(all)", "error", (), (), {}, {}, {}, 0,
+                                             0.0, 0, 0.0, message=str(exc)),))
+    return ArchProof(arch.id, tuple(prove_case(c, make_oracle=TorchOracle) for c in all_cases))

@@ -1,0 +1,170 @@
+"""Constraints of a derivation: the order of its layer-count fields, widths at least another
+where every sample kept them so and a build below is refused, and the divisibilities a config
+validator or the model insists on.
+
+**The one rule for divisibilities.** A *candidate* is "y divides x" that every accepted sample
+meets wherever it is asked, where x is an integer field, or the quotient ``a//b`` of two fields
+(y then 2: RoPE's even head_dim where head_dim is hidden_size // num_attention_heads; one a
+refused sample broke, the pairs being many), and y is a field, a field that changes no weight
+(at its base value), the constant 2, or twice a field (``2*num_attention_heads``).
+Divisibility by 2 or twice a field is asked only where x is above twice y (a quotient above 4:
+RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided by one build near an accepted
+sample that breaks it and no other candidate still standing, except those *stronger* than it (a
+multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
+held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
+divided n_embd in every sample). What is recorded is said once: a divisibility a stronger
+recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b divides a".
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paramcount.analyze.derive.core import Derivation
+
+__all__ = ["constraints"]
+
+TRIES = 12  # accepted samples a build breaking one divisibility alone is looked for from
+
+
+def constraints(run, d: Derivation, samples, refused, order: list[str],
+                values: Mapping[str, Any]) -> None:
+    """Order relations of the layer-count fields (kept in every sample), widths at least
+    another, and the divisibilities the module's rule records."""
+    for a, b in itertools.pairwise(order):
+        if d.fields[a] < d.fields[b]:
+            d.constraints.append(("<=", a, b))
+    ints = [f for f in d.fields if f not in d.flags]
+    # tested even where no sample was refused: the random values meet some by chance (MiniMax-M2's
+    # head_dim stayed even), and the proof's large ones do not
+    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
+    divisors = [*ints, *kept, "2", *(f"2*{f}" for f in ints)]
+
+    points = [p for p, _ in samples]
+    quotients = [f"{a}//{b}" for a in ints for b in [*ints, *kept] if a != b]
+    candidates = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"]
+    candidates += [(q, "2") for q in quotients]
+
+    def val(p, x) -> int:  # a field that changes no weight divides at its base value
+        if "//" in x:
+            a, b = x.split("//")
+            return p[a] // val(p, b) if val(p, b) else 0
+        if x.startswith("2*"):
+            return 2 * val(p, x[2:])
+        return 2 if x == "2" else kept[x] if x in kept else p[x]
+
+    def asked(p, a, b) -> bool:
+        n = val(p, b)
+        return bool(n) and val(p, a) > (2 * n if b.startswith("2") else 0)
+
+    def broken(p, a, b) -> bool:
+        return asked(p, a, b) and val(p, a) % val(p, b) != 0
+
+    # a quotient's only where a refused sample broke it (the pairs are many; a field's are few)
+    standing = [c for c in candidates if any(asked(p, *c) for p in points)
+                and not any(broken(p, *c) for p in points)
+                and ("//" not in c[0] or any(broken(p, *c) for p, _ in refused))]
+
+    def const(x) -> int | None:  # a divisor's value where no field that changes a weight
+        if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
+            n = const(x[2:])
+            return None if n is None else 2 * n
+        return 2 if x == "2" else kept.get(x)
+
+    def stronger(c, o) -> bool:  # o implies c: breaking c breaks o (BART's equal heads too)
+        (a, b), (x, y) = c, o
+        if "//" in a:  # 2·b divides a: a // b is even
+            return b == "2" and a.split("//") == [x, y.removeprefix("2*")] and y.startswith("2*")
+        m, n = const(b), const(y)
+        return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
+            m is not None and n is not None and n % m == 0))
+
+    def alone(q, c) -> bool:
+        return broken(q, *c) and all(not broken(q, *o) for o in standing
+                                     if o != c and not stronger(c, o)) \
+            and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
+
+    # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
+    # is 0 below, and head_dim ** -0.5 raises), where every accepted sample had it: decided by
+    # one build below, as a divisibility is, whether or not a refused sample lay below (at
+    # n_head 4 every random n_embd was a multiple of the heads, none below them)
+    below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
+             and all(p[a] >= val(p, b) for p in points)]
+    for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
+        q = _alone(points, [a], standing, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
+            broken(q, *o) for o in standing if not (o[0] == a and 0 < q[a] < val(q, o[1])))
+            and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
+        if q is not None and isinstance(run.try_build(
+                {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
+            d.constraints.append(("<=", b, a))
+    found = []
+    undecided = list(standing)
+    while undecided:
+        progress = False
+        for c in list(undecided):
+            q = _alone(points, _fields_of(c, d.fields), standing, lambda q, c=c: alone(q, c))
+            if q is None:
+                continue
+            undecided.remove(c)
+            progress = True
+            over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
+            if isinstance(run.try_build(over), str):
+                found.append(c)
+            else:
+                standing.remove(c)
+        if not progress:
+            break
+    for a, b in list(found):  # b divides a, a // b even: 2·b divides a
+        if (f"{a}//{b}", "2") in found:
+            found = [c for c in found if c not in ((a, b), (f"{a}//{b}", "2"))] + [(a, f"2*{b}")]
+    d.constraints += [("divides", a, b) for a, b in found
+                      if not any(stronger((a, b), o) and not stronger(o, (a, b))
+                                 for o in found if o != (a, b))]
+    # b (or 2·b) dividing a, a positive, says a is at least b: said once, by the division
+    d.constraints[:] = [c for c in d.constraints if not (c[0] == "<=" and any(
+        ("divides", c[2], y) in d.constraints for y in (c[1], f"2*{c[1]}")))]
+
+
+def _fields_of(c: tuple[str, str], fields) -> list[str]:
+    """The fields a build breaking ``c`` may move: its dividend's (both of a quotient's), then
+    its divisor's."""
+    names = [*c[0].split("//"), c[1].removeprefix("2*")]
+    return [f for f in dict.fromkeys(names) if f in fields]
+
+
+def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
+    """A point near an accepted sample that breaks one divisibility alone: one field moved, and
+    the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match, or
+    the fields that divided it set to 1."""
+    for p in points[:TRIES]:
+        for f in fields:
+            for m in range(1, 2 * p[f] + 13):
+                q = {**p, f: m}
+                if m == p[f]:
+                    continue
+                if alone(q):
+                    return q
+                q.update({x: p[x] * m for x, y in held if y == f and x != f})
+                if alone(q):
+                    return q
+                # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
+                q = {**p, **dict.fromkeys(_divisors(f, held, set(p)), 1), f: m}
+                if alone(q):
+                    return q
+    return None
+
+
+def _divisors(f: str, held, fields: set[str]) -> set[str]:
+    """The fields that divide ``f`` in every sample, and theirs in turn."""
+    out: set[str] = set()
+    todo = [f]
+    while todo:
+        x = todo.pop()
+        for a, y in held:
+            if a == x and y in fields and y not in out and y != f:
+                out.add(y)
+                todo.append(y)
+    return out

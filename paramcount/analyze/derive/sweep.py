@@ -1,0 +1,202 @@
+"""Every transformers language model: each model type of the causal-LM auto mapping (and, on
+request, masked-LM and seq2seq-LM) derived at its config class's defaults and proven against its
+builds, and the report's page as markdown. Each derivation and proof is cached
+(:mod:`paramcount.analyze.derive.store`), so a warm sweep reads them back; the rows are recorded as JSON
+(:func:`dumps`, ``reports/derived.json``) so the page renders without torch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+__all__ = ["RECORD_NAME", "Row", "dumps", "loads", "model_types", "one", "section", "sweep",
+           "tally"]
+
+RECORD_NAME = "derived.json"
+KINDS = ("causal", "masked", "seq2seq")
+
+
+@dataclass(frozen=True)
+class Row:
+    model_type: str
+    cls: str
+    status: str  # "proven", "unproven" (derived, a proof case failed), "failed" or "error"
+    total: int | None = None
+    fields: tuple[str, ...] = ()
+    reason: str = ""
+    kind: str = "causal"
+
+
+def model_types(kinds: tuple[str, ...] = ("causal",)) -> list[str]:
+    from transformers.models.auto import modeling_auto as ma
+
+    maps = {"causal": ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+            "masked": ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+            "seq2seq": ma.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES}
+    return sorted({t for k in kinds for t in maps[k]})
+
+
+def _classes(kind: str) -> dict[str, str]:
+    from transformers.models.auto import modeling_auto as ma
+
+    return dict({"causal": ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                 "masked": ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+                 "seq2seq": ma.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES}[kind])
+
+
+def _line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+
+
+def one(model_type: str, kind: str = "causal", *, prove: bool = True) -> Row:
+    """One model type at its config class's defaults, built as its ``kind`` class: derived and,
+    with ``prove``, proven (both cached)."""
+    from paramcount.analyze.derive import derive_model
+    from paramcount.core.errors import ParamcountError
+
+    cls = _classes(kind).get(model_type)
+    cls = cls if isinstance(cls, str) else None
+    try:
+        src, d, _ = derive_model(model_type=model_type, cls=cls)
+    except ParamcountError as exc:
+        return Row(model_type, cls or "", "error", reason=str(exc), kind=kind)
+    except Exception as exc:  # a config class that fails at its own defaults: a named row
+        return Row(model_type, cls or "", "error", reason=_line(exc), kind=kind)
+    fields = tuple(d.fields)
+    if d.failures:
+        what, why = d.failures[0]
+        return Row(model_type, d.cls, "failed", fields=fields, reason=f"{what}: {why}", kind=kind)
+    total = d.count({})["trainable"]
+    if not prove:
+        return Row(model_type, d.cls, "unproven", total, fields, "not proven (--no-prove)", kind)
+    try:
+        cases = _proof(d, src)
+    except Exception as exc:  # the proof's own failure is this row's reason, not a crash
+        return Row(model_type, d.cls, "unproven", total, fields, f"proof: {_line(exc)}", kind)
+    bad = [c for c in cases if c["status"] != "proven"]
+    if bad:
+        return Row(model_type, d.cls, "unproven", total, fields,
+                   f"{len(bad)} of {len(cases)} proof cases not proven; {bad[0]['case']}: "
+                   f"{bad[0]['status']}: {' '.join(str(bad[0]['message']).split())[:160]}", kind)
+    return Row(model_type, d.cls, "proven", total, fields,
+               f"{len(cases)} cases proven{_given(src, d)}", kind)
+
+
+def _given(src, d) -> str:
+    """The integers the defaults leave None that the build was given, as the row's note
+    (:mod:`paramcount.analyze.derive.prepare`: Dots1's n_routed_experts)."""
+    try:
+        cfg = src.config({})
+    except Exception:  # a config refusing its base never reaches here; no note then
+        return ""
+    raw = cfg if isinstance(cfg, dict) else cfg.to_dict()  # before any repair
+    filled = [f"{k}={v}" for k, v in sorted(d.explicit.items())
+              if type(v) is int and k in raw and raw[k] is None]
+    return f"; at {', '.join(filled)} (None at the defaults)" if filled else ""
+
+
+def _proof(d, src) -> list[dict]:
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import cached_proof
+
+    return cached_proof(d, lambda: [{"case": c.case, "status": c.status, "message": c.message}
+                                    for c in prove_derivation(d, src).cases])
+
+
+def sweep(kinds: tuple[str, ...] = ("causal",), types: list[str] | None = None, *,
+          prove: bool = True, progress: Callable[[str], None] | None = None) -> list[Row]:
+    """Every model type of each of ``kinds``'s auto mappings (or ``types`` of them)."""
+    out = []
+    for kind in kinds:
+        for t in types if types is not None else model_types((kind,)):
+            if progress:
+                progress(f"{kind} {t}")
+            out.append(one(t, kind, prove=prove))
+    return out
+
+
+def versions() -> dict[str, str]:
+    """The libraries a sweep's rows hold for, and the derive code's digest (the record's key)."""
+    from paramcount.analyze.derive.store import fingerprint
+    from paramcount.runtime import cache
+
+    v = cache.library_versions()
+    return {"torch": v.get("torch", "?"), "transformers": v.get("transformers", "?"),
+            "derive": fingerprint()[:16]}
+
+
+def dumps(rows: list[Row], vers: dict[str, str]) -> str:
+    """The record (``reports/derived.json``): sorted keys, one row a line, so it diffs."""
+    body = ",\n".join("  " + json.dumps({**asdict(r), "fields": list(r.fields)}, sort_keys=True)
+                      for r in rows)
+    return ('{"versions": ' + json.dumps(vers, sort_keys=True) + ',\n"rows": [\n' + body
+            + "\n]}\n")
+
+
+def loads(text: str) -> tuple[list[Row], dict[str, str]]:
+    """Rows and versions of a record; ValueError for a record of another shape."""
+    try:
+        obj = json.loads(text)
+        rows = [Row(r["model_type"], r["cls"], r["status"], r["total"], tuple(r["fields"]),
+                    r["reason"], r["kind"]) for r in obj["rows"]]
+        return rows, {str(k): str(v) for k, v in obj["versions"].items()}
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a derive sweep record: {exc}") from None
+
+
+def tally(rows: list[Row], kind: str = "causal") -> str:
+    of = [r for r in rows if r.kind == kind]
+    proven = sum(r.status == "proven" for r in of)
+    pct = f" ({100 * proven / len(of):.0f} %)" if of else ""
+    return f"{proven} of {len(of)} {kind}-LM model types derived and proven{pct}"
+
+
+def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
+    """The report's "Every transformers language model" page body, one table per auto mapping."""
+    names = {"causal": "causal-LM", "masked": "masked-LM", "seq2seq": "seq2seq-LM"}
+    lines = [f"Each model type of transformers {versions.get('transformers', '?')}'s "
+             "language-model auto mappings, its formula derived from its own meta-device "
+             "builds at its config class's defaults (`paramcount derive --model-type NAME "
+             "--class CLASS`) and proven ≡ the build for all hyperparameters (bound on a false "
+             "proof < 1e-9). A row that is not proven names its reason; nothing is "
+             "approximated.", ""]
+    lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
+    causes: dict[str, int] = {}
+    for r in rows:
+        if r.status != "proven":
+            causes[_cause(r)] = causes.get(_cause(r), 0) + 1
+    if causes:
+        lines += ["", "Not proven, by cause:", ""]
+        lines += [f"- {c}: {n}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
+    for k in KINDS:
+        of = [r for r in rows if r.kind == k]
+        if not of:
+            continue
+        lines += ["", f"## {names[k]} model types", "",
+                  "| model type | class | parameters at the defaults | hyperparameters found | "
+                  "status |", "|---|---|---:|---|---|"]
+        for r in sorted(of, key=lambda r: r.model_type):
+            total = f"{r.total:,}" if r.total is not None else ""
+            found = ", ".join(f"`{f}`" for f in r.fields)
+            status = f"{r.status}: {r.reason}" if r.status != "proven" else \
+                "proven" + (r.reason[r.reason.index(";"):] if ";" in r.reason else "")
+            lines.append(f"| `{r.model_type}` | {r.cls} | {total} | {found} | "
+                         f"{status.replace('|', '/')} |")
+    return lines
+
+
+def _cause(r: Row) -> str:
+    """A row's reason by kind, for the tally by cause."""
+    text = r.reason
+    for pattern, cause in (("does not build on the meta device", "does not build at the defaults"),
+                           ("refuses its base values", "the config refuses its own defaults"),
+                           ("too few random configurations", "too few small configs build"),
+                           ("how many weights", "a layer count that is no such expression"),
+                           ("dimension", "a dimension that is no such expression"),
+                           ("differs between layers", "a shape that differs between layers"),
+                           ("proof", "derived, not proven"),
+                           ("no transformers class", "no class to build")):
+        if pattern in text:
+            return cause
+    return "other"

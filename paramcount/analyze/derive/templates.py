@@ -1,0 +1,333 @@
+"""Every template of a derivation fitted from random builds (step 3 of :mod:`paramcount.analyze.derive.core`).
+
+Builds at random small values of the hyperparameters (layer counts kept in the order the base
+config has them; widths half the time keeping the base's divisibilities); each component (a
+template's multiplicity, each dimension) is fitted exactly (:mod:`paramcount.analyze.derive.fit`) and
+checked on every build, including the base build at full size. Templates no probe saw (present
+only away from the base) are probed from a random build that has them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paramcount.analyze.derive import fit as fitting
+from paramcount.analyze.derive.probe import Built, DeriveError
+from paramcount.analyze.derive.refusals import constraints
+
+if TYPE_CHECKING:
+    from paramcount.analyze.derive.core import Derivation, _Run
+
+__all__ = ["NICE", "Template", "changes", "fit_all", "sample"]
+
+NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str  # model.layers.*.self_attn.q_proj.weight
+    role: str  # trainable, frozen or buffer
+    mult: fitting.Poly
+    dims: tuple[fitting.Poly, ...]
+
+
+def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
+    """Components that differ between two builds: (template, "mult") or (template, dim)."""
+    out: set[tuple[str, Any]] = set()
+    for t in a.keys() | b.keys():
+        x, y = a.get(t), b.get(t)
+        if x is None or y is None:
+            out.add((t, "mult"))
+            continue
+        if x.count != y.count:
+            out.add((t, "mult"))
+        if len(x.shape) != len(y.shape):
+            out |= {(t, i) for i in range(max(len(x.shape), len(y.shape)))}
+        else:
+            out |= {(t, i) for i, (p, q) in enumerate(zip(x.shape, y.shape, strict=True))
+                    if p != q}
+    return out
+
+
+def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
+            structured: bool, same: bool, lists=()) -> dict[str, int]:
+    """Small random values: layer counts in the base's order; widths dividing as at the base
+    (``structured``; equal ones equal too with ``same``) or at random; a per-layer list's counts
+    (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers."""
+    point: dict[str, int] = {}
+    counted = {n: s for s in lists for n in s.names if n in d.fields}
+    structural = [f for f in structural if f not in counted]
+    lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
+    drawn = sorted(rng.randint(0, 10) for _ in structural)
+    prev = 0
+    for f, v in zip(structural, drawn, strict=True):  # the base's order kept
+        prev = max(v, lo[f], prev)
+        point[f] = prev
+    # fields that change no weight keep their base values, and may still divide one that does
+    # (OPT's num_attention_heads divides hidden_size)
+    kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int}
+    for f in dims:
+        if d.fields[f] == 0 and rng.random() < 0.3:  # a width 0 at the base: a part it removes
+            point[f] = 0
+        elif structured:
+            now = {**kept, **{g: point[g] for g in point if g in dims}}
+            divs = [g for g in now if now[g] > 1 and (kept.get(g) or d.fields[g]) > 1
+                    and d.fields[f] % (kept.get(g) or d.fields[g]) == 0
+                    and d.fields[f] != (kept.get(g) or d.fields[g])]
+            m = 1
+            for g in sorted(divs, key=lambda g: now[g]):  # the smallest first (GPT-NeoX's heads,
+                m = m if math.lcm(m, now[g]) > 256 else math.lcm(m, now[g])  # not its context)
+            twin = [g for g in point if same and g in dims and d.fields[g] == d.fields[f]]
+            point[f] = point[twin[0]] if twin else \
+                m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
+        else:
+            point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
+    for s in lists:  # each kind's count at most what the layers before it leave
+        left = point.get(s.length, d.fields.get(s.length, d.explicit.get(s.length, 0)))
+        for n in (n for n in s.names if n in counted):
+            point[n] = rng.randint(min(1, left), left) if left > 0 else 0
+            left -= point[n]
+    for f in d.flags:
+        point[f] = rng.randint(0, 1)
+    return point
+
+
+def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
+             values: Mapping[str, Any], rng: random.Random) -> set[str]:
+    """Fit every template; or, where a probe finds fields that change no weight at the base
+    but change a template it lacks, return them (the caller refits with them)."""
+    flags = set(d.flags)
+    lists = [s for s in run.src.lists if set(s.names) & set(d.fields)] \
+        if hasattr(run.src, "lists") else []
+    counted = {n for s in lists for n in s.names}
+    order = sorted(structural - counted, key=lambda f: (d.fields[f], f))
+    dims = sorted((set(d.fields) - structural - flags - counted),
+                  key=lambda f: (d.fields[f], f))
+    widest = max((len(s) for s in dep.values()), default=0)
+    monos = sum(math.comb(widest + 1, k) for k in range(fitting.MAX_DEGREE + 1))
+    need = min(160, 2 * monos + 12)
+    samples: list[tuple[dict[str, int], Built]] = []
+    refused: list[tuple[dict[str, int], str]] = []
+    for i in range(need * 6):
+        if len(samples) >= need:
+            break
+        point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
+                       lists=lists)
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
+        b = run.try_build(over)
+        (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
+    if len(samples) < need // 2:
+        why = refused[0][1] if refused else "no build"
+        raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
+                          f"{len(samples) + len(refused)}); the first refusal: {why}")
+    # a list's count at most its layers, in the base config's order among the layer counts
+    # (a ≤ L and b ≤ L are two cones, no one substitution: the proof covers the base's side);
+    # a list counting several kinds, their sum (the remainder's count is the rest)
+    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c
+           if all(n in p for p, _ in samples)]
+    chain = sorted([*order, *one], key=lambda f: (d.fields[f], f))
+    constraints(run, d, samples, refused, chain, values)
+    for s in lists:  # one equal to the next at the base: at most it too
+        for n in (n for n in s.names if n in one):
+            if not any(c[0] == "<=" and c[1] == n for c in d.constraints):
+                d.constraints.append(("<=", n, next(iter(chain[chain.index(n) + 1:]), s.length)))
+    for s in lists:
+        if len(c := [n for n in s.names if n in d.fields]) > 1:
+            d.constraints.append(("<=", "+".join(c), s.length))
+    base_point = dict(d.fields)
+    templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
+    new = _probe_absent(run, d, templates, dep, samples, values)
+    if new:
+        return new
+    module: dict[str, set[str]] = {}  # the fields each module's weights' dimensions read
+    for (tt, what), s in dep.items():
+        if what != "mult":
+            module.setdefault(_module(tt), set()).update(s)
+    pending, tried = list(templates), set[tuple[str, int]]()
+    while pending:
+        t = pending.pop(0)
+        obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
+        roles = {o.role for _, o in obs if o is not None}
+        if len(roles) != 1:
+            d.failures.append((t, "its weights are parameters in some builds, buffers in others"))
+            continue
+        role = roles.pop()
+        allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
+        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
+                    [(p, o.count if o else 0) for p, o in obs])
+        present = [(p, o) for p, o in obs if o is not None]
+        ranks = {len(o.shape) for _, o in present}
+        if mult is None:
+            d.failures.append((t, "how many weights it names is no such expression of the "
+                                  "fields (" + ", ".join(allf) + ")"))
+            continue
+        if len(ranks) != 1 or any(-1 in o.shape for _, o in present):
+            d.failures.append((t, "its shape differs between layers or builds in rank"))
+            continue
+        shapes = []
+        for i in range(ranks.pop()):
+            e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present],
+                     module.get(_module(t), set()))
+            if e is None:
+                d.failures.append((t, f"dimension {i} is no such expression of the fields ("
+                                      + ", ".join(allf) + ")"
+                                      + _floats_read(run, d, t, i, present, values)))
+                break
+            odd = _undecided(e, [p for p, _ in present], tried)
+            drawn = [p for p, _ in present if p is not base_point]  # the random builds
+            if odd and _settle(run, d, t, odd[0], drawn, samples, values):
+                tried.add(odd)
+                pending.insert(0, t)  # fitted again with a build that tells them apart
+                break
+            shapes.append(e)
+        else:
+            d.templates.append(Template(t, role, mult, tuple(shapes)))
+    return set()
+
+
+def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None:
+    """A field of ``poly``'s floors by a constant k that is a multiple of k at every point: the
+    builds cannot tell ``ffn_dim // 2`` from ``ffn_dim / 2`` (Zaya's half of kv·head_dim)."""
+    for _, atoms in poly:
+        for a in atoms:
+            if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
+                    and isinstance(a[1], str) \
+                    and (a[1], int(a[2])) not in tried \
+                    and all(p[a[1]] % int(a[2]) == 0 for p in points):
+                return a[1], int(a[2])
+    return None
+
+
+def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
+            values: Mapping[str, Any]) -> bool:
+    """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
+    one alone may meet the other fields at values that fit by chance) that have template ``t``,
+    so off the multiples it met; whether any built. A field ``field`` must divide (a recorded
+    constraint) moves with it, a multiple of the new value: Zaya's kv heads + 1 divided no
+    heads, one build of six was accepted, and a fit true at that one point alone was kept."""
+    flags = set(d.flags)
+    added = 0
+    for p in drawn[:6]:
+        point = {**p, field: p[field] + 1}
+        point.update({a: p[a] // p[field] * (p[field] + 1) for op, a, b in d.constraints
+                      if op == "divides" and b == field and a in p and p[field]})
+        over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
+        b = run.try_build(over)
+        if isinstance(b, dict) and t in b:
+            samples.append((point, b))
+            added += 1
+    return added > 0
+
+
+def _floats_read(run: _Run, d: Derivation, t: str, i: int, present,
+                 values: Mapping[str, Any]) -> str:
+    """The config's fractional float fields that dimension ``i`` of ``t`` reads, named: a width
+    computed in floating point (xLSTM's round_up(hidden_size·2.667, 64)) is no exact expression
+    of the integer fields (int(3000·2.667) is 8000, not 8001). Each is doubled at a random build
+    that has ``t``; "" if none changes the dimension."""
+    try:
+        floats = {k: v for k, v in run.src.values(run.src.config({})).items()
+                  if type(v) is float and not v.is_integer() and k not in values}
+    except Exception:  # the config is built at every probe: this one cannot refuse
+        return ""
+    at = next((p for p, _ in present if p != d.fields), None)
+    if at is None or not floats or len(floats) > 16:
+        return ""
+    flags = set(d.flags)
+    over = {**values, **{k: (bool(v) if k in flags else v) for k, v in at.items()}}
+    ref = run.try_build(over)
+    read = []
+    for k, v in sorted(floats.items()):
+        b = run.try_build({**over, k: 2 * v})
+        if isinstance(ref, dict) and isinstance(b, dict) and t in ref and t in b \
+                and b[t].shape[i:i + 1] != ref[t].shape[i:i + 1]:
+            read.append(f"{k} = {v}")
+    return "; it reads the float field " + ", ".join(read) + ", which no exact expression " \
+        "of the integer fields gives" if read else ""
+
+
+def _module(template: str) -> str:
+    return template.split("@")[0].rsplit(".", 1)[0]
+
+
+def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
+                  values: Mapping[str, Any]) -> set[str]:
+    """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
+    each width varied alone from a random build that has them."""
+    unseen = [t for t in templates if not any(k[0] == t and k[1] != "mult" for k in dep)]
+    flags = set(d.flags)
+    widths = [f for f in d.fields if f not in flags]
+    widths += [f for f in d.inert if type(values.get(f)) is int]
+    found: set[str] = set()
+    done: set[str] = set()
+    for t in unseen:
+        if t in done:
+            continue
+        at = next(((p, b) for p, b in samples if t in b), None)
+        if at is None:
+            continue
+        p, ref = at
+        group = [u for u in unseen if u in ref and u not in done]
+        done |= set(group)
+        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in p.items()}}
+        for f in widths:
+            at_f = p[f] if f in p else int(values[f])  # a field that changes no weight: its base
+            # two variations that build; doubling and tripling keep the divisibilities a width
+            # must meet (DeepSeek-V2's hidden_size by the heads), which ± 1 breaks
+            built = 0
+            for v in (at_f + 1, 2 * at_f + 2, 2 * at_f, 3 * at_f):
+                if built == 2 or v == at_f:
+                    break
+                b = run.try_build({**over, f: v})
+                if isinstance(b, str):
+                    continue
+                built += 1
+                for c in changes(ref, b):
+                    if c[0] in group:
+                        dep.setdefault(c, set()).add(f)
+                        found.add(f)
+    return found - set(d.fields)
+
+
+def _fit(first: set[str], wider: list[str], d: Derivation, samples,
+         module: set[str] | None = None) -> fitting.Poly | None:
+    """The expression of one component: in the fields its probes found, then every field of
+    its template, then with every flag; then with the fields the dimensions of its module's
+    weights read (a bias only one flag adds reads the flags its weight does: Falcon's qkv
+    bias, whose probes ran with new_decoder_architecture switched on)."""
+    ints = [f for f in d.fields if f not in d.flags]
+    equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
+    found = fitting.fit(sorted(first), ints, samples, equal)
+    if found is None and set(wider) - first and len(wider) <= 8:
+        found = fitting.fit(wider, ints, samples, equal)
+    with_flags = sorted(set(wider) | set(d.flags))
+    if found is None and d.flags and len(with_flags) <= 8:
+        found = fitting.fit(with_flags, ints, samples, equal)
+    beside = sorted(first | (module or set()))
+    if found is None and set(beside) - first and len(beside) <= 8:
+        found = fitting.fit(beside, ints, samples, equal)
+    # a divisor the probes missed: heads·(hidden // heads) stays hidden at every variation of
+    # heads that divides hidden (Moonshine's 8 heads of 288, varied to 16 and 9); each field
+    # dividing one of the component's at the base is tried beside them
+    near = sorted(set(first) | set(wider))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] > 1 and any(
+                g in ints and d.fields[g] % d.fields[f] == 0 for g in near):
+            found = fitting.fit([*near, f], ints, samples, equal)
+    # or a field equal to the component at the base, with the flags: a flag that swaps in a
+    # width equal there changes nothing a probe sees (BLT's tie_word_embeddings puts the LM
+    # head, vocab_size 260 wide, in place of the encoder's 260-row embedding)
+    at_base = next((y for p, y in samples if p == d.fields), None)
+    near = sorted(set(near) | set(d.flags))
+    for f in ints:
+        if found is not None or len(near) >= fitting.MAX_FIELDS:
+            break
+        if f not in near and d.fields[f] == at_base:
+            found = fitting.fit([*near, f], ints, samples, equal)
+    return found

@@ -1,0 +1,211 @@
+"""What the ``paramcount`` commands share: one-line usage errors, JSON output, and the
+hyperparameters a command line (a preset, a config file, ``--set``) gives. Cheap to import: the
+registry and SymPy load inside the functions that need them."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+
+from paramcount.core.errors import ParamcountError
+from paramcount.model.discovery import preset_label
+
+__all__ = ["UsageError", "parse_assignments"]
+
+
+class UsageError(ParamcountError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
+
+    def error(self, message: str):  # type: ignore[override,unused-ignore]
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = sys.argv[1:] if args is None else args
+        return super().parse_known_args(attach_negative_values(list(args)), namespace)
+
+
+class _Once(argparse.Action):
+    """An option given at most once: a repeat is refused, as a repeated --set symbol is, never
+    "the last one wins"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = vars(namespace).setdefault("_given_once", {})
+        if self.dest in seen:
+            raise argparse.ArgumentError(self, f"given twice ({seen[self.dest]!r} and {values!r}); "
+                                               "give it once")
+        seen[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+def attach_negative_values(argv: list[str], options=("--target",)) -> list[str]:
+    """``--target -7e9`` as ``--target=-7e9``: argparse takes a value that starts with "-" and is
+    not a plain negative number for an option, and would say "expected one argument"."""
+    out: list[str] = []
+    it = iter(argv)
+    for tok in it:
+        if tok in options:
+            value = next(it, None)
+            if value is not None and value[:1] == "-" and (value[1:2].isdigit() or value[1:2] == "."):
+                out.append(f"{tok}={value}")
+                continue
+            out.append(tok)
+            if value is not None:
+                out.append(value)
+            continue
+        out.append(tok)
+    return out
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread as SIGINT raises KeyboardInterrupt (a BaseException:
+    no ``except Exception`` turns it into an error row)."""
+
+    status = 143  # the shell's 128 + SIGTERM
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """Within: SIGTERM raises :class:`Terminated` here, so that the command ends as it does on
+    Ctrl-C (one line, its worker pools shut down). A worker forked meanwhile inherits the handler
+    and ends at once, quietly, as SIGTERM's default would end it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main_pid = os.getpid()
+
+    def on_sigterm(signum, frame):
+        if os.getpid() != main_pid:  # a forked worker
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _verbose(args) -> None:
+    """``--verbose`` (before or after the command's name): the cache says what it does."""
+    from paramcount.runtime import cache_store
+
+    cache_store.verbose = args.verbose or getattr(args, "verbose_after", False)
+    cache_store.say_where()
+
+
+def _emit_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+def parse_assignments(items):
+    from paramcount.core.hparams import parse_assignments as parse
+
+    return parse(items)
+
+
+
+def _reading(args, arch_id: str | None):
+    """``--config PATH``: what the file reads as (None without the option)."""
+    if not getattr(args, "config", None):
+        return None
+    if getattr(args, "preset", None):
+        raise UsageError("--config and --preset are alternatives; give one")
+    from paramcount.analyze import configs
+
+    return configs.read_config(args.config, arch_id)
+
+
+def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
+    """Preset (or config file) values, then --set overrides on top; resolved and validated."""
+    given: dict[str, int] = {}
+    name = None
+    if reading is not None:
+        given.update(reading.hparams)
+        name = args.config
+    if getattr(args, "preset", None):
+        preset = arch.preset(args.preset)
+        given.update(preset.hparams)
+        name = preset.name
+    if getattr(args, "set", None):
+        given.update(parse_assignments(args.set))
+    from paramcount.core.numcore import set_name
+
+    name = set_name(name, bool(getattr(args, "set", None)))
+    if reading is not None:
+        from paramcount.analyze import configs
+
+        configs.check_missing(reading, given)
+        stated = [k for k in reading.hparams if k in {s.name for s in arch.fixed}]
+        if stated:  # a width only transformers' class takes (Llama's head_dim): its model
+            if getattr(args, "framework", None) == "keras":
+                raise UsageError(f"{reading.where}: {', '.join(stated)} as the file states it is "
+                                 f"built by transformers only (KerasHub fixes it); use "
+                                 "--framework transformers")
+            from paramcount.model.frameworks import for_framework
+
+            return for_framework(arch, "transformers").resolve(given), name
+    elif name is not None:
+        # The preset's own values: a bad one is the preset file's fault, so say which file.
+        try:
+            return arch.resolve(given), name
+        except ParamcountError as exc:
+            raise type(exc)(f"preset {name!r} of {arch.id} ({_preset_file(arch)}): {exc}") from None
+    return arch.resolve(given), name
+
+
+def _preset_file(arch) -> str:
+    files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
+    names = [str(f) if str(f).endswith(".toml") else preset_label(str(f)) for f in files if f]
+    return ", ".join(names) or "examples in its module"
+
+
+def _reading_lines(reading, arch=None, hparams=None) -> list[str]:
+    """What a config file was read as; with the architecture and the resolved set, the stored
+    size its quantization_config implies."""
+    hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
+    lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
+    if reading.ignored:
+        lines.append(f"keys not read (declared to change no count, or unknown to the "
+                     f"{reading.arch} table): {', '.join(reading.ignored)}")
+    q = _quantization(reading, arch, hparams)
+    if q is not None:
+        lines.append(f"quantization_config declares {q['declared']}: the count is of parameters, "
+                     "not of the bits they are stored in")
+        lines.append(q.get("stored_text") or "its stored size: not known to paramcount (no bits "
+                                               "per weight declared)")
+    return lines
+
+
+def _reading_json(reading, arch, hparams) -> dict:
+    out = {"file": reading.where, "source": reading.source, "class": reading.cls,
+           "read": reading.hparams, "ignored": list(reading.ignored)}
+    q = _quantization(reading, arch, hparams)
+    if q is not None:
+        out["quantization"] = q
+    return out
+
+
+def _quantization(reading, arch, hparams) -> dict | None:
+    decl = getattr(reading, "quantization", None)
+    if decl is None:
+        return None
+    from paramcount.model.quantization import stored
+
+    out: dict = {"declared": decl.text, "method": decl.method, "bits": decl.bits,
+                 "group": decl.group}
+    size = stored(arch, hparams, decl) if arch is not None and hparams is not None else None
+    if size is not None:
+        out.update(stored_bytes=size.bytes, stored_estimate=True, stored_text=size.text)
+    return out

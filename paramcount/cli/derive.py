@@ -1,0 +1,414 @@
+"""``paramcount derive``, and ``count --config`` for a model type no hand-written architecture
+covers: the formula derived from the transformers model's own builds. The work runs in a torch
+worker (:func:`paramcount.runtime.isolate.call`), its output printed here: torch and transformers are
+never imported beside TensorFlow, whatever this process already holds."""
+
+from __future__ import annotations
+
+import time
+
+from paramcount.cli.common import UsageError, _emit_json
+from paramcount.core.errors import InputFileError, ParamcountError
+
+__all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser("derive", help="derive a transformers model's formula from its builds "
+                                      "and prove it for all hyperparameters")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model-type", metavar="NAME", help="a transformers model type, at its "
+                                                          "config class's defaults")
+    src.add_argument("--config", metavar="PATH", help="a transformers config.json (or folder)")
+    src.add_argument("--builder", metavar="MODULE:FUNCTION",
+                     help="your own builder: a function from a mapping of field values to a torch "
+                          "nn.Module or a Keras model (built without allocation, in a process "
+                          "without torch; MODULE a module name or a .py file); its base values from "
+                          "--set and the function's `defaults` attribute")
+    s.add_argument("--set", metavar="FIELD=VALUE", nargs="+", action="extend", default=[],
+                   help="base values of a --builder's fields (integers; flags 0/1)")
+    s.add_argument("--class", dest="cls", metavar="NAME",
+                   help="the transformers class (default: architectures[0], else the causal-LM "
+                        "class of the model type)")
+    s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
+                                                           "build, not proven)")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--max-build", type=_count, metavar="N", default=None,
+                   help="refuse a build with more than N weights (layer instances; default "
+                        "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
+    s.add_argument("--emit-plugin", metavar="FILE",
+                   help="also write a plugin module registering the derived formula as "
+                        "architecture <model_type>_derived (load it with --plugin FILE)")
+    s.set_defaults(func=cmd_derive)
+
+
+def count_option(s) -> None:
+    s.add_argument("--derived", action="store_true",
+                   help="also the formula derived from the transformers class's builds, beside "
+                        "this one, and whether they agree (needs the transformers extra)")
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    from paramcount.core.hparams import parse_int_literal
+
+    value = parse_int_literal(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _assignments(items: list[str]) -> dict[str, int]:
+    """``--set FIELD=VALUE`` for a builder: its own field names (no paramcount symbols),
+    integer values."""
+    from paramcount.core.hparams import parse_int_literal
+
+    out = {}
+    for item in items:
+        name, eq, raw = item.partition("=")
+        value = parse_int_literal(raw.strip())
+        if not eq or not name.strip().isidentifier() or value is None:
+            raise UsageError(f"--set {item!r}: expected FIELD=INTEGER")
+        out[name.strip()] = value
+    return out
+
+
+def _builder(spec: str):
+    """``module:function`` or ``path/file.py:function`` → the function."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    module, _, func = spec.rpartition(":")
+    if not module or not func:
+        raise UsageError(f"--builder {spec!r}: expected MODULE:FUNCTION")
+    try:
+        if module.endswith(".py"):
+            loc = importlib.util.spec_from_file_location(Path(module).stem, module)
+            if loc is None or loc.loader is None or not Path(module).is_file():
+                raise ParamcountError(f"--builder: cannot read {module}")
+            mod = importlib.util.module_from_spec(loc)
+            loc.loader.exec_module(mod)
+        else:
+            mod = importlib.import_module(module)
+    except ParamcountError:
+        raise
+    except Exception as exc:
+        raise ParamcountError(f"--builder: importing {module} raised {type(exc).__name__}: "
+                              f"{exc}") from None
+    fn = getattr(mod, func, None)
+    if not callable(fn):
+        raise ParamcountError(f"--builder: {module} has no function {func!r}")
+    return fn
+
+
+def _load(args):
+    from paramcount.analyze import derive
+
+    if args.builder:
+        fn = _builder(args.builder)
+        defaults = {**dict(getattr(fn, "defaults", {}) or {}), **_assignments(args.set)}
+        if not defaults:
+            raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
+                             "or a `defaults` mapping on the function")
+        return derive.derive_model(builder=fn, defaults=defaults, use_cache=False,
+                                   max_build=args.max_build, keras=getattr(args, "keras", False))
+    if args.set:
+        raise UsageError("--set applies to --builder; edit the config instead")
+    config = None
+    if args.config:
+        from paramcount.analyze.configs import is_keras, load_json
+
+        config, where = load_json(args.config)
+        if is_keras(config):
+            raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
+    made = derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
+                               max_build=args.max_build)
+    _same_class(args.cls or ((config or {}).get("architectures") or [None])[0], made[1])
+    return made
+
+
+def _same_class(asked, d, where: str = "") -> None:
+    """Refuse a derivation of another class than the one asked for: the sweep derives a class
+    whose library is missing as its text model, which counts another model."""
+    if isinstance(asked, str) and asked != d.cls:
+        raise ParamcountError(f"{where + ': ' if where else ''}{asked} does not build here (a "
+                              f"library it needs is not installed); only its text model, "
+                              f"{d.cls}, derives")
+
+
+def _refuse_failures(d) -> None:
+    if d.failures:
+        what, why = d.failures[0]
+        more = f" (and {len(d.failures) - 1} more)" if len(d.failures) > 1 else ""
+        raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
+
+
+def _arch_and_hp(d, src):
+    from paramcount.analyze.derive.proof import derived_architecture
+
+    arch = derived_architecture(d, src)
+    return arch, arch.resolve({})
+
+
+def _header(d, hit: bool) -> list[str]:
+    v = d.versions
+    libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
+             f"{d.builds} builds"
+             + (", from the cache" if hit else "") + "): not hand-written",
+             "hyperparameters found: " + ", ".join(
+                 f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
+    if d.counts:  # paramcount.analyze.derive.layers
+        lines.append("layer counts read from per-layer lists: " + "; ".join(
+            f"{n} = how many {k!r} entries {f} has" if k else
+            f"{n} = how many layers of {f} are below {length}"
+            for n, (f, length, k) in d.counts.items()))
+    if d.inert:
+        lines.append("fields that change no weight: " + ", ".join(d.inert))
+    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
+    if nones:
+        lines.append("fields that are None here (not varied; give one an integer to derive "
+                     "with it): " + ", ".join(nones))
+    for k, why in d.unvaried.items():
+        if k not in nones:
+            lines.append(f"not varied: {k} (every variation refused: {why})")
+    from paramcount.analyze.derive.tree import ties
+
+    for t, (to, flags) in ties(d).items():
+        lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
+    if d.constraints:
+        lines.append("constraints: " + "; ".join(
+            f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
+            for op, a, b in d.constraints))
+    return lines
+
+
+def _on_torch(fn, *args) -> int:
+    """``fn(*args)`` (a command's work, printing its output) in a torch worker; its standard
+    output printed here, its exit status returned, its errors raised here."""
+    import sys
+
+    from paramcount.runtime import isolate
+
+    code, out = isolate.call("torch", _captured, fn, *args)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return code
+
+
+def _captured(fn, *args) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = fn(*args)
+    return code, buf.getvalue()
+
+
+def _known_to_transformers(model_type: str) -> bool:
+    """(In a torch worker.) Whether transformers registers a config class for ``model_type``."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return model_type in CONFIG_MAPPING_NAMES
+
+
+def cmd_derive(args) -> int:
+    from paramcount.runtime.extras import require
+
+    if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
+        try:
+            return _on_torch(_derive_here, args)
+        except ParamcountError as exc:
+            if "FrameworkClash" not in str(exc):
+                raise
+        # the builder imported Keras in the torch worker: a Keras model, built here
+        from paramcount.runtime import isolate
+
+        args.keras = True
+        code, out = isolate.call("keras", _captured, _derive_here, args)
+        print(out, end="")
+        return code
+    require("transformers", "derive")  # one line on how to install it, before any work
+    return _on_torch(_derive_here, args)
+
+
+def _derive_here(args) -> int:
+    from paramcount.core.formula import pretty
+    from paramcount.output import render
+
+    start = time.perf_counter()
+    if args.emit_plugin:
+        from paramcount.runtime.files import check_output
+
+        check_output(args.emit_plugin)  # before the work: a path that cannot be written
+        if args.builder:
+            raise UsageError("--emit-plugin writes transformers derivations; a builder's "
+                             "module is yours to register")
+    src, d, hit = _load(args)
+    _refuse_failures(d)
+    if args.emit_plugin:
+        from paramcount.analyze.derive.plugin import write_plugin
+
+        write_plugin(args.emit_plugin, d, src.base if not args.model_type else {},
+                     f"{d.model_type}_derived")
+    arch, hp = _arch_and_hp(d, src)
+    proof = None if args.no_prove else _proof(d, src)
+    total = arch.formula.total()
+    if args.json:
+        from paramcount.analyze.derive.store import to_json
+
+        out = {"derivation": to_json(d), "formula": str(total), "count": d.count({}),
+               "breakdown": render.count_json(arch, hp)}
+        if proof is not None:
+            out["proof"] = proof
+        _emit_json(out)
+    else:
+        print("\n".join(_header(d, hit)))
+        print(render.count_text(arch, hp, "the config's values"))
+        print(f"N = {pretty(total)}")
+        if proof is not None:
+            print(_proof_line(proof))
+        print(f"({time.perf_counter() - start:.1f} s)")
+    return 0 if proof is None or all(c["status"] == "proven" for c in proof) else 1
+
+
+def count_derived(args) -> int | None:
+    """``count --config PATH`` of a transformers model type no table reads: derived, counted.
+    None when the config is one the hand-written tables read (or not a transformers config)."""
+    if not args.config or args.arch:
+        return None
+    from paramcount.analyze import configs
+
+    data, where = configs.load_json(args.config)
+    model_type = data.get("model_type")
+    if (configs.is_keras(data) or not isinstance(model_type, str)
+            or model_type in configs.supported()[0]):
+        return None  # read by a table, or refused by configs with the true reason
+    if args.preset or args.set:
+        raise UsageError("--preset and --set do not apply to a derived formula; edit the "
+                         "config instead")
+    if args.framework == "keras":
+        raise InputFileError(f"{where}: model type {data.get('model_type')!r} has no Keras "
+                             "formula; its formula is derived from transformers")
+    from paramcount.runtime.extras import missing
+
+    if missing("transformers"):
+        from paramcount.analyze.derive import require
+
+        require()  # one line: a derived formula needs the transformers extra
+    if not _on_torch_value(_known_to_transformers, model_type):
+        return None  # configs names it unsupported, with the model types it reads
+    return _on_torch(_count_derived_here, args, data, where)
+
+
+def _on_torch_value(fn, *args):
+    from paramcount.runtime import isolate
+
+    return isolate.call("torch", fn, *args)
+
+
+def _count_derived_here(args, data: dict, where: str) -> int:
+    from paramcount.analyze import derive
+    from paramcount.output import render
+
+    src, d, hit = derive.derive_model(config=data)
+    _same_class((data.get("architectures") or [None])[0], d, where)
+    _refuse_failures(d)
+    arch, hp = _arch_and_hp(d, src)
+    counts = d.count({})
+    if args.json:
+        out = render.count_json(arch, hp, where)
+        out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
+                          "by_role": counts, "proof": _proof(d, src)}
+        _emit_json(out)
+        return 0
+    print("\n".join(_header(d, hit)))
+    print(render.count_text(arch, hp, where))
+    print(_proof_line(_proof(d, src)))
+    return 0
+
+
+def _proof(d, src) -> list[dict]:
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import cached_proof
+
+    return cached_proof(d, lambda: [{"case": c.case, "status": c.status, "message": c.message}
+                                    for c in prove_derivation(d, src).cases])
+
+
+def _proof_line(cases: list[dict]) -> str:
+    n = sum(c["status"] == "proven" for c in cases)
+    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
+            f"proof < 1e-9): {n} of {len(cases)} cases proven")
+    bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
+           if c["status"] != "proven"]
+    return "\n".join([line, *bad])
+
+
+def derived_beside(arch, hp: dict, as_json: bool = False):
+    """``count ARCH --derived``: the formula derived from the builds of the transformers class
+    that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
+    beside the hand-written tree; and the cross-check of the two for all hyperparameters
+    (:mod:`paramcount.analyze.derive.crosscheck`). Text: printed, the exit status returned (1 when they
+    disagree); JSON: the mapping returned."""
+    from paramcount.runtime.extras import require
+
+    if getattr(arch, "transformers", None) is None or arch.mapping is None \
+            or not arch.mapping.hf_class(arch.id):
+        raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
+    require("transformers", "count --derived")
+    if as_json:
+        return _on_torch_value(_beside_here, arch.id, dict(hp), True)
+    return _on_torch(_beside_here, arch.id, dict(hp), False)
+
+
+def _beside_here(arch_id: str, hp: dict, as_json: bool):
+    from paramcount.analyze.derive.crosscheck import check, derivation_for
+    from paramcount.analyze.derive.proof import derived_architecture
+    from paramcount.core.formula import to_int
+    from paramcount.model import registry
+    from paramcount.model.frameworks import for_framework
+    from paramcount.output import render
+
+    arch = registry.get(arch_id)
+    assert arch.transformers is not None  # (derived_beside checked it)
+    ref = arch.transformers.pick(hp)
+    src, d = derivation_for(arch, ref)
+    _refuse_failures(d)
+    table = ref.mapping or arch.mapping
+    assert table is not None
+    try:
+        values = src.values(src.config(table.hf_config(hp)))
+    except Exception as exc:  # a validator's refusal (an odd rotary width)
+        from paramcount.analyze.derive.core import _first_line
+
+        raise ParamcountError(f"--derived: transformers refuses {arch.id} at these values: "
+                              f"{_first_line(exc)}") from None
+    darch = derived_architecture(d, src)
+    dhp = darch.resolve({f: int(values[f]) for f in d.fields})
+    shown = for_framework(arch, "transformers", hp)
+    hand = to_int(shown.formula.trainable_total(), shown.values(hp))
+    ag = check(arch, ref, src, d)
+    if as_json:
+        return {"class": d.cls, "versions": d.versions, "by_role": d.count(dhp),
+                "hand_written_transformers": hand, "agree": ag.agrees,
+                "cases": [{"case": c, "how": h, "message": m} for c, h, m in ag.cases],
+                "within": {k: {"value": v, "why": w} for k, (v, w) in ag.held.items()},
+                "breakdown": render.count_json(darch, dhp)}
+    print()
+    print("\n".join(_header(d, False)))
+    print(render.count_text(darch, dhp, f"{arch.id}'s values, renamed by its config table"))
+    derived = d.count(dhp)["trainable"]
+    same = "=" if derived == hand else "≠"
+    print(f"derived {derived:,} {same} hand-written + transformers deltas {hand:,}")
+    how = {"sympy": "SymPy, after the table's renaming",
+           "proven": "prove's machinery, bound on a false proof < 1e-9"}
+    within = ", ".join(f"{k}={v} ({w})" for k, (v, w) in sorted(ag.held.items()))
+    print("each way checks the other, " + (f"with {within} held" if within else
+                                           "all hyperparameters")
+          + ": " + ("agree" if ag.agrees else "DISAGREE") + "; " + "; ".join(
+        f"{c}: {how.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in ag.cases))
+    return 0 if ag.agrees and derived == hand else 1

@@ -1,0 +1,58 @@
+"""Vision encoders of KerasHub's vision-language models: the SigLIP-style ViT that Gemma 3 and
+PaliGemma put in front of their Gemma decoders.
+
+Both KerasHub encoders (``Gemma3VisionEncoderBlock``, ``PaliGemmaVitEncoder``) build the same
+weights under the same names: a square H × H RGB image cut into (H/P)² patches of P × P pixels,
+each embedded by a strided convolution with bias (one P·P·3 → d_vis linear map per patch), a
+learned position per patch (no class token), L_vis pre-LN blocks (layer norm, multi-head
+attention with biases on all four projections, layer norm, GELU MLP with biases) and a final
+layer norm. What follows the encoder differs by family (Gemma 3: average pooling, an RMS norm and
+a bias-free projection to d_e; PaliGemma: a dense layer with bias), so the families add it.
+"""
+
+from __future__ import annotations
+
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
+from paramcount.model.components.basic import attention, feed_forward, layer_norm
+
+__all__ = ["VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", "vision_encoder"]
+
+# H and P are ViT's symbols (paramcount.core.symbols): these encoders
+# take square images only, so H is the side.
+
+#: Checked wherever :func:`vision_encoder` is used: heads split the width, patches tile the image.
+VISION_CONSTRAINTS = (Divisible(d_vis, M_vis), Divisible(H, P))
+
+_CHANNELS = 3  # both encoders take RGB input only (KerasHub fixes num_channels=3)
+
+
+def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder") -> Term:
+    """The SigLIP-style image encoder, from pixels to (H/P)² vectors of d_vis."""
+    head = d_vis / M_vis
+    return group(
+        name,
+        group(
+            "embeddings",
+            leaf("patch", P * P * _CHANNELS * d_vis + d_vis, match="embedding_conv", kind="embedding",
+                 note="Conv2D, kernel P × P × 3 → d_vis, stride P, with bias: one linear map per "
+                      "patch"),
+            leaf("position", (H / P) ** 2 * d_vis, match="position_embedding", kind="position",
+                 note="learned: one per patch, (H/P)², no class token"),
+            match="encoder_embeddings",
+        ),
+        group(
+            "blocks",
+            layer_norm("norm_1", d_vis, match="layer_norm_1"),
+            attention(match="multi_head_attention", width=d_vis, heads=M_vis, key_dim=head,
+                      value_dim=head, bias=1,
+                      names=("query_proj", "key_proj", "value_proj", "out_proj")),
+            layer_norm("norm_2", d_vis, match="layer_norm_2"),
+            feed_forward(width=d_vis, inner=d_fvis, names=("mlp_dense_1", "mlp_dense_2")),
+            times=L_vis,
+            match=r"encoder_block_\d+",
+        ),
+        layer_norm("final_norm", d_vis, match="encoder_layer_norm"),
+        match=match,
+    )

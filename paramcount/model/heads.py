@@ -1,0 +1,401 @@
+"""Every transformers class of a covered family: the base model and the task heads beside the
+class an architecture declares (LlamaModel, LlamaForSequenceClassification, ... beside
+LlamaForCausalLM), read from configs and checked against their transformers builds.
+
+One mechanism for all of them:
+
+- a *head table* per convention (:data:`DECODER`, :data:`GPT`), one :class:`Head` per task kind:
+  the term the class adds on top of the base model, under transformers' name for it
+  (LlamaForSequenceClassification's bias-free ``score``, d_e × d_y; GPT-2's token classifier
+  ``classifier``, with a bias);
+- a :class:`Classes` row per family (:data:`FAMILIES`, by architecture id): which class is which
+  kind, which head table applies, where the family's declared class holds its base model and
+  which term of its tree is its own head;
+- :func:`derive` turns an architecture and one of its classes into an architecture of its own,
+  ``<id>:<Class>`` (``llama:LlamaForSequenceClassification``), found by
+  :func:`paramcount.model.registry.get`: the family's tree with the declared class's head removed and
+  the class's head added, both as declared deltas (so ``count`` lists them with their reasons),
+  its table reading the class (and ``num_labels``, or the length of ``id2label``, as d_y), and
+  checked by transformers only (KerasHub builds no such class).
+
+The transformers reference names the derived class's base-model weights as the declared class
+does (:attr:`paramcount.model.frameworks.Transformers.base`), so the family's weight patterns apply
+unchanged. Nothing here imports a framework, or the registry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.symbols import d_e, d_e_dec, d_emb, d_y, v
+from paramcount.model import frameworks
+from paramcount.model.components.basic import dense, layer_norm
+from paramcount.model.frameworks import Delta
+from paramcount.model.mapping import Field, Require
+
+__all__ = [
+    "BART",
+    "BASE",
+    "BERT",
+    "DEBERTA",
+    "DECODER",
+    "DISTIL_BERT",
+    "ELECTRA",
+    "FAMILIES",
+    "FNET",
+    "GPT",
+    "LM",
+    "LM_HEAD_KEYS",
+    "QA",
+    "ROBERTA",
+    "SEQUENCE",
+    "T5GEMMA",
+    "TOKEN",
+    "XLNET",
+    "Classes",
+    "Head",
+    "classes_of",
+    "derive",
+    "refused",
+    "rows",
+]
+
+BASE = "base model"
+LM = "language model"
+SEQUENCE = "sequence classification"
+TOKEN = "token classification"
+QA = "question answering"
+
+
+# Config keys that concern only an LM head: a class without one reads any value.
+LM_HEAD_KEYS = ("tie_word_embeddings",)
+
+
+@dataclass(frozen=True)
+class Head:
+    """A task head: the terms a class adds at the root of the tree, with transformers' names
+    (component path → pattern), and the parts of the family's tree the class builds without
+    (``drops``: BertForTokenClassification's base model has no pooler; absent parts are
+    skipped)."""
+
+    terms: tuple[Term, ...]
+    weights: Mapping[str, str]
+    reason: str
+    drops: tuple[str, ...] = ()
+    # config values the head's terms assume (XLNet's sequence summary is a d_e → d_e projection
+    # only with summary_use_proj): anything else is refused, naming the key
+    requires: tuple[Require, ...] = ()
+
+    def plus(self, other: Head) -> Head:
+        return Head((*self.terms, *other.terms), {**self.weights, **other.weights},
+                    f"{self.reason}; {other.reason}", (*self.drops, *other.drops),
+                    (*self.requires, *other.requires))
+
+    def without(self, *paths: str) -> Head:
+        return dataclasses.replace(self, drops=(*self.drops, *paths))
+
+
+def linear(name: str, d_out, *, bias: int = 1, what: str, d_in=d_e) -> Head:
+    """One ``nn.Linear`` named ``name``."""
+    return Head((dense(name, d_in, d_out, bias=bias, kind="head"),), {name: name},
+                f"{what}: {name}, {d_in} → {d_out}{'' if bias else ', no bias'}")
+
+
+def two_layer(name: str, d_out, *, what: str) -> Head:
+    """RoBERTa's classification head (``dense`` d_e → d_e, then ``out_proj`` d_e → d_out, both
+    with biases), under ``name``."""
+    term = group(name, dense("dense", d_e, d_e), dense("out_proj", d_e, d_out), kind="head")
+    return Head((term,), {name: name, f"{name}.dense": "dense", f"{name}.out_proj": "out_proj"},
+                f"{what}: {name}, d_e → d_e → {d_out}")
+
+
+def mlm(match: str | None, transform: str, norm: str, bias: str, *, width=d_e) -> Head:
+    """A masked-LM head whose output projection is the token embedding (tied): a d_e → ``width``
+    dense, a layer norm and the output bias (v), each under its transformers pattern (the group
+    under ``match``, when one prefix holds them all)."""
+    term = group("mlm_head", dense("transform", d_e, width), layer_norm("norm", width),
+                 leaf("output_bias", v, note="the output projection is the token embedding "
+                                             "(tied); only its bias is new"), kind="head")
+    names = {"mlm_head.transform": transform, "mlm_head.norm": norm, "mlm_head.output_bias": bias}
+    return Head((term,), {**({"mlm_head": match} if match else {}), **names},
+                f"the LM head: d_e → {width}, layer norm, tied output with a bias").without(
+        "pooler")
+
+
+def _scores(name: str, bias: int) -> Head:
+    return linear(name, d_y, bias=bias, what="the class scores")
+
+
+_SPAN = "the span start and end logits"
+# The Llama lineage's heads (LlamaForSequenceClassification and its kin in every family built
+# on it): a bias-free score of the last token, token scores with a bias, span logits.
+DECODER: Mapping[str, Head] = {
+    SEQUENCE: _scores("score", 0), TOKEN: _scores("score", 1),
+    QA: linear("qa_outputs", 2, what=_SPAN),
+}
+# GPT-2's lineage (GPT-2, BLOOM, Falcon, GPT-NeoX, OPT): the token classifier is ``classifier``.
+GPT: Mapping[str, Head] = {**DECODER, TOKEN: _scores("classifier", 1)}
+# BERT's (and ALBERT's): the pooled output classified, the pooler dropped where unused; the span
+# head is num_labels wide.
+BERT: Mapping[str, Head] = {
+    SEQUENCE: _scores("classifier", 1),
+    TOKEN: _scores("classifier", 1).without("pooler"),
+    QA: linear("qa_outputs", d_y, what=_SPAN).without("pooler"),
+    LM: mlm("cls/predictions", "transform/dense", "transform/LayerNorm", "predictions/bias"),
+}
+# RoBERTa's (XLM-R, ELECTRA, ESM): a two-layer classification head, no pooler.
+ROBERTA: Mapping[str, Head] = {
+    **BERT, LM: mlm("lm_head", "dense", "layer_norm", "lm_head/bias"),
+    SEQUENCE: two_layer("classifier", d_y, what="the class scores").without("pooler"),
+}
+
+
+# ELECTRA's: RoBERTa's, its generator's LM head d_emb wide (the tied embedding's width).
+ELECTRA: Mapping[str, Head] = {**ROBERTA, LM: mlm(
+    None, "generator_predictions/dense", "generator_predictions/LayerNorm",
+    "generator_lm_head/bias", width=d_emb)}
+# T5Gemma's: the decoder's output scored (score.out_proj, with a bias), encoder and decoder both
+# built only with is_encoder_decoder (else the encoder alone, which paramcount does not count).
+_ENC_DEC = (Require("is_encoder_decoder", (True,), "without it T5Gemma's classifiers build the "
+                    "encoder alone, which paramcount's T5Gemma does not count"),)
+_T5GEMMA_SCORE = Head(
+    (group("score", dense("out_proj", d_e_dec, d_y), kind="head"),),
+    {"score": "score", "score.out_proj": "out_proj"},
+    "the class scores of the decoder's output: score.out_proj, d_e_dec → d_y", requires=_ENC_DEC)
+T5GEMMA: Mapping[str, Head] = {SEQUENCE: _T5GEMMA_SCORE, TOKEN: _T5GEMMA_SCORE}
+# FNet's: BERT's, each class keeping the pooler.
+FNET: Mapping[str, Head] = {k: dataclasses.replace(h, drops=()) for k, h in BERT.items()}
+# DistilBERT's: a d_e → d_e pre-classifier before the class scores; two span logits.
+DISTIL_BERT: Mapping[str, Head] = {
+    SEQUENCE: linear("pre_classifier", d_e, what="the pre-classifier").plus(
+        _scores("classifier", 1)),
+    TOKEN: _scores("classifier", 1), QA: linear("qa_outputs", 2, what=_SPAN),
+}
+# DeBERTa's: a pooler of its own (ContextPooler, d_e → d_e) before the class scores.
+DEBERTA: Mapping[str, Head] = {
+    **BERT, SEQUENCE: linear("pooler", d_e, what="the context pooler").plus(
+        _scores("classifier", 1)),
+}
+_SUMMARY = (
+    Require("summary_use_proj", (True,), "XLNet's sequence summary here is a d_e → d_e projection"),
+    Require("summary_proj_to_labels", (False,), "XLNet's sequence summary here is d_e wide"),
+    Require("summary_type", ("last", "first", "mean", "cls_index"),
+            "transformers' XLNet summary raises NotImplementedError for 'attn'"),
+)
+# XLNet's: the LM head is the token embedding (tied) with a bias; the sequence summary.
+XLNET: Mapping[str, Head] = {
+    **BERT,
+    LM: Head((leaf("lm_loss", v, kind="head", note="the output projection is the token "
+                   "embedding (tied); only its bias is new"),), {"lm_loss": "lm_loss/bias"},
+             "the LM head: lm_loss, tied to the token embedding, with a bias"),
+    SEQUENCE: dataclasses.replace(linear("sequence_summary", d_e, what="the sequence summary"),
+                                  requires=_SUMMARY).plus(_scores("logits_proj", 1)),
+}
+# BART's: RoBERTa's two-layer head under classification_head; two span logits.
+BART: Mapping[str, Head] = {
+    SEQUENCE: two_layer("classification_head", d_y, what="the class scores"),
+    QA: linear("qa_outputs", 2, what=_SPAN),
+}
+
+
+@dataclass(frozen=True)
+class Classes:
+    """A family's further transformers classes.
+
+    Args:
+        names: class name → task kind (BASE, LM, SEQUENCE, TOKEN, QA).
+        heads: the head table of the family's convention (kind → Head).
+        base: where the family's declared class holds its base model (``model`` for
+            LlamaForCausalLM; "" when its base-model weights sit at the root, as in GPT2Model).
+        own_head: the tree path of the declared class's own head, which no other class has
+            (None: it has none).
+        refused: classes transformers registers that are not read, each with the reason.
+    """
+
+    names: Mapping[str, str]
+    heads: Mapping[str, Head]
+    base: str = "model"
+    own_head: str | None = "head"
+    refused: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # which of the architecture's transformers classes (Transformers.all()) the base model is
+    # of: Gemma 2's classes are of its Gemma2ForCausalLM variant (1), Gemma's of its own (0)
+    variant: int = 0
+
+
+_SUFFIX = {BASE: "Model", SEQUENCE: "ForSequenceClassification", TOKEN: "ForTokenClassification",
+           QA: "ForQuestionAnswering"}
+
+
+def _standard(stem: str, *kinds: str, **kw) -> Classes:
+    """The classes transformers names ``<stem>Model``, ``<stem>For<Kind>``."""
+    return Classes(names={f"{stem}{_SUFFIX[k]}": k for k in kinds}, **kw)
+
+
+def _with(row: Classes, **more: str) -> Classes:
+    """``row`` with further classes (name → kind) of names no pattern gives."""
+    return dataclasses.replace(row, names={**row.names, **more})
+
+
+_ALL = (BASE, SEQUENCE, TOKEN, QA)
+_HEADS = (SEQUENCE, TOKEN, QA)
+# Architecture id → its further classes (each name as transformers 5 registers it for the
+# family's model type: tests/test_heads.py checks them against transformers' auto mappings).
+FAMILIES: Mapping[str, Classes | tuple[Classes, ...]] = {
+    "llama": _standard("Llama", *_ALL, heads=DECODER),
+    "mistral": _standard("Mistral", *_ALL, heads=DECODER),
+    "qwen": _standard("Qwen2", *_ALL, heads=DECODER),
+    "qwen3": _standard("Qwen3", *_ALL, heads=DECODER),
+    "phi3": _standard("Phi3", BASE, SEQUENCE, TOKEN, heads=DECODER),
+    "smollm3": _standard("SmolLM3", *_ALL, heads=DECODER),
+    "mixtral": _standard("Mixtral", *_ALL, heads=DECODER),
+    "qwen_moe": _standard("Qwen2Moe", *_ALL, heads=DECODER),
+    "qwen3_moe": _standard("Qwen3Moe", *_ALL, heads=DECODER),
+    "gpt_oss": _standard("GptOss", BASE, SEQUENCE, TOKEN, heads=DECODER),
+    "gemma": (_standard("Gemma", BASE, SEQUENCE, TOKEN, heads=DECODER),
+              _standard("Gemma2", BASE, SEQUENCE, TOKEN, heads=DECODER, variant=1)),
+    "gemma3": _standard("Gemma3Text", SEQUENCE, heads=DECODER),
+    "gemma3n": _standard("Gemma3nText", BASE, heads=DECODER),
+    "gemma4": _standard("Gemma4Text", BASE, heads=DECODER),
+    "qwen3_5": _standard("Qwen3_5Text", BASE, SEQUENCE, heads=DECODER),
+    "qwen3_5_moe": _standard("Qwen3_5MoeText", BASE, heads=DECODER),
+    # GPT2Model and OPTModel are the declared classes (their causal LMs tie the head)
+    "gpt2": _standard("GPT2", *_HEADS, heads=GPT, base="", own_head=None),
+    "opt": _standard("OPT", SEQUENCE, QA, heads=GPT, base="", own_head=None),
+    "bloom": _standard("Bloom", *_ALL, heads=GPT, base="transformer", own_head=None),
+    "falcon": _standard("Falcon", *_ALL, heads=GPT, base="transformer", own_head=None),
+    "falcon_parallel": _standard("Falcon", *_ALL, heads=GPT, base="transformer"),
+    "gpt_neo_x": _standard("GPTNeoX", *_ALL, heads=GPT, base="gpt_neox"),
+    "bert": _with(_standard("Bert", *_HEADS, heads=BERT, base="", own_head=None),
+                  BertLMHeadModel=LM),
+    "albert": _standard("Albert", *_HEADS, heads=BERT, base="", own_head=None),
+    "roberta": _with(_standard("Roberta", *_HEADS, heads=ROBERTA, base="", own_head=None),
+                     RobertaForCausalLM=LM),
+    "xlm_roberta": _with(_standard("XLMRoberta", *_HEADS, heads=ROBERTA, base="", own_head=None),
+                         XLMRobertaForCausalLM=LM),
+    "electra": _with(_standard("Electra", *_HEADS, heads=ELECTRA, base="", own_head=None),
+                     ElectraForCausalLM=LM, ElectraForMaskedLM=LM),
+    "t5gemma": _standard("T5Gemma", BASE, SEQUENCE, TOKEN, heads=T5GEMMA),
+    "pali_gemma": _standard("PaliGemma", BASE, heads=DECODER),
+    "gemma3_vision": Classes(names={"Gemma3Model": BASE, "Gemma3ForSequenceClassification": SEQUENCE},
+                             heads=DECODER),
+    "whisper": Classes(names={}, heads={}, refused={
+        "WhisperForCausalLM": "it builds Whisper's decoder alone (assisted decoding's draft "
+                              "model), which paramcount's Whisper does not count"}),
+    "f_net": _with(_standard("FNet", *_HEADS, heads=FNET, base="", own_head=None),
+                   FNetForMaskedLM=LM),
+    "distil_bert": _standard("DistilBert", *_HEADS, heads=DISTIL_BERT, base="", own_head=None),
+    "deberta_v3": _standard("DebertaV2", *_HEADS, heads=DEBERTA, base="", own_head=None,
+                            refused={"DebertaV2ForMaskedLM": "its prediction head is not in "
+                                     "paramcount's DeBERTa-v3 yet"}),
+    "xlnet": Classes(
+        names={"XLNetLMHeadModel": LM, "XLNetForSequenceClassification": SEQUENCE,
+               "XLNetForTokenClassification": TOKEN, "XLNetForQuestionAnsweringSimple": QA},
+        heads=XLNET, base="", own_head=None),
+    "bart": _standard("Bart", SEQUENCE, QA, heads=BART, base="", own_head=None,
+                      refused={"BartForCausalLM": "it builds BART's decoder alone, which "
+                               "paramcount's BART does not count"}),
+    "esm": Classes(
+        names={"EsmForMaskedLM": LM, "EsmForSequenceClassification": SEQUENCE,
+               "EsmForTokenClassification": TOKEN},
+        heads=ROBERTA, base="", own_head=None),
+    "t5": Classes(
+        names={"T5Model": BASE, "T5ForSequenceClassification": SEQUENCE,
+               "T5ForQuestionAnswering": QA},
+        heads={SEQUENCE: two_layer("classification_head", d_y, what="the class scores"),
+               QA: linear("qa_outputs", d_y, what=_SPAN)}, base="",
+        refused={"T5ForTokenClassification": "it builds T5's encoder alone (T5EncoderModel), "
+                 "which paramcount's T5 does not count"}),
+}
+
+
+def _exists(root: Term, path: str) -> bool:
+    try:
+        root.find(path)
+    except KeyError:
+        return False
+    return True
+
+
+def rows(arch_id: str) -> tuple[Classes, ...]:
+    """The rows of ``arch_id`` (one per transformers class it has classes beside)."""
+    row = FAMILIES.get(arch_id, ())
+    return row if isinstance(row, tuple) else (row,)
+
+
+def classes_of(arch_id: str) -> tuple[str, ...]:
+    """The further classes of ``arch_id`` (none for a family without a row)."""
+    return tuple(c for r in rows(arch_id) for c in r.names)
+
+
+def refused(arch_id: str, cls: str) -> str | None:
+    """Why ``cls``, a class transformers registers for ``arch_id``'s family, is not read."""
+    return next((r.refused[cls] for r in rows(arch_id) if cls in r.refused), None)
+
+
+def _labels(normalize):
+    """The table's hf_normalize, then ``num_labels`` from ``id2label`` when only that is given
+    (transformers' PretrainedConfig: num_labels wins when both are)."""
+
+    def read(config: Mapping) -> Mapping:
+        config = normalize(config) if normalize is not None else config
+        labels = config.get("id2label")
+        if config.get("num_labels") is None and isinstance(labels, Mapping) and labels:
+            return {**config, "num_labels": len(labels)}
+        return config
+
+    return read
+
+
+def derive(arch, cls: str):
+    """``arch`` as transformers' class ``cls`` of its family builds it (see the module
+    docstring); a KeyError when ``cls`` is not one of them."""
+    row = next(r for r in rows(arch.id) if cls in r.names)
+    kind = row.names[cls]
+    ref = arch.transformers.all()[row.variant]
+    table = ref.mapping or arch.mapping
+    new_id = f"{arch.id}:{cls}"
+    deltas: list[Delta] = []
+    weights = dict(ref.weights)
+    if row.own_head is not None:
+        deltas.append(Delta(row.own_head, None, f"{cls} has no LM head"))
+        weights = {p: m for p, m in weights.items()
+                   if p != row.own_head and not p.startswith(row.own_head + ".")}
+    head = row.heads.get(kind)
+    optional = dict(arch.optional)
+    fields = table.fields
+    if head is not None:
+        staged = frameworks.tree(arch.formula, dataclasses.replace(ref, weights={}))
+        for path in head.drops:
+            if _exists(staged, path):
+                deltas.append(Delta(path, None, f"{cls} builds its base model without it"))
+                weights = {p: m for p, m in weights.items()
+                           if p != path and not p.startswith(path + ".")}
+        for term in head.terms:
+            deltas.append(Delta(term.name, term, f"{cls}'s head, {head.reason}"))
+        weights.update(head.weights)
+        if any(d_y in t.free_symbols() for t in head.terms):
+            optional[d_y] = 2  # transformers' num_labels when a config gives none
+            fields = (*fields, Field("d_y", hf="num_labels", hf_default=2))
+    requires = table.requires
+    if kind != LM:  # no LM head: whether it would be tied changes nothing (GemmaModel)
+        requires = tuple(r for r in requires if r.key not in LM_HEAD_KEYS)
+    mapping = dataclasses.replace(
+        table, fields=fields, requires=(*requires, *(head.requires if head else ())),
+        free=table.free | set(LM_HEAD_KEYS),
+        hf_classes={cls: new_id}, keras_classes={}, hf_builds={},
+        hf_normalize=_labels(table.hf_normalize))
+    transformers = dataclasses.replace(
+        ref, deltas=(*ref.deltas, *deltas), weights=weights, variants=(), mapping=None,
+        base=row.base, only=f"KerasHub has no {cls}")
+    examples = {k: {**hp, **({"d_y": 3} if d_y in optional else {})}
+                for k, hp in arch.examples.items()}
+    return dataclasses.replace(
+        arch, id=new_id, title=f"{cls} ({kind} of {arch.id}; transformers only)",
+        counting=f"trainable weights of transformers' {cls}: the {arch.id} tree"
+                 f"{' without its LM head' if row.own_head else ''}"
+                 f"{', with the ' + kind + ' head' if head is not None else ''}",
+        optional=optional, presets=None, keras_hub_metadata=False, examples=examples,
+        mapping=mapping, transformers=transformers, frameworks=("transformers",))
