@@ -120,9 +120,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 MAX_LOOSE = 6
 
 
+def is_test(module: str) -> bool:
+    """Whether ``module`` is a test module (tests/, or ``*_test`` beside the code it tests)."""
+    return module.startswith("tests.") or module.rpartition(".")[2].endswith("_test")
+
+
 def layer(module: str) -> int | None:
     """The index in LAYERS of ``module``'s layer (None: no layer declares it); the longest
-    declared name that ``module`` is or sits under wins."""
+    declared name that ``module`` is or sits under wins. A family's own tests, kept beside it
+    (``families/<f>/<f>_test.py``), are front ends like those in tests/."""
+    if is_test(module):
+        return len(LAYERS) - 1
     best: tuple[int, str] | None = None
     for i, (_, names) in enumerate(LAYERS):
         for full in names:
@@ -200,6 +208,7 @@ def test_the_layers_are_the_folders():
 def test_the_layer_check_sees_an_upward_import():
     assert layer("paramcount.analyze.prove.oracle") == layer("paramcount.analyze") != layer("paramcount.output.render")
     assert layer("paramcount.loose_module") is None  # a module outside every folder has no layer
+    assert layer("paramcount.families.gpt2.gpt2_test") == layer("tests.test_cli")  # a front end
     assert upward([("paramcount.analyze.solve", "paramcount.output.render", "text", False)]) == [
         "paramcount.analyze.solve (analyze) imports paramcount.output.render (output) in text()"]
     assert upward([("paramcount.model.registry", "paramcount.analyze.verify", "", True)]) == [
@@ -264,7 +273,7 @@ def test_reading_configs_is_analysis():
 
 
 def test_no_module_is_over_about_400_lines():
-    long = {str(f.relative_to(PKG.parent)): n for m, f in _modules().items() if not m.startswith("tests")
+    long = {str(f.relative_to(PKG.parent)): n for m, f in _modules().items() if not is_test(m)
             and (n := len(f.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, long
 
@@ -277,7 +286,8 @@ def test_every_package_of_the_project_is_scanned_and_nothing_imports_its_front_e
     assert "examples.user_architecture.sentiment" in graph
     assert "paramcount.families.gpt2" in graph and "reference_models.table" in graph
     bad = {m: sorted(t for t in ts if t.partition(".")[0] in ("benchmarks", "examples", "tests"))
-           for m, ts in graph.items() if m.partition(".")[0] in ("paramcount", "reference_models")}
+           for m, ts in graph.items() if m.partition(".")[0] in ("paramcount", "reference_models")
+           and not is_test(m)}
     assert not {m: t for m, t in bad.items() if t}, bad
 
 
