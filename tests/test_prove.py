@@ -13,6 +13,7 @@ from paramcount.cli.main import main
 from paramcount.core.symbols import L, M, d_e
 from paramcount.model import registry
 from paramcount.model.components import layer_norm
+from paramcount.output import proofs
 
 # A few architectures proven in the default run: plain, every flag combination, GQA constraints.
 QUICK = [a for a in ("gpt2", "lstm_lm", "llama") if a in registry.architectures()]
@@ -21,7 +22,7 @@ QUICK = [a for a in ("gpt2", "lstm_lm", "llama") if a in registry.architectures(
 @pytest.mark.parametrize("arch_id", QUICK)
 def test_prove_quick(arch_id):
     p = prove.cached_prove(arch_id)
-    assert p.status == "proven", prove.proof_text(p)
+    assert p.status == "proven", proofs.proof_text(p)
     arch = registry.get(arch_id)
     flags = [s for s in arch.settable if s.name in ("bi", "tied", "reset_after")]
     floored = 2 if arch_id == "gpt2" else 1  # M | d_e or not (KerasHub floors d_e // M)
@@ -69,7 +70,7 @@ def test_refutes_wrong_component_with_exact_residual(broken_gpt2):
     for case in p.cases:
         assert [(r.component, r.expr) for r in case.residuals] == [("blocks.norm_2", L * d_e)]
     assert "blocks.norm_2: +L·d_e (Keras builds more than the formula counts)" in \
-        prove.proof_text(p)
+        proofs.proof_text(p)
 
 
 def test_refutes_missing_component_names_unclaimed_weights(gpt2_without_norm):
@@ -146,18 +147,18 @@ def test_exact_univariate_interpolation():
 
 def test_report_section_is_deterministic():
     results = [type("R", (), {"arch": "gpt2"})()]
-    a = prove.proofs_section(results)
+    a = proofs.proofs_markdown(prove.proofs_of(results))
     # gpt2's cases: KerasHub floors the head width, so M divides d_e or does not
     assert "## Proofs" in a and "| gpt2 | M divides d_e | ✅ proven |" in a
     assert "| gpt2 | M does not divide d_e | ✅ proven |" in a
-    assert prove.proofs_section(results) == a
+    assert proofs.proofs_markdown(prove.proofs_of(results)) == a
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch_id", sorted(registry.architectures()))
 def test_prove_every_architecture(arch_id):
     p = prove.cached_prove(arch_id)
-    assert p.status == "proven", prove.proof_text(p)
+    assert p.status == "proven", proofs.proof_text(p)
 
 
 def test_piecewise_term_splits_the_case():
@@ -237,7 +238,7 @@ def test_a_bound_not_below_the_threshold_is_not_a_proof(monkeypatch):
         assert case.status == "inconclusive" and case.error_bound == 0.0
         assert f"not below {prove.TARGET_ERROR:g}" in case.message
     assert proof.status == "inconclusive"
-    assert "INCONCLUSIVE" in prove.proof_text(proof)
+    assert "INCONCLUSIVE" in proofs.proof_text(proof)
 
 
 def test_an_unexplained_exception_is_an_error_not_a_retry():

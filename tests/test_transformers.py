@@ -342,10 +342,10 @@ FAST_PROOFS |= {"bart", "bert_pretraining", "distil_bert", "distil_bert_masked_l
     pytest.param(a, marks=() if a in FAST_PROOFS else (pytest.mark.slow,))
     for a in with_reference()])
 def test_prove_formula_with_deltas_equals_transformers(arch_id):
-    from paramcount.analyze import prove
+    from paramcount.output import proofs
 
     p = hf_prove.prove(registry.get(arch_id))
-    assert p.status == "proven", prove.proof_text(p)
+    assert p.status == "proven", proofs.proof_text(p)
 
 
 def test_prove_within_narrows_the_proof_not_verify():
@@ -365,13 +365,14 @@ def test_prove_refutes_a_missing_delta_with_its_residual():
     import dataclasses
 
     from paramcount.analyze import prove
+    from paramcount.output import proofs
 
     arch = registry.get("opt")
     bad = dataclasses.replace(arch, transformers=frameworks.Transformers(
         weights=arch.transformers.weights))
     p = prove.prove(hf_prove.proof_arch(bad))
     assert p.status == "refuted"
-    assert "residual embeddings.position: +2·d_e" in prove.proof_text(p)
+    assert "residual embeddings.position: +2·d_e" in proofs.proof_text(p)
 
 
 def test_cli_prove_framework_transformers(capsys):

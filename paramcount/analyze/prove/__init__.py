@@ -5,7 +5,8 @@ in the hyperparameters (once the constraints are written as substitutions), so a
 *decided*, not sampled, under one stated assumption, per architecture and per *case* (each
 combination of values of the architecture's 0/1 option flags), component by component (every
 formula leaf against the Keras weights it claims, plus a pseudo-component for weights no leaf
-claims). One module per step:
+claims). One module per step (proofs as text, JSON and the report's section are
+:mod:`paramcount.output.proofs`'):
 
 - :mod:`~paramcount.analyze.prove.parametrize` — each constraint writes itself as a substitution over
   fresh positive integer parameters (``d_e = M·d_e'``), so every point is a valid set;
@@ -14,7 +15,6 @@ claims). One module per step:
 - :mod:`~paramcount.analyze.prove.decide` — layer counts at exact interpolation nodes, the other
   parameters at Schwartz–Zippel random points, and the thresholds for calling a case proven;
 - :mod:`~paramcount.analyze.prove.residual` — when a case is refuted, the exact residual polynomial;
-- :mod:`~paramcount.analyze.prove.output` — proofs as text, JSON and the report's section;
 - :mod:`~paramcount.analyze.prove.transformers` — the same proofs against transformers' build (formula +
   deltas), its weights read in a torch worker.
 
@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from paramcount.analyze.prove.case import MARGIN, UNCLAIMED, Case, UnsupportedError, structural_symbols
 from paramcount.analyze.prove.decide import TARGET_ERROR, VALUE_BITS, classify, prove_case, ranges
 from paramcount.analyze.prove.oracle import Oracle
-from paramcount.analyze.prove.output import METHOD_TEXT, case_lines, proof_json, proof_text, proofs_markdown
 from paramcount.analyze.prove.parametrize import case_flags, case_of, cases, parametrize
 from paramcount.analyze.prove.residual import explain_case, interpolate_coefficients
 from paramcount.analyze.prove.results import ArchProof, CaseProof, Residual
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MARGIN",
-    "METHOD_TEXT",
     "TARGET_ERROR",
     "UNCLAIMED",
     "ArchProof",
@@ -53,7 +51,6 @@ __all__ = [
     "UnsupportedError",
     "cached_prove",
     "case_flags",
-    "case_lines",
     "case_of",
     "cases",
     "classify",
@@ -61,9 +58,7 @@ __all__ = [
     "explain_hparams",
     "interpolate_coefficients",
     "parametrize",
-    "proof_json",
-    "proof_text",
-    "proofs_section",
+    "proofs_of",
     "prove",
     "prove_case",
     "prove_many",
@@ -141,6 +136,6 @@ def explain_hparams(arch: Architecture | str, hparams: Mapping[str, int]) -> tup
     return _EXPLAINED[key][1]
 
 
-def proofs_section(results) -> str:
-    """The report's "Proofs" section: every architecture among ``results``, every case."""
-    return proofs_markdown([cached_prove(a) for a in sorted({r.arch for r in results})])
+def proofs_of(results) -> list[ArchProof]:
+    """The proof of every architecture among ``results`` (verifications), by id."""
+    return [cached_prove(a) for a in sorted({r.arch for r in results})]

@@ -1,4 +1,4 @@
-"""What a proof returns: data only (rendered by :mod:`paramcount.analyze.prove.output`)."""
+"""What a proof returns: data only (rendered by :mod:`paramcount.output.proofs`)."""
 
 from __future__ import annotations
 
