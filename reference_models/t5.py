@@ -15,7 +15,7 @@ traces for T5's own two layer classes, and nothing else:
 - ``compute_output_spec``: a T5TransformerLayer returns a tensor of its input's shape and the
   position bias, so the trace is answered with those shapes.
 
-tests/test_encoder_models.py checks that the fast build holds exactly the weights (path, shape,
+paramcount/families/t5/t5_test.py checks that the fast build holds exactly the weights (path, shape,
 trainability) of the ordinary build, for every option value.
 """
 

@@ -1,8 +1,18 @@
-"""Verifications shared by the tests of one run: each (architecture, preset) is built once."""
+"""What the tests of one run share: verifications (each (architecture, preset) is built once), and
+the few helpers that tests of several families call (tests/ and the families' own tests beside
+them, paramcount/families/<f>/<f>_test.py, import them from here, so none is written twice)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from paramcount.analyze.verify import Verification, verify
+from paramcount.model import registry
+
+# The published config.json files the tests read, found from this file: a family's own test
+# (paramcount/families/<f>/<f>_test.py) reads tests/configs/ through this name too.
+CONFIGS = Path(__file__).with_name("configs")
 
 _VERIFIED: dict[tuple[str, str], Verification] = {}
 
@@ -10,8 +20,6 @@ _VERIFIED: dict[tuple[str, str], Verification] = {}
 def verified(arch_id: str, preset: str) -> Verification:
     """Against Keras; a model only transformers builds (Falcon-7B/40B) against transformers."""
     if (arch_id, preset) not in _VERIFIED:
-        from paramcount.model import registry
-
         checked_by = registry.get(arch_id).checked_by
         if "keras" not in checked_by:
             needs_transformers()
@@ -24,7 +32,6 @@ def all_verified() -> list[Verification]:
     """``report.verify_all(verifier=cached_verifier)``: every set, built once per test process. The
     sets only transformers builds go to a torch worker first, verified there while this process
     builds the Keras ones, instead of one after the other."""
-    from paramcount.model import registry
     from paramcount.output import report
     from paramcount.runtime import isolate
 
@@ -108,3 +115,57 @@ def derive_tiny(builder, defaults: dict, model_type: str) -> tuple:
         src = Source(builder=builder, defaults=defaults, model_type=model_type)
         _DERIVED[model_type] = (src, derive(src))
     return _DERIVED[model_type]
+
+
+# --- counting helpers shared by the tests of several families ---------------------------------
+def count(arch_id: str, **hp) -> int:
+    """The count of ``arch_id`` at ``hp`` (resolved: its defaults and derived values filled in)."""
+    arch = registry.get(arch_id)
+    return arch.count(arch.resolve(hp))
+
+
+def resolved(arch_id: str, preset: str) -> dict[str, int]:
+    """A preset's hyperparameters, resolved."""
+    arch = registry.get(arch_id)
+    return arch.resolve(arch.preset(preset).hparams)
+
+
+def breakdown(arch_id: str, **hp) -> dict:
+    """The formula's nested breakdown of ``arch_id`` at ``hp``."""
+    arch = registry.get(arch_id)
+    return arch.formula.breakdown(arch.values(arch.resolve(hp)))
+
+
+def total_with_fixed(arch_id: str):
+    """The total with the fixed values in, where M divides d_e (KerasHub's floor(d_e/M) is then
+    d_e/M): the case every published checkpoint is in, and the only one some families allow."""
+    import sympy
+
+    arch = registry.get(arch_id)
+    total = arch.total().subs(arch.fixed)
+    return sympy.expand(total.replace(lambda t: isinstance(t, sympy.floor), lambda t: t.args[0]))
+
+
+def count_json(capsys, *args) -> dict:
+    """``paramcount count ARGS --json``, which must succeed, read back as JSON."""
+    from paramcount.cli.main import main
+
+    assert main(["count", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def built_values(arch_id: str, preset: str, framework: str = "keras"):
+    """(the architecture as ``framework`` builds it at a preset, its symbols' values there)."""
+    from paramcount.model.frameworks import for_framework
+
+    arch = registry.get(arch_id)
+    hp = arch.resolve(arch.preset(preset).hparams)
+    built = for_framework(arch, framework, hp)
+    return built, built.values(hp)
+
+
+def active_and_table(arch_id: str, preset: str) -> tuple[int, int]:
+    """(active per token, the token table's size) at a preset, as transformers builds it."""
+    arch, values = built_values(arch_id, preset, "transformers")
+    active = int(arch.formula.active_total().subs(values))
+    return active, int(arch.formula.find("embeddings.token").total().subs(values))

@@ -257,7 +257,7 @@ SMALL_DEEPSEEK = {"model_type": "deepseek_v3", "architectures": ["DeepseekV3ForC
 
 
 # a model type no hand-written table reads (DeepSeek-V3 and StarCoder2 have one now:
-# tests/test_frontier.py, tests/test_frontier_rest.py)
+# paramcount/families/deepseek/deepseek_test.py, tests/test_transformers_only.py)
 SMALL_STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"],
                     "num_hidden_layers": 3, "hidden_size": 256, "vocab_size": 1000,
                     "intermediate_size": 512, "num_attention_heads": 4, "num_key_value_heads": 2,

@@ -86,7 +86,7 @@ def source_fingerprint() -> str:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
-                if name.endswith((".py", ".toml")):
+                if name.endswith((".py", ".toml")) and not name.endswith("_test.py"):  # not tests
                     p = os.path.join(dirpath, name)
                     with open(p, "rb") as fh:
                         data = fh.read()
@@ -128,7 +128,7 @@ def _module_sources(module_name: str, whole_package: bool = False) -> list[tuple
 
 def _locate(module_name: str) -> tuple[str, str | None] | None:
     """(source file, package folder or None) of a module, without importing it or its parents
-    (``importlib.util.find_spec("reference_models.gpt2")`` would import TensorFlow)."""
+    (``importlib.util.find_spec("reference_models.<family>")`` would import TensorFlow)."""
     import importlib.util
 
     top, *rest = module_name.split(".")
