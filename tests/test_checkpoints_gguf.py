@@ -190,9 +190,9 @@ def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
     import gguf
 
     from paramcount.analyze.checkpoints.gguf_names import TABLES
-    from paramcount.analyze.configs import _tables
+    from paramcount.analyze.configs import tables
 
-    classes = {(t.model_type, c) for t in _tables() for c in t.hf_classes}
+    classes = {(t.model_type, c) for t in tables() for c in t.hf_classes}
     for garch, table in TABLES.items():
         assert garch in gguf.MODEL_ARCH_NAMES.values(), garch
         assert (table.model_type, table.hf_class) in classes, garch

@@ -72,10 +72,10 @@ CLASS_CONFIGS = {
 
 
 def derived() -> list[str]:
-    return [f"{a}:{c}" for a in sorted(heads.FAMILIES) for c in heads.classes_of(a)]
+    return [f"{a}:{c}" for a in heads.families() for c in heads.classes_of(a)]
 
 
-@pytest.mark.parametrize("arch_id", sorted(heads.FAMILIES))
+@pytest.mark.parametrize("arch_id", sorted(heads.families()))
 def test_every_class_transformers_registers_is_read_or_refused_with_its_reason(arch_id):
     """For a family with a row, each class transformers' auto mappings register for its model
     type (base model, LM, classification, QA) is read (by the family's table or as a class of
@@ -88,7 +88,7 @@ def test_every_class_transformers_registers_is_read_or_refused_with_its_reason(a
     for row in heads.rows(arch_id):
         model_type = model_types[row.variant]
         registered = on_torch(_registered, model_type)
-        tables = {c for t in configs._tables() if t.model_type == model_type
+        tables = {c for t in configs.tables() if t.model_type == model_type
                   for c in t.hf_classes}
         assert set(row.names) <= registered and set(row.refused) <= registered
         assert registered <= tables | set(row.names) | set(row.refused)

@@ -223,8 +223,12 @@ def test_no_table_row_is_written_in_two_families():
 def test_no_restriction_row_is_written_in_two_families():
     """Likewise a restriction row, why and all (``Holds(Divisible(M, M_kv), why=...)``): one
     declared in ``_lineages.py`` (alone, in a group, or made by a function there) and composed,
-    ``restrictions=(*GROUP, ROW, ...)``, never retyped in a second family folder."""
-    copies = _rows_in_two_families({"Fixed", "Holds", "Limit", "Requires", "Sets"})
+    ``restrictions=(*GROUP, ROW, ...)``, never retyped in a second family folder; a group made by
+    ``.each`` with its why (``Fixed.each(EVEN_HEADS, why=...)``) too."""
+    kinds = {"Fixed", "Holds", "Limit", "Requires", "Sets"}
+    copies = _rows_in_two_families(kinds)
+    copies |= {row: fams for row, fams in _rows_in_two_families({f"{k}.each" for k in kinds}).items()
+               if "why=" in row}
     assert not copies, "\n".join(f"{fams}: {row}" for row, fams in copies.items())
 
 
@@ -245,3 +249,23 @@ def test_a_name_that_is_no_folder_name_finds_no_family():
     for name in ("", ".", "..", "*", "g*", "../bert", "x" * 300, "bert/presets"):
         assert not discovery.declares(name, "bert") and discovery.preset_file(name) is None
     assert discovery.declares("bert", "bert") and discovery.preset_file("bert") is not None
+
+
+def test_a_family_folder_declares_tables_of_its_own_ids_and_loads_them_alone():
+    """A folder's tables (its task heads, its options) are keyed by the ids its IDS declares, so
+    no folder holds another family's rows; asking for one loads that file alone, not the family's
+    formula (a fresh interpreter: nothing imported before)."""
+    for module, name in (("heads", "CLASSES"), ("options", "OPTIONS")):
+        for family in discovery.folders():
+            table = discovery.family_table(family, module, name)
+            assert set(table) <= set(discovery.declared_ids(family)), (family, module)
+    assert discovery.family_table("no_such_family", "heads", "CLASSES") == {}
+    assert discovery.family_table(None, "heads", "CLASSES") == {}
+    done = _fresh("""
+        import sys
+        from paramcount.model import discovery, heads
+        assert heads.classes_of("bert") and discovery.family_of("bert") == "bert"
+        print(sorted(m for m in sys.modules if m.startswith("paramcount.families.")))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['paramcount.families.bert.heads']"]

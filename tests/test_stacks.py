@@ -180,7 +180,7 @@ def test_gemma3n_presets_are_explained_not_listed():
     if not presets:
         pytest.skip("KerasHub not installed")
     for p in presets:
-        assert "vision" in keras_hub_meta.UNLISTED[p] and "audio" in keras_hub_meta.UNLISTED[p]
+        assert "vision" in keras_hub_meta.unlisted()[p] and "audio" in keras_hub_meta.unlisted()[p]
 
 
 def test_gemma3n_counts_what_keras_hub_builds_for_any_m_kv_up_to_m():

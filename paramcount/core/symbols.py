@@ -5,7 +5,7 @@ SymPy ``Symbol`` with integer assumptions; a *flag* is an integer restricted to 
 "projections carry biases" switch of the paper, is the first of them).
 
 Every built-in symbol is declared here, with its description, so the table is the same whatever
-has been imported (``unknown symbol 'tied'`` and ``tied is not a hyperparameter of gpt2`` must
+has been imported (``unknown symbol 'tied'`` and ``tied is not a hyperparameter of <id>`` must
 not depend on import order). Users' modules declare further symbols with :func:`declare`;
 :func:`get` and :func:`all_symbols` read the one table.
 """
@@ -64,8 +64,8 @@ def get(name: str) -> sympy.Symbol:
     return info(name).symbol
 
 
-# Per-layer widths of stacks whose layers differ (``rnn_lm.stacked_rnn_lm``,
-# ``seq2seq.stacked_seq2seq``): a family of symbols ``<base><i>`` (i ≥ 1) declared here by their
+# Per-layer widths of stacks whose layers differ (a stacked recurrent LM's, a stacked RNN
+# encoder-decoder's): a family of symbols ``<base><i>`` (i ≥ 1) declared here by their
 # pattern, so ``d_h3`` means the same thing, and is known or not the same way, whatever has been
 # imported. Description templates take the layer's number.
 LAYER_FAMILIES: dict[str, str] = {
@@ -120,7 +120,10 @@ s = declare("s", "segment (token-type) vocabulary size")
 
 # --- Further built-in symbols, declared here (not beside the code that uses them) so that every
 # one exists whatever has been imported: messages and behaviour never depend on import order.
-# The comment before each group names the modules that use it.
+# The comment before each group says what it is for (the models that use it named as their
+# authors name them). Family folders import these and declare none of their own: core/ sits below
+# the families, and a symbol known only once its family is imported would make the message for
+# an unknown name depend on what was imported.
 # decoders
 post_norm = declare("post_norm", "1 when attention and feed-forward outputs are RMS-normalised "
                                  "again before the residual add (Gemma 2/3 post-norms)", flag=True)
@@ -159,14 +162,14 @@ bi = declare("bi", "1 when the recurrent layers are bidirectional (forward and b
                    "concatenated), else 0", flag=True)
 reset_after = declare("reset_after", "1 when a GRU applies its reset gate after the recurrent "
                                      "product (Keras' default; a second bias per gate), else 0", flag=True)
-# esm
+# positions and embedding norms (ESM)
 abs_pos = declare("abs_pos", "1 for a learned absolute position table, 0 for rotary positions (no "
                              "weights)", flag=True)
 emb_norm = declare("emb_norm", "1 when the embeddings are layer-normed before the first block", flag=True)
-# ffnn_lm
+# feed-forward LMs (Bengio et al.)
 direct = declare("direct", "1 when an FFNN LM has Bengio's direct input-to-output connections (an "
                            "n·d_e × v matrix), else 0", flag=True)
-# gemma3
+# embedding models' pooling heads (EmbeddingGemma)
 d_pool = declare("d_pool", "hidden width of an embedding model's pooling head (EmbeddingGemma)")
 d_sent = declare("d_sent", "width of the sentence embedding an embedding model outputs")
 # stacks (heterogeneous stacks: a count of one kind may be zero)
@@ -176,7 +179,7 @@ L_dense = declare("L_dense", "blocks with a dense feed-forward in a mixture-of-e
                   "(L − L_moe)", zero_ok=True)
 L_linear = declare("L_linear", "blocks with linear (gated DeltaNet) attention (L − L_full)",
                    zero_ok=True)
-# gemma4
+# stacks of global and sliding-window attention (Gemma 4)
 L_global = declare("L_global", "blocks with global attention (the others attend in a sliding "
                    "window)", zero_ok=True)
 L_local = declare("L_local", "blocks with sliding-window attention (L − L_global)", zero_ok=True)
@@ -184,55 +187,55 @@ d_kg = declare("d_kg", "key/query width per head of the global-attention layers"
 M_kvg = declare("M_kvg", "key/value heads of the global-attention layers (with K = V)")
 keqv = declare("keqv", "1 when global layers' keys double as values (attention_k_eq_v, with "
                "their own M_kvg heads), else 0", flag=True)
-# audio (whisper, moonshine)
+# audio (Whisper, Moonshine)
 n_mels = declare("n_mels", "mel-filterbank channels of a speech model's spectrogram input")
 n_audio = declare("n_audio", "audio positions the encoder's position table holds (Whisper: "
                   "max_encoder_sequence_length / 2, after the stride-2 convolution)")
-# moonshine
+# Moonshine
 x_f = declare("x_f", "feed-forward expansion factor: d_f = x_f·d_e")
 glu_enc = declare("glu_enc", "1 when the encoder's feed-forward is SwiGLU, 0 for GELU", flag=True)
 glu_dec = declare("glu_dec", "1 when the decoder's feed-forward is SwiGLU, 0 for GELU", flag=True)
 f_rot = declare("f_rot", "rotary inverse frequencies of the encoder's heads (⌊p·d_k⌋/2 for a "
                 "partial rotary factor p)")
 f_rot_dec = declare("f_rot_dec", "rotary inverse frequencies of the decoder's heads")
-# nanogpt
+# nanoGPT
 bias = declare("bias", "1 when every linear layer and layer norm carries a bias (nanoGPT's "
                        "GPTConfig.bias), else 0", flag=True)
-# recurrent, seq2seq
+# recurrent LMs and encoder-decoders
 v_out = declare("v_out", "width of the output layer: the (target) vocabulary unless the head "
                          "predicts something else (classes, a shortlist)")
-# vision (gemma3_vision, pali_gemma; H and P below, with ViT's)
+# vision (Gemma 3's and PaliGemma's image encoders; H and P below, with ViT's)
 d_vis = declare("d_vis", "width of a vision-language model's image encoder (ViT hidden size)")
 M_vis = declare("M_vis", "attention heads of the image encoder")
 d_fvis = declare("d_fvis", "MLP inner width of the image encoder")
 L_vis = declare("L_vis", "blocks of the image encoder")
-# rwkv7
+# RWKV-7
 r_w = declare("r_w", "rank of RWKV-7's low-rank decay map (decay_lora)")
 r_a = declare("r_a", "rank of RWKV-7's low-rank in-context learning-rate map (aaa_lora)")
 r_v = declare("r_v", "rank of RWKV-7's low-rank value-residual map (mv_lora)")
 r_g = declare("r_g", "rank of RWKV-7's low-rank output-gate map (gate_lora)")
-# seq2seq
+# RNN encoder-decoders (Sutskever et al., Bahdanau et al.)
 v_src = declare("v_src", "source vocabulary size")
 v_tgt = declare("v_tgt", "target vocabulary size")
 d_a = declare("d_a", "width of additive (Bahdanau) attention: its alignment layer's units")
-# smollm3
+# bias switches (SmolLM3)
 b_qkv = declare("b_qkv", "1 when the query, key and value projections carry biases, else 0", flag=True)
 b_ffn = declare("b_ffn", "1 when the feed-forward projections carry biases, else 0", flag=True)
-# t5gemma
+# encoder-decoders whose sides differ (T5Gemma)
 d_e_dec = declare("d_e_dec", "decoder width, where an encoder-decoder's sides differ")
 d_f_dec = declare("d_f_dec", "decoder feed-forward inner width")
 M_dec = declare("M_dec", "decoder attention (query) heads")
 M_kv_dec = declare("M_kv_dec", "decoder key/value heads")
 d_k_dec = declare("d_k_dec", "decoder key/query/value width per head")
-# transformer_seq2seq
+# encoder-decoders with one embedding table for both sides
 shared = declare("shared", "1 when source and target share one embedding table, else 0", flag=True)
-# tst
+# time series (TST)
 d_x = declare("d_x", "input features (variables) per time step of a multivariate series")
 d_y = declare("d_y", "outputs of a supervised head: classes, or values to regress")
 bn = declare("bn", "1 when the encoder blocks use batch normalization (TST), 0 for layer norm", flag=True)
 pretrain = declare("pretrain", "1 for TST's pretraining head (reconstruct the d_x inputs at each "
                                "step), 0 for the supervised head (n·d_e → d_y)", flag=True)
-# vit
+# images (ViT)
 H = declare("H", "image height in pixels")
 W = declare("W", "image width in pixels")
 P = declare("P", "patch side in pixels (P × P patches)")
@@ -241,7 +244,7 @@ cls = declare("cls", "1 when a learned class token is prepended to the patches, 
 # KerasHub's use_patch_bias (use_mlp_bias is b_ffn, above)
 b_patch = declare("b_patch", "1 when the patch-embedding convolution carries a bias, else 0",
                   flag=True)
-# gemma3n (KV sharing makes a heterogeneous stack: either kind may be absent)
+# Gemma 3n (KV sharing makes a heterogeneous stack: either kind may be absent)
 L_kvs = declare("L_kvs", "blocks that reuse an earlier block's keys and values (KV sharing: "
                 "the last num_kv_shared_layers)", zero_ok=True)
 L_kvo = declare("L_kvo", "blocks that compute their own keys and values (L − L_kvs)",
@@ -254,11 +257,11 @@ b_att = declare("b_att", "1 when the attention projections carry biases (attenti
                 flag=True)
 altup_cs = declare("altup_cs", "1 when AltUp scales its corrected output by a learned d_e-wide "
                    "vector (altup_correct_scale), else 0", flag=True)
-# falcon_parallel
+# parallel blocks (Falcon-7B/40B/180B)
 split_ln = declare("split_ln", "1 when a parallel block has a layer norm for attention and one "
                    "for the MLP (Falcon-40B/180B), 0 when one norm feeds both (Falcon-7B)",
                    flag=True)
-# deepseek_v2, deepseek_v3 (multi-head latent attention, shared experts, multi-token prediction)
+# multi-head latent attention, shared experts, multi-token prediction (DeepSeek-V2/V3)
 q_lora = declare("q_lora", "1 when queries pass through a low-rank bottleneck of rank r_q "
                  "(q_lora_rank set), 0 for a plain d_e → M·(d_nope + d_rope) projection",
                  flag=True)
@@ -278,7 +281,7 @@ d_lat = declare("d_lat", "width of the latent the routed experts work on (moe_la
 mtp_tab = declare("mtp_tab", "1 when each stored multi-token-prediction module holds its own "
                   "copy of the token table and output head (DeepSeek-V3, GLM-4.5), 0 when it "
                   "shares the main model's (GLM-4.6)", flag=True)
-# mamba, mamba2 (selective state-space models)
+# selective state-space models (Mamba, Mamba-2)
 x_in = declare("x_in", "expansion of a state-space (Mamba) mixer: its inner width is x_in·d_e "
                "(expand)")
 d_state = declare("d_state", "state size N per channel of a state-space mixer (state_size)")
@@ -290,10 +293,10 @@ b_proj = declare("b_proj", "1 when the mixer's in/out projections carry biases, 
 H_ssm = declare("H_ssm", "heads of a Mamba-2 mixer (num_heads)")
 G_ssm = declare("G_ssm", "groups sharing B and C in a Mamba-2 mixer (n_groups)")
 d_ssm = declare("d_ssm", "head width of a Mamba-2 mixer (head_dim: x_in·d_e / H_ssm)")
-# deepseek_v32 (DeepSeek Sparse Attention's lightning indexer)
+# DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2)
 H_idx = declare("H_idx", "heads of DeepSeek-V3.2's lightning indexer (index_n_heads)")
 d_idx = declare("d_idx", "head width of DeepSeek-V3.2's lightning indexer (index_head_dim)")
-# phimoe
+# a biased LM head (PhiMoE)
 b_head = declare("b_head", "1 when the LM head carries a bias (lm_head_bias), else 0", flag=True)
 # hybrids (Jamba, Nemotron-H, Granite 4, Falcon-H1, Zamba 2): state-space among attention blocks
 L_att = declare("L_att", "blocks whose mixer is attention in a hybrid state-space stack (the "

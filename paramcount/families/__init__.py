@@ -7,7 +7,15 @@ A family's folder holds:
   :func:`paramcount.model.registry.register` calls; its first statement after the imports is
   ``IDS = (...)``, the ids it registers, written as a literal;
 - ``presets.toml``: the published presets named like the folder (``presets="<family>"``), and
-  ``<name>.toml`` for presets named otherwise (``deepseek/deepseek_v3.toml``).
+  ``<name>.toml`` for presets named otherwise (``deepseek/deepseek_v3.toml``);
+- the tables a central mechanism applies to it, each a module of data beside its formula:
+  ``heads.py`` (``CLASSES``, by id: its further transformers classes, :mod:`paramcount.model.heads`),
+  ``options.py`` (``OPTIONS``, by id: options only transformers builds,
+  :mod:`paramcount.model.options`), ``unlisted.py`` (``UNLISTED``, by KerasHub preset: the presets
+  no preset file lists, with the reason), ``checkpoints.py`` (how its released checkpoints are
+  stored: ``GGUF`` / ``NO_GGUF`` by id, ``GGUF_TABLES``, ``LAYOUTS``, ``PUBLISHED``, in the terms
+  of :mod:`paramcount.model.checkpoint_tables`). :func:`paramcount.model.discovery.family_table` loads one by its path,
+  without the family's formula; no central module names a family.
 
 The Keras reference is the table's own class (``reference_models.table``) unless the family is
 hand-built in ``reference_models/<family>.py``.

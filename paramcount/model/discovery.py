@@ -8,9 +8,13 @@ the same way. What a family folder holds is said in :mod:`paramcount.families`.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
+import sys
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 HERE = Path(__file__).resolve().parents[1] / "families"  # paramcount/families/
 _IDS = re.compile(r"^IDS\s*(?::[^=]*)?=\s*(\([^)]*\))", re.MULTILINE)
@@ -58,6 +62,65 @@ def ids() -> dict[str, str]:
                 raise ValueError(f"id {arch_id!r} is declared by both families/{out[arch_id]} "
                                  f"and families/{family}")
             out[arch_id] = family
+    return out
+
+
+def family_of(arch_id: str) -> str | None:
+    """The family folder of a built-in id: the folder of its name when it declares it (one file
+    read), else the one whose IDS does (every folder's IDS line read); None for any other id."""
+    if declares(arch_id, arch_id):
+        return arch_id
+    return ids().get(arch_id)
+
+
+# --- The tables a family declares beside its formula -----------------------------------------
+# A family's folder holds every table of its family (its task heads in ``heads.py``, its options
+# in ``options.py``, ...); the central module that applies a table asks the folders for it here,
+# and names no family itself. One family's table (:func:`family_table`) loads that one file, so
+# the fast count path stays one family deep; every family's (:func:`family_tables`) loads each
+# folder's. A table file is loaded by its path, without its family's ``__init__`` (no formula is
+# built for a table; a table file that needs its family's objects imports them itself).
+
+
+def _table_module(family: str, module: str) -> ModuleType | None:
+    """``families/<family>/<module>.py`` as module ``paramcount.families.<family>.<module>``,
+    loaded once; None when the folder has no such file."""
+    name = f"paramcount.families.{family}.{module}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = HERE / family / f"{module}.py"
+    if not (_named(family) and _named(module) and path.is_file()):
+        return None
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file that exists
+    found = importlib.util.module_from_spec(spec)
+    sys.modules[name] = found
+    try:
+        spec.loader.exec_module(found)
+    except BaseException:
+        del sys.modules[name]  # a failed load leaves nothing half made behind
+        raise
+    return found
+
+
+def family_table(family: str | None, module: str, name: str) -> Mapping:
+    """The table ``name`` (a mapping) of ``families/<family>/<module>.py``; empty when the folder
+    has no such file or the file no such table, or ``family`` is None (no built-in family)."""
+    found = _table_module(family, module) if family is not None else None
+    return getattr(found, name, {}) if found is not None else {}
+
+
+def family_tables(module: str, name: str) -> dict:
+    """Every folder's table ``name`` of its ``<module>.py``, merged in folder order; a key two
+    folders declare is an error, as an id two folders declare is."""
+    out: dict = {}
+    owner: dict = {}
+    for family in folders():
+        for key, value in family_table(family, module, name).items():
+            if key in out:
+                raise ValueError(f"{key!r} is declared by both families/{owner[key]}/{module}.py "
+                                 f"and families/{family}/{module}.py")
+            out[key], owner[key] = value, family
     return out
 
 

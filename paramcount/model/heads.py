@@ -4,15 +4,19 @@ LlamaForCausalLM), read from configs and checked against their transformers buil
 
 One mechanism for all of them:
 
-- a *head table* per convention (:data:`DECODER`, :data:`GPT`), one :class:`Head` per task kind:
+- a *head table* per convention (:data:`DECODER`, :data:`GPT`, :data:`BERT`, :data:`ROBERTA`,
+  shared by the families of a lineage; a family with heads of its own declares them in its folder),
+  one :class:`Head` per task kind:
   the term the class adds on top of the base model, under transformers' name for it
   (LlamaForSequenceClassification's bias-free ``score``, d_e × d_y; GPT-2's token classifier
   ``classifier``, with a bias);
-- a :class:`Classes` row per family (:data:`FAMILIES`, by architecture id): which class is which
-  kind, which head table applies, where the family's declared class holds its base model and
-  which term of its tree is its own head;
+- a :class:`Classes` row per architecture, declared by its family's folder
+  (``families/<family>/heads.py``: ``CLASSES``, by architecture id, found by
+  :func:`paramcount.model.discovery.family_table`): which class is which kind, which head table
+  applies, where the family's declared class holds its base model and which term of its tree is
+  its own head;
 - :func:`derive` turns an architecture and one of its classes into an architecture of its own,
-  ``<id>:<Class>`` (``llama:LlamaForSequenceClassification``), found by
+  ``<id>:<Class>`` (``<id>:LlamaForSequenceClassification`` of the Llama family), found by
   :func:`paramcount.model.registry.get`: the family's tree with the declared class's head removed and
   the class's head added, both as declared deltas (so ``count`` lists them with their reasons),
   its table reading the class (and ``num_labels``, or the length of ``id2label``, as d_y), and
@@ -20,7 +24,7 @@ One mechanism for all of them:
 
 The transformers reference names the derived class's base-model weights as the declared class
 does (:attr:`paramcount.model.frameworks.Transformers.base`), so the family's weight patterns apply
-unchanged. Nothing here imports a framework, or the registry.
+unchanged. Nothing here imports a framework, or the registry, or a family's formula.
 """
 
 from __future__ import annotations
@@ -30,37 +34,39 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from paramcount.core.formula import Term, group, leaf
-from paramcount.core.symbols import d_e, d_e_dec, d_emb, d_y, v
-from paramcount.model import frameworks
+from paramcount.core.symbols import d_e, d_y, v
+from paramcount.model import discovery, frameworks
 from paramcount.model.components.basic import dense, layer_norm
 from paramcount.model.frameworks import Delta
 from paramcount.model.mapping import Field, Require
 
 __all__ = [
-    "BART",
+    "ALL",
     "BASE",
     "BERT",
-    "DEBERTA",
     "DECODER",
-    "DISTIL_BERT",
-    "ELECTRA",
-    "FAMILIES",
-    "FNET",
     "GPT",
+    "HEADS",
     "LM",
     "LM_HEAD_KEYS",
     "QA",
     "ROBERTA",
     "SEQUENCE",
-    "T5GEMMA",
+    "SPAN",
     "TOKEN",
-    "XLNET",
     "Classes",
     "Head",
     "classes_of",
     "derive",
+    "families",
+    "linear",
+    "mlm",
     "refused",
     "rows",
+    "scores",
+    "standard",
+    "two_layer",
+    "with_classes",
 ]
 
 BASE = "base model"
@@ -125,79 +131,33 @@ def mlm(match: str | None, transform: str, norm: str, bias: str, *, width=d_e) -
         "pooler")
 
 
-def _scores(name: str, bias: int) -> Head:
+def scores(name: str, bias: int) -> Head:
+    """The class scores: one ``nn.Linear`` ``name``, d_e → d_y."""
     return linear(name, d_y, bias=bias, what="the class scores")
 
 
-_SPAN = "the span start and end logits"
+SPAN = "the span start and end logits"
 # The Llama lineage's heads (LlamaForSequenceClassification and its kin in every family built
 # on it): a bias-free score of the last token, token scores with a bias, span logits.
 DECODER: Mapping[str, Head] = {
-    SEQUENCE: _scores("score", 0), TOKEN: _scores("score", 1),
-    QA: linear("qa_outputs", 2, what=_SPAN),
+    SEQUENCE: scores("score", 0), TOKEN: scores("score", 1),
+    QA: linear("qa_outputs", 2, what=SPAN),
 }
 # GPT-2's lineage (GPT-2, BLOOM, Falcon, GPT-NeoX, OPT): the token classifier is ``classifier``.
-GPT: Mapping[str, Head] = {**DECODER, TOKEN: _scores("classifier", 1)}
+GPT: Mapping[str, Head] = {**DECODER, TOKEN: scores("classifier", 1)}
 # BERT's (and ALBERT's): the pooled output classified, the pooler dropped where unused; the span
 # head is num_labels wide.
 BERT: Mapping[str, Head] = {
-    SEQUENCE: _scores("classifier", 1),
-    TOKEN: _scores("classifier", 1).without("pooler"),
-    QA: linear("qa_outputs", d_y, what=_SPAN).without("pooler"),
+    SEQUENCE: scores("classifier", 1),
+    TOKEN: scores("classifier", 1).without("pooler"),
+    QA: linear("qa_outputs", d_y, what=SPAN).without("pooler"),
     LM: mlm("cls/predictions", "transform/dense", "transform/LayerNorm", "predictions/bias"),
 }
-# RoBERTa's (XLM-R, ELECTRA, ESM): a two-layer classification head, no pooler.
+# RoBERTa's (XLM-R, ESM; ELECTRA's with its own LM head): a two-layer classification head, no
+# pooler.
 ROBERTA: Mapping[str, Head] = {
     **BERT, LM: mlm("lm_head", "dense", "layer_norm", "lm_head/bias"),
     SEQUENCE: two_layer("classifier", d_y, what="the class scores").without("pooler"),
-}
-
-
-# ELECTRA's: RoBERTa's, its generator's LM head d_emb wide (the tied embedding's width).
-ELECTRA: Mapping[str, Head] = {**ROBERTA, LM: mlm(
-    None, "generator_predictions/dense", "generator_predictions/LayerNorm",
-    "generator_lm_head/bias", width=d_emb)}
-# T5Gemma's: the decoder's output scored (score.out_proj, with a bias), encoder and decoder both
-# built only with is_encoder_decoder (else the encoder alone, which paramcount does not count).
-_ENC_DEC = (Require("is_encoder_decoder", (True,), "without it T5Gemma's classifiers build the "
-                    "encoder alone, which paramcount's T5Gemma does not count"),)
-_T5GEMMA_SCORE = Head(
-    (group("score", dense("out_proj", d_e_dec, d_y), kind="head"),),
-    {"score": "score", "score.out_proj": "out_proj"},
-    "the class scores of the decoder's output: score.out_proj, d_e_dec → d_y", requires=_ENC_DEC)
-T5GEMMA: Mapping[str, Head] = {SEQUENCE: _T5GEMMA_SCORE, TOKEN: _T5GEMMA_SCORE}
-# FNet's: BERT's, each class keeping the pooler.
-FNET: Mapping[str, Head] = {k: dataclasses.replace(h, drops=()) for k, h in BERT.items()}
-# DistilBERT's: a d_e → d_e pre-classifier before the class scores; two span logits.
-DISTIL_BERT: Mapping[str, Head] = {
-    SEQUENCE: linear("pre_classifier", d_e, what="the pre-classifier").plus(
-        _scores("classifier", 1)),
-    TOKEN: _scores("classifier", 1), QA: linear("qa_outputs", 2, what=_SPAN),
-}
-# DeBERTa's: a pooler of its own (ContextPooler, d_e → d_e) before the class scores.
-DEBERTA: Mapping[str, Head] = {
-    **BERT, SEQUENCE: linear("pooler", d_e, what="the context pooler").plus(
-        _scores("classifier", 1)),
-}
-_SUMMARY = (
-    Require("summary_use_proj", (True,), "XLNet's sequence summary here is a d_e → d_e projection"),
-    Require("summary_proj_to_labels", (False,), "XLNet's sequence summary here is d_e wide"),
-    Require("summary_type", ("last", "first", "mean", "cls_index"),
-            "transformers' XLNet summary raises NotImplementedError for 'attn'"),
-)
-# XLNet's: the LM head is the token embedding (tied) with a bias; the sequence summary.
-XLNET: Mapping[str, Head] = {
-    **BERT,
-    LM: Head((leaf("lm_loss", v, kind="head", note="the output projection is the token "
-                   "embedding (tied); only its bias is new"),), {"lm_loss": "lm_loss/bias"},
-             "the LM head: lm_loss, tied to the token embedding, with a bias"),
-    SEQUENCE: dataclasses.replace(linear("sequence_summary", d_e, what="the sequence summary"),
-                                  requires=_SUMMARY).plus(_scores("logits_proj", 1)),
-}
-# BART's: RoBERTa's two-layer head under classification_head; two span logits.
-BART: Mapping[str, Head] = {
-    SEQUENCE: two_layer("classification_head", d_y, what="the class scores"),
-    QA: linear("qa_outputs", 2, what=_SPAN),
 }
 
 
@@ -229,86 +189,25 @@ _SUFFIX = {BASE: "Model", SEQUENCE: "ForSequenceClassification", TOKEN: "ForToke
            QA: "ForQuestionAnswering"}
 
 
-def _standard(stem: str, *kinds: str, **kw) -> Classes:
+def standard(stem: str, *kinds: str, **kw) -> Classes:
     """The classes transformers names ``<stem>Model``, ``<stem>For<Kind>``."""
     return Classes(names={f"{stem}{_SUFFIX[k]}": k for k in kinds}, **kw)
 
 
-def _with(row: Classes, **more: str) -> Classes:
+def with_classes(row: Classes, **more: str) -> Classes:
     """``row`` with further classes (name → kind) of names no pattern gives."""
     return dataclasses.replace(row, names={**row.names, **more})
 
 
-_ALL = (BASE, SEQUENCE, TOKEN, QA)
-_HEADS = (SEQUENCE, TOKEN, QA)
-# Architecture id → its further classes (each name as transformers 5 registers it for the
-# family's model type: tests/test_heads.py checks them against transformers' auto mappings).
-FAMILIES: Mapping[str, Classes | tuple[Classes, ...]] = {
-    "llama": _standard("Llama", *_ALL, heads=DECODER),
-    "mistral": _standard("Mistral", *_ALL, heads=DECODER),
-    "qwen": _standard("Qwen2", *_ALL, heads=DECODER),
-    "qwen3": _standard("Qwen3", *_ALL, heads=DECODER),
-    "phi3": _standard("Phi3", BASE, SEQUENCE, TOKEN, heads=DECODER),
-    "smollm3": _standard("SmolLM3", *_ALL, heads=DECODER),
-    "mixtral": _standard("Mixtral", *_ALL, heads=DECODER),
-    "qwen_moe": _standard("Qwen2Moe", *_ALL, heads=DECODER),
-    "qwen3_moe": _standard("Qwen3Moe", *_ALL, heads=DECODER),
-    "gpt_oss": _standard("GptOss", BASE, SEQUENCE, TOKEN, heads=DECODER),
-    "gemma": (_standard("Gemma", BASE, SEQUENCE, TOKEN, heads=DECODER),
-              _standard("Gemma2", BASE, SEQUENCE, TOKEN, heads=DECODER, variant=1)),
-    "gemma3": _standard("Gemma3Text", SEQUENCE, heads=DECODER),
-    "gemma3n": _standard("Gemma3nText", BASE, heads=DECODER),
-    "gemma4": _standard("Gemma4Text", BASE, heads=DECODER),
-    "qwen3_5": _standard("Qwen3_5Text", BASE, SEQUENCE, heads=DECODER),
-    "qwen3_5_moe": _standard("Qwen3_5MoeText", BASE, heads=DECODER),
-    # GPT2Model and OPTModel are the declared classes (their causal LMs tie the head)
-    "gpt2": _standard("GPT2", *_HEADS, heads=GPT, base="", own_head=None),
-    "opt": _standard("OPT", SEQUENCE, QA, heads=GPT, base="", own_head=None),
-    "bloom": _standard("Bloom", *_ALL, heads=GPT, base="transformer", own_head=None),
-    "falcon": _standard("Falcon", *_ALL, heads=GPT, base="transformer", own_head=None),
-    "falcon_parallel": _standard("Falcon", *_ALL, heads=GPT, base="transformer"),
-    "gpt_neo_x": _standard("GPTNeoX", *_ALL, heads=GPT, base="gpt_neox"),
-    "bert": _with(_standard("Bert", *_HEADS, heads=BERT, base="", own_head=None),
-                  BertLMHeadModel=LM),
-    "albert": _standard("Albert", *_HEADS, heads=BERT, base="", own_head=None),
-    "roberta": _with(_standard("Roberta", *_HEADS, heads=ROBERTA, base="", own_head=None),
-                     RobertaForCausalLM=LM),
-    "xlm_roberta": _with(_standard("XLMRoberta", *_HEADS, heads=ROBERTA, base="", own_head=None),
-                         XLMRobertaForCausalLM=LM),
-    "electra": _with(_standard("Electra", *_HEADS, heads=ELECTRA, base="", own_head=None),
-                     ElectraForCausalLM=LM, ElectraForMaskedLM=LM),
-    "t5gemma": _standard("T5Gemma", BASE, SEQUENCE, TOKEN, heads=T5GEMMA),
-    "pali_gemma": _standard("PaliGemma", BASE, heads=DECODER),
-    "gemma3_vision": Classes(names={"Gemma3Model": BASE, "Gemma3ForSequenceClassification": SEQUENCE},
-                             heads=DECODER),
-    "whisper": Classes(names={}, heads={}, refused={
-        "WhisperForCausalLM": "it builds Whisper's decoder alone (assisted decoding's draft "
-                              "model), which paramcount's Whisper does not count"}),
-    "f_net": _with(_standard("FNet", *_HEADS, heads=FNET, base="", own_head=None),
-                   FNetForMaskedLM=LM),
-    "distil_bert": _standard("DistilBert", *_HEADS, heads=DISTIL_BERT, base="", own_head=None),
-    "deberta_v3": _standard("DebertaV2", *_HEADS, heads=DEBERTA, base="", own_head=None,
-                            refused={"DebertaV2ForMaskedLM": "its prediction head is not in "
-                                     "paramcount's DeBERTa-v3 yet"}),
-    "xlnet": Classes(
-        names={"XLNetLMHeadModel": LM, "XLNetForSequenceClassification": SEQUENCE,
-               "XLNetForTokenClassification": TOKEN, "XLNetForQuestionAnsweringSimple": QA},
-        heads=XLNET, base="", own_head=None),
-    "bart": _standard("Bart", SEQUENCE, QA, heads=BART, base="", own_head=None,
-                      refused={"BartForCausalLM": "it builds BART's decoder alone, which "
-                               "paramcount's BART does not count"}),
-    "esm": Classes(
-        names={"EsmForMaskedLM": LM, "EsmForSequenceClassification": SEQUENCE,
-               "EsmForTokenClassification": TOKEN},
-        heads=ROBERTA, base="", own_head=None),
-    "t5": Classes(
-        names={"T5Model": BASE, "T5ForSequenceClassification": SEQUENCE,
-               "T5ForQuestionAnswering": QA},
-        heads={SEQUENCE: two_layer("classification_head", d_y, what="the class scores"),
-               QA: linear("qa_outputs", d_y, what=_SPAN)}, base="",
-        refused={"T5ForTokenClassification": "it builds T5's encoder alone (T5EncoderModel), "
-                 "which paramcount's T5 does not count"}),
-}
+ALL = (BASE, SEQUENCE, TOKEN, QA)  # every kind a decoder family's classes take
+HEADS = (SEQUENCE, TOKEN, QA)  # the task heads alone (the declared class is the base model)
+
+
+def families() -> dict[str, tuple[Classes, ...]]:
+    """Every architecture with further classes → its rows, as the family folders declare them
+    (each class name as transformers 5 registers it for the family's model type:
+    tests/test_heads.py checks them against transformers' auto mappings)."""
+    return {a: rows(a) for a in sorted(discovery.family_tables("heads", "CLASSES"))}
 
 
 def _exists(root: Term, path: str) -> bool:
@@ -320,8 +219,10 @@ def _exists(root: Term, path: str) -> bool:
 
 
 def rows(arch_id: str) -> tuple[Classes, ...]:
-    """The rows of ``arch_id`` (one per transformers class it has classes beside)."""
-    row = FAMILIES.get(arch_id, ())
+    """The rows of ``arch_id`` (one per transformers class it has classes beside), from its
+    family's folder (``families/<family>/heads.py``)."""
+    table = discovery.family_table(discovery.family_of(arch_id), "heads", "CLASSES")
+    row = table.get(arch_id, ())
     return row if isinstance(row, tuple) else (row,)
 
 

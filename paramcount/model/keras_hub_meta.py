@@ -12,7 +12,9 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 
-__all__ = ["UNLISTED", "keras_hub_root", "preset_model", "preset_names", "published_params"]
+from paramcount.model import discovery
+
+__all__ = ["keras_hub_root", "preset_model", "preset_names", "published_params", "unlisted"]
 
 
 def keras_hub_root() -> Path | None:
@@ -56,44 +58,14 @@ def preset_names() -> list[str]:
 
 
 def preset_model(preset: str) -> str | None:
-    """The KerasHub model folder a preset belongs to (``bert`` for ``bge_small_en``), or None."""
+    """The KerasHub model folder a preset belongs to (BERT's for ``bge_small_en``), or None."""
     meta = _all_presets().get(preset)
     return None if meta is None else meta["_model"]
 
 
-#: KerasHub presets of a family paramcount covers that no preset file lists, each with the reason
-#: (a test keeps this table and the preset files together covering every such preset).
-UNLISTED: dict[str, str] = dict.fromkeys(
-    ("t5gemma_ml_ml_ul2", "t5gemma_ml_ml_prefixlm", "t5gemma_ml_ml_ul2_it",
-     "t5gemma_ml_ml_prefixlm_it"),
-    "T5Gemma ML size: its shape is not confirmed from a published source offline",
-)
-
-# Gemma 3n: the text decoder is formulated (``gemma3n``), the rest of the checkpoint is not.
-UNLISTED.update(dict.fromkeys(
-    ("gemma3n_e2b", "gemma3n_e2b_it", "gemma3n_e4b", "gemma3n_e4b_it"),
-    "Gemma 3n: multimodal checkpoint; its MobileNetV5 vision encoder and Conformer audio encoder "
-    "(and their embedders) are not yet formulated, only the text decoder (gemma3n)",
-))
-
-# Gemma 4: the dense text decoder is formulated (``gemma4``, examples only); the checkpoints hold
-# more than it counts.
-UNLISTED.update(dict.fromkeys(
-    ("gemma4_2b", "gemma4_instruct_2b", "gemma4_4b", "gemma4_instruct_4b", "gemma4_31b",
-     "gemma4_instruct_31b", "gemma4_instruct_2b_assistant", "gemma4_instruct_4b_assistant",
-     "gemma4_instruct_31b_assistant"),
-    "Gemma 4: multimodal checkpoint; its vision and audio encoders, per-layer input embeddings and "
-    "key/value-sharing layers are not yet formulated, only the dense text decoder (gemma4); "
-    "KerasHub's published figures are rounded",
-))
-UNLISTED.update(dict.fromkeys(
-    ("gemma4_26b_a4b", "gemma4_instruct_26b_a4b", "gemma4_instruct_26b_a4b_assistant"),
-    "Gemma 4 26B-A4B: its mixture-of-experts blocks and multimodal encoders are not yet "
-    "formulated (gemma4 covers the dense text decoder)",
-))
-# T5Gemma 2: the text encoder-decoder is formulated (``t5gemma2``, examples only).
-UNLISTED.update(dict.fromkeys(
-    ("t5gemma2_270m_270m", "t5gemma2_1b_1b", "t5gemma2_4b_4b"),
-    "T5Gemma 2: every released checkpoint holds a SigLIP vision encoder and two end-of-image "
-    "embeddings, not yet formulated; only the text encoder-decoder (t5gemma2) is",
-))
+@cache
+def unlisted() -> dict[str, str]:
+    """KerasHub presets of a family paramcount covers that no preset file lists, each with the
+    reason, as the family folders declare them (``families/<family>/unlisted.py``: ``UNLISTED``;
+    a test keeps these tables and the preset files together covering every such preset)."""
+    return discovery.family_tables("unlisted", "UNLISTED")

@@ -1,7 +1,7 @@
 """The architecture registry and the preset data files.
 
 Each family folder of :mod:`paramcount.families` calls :func:`register` for the architectures it
-defines and declares their ids (``IDS``, read without importing: :func:`paramcount.discovery.ids`),
+defines and declares their ids (``IDS``, read without importing: :func:`paramcount.model.discovery.ids`),
 so :func:`get` imports just that one family and :func:`architectures` all of them. Nothing here imports TensorFlow: the
 reference model is named by a ``"module:function"`` string (or given as a callable whose module
 imports Keras only inside it) and built only by the verifier.
@@ -36,6 +36,7 @@ from paramcount.core.errors import (
 from paramcount.core.formula import Term, to_int
 from paramcount.core.hparams import Constraint, resolve
 from paramcount.core.restrictions import Derived, DerivedMap, Restriction, architecture, like
+from paramcount.model import discovery
 from paramcount.model.plugin_import import PluginError, import_plugin
 from paramcount.model.preset import HparamSet, Preset, load_presets
 
@@ -211,8 +212,8 @@ class Architecture:
         return hash((self.id, self.title, self.source, self.formula.name))
 
     def _latex(self, printer=None) -> str:
-        """``sympy.latex(arch)``: the architecture's formula, ``N_{gpt2} = ...``."""
-        name = self.id.replace("_", r"\_")  # `lstm_lm` is a name, not a subscript
+        """``sympy.latex(arch)``: the architecture's formula, ``N_{<id>} = ...``."""
+        name = self.id.replace("_", r"\_")  # an id's underscore is part of its name, not a subscript
         return f"N_{{\\mathrm{{{name}}}}} = {self.formula.latex()}"
 
     def _repr_latex_(self) -> str:
@@ -239,19 +240,7 @@ _ENTRY_POINTS_LOADED: set[str] = set()
 
 def _builtin_modules() -> dict[str, str]:
     """Built-in id -> family folder, from each folder's declared ``IDS`` (no import)."""
-    from paramcount.model import discovery
-
     return discovery.ids()
-
-
-def _family_of(arch_id: str) -> str | None:
-    """The family folder of a built-in id: the folder of its name when it declares it (one file
-    read), else the one whose IDS does (every folder's IDS line read)."""
-    from paramcount.model import discovery
-
-    if discovery.declares(arch_id, arch_id):
-        return arch_id
-    return _builtin_modules().get(arch_id)
 
 
 def _import_builtin(module: str) -> None:
@@ -280,8 +269,6 @@ def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     A user's architecture whose id is a built-in one is an error here (unless ``replace=True``),
     not a surprise later; a family folder may register only the ids its ``IDS`` declares.
     """
-    from paramcount.model import discovery
-
     if _IMPORTING_BUILTIN:  # its own folder's IDS alone (one file read: the fast count path)
         family = _registering_family()
         if family is None or arch.id not in discovery.declared_ids(family):
@@ -346,7 +333,7 @@ def get(arch_id: str) -> Architecture:
     if arch_id not in _REGISTRY and ":" in arch_id:  # another transformers class of a family
         return _derived(arch_id)
     if arch_id not in _REGISTRY:
-        module = _family_of(arch_id)
+        module = discovery.family_of(arch_id)
         if module is not None:
             _import_builtin(module)
         else:
@@ -375,8 +362,8 @@ def _derived(arch_id: str) -> Architecture:
             arch_id, {*_builtin_modules(), *_REGISTRY, *known}, "architecture"))
     if arch_id not in _DERIVED:
         if ":" in cls:  # <id>:<Class>:<option>: the class's build with the option
-            head, _, opt = cls.partition(":")
-            _DERIVED[arch_id] = options.derive(get(f"{base}:{head}"), opt)
+            head, _, option = cls.partition(":")
+            _DERIVED[arch_id] = options.derive(get(f"{base}:{head}"), option)
         else:
             derive = heads.derive if cls in heads.classes_of(base) else options.derive
             _DERIVED[arch_id] = derive(get(base), cls)

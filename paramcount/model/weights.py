@@ -27,8 +27,8 @@ class Weight:
 @dataclass(frozen=True)
 class Named:
     """A reference builder named by ``"module:function"``, with arguments bound before the
-    hyperparameters: ``Named("reference_models.hf:weights", ("falcon_parallel",))(hp)`` is
-    ``reference_models.hf.weights("falcon_parallel", hp)``.
+    hyperparameters: ``Named("reference_models.hf:weights", (arch_id,))(hp)`` is
+    ``reference_models.hf.weights(arch_id, hp)``.
 
     Naming it imports nothing (an architecture declares a torch-side reference without importing
     torch), it pickles as its name (it travels to the worker process that may import its

@@ -267,8 +267,8 @@ def scaling_figure(arch_ids: Iterable[str] | None = None, *,
 
 # --- the report's figures -----------------------------------------------------------------------
 def _report_archs(results) -> list[str]:
-    """Architectures of the results, one per preset file (the backbone over its task models:
-    ``gpt2`` over ``gpt2_causal_lm``, which share presets), in id order."""
+    """Architectures of the results, one per preset file (the backbone over its task models,
+    which share its presets), in id order."""
     seen_files: set = set()
     out = []
     for aid in sorted({r.arch for r in results}):

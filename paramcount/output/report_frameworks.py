@@ -7,7 +7,7 @@
   own meta-device build for every preset and example set (``paramcount verify --framework
   transformers`` does the same on demand).
 - *KerasHub presets not listed*: the presets of a covered family that paramcount does not verify,
-  each with the reason (``keras_hub_meta.UNLISTED``).
+  each with the reason (``keras_hub_meta.unlisted()``: each family folder's ``unlisted.py``).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def frameworks_section(results: list[Verification]) -> str:
 def unlisted_section(results: list[Verification]) -> str:
     lines = ["## KerasHub presets not listed", "",
              "KerasHub presets of the families covered here that paramcount does not verify, and "
-             "why (`paramcount/model/keras_hub_meta.py`, `UNLISTED`; a test fails when a KerasHub "
+             "why (`UNLISTED` in `paramcount/families/<family>/unlisted.py`; a test fails when a KerasHub "
              "preset of a covered family is neither listed nor named here):", ""]
-    lines += [f"- `{name}`: {_md(reason)}" for name, reason in sorted(keras_hub_meta.UNLISTED.items())]
+    lines += [f"- `{name}`: {_md(reason)}" for name, reason in sorted(keras_hub_meta.unlisted().items())]
     return "\n".join(lines)

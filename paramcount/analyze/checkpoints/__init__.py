@@ -10,10 +10,14 @@ header alone, attributed to the formula tree by name.
   h5py). Only headers are read; no module here imports torch or TensorFlow.
 - :mod:`~paramcount.analyze.checkpoints.quant`: logical counts from packed layouts (GPTQ, AWQ,
   bitsandbytes 4-bit) and GGUF's block types.
-- :mod:`~paramcount.analyze.checkpoints.gguf_names`: the declared GGUF name table per family;
-  :mod:`~paramcount.analyze.checkpoints.layouts`: published layouts transformers loads into other
-  tensors (experts stored one per tensor); :mod:`~paramcount.analyze.checkpoints.keras_names`: a
-  ``.weights.h5``'s names → Keras variable paths (imports TensorFlow; ``verify`` only).
+- :mod:`~paramcount.analyze.checkpoints.gguf_names`: the GGUF name tables, per GGUF
+  architecture; :mod:`~paramcount.analyze.checkpoints.layouts`: published layouts transformers
+  loads into other tensors (experts stored one per tensor); both, like the formats checked per
+  family (:mod:`~paramcount.analyze.checkpoints.coverage`) and the published headers, are
+  declared in each family's folder (``families/<family>/checkpoints.py``, in the terms of
+  :mod:`paramcount.model.checkpoint_tables`) and merged here, no family named;
+  :mod:`~paramcount.analyze.checkpoints.keras_names`: a ``.weights.h5``'s names → Keras variable
+  paths (imports TensorFlow; ``verify`` only).
 - :mod:`~paramcount.analyze.checkpoints.check`: attribution (``verify.compare`` on the transformers tree)
   and the stored-versus-built terms; :mod:`~paramcount.analyze.checkpoints.output` the text, and
   :mod:`~paramcount.analyze.checkpoints.report_section` the report's "Checkpoints" section, with the

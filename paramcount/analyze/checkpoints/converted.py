@@ -1,7 +1,7 @@
 """What a converter leaves out: the tensors of the transformers model a GGUF file does not hold
 (BERT's pooler and MLM head, which llama.cpp's converter skips) or holds cut short (RoBERTa's
 position table without its padding rows), as its GGUF table declares them
-(:class:`paramcount.analyze.checkpoints.gguf_names.Dropped`).
+(:class:`paramcount.model.checkpoint_tables.Dropped`, in the family's folder).
 
 Each is a stored-versus-built term with its reason, as a :class:`~paramcount.model.frameworks.Delta`
 on the framework's tree: a leaf (or the group all of whose counted leaves are left out) removed,

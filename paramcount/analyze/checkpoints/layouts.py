@@ -1,49 +1,25 @@
 """Published layouts that transformers 5 loads into other tensors: a mixture of experts stored
-one tensor per expert (Mixtral's ``block_sparse_moe.experts.3.w1.weight``, Qwen MoE's
+one tensor per expert (``block_sparse_moe.experts.3.w1.weight``,
 ``mlp.experts.3.gate_proj.weight``), which transformers stacks into one ``(E, ·, ·)`` tensor per
-layer (``gate_up_proj``: gate and up concatenated along axis 1; ``down_proj``). Declared here per
-``model_type``, as transformers' ``conversion_mapping`` declares the same conversion; applied to
-shapes only, so the stored tensors are attributed to the formula tree as transformers names them.
-A group with a missing expert is left alone (and shows as unclaimed).
+layer (``gate_up_proj``: gate and up concatenated along axis 1; ``down_proj``). Declared per
+``model_type`` (:class:`~paramcount.model.checkpoint_tables.Layout`) by each family folder's
+``checkpoints.py``, as transformers' ``conversion_mapping`` declares the same conversion; applied
+to shapes only, so the stored tensors are attributed to the formula tree as transformers names
+them. A group with a missing expert is left alone (and shows as unclaimed).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 from paramcount.analyze.checkpoints.tensors import StoredTensor
+from paramcount.model import discovery
+from paramcount.model.checkpoint_tables import Layout
 
 __all__ = ["LAYOUTS", "Layout", "apply"]
 
-
-@dataclass(frozen=True)
-class Layout:
-    """``renames``: (regex, replacement) on names; ``experts``: a regex with groups (prefix,
-    expert index, piece); ``pieces``: piece → (target name, slot): slots of one target are
-    concatenated along axis 1 in slot order, experts stacked along a new axis 0."""
-
-    renames: tuple[tuple[str, str], ...]
-    experts: str
-    pieces: Mapping[str, tuple[str, int]]
-
-
-_QWEN_MOE = Layout((), r"^(.*\.mlp\.experts\.)(\d+)\.(gate_proj|up_proj|down_proj)\.weight$",
-                   {"gate_proj": ("gate_up_proj", 0), "up_proj": ("gate_up_proj", 1),
-                    "down_proj": ("down_proj", 0)})
-
-LAYOUTS: dict[str, Layout] = {
-    "mixtral": Layout(((r"\.block_sparse_moe\.", ".mlp."),),
-                      r"^(.*\.mlp\.experts\.)(\d+)\.(w1|w3|w2)\.weight$",
-                      {"w1": ("gate_up_proj", 0), "w3": ("gate_up_proj", 1),
-                       "w2": ("down_proj", 0)}),
-    "qwen2_moe": _QWEN_MOE,
-    "deepseek_v2": _QWEN_MOE,
-    "deepseek_v3": _QWEN_MOE,
-    "qwen3_moe": _QWEN_MOE,
-}
+LAYOUTS: dict[str, Layout] = discovery.family_tables("checkpoints", "LAYOUTS")
 
 
 def apply(tensors: list[StoredTensor], model_type: object) -> list[StoredTensor]:

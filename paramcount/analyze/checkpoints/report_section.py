@@ -58,17 +58,14 @@ def _findings() -> list[str]:
     return lines
 
 
-# The family a GGUF table's names are shown against where its class names several (Falcon's
-# RW layout is not one llama.cpp converts).
-_SHOWN_AS = {"falcon": "falcon_parallel"}
-
-
-def _family(garch: str, table) -> str | None:
+def _family(table) -> str | None:
+    """The id a GGUF table's names are shown against: the one its class reads as, unless the
+    table names another (``shown_as``: its class stands for several ids)."""
     from paramcount.analyze import configs
 
-    if garch in _SHOWN_AS:
-        return _SHOWN_AS[garch]
-    return next((t.hf_classes[table.hf_class] for t in configs._tables()
+    if table.shown_as is not None:
+        return table.shown_as
+    return next((t.hf_classes[table.hf_class] for t in configs.tables()
                  if t.model_type == table.model_type and table.hf_class in t.hf_classes), None)
 
 
@@ -96,7 +93,7 @@ def _gguf_tables() -> tuple[str, ...]:
 
     out: list[str] = []
     for garch, table in sorted(TABLES.items()):
-        arch_id = _family(garch, table)
+        arch_id = _family(table)
         arch = registry.get(arch_id) if arch_id else None
         moe = f"; with an expert_count: {table.moe[1]}" if table.moe else ""
         cfg = "" if table.config is not None else "; config: the config.json beside the file"

@@ -24,6 +24,7 @@ from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.core import Derivation
 from paramcount.core import symbols
 from paramcount.core.formula import Term, group, leaf
+from paramcount.model.components import ssm
 
 __all__ = ["KIND_RULES", "architecture", "expr", "field_symbols", "kind_of", "tree"]
 
@@ -39,7 +40,7 @@ KIND_RULES: tuple[tuple[str, str], ...] = (
     ("cross-attention", r"cross|encoder_attn"),
     ("attention", r"attn|attention|^[qkvo]_|qkv|query|key|value"),
     ("feed-forward", r"mlp|ffn|feed_forward|^fc|up_proj|down_proj|gate_proj|^w[123]$|dense"),
-    ("recurrent", r"mamba|mixer|ssm|conv|rnn|lstm|gru|linear_attn|mix"),
+    ("recurrent", "|".join((*ssm.MODULE_NAMES, "conv", "rnn", "lstm", "gru", "linear_attn", "mix"))),
 )
 
 

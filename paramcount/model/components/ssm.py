@@ -20,9 +20,12 @@ from paramcount.core.symbols import G_ssm, H_ssm, K_conv, b_conv, b_proj, d_e, d
 from paramcount.model.components.basic import dense
 from paramcount.model.components.modern import rms_norm
 
-__all__ = ["jamba_mixer", "mamba2_mixer", "mamba_mixer"]
+__all__ = ["MODULE_NAMES", "jamba_mixer", "mamba2_mixer", "mamba_mixer"]
 
 D_IN = x_in * d_e
+# The names transformers' modeling files give a state-space mixer's module (a block's ``mamba``,
+# ``mixer`` or ``ssm``): a derived tree reads a leaf under one as recurrent (analyze/derive/tree.py).
+MODULE_NAMES = ("mamba", "mixer", "ssm")
 
 
 def _conv(channels) -> Term:

@@ -103,21 +103,21 @@ class LayerKinds:
         indices or a positive integer, as the pattern's default is; ValueError((option,
         expected)) for another value."""
         params = inspect.signature(self.pattern).parameters
-        for opt, raw in options.items():
-            if opt in dict(self.named):
-                names = dict(self.named)[opt]
+        for key, raw in options.items():
+            if key in dict(self.named):
+                names = dict(self.named)[key]
                 if not (isinstance(raw, list) and all(x in names for x in raw)):
-                    raise ValueError(opt, "a list of " + " or ".join(map(repr, names)))
+                    raise ValueError(key, "a list of " + " or ".join(map(repr, names)))
                 if len(raw) != layers:
-                    raise ValueError(opt, f"one entry per block ({layers})")
+                    raise ValueError(key, f"one entry per block ({layers})")
                 continue
-            listed = isinstance(params[opt].default, (list, tuple))
+            listed = isinstance(params[key].default, (list, tuple))
             ok = (isinstance(raw, list) and all(type(x) is int and x >= 0 for x in raw)
-                  if listed else type(raw) is int and (raw > 0 or opt in self.any_int
-                                                       or (raw == 0 and opt in self.zero_ok)))
+                  if listed else type(raw) is int and (raw > 0 or key in self.any_int
+                                                       or (raw == 0 and key in self.zero_ok)))
             if not ok:
-                raise ValueError(opt, "a list of block indices" if listed else
-                                 "a non-negative integer" if opt in self.zero_ok else
+                raise ValueError(key, "a list of block indices" if listed else
+                                 "a non-negative integer" if key in self.zero_ok else
                                  "a positive integer")
         return self.counts(layers, **options)[symbol]
 

@@ -191,7 +191,7 @@ class Table:
     Args:
         fields: tuple of Field.
         model_type: str or None. The HF ``model_type`` of the family.
-        hf_classes: mapping HF class name → architecture id (``LlamaForCausalLM`` → ``llama``).
+        hf_classes: mapping HF class name → architecture id (``LlamaForCausalLM`` → Llama's id).
             The first class that names an id is the class its transformers reference builds.
         keras_classes: mapping KerasHub class name → architecture id (``LlamaBackbone``).
         hf_builds: mapping architecture id → HF class, for ids checked against a class whose
@@ -220,7 +220,7 @@ class Table:
     restrictions: tuple[restrict.Restriction, ...] = field(default=(), compare=False, repr=False)
     free: frozenset[str] = frozenset()
     # Architecture id → HF class it is checked against without being what a config of that class
-    # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as ``llama``).
+    # reads as (Llama 3 is built by LlamaForCausalLM, whose configs read as Llama's id).
     hf_builds: Mapping[str, str] = field(default_factory=dict)
     # A config as transformers reads it → the keys the fields read, for a family whose keys
     # decide each other (Falcon-7B's multi_query means one key/value head); None: as it is.

@@ -1,0 +1,5 @@
+"""Llama 3's checkpoints: llama.cpp converts it as Llama (the GGUF table is that family's)."""
+
+from __future__ import annotations
+
+GGUF = {"llama3": ("llama",)}

@@ -1,0 +1,7 @@
+"""Mistral's further transformers classes (:mod:`paramcount.model.heads`)."""
+
+from paramcount.model.heads import ALL
+from paramcount.model.heads import DECODER
+from paramcount.model.heads import standard
+
+CLASSES = {"mistral": standard("Mistral", *ALL, heads=DECODER)}

@@ -1,0 +1,9 @@
+"""Phi-3's further transformers classes (:mod:`paramcount.model.heads`)."""
+
+from paramcount.model.heads import BASE
+from paramcount.model.heads import DECODER
+from paramcount.model.heads import SEQUENCE
+from paramcount.model.heads import TOKEN
+from paramcount.model.heads import standard
+
+CLASSES = {"phi3": standard("Phi3", BASE, SEQUENCE, TOKEN, heads=DECODER)}

@@ -1,0 +1,7 @@
+"""SmolLM3's further transformers classes (:mod:`paramcount.model.heads`)."""
+
+from paramcount.model.heads import ALL
+from paramcount.model.heads import DECODER
+from paramcount.model.heads import standard
+
+CLASSES = {"smollm3": standard("SmolLM3", *ALL, heads=DECODER)}
