@@ -753,3 +753,84 @@ def test_llama_head_dim_apart_is_transformers_only(capsys, tmp_path):
     code, out, err = run(capsys, "count", "--config", path, "--framework", "keras")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "d_k" in err and "transformers only" in err
+
+
+def _opens_of(monkeypatch, path: Path) -> list[str]:
+    """Every open of ``path`` from now on, by os.open or the built-in open (pathlib's too)."""
+    import builtins
+    import os
+
+    target, seen = path.resolve(), []
+    real_os_open, real_open = os.open, builtins.open
+
+    def note(file) -> None:
+        if isinstance(file, (str, os.PathLike)) and Path(file).resolve() == target:
+            seen.append(str(file))
+
+    def os_open(file, *a, **k):
+        note(file)
+        return real_os_open(file, *a, **k)
+
+    def open_(file, *a, **k):
+        note(file)
+        return real_open(file, *a, **k)
+
+    monkeypatch.setattr(os, "open", os_open)
+    monkeypatch.setattr(builtins, "open", open_)
+    return seen
+
+
+@pytest.mark.parametrize("argv", [
+    ["count", "--config", "{dir}"],  # a folder: its config.json, the architecture picked by it
+    ["count", "--config", "{file}", "--json"],
+    ["count", "llama", "--config", "{file}"],  # the architecture named
+    ["verify", "--config", "{file}", "--framework", "transformers", "--max-build", "1"],
+])
+def test_count_config_reads_its_file_once(capsys, monkeypatch, tmp_path, argv):
+    """Issue 29: the config is read once and what was read is passed down (it was read twice:
+    once to ask whether a table reads its model type, once by the table)."""
+    path = Path(_write(tmp_path, _llama()))
+    argv = [a.format(dir=tmp_path, file=path) for a in argv]
+    seen = _opens_of(monkeypatch, path)
+    code, out, err = run(capsys, *argv)
+    assert len(seen) == 1, seen
+    if argv[0] == "count":
+        assert code == 0 and ("6,738,415,616" in out or '"total": 6738415616' in out), err
+
+
+def test_a_keras_hub_config_is_read_once(capsys, monkeypatch, tmp_path):
+    path = Path(_write(tmp_path, {
+        "module": "keras_hub.src.models.vit.vit_backbone", "class_name": "ViTBackbone",
+        "registered_name": "keras_hub>ViTBackbone",
+        "config": {"image_shape": [224, 224, 3], "patch_size": [16, 16], "num_layers": 12,
+                   "num_heads": 12, "hidden_dim": 768, "mlp_dim": 3072, "use_mha_bias": True,
+                   "use_mlp_bias": True, "use_class_token": True, "use_patch_bias": True}},
+        "k.json"))
+    seen = _opens_of(monkeypatch, path)
+    code, out, err = run(capsys, "count", "--config", str(path))
+    assert code == 0 and "85,798,656" in out, err
+    assert len(seen) == 1, seen
+
+
+def test_count_config_builds_the_table_list_once(capsys, monkeypatch, tmp_path):
+    """The table list (every family's, its other classes' derived) is built once per state of
+    the registry, however often count --config asks for it; a newly registered architecture
+    makes it anew."""
+    import dataclasses
+
+    from paramcount.analyze import configs
+
+    made = []
+    build = configs._build_tables
+    monkeypatch.setattr(configs, "_built", None)
+    monkeypatch.setattr(configs, "_build_tables", lambda: made.append(1) or build())
+    path = _write(tmp_path, _llama())
+    assert run(capsys, "count", "--config", path)[0] == 0
+    assert run(capsys, "count", "--config", path, "--json")[0] == 0
+    assert len(made) == 1
+    registry.register(dataclasses.replace(registry.get("gpt2"), id="gpt2_for_tables"))
+    try:
+        configs.tables()
+    finally:
+        registry.unregister("gpt2_for_tables")
+    assert len(made) == 2

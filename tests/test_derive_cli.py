@@ -172,3 +172,29 @@ def test_a_keras_builder_that_returns_no_model(tmp_path):
     code, _, err = _run_here("derive", "--builder", f"{path}:nothing", "--no-prove")
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "not a Keras model" in lines[0], lines
+
+
+def test_a_keras_builder_importing_keras_at_its_top(tmp_path):
+    """The module imports Keras as it loads, in the torch worker: the guard's refusal comes back
+    as its own type (probe.BuildsKeras), not as text, and the builder is derived on Keras' side."""
+    path = tmp_path / "ktop.py"
+    path.write_text("import keras  # noqa: F401\n" + KERAS_BUILDER)
+    code, out, err = _run_here("derive", "--builder", f"{path}:build", "--no-prove")
+    assert code == 0, err
+    assert "keras 3." in out and "hyperparameters found: depth=3, heads=4, vocab=50, width=16" in out
+
+
+def test_a_worker_s_keras_refusal_arrives_as_its_type():
+    """isolate carries a paramcount exception back as itself: BuildsKeras survives the pipe."""
+    import pickle
+
+    from paramcount.analyze.derive.probe import BuildsKeras
+    from paramcount.runtime.isolate import Failed, FrameworkClash
+
+    with pytest.raises(BuildsKeras):
+        BuildsKeras.check(FrameworkClash("keras imported in a process that holds torch",
+                                         name="keras"))
+    BuildsKeras.check(FrameworkClash("torch imported", name="torch"))  # not Keras: no raise
+    failed = pickle.loads(pickle.dumps(Failed(BuildsKeras("the builder imports Keras"))))
+    with pytest.raises(BuildsKeras):
+        failed.reraise()

@@ -110,10 +110,11 @@ def test_a_stack_of_kinds_is_counted_by_its_lists_counts():
     assert d.counts == {"n_mlp_types_dense": ("mlp_types", "layers", "dense"),
                         "n_cross_layers": ("cross_layers", "layers", "")}
     assert ("<=", "n_mlp_types_dense", "layers") in d.constraints
-    from paramcount.cli.derive import _header
+    from paramcount.analyze.derive.tree import ties
+    from paramcount.output.derive_output import header
 
     assert "n_mlp_types_dense = how many 'dense' entries mlp_types has" in "\n".join(
-        _header(d, False))
+        header(d, False, ties(d)))
     rng = random.Random(5)
     for _ in range(6):
         n = rng.randint(1, 40)

@@ -40,7 +40,7 @@ def test_tree_of_dimensions_that_mix_fields_and_floors():
 
 
 class _Validated:
-    """A config validator's refusals as ``_Run.try_build`` gives them: a line, or a build."""
+    """A config validator's refusals as ``Run.try_build`` gives them: a line, or a build."""
 
     def __init__(self, refuses):
         self.refuses = refuses

@@ -123,9 +123,9 @@ def test_report_links_the_figures_it_writes_beside_itself(tmp_path):
     gpt2 = registry.get("gpt2")
     results = _results(*[("gpt2", p) for p in gpt2.presets_table()], ("gpt2", "tiny"),
                        ("gpt2_causal_lm", "gpt2_base_en"), ("lstm_lm", "zaremba_2014_medium"))
-    section = report._plots_section(results)
+    section = report.plots_section(results)
     assert "](composition.svg)" in section and "](scaling.svg)" in section
-    assert "_plots_section" in [s.__name__ for s in report.INDEX]
+    assert "plots_section" in [s.__name__ for s in report.INDEX]
     out = report.write_report(tmp_path / "r" / "conformance.md", "text\n", results=results)
     assert sorted(p.name for p in out.parent.iterdir()) == [
         "composition.svg", "conformance.md", "scaling.svg"]
@@ -135,4 +135,4 @@ def test_report_links_the_figures_it_writes_beside_itself(tmp_path):
     # One preset per architecture: nothing to draw against d_e and L, so no scaling figure.
     assert plots.report_figure_names(_results(("lstm_lm", "zaremba_2014_large"))) == [
         "composition.svg"]
-    assert "(scaling.svg)" not in report._plots_section(_results(("bert", "bert_tiny_en_uncased")))
+    assert "(scaling.svg)" not in report.plots_section(_results(("bert", "bert_tiny_en_uncased")))

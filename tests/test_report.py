@@ -155,7 +155,7 @@ def test_write_creates_folder_with_ordinary_permissions(tmp_path):
 def test_recorded_proof_reads_back_as_the_same_section(tmp_path, monkeypatch):
     """A recorded outcome renders exactly as the proof it records; a changed key is proven anew."""
     from paramcount.analyze.prove import cached_prove, record
-    from paramcount.analyze.prove.output import proofs_markdown
+    from paramcount.output.proofs import proofs_markdown
     from paramcount.runtime import cache
 
     monkeypatch.setenv("PARAMCOUNT_CACHE", "0")

@@ -26,7 +26,7 @@ from paramcount.core.errors import InputFileError
 from paramcount.model import heads, options, registry
 from paramcount.model.mapping import Reading
 
-__all__ = ["check_missing", "load_json", "read_config", "read_data", "supported"]
+__all__ = ["check_missing", "load_json", "read_config", "read_data", "supported", "tables"]
 
 
 MAX_CONFIG_BYTES = 16 << 20  # published config.json files are a few KB; a 16 MB one is not one
@@ -86,9 +86,26 @@ def load_json(path: str | Path) -> tuple[dict, str]:
     return data, str(p)
 
 
-def _tables() -> list:
+def tables() -> list:
     """Every registered architecture's table, once each (a family shares one among its ids),
-    then the tables of its other transformers classes (Gemma 2's, for ``gemma``)."""
+    then the tables of its other transformers classes (Gemma 2's, for Gemma's id).
+
+    Built once per state of the registry: ``count --config`` asks for it up to three times (is
+    the model type read by a table, which table reads it, what is supported when none does), and
+    building it derives every family's other classes. The key is the registry's ids and objects,
+    so a plugin registered (or an architecture replaced) afterwards is seen."""
+    global _built
+    archs = registry.architectures()
+    key = tuple((a, id(arch)) for a, arch in archs.items())
+    if _built is None or _built[0] != key:
+        _built = key, archs, _build_tables()  # (archs held: no id of theirs is reused meanwhile)
+    return list(_built[2])
+
+
+_built: tuple[tuple, dict, list] | None = None  # the registry's state, and its tables
+
+
+def _build_tables() -> list:
     seen: dict[int, object] = {}
     for arch in registry.architectures().values():
         if arch.mapping is not None:
@@ -112,9 +129,9 @@ def _tables() -> list:
 
 def supported() -> tuple[list[str], list[str]]:
     """HF model types and KerasHub classes the readers know, sorted."""
-    tables = _tables()
-    types = sorted({t.model_type for t in tables if t.model_type and t.hf_classes})
-    classes = sorted({c for t in tables for c in t.keras_classes})
+    known = tables()
+    types = sorted({t.model_type for t in known if t.model_type and t.hf_classes})
+    classes = sorted({c for t in known for c in t.keras_classes})
     return types, classes
 
 
@@ -154,7 +171,7 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
                                   and all(isinstance(a, str) for a in archs)):
         raise InputFileError(f"{where}: architectures = {json.dumps(archs)}: expected a list of "
                              "class names")
-    family = [t for t in _tables() if t.model_type == model_type and t.hf_classes]
+    family = [t for t in tables() if t.model_type == model_type and t.hf_classes]
     if not family:
         types, _ = supported()
         raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
@@ -181,7 +198,7 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     target = _target(arch_id, table.hf_classes[cls], table, where)
     arch = registry.get(target)
     # the table that names the class reads it (Gemma 2's, of a variant class); a config read as
-    # another id of its family (Llama 3's, of a llama config) is read with that id's table
+    # another id of its family (Llama 3's, of a Llama config) is read with that id's table
     reader = table if table.hf_classes[cls] == target else (arch.mapping or table)
     freed = _freed(arch)  # what transformers states by a key of its own (Llama's head_dim)
     hparams, ignored = reader.from_hf(data, where=where, fixed={
@@ -219,7 +236,7 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
     cls = data["class_name"]
     # several tables may claim a class (Gemma3Backbone with or without a vision encoder): the
     # first whose requirements the file meets reads it, else the first (which says why not)
-    claims = [t for t in _tables() if cls in t.keras_classes]
+    claims = [t for t in tables() if cls in t.keras_classes]
     table = next((t for t in claims if t.meets(data["config"], "keras")),
                  claims[0] if claims else None)
     if table is None:
@@ -235,9 +252,9 @@ def _read_keras(data: Mapping, where: str, arch_id: str | None) -> Reading:
 
 def _target(arch_id: str | None, picked: str, table, where: str) -> str:
     """The architecture a file is read as: the one it picks, or the one named, when that one's
-    table is of the same family (Llama 3 configs say model_type "llama")."""
+    table is of the same family (Llama 3 configs say the model_type of Llama)."""
     if arch_id is None or arch_id == picked or picked.startswith(f"{arch_id}:"):
-        return picked  # llama named, a LlamaModel config: read as llama:LlamaModel
+        return picked  # Llama's id named, a LlamaModel config: read as <id>:LlamaModel
     mapping = registry.get(arch_id).mapping
     if mapping is None:
         raise InputFileError(f"{where}: {arch_id} has no config reader yet")

@@ -3,7 +3,7 @@ the formula (:mod:`paramcount.analyze.checkpoints`). Neither TensorFlow nor torc
 
 from __future__ import annotations
 
-from paramcount.cli.common import UsageError, _emit_json, _hparams, _reading_lines
+from paramcount.cli.common import UsageError, emit_json, resolved_hparams
 from paramcount.core.errors import ParamcountError
 
 __all__ = ["run"]
@@ -29,7 +29,7 @@ def _check(args, arch_id: str | None, verifying: bool):
     target = reading.arch if reading else arch_id
     assert target is not None
     arch = registry.get(target)
-    hp, _ = _hparams(arch, args, reading)
+    hp, _ = resolved_hparams(arch, args, reading)
     framework = check.framework_of(ckpt, reading.source if reading else "transformers config")
     if framework == "keras" and verifying:  # the h5 names → Keras paths (builds it: imports TF)
         from paramcount.analyze.checkpoints.keras_names import with_keras_paths
@@ -53,16 +53,16 @@ def run(args, command: str) -> int:
         reading, c = _check(args, archs[0] if archs else None, command == "verify")
     except MemoryError:  # never expected: only headers are read
         raise ParamcountError(f"{args.checkpoint}: out of memory reading the header") from None
+    from paramcount.output.count_result import reading_json, reading_lines
+
     if args.json:
         out = output.check_json(c)
         if reading is not None:
-            out["config"] = {"file": reading.where, "source": reading.source,
-                             "class": reading.cls, "read": reading.hparams,
-                             "ignored": list(reading.ignored)}
-        _emit_json(out)
+            out["config"] = reading_json(reading)
+        emit_json(out)
     else:
         if reading is not None:
-            print("\n".join(_reading_lines(reading)))
+            print("\n".join(reading_lines(reading)))
         lines = output.count_lines(c) if command == "count" else output.verify_lines(c)
         print("\n".join(lines))
     return 0 if command == "count" or c.ok else 1

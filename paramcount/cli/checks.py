@@ -3,23 +3,10 @@ built models (TensorFlow and torch load lazily, in the jobs)."""
 
 from __future__ import annotations
 
-from paramcount.cli.common import UsageError, _emit_json, _hparams, _reading, _reading_lines
+from paramcount.cli.common import UsageError, config_reading, emit_json, resolved_hparams
 from paramcount.core.errors import ParamcountError
 
-__all__ = ["cmd_prove", "cmd_report", "cmd_verify", "residual_lines", "with_residuals"]
-
-
-def _keras_hub_note(r) -> str:
-    """The third figure of the three-way check, and whether a disagreement is explained."""
-    if getattr(r, "keras_hub_params", None) is None:
-        return ""
-    if r.metadata_status == "agrees":
-        return f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): agrees"
-    built = r.reference + r.reference_nontrainable
-    why = _differs_reason(r)
-    return (f"KerasHub published {r.keras_hub_params:,} ({r.keras_hub_preset}): differs from its "
-            f"own build by {r.keras_hub_params - built:+,}; "
-            + (f"explained in the preset file: {why}" if why else "UNEXPLAINED"))
+__all__ = ["cmd_prove", "cmd_report", "cmd_verify"]
 
 
 def _differs_reason(r) -> str | None:
@@ -33,8 +20,8 @@ def _differs_reason(r) -> str | None:
 
 def cmd_verify(args) -> int:
     from paramcount.analyze import budget, parallel
-    from paramcount.analyze.verify import ErrorRow
     from paramcount.model import registry
+    from paramcount.output.commands import VerifyResult, verify_json, verify_text
     from paramcount.runtime import progress
 
     if getattr(args, "checkpoint", None):
@@ -43,7 +30,7 @@ def cmd_verify(args) -> int:
         return run(args, "verify")
     if len(args.arch) > 1 and getattr(args, "config", None):
         raise UsageError("--config reads one architecture; name at most one")
-    reading = _reading(args, args.arch[0] if args.arch else None)
+    reading = config_reading(args, args.arch[0] if args.arch else None)
     ids = ([reading.arch] if reading else args.arch) or sorted(registry.architectures())
     archs = [registry.get(a) for a in ids]  # unknown ids fail before anything is built
     framework = getattr(args, "framework", "keras")
@@ -67,7 +54,7 @@ def cmd_verify(args) -> int:
     jobs = []
     for arch in archs:
         if args.preset or args.set or reading:
-            hp, name = _hparams(arch, args, reading)
+            hp, name = resolved_hparams(arch, args, reading)
             # The preset as published (no --set on top): KerasHub's figure is the third check.
             jobs.append((arch, hp, name, None if (args.set or reading) else args.preset))
         else:
@@ -75,7 +62,9 @@ def cmd_verify(args) -> int:
     for arch, hp, name, _ in jobs:  # refuse a runaway build before any build starts
         budget.check(arch, hp, name or "custom", args.max_build)
     if reading is not None and not args.json:
-        print("\n".join(_reading_lines(reading)))
+        from paramcount.output.count_result import reading_lines
+
+        print("\n".join(reading_lines(reading)))
     skipped: list[dict] = []
     for arch, hp, name, _ in jobs:  # a model Keras cannot build (Falcon-7B): said, not failed
         if "keras" in fws and "keras" not in arch.checked_by:
@@ -96,76 +85,47 @@ def cmd_verify(args) -> int:
         outcomes = parallel.verify_jobs(runs, n_jobs=args.jobs, progress=bar)
     # transformers' own validation refuses some sets Keras builds (an odd rotary width): those
     # come back as skipped rows, reported, not mismatches of the formula.
-    results = [r for r in outcomes if not isinstance(r, dict)]
-    skipped += [r for r in outcomes if isinstance(r, dict)]
-    if not args.json:
-        for row in skipped:
-            print(f"{'skipped':<8} {row['arch']:<24} {row['preset']:<28} {row['reason']}")
+    result = VerifyResult(
+        tuple(_checked(r) for r in outcomes if not isinstance(r, dict)),
+        (*skipped, *(r for r in outcomes if isinstance(r, dict))))
     if args.json:
-        _emit_json([with_residuals(r) for r in results] + skipped)
+        emit_json(verify_json(result))
     else:
-        for r in results:
-            if isinstance(r, ErrorRow):
-                print(f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {r.error}")
-                continue
-            print(f"{r.status:<8} {r.arch:<24} {r.name:<28} formula {r.formula:>16,}  "
-                  f"{r.reference_label} {r.reference:>16,}  diff {r.difference:+,}")
-            for m in r.mismatches():
-                print(f"         - {m}")
-            for line in residual_lines(r):
-                print(f"         ~ residual {line}")
-            note = _keras_hub_note(r)
-            if note:
-                print(f"         = {note}")
-        errors = sum(isinstance(r, ErrorRow) for r in results)
-        bad = sum(not r.ok for r in results) - errors
-        print(f"{len(results) - bad - errors} match, {bad} mismatch"
-              + (f", {errors} error" if errors else ""))
-    return 0 if all(r.ok for r in results) else 1
+        print(verify_text(result))
+    return 0 if result.ok else 1
 
 
-def residual_lines(r) -> list[str]:
-    """For a mismatch: Keras − formula per component, as exact polynomials (paramcount.analyze.prove)."""
-    if r.ok or r.framework != "keras":  # prove's oracle is the Keras build
-        return []
-    from paramcount.analyze import prove
-
-    try:
-        return [res.text() for res in prove.explain_hparams(r.arch, r.hparams)]
-    except ParamcountError as exc:
-        return [f"not recovered: {exc}"]
-
-
-def with_residuals(r) -> dict:
+def _checked(r):
+    """A verification with what ``verify`` adds: a Keras mismatch's residuals (Keras − formula
+    per component, as exact polynomials: :mod:`paramcount.analyze.prove`), and the preset
+    file's reason for a KerasHub figure that differs from its own build."""
     from paramcount.analyze.verify import ErrorRow
+    from paramcount.output.commands import Checked
 
-    out = r.to_json()
     if isinstance(r, ErrorRow):
-        return out
-    if r.keras_hub_params is not None:
-        out["keras_hub_status"] = r.metadata_status
-        out["keras_hub_differs_explained"] = (_differs_reason(r)
-                                              if r.metadata_status == "differs" else None)
-    if not r.ok and r.framework == "keras":
+        return Checked(r)
+    residuals, error = None, None
+    if not r.ok and r.framework == "keras":  # prove's oracle is the Keras build
         from paramcount.analyze import prove
 
         try:
-            out["residuals"] = [x.to_json() for x in prove.explain_hparams(r.arch, r.hparams)]
+            residuals = tuple(prove.explain_hparams(r.arch, r.hparams))
         except ParamcountError as exc:
-            out["residuals"] = {"error": str(exc)}
-    return out
-
-
-def _builds_name(framework: str | None) -> str:
-    return "transformers" if framework == "transformers" else "Keras"
+            error = str(exc)
+    why = None
+    if r.keras_hub_params is not None and r.metadata_status != "agrees":
+        why = _differs_reason(r)
+    return Checked(r, residuals, error, why)
 
 
 def cmd_prove(args) -> int:
     import sys
 
-    from paramcount.analyze import parallel, prove
+    from paramcount.analyze import parallel
     from paramcount.analyze.verify import require_transformers, transformers_missing
     from paramcount.model import registry
+    from paramcount.output.commands import prove_tally
+    from paramcount.output.proofs import proof_text
     from paramcount.runtime import progress
 
     ids = args.arch or sorted(registry.architectures())
@@ -203,21 +163,11 @@ def cmd_prove(args) -> int:
     order = {a: i for i, a in enumerate(ids)}
     proofs = [p for _, p in sorted(proofs, key=lambda ap: order[ap[0]])]
     if args.json:
-        _emit_json([p.to_json() for p in proofs])
+        emit_json([p.to_json() for p in proofs])
     else:
         for p in proofs:
-            print(prove.proof_text(p, framework=framework(p.arch)), flush=True)
-        states = [p.status for p in proofs]
-        # each proof's builds under its own reference's name (a class only transformers
-        # builds is proven against transformers, with or without --framework)
-        builds = {fw: sum(p.builds for p in proofs if framework(p.arch) == fw)
-                  for fw in ("keras", "transformers")}
-        tally = " and ".join(f"{n} {_builds_name(fw)} builds"
-                             for fw, n in builds.items()
-                             if n) or f"0 {_builds_name(args.framework)} builds"
-        print(f"{states.count('proven')} proven, {states.count('refuted')} refuted, "
-              f"{states.count('inconclusive')} inconclusive, {states.count('error')} error; "
-              f"{tally}, {sum(p.seconds for p in proofs):.1f} s")
+            print(proof_text(p, framework=framework(p.arch)), flush=True)
+        print(prove_tally(proofs, framework, args.framework))
     return 0 if all(p.status == "proven" for p in proofs) else 1
 
 
@@ -226,6 +176,7 @@ def cmd_report(args) -> int:
     from pathlib import Path
 
     from paramcount.output import report
+    from paramcount.output.commands import error_line
     from paramcount.runtime import extras, progress
     extras.require("report", "report")  # one line on how to install it, before any work
     # Check the destination before the (long) verification run (the true reason, exit 2), and
@@ -239,7 +190,7 @@ def cmd_report(args) -> int:
         with progress.Bar(report.count_jobs(), quiet=args.quiet) as bar:
             results = report.verify_all(progress=bar, n_jobs=args.jobs)
         # A row that could not run (its worker died, its builder raised): named, nothing written
-        errors = [f"{'ERROR':<8} {r.arch:<24} {r.name:<28} {getattr(r, 'error', '')}"
+        errors = [error_line(r.arch, r.name, getattr(r, "error", ""))
                   for r in results if r.status == "error"]
         if not errors:
             try:  # proofs whose recorded outcome no longer holds are proven in workers

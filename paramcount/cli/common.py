@@ -13,14 +13,16 @@ import sys
 from paramcount.core.errors import ParamcountError
 from paramcount.model.discovery import preset_label
 
-__all__ = ["UsageError", "parse_assignments"]
+__all__ = ["Once", "Parser", "Terminated", "UsageError", "attach_negative_values",
+           "config_reading", "emit_json", "parse_assignments", "resolved_hparams", "set_verbose",
+           "sigterm_raises"]
 
 
 class UsageError(ParamcountError):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit 2), not usage text plus a line."""
 
     def error(self, message: str):  # type: ignore[override,unused-ignore]
@@ -31,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
         return super().parse_known_args(attach_negative_values(list(args)), namespace)
 
 
-class _Once(argparse.Action):
+class Once(argparse.Action):
     """An option given at most once: a repeat is refused, as a repeated --set symbol is, never
     "the last one wins"."""
 
@@ -97,7 +99,7 @@ def sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _verbose(args) -> None:
+def set_verbose(args) -> None:
     """``--verbose`` (before or after the command's name): the cache says what it does."""
     from paramcount.runtime import cache_store
 
@@ -105,7 +107,7 @@ def _verbose(args) -> None:
     cache_store.say_where()
 
 
-def _emit_json(obj) -> None:
+def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
@@ -115,19 +117,21 @@ def parse_assignments(items):
     return parse(items)
 
 
-
-def _reading(args, arch_id: str | None):
-    """``--config PATH``: what the file reads as (None without the option)."""
+def config_reading(args, arch_id: str | None, loaded: tuple[dict, str] | None = None):
+    """``--config PATH``: what the file reads as (None without the option). ``loaded``: the
+    file's (data, name) as :func:`paramcount.analyze.configs.load_json` read it already, so
+    that a command reads its config once."""
     if not getattr(args, "config", None):
         return None
     if getattr(args, "preset", None):
         raise UsageError("--config and --preset are alternatives; give one")
     from paramcount.analyze import configs
 
-    return configs.read_config(args.config, arch_id)
+    data, where = loaded if loaded is not None else configs.load_json(args.config)
+    return configs.read_data(data, where, arch_id)
 
 
-def _hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
+def resolved_hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
     """Preset (or config file) values, then --set overrides on top; resolved and validated."""
     given: dict[str, int] = {}
     name = None
@@ -169,43 +173,3 @@ def _preset_file(arch) -> str:
     files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
     names = [str(f) if str(f).endswith(".toml") else preset_label(str(f)) for f in files if f]
     return ", ".join(names) or "examples in its module"
-
-
-def _reading_lines(reading, arch=None, hparams=None) -> list[str]:
-    """What a config file was read as; with the architecture and the resolved set, the stored
-    size its quantization_config implies."""
-    hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
-    lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
-    if reading.ignored:
-        lines.append(f"keys not read (declared to change no count, or unknown to the "
-                     f"{reading.arch} table): {', '.join(reading.ignored)}")
-    q = _quantization(reading, arch, hparams)
-    if q is not None:
-        lines.append(f"quantization_config declares {q['declared']}: the count is of parameters, "
-                     "not of the bits they are stored in")
-        lines.append(q.get("stored_text") or "its stored size: not known to paramcount (no bits "
-                                               "per weight declared)")
-    return lines
-
-
-def _reading_json(reading, arch, hparams) -> dict:
-    out = {"file": reading.where, "source": reading.source, "class": reading.cls,
-           "read": reading.hparams, "ignored": list(reading.ignored)}
-    q = _quantization(reading, arch, hparams)
-    if q is not None:
-        out["quantization"] = q
-    return out
-
-
-def _quantization(reading, arch, hparams) -> dict | None:
-    decl = getattr(reading, "quantization", None)
-    if decl is None:
-        return None
-    from paramcount.model.quantization import stored
-
-    out: dict = {"declared": decl.text, "method": decl.method, "bits": decl.bits,
-                 "group": decl.group}
-    size = stored(arch, hparams, decl) if arch is not None and hparams is not None else None
-    if size is not None:
-        out.update(stored_bytes=size.bytes, stored_estimate=True, stored_text=size.text)
-    return out

@@ -1,13 +1,14 @@
 """``paramcount derive``, and ``count --config`` for a model type no hand-written architecture
 covers: the formula derived from the transformers model's own builds. The work runs in a torch
-worker (:func:`paramcount.runtime.isolate.call`), its output printed here: torch and transformers are
-never imported beside TensorFlow, whatever this process already holds."""
+worker (:func:`paramcount.runtime.isolate.call`) and returns a result
+(:mod:`paramcount.output.derive_output`), which is printed here: torch and transformers are never
+imported beside TensorFlow, whatever this process already holds."""
 
 from __future__ import annotations
 
 import time
 
-from paramcount.cli.common import UsageError, _emit_json
+from paramcount.cli.common import UsageError, emit_json
 from paramcount.core.errors import InputFileError, ParamcountError
 
 __all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
@@ -95,6 +96,9 @@ def _builder(spec: str):
     except ParamcountError:
         raise
     except Exception as exc:
+        from paramcount.analyze.derive.probe import BuildsKeras
+
+        BuildsKeras.check(exc)  # the module imports Keras at its top, in a torch worker
         raise ParamcountError(f"--builder: importing {module} raised {type(exc).__name__}: "
                               f"{exc}") from None
     fn = getattr(mod, func, None)
@@ -103,7 +107,9 @@ def _builder(spec: str):
     return fn
 
 
-def _load(args):
+def _load(args, keras: bool = False):
+    """(source, derivation, from the cache) for derive's arguments; ``keras``: the builder's
+    model is a Keras model (built in this process, which holds no torch)."""
     from paramcount.analyze import derive
 
     if args.builder:
@@ -113,7 +119,7 @@ def _load(args):
             raise UsageError("--builder needs its fields' base values: --set FIELD=VALUE ... "
                              "or a `defaults` mapping on the function")
         return derive.derive_model(builder=fn, defaults=defaults, use_cache=False,
-                                   max_build=args.max_build, keras=getattr(args, "keras", False))
+                                   max_build=args.max_build, keras=keras)
     if args.set:
         raise UsageError("--set applies to --builder; edit the config instead")
     config = None
@@ -145,67 +151,25 @@ def _refuse_failures(d) -> None:
         raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
 
 
-def _arch_and_hp(d, src):
+def _counted(d, src, hit: bool, name: str | None, **more):
+    """The derivation's formula counted at the config's values, as the torch worker returns it
+    (:class:`~paramcount.output.derive_output.DerivedCount`; the command prints it)."""
+    from paramcount.analyze.counting import counted
     from paramcount.analyze.derive.proof import derived_architecture
+    from paramcount.analyze.derive.tree import ties
+    from paramcount.output.derive_output import DerivedCount
 
     arch = derived_architecture(d, src)
-    return arch, arch.resolve({})
+    return DerivedCount(d, counted(arch, arch.resolve({}), name), d.count({}), hit, ties(d),
+                        arch.formula.total(), **more)
 
 
-def _header(d, hit: bool) -> list[str]:
-    v = d.versions
-    libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
-    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
-             f"{d.builds} builds"
-             + (", from the cache" if hit else "") + "): not hand-written",
-             "hyperparameters found: " + ", ".join(
-                 f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
-    if d.counts:  # paramcount.analyze.derive.layers
-        lines.append("layer counts read from per-layer lists: " + "; ".join(
-            f"{n} = how many {k!r} entries {f} has" if k else
-            f"{n} = how many layers of {f} are below {length}"
-            for n, (f, length, k) in d.counts.items()))
-    if d.inert:
-        lines.append("fields that change no weight: " + ", ".join(d.inert))
-    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
-    if nones:
-        lines.append("fields that are None here (not varied; give one an integer to derive "
-                     "with it): " + ", ".join(nones))
-    for k, why in d.unvaried.items():
-        if k not in nones:
-            lines.append(f"not varied: {k} (every variation refused: {why})")
-    from paramcount.analyze.derive.tree import ties
-
-    for t, (to, flags) in ties(d).items():
-        lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
-    if d.constraints:
-        lines.append("constraints: " + "; ".join(
-            f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
-            for op, a, b in d.constraints))
-    return lines
-
-
-def _on_torch(fn, *args) -> int:
-    """``fn(*args)`` (a command's work, printing its output) in a torch worker; its standard
-    output printed here, its exit status returned, its errors raised here."""
-    import sys
-
+def _on_torch(fn, *args):
+    """``fn(*args)`` in a torch worker (here, if this process is one): its result returned, its
+    errors raised here."""
     from paramcount.runtime import isolate
 
-    code, out = isolate.call("torch", _captured, fn, *args)
-    sys.stdout.write(out)
-    sys.stdout.flush()
-    return code
-
-
-def _captured(fn, *args) -> tuple[int, str]:
-    import contextlib
-    import io
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        code = fn(*args)
-    return code, buf.getvalue()
+    return isolate.call("torch", fn, *args)
 
 
 def _known_to_transformers(model_type: str) -> bool:
@@ -219,26 +183,33 @@ def cmd_derive(args) -> int:
     from paramcount.runtime.extras import require
 
     if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
+        from paramcount.analyze.derive.probe import BuildsKeras
+
         try:
-            return _on_torch(_derive_here, args)
-        except ParamcountError as exc:
-            if "FrameworkClash" not in str(exc):
-                raise
-        # the builder imported Keras in the torch worker: a Keras model, built here
+            return _print_derived(args, _on_torch(_derive_here, args))
+        except BuildsKeras:  # the builder imported Keras in the torch worker
+            pass
         from paramcount.runtime import isolate
 
-        args.keras = True
-        code, out = isolate.call("keras", _captured, _derive_here, args)
-        print(out, end="")
-        return code
+        # a Keras model: built in a process of Keras' side (this one, unless it holds torch)
+        return _print_derived(args, isolate.call("keras", _derive_here, args, True))
     require("transformers", "derive")  # one line on how to install it, before any work
-    return _on_torch(_derive_here, args)
+    return _print_derived(args, _on_torch(_derive_here, args))
 
 
-def _derive_here(args) -> int:
-    from paramcount.core.formula import pretty
-    from paramcount.output import render
+def _print_derived(args, r) -> int:
+    from paramcount.output.derive_output import derive_json, derive_text
 
+    if args.json:
+        emit_json(derive_json(r))
+    else:
+        print(derive_text(r))
+    return 0 if r.proven else 1
+
+
+def _derive_here(args, keras: bool = False):
+    """(In a torch worker, or on Keras' side for a Keras builder.) derive's work: its
+    :class:`~paramcount.output.derive_output.DerivedCount`."""
     start = time.perf_counter()
     if args.emit_plugin:
         from paramcount.runtime.files import check_output
@@ -247,42 +218,24 @@ def _derive_here(args) -> int:
         if args.builder:
             raise UsageError("--emit-plugin writes transformers derivations; a builder's "
                              "module is yours to register")
-    src, d, hit = _load(args)
+    src, d, hit = _load(args, keras)
     _refuse_failures(d)
     if args.emit_plugin:
         from paramcount.analyze.derive.plugin import write_plugin
 
         write_plugin(args.emit_plugin, d, src.base if not args.model_type else {},
                      f"{d.model_type}_derived")
-    arch, hp = _arch_and_hp(d, src)
     proof = None if args.no_prove else _proof(d, src)
-    total = arch.formula.total()
-    if args.json:
-        from paramcount.analyze.derive.store import to_json
-
-        out = {"derivation": to_json(d), "formula": str(total), "count": d.count({}),
-               "breakdown": render.count_json(arch, hp)}
-        if proof is not None:
-            out["proof"] = proof
-        _emit_json(out)
-    else:
-        print("\n".join(_header(d, hit)))
-        print(render.count_text(arch, hp, "the config's values"))
-        print(f"N = {pretty(total)}")
-        if proof is not None:
-            print(_proof_line(proof))
-        print(f"({time.perf_counter() - start:.1f} s)")
-    return 0 if proof is None or all(c["status"] == "proven" for c in proof) else 1
+    return _counted(d, src, hit, "the config's values", proof=proof,
+                    seconds=time.perf_counter() - start)
 
 
-def count_derived(args) -> int | None:
-    """``count --config PATH`` of a transformers model type no table reads: derived, counted.
-    None when the config is one the hand-written tables read (or not a transformers config)."""
-    if not args.config or args.arch:
-        return None
+def count_derived(args, data: dict, where: str) -> int | None:
+    """``count --config PATH`` (no architecture named) of a transformers model type no table
+    reads: derived, counted. ``data``, ``where``: the file as the command read it. None when the
+    config is one the hand-written tables read (or not a transformers config)."""
     from paramcount.analyze import configs
 
-    data, where = configs.load_json(args.config)
     model_type = data.get("model_type")
     if (configs.is_keras(data) or not isinstance(model_type, str)
             or model_type in configs.supported()[0]):
@@ -299,36 +252,26 @@ def count_derived(args) -> int | None:
         from paramcount.analyze.derive import require
 
         require()  # one line: a derived formula needs the transformers extra
-    if not _on_torch_value(_known_to_transformers, model_type):
+    if not _on_torch(_known_to_transformers, model_type):
         return None  # configs names it unsupported, with the model types it reads
-    return _on_torch(_count_derived_here, args, data, where)
+    from paramcount.output.derive_output import derived_count_json, derived_count_text
+
+    r = _on_torch(_count_derived_here, data, where)
+    if args.json:
+        emit_json(derived_count_json(r))
+    else:
+        print(derived_count_text(r))
+    return 0
 
 
-def _on_torch_value(fn, *args):
-    from paramcount.runtime import isolate
-
-    return isolate.call("torch", fn, *args)
-
-
-def _count_derived_here(args, data: dict, where: str) -> int:
+def _count_derived_here(data: dict, where: str):
+    """(In a torch worker.) The config's model type derived and counted at its values."""
     from paramcount.analyze import derive
-    from paramcount.output import render
 
     src, d, hit = derive.derive_model(config=data)
     _same_class((data.get("architectures") or [None])[0], d, where)
     _refuse_failures(d)
-    arch, hp = _arch_and_hp(d, src)
-    counts = d.count({})
-    if args.json:
-        out = render.count_json(arch, hp, where)
-        out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
-                          "by_role": counts, "proof": _proof(d, src)}
-        _emit_json(out)
-        return 0
-    print("\n".join(_header(d, hit)))
-    print(render.count_text(arch, hp, where))
-    print(_proof_line(_proof(d, src)))
-    return 0
+    return _counted(d, src, hit, where, proof=_proof(d, src))
 
 
 def _proof(d, src) -> list[dict]:
@@ -339,39 +282,37 @@ def _proof(d, src) -> list[dict]:
                                     for c in prove_derivation(d, src).cases])
 
 
-def _proof_line(cases: list[dict]) -> str:
-    n = sum(c["status"] == "proven" for c in cases)
-    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
-            f"proof < 1e-9): {n} of {len(cases)} cases proven")
-    bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
-           if c["status"] != "proven"]
-    return "\n".join([line, *bad])
-
-
 def derived_beside(arch, hp: dict, as_json: bool = False):
     """``count ARCH --derived``: the formula derived from the builds of the transformers class
     that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
     beside the hand-written tree; and the cross-check of the two for all hyperparameters
-    (:mod:`paramcount.analyze.derive.crosscheck`). Text: printed, the exit status returned (1 when they
-    disagree); JSON: the mapping returned."""
+    (:mod:`paramcount.analyze.derive.crosscheck`). Text: printed, the exit status returned (1
+    when they disagree); JSON: the mapping returned."""
+    from paramcount.output.derive_output import beside_json, beside_text
     from paramcount.runtime.extras import require
 
     if getattr(arch, "transformers", None) is None or arch.mapping is None \
             or not arch.mapping.hf_class(arch.id):
         raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
     require("transformers", "count --derived")
+    b = _on_torch(_beside_here, arch.id, dict(hp))
     if as_json:
-        return _on_torch_value(_beside_here, arch.id, dict(hp), True)
-    return _on_torch(_beside_here, arch.id, dict(hp), False)
+        return beside_json(b)
+    print(beside_text(b))
+    return b.code
 
 
-def _beside_here(arch_id: str, hp: dict, as_json: bool):
+def _beside_here(arch_id: str, hp: dict):
+    """(In a torch worker.) :func:`derived_beside`'s work: its
+    :class:`~paramcount.output.derive_output.Beside`."""
+    from paramcount.analyze.counting import counted
     from paramcount.analyze.derive.crosscheck import check, derivation_for
     from paramcount.analyze.derive.proof import derived_architecture
+    from paramcount.analyze.derive.tree import ties
     from paramcount.core.formula import to_int
     from paramcount.model import registry
     from paramcount.model.frameworks import for_framework
-    from paramcount.output import render
+    from paramcount.output.derive_output import Beside, DerivedCount
 
     arch = registry.get(arch_id)
     assert arch.transformers is not None  # (derived_beside checked it)
@@ -383,32 +324,15 @@ def _beside_here(arch_id: str, hp: dict, as_json: bool):
     try:
         values = src.values(src.config(table.hf_config(hp)))
     except Exception as exc:  # a validator's refusal (an odd rotary width)
-        from paramcount.analyze.derive.core import _first_line
+        from paramcount.analyze.derive.core import first_line
 
         raise ParamcountError(f"--derived: transformers refuses {arch.id} at these values: "
-                              f"{_first_line(exc)}") from None
+                              f"{first_line(exc)}") from None
     darch = derived_architecture(d, src)
     dhp = darch.resolve({f: int(values[f]) for f in d.fields})
     shown = for_framework(arch, "transformers", hp)
     hand = to_int(shown.formula.trainable_total(), shown.values(hp))
     ag = check(arch, ref, src, d)
-    if as_json:
-        return {"class": d.cls, "versions": d.versions, "by_role": d.count(dhp),
-                "hand_written_transformers": hand, "agree": ag.agrees,
-                "cases": [{"case": c, "how": h, "message": m} for c, h, m in ag.cases],
-                "within": {k: {"value": v, "why": w} for k, (v, w) in ag.held.items()},
-                "breakdown": render.count_json(darch, dhp)}
-    print()
-    print("\n".join(_header(d, False)))
-    print(render.count_text(darch, dhp, f"{arch.id}'s values, renamed by its config table"))
-    derived = d.count(dhp)["trainable"]
-    same = "=" if derived == hand else "≠"
-    print(f"derived {derived:,} {same} hand-written + transformers deltas {hand:,}")
-    how = {"sympy": "SymPy, after the table's renaming",
-           "proven": "prove's machinery, bound on a false proof < 1e-9"}
-    within = ", ".join(f"{k}={v} ({w})" for k, (v, w) in sorted(ag.held.items()))
-    print("each way checks the other, " + (f"with {within} held" if within else
-                                           "all hyperparameters")
-          + ": " + ("agree" if ag.agrees else "DISAGREE") + "; " + "; ".join(
-        f"{c}: {how.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in ag.cases))
-    return 0 if ag.agrees and derived == hand else 1
+    mine = DerivedCount(d, counted(darch, dhp, f"{arch.id}'s values, renamed by its config table"),
+                        d.count(dhp), ties=ties(d))
+    return Beside(mine, hand, ag.agrees, tuple(ag.cases), dict(ag.held))

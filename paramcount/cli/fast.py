@@ -24,11 +24,11 @@ def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None
     ``--plugin``, ``--verbose``, a usage error)."""
     if not argv or argv[0] != "count" or "--" in argv:
         return None
-    from paramcount.cli.common import _Once, _Parser
+    from paramcount.cli.common import Once, Parser
 
-    parser = _Parser(prog="paramcount count", add_help=False, allow_abbrev=False,
+    parser = Parser(prog="paramcount count", add_help=False, allow_abbrev=False,
                      formatter_class=numcore.FixedWidth)
-    numcore.add_count_arguments(parser, _Once)
+    numcore.add_count_arguments(parser, Once)
     try:
         args = parser.parse_args(list(argv[1:]))
     except ParamcountError:

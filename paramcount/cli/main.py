@@ -19,19 +19,16 @@ from typing import TYPE_CHECKING
 
 from paramcount.cli.checks import cmd_prove, cmd_report, cmd_verify
 from paramcount.cli.common import (
+    Once,
+    Parser,
     Terminated,
     UsageError,
-    _emit_json,
-    _hparams,
-    _Once,
-    _Parser,
-    _reading,
-    _reading_json,
-    _reading_lines,
-    _verbose,
+    emit_json,
     parse_assignments,
+    set_verbose,
     sigterm_raises,
 )
+from paramcount.cli.count import cmd_count
 from paramcount.cli.derive import count_option
 from paramcount.core.errors import ParamcountError
 
@@ -51,18 +48,14 @@ def _load() -> None:
 
 # --- commands -----------------------------------------------------------------------------------
 def cmd_list(args) -> int:
+    from paramcount.output.commands import ListRow, list_text
+
     archs = registry.architectures()
-    width = max(len(a) for a in archs)
-    lines = []  # all of them before any is printed: a bad preset file fails with no output
-    for aid in sorted(archs):
-        arch = archs[aid]
-        n = len(arch.presets_table())
-        tags = [f"{n} preset{'s' if n != 1 else ''}"] if n else []
-        tags.append("checked by " + " + ".join(arch.checked_by))
-        if arch.mapping is not None:
-            tags.append("--config")
-        lines.append(f"{aid:<{width}}  {arch.title}  [{'; '.join(tags)}]")
-    print("\n".join(lines))
+    # all of them before any is printed: a bad preset file fails with no output
+    rows = [ListRow(aid, archs[aid].title, len(archs[aid].presets_table()),
+                    tuple(archs[aid].checked_by), archs[aid].mapping is not None)
+            for aid in sorted(archs)]
+    print(list_text(rows))
     return 0
 
 
@@ -71,74 +64,11 @@ def cmd_formula(args) -> int:
 
     arch = registry.get(args.arch)
     if args.json:
-        _emit_json(render.formula_json(arch))
+        emit_json(render.formula_json(arch))
     elif args.latex:
         print(render.formula_latex(arch))
     else:
         print(render.formula_text(arch))
-    return 0
-
-
-def cmd_count(args) -> int:
-    from paramcount.cli.derive import count_derived, derived_beside
-    from paramcount.output import render
-
-    if args.checkpoint:
-        from paramcount.cli.checkpoint import run
-
-        return run(args, "count")
-    if (derived := count_derived(args)) is not None:  # a model type no table reads
-        return derived
-    reading = _reading(args, args.arch)
-    if reading is None and not args.arch:
-        raise UsageError("the following arguments are required: arch (or --config PATH)")
-    arch = registry.get(reading.arch if reading else args.arch)
-    if not args.preset and not args.set and reading is None:
-        raise UsageError("count needs --preset NAME or --set SYM=VALUE ...; presets of "
-                         f"{arch.id}: {', '.join(p.name for p in arch.hparam_sets()) or 'none'}")
-    hp, name = _hparams(arch, args, reading)
-    framework = args.framework
-    if framework is None:  # a transformers config means the model transformers builds from it
-        hf_config = reading is not None and reading.source == "transformers config"
-        framework = "transformers" if hf_config and arch.transformers is not None else "keras"
-        # the model only transformers builds (a derived formula is transformers' already)
-        if framework not in arch.checked_by and arch.transformers is not None:
-            framework = arch.checked_by[0]
-    if framework != "keras":
-        from paramcount.model import frameworks
-
-        shown = frameworks.for_framework(arch, framework, hp)
-        shown.resolve(hp)  # transformers' own constraints (an even rotary width)
-    else:
-        shown = arch
-    if args.json:
-        out = render.count_json(shown, hp, name)
-        if reading is not None:
-            out["config"] = _reading_json(reading, shown, hp)
-        out["checked_by"] = list(arch.checked_by)
-        if framework != "keras":
-            out["framework"] = framework
-            out["deltas"] = [{"path": d.path, "keras": k, framework: h, "reason": d.reason}
-                             for d, k, h in frameworks.delta_rows(arch, hp)]
-        if args.derived:
-            out["derived"] = derived_beside(arch, hp, as_json=True)
-        _emit_json(out)
-    else:
-        if reading is not None:
-            print("\n".join(_reading_lines(reading, shown, hp)))
-        if framework != "keras":
-            assert arch.mapping is not None  # a transformers count reads the family's table
-            print(f"counted as transformers builds it: {frameworks.hf_class(arch, hp)} "
-                  "(the formula with its declared deltas; torch not imported)")
-        print(render.count_text(shown, hp, name))
-        if "keras" not in arch.checked_by:  # a model KerasHub cannot build (Falcon-7B)
-            ref = arch.transformers.pick(hp) if arch.transformers is not None else None
-            why = getattr(ref, "only", None) or "no Keras build exists"
-            print(f"checked by {' and '.join(arch.checked_by)} only: {why}")
-        if framework != "keras":
-            print("\n".join(frameworks.delta_lines(arch, hp)))
-        if args.derived:
-            return derived_beside(arch, hp)
     return 0
 
 
@@ -157,7 +87,7 @@ def cmd_solve(args) -> int:
         given.update(extra)
     sol = solve_moe.solve_any(arch, args.target, args.unknown, given, args.active, args.also)
     if args.json:
-        _emit_json(solve_moe.as_json(sol))
+        emit_json(solve_moe.as_json(sol))
     else:
         print(solve_moe.as_text(sol))
     return 0
@@ -199,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     from paramcount.core import numcore
     from paramcount.model.registry import PLUGINS_ENV
 
-    p = _Parser(prog="paramcount",
+    p = Parser(prog="paramcount",
                 description="Exact, symbolic parameter counts for neural language models, "
                             "verified against Keras / KerasHub and PyTorch / HF transformers. "
                             "list, formula, count and solve need SymPy alone; verify and prove "
@@ -211,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"paramcount {_version()}")
     verbose_help = "say what the on-disk cache does (where it is, why nothing is cached)"
     p.add_argument("--verbose", action="store_true", help=verbose_help)
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser,
                            metavar="{list,formula,count,verify,prove,solve,derive,report}")
 
     s = sub.add_parser("list", help="architectures, one line each")
@@ -225,13 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_formula)
 
     def hp_options(s):
-        numcore.hp_options(s, _Once)
+        numcore.hp_options(s, Once)
 
     def config_options(s, frameworks, default, default_help):
-        numcore.config_options(s, _Once, frameworks, default, default_help)
+        numcore.config_options(s, Once, frameworks, default, default_help)
 
     s = sub.add_parser("count", help="evaluate the formula (never imports TensorFlow)")
-    numcore.add_count_arguments(s, _Once)  # the compiled count reads count's options from it too
+    numcore.add_count_arguments(s, Once)  # the compiled count reads count's options from it too
     count_option(s)  # --derived
     s.set_defaults(func=cmd_count)
 
@@ -265,12 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
                                      "a budget (formula only)")
     s.add_argument("arch", help="architecture id (paramcount list shows them)")
-    s.add_argument("--target", required=True, metavar="N", action=_Once,
+    s.add_argument("--target", required=True, metavar="N", action=Once,
                    help="parameters: 7e9, 7B, 350M, ...")
-    s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=_Once,
+    s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=Once,
                    help="the hyperparameter to solve for")
-    s.add_argument("--active", metavar="N", action=_Once, help="MoE: the active budget too (--and)")
-    s.add_argument("--and", dest="also", metavar="SYM", action=_Once, help="solved for --active")
+    s.add_argument("--active", metavar="N", action=Once, help="MoE: the active budget too (--and)")
+    s.add_argument("--and", dest="also", metavar="SYM", action=Once, help="solved for --active")
     hp_options(s)
     s.set_defaults(func=cmd_solve)
 
@@ -278,10 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_derive(sub)
     s = sub.add_parser("report", help="write the markdown conformance report")
-    s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=_Once,
+    s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=Once,
                    help="the report; its figures and proof record go beside it "
                         "(default: %(default)s)")
-    s.add_argument("--proofs", metavar="PATH", default=None, action=_Once,
+    s.add_argument("--proofs", metavar="PATH", default=None, action=Once,
                    help="the proof record whose outcomes are reused while their key matches "
                         "(default: the project's reports/proofs.json, else the one beside "
                         "--output)")
@@ -354,7 +284,7 @@ def _run(argv: Sequence[str] | None, fast: bool) -> int:
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
-    _verbose(args)
+    set_verbose(args)
     # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
     # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
     # setting wins.

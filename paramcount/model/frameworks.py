@@ -301,17 +301,6 @@ def delta_rows(arch, hparams) -> list[tuple[Delta, int, int]]:
             for d in ref.deltas]
 
 
-def delta_lines(arch, hparams) -> list[str]:
-    """``count --framework transformers``: what differs from the Keras build, and why."""
-    rows = delta_rows(arch, hparams)
-    if not rows:
-        return ["no deltas: transformers builds the weights Keras builds"]
-    out = ["deltas (transformers − Keras):"]
-    for d, keras, hf in rows:
-        out.append(f"  {d.path:<42}{hf - keras:>+18,}  ({keras:,} → {hf:,}): {d.reason}")
-    return out
-
-
 def own_weights(root: Term) -> dict[str, str | tuple[str, tuple]]:
     """A :class:`Transformers`' ``weights`` for a tree written in transformers' own names (a
     family only transformers builds: DeepSeek, Llama 4, Mamba): every term's path → its match."""

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from paramcount.analyze.context import Context
     from paramcount.analyze.counting import Counted
 
-__all__ = ["context_json", "context_lines", "count_json", "count_text", "human"]
+__all__ = ["context_json", "context_lines", "count_json", "count_text", "human", "size_text"]
 
 
-def _size(b: int) -> str:
+def size_text(b: int) -> str:
+    """A byte count in binary units, three significant figures (``12.5 GiB``)."""
     for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if b >= div:
             return f"{b / div:.3g} {unit}"
@@ -35,9 +36,9 @@ def context_lines(ctx: Context) -> list[str]:
         lines.append((f"{a.name}", f"{a.value:,}", f"({a.error_text()} vs {a.compared_to})"))
     b = ctx.bytes()
     for k in ("fp32", "bf16", "int8"):
-        lines.append((f"weights in {k}", f"{b[k]:,} B", f"({_size(b[k])})"))
+        lines.append((f"weights in {k}", f"{b[k]:,} B", f"({size_text(b[k])})"))
     lines.append(("with Adam state (fp32 + 2 moments)", f"{b['adam_fp32']:,} B",
-                  f"({_size(b['adam_fp32'])})"))
+                  f"({size_text(b['adam_fp32'])})"))
     return [f"{label:<44}{fig:>18}  {extra}" for label, fig, extra in lines]
 
 

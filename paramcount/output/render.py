@@ -16,7 +16,7 @@ import sympy
 from paramcount.analyze.counting import component_label, count_rows, counted
 from paramcount.core import symbols
 from paramcount.core.formula import Term, pretty
-from paramcount.output.count_output import _size, context_json, context_lines, human
+from paramcount.output.count_output import context_json, context_lines, human, size_text
 
 if TYPE_CHECKING:
     from paramcount.model.registry import Architecture
@@ -34,6 +34,7 @@ __all__ = [
     "formula_latex",
     "formula_text",
     "human",
+    "md_escape",
     "rules_of_thumb_section",
     "symbols_markdown",
     "verification_markdown",
@@ -123,7 +124,8 @@ def count_json(arch: Architecture, hparams: Mapping[str, int], name: str | None 
 
 
 # --- markdown -----------------------------------------------------------------------------------
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
+    """``text`` for a markdown table cell (its pipes escaped)."""
     return text.replace("|", "\\|")
 
 
@@ -131,8 +133,8 @@ def symbols_markdown(arch: Architecture) -> str:
     lines = ["| symbol | meaning | role |", "|---|---|---|"]
     for name, role, extra in _roles(arch):
         sym = symbols.get(name)
-        lines.append(f"| ${sympy.latex(sym)}$ | {_md_escape(symbols.info(name).description)} | "
-                     f"{role}{' ' + _md_escape(extra) if extra else ''} |")
+        lines.append(f"| ${sympy.latex(sym)}$ | {md_escape(symbols.info(name).description)} | "
+                     f"{role}{' ' + md_escape(extra) if extra else ''} |")
     return "\n".join(lines)
 
 
@@ -143,12 +145,12 @@ def breakdown_markdown(arch: Architecture, sets: Sequence[tuple[str, Mapping[str
     per_set = [count_rows(arch, hp) for _, hp in sets]
     walk = [(d, t) for _, d, t in arch.formula.walk() if d > 0]
     for i, (depth, term) in enumerate(walk):
-        label = "&nbsp;&nbsp;" * (depth - 1) + _md_escape(component_label(term))
+        label = "&nbsp;&nbsp;" * (depth - 1) + md_escape(component_label(term))
         if not term.is_leaf:
             label = f"**{label}**"
         tex = f"${sympy.latex(term.per_instance())}$"
         if term.is_leaf and term.note and term.expr == 0:
-            tex += f" ({_md_escape(term.note)})"
+            tex += f" ({md_escape(term.note)})"
         counts = " | ".join(f"{rows[i][2]:,}" for rows in per_set)
         lines.append(f"| {label} | {tex} | {counts} |")
     totals = " | ".join(f"**{arch.count(hp):,}**" for _, hp in sets)
@@ -176,7 +178,7 @@ def verification_markdown(v) -> str:
         lines.append(f"| KerasHub published ({v.keras_hub_preset}) | {v.keras_hub_params:,} |")
     problems = v.mismatches()
     if problems:
-        lines += ["", "Mismatches:", ""] + [f"- {_md_escape(p)}" for p in problems]
+        lines += ["", "Mismatches:", ""] + [f"- {md_escape(p)}" for p in problems]
     return "\n".join(lines)
 
 
@@ -199,8 +201,9 @@ def rules_of_thumb_section(results, archs: Mapping[str, Architecture]) -> str:
             moe.append(f"| {r.arch} | {r.name} | {ctx.trainable:,} ({human(ctx.trainable)}) | "
                        f"{active:,} ({human(active)}) | "  # exact ratio, rounded for display
                        f"{float(Fraction(100 * active, ctx.trainable)):.3g}% |")
-        mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {_size(b['fp32'])} | "
-                   f"{_size(b['bf16'])} | {_size(b['int8'])} | {_size(b['adam_fp32'])} |")
+        mem.append(f"| {r.arch} | {r.name} | {ctx.total:,} | {size_text(b['fp32'])} | "
+                   f"{size_text(b['bf16'])} | {size_text(b['int8'])} | "
+                   f"{size_text(b['adam_fp32'])} |")
         if not ctx.approximations:
             continue
         kap, meg = ctx.approximations

@@ -18,6 +18,7 @@ from paramcount.analyze.parallel import DIED
 from paramcount.analyze.verify import Verification, verify
 from paramcount.model import registry
 from paramcount.output import report_derived
+from paramcount.output.report_frameworks import frameworks_section, unlisted_section
 from paramcount.output.report_pages import (
     FAMILY_DIR,
     Inputs,
@@ -27,21 +28,19 @@ from paramcount.output.report_pages import (
     summary_section,
 )
 from paramcount.output.report_sections import (
-    _findings,
-    _frameworks_section,
-    _frameworks_tally,
-    _plots_section,
-    _presets_section,
-    _presets_tally,
-    _proofs_section,
-    _proofs_tally,
-    _rules_of_thumb_section,
-    _transformers_proofs_section,
-    _transformers_tally,
-    _unlisted_section,
-    _versions_section,
+    findings_section,
+    frameworks_tally,
     of_results,
+    plots_section,
+    presets_section,
+    presets_tally,
+    proofs_section,
+    proofs_tally,
+    rules_of_thumb,
     transformers_ids,
+    transformers_proofs_section,
+    transformers_tally,
+    versions_section,
 )
 from paramcount.runtime.files import check_output, write_group
 
@@ -161,16 +160,16 @@ def versions() -> dict[str, str]:
 # The pages behind the index, in the order the index lists them. A new section page is one
 # declaration: PAGES.append(Page("sweep.md", "The derive sweep", (_sweep_section,), _tally)).
 PAGES: list[Page] = [
-    Page("presets.md", "Presets", (_presets_section, of_results(_unlisted_section)),
-         _presets_tally),
-    Page("frameworks.md", "Keras and PyTorch side by side", (of_results(_frameworks_section),),
-         _frameworks_tally),
-    Page("proofs.md", "Proofs", (_proofs_section,),
-         lambda inp: _proofs_tally(inp.proofs, "Keras")),
+    Page("presets.md", "Presets", (presets_section, of_results(unlisted_section)),
+         presets_tally),
+    Page("frameworks.md", "Keras and PyTorch side by side", (of_results(frameworks_section),),
+         frameworks_tally),
+    Page("proofs.md", "Proofs", (proofs_section,),
+         lambda inp: proofs_tally(inp.proofs, "Keras")),
     Page("proofs_transformers.md", "Proofs against transformers",
-         (_transformers_proofs_section,), _transformers_tally),
+         (transformers_proofs_section,), transformers_tally),
     Page("rules_of_thumb.md", "How good are the rules of thumb",
-         (of_results(_rules_of_thumb_section),),
+         (of_results(rules_of_thumb),),
          lambda inp: "12·L·d_e² and the Megatron-LM estimate against the exact count at every "
                      "published preset of a GPT-style stack, and the bytes the weights take"),
     Page("checkpoints.md", "Checkpoints", (lambda inp: _checkpoints(),),
@@ -206,12 +205,12 @@ def _pages_section(inp: Inputs) -> str:
 
 
 def _versions(inp: Inputs) -> str:
-    return _versions_section(inp.vers)
+    return versions_section(inp.vers)
 
 
 # The index: what a reader needs first; everything long is on a page behind it.
-INDEX: list[Section] = [_versions, summary_section, _pages_section, of_results(_plots_section),
-                        of_results(_findings)]
+INDEX: list[Section] = [_versions, summary_section, _pages_section, of_results(plots_section),
+                        of_results(findings_section)]
 
 INTRO = (
     "# paramcount conformance report\n\n"

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from paramcount.model import registry
 from paramcount.model.frameworks import label
-from paramcount.output.render import _md_escape, breakdown_markdown, formula_latex, symbols_markdown
+from paramcount.output.render import breakdown_markdown, formula_latex, md_escape, symbols_markdown
 
 if TYPE_CHECKING:
     from paramcount.analyze.verify import Verification
@@ -141,7 +141,7 @@ def summary_section(inp: Inputs) -> str:
         pub = f"{len(meta) - differ} / {differ}" if meta else ""
         ok = sum(r.ok for r in rs)
         match = f"{ok}" if ok == len(rs) else f"❌ {ok} of {len(rs)}"
-        lines.append(f"| {family_link(aid)} | {_md_escape(arch.title)} | "
+        lines.append(f"| {family_link(aid)} | {md_escape(arch.title)} | "
                      f"{', '.join(label(f) for f in arch.checked_by)} | {len(rs)} | {match} "
                      f"| {pub} | {_proof_cell(inp.proofs, aid)} "
                      f"| {_proof_cell(inp.transformers_proofs, aid)} |")
@@ -149,12 +149,12 @@ def summary_section(inp: Inputs) -> str:
 
 
 def _proof_rows(proofs: list, aid: str, framework: str) -> list[str]:
-    from paramcount.analyze.prove.output import MARKS, fmt_bound
+    from paramcount.output.proofs import MARKS, fmt_bound
 
     p = next((p for p in proofs if p.arch == aid), None)
     if p is None:
         return []
-    return [f"| {framework} | {_md_escape(c.case)} | {MARKS[c.status]} | {c.builds} | "
+    return [f"| {framework} | {md_escape(c.case)} | {MARKS[c.status]} | {c.builds} | "
             f"{fmt_bound(c.error_bound) if c.status == 'proven' else ''} |" for c in p.cases]
 
 
@@ -164,9 +164,9 @@ def family_page(inp: Inputs, aid: str, results: list[Verification]) -> str:
     arch = registry.get(aid)
     up = "../"
     hp_lines = [f"| {r.name} | " + ", ".join(f"{k}={v}" for k, v in r.hparams.items())
-                + f" | {_md_escape(arch.preset(r.name).source)} |" for r in results]
+                + f" | {md_escape(arch.preset(r.name).source)} |" for r in results]
     out = [head(aid, inp.index, up), "",
-           f"{_md_escape(arch.title)}.", "",
+           f"{md_escape(arch.title)}.", "",
            f"- source: {arch.source}",
            f"- counts: {arch.counting}",
            f"- checked by: {', '.join(label(f) for f in arch.checked_by)}"]

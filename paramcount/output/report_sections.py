@@ -9,7 +9,7 @@ from collections.abc import Callable
 from paramcount.analyze.verify import Verification
 from paramcount.model import registry
 from paramcount.model.discovery import preset_label
-from paramcount.output.render import _md_escape
+from paramcount.output.render import md_escape
 from paramcount.output.report_pages import (
     Inputs,
     Section,
@@ -19,7 +19,7 @@ from paramcount.output.report_pages import (
 )
 
 
-def _findings(results: list[Verification]) -> str:
+def findings_section(results: list[Verification]) -> str:
     lines = ["## Findings", ""]
     differs = [r for r in results if r.metadata_status == "differs"]
     bad = [r for r in results if not r.ok]
@@ -32,7 +32,7 @@ def _findings(results: list[Verification]) -> str:
     for r in bad:
         lines.append(f"- **{family_link(r.arch)} [{r.name}]: formula and Keras differ by "
                      f"{r.difference:+,}.**")
-        lines += [f"  - {_md_escape(m)}" for m in r.mismatches()]
+        lines += [f"  - {md_escape(m)}" for m in r.mismatches()]
     for r in differs:
         lines.append(_differs_finding(r))
     if cards or agree:
@@ -65,7 +65,7 @@ def _card_findings(results: list[Verification]) -> tuple[list[str], int]:
             if cards.agrees(count, figure):
                 agree += 1
                 continue
-            why = (f" Quoted from the preset file (not computed): “{_md_escape(card.why)}”"
+            why = (f" Quoted from the preset file (not computed): “{md_escape(card.why)}”"
                    if card.why else " No explanation recorded.")
             out.append(f"- **`{r.name}`** ({family_link(r.arch)}): the card states {figure} "
                        f"{'in all' if what == 'total' else 'active per token'}; the formula "
@@ -88,16 +88,16 @@ def _differs_finding(r: Verification) -> str:
     files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
     where = ", ".join(f if str(f).endswith(".toml") else preset_label(f)
                       for f in map(str, files) if f)
-    return f"{head} Quoted from `{where}` (not computed): “{_md_escape(reason)}”"
+    return f"{head} Quoted from `{where}` (not computed): “{md_escape(reason)}”"
 
 
-def _versions_section(vers: dict[str, str]) -> str:
+def versions_section(vers: dict[str, str]) -> str:
     lines = ["## Versions", "", "| package | version |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in vers.items()]
     return "\n".join(lines)
 
 
-def _plots_section(results: list[Verification]) -> str:
+def plots_section(results: list[Verification]) -> str:
     """Links to the figures :func:`write_report` draws beside the report (paramcount.output.plots)."""
     from paramcount.output.plots import REPORT_FIGURES, report_figure_names
 
@@ -139,14 +139,14 @@ def of_results(f: Callable[[list[Verification]], str]) -> Section:
     return section
 
 
-def _proofs_section(inp: Inputs) -> str:
-    from paramcount.analyze.prove.output import proofs_markdown
+def proofs_section(inp: Inputs) -> str:
+    from paramcount.output.proofs import proofs_markdown
 
     return proofs_markdown(inp.proofs)
 
 
-def _transformers_proofs_section(inp: Inputs) -> str:
-    from paramcount.analyze.prove.output import proofs_markdown
+def transformers_proofs_section(inp: Inputs) -> str:
+    from paramcount.output.proofs import proofs_markdown
 
     if not transformers_ids(inp.results):
         return ("## Proofs against transformers\n\ntorch and transformers are not installed "
@@ -155,40 +155,28 @@ def _transformers_proofs_section(inp: Inputs) -> str:
     return proofs_markdown(inp.transformers_proofs, framework="transformers")
 
 
-def _rules_of_thumb_section(results: list[Verification]) -> str:
+def rules_of_thumb(results: list[Verification]) -> str:
     from paramcount.output.render import rules_of_thumb_section
 
     return rules_of_thumb_section(results, {r.arch: registry.get(r.arch) for r in results})
 
 
-def _frameworks_section(results: list[Verification]) -> str:
-    from paramcount.output.report_frameworks import frameworks_section
-
-    return frameworks_section(results)
-
-
-def _unlisted_section(results: list[Verification]) -> str:
-    from paramcount.output.report_frameworks import unlisted_section
-
-    return unlisted_section(results)
-
-
-def _presets_section(inp: Inputs) -> str:
+def presets_section(inp: Inputs) -> str:
     return "\n".join(["## Every hyperparameter set", "", totals_line(inp.results), "",
                       *results_table(inp.results)])
 
 
 # --- tallies: the index's one line per page ----------------------------------------------------
-def _presets_tally(inp: Inputs) -> str:
-    from paramcount.model.keras_hub_meta import UNLISTED
+def presets_tally(inp: Inputs) -> str:
+    from paramcount.model.keras_hub_meta import unlisted
 
     examples = sum(not registry.get(r.arch).preset(r.name).official for r in inp.results)
     return (f"every hyperparameter set in one table: {len(inp.results) - examples} published "
-            f"presets and {examples} example sets; {len(UNLISTED)} KerasHub presets of covered "
+            f"presets and {examples} example sets; {len(unlisted())} KerasHub presets of covered "
             "families not listed, each with the reason")
 
 
-def _frameworks_tally(inp: Inputs) -> str:
+def frameworks_tally(inp: Inputs) -> str:
     archs = [registry.get(a) for a in sorted({r.arch for r in inp.results})]
     refs = [a.transformers for a in archs if a.transformers is not None]
     deltas = sum(len(t.deltas) for ref in refs for t in ref.all())
@@ -197,14 +185,14 @@ def _frameworks_tally(inp: Inputs) -> str:
             "reason")
 
 
-def _proofs_tally(proofs: list, framework: str) -> str:
+def proofs_tally(proofs: list, framework: str) -> str:
     cases = [c for p in proofs for c in p.cases]
     return (f"{sum(p.status == 'proven' for p in proofs)} of {len(proofs)} architectures proven "
             f"formula ≡ {framework} for all hyperparameters "
             f"({sum(c.status == 'proven' for c in cases)} of {len(cases)} option cases)")
 
 
-def _transformers_tally(inp: Inputs) -> str:
+def transformers_tally(inp: Inputs) -> str:
     if not transformers_ids(inp.results):
         return "torch and transformers are not installed here: not proven"
-    return _proofs_tally(inp.transformers_proofs, "transformers (with its deltas)")
+    return proofs_tally(inp.transformers_proofs, "transformers (with its deltas)")

@@ -153,7 +153,10 @@ def _apply(pair):
 
 class Failed:
     """An exception raised by a task in a worker, carried back to the parent (a library's own
-    exception type, torch's, is carried as its text: unpickling it here would import torch)."""
+    exception type, torch's, is carried as its text: unpickling it here would import torch).
+    A builtin or paramcount exception travels as itself, so a caller that decides by what went
+    wrong catches its class (``paramcount.analyze.derive.probe.BuildsKeras``), never its text:
+    a condition a worker's caller must act on is raised there as a paramcount exception."""
 
     def __init__(self, exc: BaseException) -> None:
         self.text = "".join(traceback.format_exception(exc))

@@ -43,6 +43,7 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
     else its default; 0 no limit) is refused before any other is made."""
     if not keras:
         require()
+    from paramcount.analyze import budget
     from paramcount.analyze.derive import store
     from paramcount.analyze.derive.core import derive
     from paramcount.analyze.derive.probe import NeedsLibrary, Source
@@ -53,8 +54,7 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
 
         kind = KerasSource
     src = kind(model_type=model_type, config=config, cls=cls, builder=builder,
-                 defaults=defaults)
-    _limit_builds(src, max_build)
+               defaults=defaults, max_weights=budget.limit(max_build))
 
     def made(src):
         if not use_cache:
@@ -65,31 +65,7 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
     try:
         return made(src)
     except NeedsLibrary:  # a class needing a library not installed: its text sub-config's class
-        text = src.text_source()
+        text = src.text_source()  # (under the same build limit)
         if text is None:
             raise
-        _limit_builds(text, max_build)
         return made(text)
-
-
-def _limit_builds(src, max_build: int | None) -> None:
-    """Every build of ``src`` checked against the build limit: its weights (layer instances,
-    as ``verify``'s limit counts them) at most the limit."""
-    from paramcount.analyze import budget
-    from paramcount.analyze.derive.probe import DeriveError
-
-    cap = budget.limit(max_build)
-    if not cap:
-        return
-    build = src.build
-
-    def checked(overrides):
-        built = build(overrides)
-        n = sum(o.count for o in built.values())
-        if n > cap:
-            raise DeriveError(
-                f"{src.cls_name}: a build at this config creates {n:,} weights (limit {cap:,}); "
-                f"raise the limit with --max-build {n} or {budget.LIMIT_ENV}={n} (0: no limit)")
-        return built
-
-    src.build = checked

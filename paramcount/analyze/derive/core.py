@@ -28,7 +28,7 @@ from paramcount.analyze.derive import layers
 from paramcount.analyze.derive.probe import Built, DeriveError, Source
 from paramcount.analyze.derive.templates import Template, changes, fit_all
 
-__all__ = ["Derivation", "Template", "derive"]
+__all__ = ["Derivation", "Run", "Template", "derive", "first_line"]
 
 SEED = "paramcount-derive-1"
 # PretrainedConfig's own switches: never a weight's shape
@@ -70,14 +70,19 @@ class Derivation:
         return not self.failures
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """``Type: message`` on one line (at most 200 characters of it): a refusal as data."""
     if type(exc).__name__.endswith("ValidationError") and exc.__cause__ is not None:
         exc = exc.__cause__  # a validator's own message, not its wrapper's (huggingface_hub's)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:200]}"
 
 
-class _Run:
+class Run:
+    """One derivation's builds of ``src``, counted; :meth:`try_build` turns a refusal (a config
+    validator's, the model's) into its first line, the data the fit and the constraints read
+    (:mod:`~paramcount.analyze.derive.templates`, :mod:`~paramcount.analyze.derive.refusals`)."""
+
     def __init__(self, src: Source):
         self.src = src
         self.builds = 0
@@ -92,7 +97,7 @@ class _Run:
         except DeriveError:
             raise
         except Exception as exc:  # a validator's or the model's refusal: data, not a crash
-            return _first_line(exc)
+            return first_line(exc)
 
 
 def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -118,14 +123,14 @@ def _variations(v: int) -> list[int]:
 
 def derive(src: Source, *, seed: str = SEED) -> Derivation:
     """Derive the parameter count of ``src``'s model as expressions in its config's fields."""
-    run = _Run(src)
+    run = Run(src)
     try:
         base_cfg = src.config({})
     except DeriveError:
         raise
     except Exception as exc:
         raise DeriveError(f"the {src.model_type} config refuses its base values: "
-                          f"{_first_line(exc)}") from None
+                          f"{first_line(exc)}") from None
     base = run.try_build({})
     if isinstance(base, str):
         raise DeriveError(f"{src.cls_name} does not build on the meta device at this config: "
@@ -247,7 +252,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     return d
 
 
-def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
+def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
     """Fields the config rewrites after taking them take the value given, as every probe and
     random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
     then the config sets head_dim to qk_rope_head_dim (64), which given back would build
@@ -273,7 +278,7 @@ def _given_back(run: _Run, src: Source, cfg, base: Built, full: dict, explicit: 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)
 
 
-def _shrunk(run: _Run, base: Built, values: Mapping[str, Any], ints: list[str],
+def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
             lists=()) -> dict:
     """Overrides that make the probing builds small: a field whose value is how many weights
     some template names (the layers) set to SHRINK, if the model then has the same templates;

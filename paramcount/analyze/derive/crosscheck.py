@@ -90,10 +90,7 @@ def derivation_for(arch, ref=None, *, use_cache: bool = True) -> tuple[Source, D
     table = _table(arch, ref)
     hp = _first_set(arch, ref)
     src = Source(model_type=table.model_type, config=table.hf_config(hp),
-                 cls=hf_class(arch, ref=ref))
-    if ref.kwargs:
-        src._cls = functools.partial(src._cls, **dict(ref.kwargs))
-        src.cls_name = f"{src.cls_name}({', '.join(f'{k}={v}' for k, v in ref.kwargs.items())})"
+                 cls=hf_class(arch, ref=ref), cls_kwargs=ref.kwargs)
     if not use_cache:
         return src, derive(src)
     d, _ = store.cached(src.model_type, src.cls_name, src.base, lambda: derive(src))
@@ -408,9 +405,8 @@ def _for_case(shown, ref, case, src: Source, d: Derivation):
         same = all(v == src.base.get(k) for k, v in config.items() if type(v) not in (int, bool))
         if same and all(values.get(f) is not None for f in d.fields):
             return d, src
-        new = Source(model_type=src.model_type, config=config, cls=src.cls_name.split("(")[0])
-        new._cls = src._cls
-        new.cls_name = src.cls_name
+        new = Source(model_type=src.model_type, config=config, cls=src.cls_name.split("(")[0],
+                     cls_kwargs=src.cls_kwargs)
         made = store.cached(new.model_type, new.cls_name, new.base, functools.partial(derive, new))
         return made[0], new
     return d, src

@@ -54,7 +54,7 @@ class KerasSource(Source):
 
         return keras_weights(self.model(cfg))
 
-    def build(self, overrides) -> Built:
+    def observe(self, overrides) -> Built:
         items: dict[str, list[Any]] = {}
         for w in self.weights(self.config(overrides)):
             role = "trainable" if w.trainable else "frozen"

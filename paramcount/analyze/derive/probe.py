@@ -20,7 +20,7 @@ from typing import Any
 from paramcount.analyze.derive import layers, prepare
 from paramcount.core.errors import ParamcountError
 
-__all__ = ["Built", "Observed", "Source", "fold", "observe"]
+__all__ = ["BuildsKeras", "Built", "Observed", "Source", "fold", "observe"]
 
 
 class DeriveError(ParamcountError):
@@ -29,6 +29,21 @@ class DeriveError(ParamcountError):
 
 class NeedsLibrary(DeriveError):
     """The class needs a library that is not installed (Gemma 3n's vision tower: timm)."""
+
+
+class BuildsKeras(DeriveError):
+    """A user's builder imported Keras in a torch worker: it builds a Keras model, derived
+    instead in a process of Keras' side. The type says so, across processes too
+    (:class:`paramcount.runtime.isolate.Failed` carries a paramcount exception back as itself),
+    so that no caller decides by an exception's text."""
+
+    @classmethod
+    def check(cls, exc: BaseException) -> None:
+        """Raise one for ``exc`` when it is the isolation guard's refusal of Keras here."""
+        from paramcount.runtime.isolate import SIDES, FrameworkClash
+
+        if isinstance(exc, FrameworkClash) and (exc.name or "").partition(".")[0] in SIDES["keras"]:
+            raise cls(f"the builder imports Keras: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -77,12 +92,20 @@ def _literal_containers(model) -> frozenset[str]:
 
 class Source:
     """What is derived: a config class (with a base config) and the model class built from it,
-    or a user's builder from a mapping of field values to a torch module."""
+    or a user's builder from a mapping of field values to a torch module. ``cls_kwargs``: the
+    keyword arguments the class is built with beside its config (BERT's
+    ``add_pooling_layer=False``, as a transformers reference passes them; named in
+    ``cls_name``). ``max_weights``: a build of more weights (layer instances, as ``verify``'s
+    limit counts them) is refused before any other is made (0: no limit;
+    :func:`paramcount.analyze.derive.derive_model` gives the limit in force)."""
 
     def __init__(self, *, model_type: str | None = None, config: Mapping[str, Any] | None = None,
                  cls: str | None = None, builder: Callable[[dict[str, Any]], Any] | None = None,
-                 defaults: Mapping[str, Any] | None = None):
+                 defaults: Mapping[str, Any] | None = None, max_weights: int = 0,
+                 cls_kwargs: Mapping[str, Any] | None = None):
         self.builder = builder
+        self.max_weights = max_weights
+        self.cls_kwargs = dict(cls_kwargs or {})
         self.base = dict(config or {})
         self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
@@ -136,13 +159,18 @@ class Source:
         with contextlib.suppress(Exception):  # a config refusing its base: derive says so
             ids = configuration_auto.CONFIG_MAPPING[self.model_type](**self.base).to_dict()
             self._ids = {k: v for k, v in ids.items() if k.endswith("token_id")}
+        if self.cls_kwargs:  # (after sub_config, which reads the class itself)
+            import functools
+
+            self._cls = functools.partial(self._cls, **self.cls_kwargs)
+            self.cls_name += f"({', '.join(f'{k}={v}' for k, v in self.cls_kwargs.items())})"
 
     def text_source(self) -> Source | None:
         """The text sub-config's causal-LM class (:func:`prepare.text_class`), or None."""
         found = None if self.builder is not None else \
             prepare.text_class(self.model_type, self.base)
         return None if found is None else Source(model_type=found[0], config=found[1],
-                                                 cls=found[2])
+                                                 cls=found[2], max_weights=self.max_weights)
 
     # --- the config -------------------------------------------------------------------------
     def config(self, overrides: Mapping[str, Any]):
@@ -198,6 +226,20 @@ class Source:
 
     # --- the model ----------------------------------------------------------------------------
     def build(self, overrides: Mapping[str, Any]) -> Built:
+        """The model at the base config with ``overrides`` as templates (:meth:`observe`), within
+        the build limit."""
+        built = self.observe(overrides)
+        n = sum(o.count for o in built.values())
+        if self.max_weights and n > self.max_weights:
+            from paramcount.analyze import budget
+
+            raise DeriveError(
+                f"{self.cls_name}: a build at this config creates {n:,} weights (limit "
+                f"{self.max_weights:,}); raise the limit with --max-build {n} or "
+                f"{budget.LIMIT_ENV}={n} (0: no limit)")
+        return built
+
+    def observe(self, overrides: Mapping[str, Any]) -> Built:
         """The model at the base config with ``overrides``, on the meta device, as templates."""
         cfg = self.config(overrides)
         return observe(self.model(cfg), self.split)
@@ -215,6 +257,7 @@ class Source:
                     return self.builder(cfg) if self.builder is not None else self._cls(cfg)
             except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
                 if self.builder is not None:
+                    BuildsKeras.check(exc)
                     raise
                 raise NeedsLibrary(f"{self.cls_name} needs a library that is not installed: "
                                    f"{' '.join(str(exc).split())[:160]}") from None

@@ -23,14 +23,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from paramcount.analyze.derive.core import Derivation
+    from paramcount.analyze.derive.core import Derivation, Run
 
 __all__ = ["constraints"]
 
 TRIES = 12  # accepted samples a build breaking one divisibility alone is looked for from
 
 
-def constraints(run, d: Derivation, samples, refused, order: list[str],
+def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                 values: Mapping[str, Any]) -> None:
     """Order relations of the layer-count fields (kept in every sample), widths at least
     another, and the divisibilities the module's rule records."""

@@ -20,7 +20,7 @@ from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
 
 if TYPE_CHECKING:
-    from paramcount.analyze.derive.core import Derivation, _Run
+    from paramcount.analyze.derive.core import Derivation, Run
 
 __all__ = ["NICE", "Template", "changes", "fit_all", "sample"]
 
@@ -96,7 +96,7 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
     return point
 
 
-def fit_all(run: _Run, d: Derivation, base: Built, dep, structural: set[str],
+def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
              values: Mapping[str, Any], rng: random.Random) -> set[str]:
     """Fit every template; or, where a probe finds fields that change no weight at the base
     but change a template it lacks, return them (the caller refits with them)."""
@@ -202,7 +202,7 @@ def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None
     return None
 
 
-def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
+def _settle(run: Run, d: Derivation, t: str, field: str, drawn: list, samples,
             values: Mapping[str, Any]) -> bool:
     """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
     one alone may meet the other fields at values that fit by chance) that have template ``t``,
@@ -223,7 +223,7 @@ def _settle(run: _Run, d: Derivation, t: str, field: str, drawn: list, samples,
     return added > 0
 
 
-def _floats_read(run: _Run, d: Derivation, t: str, i: int, present,
+def _floats_read(run: Run, d: Derivation, t: str, i: int, present,
                  values: Mapping[str, Any]) -> str:
     """The config's fractional float fields that dimension ``i`` of ``t`` reads, named: a width
     computed in floating point (xLSTM's round_up(hidden_size·2.667, 64)) is no exact expression
@@ -254,7 +254,7 @@ def _module(template: str) -> str:
     return template.split("@")[0].rsplit(".", 1)[0]
 
 
-def _probe_absent(run: _Run, d: Derivation, templates: list[str], dep, samples,
+def _probe_absent(run: Run, d: Derivation, templates: list[str], dep, samples,
                   values: Mapping[str, Any]) -> set[str]:
     """Templates no probe saw (Qwen3-Next's dense MLP, absent where every layer is sparse):
     each width varied alone from a random build that has them."""

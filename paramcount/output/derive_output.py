@@ -1,0 +1,166 @@
+"""What ``derive``, ``count --config`` of a model type no table reads, and ``count --derived``
+print: a derived formula's result, rendered as text or JSON.
+
+The work runs in a torch worker (:mod:`paramcount.cli.derive`), which returns a
+:class:`DerivedCount` (or a :class:`Beside`) and no text; the command prints what this module
+makes of it, so one place words a derivation however it was reached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from paramcount.output.count_output import count_json, count_text
+
+if TYPE_CHECKING:
+    from paramcount.analyze.counting import Counted
+    from paramcount.analyze.derive.core import Derivation
+
+__all__ = ["Beside", "DerivedCount", "beside_json", "beside_text", "derive_json", "derive_text",
+           "derived_count_json", "derived_count_text", "header", "proof_line"]
+
+
+@dataclass(frozen=True)
+class DerivedCount:
+    """A derived formula counted at one set of its fields' values."""
+
+    derivation: Derivation
+    counted: Counted  # the derived tree's count, named as the text names the values
+    by_role: dict  # the derivation's own count at those values (trainable, frozen, buffers)
+    hit: bool = False  # the derivation came from the cache
+    ties: dict = field(default_factory=dict)  # paramcount.analyze.derive.tree.ties
+    total: Any = None  # the derived formula's total, a SymPy expression (derive)
+    proof: list[dict] | None = None  # each case's outcome (None: not proven)
+    seconds: float = 0.0  # the work's time (derive's text)
+
+    @property
+    def proven(self) -> bool:
+        return self.proof is None or all(c["status"] == "proven" for c in self.proof)
+
+
+@dataclass(frozen=True)
+class Beside:
+    """``count ARCH --derived``: the derived count beside the hand-written tree with its
+    transformers deltas, and the cross-check of the two for all hyperparameters."""
+
+    derived: DerivedCount
+    hand: int  # the hand-written trainable count with transformers' deltas
+    agrees: bool  # the cross-check's verdict
+    cases: tuple[tuple[str, str, str], ...]  # (case, how it was decided, message)
+    held: dict  # fields held at a value, and why
+
+    @property
+    def trainable(self) -> int:
+        return self.derived.by_role["trainable"]
+
+    @property
+    def code(self) -> int:
+        """The exit status: 1 when the two disagree."""
+        return 0 if self.agrees and self.trainable == self.hand else 1
+
+
+def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
+    """What a derivation found: its builds, fields, layer counts, ties and constraints."""
+    v = d.versions
+    libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
+    lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
+             f"{d.builds} builds"
+             + (", from the cache" if hit else "") + "): not hand-written",
+             "hyperparameters found: " + ", ".join(
+                 f"{k}={val}" + (" (flag)" if k in d.flags else "") for k, val in d.fields.items())]
+    if d.counts:  # paramcount.analyze.derive.layers
+        lines.append("layer counts read from per-layer lists: " + "; ".join(
+            f"{n} = how many {k!r} entries {f} has" if k else
+            f"{n} = how many layers of {f} are below {length}"
+            for n, (f, length, k) in d.counts.items()))
+    if d.inert:
+        lines.append("fields that change no weight: " + ", ".join(d.inert))
+    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
+    if nones:
+        lines.append("fields that are None here (not varied; give one an integer to derive "
+                     "with it): " + ", ".join(nones))
+    for k, why in d.unvaried.items():
+        if k not in nones:
+            lines.append(f"not varied: {k} (every variation refused: {why})")
+    for t, (to, flags) in ties.items():
+        lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
+    if d.constraints:
+        lines.append("constraints: " + "; ".join(
+            f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
+            for op, a, b in d.constraints))
+    return lines
+
+
+def proof_line(cases: list[dict]) -> str:
+    n = sum(c["status"] == "proven" for c in cases)
+    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
+            f"proof < 1e-9): {n} of {len(cases)} cases proven")
+    bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
+           if c["status"] != "proven"]
+    return "\n".join([line, *bad])
+
+
+# --- derive --------------------------------------------------------------------------------------
+def derive_text(r: DerivedCount) -> str:
+    from paramcount.core.formula import pretty
+
+    lines = [*header(r.derivation, r.hit, r.ties), count_text(r.counted), f"N = {pretty(r.total)}"]
+    if r.proof is not None:
+        lines.append(proof_line(r.proof))
+    lines.append(f"({r.seconds:.1f} s)")
+    return "\n".join(lines)
+
+
+def derive_json(r: DerivedCount) -> dict:
+    from paramcount.analyze.derive.store import to_json
+
+    out: dict[str, Any] = {"derivation": to_json(r.derivation), "formula": str(r.total),
+                           "count": r.by_role,
+                           "breakdown": count_json(r.counted._replace(name=None))}
+    if r.proof is not None:
+        out["proof"] = r.proof
+    return out
+
+
+# --- count --config of a model type no table reads ---------------------------------------------
+def derived_count_text(r: DerivedCount) -> str:
+    assert r.proof is not None  # (always proven here)
+    return "\n".join([*header(r.derivation, r.hit, r.ties), count_text(r.counted),
+                      proof_line(r.proof)])
+
+
+def derived_count_json(r: DerivedCount) -> dict:
+    d = r.derivation
+    out = count_json(r.counted)
+    out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
+                      "by_role": r.by_role, "proof": r.proof}
+    return out
+
+
+# --- count --derived ---------------------------------------------------------------------------
+_HOW = {"sympy": "SymPy, after the table's renaming",
+        "proven": "prove's machinery, bound on a false proof < 1e-9"}
+
+
+def beside_text(b: Beside) -> str:
+    """Printed after the count (a blank line first)."""
+    r = b.derived
+    same = "=" if b.trainable == b.hand else "≠"
+    within = ", ".join(f"{k}={v} ({w})" for k, (v, w) in sorted(b.held.items()))
+    check = ("each way checks the other, " + (f"with {within} held" if within else
+                                              "all hyperparameters")
+             + ": " + ("agree" if b.agrees else "DISAGREE") + "; " + "; ".join(
+                 f"{c}: {_HOW.get(h, h)}" + (f" ({m})" if m else "") for c, h, m in b.cases))
+    return "\n".join(["", *header(r.derivation, False, r.ties), count_text(r.counted),
+                      f"derived {b.trainable:,} {same} hand-written + transformers deltas "
+                      f"{b.hand:,}", check])
+
+
+def beside_json(b: Beside) -> dict:
+    d = b.derived.derivation
+    return {"class": d.cls, "versions": d.versions, "by_role": b.derived.by_role,
+            "hand_written_transformers": b.hand, "agree": b.agrees,
+            "cases": [{"case": c, "how": h, "message": m} for c, h, m in b.cases],
+            "within": {k: {"value": v, "why": w} for k, (v, w) in b.held.items()},
+            "breakdown": count_json(b.derived.counted._replace(name=None))}
