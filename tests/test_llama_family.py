@@ -40,6 +40,50 @@ def test_dense_tree_equals_closed_form(arch_id):
     assert sympy.expand(total - closed) == 0
 
 
+def _code_lines(path) -> int:
+    """Lines that hold code: not blank, not a comment, not a docstring."""
+    import ast
+    import io
+    import tokenize
+
+    src = path.read_text(encoding="utf-8")
+    docs = set()
+    for node in ast.walk(ast.parse(src)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            docs |= set(range(body[0].lineno, body[0].end_lineno + 1))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    return len({line for tok in tokenize.generate_tokens(io.StringIO(src).readline) if tok.type not in skip
+                for line in range(tok.start[0], tok.end[0] + 1)} - docs)
+
+
+def test_a_llama_like_family_is_one_short_declaration():
+    """The lineage (paramcount.families._decoders) carries the shared rows, free keys, counting
+    sentence, transformers' names, reference and presets: Mistral names only what differs, in
+    at most 30 lines of code (issue 29; it was 61)."""
+    from pathlib import Path
+
+    from paramcount import families
+
+    assert _code_lines(Path(families.__file__).parent / "mistral" / "__init__.py") <= 30
+
+
+@pytest.mark.parametrize("arch_id", sorted(DENSE))
+def test_the_llama_lineage_gives_its_defaults(arch_id):
+    """What the lineage declares once, each dense Llama-like family has: its free keys, KerasHub's
+    reference and metadata, LlamaForCausalLM's names (Qwen 3 adds its QK norms to them)."""
+    from paramcount.families._decoders import LLAMA_FREE, LLAMA_TRANSFORMERS
+    from paramcount.model.weights import Named
+
+    arch = registry.get(arch_id)
+    assert arch.mapping.free >= LLAMA_FREE
+    assert arch.reference == Named("reference_models.table:backbone", (arch_id,))
+    assert arch.keras_hub_metadata and arch.origin == "keras_hub" and arch.presets == arch_id
+    assert LLAMA_TRANSFORMERS.weights.items() <= arch.transformers.weights.items()
+    assert arch.counting.startswith("trainable weights of the backbone: token embedding, L decoder blocks")
+
+
 def _values(arch, name):
     return arch.values(arch.resolve(arch.preset(name).hparams))
 

@@ -6,16 +6,41 @@ alike is named here and imported, never retyped (``tests/test_registry.py`` fail
 family then writes only what differs. Restriction rows (:mod:`paramcount.core.restrictions`)
 likewise: a shared row, or a group of them, is declared here with its why and composed,
 ``restrictions=(*GROUP, ROW, ...)``.
+
+What a lineage shares beyond rows (its free keys, counting sentence, transformers' names, the
+defaults of a whole declaration) is in :mod:`paramcount.families._decoders` (the Llama lineage,
+the transformers-only causal LMs) and :mod:`paramcount.families._defaults` (every KerasHub family,
+every table), issue 29 §3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import E, M, M_dec, M_kv, M_kv_dec, d_e, d_k, d_k_dec, k, post_attn_norm, post_ffw_norm
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_dec
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import M_kv_dec
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_k_dec
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import k
+from paramcount.core.symbols import post_attn_norm
+from paramcount.core.symbols import post_ffw_norm
+from paramcount.core.symbols import zeta
+from paramcount.model.components.basic import EVEN_HEADS
 from paramcount.model.components.basic import HEADS_FIT
+from paramcount.model.components.stacks import DENSE_FIRST
+from paramcount.model.components.stacks import MOE_AND_DENSE
+from paramcount.model.components.vision import VISION_CONSTRAINTS
 from paramcount.model.mapping import Field
 
 # --- state-space mixers: Mamba's own keys, and the hybrids' mamba_-prefixed ones
@@ -41,8 +66,16 @@ KV_HEADS = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads")
 KV_HEADS_OR_M = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=M)
 ATTENTION_HEADS = Field("M", keras="num_attention_heads", hf="num_attention_heads")
 HEAD_DIM = Field("d_k", keras="head_dim", hf="head_dim")
+
+
+def decoder_fields(kv_heads: Field = KV_HEADS) -> tuple[Field, ...]:
+    """A decoder's first rows, in this order, with the family's own ``kv_heads`` row where its
+    config defaults num_key_value_heads apart (Mistral's absent key is 8)."""
+    return (VOCAB, LAYERS, QUERY_HEADS, kv_heads, WIDTH)
+
+
 # a decoder's first rows, in this order (a family's table writes *DECODER_FIELDS, then its own)
-DECODER_FIELDS = (VOCAB, LAYERS, QUERY_HEADS, KV_HEADS, WIDTH)
+DECODER_FIELDS = decoder_fields()
 TIED_NO = Field(
     "tied", keras="tie_word_embeddings", hf="tie_word_embeddings", flag=True, hf_default=0,
     keras_default=0)
@@ -59,6 +92,9 @@ POSITIONS_512 = Field(
     "n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=512)
 SEGMENTS = Field("s", keras="num_segments", hf="type_vocab_size", keras_default=2, hf_default=2)
 EMBEDDING_WIDTH_128 = Field("d_emb", keras="embedding_dim", hf="embedding_size", hf_default=128)
+
+# a BERT-like encoder's first rows, in this order (GPT-NeoX's and ESM's too)
+ENCODER_FIELDS = (VOCAB, LAYERS, HEADS, WIDTH, FFN)
 
 # --- GPT-2 lineage (n_layer, n_head) and d_model configs
 LAYERS_N_LAYER = Field("L", keras="num_layers", hf="n_layer")
@@ -143,7 +179,12 @@ HF_KV_HEADS = Field("M_kv", hf="num_key_value_heads")
 HF_KV_HEADS_OR_M = Field("M_kv", hf="num_key_value_heads", hf_default=M)
 HF_HEAD_DIM = Field("d_k", hf="head_dim")
 HF_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_WIDTH)  # M_kv defaults to M
+HF_GQA_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS, HF_WIDTH)  # num_key_value_heads given
+# a transformers causal LM's first rows (Granite's, Cohere's, StarCoder2's, Phi's): then its own
+HF_CAUSAL_LM_FIELDS = (*HF_DECODER_FIELDS, HF_FFN)
 HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=d_e / M)
+# a decoder whose head_dim, when absent, is d_e/M (Falcon-H1, Llama 4): its first rows, in this order
+HF_HEAD_DIM_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_HEAD_DIM_OR_SPLIT, HF_WIDTH)
 HF_TIED_NO = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)
 HF_TIED_YES = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=1)
 HF_ATTENTION_BIAS = Field("b_att", hf="attention_bias", flag=True, hf_default=0)
@@ -159,6 +200,11 @@ HF_EXPERTS = Field("E", hf="num_experts")
 HF_MLP_BIAS = Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0)
 HF_FFN_OR_4D = Field("d_f", hf="intermediate_size", hf_default=4 * d_e)
 HF_HEAD_DIM_OR_128 = Field("d_k", hf="head_dim", hf_default=128)
+# a mixture whose first L_dense blocks are dense, with routed and shared experts (DeepSeek's
+# layout, GLM-4.5's): its rows, in this order
+HF_DENSE_FIRST_MOE_FIELDS = (HF_FFN, HF_EXPERT_FFN, HF_ROUTED_EXPERTS, HF_SHARED_EXPERTS, HF_TOP_K, HF_FIRST_DENSE)
+# LlamaConfig's rows (Phi-3's too): M_kv defaults to M, and head_dim a key transformers alone has
+LLAMA_FIELDS = (VOCAB, LAYERS, QUERY_HEADS, KV_HEADS_OR_M, WIDTH, FFN, HF_HEAD_DIM)
 
 # --- KerasHub-only families (no transformers class)
 KERAS_VOCAB = Field("v", keras="vocabulary_size")
@@ -169,6 +215,19 @@ KERAS_HEADS = Field("M", keras="num_heads")
 KERAS_HEAD_SIZE = Field("d_k", keras="head_size")
 
 
+# --- example sets that families share (each family may add its own after them)
+# a tiny model, and one of odd sizes (heads not splitting the width evenly, a prime vocabulary):
+# with learned positions (n), and without
+TINY_AND_ODD_N = {
+    "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
+    "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
+}
+TINY_AND_ODD = {
+    "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
+    "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
+}
+
+
 # --- restriction rows (paramcount.core.restrictions) that families share, each with its why
 GQA = Holds(Divisible(M, M_kv),
             why="grouped-query attention shares each key/value head by a whole group of query heads")
@@ -177,6 +236,28 @@ GQA_DECODER = Holds(Divisible(M_dec, M_kv_dec),
                         "group of query heads")
 HEADS_SPLIT_WIDTH = Holds(Divisible(d_e, M), why="the heads split the width exactly (d_k = d_e/M)")
 HEADS_FIT_WIDTH = Holds(HEADS_FIT)  # fewer heads than the width (its reason is the why)
+
+
+def biased_floored_heads(model: str) -> tuple[Fixed | Holds, ...]:
+    """The head rows of a ``model`` whose KerasHub attention floors each head's width and gives all
+    four projections biases (BERT's lineage, GPT-2's): ζ = 1, fewer heads than the width."""
+    return (*KERAS_FLOORED_HEADS,
+            Fixed(zeta, 1, why=f"{model}'s query, key, value and output projections carry biases"),
+            HEADS_FIT_WIDTH)
+
+
+# mixtures of experts whose first L_dense blocks are dense (DeepSeek's layout), or whose dense
+# blocks are any not sparse (Qwen MoE's)
+DENSE_THEN_SPARSE = Fixed.each(
+    DENSE_FIRST.fixed(), why="the sparse blocks are those after the first L_dense dense ones (L_moe = L − L_dense)")
+SPARSE_AND_DENSE = Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)")
+# a vision tower of square patches (PaliGemma's, Gemma 3's)
+VISION_SPLIT = Holds.each(
+    VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image")
+# KerasHub's attention layers floor each head's width (d_k = d_v = d_e // M): the rows of every
+# family whose KerasHub layers do
+KERAS_FLOORED_HEADS = Fixed.each(
+    EVEN_HEADS, why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike")
 ROUTED_TO_AT_MOST_ALL = Holds(Relation(k, "<=", E, reason="a token is routed to at most all experts"))
 ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M),
                      why="rotary positions rotate pairs of a head's channels: transformers refuses an "
@@ -189,6 +270,11 @@ EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="transformers",
 HEADS_DIVIDE_WIDTH_VALIDATED = Holds(
     Divisible(d_e, M), binds="transformers",
     why="transformers validates a hidden size the heads divide, even with head_dim set")
+
+
+def full_heads(model: str) -> Fixed:
+    """A ``model`` with no grouped-query attention: M_kv = M."""
+    return Fixed(M_kv, M, why=f"{model} has full multi-head attention (a key/value head per query head)")
 
 
 def split_heads(owner: str, width: str = "hidden_size", heads: str = "the heads") -> Fixed:
@@ -229,6 +315,15 @@ T5GEMMA_VALIDATED = (
     Holds(Divisible(d_e, M), binds="transformers",
           why="transformers validates each side's width divisible by its heads, even with head_dim set"),
 )
+
+
+
+def t5gemma_heads(model: str) -> tuple[Fixed | Holds, ...]:
+    """T5Gemma's and T5Gemma 2's head rows: keys and values of one width, whole groups sharing each
+    key/value head on both sides."""
+    return (Fixed(d_v, d_k, why=f"{model}'s attention gives keys and values one head width (head_dim)"),
+            GQA, GQA_DECODER)
+
 
 # Qwen 3.5 lineage
 QWEN3_5_NO_ATTENTION_BIAS = Sets("attention_bias", False, why="Qwen 3.5's attention has no biases")

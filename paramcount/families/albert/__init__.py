@@ -13,34 +13,42 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
-from paramcount.families._lineages import (
-    EMBEDDING_WIDTH_128,
-    FFN,
-    HEADS,
-    HEADS_FIT_WIDTH,
-    LAYERS,
-    POSITIONS_512,
-    SEGMENTS,
-    VOCAB,
-    WIDTH,
-)
-from paramcount.model.components import dense, layer_norm
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.components.encoders import (
-    L_g,
-    L_r,
-    d_emb,
-    encoder_stack,
-    factorised_embeddings,
-    full_width_attention_output,
-)
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import s
+from paramcount.core.symbols import v
+from paramcount.families._lineages import EMBEDDING_WIDTH_128
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import SEGMENTS
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import biased_floored_heads
+from paramcount.model.components import dense
+from paramcount.model.components import layer_norm
+from paramcount.model.components.encoders import L_g
+from paramcount.model.components.encoders import L_r
+from paramcount.model.components.encoders import d_emb
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import factorised_embeddings
+from paramcount.model.components.encoders import full_width_attention_output
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
 
@@ -118,10 +126,7 @@ _architecture = partial(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2, L_g: 1, L_r: 1},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="ALBERT's query, key, value and output projections carry biases"),
-        HEADS_FIT_WIDTH,
+        *biased_floored_heads("ALBERT"),
         Holds(Divisible(L, L_g), why="the L layers run through L_g groups, each called L/L_g times"),
     ),
     presets="albert",

@@ -9,16 +9,35 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 from __future__ import annotations
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import HEADS_FIT_WIDTH, HF_LAYERS, VOCAB, WIDTH_D_MODEL
-from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import TINY_AND_ODD_N
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH_D_MODEL
+from paramcount.model.components import decoder_block
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.components import position_embedding
+from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import encoder_stack
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("bart",)  # the ids this folder registers
 
@@ -110,8 +129,8 @@ _HF = {
     **{f"decoder.{k}": p for k, p in _STACK.items() if not k.startswith("blocks.attention")},
 }
 
-register(Architecture(
-    id="bart",
+register(keras_hub_backbone(
+    "bart",
     title="BART backbone (keras_hub.models.BartBackbone): encoder-decoder, learned positions, "
           "shared token table",
     source="Lewis et al. 2020; keras_hub/src/models/bart/bart_backbone.py",
@@ -132,20 +151,15 @@ register(Architecture(
             decoder_block(times=L, cross_attention=True, match=r"transformer_decoder_layer_\d+"),
         ),
     ),
-    reference=Named("reference_models.table:backbone", ("bart",)),
     counting="trainable weights of the backbone: the shared token table, per-stack position "
              "tables (n each; the original checkpoints' 2 offset rows are trimmed) and embedding "
              "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 1, why="BART has biases on its query, key, value and output projections"),
         HEADS_FIT_WIDTH,
     ),
-    presets="bart",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     # BartAttention refuses a width the heads do not split ("embed_dim must be divisible by
     # num_heads"); KerasHub floors the head width
@@ -155,8 +169,5 @@ register(Architecture(
                                       why="BartAttention refuses a width the heads do not split ('embed_dim must "
                                           "be divisible by num_heads'); KerasHub floors instead"),
                               )),
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD_N,
 ))

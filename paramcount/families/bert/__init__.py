@@ -5,27 +5,36 @@ from __future__ import annotations
 import dataclasses
 from functools import partial
 
-from paramcount.core.formula import group, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
-from paramcount.families._lineages import (
-    ABSOLUTE_POSITIONS,
-    FFN,
-    HEADS,
-    HEADS_FIT_WIDTH,
-    LAYERS,
-    POSITIONS_512,
-    SEGMENTS,
-    VOCAB,
-    WIDTH,
-)
-from paramcount.model.components import dense, embedding, encoder_block, layer_norm, position_embedding
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import s
+from paramcount.core.symbols import v
+from paramcount.families._lineages import ABSOLUTE_POSITIONS
+from paramcount.families._lineages import ENCODER_FIELDS
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import SEGMENTS
+from paramcount.families._lineages import biased_floored_heads
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import encoder_block
+from paramcount.model.components import layer_norm
+from paramcount.model.components import position_embedding
+from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import mlm_head
-from paramcount.model.frameworks import Delta, Transformers
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.registry import Architecture
 from paramcount.model.registry import get as _registered
+from paramcount.model.registry import register
 
 IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder registers
 
@@ -50,15 +59,7 @@ ENCODER_FREE = frozenset({
 })
 
 MAPPING = Table(
-    fields=(
-        VOCAB,
-        LAYERS,
-        HEADS,
-        WIDTH,
-        FFN,
-        POSITIONS_512,
-        SEGMENTS,
-    ),
+    fields=(*ENCODER_FIELDS, POSITIONS_512, SEGMENTS),
     model_type="bert",
     hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",
                 "BertForPreTraining": "bert_pretraining"},
@@ -111,10 +112,7 @@ _architecture = partial(
     required=(v, n, d_e, M, d_f, L),
     optional={s: 2},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="BERT's query, key, value and output projections carry biases"),
-        HEADS_FIT_WIDTH,
+        *biased_floored_heads("BERT"),
     ),
     presets="bert",
     family="keras_hub",

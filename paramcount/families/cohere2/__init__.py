@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.core.symbols import b_att, qk_norm, tied
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import qk_norm
+from paramcount.core.symbols import tied
 from paramcount.families.cohere import FORMULA as COHERE
-from paramcount.model.components.hf_decoder import attention, causal_lm
-from paramcount.model.frameworks import Transformers, own_weights
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.hf_decoder import causal_lm
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, get, register
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import get
+from paramcount.model.registry import register
 from paramcount.model.weights import Named
 
 IDS = ("cohere2",)  # the ids this folder registers

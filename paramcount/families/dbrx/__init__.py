@@ -15,17 +15,35 @@ from __future__ import annotations
 
 import dataclasses
 
-from paramcount.core.formula import FUSED, group, leaf
-from paramcount.core.restrictions import Fixed, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_fe, d_k, tied, v
-from paramcount.families._lineages import GQA, HF_VOCAB, ROTARY_PAIRS, ROUTED_TO_AT_MOST_ALL, split_heads
-from paramcount.model.components.basic import dense, layer_norm
+from paramcount.core.formula import FUSED
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import ROTARY_PAIRS
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import split_heads
+from paramcount.model.components.basic import dense
+from paramcount.model.components.basic import layer_norm
 from paramcount.model.components.hf_decoder import causal_lm
-from paramcount.model.components.modern import k_act, mixture_of_experts
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.hf_decoder import routed_experts
+from paramcount.model.components.modern import k_act
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("dbrx",)  # the ids this folder registers
 
@@ -59,9 +77,7 @@ FORMULA = causal_lm(
     block=(layer_norm("attention_norm", beta=0, match="norm_attn_norm/norm_1"),
            _ATTENTION,
            layer_norm("ffn_norm", beta=0, match="norm_attn_norm/norm_2"),
-           mixture_of_experts("moe", experts=E, top_k=k_act, expert=_EXPERT,
-                              router=dense("router", d_e, E, bias=0, match="router/layer"),
-                              match="ffn")),
+           routed_experts(_EXPERT, router="router/layer", match="ffn")),
     final_norm=layer_norm("final_norm", beta=0, match="transformer/norm_f"),
     embed="transformer/wte",
     layers=r"transformer/blocks/\d+",
@@ -70,8 +86,8 @@ FORMULA = causal_lm(
 
 _TIED = "DbrxConfig refuses tie_word_embeddings: DBRX's LM head is its own"
 
-register(Architecture(
-    id="dbrx",
+register(hf_causal_lm(
+    "dbrx",
     title="DBRX (transformers DbrxForCausalLM): fused-QKV grouped-query attention, 16 "
           "fine-grained SwiGLU experts (4 per token), γ-only layer norms",
     source="Databricks 2024 (Introducing DBRX: 132B total, 36B active); "
@@ -86,13 +102,11 @@ register(Architecture(
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),  # DbrxConfig refuses a tied head
-    reference=Named("reference_models.hf:weights", ("dbrx",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
              "experts each), final γ-only layer norm, untied LM head; active parameters count "
              "k of the E experts",
-    presets="dbrx",
-    family="transformers",
-    mapping=Table(
+    mapping=family_table(
+        "dbrx", hf="DbrxForCausalLM",
         fields=(
             HF_VOCAB,
             Field("L", hf="n_layers"),
@@ -103,8 +117,6 @@ register(Architecture(
             Field("E", hf="ffn_config.moe_num_experts"),
             Field("k", hf="ffn_config.moe_top_k"),
         ),
-        model_type="dbrx",
-        hf_classes={"DbrxForCausalLM": "dbrx"},
         restrictions=(
             Sets("tie_word_embeddings", False, why="DbrxConfig refuses a tied LM head"),
             Sets("attn_config.rope_theta", 500000,
@@ -121,8 +133,6 @@ register(Architecture(
             "ffn_config.model_type",
         }),
     ),
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2),
         "tiny_mha": dict(v=31, d_e=24, M=6, M_kv=6, d_fe=5, L=3, E=4, k=1),

@@ -12,16 +12,34 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import FFN, HEADS, LAYERS, POSITIONS_512, VOCAB, WIDTH
-from paramcount.model.components import embedding, layer_norm
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.components.encoders import encoder_stack, k_rel, relative_position_table
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import HEADS
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import k_rel
+from paramcount.model.components.encoders import relative_position_table
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("deberta_v3",)  # the ids this folder registers
 
@@ -30,7 +48,8 @@ IDS = ("deberta_v3",)  # the ids this folder registers
 # and -v3 with switches; the formula is v3's: relative attention over a bucketed, normalised
 # table, keys shared with content (so no per-layer position projections), no absolute positions,
 # no token types, no convolution, embeddings d_e wide.
-MAPPING = Table(
+MAPPING = family_table(
+    "deberta_v3", hf="DebertaV2Model", keras="DebertaV3Backbone", model_type="deberta-v2",
     fields=(
         VOCAB,
         LAYERS,
@@ -41,9 +60,6 @@ MAPPING = Table(
         POSITIONS_512,
         Field("k_rel", keras="bucket_size", hf="position_buckets", keras_default=256),
     ),
-    model_type="deberta-v2",
-    hf_classes={"DebertaV2Model": "deberta_v3"},
-    keras_classes={"DebertaV3Backbone": "deberta_v3"},
     restrictions=(
         Sets("relative_attention", True, why="the formula counts DeBERTa's disentangled relative-position attention"),
         Sets("position_biased_input", False,
@@ -75,8 +91,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="deberta_v3",
+register(keras_hub_backbone(
+    "deberta_v3",
     title="DeBERTa-v3 backbone (keras_hub.models.DebertaV3Backbone): disentangled attention over "
           "a shared relative position table",
     source="He et al. 2021 (DeBERTa), He et al. 2023 (DeBERTaV3); "
@@ -95,24 +111,19 @@ register(Architecture(
                  "query/key projections (no extra weights per layer)",
         ),
     ),
-    reference=Named("reference_models.table:backbone", ("deberta_v3",)),
     counting="trainable weights of the backbone: token table and its norm, the shared relative "
              "position table (2·k_rel × d_e) and its norm, L post-LN encoder blocks; no absolute "
              "positions, no pooler",
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 1, why="DeBERTa's query, key, value and output projections carry biases"),
         Holds(Divisible(d_e, M),
             why="DeBERTa's attention output is d_e → d_e whatever the heads: a floored head width would count "
                 "wrong (prove refutes it)"),
     ),
     # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
-    presets="deberta_v3",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(weights={
         "embeddings.token": "embeddings/word_embeddings",

@@ -16,57 +16,59 @@ and DeepSeek-V3.1 are DeepseekV3ForCausalLM configs.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import (
-    E,
-    E_s,
-    H_idx,
-    L,
-    M,
-    d_e,
-    d_f,
-    d_fe,
-    d_idx,
-    d_nope,
-    d_rope,
-    d_v,
-    n_mtp,
-    q_lora,
-    r_kv,
-    r_q,
-    tied,
-    v,
-)
-from paramcount.families._lineages import (
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_FIRST_DENSE,
-    HF_HEADS,
-    HF_LAYERS,
-    HF_ROUTED_EXPERTS,
-    HF_SHARED_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-)
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import E_s
+from paramcount.core.symbols import H_idx
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_idx
+from paramcount.core.symbols import d_nope
+from paramcount.core.symbols import d_rope
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import n_mtp
+from paramcount.core.symbols import q_lora
+from paramcount.core.symbols import r_kv
+from paramcount.core.symbols import r_q
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import HF_DENSE_FIRST_MOE_FIELDS
+from paramcount.families._lineages import HF_HEADS
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.model.components.basic import embedding
-from paramcount.model.components.latent import (
-    deepseek_moe,
-    dsa_indexer,
-    latent_attention,
-    mtp_module,
-    swiglu_hf,
-)
-from paramcount.model.components.modern import k_act, rms_norm, rotary_positions
-from paramcount.model.components.stacks import DENSE_FIRST, L_dense
-from paramcount.model.frameworks import Delta, Transformers, own_weights
-from paramcount.model.mapping import Field, Require, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.latent import deepseek_moe
+from paramcount.model.components.latent import dsa_indexer
+from paramcount.model.components.latent import latent_attention
+from paramcount.model.components.latent import mtp_module
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.modern import rotary_positions
+from paramcount.model.components.stacks import DENSE_FIRST
+from paramcount.model.components.stacks import L_dense
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Require
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("deepseek_v2", "deepseek_v3", "deepseek_v32")  # the ids this folder registers
 
@@ -97,21 +99,18 @@ def _tree(name: str, *, v3: bool, v32: bool = False):
               rotary_positions()),
         blocks,
         rms_norm("final_norm", match="model/norm"),
-        leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-             note="untied output projection (none when tied)"),
+        lm_head(),
     ]
     if v3:
         parts.append(mtp_module((*common, moe), times=n_mtp))
     return group(name, *parts)
 
 
-FREE = frozenset({
-    "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
-    "rope_parameters", "rope_interleave", "attention_dropout", "num_key_value_heads",
-    "head_dim", "n_group", "topk_group", "topk_method", "routed_scaling_factor",
-    "norm_topk_prob", "scoring_func", "aux_loss_alpha", "seq_aux", "ep_size",
+FREE = RMS_CAUSAL_LM_FREE | {
+    "rope_interleave", "num_key_value_heads", "head_dim", "n_group", "topk_group", "topk_method",
+    "routed_scaling_factor", "norm_topk_prob", "scoring_func", "aux_loss_alpha", "seq_aux", "ep_size",
     "output_router_logits", "router_aux_loss_coef", "pretraining_tp", "qk_head_dim",
-})
+}
 
 
 def _q_lora_rank(hp):
@@ -133,12 +132,7 @@ def _fields(*, v3: bool, v32: bool = False):
         HF_LAYERS,
         HF_HEADS,
         HF_WIDTH,
-        HF_FFN,
-        HF_EXPERT_FFN,
-        HF_ROUTED_EXPERTS,
-        HF_SHARED_EXPERTS,
-        HF_TOP_K,
-        HF_FIRST_DENSE,
+        *HF_DENSE_FIRST_MOE_FIELDS,
         Field("q_lora", hf="q_lora_rank", hf_presence=True),
         Field("r_q", hf="q_lora_rank"),
         Field("r_kv", hf="kv_lora_rank"),
@@ -156,10 +150,9 @@ _REQUIRES = (
     Require("moe_layer_freq", (1,), "every block after the first L_dense is sparse"),
 )
 
-MAPPING_V2 = Table(
+MAPPING_V2 = family_table(
+    "deepseek_v2", hf="DeepseekV2ForCausalLM",
     fields=_fields(v3=False),
-    model_type="deepseek_v2",
-    hf_classes={"DeepseekV2ForCausalLM": "deepseek_v2"},
     restrictions=(
         Sets("attention_bias", False, why="DeepSeek's attention projections have no biases"),
         Sets("mlp_bias", False, why="DeepSeek's feed-forward projections have no biases"),
@@ -169,10 +162,9 @@ MAPPING_V2 = Table(
     ),
     free=FREE,
 )
-MAPPING_V3 = Table(
+MAPPING_V3 = family_table(
+    "deepseek_v3", hf="DeepseekV3ForCausalLM",
     fields=_fields(v3=True),
-    model_type="deepseek_v3",
-    hf_classes={"DeepseekV3ForCausalLM": "deepseek_v3"},
     restrictions=(
         Sets("attention_bias", False, why="DeepSeek's attention projections have no biases"),
         Sets("q_lora_rank", _q_lora_rank,
@@ -201,8 +193,8 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
         del optional[q_lora], optional[r_q]
         required += (r_q, H_idx, d_idx)
         fixed[q_lora] = 1
-    register(Architecture(
-        id=arch_id,
+    register(hf_causal_lm(
+        arch_id,
         title=title,
         source=source,
         formula=formula,
@@ -223,7 +215,6 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
         # transformers' validation is this model's own constraint (only transformers builds
         # it): an even rotary width (head_dim is d_rope there) and, for V2, d_e a multiple of M
         # (a check MLA's shapes do not need)
-        reference=Named("reference_models.hf:weights", (arch_id,)),
         counting="trainable parameters of the causal LM: token embedding, L blocks (latent "
                  "attention; a dense SwiGLU in the first L_dense, routed and shared experts in "
                  "the rest), final RMS norm, untied LM head"
@@ -232,8 +223,6 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                     "a non-trainable buffer, counted apart" if v3 else "")
                  + ("; each block's lightning indexer" if v32 else "")
                  + "; active parameters count k of the E routed experts",
-        presets=arch_id,
-        family="transformers",
         mapping=mapping or (MAPPING_V3 if v3 else MAPPING_V2),
         transformers=Transformers(
             # the tree's own patterns are transformers' names (no Keras build exists)
@@ -242,7 +231,6 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                      if p.split(".")[0] != "mtp"},
             deltas=(Delta("mtp", None, _MTP_REASON),) if v3 else (),
         ),
-        frameworks=("transformers",),
         examples=examples,
     ))
 
@@ -279,10 +267,9 @@ _register(
     },
 )
 
-MAPPING_V32 = Table(
+MAPPING_V32 = family_table(
+    "deepseek_v32", hf="DeepseekV32ForCausalLM",
     fields=_fields(v3=True, v32=True),
-    model_type="deepseek_v32",
-    hf_classes={"DeepseekV32ForCausalLM": "deepseek_v32"},
     restrictions=(
         Sets("attention_bias", False, why="DeepSeek's attention projections have no biases"),
         Sets("mlp_bias", False, why="DeepSeek's feed-forward projections have no biases"),

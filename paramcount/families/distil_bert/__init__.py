@@ -9,14 +9,28 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import HEADS_FIT_WIDTH, POSITIONS_512, VOCAB
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
-from paramcount.model.components.encoders import encoder_stack, mlm_head, token_position_embeddings
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import TINY_AND_ODD_N
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import biased_floored_heads
+from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import mlm_head
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
 
@@ -76,17 +90,11 @@ _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="DistilBERT's query, key, value and output projections carry biases"),
-        HEADS_FIT_WIDTH,
+        *biased_floored_heads("DistilBERT"),
     ),
     presets="distil_bert",
     family="keras_hub",
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD_N,
     mapping=MAPPING,
 )
 

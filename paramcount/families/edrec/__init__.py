@@ -10,15 +10,29 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.core.formula import group, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
 from paramcount.core.restrictions import Fixed
-from paramcount.core.symbols import L_dec, L_enc, M, d_e, d_f, v, zeta
-from paramcount.families._lineages import HEADS_FIT_WIDTH, KERAS_FFN, KERAS_HEADS, KERAS_WIDTH
-from paramcount.model.components import attention, embedding, gated_feed_forward, rms_norm
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import KERAS_FFN
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import KERAS_HEADS
+from paramcount.families._lineages import KERAS_WIDTH
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components import gated_feed_forward
+from paramcount.model.components import rms_norm
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("edrec",)  # the ids this folder registers
 
@@ -39,8 +53,10 @@ MAPPING = Table(
     free=frozenset({"dropout", "epsilon"}),
 )
 
-register(Architecture(
-    id="edrec",
+register(keras_hub_backbone(
+    "edrec",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     title="EdRec backbone (keras_hub.models.EdRecBackbone): pre-norm encoder-decoder, RMS norms, "
           "gated feed-forward, shared token table",
@@ -74,17 +90,14 @@ register(Architecture(
             match=r"decoder_layer_\d+",
         ),
     ),
-    reference=Named("reference_models.table:backbone", ("edrec",)),
     counting="trainable weights of the backbone: the shared token table, L_enc encoder and L_dec "
              "decoder blocks; EdRecBackbone has no final norm and no LM head",
     required=(v, d_e, M, d_f, L_enc, L_dec),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 0, why="EdRec's attention projections are bias-free"),
         HEADS_FIT_WIDTH,
     ),
-    family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_f=64, L_enc=2, L_dec=2),
         "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L_enc=3, L_dec=1),

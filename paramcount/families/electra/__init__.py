@@ -10,40 +10,50 @@ from __future__ import annotations
 import sympy
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, s, v, zeta
-from paramcount.families._lineages import (
-    ABSOLUTE_POSITIONS,
-    EMBEDDING_WIDTH_128,
-    FFN,
-    HEADS,
-    HEADS_FIT_WIDTH,
-    LAYERS,
-    POSITIONS_512,
-    SEGMENTS,
-    WIDTH,
-)
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import s
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ABSOLUTE_POSITIONS
+from paramcount.families._lineages import EMBEDDING_WIDTH_128
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import SEGMENTS
+from paramcount.families._lineages import WIDTH
 from paramcount.families.bert import HF_BLOCKS
 from paramcount.model.components import dense
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.components.encoders import (
-    d_emb,
-    encoder_stack,
-    eta,
-    factorised_embeddings,
-    full_width_attention_output,
-)
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.encoders import d_emb
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import eta
+from paramcount.model.components.encoders import factorised_embeddings
+from paramcount.model.components.encoders import full_width_attention_output
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("electra",)  # the ids this folder registers
 
 
 # symbol ↔ ElectraBackbone argument ↔ ElectraConfig key. η is fixed by d_emb and d_e in both
 # frameworks (transformers also builds embeddings_project only when the widths differ).
-MAPPING = Table(
+MAPPING = family_table(
+    # ElectraForPreTraining (the published discriminators) adds a head KerasHub has no class
+    # for; it is refused by name rather than counted as the backbone.
+    "electra", hf="ElectraModel", keras="ElectraBackbone",
     fields=(
         Field("v", keras="vocab_size", hf="vocab_size"),
         LAYERS,
@@ -54,11 +64,6 @@ MAPPING = Table(
         POSITIONS_512,
         SEGMENTS,
     ),
-    model_type="electra",
-    # ElectraForPreTraining (the published discriminators) adds a head KerasHub has no class
-    # for; it is refused by name rather than counted as the backbone.
-    hf_classes={"ElectraModel": "electra"},
-    keras_classes={"ElectraBackbone": "electra"},
     restrictions=(
         Sets("position_embedding_type", "absolute", why="the formula counts ELECTRA's absolute learned position table"),
         Sets("add_cross_attention", False, why="ElectraBackbone is an encoder: it has no cross-attention weights"),
@@ -78,8 +83,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="electra",
+register(keras_hub_backbone(
+    "electra",
     title="ELECTRA backbone (keras_hub.models.ElectraBackbone): embeddings projected when "
           "d_emb ≠ d_e; pooler included",
     source="Clark et al. 2020; keras_hub/src/models/electra/electra_backbone.py",
@@ -89,7 +94,6 @@ register(Architecture(
         encoder_stack(L),
         dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
     ),
-    reference=Named("reference_models.table:backbone", ("electra",)),
     counting="trainable weights of the backbone (discriminator or generator body): d_emb-wide "
              "token, position and segment tables and their norm, the d_emb→d_e projection when "
              "the widths differ, L post-LN encoder blocks, the pooler; no discriminator or "
@@ -97,17 +101,13 @@ register(Architecture(
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 1, why="ELECTRA's query, key, value and output projections carry biases"),
         Fixed(eta, 1 - sympy.KroneckerDelta(d_emb, d_e),
             why="KerasHub builds the d_emb → d_e projection only when the embeddings are narrower or wider than "
                 "the width"),
         HEADS_FIT_WIDTH,
     ),
-    presets="electra",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(
         weights={

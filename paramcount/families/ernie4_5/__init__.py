@@ -16,32 +16,54 @@ E_sh·d_fe (none in the 300B model). ERNIE 4.5's vision-language models are not 
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import E, E_sh, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
-from paramcount.families._lineages import (
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_HEAD_DIM_OR_128,
-    HF_HEAD_DIM_OR_SPLIT,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_TIED_YES,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-)
-from paramcount.model.components.basic import embedding
-from paramcount.model.components.hf_decoder import attention, causal_lm, stacked_expert
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import E_sh
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._lineages import DENSE_THEN_SPARSE
+from paramcount.families._lineages import HF_EXPERT_FFN
+from paramcount.families._lineages import HF_FFN
+from paramcount.families._lineages import HF_HEAD_DIM_OR_128
+from paramcount.families._lineages import HF_HEAD_DIM_OR_SPLIT
+from paramcount.families._lineages import HF_HEADS
+from paramcount.families._lineages import HF_KV_HEADS_OR_M
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import HF_TIED_YES
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.model.components.hf_decoder import TIED_TO_TOKENS
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.hf_decoder import causal_lm
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.latent import swiglu_hf
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.model.components.stacks import DENSE_FIRST, L_dense, L_moe, LayerKinds
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Require, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import mixture_of_experts
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.stacks import DENSE_FIRST
+from paramcount.model.components.stacks import L_dense
+from paramcount.model.components.stacks import L_moe
+from paramcount.model.components.stacks import LayerKinds
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Require
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("ernie4_5", "ernie4_5_moe")  # the ids this folder registers
 
@@ -69,7 +91,7 @@ _ROUTER = group(
 )
 MOE = group(
     "ernie4_5_moe",
-    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    embeddings("model/embed_tokens"),
     DENSE_FIRST.stack(
         "blocks",
         common=(_NORM_1, _ATTENTION, _NORM_2),
@@ -83,8 +105,7 @@ MOE = group(
              "experts in the other L_moe",
     ),
     _FINAL_NORM,
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="output projection (none when tied to the token embedding)"),
+    lm_head(TIED_TO_TOKENS),
 )
 
 
@@ -126,8 +147,8 @@ def _fields(*more: Field) -> tuple[Field, ...]:
 
 _CONSTRAINTS = (Divisible(d_k, 2), Divisible(M, M_kv))
 
-register(Architecture(
-    id="ernie4_5",
+register(hf_causal_lm(
+    "ernie4_5",
     title="ERNIE 4.5 dense (transformers Ernie4_5ForCausalLM): Llama's block with head_dim "
           "apart from d_e/M, tied head",
     source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
@@ -140,11 +161,8 @@ register(Architecture(
             why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
                 "each key/value head by a whole group"),
     ),
-    reference=Named("reference_models.hf:weights", ("ernie4_5",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
              "LM head (none when tied, as released)",
-    presets="ernie4_5",
-    family="transformers",
     mapping=Table(
         # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
         fields=_fields(HF_HEAD_DIM_OR_128),
@@ -153,8 +171,6 @@ register(Architecture(
             Sets("use_bias", False, why="no released ERNIE 4.5 model has projection biases; the formula has none"),
             *Requires.each((_NO_BIAS,)),
         ), free=_FREE),
-    transformers=Transformers(weights=own_weights(DENSE)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=2),
         "tiny_mha_untied": dict(v=31, d_e=24, M=3, M_kv=3, d_k=8, d_f=20, L=3, tied=0),
@@ -166,8 +182,8 @@ def _start(hp) -> int:
     return hp["L_dense"]
 
 
-register(Architecture(
-    id="ernie4_5_moe",
+register(hf_causal_lm(
+    "ernie4_5_moe",
     title="ERNIE 4.5 MoE (transformers Ernie4_5_MoeForCausalLM): first-k dense blocks, routed "
           "+ shared experts with a frozen score-correction bias",
     source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
@@ -176,21 +192,17 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, d_fe),
     optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
     restrictions=(
-        *Fixed.each(DENSE_FIRST.fixed(),
-            why="the sparse blocks are those after the first L_dense dense ones (L_moe = L − L_dense)"),
+        *DENSE_THEN_SPARSE,
         *Holds.each(_CONSTRAINTS,
             why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
                 "each key/value head by a whole group"),
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),
-    reference=Named("reference_models.hf:weights", ("ernie4_5_moe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (a dense SwiGLU "
              "in the first L_dense, routed and shared experts in the rest), final RMS norm, LM "
              "head (none when tied); the router's score-correction bias is frozen, counted "
              "apart; active parameters count k of the E routed experts",
-    presets="ernie4_5_moe",
-    family="transformers",
     mapping=Table(
         fields=_fields(
             # absent: d_e/M, as Ernie4_5_MoeAttention takes it
@@ -215,8 +227,6 @@ register(Architecture(
         free=_FREE | {
             "moe_norm_min", "output_router_logits", "router_aux_loss_coef", "moe_gate",
             "moe_use_aux_free", "moe_capacity"}),
-    transformers=Transformers(weights=own_weights(MOE)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, d_fe=12, k=2, E_sh=2),
         "tiny_no_shared_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4,

@@ -10,17 +10,36 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, abs_pos, d_e, d_f, d_k, emb_norm, n, v, zeta
-from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
-from paramcount.model.components import attention, dense, embedding, feed_forward, layer_norm
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import abs_pos
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import emb_norm
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ENCODER_FIELDS
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.model.components import attention
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("esm",)  # the ids this folder registers
 
@@ -28,13 +47,12 @@ IDS = ("esm",)  # the ids this folder registers
 _POSITIONS = {"rotary": 0, "absolute": 1}
 # symbol ↔ ESMBackbone argument ↔ EsmConfig key. Both frameworks name the position type; ζ has
 # no HF key (transformers' ESM always has biases: Always below).
-MAPPING = Table(
+MAPPING = family_table(
+    # EsmForMaskedLM (the published checkpoints) adds an LM head paramcount's ESM does not have
+    # (KerasHub's ESMMaskedPLM is not registered): refused by name.
+    "esm", hf="EsmModel", keras="ESMBackbone",
     fields=(
-        VOCAB,
-        LAYERS,
-        HEADS,
-        WIDTH,
-        FFN,
+        *ENCODER_FIELDS,
         Field("n", keras="max_sequence_length", hf="max_position_embeddings",
               keras_default=1024, hf_default=1026),
         Field("zeta", keras="use_bias", flag=True, keras_default=1),
@@ -43,11 +61,6 @@ MAPPING = Table(
         Field("emb_norm", keras="use_pre_layer_norm", hf="emb_layer_norm_before", flag=True,
               keras_default=0, hf_default=0),
     ),
-    model_type="esm",
-    # EsmForMaskedLM (the published checkpoints) adds an LM head paramcount's ESM does not have
-    # (KerasHub's ESMMaskedPLM is not registered): refused by name.
-    hf_classes={"EsmModel": "esm"},
-    keras_classes={"ESMBackbone": "esm"},
     restrictions=(
         Sets("is_folding_model", False, why="the formula counts ESM-2's language model, not ESMFold's folding trunk"),
         Sets("add_cross_attention", False, why="ESMBackbone is an encoder: it has no cross-attention weights"),
@@ -63,8 +76,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="esm",
+register(keras_hub_backbone(
+    "esm",
     title="ESM-2 backbone (keras_hub.models.ESMBackbone): protein encoder, rotary or absolute "
           "positions",
     source="Lin et al. 2023 (ESM-2), Rives et al. 2021 (ESM-1b); "
@@ -91,23 +104,18 @@ register(Architecture(
         ),
         layer_norm("final_norm", match="output_layer_norm"),
     ),
-    reference=Named("reference_models.table:backbone", ("esm",)),
     counting="trainable weights of the backbone: token table (positions only when absolute), "
              "optional embedding norm, L pre-LN blocks, final norm; no LM or contact head",
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Holds(Divisible(d_e, M),
             why="the heads split the width exactly: transformers' EsmSelfAttention refuses a hidden size they do "
                 "not divide"),
     ),
     # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
     # (prove refutes it): an exact split only, as the checkpoints have.
-    presets="esm",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(
         # EsmConfig has no bias key: the class cannot switch the biases off

@@ -9,21 +9,38 @@ segment, their norm) are followed by a d_e → d_e dense projection, as in the o
 from __future__ import annotations
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Requires, Sets
-from paramcount.core.symbols import L, d_e, d_f, n, s, v
-from paramcount.families._lineages import FFN, LAYERS, POSITIONS_512, VOCAB, WIDTH
-from paramcount.model.components import dense, feed_forward, layer_norm
-from paramcount.model.components.encoders import fourier_mixing, token_position_embeddings
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import s
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import POSITIONS_512
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components import dense
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
+from paramcount.model.components.encoders import fourier_mixing
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("f_net",)  # the ids this folder registers
 
 
 # symbol ↔ FNetBackbone argument ↔ FNetConfig key.
-MAPPING = Table(
+MAPPING = family_table(
+    # FNetForPreTraining / FNetForMaskedLM (the published checkpoints) add heads KerasHub's
+    # backbone does not have: refused by name.
+    "f_net", hf="FNetModel", keras="FNetBackbone", model_type="fnet",
     fields=(
         VOCAB,
         LAYERS,
@@ -32,11 +49,6 @@ MAPPING = Table(
         POSITIONS_512,
         Field("s", keras="num_segments", hf="type_vocab_size", keras_default=4, hf_default=4),
     ),
-    model_type="fnet",
-    # FNetForPreTraining / FNetForMaskedLM (the published checkpoints) add heads KerasHub's
-    # backbone does not have: refused by name.
-    hf_classes={"FNetModel": "f_net"},
-    keras_classes={"FNetBackbone": "f_net"},
     restrictions=(
         Sets("use_tpu_fourier_optimizations", False,
             why="the TPU Fourier path is another computation of the same parameter-free mixing; the formula "
@@ -54,8 +66,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="f_net",
+register(keras_hub_backbone(
+    "f_net",
     title="FNet backbone (keras_hub.models.FNetBackbone): Fourier mixing in place of attention",
     source="Lee-Thorp et al. 2022; keras_hub/src/models/f_net/f_net_backbone.py",
     formula=group(
@@ -77,15 +89,11 @@ register(Architecture(
         ),
         dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
     ),
-    reference=Named("reference_models.table:backbone", ("f_net",)),
     counting="trainable weights of the backbone: token, position and segment tables and their "
              "norm, the embedding projection, L blocks (Fourier mixing costs nothing; two norms "
              "and the feed-forward network do), the pooler",
     required=(v, n, d_e, d_f, L),
     optional={s: 4},
-    presets="f_net",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(weights={
         "embeddings.token": "embeddings/word_embeddings",

@@ -11,29 +11,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, split_ln, v, zeta
-from paramcount.families._lineages import (
-    ATTENTION_HEADS,
-    HF_HEADS,
-    HF_LAYERS,
-    HF_VOCAB,
-    HF_WIDTH,
-    LAYERS,
-    VOCAB,
-    WIDTH,
-    rotary_heads,
-)
-from paramcount.model.components import dense, embedding, layer_norm
-from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import split_ln
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ATTENTION_HEADS
+from paramcount.families._lineages import HF_HEADS
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import TINY_AND_ODD
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import rotary_heads
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
 from paramcount.model.components.decoders import alibi_decoder
+from paramcount.model.components.decoders import alibi_decoder_names
 from paramcount.model.components.modern import rotary_positions
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("falcon", "falcon_parallel")  # the ids this folder registers
 
@@ -49,7 +66,8 @@ _HF_FREE = frozenset({
 # symbol ↔ FalconBackbone argument ↔ FalconConfig key, for KerasHub's Falcon-RW layout: a
 # transformers config is read here only when it asks for that layout (sequential blocks, full
 # multi-head attention, biases); Falcon-7B/40B configs are read by FALCON_PARALLEL below.
-MAPPING = Table(
+MAPPING = family_table(
+    "falcon", hf="FalconForCausalLM", keras="FalconBackbone",
     fields=(
         VOCAB,
         LAYERS,
@@ -57,9 +75,6 @@ MAPPING = Table(
         WIDTH,
         Field("d_f", keras="intermediate_dim", hf="ffn_hidden_size", hf_default=4 * d_e),
     ),
-    model_type="falcon",
-    hf_classes={"FalconForCausalLM": "falcon"},
-    keras_classes={"FalconBackbone": "falcon"},
     restrictions=(
         Sets("parallel_attn", False, why="KerasHub's Falcon is Falcon-RW's sequential block"),
         Sets("multi_query", False, why="KerasHub's Falcon has full multi-head attention"),
@@ -88,24 +103,10 @@ MAPPING = Table(
 TRANSFORMERS = Transformers(restrictions=(
     Holds(Divisible(d_e, 2 * M), binds="transformers",
         why="transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even"),
-), weights={
-    "embeddings.token": "transformer/word_embeddings",
-    "blocks": r"transformer/h/\d+",
-    "blocks.norm_1": "input_layernorm",
-    "blocks.attention": "self_attention",
-    "blocks.attention.query": ("query_key_value", (0, 3)),
-    "blocks.attention.key": ("query_key_value", (1, 3)),
-    "blocks.attention.value": ("query_key_value", (2, 3)),
-    "blocks.attention.output": "dense",
-    "blocks.norm_2": "post_attention_layernorm",
-    "blocks.ffn": "mlp",
-    "blocks.ffn.up": "dense_h_to_4h",
-    "blocks.ffn.down": "dense_4h_to_h",
-    "final_norm": "transformer/ln_f",
-})
+), weights=alibi_decoder_names("transformer/"))
 
-register(Architecture(
-    id="falcon",
+register(keras_hub_backbone(
+    "falcon",
     title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
     source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
            "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
@@ -115,8 +116,7 @@ register(Architecture(
         ffn_names=("dense_h_to_4h", "dense_4h_to_h")),
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 1, why="KerasHub's Falcon projections all have biases"),
         Holds(Divisible(d_e, M),
             why="transformers' FalconAttention refuses a hidden size that the heads do not divide"),
@@ -125,15 +125,9 @@ register(Architecture(
     reference="reference_models.falcon:backbone",
     counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
              "no LM head (FalconCausalLM ties it to the token embedding)",
-    presets="falcon",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD,
 ))
 
 
@@ -155,7 +149,8 @@ def _parallel_keys(config: Mapping) -> Mapping:
 
 
 # symbol ↔ FalconConfig key (no KerasHub argument: KerasHub cannot build these models).
-FALCON_PARALLEL_MAPPING = Table(
+FALCON_PARALLEL_MAPPING = family_table(
+    "falcon_parallel", hf="FalconForCausalLM", model_type="falcon",
     fields=(
         HF_VOCAB,
         HF_LAYERS,
@@ -167,8 +162,6 @@ FALCON_PARALLEL_MAPPING = Table(
         Field("split_ln", hf="num_ln_in_parallel_attn", hf_values={1: 0, 2: 1}, hf_default=1),
         Field("zeta", hf="bias", flag=True, hf_default=0),
     ),
-    model_type="falcon",
-    hf_classes={"FalconForCausalLM": "falcon_parallel"},
     restrictions=(
         Sets("new_decoder_architecture", True,
             why="this formula is the grouped-query parallel block of Falcon-7B/40B (new_decoder_architecture)"),
@@ -203,8 +196,8 @@ _PARALLEL_WEIGHTS = {
 }
 _W = _PARALLEL_WEIGHTS
 
-register(Architecture(
-    id="falcon_parallel",
+register(hf_causal_lm(
+    "falcon_parallel",
     title="Falcon-7B/40B/180B (transformers FalconForCausalLM): parallel attention + MLP, "
           "multi-query / grouped-query attention, no biases",
     source="Almazrouei et al. 2023, 'The Falcon Series of Open Language Models', table 2; "
@@ -248,15 +241,10 @@ register(Architecture(
     restrictions=(
         *rotary_heads("FalconConfig"),
     ),
-    # The transformers build's weights (built in a torch worker); verify labels it transformers.
-    reference=Named("reference_models.hf:weights", ("falcon_parallel",)),
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
              "final norm; the LM head is the token embedding (tied), counted once",
-    presets="falcon_parallel",
-    family="transformers",
     mapping=FALCON_PARALLEL_MAPPING,
     transformers=Transformers(weights=_PARALLEL_WEIGHTS),
-    frameworks=("transformers",),
     examples={
         "tiny_mqa": dict(v=97, d_e=32, M=4, L=2),
         "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, split_ln=1),

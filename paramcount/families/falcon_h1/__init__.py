@@ -16,64 +16,60 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Holds, Sets
-from paramcount.core.symbols import (
-    G_ssm,
-    H_ssm,
-    K_conv,
-    L,
-    M,
-    M_kv,
-    b_att,
-    b_conv,
-    b_ffn,
-    b_out,
-    b_proj,
-    d_e,
-    d_f,
-    d_k,
-    d_ssm,
-    d_state,
-    ssm_norm,
-    tied,
-    v,
-)
-from paramcount.families._lineages import (
-    GQA,
-    HF_ATTENTION_BIAS,
-    HF_FFN,
-    HF_HEAD_DIM_OR_SPLIT,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_MLP_BIAS,
-    HF_TIED_NO,
-    HF_VOCAB,
-    HF_WIDTH,
-    MAMBA_CONV,
-    MAMBA_CONV_BIAS,
-    MAMBA_GROUPS,
-    MAMBA_HEADS,
-    MAMBA_PROJ_BIAS,
-    MAMBA_STATE,
-)
-from paramcount.model.components.basic import embedding
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import G_ssm
+from paramcount.core.symbols import H_ssm
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_ffn
+from paramcount.core.symbols import b_out
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_ssm
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import ssm_norm
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_ATTENTION_BIAS
+from paramcount.families._lineages import HF_FFN
+from paramcount.families._lineages import HF_HEAD_DIM_DECODER_FIELDS
+from paramcount.families._lineages import HF_MLP_BIAS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import MAMBA_CONV
+from paramcount.families._lineages import MAMBA_CONV_BIAS
+from paramcount.families._lineages import MAMBA_GROUPS
+from paramcount.families._lineages import MAMBA_HEADS
+from paramcount.families._lineages import MAMBA_PROJ_BIAS
+from paramcount.families._lineages import MAMBA_STATE
+from paramcount.model.components.hf_decoder import TIED_TO_TOKENS
 from paramcount.model.components.hf_decoder import attention
-from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.modern import gated_feed_forward
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("falcon_h1",)  # the ids this folder registers
 
 
 FORMULA = group(
     "falcon_h1",
-    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    embeddings("model/embed_tokens"),
     group(
         "blocks",
         rms_norm("mixer_norm", match="input_layernorm"),
@@ -88,8 +84,7 @@ FORMULA = group(
         note="L hybrid blocks: attention and a Mamba-2 mixer in parallel, then a SwiGLU MLP",
     ),
     rms_norm("final_norm", match="model/final_layernorm"),
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="output projection (none when tied to the token embedding)"),
+    lm_head(TIED_TO_TOKENS),
 )
 
 
@@ -102,14 +97,10 @@ def _normalize(config: Mapping) -> Mapping:
     return c
 
 
-MAPPING = Table(
+MAPPING = family_table(
+    "falcon_h1", hf="FalconH1ForCausalLM",
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS_OR_M,
-        HF_HEAD_DIM_OR_SPLIT,
-        HF_WIDTH,
+        *HF_HEAD_DIM_DECODER_FIELDS,
         HF_FFN,
         MAMBA_HEADS,
         # mamba_d_ssm is the inner width H_ssm·d_ssm (FalconH1Config's default 1024 when absent)
@@ -125,8 +116,6 @@ MAPPING = Table(
         HF_MLP_BIAS,
         HF_TIED_NO,
     ),
-    model_type="falcon_h1",
-    hf_classes={"FalconH1ForCausalLM": "falcon_h1"},
     restrictions=(
         Sets("mamba_d_head", lambda hp: hp["d_ssm"],
             why="transformers takes the Mamba head width d_ssm as mamba_d_head"),
@@ -134,20 +123,17 @@ MAPPING = Table(
     hf_normalize=_normalize,
     # mamba_d_head: d_ssm, as FalconH1Config validates it against mamba_d_ssm / mamba_n_heads;
     # mamba_expand: used only when mamba_d_ssm is null; the multipliers are scalars
-    free=frozenset({
-        "mamba_d_head", "mamba_expand", "mamba_chunk_size", "mamba_norm_before_gate",
-        "mamba_use_mlp", "attn_layer_indices", "time_step_limit", "hidden_act",
-        "initializer_range", "rms_norm_eps", "use_cache", "num_logits_to_keep", "pad_token_id",
-        "bos_token_id", "eos_token_id", "max_position_embeddings", "attention_dropout",
-        "rope_theta", "rope_scaling", "rope_parameters", "lm_head_multiplier",
-        "embedding_multiplier", "mlp_multipliers", "key_multiplier",
-        "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers",
-        "ssm_in_multiplier", "ssm_out_multiplier", "torch_dtype", "transformers_version",
-    }),
+    free=RMS_CAUSAL_LM_FREE | {
+        "mamba_d_head", "mamba_expand", "mamba_chunk_size", "mamba_norm_before_gate", "mamba_use_mlp",
+        "attn_layer_indices", "time_step_limit", "initializer_range", "use_cache", "num_logits_to_keep", "pad_token_id",
+        "bos_token_id", "eos_token_id", "lm_head_multiplier", "embedding_multiplier", "mlp_multipliers",
+        "key_multiplier", "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers", "ssm_in_multiplier",
+        "ssm_out_multiplier", "torch_dtype", "transformers_version",
+    },
 )
 
-register(Architecture(
-    id="falcon_h1",
+register(hf_causal_lm(
+    "falcon_h1",
     title="Falcon-H1 (transformers FalconH1ForCausalLM): attention and Mamba-2 heads in "
           "parallel in every block",
     source="TII 2025 (Falcon-H1: A Family of Hybrid-Head Language Models), section 2; "
@@ -160,15 +146,10 @@ register(Architecture(
         Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds Falcon-H1)"),
         GQA,
     ),
-    reference=Named("reference_models.hf:weights", ("falcon_h1",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "
              "a Mamba-2 mixer side by side, a SwiGLU MLP), final RMS norm, the LM head unless "
              "tied; the µP multipliers are scalars, not parameters",
-    presets="falcon_h1",
-    family="transformers",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=2, H_ssm=4, d_ssm=6,
                      G_ssm=2, d_state=4, ssm_norm=1),

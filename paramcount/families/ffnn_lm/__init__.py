@@ -8,10 +8,19 @@ Option ``direct``: Bengio's direct connections from the concatenated embeddings 
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.symbols import L, d_e, d_h, direct, n, v
-from paramcount.model.components import dense, embedding
-from paramcount.model.registry import Architecture, register
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.symbols import L
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_h
+from paramcount.core.symbols import direct
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("ffnn_lm",)  # the ids this folder registers
 

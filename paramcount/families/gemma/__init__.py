@@ -19,37 +19,47 @@ halves together); the reference passes ``intermediate_dim = 2·d_f``.
 
 from __future__ import annotations
 
-from paramcount.core.formula import Term, group, zero
-from paramcount.core.restrictions import Fixed, Requires, Sets
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.families._lineages import (
-    GEMMA_VALIDATED,
-    GQA,
-    HEAD_DIM,
-    KV_HEADS,
-    LAYERS,
-    POST_ATTENTION_NORM,
-    POST_FFW_NORM,
-    POST_NORM_ALWAYS,
-    QUERY_HEADS,
-    VOCAB,
-    WIDTH,
-    post_norms_always,
-)
-from paramcount.model.components import embedding
-from paramcount.model.components.decoders import (
-    gemma_attention,
-    post_attn_norm,
-    post_ffw_norm,
-    post_norm,
-    post_norms,
-)
-from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import GEMMA_VALIDATED
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEAD_DIM
+from paramcount.families._lineages import KV_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import POST_ATTENTION_NORM
+from paramcount.families._lineages import POST_FFW_NORM
+from paramcount.families._lineages import POST_NORM_ALWAYS
+from paramcount.families._lineages import QUERY_HEADS
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import post_norms_always
+from paramcount.model.components.decoders import gemma_attention
+from paramcount.model.components.decoders import post_attn_norm
+from paramcount.model.components.decoders import post_ffw_norm
+from paramcount.model.components.decoders import post_norm
+from paramcount.model.components.decoders import post_norms
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.llama_like import hf_decoder_names
+from paramcount.model.components.modern import gated_feed_forward
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("gemma",)  # the ids this folder registers
 
@@ -76,14 +86,12 @@ _SHAPES = (
     Field("d_f", keras="intermediate_dim", hf="intermediate_size", keras_scale=2),
     HEAD_DIM,
 )
-_HF_FREE = frozenset({
-    "hidden_act", "hidden_activation", "max_position_embeddings", "rms_norm_eps",
-    "rope_theta", "rope_parameters", "rope_scaling", "attention_dropout",
-    "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
-    "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
-    "layer_norm_epsilon", "dropout",
-})
-MAPPING = Table(
+_HF_FREE = RMS_CAUSAL_LM_FREE | {
+    "hidden_activation", "use_bidirectional_attention", "query_head_dim_normalize", "final_logit_soft_cap",
+    "attention_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size", "layer_norm_epsilon", "dropout",
+}
+MAPPING = family_table(
+    "gemma", hf="GemmaForCausalLM", keras="GemmaBackbone",
     fields=(
         *_SHAPES,
         # KerasHub's two switches, apart; post_norm (Gemma 2, their common default) is read from
@@ -92,9 +100,6 @@ MAPPING = Table(
         POST_FFW_NORM,
         Field("post_norm", keras="use_sliding_window_attention", flag=True, keras_default=0),
     ),
-    model_type="gemma",
-    hf_classes={"GemmaForCausalLM": "gemma"},
-    keras_classes={"GemmaBackbone": "gemma"},
     restrictions=(
         Sets("tie_word_embeddings", True,
             why="Gemma's output head is the token embedding (tied), as KerasHub builds it"),
@@ -116,15 +121,14 @@ MAPPING = Table(
 # norms always (no key switches them: post_norm is 1, the two flags default to it). Its
 # num_key_value_heads (4) and head_dim (256) are Gemma2Config's class defaults. Soft caps,
 # query_pre_attn_scalar and the alternating sliding windows (layer_types) hold no weights.
-GEMMA2 = Table(
+GEMMA2 = family_table(
+    "gemma", hf="Gemma2ForCausalLM", model_type="gemma2",
     fields=(
         *(f for f in _SHAPES if f.symbol not in ("M_kv", "d_k")),
         Field("M_kv", hf="num_key_value_heads", hf_default=4),
         Field("d_k", hf="head_dim", hf_default=256),
         POST_NORM_ALWAYS,
     ),
-    model_type="gemma2",
-    hf_classes={"Gemma2ForCausalLM": "gemma"},
     restrictions=(
         Sets("tie_word_embeddings", True,
             why="Gemma 2's output head is the token embedding (tied), as KerasHub builds it"),
@@ -160,20 +164,18 @@ TRANSFORMERS = Transformers(
     ),),
 )
 
-def gemma_decoder(post_attention: Term, post_ffw: Term, **blocks: str) -> tuple[Term, Term]:
+def gemma_decoder(post_attention: Term, post_ffw: Term, attention: Term | None = None,
+                  **blocks: str) -> tuple[Term, Term]:
     """Gemma's token embedding and L decoder blocks (pre norms, attention, GeGLU) with the post
-    norms given: the lineage's decoder, which PaliGemma's language model is too. ``blocks``:
-    more of the block group's fields (its ``note``)."""
+    norms given: the lineage's decoder, which PaliGemma's language model and Gemma 3's (its
+    ``attention`` with QK norms) are too. ``blocks``: more of the block group's fields (its
+    ``note``)."""
     return (
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            rotary_positions(),
-        ),
+        embeddings("token_embedding"),
         group(
             "blocks",
             rms_norm("norm_1", match="pre_attention_norm"),
-            gemma_attention(),
+            gemma_attention() if attention is None else attention,
             post_attention,
             rms_norm("norm_2", match="pre_ffw_norm"),
             gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
@@ -185,8 +187,8 @@ def gemma_decoder(post_attention: Term, post_ffw: Term, **blocks: str) -> tuple[
     )
 
 
-register(Architecture(
-    id="gemma",
+register(keras_hub_backbone(
+    "gemma",
     title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
     source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
            "'Gemma 2: Improving Open Language Models at a Practical Size'; "
@@ -203,14 +205,10 @@ register(Architecture(
     restrictions=(
         GQA,
     ),
-    reference=Named("reference_models.table:backbone", ("gemma",)),
     counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
              "final norm",
-    presets="gemma",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),
         "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, post_norm=1),

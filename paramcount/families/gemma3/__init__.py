@@ -21,36 +21,52 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.core.formula import group, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets, select
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, d_pool, d_sent, v
-from paramcount.families._lineages import (
-    DECODER_FIELDS,
-    FFN,
-    GEMMA3_TIED,
-    GEMMA_VALIDATED,
-    GQA,
-    HEAD_DIM,
-    NO_IMAGE_SIZE,
-    POST_ATTENTION_NORM,
-    POST_FFW_NORM,
-    QK_NORM_KERAS,
-    post_norms_always,
-)
-from paramcount.model.components import dense, embedding
-from paramcount.model.components.decoders import (
-    gemma_attention,
-    post_attn_norm,
-    post_ffw_norm,
-    post_norm,
-    post_norms,
-    qk_norm,
-)
-from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
-from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
-from paramcount.model.frameworks import Always, Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.restrictions import select
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_pool
+from paramcount.core.symbols import d_sent
+from paramcount.core.symbols import v
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GEMMA3_TIED
+from paramcount.families._lineages import GEMMA_VALIDATED
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEAD_DIM
+from paramcount.families._lineages import NO_IMAGE_SIZE
+from paramcount.families._lineages import POST_ATTENTION_NORM
+from paramcount.families._lineages import POST_FFW_NORM
+from paramcount.families._lineages import QK_NORM_KERAS
+from paramcount.families._lineages import post_norms_always
+from paramcount.families.gemma import gemma_decoder
+from paramcount.model.components import dense
+from paramcount.model.components.decoders import gemma_attention
+from paramcount.model.components.decoders import post_attn_norm
+from paramcount.model.components.decoders import post_ffw_norm
+from paramcount.model.components.decoders import post_norm
+from paramcount.model.components.decoders import post_norms
+from paramcount.model.components.decoders import qk_norm
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS
+from paramcount.model.components.llama_like import hf_decoder_names
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.frameworks import Always
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 from paramcount.model.weights import Named
 
 IDS = ("gemma3", "gemma3_embedding")  # the ids this folder registers
@@ -61,24 +77,10 @@ _post_attention, _post_ffw = post_norms(post_attn_norm, post_ffw_norm)
 _POST = {post_attn_norm: post_norm, post_ffw_norm: post_norm}
 
 _BACKBONE = (
-    group(
-        "embeddings",
-        embedding("token", v, match="token_embedding"),
-        rotary_positions(),
-    ),
-    group(
-        "blocks",
-        rms_norm("norm_1", match="pre_attention_norm"),
-        gemma_attention(with_qk_norm=qk_norm),
-        _post_attention,
-        rms_norm("norm_2", match="pre_ffw_norm"),
-        gated_feed_forward(names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
-        _post_ffw,
-        times=L,
-        match=r"decoder_block_\d+",
-        note="sliding-window (local) and global layers alike: they differ in mask and rotary "
-             "wavelength, not in weights",
-    ),
+    # Gemma's decoder, its attention with QK norms
+    *gemma_decoder(_post_attention, _post_ffw, gemma_attention(with_qk_norm=qk_norm),
+                   note="sliding-window (local) and global layers alike: they differ in mask and rotary "
+                        "wavelength, not in weights"),
     rms_norm("final_norm", match="final_normalization"),
 )
 
@@ -94,7 +96,8 @@ _architecture = partial(
 # config has no switch for QK norms or post norms (Gemma3ForCausalLM always has both); KerasHub
 # has one per norm, and defaults the post norms to off. Gemma3TextConfig's num_key_value_heads
 # (4) and head_dim (256) have class defaults, not derived ones: both keys are read.
-MAPPING = Table(
+MAPPING = family_table(
+    "gemma3", hf="Gemma3ForCausalLM", keras="Gemma3Backbone", model_type="gemma3_text",
     fields=(
         *DECODER_FIELDS,
         FFN,
@@ -104,9 +107,6 @@ MAPPING = Table(
         POST_ATTENTION_NORM,
         POST_FFW_NORM,
     ),
-    model_type="gemma3_text",
-    hf_classes={"Gemma3ForCausalLM": "gemma3"},
-    keras_classes={"Gemma3Backbone": "gemma3"},
     restrictions=(
         GEMMA3_TIED,
         Sets("attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
@@ -134,17 +134,14 @@ MAPPING = Table(
         ),
     ),
     # the text backbone, as the checkpoints build it (five local layers to one global)
-    free=frozenset({
-        "hidden_activation", "hidden_act", "max_position_embeddings", "rms_norm_eps",
-        "rope_theta", "rope_local_base_freq", "rope_parameters", "rope_scaling",
-        "attention_dropout", "query_pre_attn_scalar", "sliding_window", "sliding_window_pattern",
-        "layer_types", "final_logit_softcapping", "attn_logit_softcapping",
-        "use_bidirectional_attention", "cache_implementation",
-        "image_size", "query_head_dim_normalize", "attention_logit_soft_cap",
-        "final_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
-        "local_rope_scaling_factor", "global_rope_scaling_factor", "layer_norm_epsilon",
-        "dropout", "pooling_intermediate_dim", "embedding_dim",
-    }),
+    free=RMS_CAUSAL_LM_FREE | {
+        "hidden_activation", "rope_local_base_freq", "query_pre_attn_scalar", "sliding_window",
+        "sliding_window_pattern", "layer_types", "final_logit_softcapping", "attn_logit_softcapping",
+        "use_bidirectional_attention", "cache_implementation", "image_size", "query_head_dim_normalize",
+        "attention_logit_soft_cap", "final_logit_soft_cap", "use_sliding_window_attention", "sliding_window_size",
+        "local_rope_scaling_factor", "global_rope_scaling_factor", "layer_norm_epsilon", "dropout",
+        "pooling_intermediate_dim", "embedding_dim",
+    },
 )
 
 # Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
@@ -207,13 +204,9 @@ register(_architecture(
 # (a config read takes their defaults, 4·d_e and d_e: EmbeddingGemma's 3072 and 768). KerasHub's
 # convert_gemma3 also takes the pooling width as 3072 whatever hidden_size is, and the embedding
 # width as hidden_size.
-EMBEDDING_MAPPING = Table(
-    fields=(*MAPPING.fields,
-            Field("d_pool", keras="pooling_intermediate_dim"),
-            Field("d_sent", keras="embedding_dim")),
-    model_type="gemma3_text",
-    hf_classes={"Gemma3TextModel": "gemma3_embedding"},
-    keras_classes={"Gemma3Backbone": "gemma3_embedding"},
+EMBEDDING_MAPPING = family_table(
+    "gemma3_embedding", hf="Gemma3TextModel", keras="Gemma3Backbone", model_type="gemma3_text",
+    fields=(*MAPPING.fields, Field('d_pool', keras='pooling_intermediate_dim'), Field('d_sent', keras='embedding_dim')),
     restrictions=(
         Sets("attention_bias", False, why="KerasHub's Gemma 3 attention has no biases"),
         Sets("use_bidirectional_attention", True,

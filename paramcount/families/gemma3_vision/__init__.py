@@ -12,26 +12,38 @@ embeddings that are interleaved with the text's (no weights either).
 from __future__ import annotations
 
 import paramcount.families.gemma3 as _text
-from paramcount.core.formula import group, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets, select
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
-from paramcount.families._lineages import GEMMA3_TIED, IMAGE_SIZE_224
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.restrictions import select
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import GEMMA3_TIED
+from paramcount.families._lineages import IMAGE_SIZE_224
+from paramcount.families._lineages import VISION_SPLIT
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.model.components import dense
 from paramcount.model.components.modern import rms_norm
-from paramcount.model.components.vision import (
-    VISION_CONSTRAINTS,
-    H,
-    L_vis,
-    M_vis,
-    P,
-    d_fvis,
-    d_vis,
-    vision_encoder,
-)
+from paramcount.model.components.vision import H
+from paramcount.model.components.vision import L_vis
+from paramcount.model.components.vision import M_vis
+from paramcount.model.components.vision import P
+from paramcount.model.components.vision import d_fvis
+from paramcount.model.components.vision import d_vis
+from paramcount.model.components.vision import vision_encoder
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, get, register
+from paramcount.model.mapping import Field
+from paramcount.model.registry import get
+from paramcount.model.registry import register
 
 IDS = ("gemma3_vision",)  # the ids this folder registers
 
@@ -54,7 +66,8 @@ _TEXT = [f for f in _text.MAPPING.fields]  # the text backbone's rows, with text
 # Gemma3TextConfig's class defaults (vocab_size 262208, 8 heads, 4 key/value heads, head_dim
 # 256): those are the defaults here.
 _HF_DEFAULTS = {"v": 262208, "M": 8, "M_kv": 4, "d_k": 256}
-MAPPING = Table(
+MAPPING = family_table(
+    "gemma3_vision", hf="Gemma3ForConditionalGeneration", keras="Gemma3Backbone", model_type="gemma3",
     fields=(
         *(Field(f.symbol, keras=f.keras, hf=f.hf and f"text_config.{f.hf}", flag=f.flag,
                 keras_default=f.keras_default, hf_default=_HF_DEFAULTS.get(f.symbol))
@@ -68,9 +81,6 @@ MAPPING = Table(
         Field("d_fvis", keras=_ENC + "intermediate_dim", hf="vision_config.intermediate_size"),
         Field("d_e", keras=_ENC + "output_dim"),
     ),
-    model_type="gemma3",
-    hf_classes={"Gemma3ForConditionalGeneration": "gemma3_vision"},
-    keras_classes={"Gemma3Backbone": "gemma3_vision"},
     restrictions=(
         GEMMA3_TIED,
         Sets("mm_tokens_per_image", 1,
@@ -151,8 +161,8 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="gemma3_vision",
+register(keras_hub_backbone(
+    "gemma3_vision",
     title="Gemma 3 vision-language backbone (Gemma3Backbone with Gemma3VisionEncoder): SigLIP "
           "encoder, pooled and projected image tokens",
     source="Gemma Team 2025, 'Gemma 3 Technical Report', section 2.1 (vision encoder); Zhai et al. "
@@ -176,14 +186,12 @@ register(Architecture(
     optional=_GEMMA3.optional,
     restrictions=(
         *select(_GEMMA3.restrictions, Holds, "all"),
-        *Holds.each(VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image"),
+        *VISION_SPLIT,
     ),
     reference="reference_models.gemma3_vision:backbone",
     counting="trainable weights of the whole vision-language backbone: the text backbone "
              "(token embedding, also the tied head; L blocks; final norm), the image encoder "
              "and its projector",
-    presets="gemma3_vision",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
@@ -192,5 +200,4 @@ register(Architecture(
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
                           M_vis=5, d_fvis=11, L_vis=3, qk_norm=0, post_norm=0),
     },
-    family="keras_hub",
 ))

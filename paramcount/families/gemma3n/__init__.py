@@ -46,45 +46,53 @@ key/value projections or key norm in the KV-shared blocks, and builds AltUp's d_
 Not expressible here: blocks of different feed-forward widths. The released presets
 (``gemma3n_e2b``, ``gemma3n_e4b`` and their instruct twins) carry a MobileNetV5 vision encoder
 and a Conformer audio encoder, not formulated yet: they are not listed
-(``keras_hub_meta.UNLISTED``), and the example ``e4b_text`` is transformers' default text
+(``unlisted.py``, beside this file), and the example ``e4b_text`` is transformers' default text
 configuration (documented as google/gemma-3n-E4B's).
 """
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import (
-    A,
-    L,
-    L_kvo,
-    L_kvs,
-    M,
-    M_kv,
-    altup_cs,
-    b_att,
-    d_e,
-    d_f,
-    d_k,
-    d_p,
-    r_l,
-    v,
-    v_p,
-)
-from paramcount.families._lineages import (
-    ATTENTION_HEADS,
-    EVEN_HEAD_DIM_VALIDATED,
-    HEAD_DIM,
-    KV_HEADS,
-    released_values,
-)
-from paramcount.model.components import dense, embedding, gated_feed_forward, rms_norm
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import A
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_kvo
+from paramcount.core.symbols import L_kvs
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import altup_cs
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_p
+from paramcount.core.symbols import r_l
+from paramcount.core.symbols import v
+from paramcount.core.symbols import v_p
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ATTENTION_HEADS
+from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
+from paramcount.families._lineages import HEAD_DIM
+from paramcount.families._lineages import KV_HEADS
+from paramcount.families._lineages import released_values
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import gated_feed_forward
+from paramcount.model.components import rms_norm
 from paramcount.model.components.modern import rotary_positions
 from paramcount.model.components.stacks import LayerKinds
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("gemma3n",)  # the ids this folder registers
 
@@ -196,7 +204,8 @@ def _layer_types(hp) -> list[str]:
 # weight (mask, rotary wavelength, a top-k of the gate's activations): free. A full Gemma3nConfig
 # (model_type gemma3n, Gemma3nForConditionalGeneration) adds a MobileNetV5 vision tower and a
 # Conformer audio tower, not formulated: not read.
-MAPPING = Table(
+MAPPING = family_table(
+    "gemma3n", hf="Gemma3nForCausalLM", keras="Gemma3nBackbone", model_type="gemma3n_text",
     fields=(
         Field("v", keras="text_vocab_size", hf="vocab_size"),
         Field("d_e", keras="text_hidden_size", hf="hidden_size"),
@@ -217,9 +226,6 @@ MAPPING = Table(
         Field("altup_cs", keras="altup_correct_scale", hf="altup_correct_scale", flag=True,
               keras_default=1, hf_default=1),
     ),
-    model_type="gemma3n_text",
-    hf_classes={"Gemma3nForCausalLM": "gemma3n"},
-    keras_classes={"Gemma3nBackbone": "gemma3n"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="Gemma 3n's head is the token embedding (tied)"),
         Sets("layer_types", _layer_types,
@@ -332,8 +338,8 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="gemma3n",
+register(keras_hub_backbone(
+    "gemma3n",
     title="Gemma 3n text decoder (keras_hub.models.Gemma3nBackbone, no vision/audio): AltUp, "
           "LAuReL, per-layer inputs, KV-shared layers",
     source="Google DeepMind 2025 (Gemma 3n); keras_hub/src/models/gemma3n/"
@@ -381,7 +387,8 @@ register(Architecture(
             "values: at least one block computes its own"),
         ),
     ),
-    family="keras_hub",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -27,17 +27,42 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, L_global, L_local, M, M_kv, M_kvg, d_e, d_f, d_k, d_kg, keqv, v
-from paramcount.families._lineages import DECODER_FIELDS, FFN, GQA, HEAD_DIM, NO_IMAGE_SIZE
-from paramcount.model.components import dense, embedding, gated_feed_forward, rms_norm
-from paramcount.model.components.modern import rotary_positions
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_global
+from paramcount.core.symbols import L_local
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import M_kvg
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_kg
+from paramcount.core.symbols import keqv
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEAD_DIM
+from paramcount.families._lineages import NO_IMAGE_SIZE
+from paramcount.model.components import dense
+from paramcount.model.components import gated_feed_forward
+from paramcount.model.components import rms_norm
+from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.stacks import LayerKinds
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("gemma4",)  # the ids this folder registers
 
@@ -163,7 +188,8 @@ def _hf_keys(config):
 # (attention_k_eq_v) and, in KerasHub, num_global_key_value_heads being set at all.
 # transformers' absent global_head_dim is 512 (not head_dim), its absent
 # hidden_size_per_layer_input 256 (per-layer inputs on): that key must be stated, as 0.
-MAPPING = Table(
+MAPPING = family_table(
+    "gemma4", hf="Gemma4ForCausalLM", keras="Gemma4Backbone", model_type="gemma4_text",
     fields=(
         *DECODER_FIELDS,
         FFN,
@@ -177,9 +203,6 @@ MAPPING = Table(
         Field("M_kvg", keras="num_global_key_value_heads", hf="num_global_key_value_heads",
               keras_default=M_kv, hf_default=M_kv),
     ),
-    model_type="gemma4_text",
-    hf_classes={"Gemma4ForCausalLM": "gemma4"},
-    keras_classes={"Gemma4Backbone": "gemma4"},
     restrictions=(
         Sets("layer_types", _layer_types,
             why="transformers forces the last block global: the L_global global blocks go last (which blocks "
@@ -319,15 +342,15 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="gemma4",
+register(keras_hub_backbone(
+    "gemma4",
     title="Gemma 4 dense text decoder (keras_hub.models.Gemma4Backbone, no vision/audio): "
           "local and global layers with different weights",
     source="Google DeepMind 2026 (Gemma 4); "
            "keras_hub/src/models/gemma4/gemma4_{backbone,decoder_block,attention}.py",
     formula=group(
         "gemma4",
-        group("embeddings", embedding("token", v, match="token_embedding"), rotary_positions()),
+        embeddings("token_embedding"),
         BLOCKS,
         rms_norm("final_norm", match="final_normalization"),
         zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
@@ -345,7 +368,8 @@ register(Architecture(
         Holds(Divisible(M, M_kvg), why="the global layers' key heads are shared by whole groups of query heads too"),
         *Holds.each(LOCAL_AND_GLOBAL.constraints()),
     ),
-    family="keras_hub",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

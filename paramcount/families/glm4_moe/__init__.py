@@ -19,54 +19,51 @@ GLM-4.5-Air's module store their own copies of the token table and head (mtp_tab
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
-from paramcount.core.restrictions import Fixed, Holds
-from paramcount.core.symbols import (
-    E,
-    E_s,
-    L,
-    M,
-    M_kv,
-    b_att,
-    d_e,
-    d_f,
-    d_fe,
-    d_k,
-    mtp_tab,
-    n_mtp,
-    qk_norm,
-    tied,
-    v,
-)
-from paramcount.families._lineages import (
-    EVEN_HEAD_DIM,
-    GQA,
-    HF_ATTENTION_BIAS,
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_FIRST_DENSE,
-    HF_HEAD_DIM_OR_SPLIT,
-    HF_HEADS,
-    HF_KV_HEADS,
-    HF_LAYERS,
-    HF_QK_NORM,
-    HF_ROUTED_EXPERTS,
-    HF_SHARED_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-)
+from paramcount.core.formula import group
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import E
+from paramcount.core.symbols import E_s
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import mtp_tab
+from paramcount.core.symbols import n_mtp
+from paramcount.core.symbols import qk_norm
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import DENSE_THEN_SPARSE
+from paramcount.families._lineages import EVEN_HEAD_DIM
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_ATTENTION_BIAS
+from paramcount.families._lineages import HF_DENSE_FIRST_MOE_FIELDS
+from paramcount.families._lineages import HF_GQA_FIELDS
+from paramcount.families._lineages import HF_HEAD_DIM_OR_SPLIT
+from paramcount.families._lineages import HF_QK_NORM
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
-from paramcount.model.components.basic import dense, embedding
-from paramcount.model.components.latent import deepseek_moe, mtp_module, swiglu_hf
-from paramcount.model.components.modern import k_act, rms_norm, rotary_positions
-from paramcount.model.components.stacks import DENSE_FIRST, L_dense
-from paramcount.model.frameworks import Delta, Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.basic import dense
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.latent import deepseek_moe
+from paramcount.model.components.latent import mtp_module
+from paramcount.model.components.latent import swiglu_hf
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.stacks import DENSE_FIRST
+from paramcount.model.components.stacks import L_dense
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("glm4_moe",)  # the ids this folder registers
 
@@ -88,7 +85,7 @@ _COMMON = (rms_norm("attention_norm", match="input_layernorm"), _attention,
 
 FORMULA = group(
     "glm4_moe",
-    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    embeddings("model/embed_tokens"),
     DENSE_FIRST.stack(
         "blocks",
         common=_COMMON,
@@ -100,34 +97,23 @@ FORMULA = group(
              "routed + shared experts in the other L_moe",
     ),
     rms_norm("final_norm", match="model/norm"),
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="untied output projection (none when tied)"),
+    lm_head(),
     mtp_module((*_COMMON, deepseek_moe(score_bias=True)), times=n_mtp, tables=mtp_tab),
 )
 
-MAPPING = Table(
+MAPPING = family_table(
+    "glm4_moe", hf="Glm4MoeForCausalLM",
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS,
-        HF_WIDTH,
+        *HF_GQA_FIELDS,
         # absent: d_e/M, as Glm4MoeAttention takes it
         HF_HEAD_DIM_OR_SPLIT,
-        HF_FFN,
-        HF_EXPERT_FFN,
-        HF_ROUTED_EXPERTS,
-        HF_SHARED_EXPERTS,
-        HF_TOP_K,
-        HF_FIRST_DENSE,
+        *HF_DENSE_FIRST_MOE_FIELDS,
         HF_ATTENTION_BIAS,
         HF_QK_NORM,
         HF_TIED_NO,
         # Glm4MoeConfig's num_mtp_layers (attribute_map: num_nextn_predict_layers), default 1
         Field("n_mtp", hf="num_nextn_predict_layers", hf_default=1),
     ),
-    model_type="glm4_moe",
-    hf_classes={"Glm4MoeForCausalLM": "glm4_moe"},
     # partial_rotary_factor: the rotary share of d_k (changes no weight)
     free=DEEPSEEK_FREE | {"partial_rotary_factor"},
 )
@@ -137,8 +123,8 @@ _MTP_REASON = ("transformers (Glm4MoeForCausalLM) does not build the multi-token
                "(92 in GLM-4.5, 46 in GLM-4.5-Air), which loading ignores; generate(use_mtp=True) "
                "loads them into a separate MtpModel that shares the main model's table and head")
 
-register(Architecture(
-    id="glm4_moe",
+register(hf_causal_lm(
+    "glm4_moe",
     title="GLM-4.5 / 4.6 (transformers Glm4MoeForCausalLM): grouped-query attention with "
           "biases and QK norm, first-k dense blocks, routed + shared experts",
     source="GLM-4.5 Team 2025 (GLM-4.5: Agentic, Reasoning, and Coding Foundation Models), "
@@ -147,8 +133,7 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, E_s, d_fe),
     optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0, n_mtp: 0, mtp_tab: 1},
     restrictions=(
-        *Fixed.each(DENSE_FIRST.fixed(),
-            why="the sparse blocks are those after the first L_dense dense ones (L_moe = L − L_dense)"),
+        *DENSE_THEN_SPARSE,
         EVEN_HEAD_DIM,
         GQA,
         ROUTED_TO_AT_MOST_ALL,
@@ -156,21 +141,17 @@ register(Architecture(
     ),
     # transformers' own constraints (only it builds the model): an even rotary width (half of
     # d_k rotates in the published models; the formula needs d_k even at least), heads in groups
-    reference=Named("reference_models.hf:weights", ("glm4_moe",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
              "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "
              "rest), final RMS norm, untied LM head; the router's score-correction bias is a "
              "non-trainable buffer, counted apart; the n_mtp multi-token-prediction layers the "
              "checkpoint stores (transformers does not build them), with their own token table "
              "and head when mtp_tab = 1; active parameters count k of the E routed experts",
-    presets="glm4_moe",
-    family="transformers",
     mapping=MAPPING,
     transformers=Transformers(
         weights={p: m for p, m in own_weights(FORMULA).items() if p.split(".")[0] != "mtp"},
         deltas=(Delta("mtp", None, _MTP_REASON),),
     ),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, E_s=1, d_fe=12, k=2,
                      qk_norm=1),

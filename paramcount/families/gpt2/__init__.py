@@ -4,15 +4,31 @@ from __future__ import annotations
 
 from functools import partial
 
-from paramcount.core.formula import group, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB
-from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.families._lineages import HEADS_N_HEAD
+from paramcount.families._lineages import LAYERS_N_LAYER
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import biased_floored_heads
+from paramcount.model.components import decoder_block
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.components import position_embedding
+from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
 
@@ -87,10 +103,7 @@ _architecture = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="GPT-2's query, key, value and output projections carry biases"),
-        HEADS_FIT_WIDTH,
+        *biased_floored_heads("GPT-2"),
     ),
     presets=("gpt2", "gpt3"),
     family="keras_hub",

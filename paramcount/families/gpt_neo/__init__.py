@@ -12,15 +12,30 @@ Local (windowed) and global attention alternate (``attention_types``): no weight
 from __future__ import annotations
 
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Sets
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, n, tied, v
-from paramcount.families._lineages import HF_FFN_OR_4D, HF_TIED_YES, HF_VOCAB, HF_WIDTH, split_heads
-from paramcount.model.components.basic import embedding, layer_norm
-from paramcount.model.components.hf_decoder import attention, causal_lm, plain_mlp
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import causal_lm_counting
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._lineages import HF_FFN_OR_4D
+from paramcount.families._lineages import HF_TIED_YES
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import full_heads
+from paramcount.families._lineages import split_heads
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.basic import layer_norm
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.hf_decoder import causal_lm
+from paramcount.model.components.hf_decoder import plain_mlp
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("gpt_neo",)  # the ids this folder registers
 
@@ -47,51 +62,34 @@ def _attention_types(hp) -> list:
     return [[["global"], hp["L"]]]
 
 
-register(Architecture(
-    id="gpt_neo",
+register(hf_causal_lm(
+    "gpt_neo",
     title="GPT-Neo (transformers GPTNeoForCausalLM): learned positions, bias-free q/k/v, "
           "alternating local and global attention, tied head",
     source="Black et al. 2021 (GPT-Neo, mesh-tensorflow); "
            "transformers/models/gpt_neo/modeling_gpt_neo.py",
+    hf="GPTNeoForCausalLM",
     formula=FORMULA,
     required=(v, n, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 1},
     restrictions=(
         split_heads("GPTNeoConfig", "hidden_size", "num_heads"),
-        Fixed(M_kv, M, why="GPT-Neo has full multi-head attention (a key/value head per query head)"),
+        full_heads("GPT-Neo"),
         Holds(Divisible(d_e, M), why="GPTNeoSelfAttention refuses an embed_dim not divisible by num_heads"),
     ),
-    reference=Named("reference_models.hf:weights", ("gpt_neo",)),
-    counting="trainable parameters of the causal LM: token and position embeddings, L blocks, "
-             "final layer norm, LM head (none when tied, as released)",
-    presets="gpt_neo",
-    family="transformers",
-    mapping=Table(
-        fields=(
-            HF_VOCAB,
-            Field("n", hf="max_position_embeddings"),
-            Field("L", hf="num_layers"),
-            Field("M", hf="num_heads"),
-            HF_WIDTH,
-            HF_FFN_OR_4D,
-            HF_TIED_YES,
-        ),
-        model_type="gpt_neo",
-        hf_classes={"GPTNeoForCausalLM": "gpt_neo"},
-        restrictions=(
-            Sets("attention_types", _attention_types,
-                why="GPTNeoConfig takes the local/global alternation as attention_types (no weights either way)"),
-        ),
-        free=frozenset({
-            "attention_types", "attention_layers", "window_size", "activation_function",
-            "resid_dropout", "embed_dropout", "attention_dropout", "classifier_dropout",
-            "layer_norm_epsilon", "gradient_checkpointing", "summary_activation",
-            "summary_first_dropout", "summary_proj_to_labels", "summary_type",
-            "summary_use_proj", "tokenizer_class", "task_specific_params",
-        }),
+    counting=causal_lm_counting("L blocks", "layer norm", ", as released",
+                                embeddings="token and position embeddings"),
+    fields=(HF_VOCAB, Field("n", hf="max_position_embeddings"), Field("L", hf="num_layers"),
+            Field("M", hf="num_heads"), HF_WIDTH, HF_FFN_OR_4D, HF_TIED_YES),
+    table_restrictions=(
+        Sets("attention_types", _attention_types,
+            why="GPTNeoConfig takes the local/global alternation as attention_types (no weights either way)"),
     ),
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
+    base_free=frozenset(),  # GPTNeoConfig names its keys apart
+    free=("attention_types", "attention_layers", "window_size", "activation_function", "resid_dropout",
+          "embed_dropout", "attention_dropout", "classifier_dropout", "layer_norm_epsilon",
+          "gradient_checkpointing", "summary_activation", "summary_first_dropout", "summary_proj_to_labels",
+          "summary_type", "summary_use_proj", "tokenizer_class", "task_specific_params"),
     examples={
         "tiny": dict(v=97, n=16, d_e=32, M=4, L=2),
         "tiny_inner_untied": dict(v=31, n=8, d_e=24, M=3, d_f=20, L=3, tied=0),

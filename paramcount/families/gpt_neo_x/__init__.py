@@ -8,38 +8,44 @@ biases, and a final layer norm.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
-from paramcount.families._lineages import FFN, HEADS, LAYERS, VOCAB, WIDTH
-from paramcount.model.components import dense, embedding, feed_forward, layer_norm
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import CAUSAL_LM_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ENCODER_FIELDS
+from paramcount.families._lineages import TINY_AND_ODD
+from paramcount.model.components import dense
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
 from paramcount.model.components.decoders import fused_qkv
-from paramcount.model.components.modern import rotary_positions
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.registry import register
 
 IDS = ("gpt_neo_x",)  # the ids this folder registers
 
 
 # symbol ↔ GPTNeoXBackbone argument ↔ GPTNeoXConfig key. The rotary fraction, its base, the
 # parallel residual and the context length hold no weights.
-MAPPING = Table(
-    fields=(
-        VOCAB,
-        LAYERS,
-        HEADS,
-        WIDTH,
-        FFN,
-    ),
-    model_type="gpt_neox",
+MAPPING = family_table(
     # Published GPT-NeoX configs (Pythia, GPT-NeoX-20B) name GPTNeoXForCausalLM: the backbone
     # plus the untied head declared as a delta below. A GPTNeoXModel config is not read (it
     # would need the same formula without that delta).
-    hf_classes={"GPTNeoXForCausalLM": "gpt_neo_x"},
-    keras_classes={"GPTNeoXBackbone": "gpt_neo_x"},
+    "gpt_neo_x", hf="GPTNeoXForCausalLM", keras="GPTNeoXBackbone", model_type="gpt_neox",
+    fields=ENCODER_FIELDS,
     restrictions=(
         Sets("attention_bias", True, why="GPT-NeoX's fused query-key-value and output projections have biases"),
         Sets("tie_word_embeddings", False, why="GPT-NeoX's LM head is a matrix of its own (untied)"),
@@ -51,14 +57,12 @@ MAPPING = Table(
                 "GPT-NeoX checkpoint); a tied one is not formulated",
         ),
     ),
-    free=frozenset({
-        "hidden_act", "attention_dropout", "hidden_dropout", "classifier_dropout",
-        "max_position_embeddings", "layer_norm_eps", "use_parallel_residual", "rope_parameters",
-        "rotary_pct", "rotary_emb_base", "rope_scaling", "rope_theta", "is_decoder",
-        "partial_rotary_factor", "dropout", "rotary_percentage", "rotary_max_wavelength",
-        "layer_norm_epsilon", "max_sequence_length", "attention_probs_dropout_prob",
+    free=CAUSAL_LM_FREE | {
+        "hidden_dropout", "classifier_dropout", "layer_norm_eps", "use_parallel_residual", "rotary_pct",
+        "rotary_emb_base", "is_decoder", "partial_rotary_factor", "dropout", "rotary_percentage",
+        "rotary_max_wavelength", "layer_norm_epsilon", "max_sequence_length", "attention_probs_dropout_prob",
         "hidden_dropout_prob",
-    }),
+    },
 )
 
 # GPTNeoXForCausalLM's names (under ``gpt_neox.``). Its fused query_key_value is claimed whole by
@@ -86,19 +90,15 @@ TRANSFORMERS = Transformers(
         "and its GPTNeoXCausalLM reuses the token embedding"),),
 )
 
-register(Architecture(
-    id="gpt_neo_x",
+register(keras_hub_backbone(
+    "gpt_neo_x",
     title="GPT-NeoX backbone (keras_hub.models.GPTNeoXBackbone): parallel attention + MLP, "
           "fused QKV, partial rotary",
     source="Black et al. 2022, 'GPT-NeoX-20B'; keras_hub/src/models/gpt_neo_x/"
            "gpt_neo_x_{backbone,decoder,attention}.py",
     formula=group(
         "gpt_neo_x",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            rotary_positions(),
-        ),
+        embeddings("token_embedding"),
         group(
             "blocks",
             group(
@@ -126,16 +126,11 @@ register(Architecture(
             why="the heads split the width exactly: transformers' GPTNeoXAttention refuses a hidden size the heads "
                 "do not divide"),
     ),
-    reference=Named("reference_models.table:backbone", ("gpt_neo_x",)),
     counting="trainable weights of the backbone: token embedding, L parallel blocks, final norm; "
              "no LM head (KerasHub's GPTNeoXCausalLM ties it to the token embedding, whereas "
              "EleutherAI's checkpoints keep an untied embed_out of v·d_e more)",
-    presets="gpt_neo_x",
-    family="keras_hub",
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD,
 ))

@@ -11,17 +11,38 @@ total has E. Alternate layers attend in a sliding window (no weights); RMS norms
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Relation
-from paramcount.core.restrictions import Holds, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.families._lineages import DECODER_FIELDS, EVEN_HEAD_DIM_VALIDATED, FFN, GQA, LOCAL_EXPERTS
-from paramcount.model.components import dense, embedding
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import LLAMA_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import LOCAL_EXPERTS
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.llama_like import hf_decoder_names
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import mixture_of_experts
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("gpt_oss",)  # the ids this folder registers
 
@@ -38,7 +59,8 @@ _expert = group(
 # symbol ↔ GptOssBackbone argument ↔ GptOssConfig key. GptOssConfig's head_dim is 64 when
 # absent (d_e/M only when null), so it is read, never defaulted, from a transformers config;
 # KerasHub's head_dim=None is d_e/M.
-MAPPING = Table(
+MAPPING = family_table(
+    "gpt_oss", hf="GptOssForCausalLM", keras="GptOssBackbone",
     fields=(
         *DECODER_FIELDS,
         FFN,
@@ -46,9 +68,6 @@ MAPPING = Table(
         LOCAL_EXPERTS,
         Field("k", keras="top_k", hf="num_experts_per_tok", keras_default=2),
     ),
-    model_type="gpt_oss",
-    hf_classes={"GptOssForCausalLM": "gpt_oss"},
-    keras_classes={"GptOssBackbone": "gpt_oss"},
     restrictions=(
         Sets("tie_word_embeddings", False, why="gpt-oss's LM head is a matrix of its own (untied)"),
         Sets("attention_bias", True, why="gpt-oss has biases on all four attention projections"),
@@ -59,13 +78,10 @@ MAPPING = Table(
             why="KerasHub's GPT-OSS attention always has biases on all four projections",
         ),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
-        "rope_scaling", "sliding_window", "layer_types", "attention_dropout",
-        "output_router_logits", "router_aux_loss_coef", "swiglu_alpha", "swiglu_limit",
-        "experts_per_token", "initial_context_length", "rope_max_wavelength",
-        "rope_scaling_factor", "layer_norm_epsilon", "dropout",
-    }),
+    free=LLAMA_FREE | {
+        "rope_scaling", "sliding_window", "layer_types", "output_router_logits", "router_aux_loss_coef", "swiglu_alpha",
+        "swiglu_limit", "experts_per_token", "initial_context_length", "rope_scaling_factor",
+    },
 )
 
 # GptOssForCausalLM names the experts' fused tensors as KerasHub does (gate_up_proj, its bias,
@@ -83,19 +99,15 @@ TRANSFORMERS = Transformers(restrictions=(
     "head": "lm_head",
 })
 
-register(Architecture(
-    id="gpt_oss",
+register(keras_hub_backbone(
+    "gpt_oss",
     title="GPT-OSS backbone (keras_hub.models.GptOssBackbone): MoE with top-k routing, "
           "attention sinks, untied head",
     source="OpenAI 2025, 'gpt-oss-120b & gpt-oss-20b Model Card'; "
            "keras_hub/src/models/gpt_oss/gpt_oss_{backbone,decoder,attention,layer_norm}.py",
     formula=group(
         "gpt_oss",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding/embeddings"),
-            rotary_positions(),
-        ),
+        embeddings(),
         group(
             "blocks",
             rms_norm("norm_1", match="input_layernorm"),
@@ -132,9 +144,6 @@ register(Architecture(
     reference="reference_models.gpt_oss:backbone",
     counting="trainable weights of the backbone, untied LM head included; the active count per "
              "token has the k routed experts of each layer in place of all E",
-    presets="gpt_oss",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -9,73 +9,38 @@ no weights. The released models tie the LM head to the token table.
 
 from __future__ import annotations
 
-from paramcount.core.symbols import L, M, M_kv, b_att, b_ffn, d_e, d_f, tied, v
-from paramcount.families._lineages import (
-    HF_ATTENTION_BIAS,
-    HF_DECODER_FIELDS,
-    HF_FFN,
-    HF_MLP_BIAS,
-    HF_TIED_NO,
-    rotary_heads,
-)
-from paramcount.model.components.hf_decoder import attention, causal_lm
-from paramcount.model.components.modern import gated_feed_forward, rms_norm
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import b_ffn
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import tied
+from paramcount.families._decoders import causal_lm_counting
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._decoders import pre_norm_causal_lm
+from paramcount.families._lineages import HF_ATTENTION_BIAS
+from paramcount.families._lineages import HF_CAUSAL_LM_FIELDS
+from paramcount.families._lineages import HF_MLP_BIAS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.modern import gated_feed_forward
+from paramcount.model.registry import register
 
 IDS = ("granite",)  # the ids this folder registers
 
 
-FORMULA = causal_lm(
+register(hf_causal_lm(
     "granite",
-    block=(rms_norm("attention_norm", match="input_layernorm"),
-           attention(qkv_bias=b_att, o_bias=b_att),
-           rms_norm("ffn_norm", match="post_attention_layernorm"),
-           gated_feed_forward("ffn", inner=d_f, bias=b_ffn, match="mlp",
-                              names=("gate_proj", "up_proj", "down_proj"))),
-    final_norm=rms_norm("final_norm", match="model/norm"),
-)
-
-register(Architecture(
-    id="granite",
-    title="Granite 3 (transformers GraniteForCausalLM): Llama's block with optional biases, "
-          "activation multipliers",
-    source="IBM 2024 (Granite 3.0 Language Models), table 1; "
-           "transformers/models/granite/modeling_granite.py",
-    formula=FORMULA,
-    required=(v, d_e, M, M_kv, d_f, L),
+    title="Granite 3 (transformers GraniteForCausalLM): Llama's block with optional biases, activation multipliers",
+    source="IBM 2024 (Granite 3.0 Language Models), table 1; transformers/models/granite/modeling_granite.py",
+    hf="GraniteForCausalLM",
+    # Llama's pre-norm block with optional biases (attention_bias, mlp_bias), as transformers names it
+    formula=pre_norm_causal_lm("granite", attention(qkv_bias=b_att, o_bias=b_att), gated_feed_forward(
+        "ffn", inner=d_f, bias=b_ffn, match="mlp", names=("gate_proj", "up_proj", "down_proj"))),
     optional={tied: 1, b_att: 0, b_ffn: 0},
-    restrictions=(
-        *rotary_heads("GraniteConfig"),
-    ),
-    reference=Named("reference_models.hf:weights", ("granite",)),
-    counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
-             "LM head (none when tied, as released)",
-    presets="granite",
-    family="transformers",
-    mapping=Table(
-        fields=(
-            *HF_DECODER_FIELDS,
-            HF_FFN,
-            HF_ATTENTION_BIAS,
-            HF_MLP_BIAS,
-            HF_TIED_NO,
-        ),
-        model_type="granite",
-        hf_classes={"GraniteForCausalLM": "granite"},
-        free=frozenset({
-            "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta",
-            "rope_scaling", "rope_parameters", "attention_dropout", "embedding_multiplier",
-            "logits_scaling", "residual_multiplier", "attention_multiplier",
-        }),
-    ),
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
+    counting=causal_lm_counting(tail=", as released"),
+    fields=(*HF_CAUSAL_LM_FIELDS, HF_ATTENTION_BIAS, HF_MLP_BIAS, HF_TIED_NO),
+    free=("rms_norm_eps", "embedding_multiplier", "logits_scaling", "residual_multiplier", "attention_multiplier"),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=48, L=2),
-        "tiny_biases_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_f=20, L=3, b_att=1, b_ffn=1,
-                                   tied=0),
+        "tiny_biases_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_f=20, L=3, b_att=1, b_ffn=1, tied=0),
     },
 ))

@@ -14,20 +14,35 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.core.formula import leaf
-from paramcount.core.symbols import E, L, M, M_kv, b_att, d_e, d_fe, tied, v
-from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN, HF_LOCAL_EXPERTS, HF_TOP_K, ROUTED_TO_AT_MOST_ALL
-from paramcount.families.granite import FORMULA as GRANITE
-from paramcount.model.components.hf_decoder import causal_lm, stacked_expert
-from paramcount.model.components.modern import k_act, mixture_of_experts
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.registry import Architecture, get, register
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
+from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.model.components.hf_decoder import causal_lm
+from paramcount.model.components.hf_decoder import stacked_expert
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import mixture_of_experts
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import get
+from paramcount.model.registry import register
 from paramcount.model.weights import Named
 
 IDS = ("granitemoe",)  # the ids this folder registers
 
 
 _GRANITE: Architecture = get("granite")
-_blocks = GRANITE.find("blocks")
+_blocks = _GRANITE.formula.find("blocks")
 FORMULA = causal_lm(
     "granitemoe",
     # Granite's norms and attention; its dense SwiGLU (the last part) replaced by the experts
@@ -37,7 +52,7 @@ FORMULA = causal_lm(
                router=leaf("router", E * d_e, match="router", kind="router",
                            note="expert affinities d_e → E, no bias"),
                match="block_sparse_moe")),
-    final_norm=GRANITE.find("final_norm"),
+    final_norm=_GRANITE.formula.find("final_norm"),
 )
 
 # Granite's fields without the dense feed-forward's (d_f, its bias), with the experts'

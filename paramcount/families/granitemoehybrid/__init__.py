@@ -17,60 +17,69 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Sets
-from paramcount.core.symbols import (
-    E,
-    G_ssm,
-    H_ssm,
-    K_conv,
-    L,
-    L_att,
-    L_ssm,
-    M,
-    M_kv,
-    b_att,
-    b_conv,
-    b_proj,
-    d_e,
-    d_fe,
-    d_fs,
-    d_ssm,
-    d_state,
-    moe,
-    tied,
-    v,
-    x_in,
-)
-from paramcount.families._lineages import (
-    GQA,
-    HEADS_SPLIT_WIDTH,
-    HF_ATTENTION_BIAS,
-    HF_DECODER_FIELDS,
-    HF_EXPERT_FFN_AS_FFN,
-    HF_LOCAL_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    MAMBA_CONV,
-    MAMBA_CONV_BIAS,
-    MAMBA_EXPAND,
-    MAMBA_GROUPS,
-    MAMBA_HEADS,
-    MAMBA_PROJ_BIAS,
-    MAMBA_STATE,
-    ROUTED_TO_AT_MOST_ALL,
-    split_heads,
-)
-from paramcount.model.components.basic import dense, embedding
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import G_ssm
+from paramcount.core.symbols import H_ssm
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_att
+from paramcount.core.symbols import L_ssm
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_att
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_fs
+from paramcount.core.symbols import d_ssm
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import moe
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.core.symbols import x_in
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEADS_SPLIT_WIDTH
+from paramcount.families._lineages import HF_ATTENTION_BIAS
+from paramcount.families._lineages import HF_DECODER_FIELDS
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
+from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import MAMBA_CONV
+from paramcount.families._lineages import MAMBA_CONV_BIAS
+from paramcount.families._lineages import MAMBA_EXPAND
+from paramcount.families._lineages import MAMBA_GROUPS
+from paramcount.families._lineages import MAMBA_HEADS
+from paramcount.families._lineages import MAMBA_PROJ_BIAS
+from paramcount.families._lineages import MAMBA_STATE
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import split_heads
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.hf_decoder import TIED_TO_TOKENS
 from paramcount.model.components.hf_decoder import attention
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.hf_decoder import routed_experts
+from paramcount.model.components.hf_decoder import stacked_expert
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
-from paramcount.model.components.stacks import LayerKinds, repeat
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.stacks import LayerKinds
+from paramcount.model.components.stacks import repeat
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("granitemoehybrid",)  # the ids this folder registers
 
@@ -82,16 +91,8 @@ def _mixer(i: int, *, layer_types=()) -> str:
 # the mixer of each block, as layer_types lists it (read by the table's kinds field)
 MIXERS = LayerKinds((("attention", L_att), ("mamba", L_ssm)), _mixer)
 
-_expert = group(
-    "expert",
-    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
-         note="gate and up projections stored as one 2·d_fe × d_e tensor per expert"),
-    leaf("down", d_fe * d_e, match="down_proj", kind="feed-forward", note="no bias"),
-    match="experts",
-)
-_moe = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert,
-                          router=dense("router", d_e, E, bias=0, match="router"),
-                          match="block_sparse_moe")
+_expert = stacked_expert(d_fe, per_expert=True)
+_moe = routed_experts(_expert, match="block_sparse_moe")
 _shared = group(
     "shared_mlp",
     leaf("input", 2 * d_e * d_fs, match="input_linear", kind="feed-forward",
@@ -117,8 +118,7 @@ FORMULA = group(
           note="L blocks: attention in L_att, Mamba-2 in the other L_ssm; a shared MLP in "
                "every one, and E routed experts beside it when moe = 1"),
     rms_norm("final_norm", match="model/norm"),
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="output projection (none when tied to the token embedding)"),
+    lm_head(TIED_TO_TOKENS),
 )
 
 _LEGACY = {"mamba": "linear_attention", "attention": "full_attention"}
@@ -136,7 +136,8 @@ def _normalize(config: Mapping) -> Mapping:
     return c
 
 
-MAPPING = Table(
+MAPPING = family_table(
+    "granitemoehybrid", hf="GraniteMoeHybridForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
         HF_EXPERT_FFN_AS_FFN,
@@ -156,8 +157,6 @@ MAPPING = Table(
         Field("L_att", hf="layer_types", kinds=("full_attention", "linear_attention"),
               hf_default=0),
     ),
-    model_type="granitemoehybrid",
-    hf_classes={"GraniteMoeHybridForCausalLM": "granitemoehybrid"},
     restrictions=(
         Sets("num_local_experts", lambda hp: hp["E"] if hp["moe"] else 0,
             why="GraniteMoeHybridConfig takes a dense model as num_local_experts = 0"),
@@ -166,19 +165,16 @@ MAPPING = Table(
     ),
     hf_normalize=_normalize,
     # mamba_d_head: x_in·d_e / H_ssm, as GraniteMoeHybridConfig validates it (not read)
-    free=frozenset({
-        "mamba_d_head", "position_embedding_type", "hidden_act", "initializer_range",
-        "rms_norm_eps", "use_cache", "pad_token_id", "bos_token_id", "eos_token_id",
-        "max_position_embeddings", "rope_theta", "rope_scaling", "rope_parameters",
-        "attention_dropout", "embedding_multiplier", "logits_scaling", "residual_multiplier",
-        "attention_multiplier", "output_router_logits", "router_aux_loss_coef",
-        "mamba_chunk_size", "time_step_limit", "normalization_function", "init_method",
-        "torch_dtype", "dtype", "transformers_version", "model_name",
-    }),
+    free=RMS_CAUSAL_LM_FREE | {
+        "mamba_d_head", "position_embedding_type", "initializer_range", "use_cache", "pad_token_id", "bos_token_id",
+        "eos_token_id", "embedding_multiplier", "logits_scaling", "residual_multiplier", "attention_multiplier",
+        "output_router_logits", "router_aux_loss_coef", "mamba_chunk_size", "time_step_limit", "normalization_function",
+        "init_method", "torch_dtype", "dtype", "transformers_version", "model_name",
+    },
 )
 
-register(Architecture(
-    id="granitemoehybrid",
+register(hf_causal_lm(
+    "granitemoehybrid",
     title="Granite 4.0 (transformers GraniteMoeHybridForCausalLM): Mamba-2 and attention "
           "mixers, a shared MLP in every block, routed experts beside it",
     source="IBM 2025 (Granite 4.0 model cards and release: H-Small 32B total / 9B active); "
@@ -198,12 +194,9 @@ register(Architecture(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MIXERS.constraints()),
     ),
-    reference=Named("reference_models.hf:weights", ("granitemoehybrid",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
              "Mamba-2 mixer, a shared MLP, E routed experts when moe = 1), final RMS norm, the "
              "LM head unless tied; active parameters count k of the E experts",
-    presets="granitemoehybrid",
-    family="transformers",
     mapping=MAPPING,
     transformers=Transformers(weights=own_weights(FORMULA), restrictions=(
         Holds(Divisible(x_in, H_ssm), binds="proof",
@@ -212,7 +205,6 @@ register(Architecture(
                 "(d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose builds "
                 "overflow torch's byte count, and the Schwartz-Zippel bound would not be close"),
     )),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, L=4, L_att=1, d_fs=20, H_ssm=8, E=5, k=2,
                      d_fe=12, G_ssm=2, d_state=4),

@@ -22,77 +22,68 @@ from collections.abc import Mapping
 
 import sympy
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Sets
-from paramcount.core.symbols import (
-    E,
-    K_conv,
-    L,
-    L_att,
-    M,
-    M_kv,
-    b_conv,
-    b_proj,
-    d_e,
-    d_fe,
-    d_state,
-    r_dt,
-    tied,
-    v,
-    x_in,
-)
-from paramcount.families._lineages import (
-    GQA,
-    HEADS_SPLIT_WIDTH,
-    HF_DECODER_FIELDS,
-    HF_EXPERT_FFN_AS_FFN,
-    HF_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    MAMBA_CONV,
-    MAMBA_CONV_BIAS,
-    MAMBA_EXPAND,
-    MAMBA_PROJ_BIAS,
-    MAMBA_STATE,
-    ROUTED_TO_AT_MOST_ALL,
-    split_heads,
-)
-from paramcount.model.components.basic import dense, embedding
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_att
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import r_dt
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.core.symbols import x_in
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEADS_SPLIT_WIDTH
+from paramcount.families._lineages import HF_DECODER_FIELDS
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
+from paramcount.families._lineages import HF_EXPERTS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import MAMBA_CONV
+from paramcount.families._lineages import MAMBA_CONV_BIAS
+from paramcount.families._lineages import MAMBA_EXPAND
+from paramcount.families._lineages import MAMBA_PROJ_BIAS
+from paramcount.families._lineages import MAMBA_STATE
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import split_heads
+from paramcount.model.components.basic import embedding
 from paramcount.model.components.hf_decoder import attention
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.hf_decoder import routed_experts
+from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.latent import swiglu_hf
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import jamba_mixer
-from paramcount.model.components.stacks import (
-    PERIODIC_ATTENTION,
-    PERIODIC_MOE,
-    L_moe,
-    crossed,
-    periodic,
-)
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.stacks import PERIODIC_ATTENTION
+from paramcount.model.components.stacks import PERIODIC_MOE
+from paramcount.model.components.stacks import L_moe
+from paramcount.model.components.stacks import crossed
+from paramcount.model.components.stacks import periodic
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("jamba",)  # the ids this folder registers
 
 
-_expert = group(
-    "expert",
-    leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
-         note="gate and up projections stored as one 2·d_fe × d_e tensor per expert"),
-    leaf("down", d_fe * d_e, match="down_proj", kind="feed-forward", note="no bias"),
-    match="experts",
-)
-_moe = mixture_of_experts(
-    "moe",
-    experts=E,
-    top_k=k_act,
-    expert=_expert,
-    router=dense("router", d_e, E, bias=0, match="router"),
-    match="feed_forward",
-)
+_expert = stacked_expert(d_fe, per_expert=True)
+_moe = routed_experts(_expert, match="feed_forward")
 
 FORMULA = group(
     "jamba",
@@ -112,8 +103,7 @@ FORMULA = group(
              "experts as the feed-forward in L_moe, a dense SwiGLU in the other L_dense",
     ),
     rms_norm("final_norm", match="model/final_layernorm"),
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="untied output projection (none when tied)"),
+    lm_head(),
 )
 
 
@@ -144,7 +134,8 @@ def _expert_offset(hp):
 # symbol ↔ JambaConfig key (no KerasHub argument). L_att and L_moe are read by the rules
 # JambaConfig applies; written back as a period and offset marking as many layers (which layers
 # changes no count).
-MAPPING = Table(
+MAPPING = family_table(
+    "jamba", hf="JambaForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
         HF_EXPERT_FFN_AS_FFN,
@@ -163,8 +154,6 @@ MAPPING = Table(
             "expert_layer_period": "expert_layer_period",
             "expert_layer_offset": "expert_layer_offset", "num_experts": "num_experts"}),
     ),
-    model_type="jamba",
-    hf_classes={"JambaForCausalLM": "jamba"},
     restrictions=(
         *Sets.each({"attn_layer_period": _attn_period, "attn_layer_offset": _attn_offset},
             why="JambaConfig places the L_att attention blocks by a period and an offset: the stack written so "
@@ -183,8 +172,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="jamba",
+register(hf_causal_lm(
+    "jamba",
     title="Jamba (transformers JambaForCausalLM): Mamba and attention mixers interleaved, "
           "experts in every other block",
     source="Lieber et al. 2024 (Jamba: A Hybrid Transformer-Mamba Language Model), section 2; "
@@ -209,12 +198,9 @@ register(Architecture(
         *Holds.each(PERIODIC_ATTENTION.constraints()),
         *Holds.each(PERIODIC_MOE.constraints()),
     ),
-    reference=Named("reference_models.hf:weights", ("jamba",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
              "Mamba mixer; experts or a dense SwiGLU), final RMS norm, untied LM head; active "
              "parameters count k of the E experts",
-    presets="jamba",
-    family="transformers",
     mapping=MAPPING,
     # prove: every sampled stack must be writable as JambaConfig's period and offset; L a
     # multiple of L_att, and L_att of L_moe, always is
@@ -227,7 +213,6 @@ register(Architecture(
                                       why="prove samples only stacks JambaConfig's period and offset can write: "
                                           "L_att a multiple of L_moe always is"),
                               )),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=24, L=4, E=4, k=2, L_att=1, L_moe=2,
                      d_state=4, r_dt=3),

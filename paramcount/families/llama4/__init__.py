@@ -17,32 +17,45 @@ untied LM head.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_fe, d_k, tied, v
-from paramcount.families._lineages import (
-    EVEN_HEAD_DIM,
-    GQA,
-    HF_EXPERT_FFN_AS_FFN,
-    HF_HEAD_DIM_OR_SPLIT,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_LOCAL_EXPERTS,
-    HF_TIED_NO,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-)
-from paramcount.model.components.basic import dense, embedding
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import EVEN_HEAD_DIM
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
+from paramcount.families._lineages import HF_HEAD_DIM_DECODER_FIELDS
+from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.model.components.basic import dense
+from paramcount.model.components.hf_decoder import lm_head
+from paramcount.model.components.hf_decoder import routed_experts
 from paramcount.model.components.latent import swiglu_hf
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
-from paramcount.model.components.stacks import INTERLEAVED_MOE, L_moe
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.stacks import INTERLEAVED_MOE
+from paramcount.model.components.stacks import L_moe
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("llama4_text",)  # the ids this folder registers
 
@@ -68,19 +81,11 @@ _expert = group(
     dense("down", d_fe, d_e, bias=0, match="down_proj"),
     match="experts",
 )
-_moe = mixture_of_experts(
-    "moe",
-    experts=E,
-    top_k=k_act,
-    expert=_expert,
-    router=dense("router", d_e, E, bias=0, match="router"),
-    shared=swiglu_hf("shared", d_fe, match="shared_expert"),
-    match="feed_forward",
-)
+_moe = routed_experts(_expert, match="feed_forward", shared=swiglu_hf("shared", d_fe, match="shared_expert"))
 
 FORMULA = group(
     "llama4_text",
-    group("embeddings", embedding("token", v, match="model/embed_tokens"), rotary_positions()),
+    embeddings("model/embed_tokens"),
     INTERLEAVED_MOE.stack(
         "blocks",
         common=(rms_norm("attention_norm", match="input_layernorm"), _attention,
@@ -93,8 +98,7 @@ FORMULA = group(
              "SwiGLU in the other L_dense",
     ),
     rms_norm("final_norm", match="model/norm"),
-    leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
-         note="untied output projection (none when tied)"),
+    lm_head(),
 )
 
 
@@ -106,14 +110,10 @@ def _moe_layers(hp):
 
 # symbol ↔ Llama4TextConfig key (no KerasHub argument: KerasHub cannot build it). L_moe is read
 # by the rule Llama4TextConfig applies (moe_layers, else every interleave_moe_layer_step-th).
-MAPPING = Table(
+MAPPING = family_table(
+    "llama4_text", hf="Llama4ForCausalLM",
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS_OR_M,
-        HF_HEAD_DIM_OR_SPLIT,
-        HF_WIDTH,
+        *HF_HEAD_DIM_DECODER_FIELDS,
         HF_EXPERT_FFN_AS_FFN,
         Field("d_f", hf="intermediate_size_mlp"),
         HF_LOCAL_EXPERTS,
@@ -123,8 +123,6 @@ MAPPING = Table(
             "interleave_moe_layer_step": "interleave_moe_layer_step",
             "moe_layers": "moe_layers"}),
     ),
-    model_type="llama4_text",
-    hf_classes={"Llama4ForCausalLM": "llama4_text"},
     restrictions=(
         Sets("attention_bias", False, why="Llama 4's attention projections have no biases"),
         Sets("interleave_moe_layer_step", 1,
@@ -133,17 +131,15 @@ MAPPING = Table(
             why="Llama4TextConfig takes the sparse blocks as a list: the last L_moe (which ones changes no count)"),
         Requires("attention_bias", (False,), why="Llama 4's attention has no biases"),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
-        "rope_parameters", "attention_dropout", "output_router_logits", "router_aux_loss_coef",
-        "router_jitter_noise", "no_rope_layers", "no_rope_layer_interval", "use_qk_norm",
-        "attention_chunk_size", "layer_types", "attn_temperature_tuning", "floor_scale",
-        "attn_scale", "for_llm_compressor", "cache_implementation", "pretraining_tp",
-    }),
+    free=RMS_CAUSAL_LM_FREE | {
+        "output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "no_rope_layers",
+        "no_rope_layer_interval", "use_qk_norm", "attention_chunk_size", "layer_types", "attn_temperature_tuning",
+        "floor_scale", "attn_scale", "for_llm_compressor", "cache_implementation", "pretraining_tp",
+    },
 )
 
-register(Architecture(
-    id="llama4_text",
+register(hf_causal_lm(
+    "llama4_text",
     title="Llama 4 language model (transformers Llama4ForCausalLM): routed + shared experts "
           "interleaved with dense blocks, NoPE blocks, QK L2 norm",
     source="Meta 2025 (The Llama 4 herd: Scout 17B-16E, Maverick 17B-128E); "
@@ -160,16 +156,11 @@ register(Architecture(
     ),
     # transformers' validation is this model's own constraint (only transformers builds it):
     # an even rotary width
-    reference=Named("reference_models.hf:weights", ("llama4_text",)),
     counting="trainable parameters of the text model (Llama4ForCausalLM; the vision encoder and "
              "its projector are not counted): token embedding, L blocks (router, E routed and "
              "one shared expert in L_moe of them, a dense SwiGLU in the rest), final RMS norm, "
              "untied LM head; active parameters count k of the E routed experts",
-    presets="llama4_text",
-    family="transformers",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, d_fe=12, L=3, E=5, k=1),
         "tiny_interleaved_tied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=6, d_f=20, d_fe=10, L=4,

@@ -14,42 +14,42 @@ from collections.abc import Mapping
 
 import sympy
 
-from paramcount.core.formula import Term, group, leaf
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds
-from paramcount.core.symbols import (
-    G_ssm,
-    H_ssm,
-    K_conv,
-    L,
-    b_conv,
-    b_proj,
-    d_e,
-    d_ssm,
-    d_state,
-    r_dt,
-    tied,
-    v,
-    x_in,
-)
-from paramcount.families._lineages import (
-    HF_LAYERS,
-    HF_TIED_NO,
-    HF_TIED_YES,
-    HF_VOCAB,
-    HF_WIDTH,
-    SSM_CONV,
-    SSM_CONV_BIAS,
-    SSM_GROUPS,
-    SSM_PROJ_BIAS,
-)
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import G_ssm
+from paramcount.core.symbols import H_ssm
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_ssm
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import r_dt
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.core.symbols import x_in
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import HF_TIED_NO
+from paramcount.families._lineages import HF_TIED_YES
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import SSM_CONV
+from paramcount.families._lineages import SSM_CONV_BIAS
+from paramcount.families._lineages import SSM_GROUPS
+from paramcount.families._lineages import SSM_PROJ_BIAS
 from paramcount.model.components.basic import embedding
 from paramcount.model.components.modern import rms_norm
-from paramcount.model.components.ssm import mamba2_mixer, mamba_mixer
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.ssm import mamba_mixer
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("mamba", "mamba2")  # the ids this folder registers
 
@@ -97,8 +97,8 @@ _FREE = frozenset({
 _TIED = "the token embedding doubles as the LM head (counted once)"
 
 MAMBA_FORMULA = _tree("mamba", mamba_mixer())
-register(Architecture(
-    id="mamba",
+register(hf_causal_lm(
+    "mamba",
     title="Mamba (transformers MambaForCausalLM): selective state-space blocks, no attention",
     source="Gu & Dao 2023 (Mamba), section 3 and table 12; "
            "transformers/models/mamba/modeling_mamba.py",
@@ -109,22 +109,15 @@ register(Architecture(
               b_proj: 0, tied: 1},
     restrictions=(
     ),
-    reference=Named("reference_models.hf:weights", ("mamba",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "selective-scan mixer), final RMS norm, and the LM head unless tied ("
              + _TIED + ")",
-    presets="mamba",
-    family="transformers",
-    mapping=Table(
-        fields=(*_COMMON, Field("r_dt", hf="time_step_rank"),
-                HF_TIED_YES),
-        model_type="mamba",
-        hf_classes={"MambaForCausalLM": "mamba"},
+    mapping=family_table(
+        "mamba", hf="MambaForCausalLM",
+        fields=(*_COMMON, Field('r_dt', hf='time_step_rank'), HF_TIED_YES),
         free=_FREE,
         hf_normalize=_auto_rank,
     ),
-    transformers=Transformers(weights=own_weights(MAMBA_FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, L=2, x_in=2, d_state=4, K_conv=4, r_dt=3),
         "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=3, d_state=5, K_conv=3, r_dt=2,
@@ -133,8 +126,8 @@ register(Architecture(
 ))
 
 MAMBA2_FORMULA = _tree("mamba2", mamba2_mixer())
-register(Architecture(
-    id="mamba2",
+register(hf_causal_lm(
+    "mamba2",
     title="Mamba-2 (transformers Mamba2ForCausalLM): SSD state-space blocks, no attention",
     source="Dao & Gu 2024 (Transformers are SSMs: Mamba-2), section 7; "
            "transformers/models/mamba2/modeling_mamba2.py",
@@ -146,21 +139,13 @@ register(Architecture(
         Holds(Divisible(x_in * d_e, H_ssm), why="the Mamba-2 inner width x_in·d_e is split into whole heads"),
     ),
     # transformers' validation: expand·hidden_size = num_heads·head_dim
-    reference=Named("reference_models.hf:weights", ("mamba2",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (RMS norm and "
              "SSD mixer), final RMS norm, and the LM head unless tied (" + _TIED + ")",
-    presets="mamba2",
-    family="transformers",
-    mapping=Table(
-        fields=(*_COMMON, Field("H_ssm", hf="num_heads"), Field("d_ssm", hf="head_dim"),
-                SSM_GROUPS,
-                HF_TIED_NO),
-        model_type="mamba2",
-        hf_classes={"Mamba2ForCausalLM": "mamba2"},
+    mapping=family_table(
+        "mamba2", hf="Mamba2ForCausalLM",
+        fields=(*_COMMON, Field('H_ssm', hf='num_heads'), Field('d_ssm', hf='head_dim'), SSM_GROUPS, HF_TIED_NO),
         free=_FREE | {"time_step_rank"},
     ),
-    transformers=Transformers(weights=own_weights(MAMBA2_FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, L=2, H_ssm=8, d_state=4, G_ssm=2, K_conv=4),
         "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=2, H_ssm=6, d_state=5, G_ssm=1,

@@ -7,25 +7,36 @@ stores each expert projection of a block as one (E, ·, ·) tensor.
 
 from __future__ import annotations
 
-from paramcount.core.restrictions import Holds, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, v
-from paramcount.families._lineages import (
-    DECODER_FIELDS,
-    FFN,
-    GQA,
-    HEADS_SPLIT_WIDTH,
-    HF_HEAD_DIM,
-    LOCAL_EXPERTS,
-    ROUTED_TO_AT_MOST_ALL,
-    split_heads,
-)
-from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
-from paramcount.model.components.llama_like import backbone, decoder_blocks, moe_swiglu
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import v
+from paramcount.families._decoders import LLAMA_FREE
+from paramcount.families._decoders import LLAMA_ROTARY_VALIDATED
+from paramcount.families._decoders import LLAMA_TRANSFORMERS
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEADS_SPLIT_WIDTH
+from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import LOCAL_EXPERTS
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import split_heads
+from paramcount.families._lineages import without_ffn
+from paramcount.model.components.llama_like import backbone
+from paramcount.model.components.llama_like import decoder_blocks
+from paramcount.model.components.llama_like import moe_swiglu
 from paramcount.model.components.modern import k_act
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("mixtral",)  # the ids this folder registers
 
@@ -33,7 +44,8 @@ IDS = ("mixtral",)  # the ids this folder registers
 # symbol ↔ MixtralBackbone argument ↔ MixtralConfig key. MixtralConfig's num_key_value_heads is 8
 # when absent (d_e/M only when null), so the key is read, never defaulted. KerasHub has no
 # head_dim: d_k = d_e/M, and a config may state head_dim only with that value.
-MAPPING = Table(
+MAPPING = family_table(
+    "mixtral", hf="MixtralForCausalLM", keras="MixtralBackbone",
     fields=(
         *DECODER_FIELDS,
         FFN,
@@ -42,29 +54,23 @@ MAPPING = Table(
         Field("k", keras="top_k", hf="num_experts_per_tok", hf_default=2, keras_default=2),
         HF_HEAD_DIM,
     ),
-    model_type="mixtral",
-    hf_classes={"MixtralForCausalLM": "mixtral"},
-    keras_classes={"MixtralBackbone": "mixtral"},
     restrictions=(
         Sets("tie_word_embeddings", False, why="Mixtral's LM head is a matrix of its own (untied)"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's MixtralBackbone always keeps an untied LM head"),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
-        "rope_scaling", "sliding_window", "attention_dropout", "output_router_logits",
-        "router_aux_loss_coef", "router_jitter_noise", "rope_max_wavelength",
-        "rope_scaling_factor", "layer_norm_epsilon", "dropout",
-    }),
+    free=LLAMA_FREE | {
+        "rope_scaling", "sliding_window", "output_router_logits", "router_aux_loss_coef", "router_jitter_noise",
+        "rope_scaling_factor",
+    },
 )
 
 # MixtralForCausalLM: Llama's names for attention and norms; the MoE block ``mlp`` holds the
 # router ``gate`` (E × d_e) and the experts stacked as two tensors, ``gate_up_proj``
 # (E, 2·d_f, d_e: gate rows, then up rows) and ``down_proj`` (E, d_e, d_f).
 TRANSFORMERS = Transformers(restrictions=(
-    *Holds.each(LLAMA_TRANSFORMERS.constraints, binds="transformers",
-        why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)"),
+    *LLAMA_ROTARY_VALIDATED,
 ), weights={
-    **{k: w for k, w in LLAMA_TRANSFORMERS.weights.items() if k.split(".")[:2] != ["blocks", "ffn"]},
+    **without_ffn(LLAMA_TRANSFORMERS.weights),
     "blocks.moe": "mlp",
     "blocks.moe.router": "gate",
     "blocks.moe.experts": "experts",
@@ -73,8 +79,8 @@ TRANSFORMERS = Transformers(restrictions=(
     "blocks.moe.experts.expert.down": "down_proj",
 })
 
-register(Architecture(
-    id="mixtral",
+register(keras_hub_backbone(
+    "mixtral",
     title="Mixtral MoE backbone (keras_hub.models.MixtralBackbone): E SwiGLU experts, top-k router",
     source="Jiang et al. 2024 (Mixtral of Experts), table 1; "
            "keras_hub/src/models/mixtral/mixtral_backbone.py",
@@ -91,13 +97,9 @@ register(Architecture(
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),
-    reference=Named("reference_models.table:backbone", ("mixtral",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and E "
              "experts each), final RMS norm and the untied LM head KerasHub keeps in the "
              "backbone; active parameters count k of the E experts",
-    presets="mixtral",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -28,33 +28,44 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.core.formula import Term, group, leaf, zero
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import (
-    L_dec,
-    L_enc,
-    M,
-    M_dec,
-    d_e,
-    d_f,
-    d_k,
-    d_k_dec,
-    f_rot,
-    f_rot_dec,
-    glu_dec,
-    glu_enc,
-    v,
-    x_f,
-    zeta,
-)
-from paramcount.families._lineages import VOCAB, WIDTH
-from paramcount.model.components import attention, dense, embedding, layer_norm
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_dec
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_k_dec
+from paramcount.core.symbols import f_rot
+from paramcount.core.symbols import f_rot_dec
+from paramcount.core.symbols import glu_dec
+from paramcount.core.symbols import glu_enc
+from paramcount.core.symbols import v
+from paramcount.core.symbols import x_f
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components import attention
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
 from paramcount.model.components.audio import conv1d
 from paramcount.model.components.stacks import repeat
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("moonshine",)  # the ids this folder registers
 
@@ -213,8 +224,8 @@ TRANSFORMERS = Transformers(
     ),
 )
 
-register(Architecture(
-    id="moonshine",
+register(keras_hub_backbone(
+    "moonshine",
     title="Moonshine backbone (keras_hub.models.MoonshineBackbone): speech encoder-decoder over "
           "the raw waveform, convolutional front end",
     source="Jeffries et al. 2024 (Moonshine), usefulsensors/moonshine model.py; "
@@ -296,9 +307,6 @@ register(Architecture(
         Holds(Divisible(d_e, M), why="the encoder heads split the width exactly (d_k = d_e/M)"),
         Holds(Divisible(d_e, M_dec), why="the decoder heads split the width exactly (d_k_dec = d_e/M_dec)"),
     ),
-    presets="moonshine",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

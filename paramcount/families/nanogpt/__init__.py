@@ -14,12 +14,23 @@ The head count splits the fused projection into heads and holds no weights (nano
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
-from paramcount.core.symbols import L, M, bias, d_e, d_f, n, v
-from paramcount.model.components import dense, embedding, layer_norm, position_embedding
-from paramcount.model.registry import Architecture, register
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import bias
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.components import position_embedding
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("nanogpt",)  # the ids this folder registers
 

@@ -25,65 +25,66 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.restrictions import Fixed, Holds, Sets
-from paramcount.core.symbols import (
-    E,
-    G_ssm,
-    H_ssm,
-    K_conv,
-    L,
-    L_att,
-    L_mlp,
-    M,
-    M_kv,
-    b_conv,
-    b_ffn,
-    b_proj,
-    d_e,
-    d_f,
-    d_fe,
-    d_fs,
-    d_k,
-    d_lat,
-    d_ssm,
-    d_state,
-    moe_lat,
-    v,
-)
-from paramcount.families._lineages import (
-    GQA,
-    HF_EXPERT_FFN,
-    HF_FFN,
-    HF_HEAD_DIM_OR_128,
-    HF_HEADS,
-    HF_KV_HEADS_OR_M,
-    HF_LAYERS,
-    HF_MLP_BIAS,
-    HF_ROUTED_EXPERTS,
-    HF_TOP_K,
-    HF_VOCAB,
-    HF_WIDTH,
-    ROUTED_TO_AT_MOST_ALL,
-    SSM_CONV,
-    SSM_CONV_BIAS,
-    SSM_GROUPS,
-    SSM_PROJ_BIAS,
-)
-from paramcount.model.components.basic import dense, embedding
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import G_ssm
+from paramcount.core.symbols import H_ssm
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_att
+from paramcount.core.symbols import L_mlp
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_ffn
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_fe
+from paramcount.core.symbols import d_fs
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_lat
+from paramcount.core.symbols import d_ssm
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import moe_lat
+from paramcount.core.symbols import v
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_EXPERT_FFN
+from paramcount.families._lineages import HF_FFN
+from paramcount.families._lineages import HF_HEAD_DIM_OR_128
+from paramcount.families._lineages import HF_HEADS
+from paramcount.families._lineages import HF_KV_HEADS_OR_M
+from paramcount.families._lineages import HF_LAYERS
+from paramcount.families._lineages import HF_MLP_BIAS
+from paramcount.families._lineages import HF_ROUTED_EXPERTS
+from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import HF_WIDTH
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import SSM_CONV
+from paramcount.families._lineages import SSM_CONV_BIAS
+from paramcount.families._lineages import SSM_GROUPS
+from paramcount.families._lineages import SSM_PROJ_BIAS
+from paramcount.model.components.basic import dense
+from paramcount.model.components.basic import embedding
 from paramcount.model.components.hf_decoder import attention
-from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import mixture_of_experts
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
-from paramcount.model.components.stacks import (
-    BLOCK_TYPES,
-    NEMOTRON_PATTERN_CHARS,
-    L_moe,
-    block_types,
-)
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.stacks import BLOCK_TYPES
+from paramcount.model.components.stacks import NEMOTRON_PATTERN_CHARS
+from paramcount.model.components.stacks import L_moe
+from paramcount.model.components.stacks import block_types
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("nemotron_h",)  # the ids this folder registers
 
@@ -180,7 +181,8 @@ def _latent_size(hp):
     return hp["d_lat"] if hp["moe_lat"] else None
 
 
-MAPPING = Table(
+MAPPING = family_table(
+    "nemotron_h", hf="NemotronHForCausalLM",
     fields=(
         HF_VOCAB,
         HF_LAYERS,
@@ -208,8 +210,6 @@ MAPPING = Table(
         Field("L_mlp", stack=BLOCK_TYPES, options=_KINDS),
         Field("L_moe", stack=BLOCK_TYPES, options=_KINDS),
     ),
-    model_type="nemotron_h",
-    hf_classes={"NemotronHForCausalLM": "nemotron_h"},
     restrictions=(
         Sets("layers_block_type", block_types,
             why="NemotronHConfig takes the stack's block kinds as layers_block_type (which blocks changes no count)"),
@@ -235,8 +235,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="nemotron_h",
+register(hf_causal_lm(
+    "nemotron_h",
     title="Nemotron-H (transformers NemotronHForCausalLM): Mamba-2, attention, MLP and expert "
           "blocks as its config lists them",
     source="NVIDIA 2025 (Nemotron-H: A Family of Accurate and Efficient Hybrid Mamba-Transformer "
@@ -252,17 +252,12 @@ register(Architecture(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(BLOCK_TYPES.constraints()),
     ),
-    reference=Named("reference_models.hf:weights", ("nemotron_h",)),
     counting="trainable parameters of the causal LM: token embedding, L blocks (a norm and a "
              "Mamba-2, attention, MLP or expert mixer each), final RMS norm, untied LM head; the "
              "router's score-correction bias is a non-trainable buffer, counted apart; with "
              "moe_lat = 1 the routed experts work on a d_lat latent, projected to and from d_e; "
              "active parameters count k of the E routed experts",
-    presets="nemotron_h",
-    family="transformers",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, H_ssm=4, d_ssm=6,
                      G_ssm=2, d_state=4, L_att=1, L_mlp=2, L_moe=1, E=4, k=2, d_fe=12, d_fs=20),

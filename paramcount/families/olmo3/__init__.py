@@ -12,8 +12,11 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.families.olmo2 import OLMO2
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.registry import Architecture, get, register
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import get
+from paramcount.model.registry import register
 from paramcount.model.weights import Named
 
 IDS = ("olmo3",)  # the ids this folder registers

@@ -8,15 +8,35 @@ norm. KerasHub keeps ``n`` position rows; Hugging Face's OPT keeps ``n + 2`` (fa
 from __future__ import annotations
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
-from paramcount.model.components import decoder_block, embedding, layer_norm, position_embedding
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import TINY_AND_ODD_N
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components import decoder_block
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.components import position_embedding
+from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("opt",)  # the ids this folder registers
 
@@ -62,8 +82,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="opt",
+register(keras_hub_backbone(
+    "opt",
     title="OPT backbone (keras_hub.models.OPTBackbone)",
     source="Zhang et al. 2022, 'OPT: Open Pre-trained Transformer Language Models'; "
            "keras_hub/src/models/opt/opt_backbone.py",
@@ -80,17 +100,12 @@ register(Architecture(
     ),
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Fixed(zeta, 1, why="KerasHub's OPT has biases on every attention projection"),
         HEADS_FIT_WIDTH,
     ),
-    reference=Named("reference_models.table:backbone", ("opt",)),
     counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
              "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",
-    presets="opt",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=Transformers(
         restrictions=(
@@ -119,8 +134,5 @@ register(Architecture(
                            "by OPTLearnedPositionalEmbedding)"),
             "transformers' OPTLearnedPositionalEmbedding keeps fairseq's 2 extra position rows"),),
     ),
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD_N,
 ))

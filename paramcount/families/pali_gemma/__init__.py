@@ -17,29 +17,44 @@ is formulated.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, zero
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.families._lineages import GEMMA_VALIDATED, GQA, HF_VOCAB, IMAGE_SIZE_224, POST_NORM_ALWAYS
+from paramcount.core.formula import group
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import GEMMA_VALIDATED
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_VOCAB
+from paramcount.families._lineages import IMAGE_SIZE_224
+from paramcount.families._lineages import POST_NORM_ALWAYS
+from paramcount.families._lineages import VISION_SPLIT
 from paramcount.families.gemma import gemma_decoder
 from paramcount.model.components import dense
-from paramcount.model.components.decoders import post_norm, post_norms
-from paramcount.model.components.llama_like import HF_GEMMA2_NORMS, hf_decoder_names
+from paramcount.model.components.decoders import post_norm
+from paramcount.model.components.decoders import post_norms
+from paramcount.model.components.llama_like import HF_GEMMA2_NORMS
+from paramcount.model.components.llama_like import hf_decoder_names
 from paramcount.model.components.modern import rms_norm
-from paramcount.model.components.vision import (
-    VISION_CONSTRAINTS,
-    H,
-    L_vis,
-    M_vis,
-    P,
-    d_fvis,
-    d_vis,
-    vision_encoder,
-)
+from paramcount.model.components.vision import H
+from paramcount.model.components.vision import L_vis
+from paramcount.model.components.vision import M_vis
+from paramcount.model.components.vision import P
+from paramcount.model.components.vision import d_fvis
+from paramcount.model.components.vision import d_vis
+from paramcount.model.components.vision import vision_encoder
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Require, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Require
+from paramcount.model.registry import register
 
 IDS = ("pali_gemma",)  # the ids this folder registers
 
@@ -103,11 +118,9 @@ _FREE = frozenset({
     "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
     "sliding_window_size", "layer_norm_epsilon", "dropout",
 })
-MAPPING = Table(
+MAPPING = family_table(
+    "pali_gemma", hf="PaliGemmaForConditionalGeneration", keras="PaliGemmaBackbone", model_type="paligemma",
     fields=_FIELDS,
-    model_type="paligemma",
-    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
-    keras_classes={"PaliGemmaBackbone": "pali_gemma"},
     restrictions=(
         *Sets.each(_HF_CONSTANTS,
             why="PaliGemma as KerasHub builds it: a tied Gemma head without attention biases, SigLIP's vision "
@@ -138,12 +151,11 @@ MAPPING = Table(
 # (post_norm is 1: no key switches it) and whose absent num_key_value_heads is 4. Its soft caps,
 # query_pre_attn_scalar and sliding windows hold no weights; the published configs keep a
 # top-level num_hidden_layers, which PaliGemmaConfig does not read.
-PALI_GEMMA2 = Table(
+PALI_GEMMA2 = family_table(
+    "pali_gemma", hf="PaliGemmaForConditionalGeneration", model_type="paligemma",
     fields=(*(f for f in _FIELDS if f.symbol not in ("post_norm", "M_kv")),
             Field("M_kv", hf="text_config.num_key_value_heads", hf_default=4),
             POST_NORM_ALWAYS),
-    model_type="paligemma",
-    hf_classes={"PaliGemmaForConditionalGeneration": "pali_gemma"},
     restrictions=(
         *Sets.each(_HF_CONSTANTS,
             why="PaliGemma 2 as KerasHub builds it: a tied Gemma 2 head without attention biases, SigLIP's vision "
@@ -199,8 +211,8 @@ TRANSFORMERS = Transformers(
     ),),
 )
 
-register(Architecture(
-    id="pali_gemma",
+register(keras_hub_backbone(
+    "pali_gemma",
     title="PaliGemma / PaliGemma 2 backbone (keras_hub.models.PaliGemmaBackbone): SigLIP image "
           "encoder, linear projection, Gemma / Gemma 2 decoder",
     source="Beyer et al. 2024, 'PaliGemma: A versatile 3B VLM for transfer', section 3; Steiner "
@@ -221,13 +233,10 @@ register(Architecture(
     optional={M_kv: M, post_norm: 0},
     restrictions=(
         GQA,
-        *Holds.each(VISION_CONSTRAINTS, why="the vision heads split the vision width and the patches tile the image"),
+        *VISION_SPLIT,
     ),
-    reference=Named("reference_models.table:backbone", ("pali_gemma",)),
     counting="trainable weights of the backbone: image encoder, its projection, token embedding "
              "(also the tied head), L decoder blocks, final norm",
-    presets="pali_gemma",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
@@ -238,5 +247,4 @@ register(Architecture(
         "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
                           M_vis=5, d_fvis=11, L_vis=3),
     },
-    family="keras_hub",
 ))

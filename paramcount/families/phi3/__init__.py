@@ -8,61 +8,49 @@ feed-forward, RMS norms (scale only) throughout.
 
 from __future__ import annotations
 
-from paramcount.core.formula import FUSED, group
+from paramcount.core.formula import FUSED
+from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, v
-from paramcount.families._lineages import (
-    FFN,
-    GQA,
-    HF_HEAD_DIM,
-    KV_HEADS_OR_M,
-    LAYERS,
-    QUERY_HEADS,
-    ROTARY_PAIRS_VALIDATED,
-    VOCAB,
-    WIDTH,
-)
-from paramcount.model.components import attention, embedding
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.components.modern import gated_feed_forward, rms_norm, rotary_positions
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import v
+from paramcount.families._decoders import keras_llama
+from paramcount.families._decoders import llama_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LLAMA_FIELDS
+from paramcount.families._lineages import ROTARY_PAIRS_VALIDATED
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.modern import gated_feed_forward
+from paramcount.model.components.modern import rms_norm
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.registry import register
 
 IDS = ("phi3",)  # the ids this folder registers
 
 
 # symbol ↔ Phi3Backbone argument ↔ Phi3Config key. Phi3Config's num_key_value_heads defaults
 # (absent or null) to the query heads; KerasHub has no head_dim: d_k = d_e/M.
-MAPPING = Table(
-    fields=(
-        VOCAB,
-        LAYERS,
-        QUERY_HEADS,
-        KV_HEADS_OR_M,
-        WIDTH,
-        FFN,
-        HF_HEAD_DIM,
-    ),
-    model_type="phi3",
-    hf_classes={"Phi3ForCausalLM": "phi3"},
-    keras_classes={"Phi3Backbone": "phi3"},
+MAPPING = llama_table(
+    "phi3", hf="Phi3ForCausalLM", keras="Phi3Backbone", fields=LLAMA_FIELDS,
     restrictions=(
         Sets("tie_word_embeddings", False, why="KerasHub's Phi3Backbone always keeps an untied LM head"),
         *Sets.each(dict.fromkeys(("pad_token_id", "bos_token_id", "eos_token_id")),
             why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's Phi3Backbone always keeps an untied LM head"),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "original_max_position_embeddings",
-        "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
-        "resid_pdrop", "embd_pdrop", "attention_dropout", "sliding_window",
-        "layer_norm_epsilon", "dropout", "max_sequence_length", "pretraining_sequence_length",
-        "rope_max_wavelength", "rope_scaling_type", "rope_scaling_short_factor",
-        "rope_scaling_long_factor",
-    }),
+    # its long-context rotary scaling ("su", short and long factors) and dropouts: no weights
+    free=("original_max_position_embeddings", "rope_scaling", "partial_rotary_factor", "resid_pdrop", "embd_pdrop",
+          "sliding_window", "max_sequence_length", "pretraining_sequence_length", "rope_scaling_type",
+          "rope_scaling_short_factor", "rope_scaling_long_factor"),
 )
 
 # Phi3ForCausalLM fuses q, k and v into one ``qkv_proj`` (rows M·d_k, then M_kv·d_k twice: the
@@ -87,18 +75,15 @@ TRANSFORMERS = Transformers(restrictions=(
     "head": "lm_head",
 })
 
-register(Architecture(
-    id="phi3",
+register(keras_llama(
+    "phi3",
+    keras="Phi3Backbone",
     title="Phi-3 backbone (keras_hub.models.Phi3Backbone): GQA, SwiGLU, RMS norm, untied head",
     source="Abdin et al. 2024, 'Phi-3 Technical Report'; "
            "keras_hub/src/models/phi3/phi3_{backbone,decoder,attention,layernorm}.py",
     formula=group(
         "phi3",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding/embeddings"),
-            rotary_positions(),
-        ),
+        embeddings(),
         group(
             "blocks",
             rms_norm("norm_1", match="pre_attention_layernorm"),
@@ -115,19 +100,14 @@ register(Architecture(
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Holds(Divisible(d_e, M),
             why="the heads split the width exactly: the fused query-key-value projection is 3·d_e wide"),
         GQA,
     ),
     # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
-    reference=Named("reference_models.table:backbone", ("phi3",)),
     counting="trainable weights of the backbone, which includes the untied LM head "
              "(token_embedding/reverse_embeddings)",
-    presets="phi3",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -11,36 +11,43 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.core.restrictions import Fixed, Holds, Requires
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.families._lineages import (
-    FFN,
-    GQA,
-    KV_HEADS,
-    LAYERS,
-    QUERY_HEADS,
-    QWEN3_5_NO_ATTENTION_BIAS,
-    TIED_NO,
-    VOCAB,
-    WIDTH,
-)
-from paramcount.model.components.llama_like import (
-    FULL_AND_LINEAR,
-    H_lk,
-    H_lv,
-    K_conv,
-    L_full,
-    backbone,
-    d_lk,
-    d_lv,
-    hybrid_blocks,
-    swiglu,
-    tied,
-)
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import LLAMA_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import KV_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import QUERY_HEADS
+from paramcount.families._lineages import QWEN3_5_NO_ATTENTION_BIAS
+from paramcount.families._lineages import TIED_NO
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components.llama_like import FULL_AND_LINEAR
+from paramcount.model.components.llama_like import H_lk
+from paramcount.model.components.llama_like import H_lv
+from paramcount.model.components.llama_like import K_conv
+from paramcount.model.components.llama_like import L_full
+from paramcount.model.components.llama_like import backbone
+from paramcount.model.components.llama_like import d_lk
+from paramcount.model.components.llama_like import d_lv
+from paramcount.model.components.llama_like import hybrid_blocks
+from paramcount.model.components.llama_like import swiglu
+from paramcount.model.components.llama_like import tied
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Require, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Require
+from paramcount.model.registry import register
 
 IDS = ("qwen3_5",)  # the ids this folder registers
 
@@ -80,18 +87,14 @@ HYBRID_REQUIRES = (
     Require("vision_encoder", (None,), "only the text backbone is formulated (no vision "
             "encoder)", framework="keras"),
 )
-HYBRID_FREE = frozenset({
-    "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
-    "rope_parameters", "attention_dropout", "partial_rotary_factor", "mrope_section",
-    "mrope_interleaved", "rope_max_wavelength", "rope_scaling_factor", "layer_norm_epsilon",
-    "dropout", "sliding_window_size",
-})
+HYBRID_FREE = LLAMA_FREE | {
+    "rope_scaling", "partial_rotary_factor", "mrope_section", "mrope_interleaved", "rope_scaling_factor",
+    "sliding_window_size",
+}
 
-MAPPING = Table(
+MAPPING = family_table(
+    "qwen3_5", hf="Qwen3_5ForCausalLM", keras="Qwen3_5Backbone", model_type="qwen3_5_text",
     fields=(*HYBRID_FIELDS, FFN),
-    model_type="qwen3_5_text",
-    hf_classes={"Qwen3_5ForCausalLM": "qwen3_5"},
-    keras_classes={"Qwen3_5Backbone": "qwen3_5"},
     restrictions=(
         QWEN3_5_NO_ATTENTION_BIAS,
         *Requires.each(HYBRID_REQUIRES),
@@ -135,8 +138,8 @@ TRANSFORMERS = Transformers(weights={
     "blocks.ffn.down": "down_proj",
 })
 
-register(Architecture(
-    id="qwen3_5",
+register(keras_hub_backbone(
+    "qwen3_5",
     title="Qwen 3.5 text backbone (keras_hub.models.Qwen3_5Backbone): gated DeltaNet + gated "
           "attention hybrid, SwiGLU",
     source="Qwen Team 2026 (Qwen3.5); Yang et al. 2025 (Gated Delta Networks); "
@@ -148,11 +151,11 @@ register(Architecture(
         *HYBRID_FIXED,
         *HYBRID_CONSTRAINTS,
     ),
-    reference=Named("reference_models.table:backbone", ("qwen3_5",)),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
              "hybrid blocks, final RMS norm and the LM head KerasHub keeps in the backbone (none "
              "when tied); KerasHub's presets are vision-language models and are not counted here",
-    family="keras_hub",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -9,34 +9,43 @@ width d_fs that every token uses, scaled by a sigmoid gate d_e → 1.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.restrictions import Requires
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_k, v
-from paramcount.families._lineages import (
-    EXPERT_FFN,
-    EXPERTS,
-    QWEN3_5_NO_ATTENTION_BIAS,
-    QWEN_MOE_NAMES,
-    QWEN_SHARED_EXPERT_NAMES,
-    ROUTED_TO_AT_MOST_ALL,
-    TOP_K,
-)
-from paramcount.families.qwen3_5 import (
-    HYBRID_CONSTRAINTS,
-    HYBRID_FIELDS,
-    HYBRID_FIXED,
-    HYBRID_FREE,
-    HYBRID_OPTIONAL,
-    HYBRID_REQUIRES,
-    HYBRID_WEIGHTS,
-)
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import EXPERT_FFN
+from paramcount.families._lineages import EXPERTS
+from paramcount.families._lineages import QWEN3_5_NO_ATTENTION_BIAS
+from paramcount.families._lineages import QWEN_MOE_NAMES
+from paramcount.families._lineages import QWEN_SHARED_EXPERT_NAMES
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import TOP_K
+from paramcount.families.qwen3_5 import HYBRID_CONSTRAINTS
+from paramcount.families.qwen3_5 import HYBRID_FIELDS
+from paramcount.families.qwen3_5 import HYBRID_FIXED
+from paramcount.families.qwen3_5 import HYBRID_FREE
+from paramcount.families.qwen3_5 import HYBRID_OPTIONAL
+from paramcount.families.qwen3_5 import HYBRID_REQUIRES
+from paramcount.families.qwen3_5 import HYBRID_WEIGHTS
 from paramcount.model.components.basic import dense
-from paramcount.model.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks, swiglu
-from paramcount.model.components.modern import k_act, mixture_of_experts
+from paramcount.model.components.llama_like import backbone
+from paramcount.model.components.llama_like import d_fe
+from paramcount.model.components.llama_like import d_fs
+from paramcount.model.components.llama_like import hybrid_blocks
+from paramcount.model.components.llama_like import swiglu
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import mixture_of_experts
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("qwen3_5_moe",)  # the ids this folder registers
 
@@ -61,7 +70,8 @@ MOE = mixture_of_experts(
 
 # Qwen 3.5's hybrid fields, with the mixture's: symbol ↔ Qwen3_5MoeBackbone argument ↔
 # Qwen3_5MoeTextConfig key.
-MAPPING = Table(
+MAPPING = family_table(
+    "qwen3_5_moe", hf="Qwen3_5MoeForCausalLM", keras="Qwen3_5MoeBackbone", model_type="qwen3_5_moe_text",
     fields=(
         *HYBRID_FIELDS,
         EXPERTS,
@@ -70,9 +80,6 @@ MAPPING = Table(
         Field("d_fs", keras="shared_expert_intermediate_size",
               hf="shared_expert_intermediate_size"),
     ),
-    model_type="qwen3_5_moe_text",
-    hf_classes={"Qwen3_5MoeForCausalLM": "qwen3_5_moe"},
-    keras_classes={"Qwen3_5MoeBackbone": "qwen3_5_moe"},
     restrictions=(
         QWEN3_5_NO_ATTENTION_BIAS,
         *Requires.each(HYBRID_REQUIRES),
@@ -81,6 +88,15 @@ MAPPING = Table(
                         "router_aux_loss_coefficient", "norm_topk_prob"},
 )
 
+
+def hybrid_moe(arch_id: str) -> dict:
+    """What a Qwen 3.5 hybrid mixture declares whichever framework builds it (Qwen 3.5 MoE in
+    KerasHub, Qwen3-Next in transformers): its tree under ``arch_id``, its hyperparameters and
+    restrictions."""
+    return dict(formula=backbone(arch_id, hybrid_blocks(MOE)), required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
+                optional=HYBRID_OPTIONAL, restrictions=(*HYBRID_FIXED, *HYBRID_CONSTRAINTS, ROUTED_TO_AT_MOST_ALL))
+
+
 # Qwen3_5MoeForCausalLM's names: Qwen 3.5's hybrid blocks; in ``mlp`` the router ``gate``, the
 # routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e, down_proj), the shared
 # SwiGLU expert and its one-output gate.
@@ -88,25 +104,18 @@ TRANSFORMERS = Transformers(weights={
     **HYBRID_WEIGHTS, **QWEN_MOE_NAMES, **QWEN_SHARED_EXPERT_NAMES,
 })
 
-register(Architecture(
-    id="qwen3_5_moe",
+register(keras_hub_backbone(
+    "qwen3_5_moe",
     title="Qwen 3.5 MoE text backbone (keras_hub.models.Qwen3_5MoeBackbone): hybrid attention, "
           "E experts + gated shared expert",
     source="Qwen Team 2026 (Qwen3.5); keras_hub/src/models/qwen3_5_moe/qwen3_5_moe_backbone.py",
-    formula=backbone("qwen3_5_moe", hybrid_blocks(MOE)),
-    required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
-    optional=HYBRID_OPTIONAL,
-    restrictions=(
-        *HYBRID_FIXED,
-        *HYBRID_CONSTRAINTS,
-        ROUTED_TO_AT_MOST_ALL,
-    ),
-    reference=Named("reference_models.table:backbone", ("qwen3_5_moe",)),
+    **hybrid_moe("qwen3_5_moe"),
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
              "hybrid blocks each with a router, E routed experts and a gated shared expert, "
              "final RMS norm and the LM head KerasHub keeps in the backbone (none when tied); "
              "active parameters count k of the E routed experts",
-    family="keras_hub",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -13,40 +13,49 @@ Unlike QwenMoeBackbone, Qwen3MoeBackbone passes each block its index.
 
 from __future__ import annotations
 
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, v
-from paramcount.families._lineages import (
-    DECODER_FIELDS,
-    EXPERT_FFN,
-    EXPERTS,
-    FFN,
-    GQA,
-    HEAD_DIM,
-    HF_LOCAL_EXPERTS,
-    QWEN_DENSE_FFN_NAMES,
-    QWEN_MOE_NAMES,
-    ROUTED_TO_AT_MOST_ALL,
-    TIED_NO,
-    TOP_K,
-    dense_block_rows,
-    without_ffn,
-)
-from paramcount.families.qwen3 import TRANSFORMERS as QWEN3_TRANSFORMERS
-from paramcount.model.components.llama_like import (
-    BLOCK,
-    backbone,
-    d_fe,
-    gqa_attention,
-    moe_swiglu,
-    swiglu,
-    tied,
-)
-from paramcount.model.components.modern import k_act, rms_norm
-from paramcount.model.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import QWEN3_TRANSFORMERS
+from paramcount.families._decoders import QWEN_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import EXPERT_FFN
+from paramcount.families._lineages import EXPERTS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEAD_DIM
+from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import QWEN_DENSE_FFN_NAMES
+from paramcount.families._lineages import QWEN_MOE_NAMES
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import SPARSE_AND_DENSE
+from paramcount.families._lineages import TIED_NO
+from paramcount.families._lineages import TOP_K
+from paramcount.families._lineages import dense_block_rows
+from paramcount.families._lineages import without_ffn
+from paramcount.model.components.llama_like import BLOCK
+from paramcount.model.components.llama_like import backbone
+from paramcount.model.components.llama_like import d_fe
+from paramcount.model.components.llama_like import gqa_attention
+from paramcount.model.components.llama_like import moe_swiglu
+from paramcount.model.components.llama_like import swiglu
+from paramcount.model.components.llama_like import tied
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.stacks import MOE_AND_DENSE
+from paramcount.model.components.stacks import L_moe
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.registry import register
 
 IDS = ("qwen3_moe",)  # the ids this folder registers
 
@@ -82,7 +91,8 @@ def _dense_blocks(hp):
 # "all blocks sparse" is refused, so L_moe read from a config is always L.
 _SPARSE_ONLY = ("every block is a mixture of experts in what a config is read as (dense blocks "
                 "among them, L_moe < L, are counted but not yet read from a config)")
-MAPPING = Table(
+MAPPING = family_table(
+    "qwen3_moe", hf="Qwen3MoeForCausalLM", keras="Qwen3MoeBackbone",
     fields=(
         *DECODER_FIELDS,
         # absent or null: d_e/M in both frameworks, the formula's default too
@@ -95,9 +105,6 @@ MAPPING = Table(
         EXPERT_FFN,
         TIED_NO,
     ),
-    model_type="qwen3_moe",
-    hf_classes={"Qwen3MoeForCausalLM": "qwen3_moe"},
-    keras_classes={"Qwen3MoeBackbone": "qwen3_moe"},
     restrictions=(
         Sets("attention_bias", False, why="KerasHub's Qwen3 MoE attention has no biases"),
         *dense_block_rows(_dense_blocks),
@@ -107,13 +114,10 @@ MAPPING = Table(
         Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
-        "rope_parameters", "use_sliding_window", "sliding_window", "max_window_layers",
-        "attention_dropout", "norm_topk_prob", "output_router_logits", "router_aux_loss_coef",
-        "layer_types", "rope_max_wavelength", "rope_scaling_factor", "layer_norm_epsilon",
-        "dropout", "norm_top_k_prob", "sliding_window_size", "router_aux_loss_coefficient",
-    }),
+    free=QWEN_FREE | {
+        "norm_topk_prob", "output_router_logits", "router_aux_loss_coef", "norm_top_k_prob",
+        "router_aux_loss_coefficient",
+    },
 )
 
 # Qwen3MoeForCausalLM's names: Qwen 3's attention (QK norms) and norms; in a sparse block's
@@ -130,8 +134,8 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="qwen3_moe",
+register(keras_hub_backbone(
+    "qwen3_moe",
     title="Qwen 3 MoE backbone (keras_hub.models.Qwen3MoeBackbone): QK norm, E experts, top-k",
     source="Qwen Team 2025 (Qwen3 Technical Report), table 2; "
            "keras_hub/src/models/qwen3_moe/qwen3_moe_backbone.py",
@@ -139,19 +143,15 @@ register(Architecture(
     required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
     restrictions=(
-        *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        *SPARSE_AND_DENSE,
         GQA,
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),
-    reference=Named("reference_models.table:backbone", ("qwen3_moe",)),
     counting="trainable weights of the backbone: token embedding, L decoder blocks (router and "
              "E experts in each sparse block, a dense feed-forward in the others), final RMS "
              "norm and the LM head KerasHub keeps in the backbone (none when tied); active "
              "parameters count k of the E experts",
-    presets="qwen3_moe",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -15,26 +15,18 @@ from __future__ import annotations
 import dataclasses
 
 from paramcount.core.formula import FUSED
-from paramcount.core.restrictions import Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_k, v
-from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
-from paramcount.families.qwen3_5 import (
-    HYBRID_CONSTRAINTS,
-    HYBRID_FIELDS,
-    HYBRID_FIXED,
-    HYBRID_FREE,
-    HYBRID_OPTIONAL,
-    HYBRID_REQUIRES,
-)
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families.qwen3_5 import HYBRID_FIELDS
+from paramcount.families.qwen3_5 import HYBRID_FREE
+from paramcount.families.qwen3_5 import HYBRID_REQUIRES
 from paramcount.families.qwen3_5_moe import MAPPING as QWEN3_5_MOE_MAPPING
-from paramcount.families.qwen3_5_moe import MOE
 from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFORMERS
-from paramcount.model.components.llama_like import backbone, d_fe, d_fs, hybrid_blocks
-from paramcount.model.components.modern import k_act
+from paramcount.families.qwen3_5_moe import hybrid_moe
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.registry import register
 
 IDS = ("qwen3_next",)  # the ids this folder registers
 
@@ -44,11 +36,10 @@ _SPARSE_ONLY = ("every block is a mixture of experts (Qwen3-Next's published mod
 
 # Qwen 3.5 MoE's fields, as transformers spells them (no KerasHub argument: KerasHub cannot
 # build it). The MoE fields after the hybrid ones.
-MAPPING = Table(
+MAPPING = family_table(
+    "qwen3_next", hf="Qwen3NextForCausalLM",
     fields=tuple(dataclasses.replace(f, keras=None, keras_default=None)
                  for f in (*HYBRID_FIELDS, *QWEN3_5_MOE_MAPPING.fields[len(HYBRID_FIELDS):])),
-    model_type="qwen3_next",
-    hf_classes={"Qwen3NextForCausalLM": "qwen3_next"},
     restrictions=(
         Sets("attention_bias", False, why="Qwen3-Next's attention has no biases"),
         Sets("decoder_sparse_step", 1, why="every Qwen3-Next block is sparse (step 1)"),
@@ -73,30 +64,19 @@ TRANSFORMERS = Transformers(weights={
     "blocks.linear_attention.decay": ("in_proj_ba", FUSED),
 })
 
-register(Architecture(
-    id="qwen3_next",
+register(hf_causal_lm(
+    "qwen3_next",
     title="Qwen3-Next (transformers Qwen3NextForCausalLM): gated DeltaNet + gated attention "
           "hybrid, E experts + gated shared expert",
     source="Qwen Team 2025 (Qwen3-Next-80B-A3B model card and blog); "
            "transformers/models/qwen3_next/modeling_qwen3_next.py",
-    formula=backbone("qwen3_next", hybrid_blocks(MOE)),
-    required=(v, d_e, M, M_kv, d_k, L, E, k_act, d_fe, d_fs),
-    optional=HYBRID_OPTIONAL,
-    restrictions=(
-        *HYBRID_FIXED,
-        *HYBRID_CONSTRAINTS,
-        ROUTED_TO_AT_MOST_ALL,
-    ),
-    reference=Named("reference_models.hf:weights", ("qwen3_next",)),
+    **hybrid_moe("qwen3_next"),
     counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "
              "a router, E routed experts and a gated shared expert, final RMS norm, LM head "
              "(none when tied); the checkpoint's multi-token-prediction layer is not built by "
              "transformers and not counted; active parameters count k of the E routed experts",
-    presets="qwen3_next",
-    family="transformers",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
                      H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),

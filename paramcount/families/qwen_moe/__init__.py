@@ -24,43 +24,54 @@ whenever L_moe is 0 or L (every preset, and that test) and what its own decoder 
 from __future__ import annotations
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, v
-from paramcount.families._lineages import (
-    DECODER_FIELDS,
-    EXPERT_FFN,
-    EXPERTS,
-    FFN,
-    GQA,
-    HEADS_SPLIT_WIDTH,
-    HF_HEAD_DIM,
-    QWEN_DENSE_FFN_NAMES,
-    QWEN_MOE_NAMES,
-    QWEN_SHARED_EXPERT_NAMES,
-    ROUTED_TO_AT_MOST_ALL,
-    TIED_NO,
-    TOP_K,
-    dense_block_rows,
-    split_heads,
-    without_ffn,
-)
-from paramcount.families.qwen import TRANSFORMERS as QWEN_TRANSFORMERS
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import E
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import v
+from paramcount.families._decoders import LLAMA_ROTARY_VALIDATED
+from paramcount.families._decoders import LLAMA_TRANSFORMERS
+from paramcount.families._decoders import QWEN_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import DECODER_FIELDS
+from paramcount.families._lineages import EXPERT_FFN
+from paramcount.families._lineages import EXPERTS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HEADS_SPLIT_WIDTH
+from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import QWEN_DENSE_FFN_NAMES
+from paramcount.families._lineages import QWEN_MOE_NAMES
+from paramcount.families._lineages import QWEN_SHARED_EXPERT_NAMES
+from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import SPARSE_AND_DENSE
+from paramcount.families._lineages import TIED_NO
+from paramcount.families._lineages import TOP_K
+from paramcount.families._lineages import dense_block_rows
+from paramcount.families._lineages import split_heads
+from paramcount.families._lineages import without_ffn
 from paramcount.model.components.basic import dense
-from paramcount.model.components.llama_like import (
-    BLOCK,
-    backbone,
-    d_fe,
-    d_fs,
-    gqa_attention,
-    moe_swiglu,
-    swiglu,
-    tied,
-)
-from paramcount.model.components.modern import k_act, rms_norm
-from paramcount.model.components.stacks import MOE_AND_DENSE, L_moe
+from paramcount.model.components.llama_like import BLOCK
+from paramcount.model.components.llama_like import backbone
+from paramcount.model.components.llama_like import d_fe
+from paramcount.model.components.llama_like import d_fs
+from paramcount.model.components.llama_like import gqa_attention
+from paramcount.model.components.llama_like import moe_swiglu
+from paramcount.model.components.llama_like import swiglu
+from paramcount.model.components.llama_like import tied
+from paramcount.model.components.modern import k_act
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.stacks import MOE_AND_DENSE
+from paramcount.model.components.stacks import L_moe
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("qwen_moe",)  # the ids this folder registers
 
@@ -107,7 +118,8 @@ def _dense_blocks(hp):
 _SPARSE_ONLY = "every block is a mixture of experts in what a KerasHub config is read as " \
                "(QwenMoeBackbone applies mlp_only_layers and decoder_sparse_step to block 0 " \
                "in every block)"
-MAPPING = Table(
+MAPPING = family_table(
+    "qwen_moe", hf="Qwen2MoeForCausalLM", keras="QwenMoeBackbone", model_type="qwen2_moe",
     fields=(
         *DECODER_FIELDS,
         EXPERTS,
@@ -124,9 +136,6 @@ MAPPING = Table(
             "decoder_sparse_step": "decoder_sparse_step", "mlp_only_layers": "mlp_only_layers",
             "num_experts": "num_experts"}),
     ),
-    model_type="qwen2_moe",
-    hf_classes={"Qwen2MoeForCausalLM": "qwen_moe"},
-    keras_classes={"QwenMoeBackbone": "qwen_moe"},
     restrictions=(
         Sets("qkv_bias", True, why="Qwen1.5-MoE's query, key and value projections have biases"),
         *dense_block_rows(_dense_blocks),
@@ -134,14 +143,10 @@ MAPPING = Table(
         Requires("mlp_only_layers", ([],), binds="keras", why=_SPARSE_ONLY),
         Requires("decoder_sparse_step", (1,), binds="keras", why=_SPARSE_ONLY),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings",
-        "rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "use_sliding_window",
-        "sliding_window", "max_window_layers", "attention_dropout", "norm_topk_prob",
-        "output_router_logits", "router_aux_loss_coef", "layer_types", "rope_max_wavelength",
-        "rope_scaling_factor", "layer_norm_epsilon", "dropout", "norm_top_k_prob",
-        "use_sliding_window_attention", "sliding_window_size", "router_aux_loss_coefficient",
-    }),
+    free=QWEN_FREE | {
+        "norm_topk_prob", "output_router_logits", "router_aux_loss_coef", "norm_top_k_prob",
+        "use_sliding_window_attention", "router_aux_loss_coefficient",
+    },
 )
 
 # Qwen2MoeForCausalLM's names: Qwen 2's attention and norms; in a sparse block's ``mlp`` the
@@ -149,15 +154,14 @@ MAPPING = Table(
 # down_proj), the shared SwiGLU expert and its one-output gate. A dense block's ``mlp`` holds
 # gate_proj, up_proj, down_proj directly (the lookahead keeps the shared expert's out of it).
 TRANSFORMERS = Transformers(restrictions=(
-    *Holds.each(QWEN_TRANSFORMERS.constraints, binds="transformers",
-        why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)"),
+    *LLAMA_ROTARY_VALIDATED,
 ), weights={
-    **without_ffn(QWEN_TRANSFORMERS.weights), **QWEN_MOE_NAMES, **QWEN_SHARED_EXPERT_NAMES,
+    **without_ffn(LLAMA_TRANSFORMERS.weights), **QWEN_MOE_NAMES, **QWEN_SHARED_EXPERT_NAMES,
     **QWEN_DENSE_FFN_NAMES,
 })
 
-register(Architecture(
-    id="qwen_moe",
+register(keras_hub_backbone(
+    "qwen_moe",
     title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
     source="Qwen Team 2024 (Qwen1.5-MoE blog and config); "
            "keras_hub/src/models/qwen_moe/qwen_moe_backbone.py",
@@ -167,7 +171,7 @@ register(Architecture(
     optional={k_act: 4, tied: 0, L_moe: L, d_f: d_fs},
     restrictions=(
         split_heads("QwenMoeBackbone", "the width"),
-        *Fixed.each(MOE_AND_DENSE.fixed(), why="the dense blocks are those not sparse (L_dense = L − L_moe)"),
+        *SPARSE_AND_DENSE,
         HEADS_SPLIT_WIDTH,
         GQA,
         ROUTED_TO_AT_MOST_ALL,
@@ -182,9 +186,6 @@ register(Architecture(
              "KerasHub's backbone never passes a block its index, so it builds every block "
              "alike (all dense for mlp_only_layers=[0] or decoder_sparse_step > 1: L_moe = 0), "
              "and the reference gives each block its index where L_moe is strictly between",
-    presets="qwen_moe",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -15,22 +15,28 @@ from a plugin module: ``register(stacked_rnn_lm(("lstm", "lstm", "gru"), id="my_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Holds
-from paramcount.core.symbols import L, d_e, d_h, layer_symbol, tied, v
+from paramcount.core.symbols import L
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_h
+from paramcount.core.symbols import layer_symbol
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
 from paramcount.model.components import embedding
-from paramcount.model.components.recurrent import (
-    GATES,
-    bi,
-    layered_stack,
-    recurrent_stack,
-    reset_after,
-    v_out,
-)
-from paramcount.model.registry import Architecture, register
+from paramcount.model.components.recurrent import GATES
+from paramcount.model.components.recurrent import bi
+from paramcount.model.components.recurrent import layered_stack
+from paramcount.model.components.recurrent import recurrent_stack
+from paramcount.model.components.recurrent import reset_after
+from paramcount.model.components.recurrent import v_out
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("gru_lm", "lstm_lm", "mixed_rnn_lm", "simple_rnn_lm")  # the ids this folder registers
 

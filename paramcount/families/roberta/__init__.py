@@ -9,15 +9,34 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.core.formula import group
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v, zeta
-from paramcount.families._lineages import ABSOLUTE_POSITIONS, FFN, HEADS, HEADS_FIT_WIDTH, LAYERS, VOCAB, WIDTH
-from paramcount.families.bert import ENCODER_FREE, HF_ENCODER, HF_POOLER
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS, dense, embedding
-from paramcount.model.components.encoders import encoder_stack, mlm_head, token_position_embeddings
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.families._lineages import ABSOLUTE_POSITIONS
+from paramcount.families._lineages import ENCODER_FIELDS
+from paramcount.families._lineages import TINY_AND_ODD_N
+from paramcount.families._lineages import biased_floored_heads
+from paramcount.families.bert import ENCODER_FREE
+from paramcount.families.bert import HF_ENCODER
+from paramcount.families.bert import HF_POOLER
+from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.components.basic import dense
+from paramcount.model.components.basic import embedding
+from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import mlm_head
+from paramcount.model.components.encoders import token_position_embeddings
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("roberta", "roberta_masked_lm")  # the ids this folder registers
 
@@ -33,11 +52,7 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
     KerasHub's converters subtract them, and so does the table (hf_offset)."""
     return Table(
         fields=(
-            VOCAB,
-            LAYERS,
-            HEADS,
-            WIDTH,
-            FFN,
+            *ENCODER_FIELDS,
             Field("n", keras="max_sequence_length", hf="max_position_embeddings",
                   hf_offset=2, keras_default=512),
         ),
@@ -102,55 +117,65 @@ roberta_family = partial(
     Architecture,
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
-        Fixed(zeta, 1, why="RoBERTa's query, key, value and output projections carry biases"),
-        HEADS_FIT_WIDTH,
+        *biased_floored_heads("RoBERTa"),
     ),
     family="keras_hub",
     keras_hub_metadata=True,
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD_N,
 )
 
-register(roberta_family(
-    id="roberta",
+
+
+def encoder(base: str, *, why: str, **fields) -> Architecture:
+    """A RoBERTa-layer backbone ``base`` (RoBERTa, XLM-RoBERTa): its tree, Keras builder and
+    presets named by it, transformers' base model with its pooler and the deltas of its class,
+    whose refusal of a width the heads do not split is ``why``."""
+    return roberta_family(id=base, formula=roberta_formula(base), reference=f"reference_models.{base}:backbone",
+                          presets=base, transformers=_transformers({**HF_ENCODER, **HF_POOLER}, BASE_DELTAS, why),
+                          **fields)
+
+
+def masked_lm(base: str, *, why: str, **fields) -> Architecture:
+    """The masked LM on the backbone ``base``: its tree and the MLM head, whose output projection
+    is the token embedding (tied); KerasHub's metadata counts no task model."""
+    return roberta_family(
+        id=f"{base}_masked_lm",
+        formula=group(f"{base}_masked_lm", *roberta_formula(base).children, mlm_head()),
+        reference=f"reference_models.{base}:masked_lm",
+        counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
+                 "head's output projection is the token embedding (tied), counted once",
+        presets=base,
+        transformers=_transformers({**HF_ENCODER, **HF_MLM_HEAD}, MLM_DELTAS, why),
+        keras_hub_metadata=False,
+        **fields,
+    )
+
+
+def _transformers(weights: dict, deltas: tuple[Delta, ...], why: str) -> Transformers:
+    return Transformers(weights=weights, deltas=deltas,
+                        restrictions=(*Holds.each(HF_CONSTRAINTS, binds="transformers", why=why),))
+
+
+# transformers' RobertaSelfAttention refuses a width the heads do not split (HF_CONSTRAINTS)
+_WHY = ("transformers' RobertaSelfAttention refuses a hidden size that is not a multiple of the heads (no "
+        "embedding_size to skip the check); KerasHub floors")
+MAPPING = table("roberta", "Roberta", "Roberta", "roberta")
+
+register(encoder(
+    "roberta",
     title="RoBERTa backbone (keras_hub.models.RobertaBackbone): no segments, no pooler",
     source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_backbone.py",
-    formula=roberta_formula("roberta"),
-    reference="reference_models.roberta:backbone",
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks. KerasHub holds n positions (the original checkpoint's "
              "n+2, offset by the padding index, are trimmed), no token-type table and no pooler",
-    presets="roberta",
-    mapping=(MAPPING := table("roberta", "Roberta", "Roberta", "roberta")),
-    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, deltas=BASE_DELTAS,
-                              restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
-                                      why="transformers' RobertaSelfAttention refuses a hidden size that is not a "
-                                          "multiple of the heads (no embedding_size to skip the check); KerasHub "
-                                          "floors"),
-                              )),
+    mapping=MAPPING,
+    why=_WHY,
 ))
 
-register(roberta_family(
-    id="roberta_masked_lm",
+register(masked_lm(
+    "roberta",
     title="RoBERTa masked LM (keras_hub.models.RobertaMaskedLM): backbone + MLM head",
     source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_masked_lm.py",
-    formula=group("roberta_masked_lm", *roberta_formula("roberta").children, mlm_head()),
-    reference="reference_models.roberta:masked_lm",
-    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
-             "head's output projection is the token embedding (tied), counted once",
-    presets="roberta",
     mapping=MAPPING,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_MLM_HEAD}, deltas=MLM_DELTAS,
-                              restrictions=(
-                                  *Holds.each(HF_CONSTRAINTS, binds="transformers",
-                                      why="transformers' RobertaSelfAttention refuses a hidden size that is not a "
-                                          "multiple of the heads (no embedding_size to skip the check); KerasHub "
-                                          "floors"),
-                              )),
-    keras_hub_metadata=False,
+    why=_WHY,
 ))

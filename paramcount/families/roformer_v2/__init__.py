@@ -11,20 +11,32 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.hparams import Relation
-from paramcount.core.restrictions import Fixed, Holds
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, s, v, zeta
-from paramcount.families._lineages import (
-    KERAS_FFN,
-    KERAS_HEAD_SIZE,
-    KERAS_HEADS,
-    KERAS_LAYERS,
-    KERAS_VOCAB,
-    KERAS_WIDTH,
-)
-from paramcount.model.components import attention, embedding, feed_forward, rms_norm, rotary_positions
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import s
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import KERAS_FFN
+from paramcount.families._lineages import KERAS_HEAD_SIZE
+from paramcount.families._lineages import KERAS_HEADS
+from paramcount.families._lineages import KERAS_LAYERS
+from paramcount.families._lineages import KERAS_VOCAB
+from paramcount.families._lineages import KERAS_WIDTH
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components import feed_forward
+from paramcount.model.components import rms_norm
+from paramcount.model.components import rotary_positions
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("roformer_v2",)  # the ids this folder registers
 
@@ -46,8 +58,10 @@ MAPPING = Table(
     free=frozenset({"activation", "dropout", "max_wavelength"}),
 )
 
-register(Architecture(
-    id="roformer_v2",
+register(keras_hub_backbone(
+    "roformer_v2",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     title="RoFormer-V2 backbone (keras_hub.models.RoformerV2Backbone): rotary positions, RMS "
           "norms, optional biases",
@@ -73,7 +87,6 @@ register(Architecture(
             match=r"transformer_layer_\d+",
         ),
     ),
-    reference=Named("reference_models.table:backbone", ("roformer_v2",)),
     counting="trainable weights of the backbone: token and segment tables, embedding RMS norm, "
              "L blocks (rotary positions cost nothing; biases only when ζ = 1); no pooler",
     required=(v, d_e, M, d_k, d_f, L),
@@ -85,7 +98,6 @@ register(Architecture(
             reason="the attention output (M·d_k wide) is added to the residual"),
         ),
     ),
-    family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2),
         "tiny_biases": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2, zeta=1),

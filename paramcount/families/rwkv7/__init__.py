@@ -14,14 +14,30 @@ the L − 1 later layers only. The backbone's output includes the untied LM head
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
-from paramcount.core.symbols import L, d_e, d_f, d_k, r_a, r_g, r_v, r_w, v
-from paramcount.families._lineages import KERAS_FFN, KERAS_HEAD_SIZE, KERAS_LAYERS, KERAS_VOCAB
-from paramcount.model.components import dense, embedding, layer_norm
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.symbols import L
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import r_a
+from paramcount.core.symbols import r_g
+from paramcount.core.symbols import r_v
+from paramcount.core.symbols import r_w
+from paramcount.core.symbols import v
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import KERAS_FFN
+from paramcount.families._lineages import KERAS_HEAD_SIZE
+from paramcount.families._lineages import KERAS_LAYERS
+from paramcount.families._lineages import KERAS_VOCAB
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import layer_norm
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("rwkv7",)  # the ids this folder registers
 
@@ -49,8 +65,10 @@ MAPPING = Table(
     free=frozenset({"dropout_rate"}),
 )
 
-register(Architecture(
-    id="rwkv7",
+register(keras_hub_backbone(
+    "rwkv7",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     title="RWKV-7 backbone (keras_hub.models.RWKV7Backbone): attention-free, low-rank "
           "time-mix maps, untied head",
@@ -121,7 +139,6 @@ register(Architecture(
     # No presets: KerasHub's two RWKV-7 G1a presets publish rounded figures (150M, 400M) and the
     # checkpoints' low-rank widths are set by rules that changed between RWKV-7 releases, so we
     # could not confirm them from a published source; the examples cover the shapes.
-    family="keras_hub",
     examples={
         "tiny": dict(v=100, d_e=32, d_k=8, d_f=64, L=2, r_w=5, r_a=6, r_v=4, r_g=8),
         "one_layer": dict(v=50, d_e=24, d_k=6, d_f=40, L=1, r_w=3, r_a=2, r_v=7, r_g=5),

@@ -23,20 +23,30 @@ encoder's depth their own d_dec{j}. ``mixed_seq2seq`` is one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.symbols import L_dec, L_enc, d_a, d_e, d_h, layer_symbol, v_src, v_tgt
-from paramcount.model.components import dense, embedding
-from paramcount.model.components.recurrent import (
-    GATES,
-    bi,
-    layered_stack,
-    recurrent_stack,
-    reset_after,
-    v_out,
-)
-from paramcount.model.registry import Architecture, register
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import d_a
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_h
+from paramcount.core.symbols import layer_symbol
+from paramcount.core.symbols import v_src
+from paramcount.core.symbols import v_tgt
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components.recurrent import GATES
+from paramcount.model.components.recurrent import bi
+from paramcount.model.components.recurrent import layered_stack
+from paramcount.model.components.recurrent import recurrent_stack
+from paramcount.model.components.recurrent import reset_after
+from paramcount.model.components.recurrent import v_out
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("mixed_seq2seq", "seq2seq_attention", "seq2seq_lstm")  # the ids this folder registers
 

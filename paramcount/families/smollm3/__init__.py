@@ -12,31 +12,47 @@ projection and the rotary layer outside their block's name scope, so their weigh
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
-from paramcount.core.restrictions import Fixed, Requires, Sets
-from paramcount.core.symbols import L, M, M_kv, b_ffn, b_qkv, d_e, d_f, d_k, v
-from paramcount.families._lineages import (
-    ATTENTION_HEADS,
-    FFN,
-    GQA,
-    HF_HEAD_DIM,
-    KV_HEADS,
-    LAYERS,
-    ROTARY_PAIRS,
-    ROTARY_PAIRS_VALIDATED,
-    VOCAB,
-    WIDTH,
-    released_values,
-    split_heads,
-)
-from paramcount.families.llama import TRANSFORMERS as LLAMA_TRANSFORMERS
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import b_ffn
+from paramcount.core.symbols import b_qkv
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._decoders import LLAMA_TRANSFORMERS
+from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import ATTENTION_HEADS
+from paramcount.families._lineages import FFN
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import KV_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import ROTARY_PAIRS
+from paramcount.families._lineages import ROTARY_PAIRS_VALIDATED
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import released_values
+from paramcount.families._lineages import split_heads
 from paramcount.model.components.basic import dense
-from paramcount.model.components.llama_like import embeddings, final_norm, output_head, tied
-from paramcount.model.components.modern import gated_feed_forward, rms_norm
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.llama_like import embeddings
+from paramcount.model.components.llama_like import final_norm
+from paramcount.model.components.llama_like import output_head
+from paramcount.model.components.llama_like import tied
+from paramcount.model.components.modern import gated_feed_forward
+from paramcount.model.components.modern import rms_norm
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("smollm3",)  # the ids this folder registers
 
@@ -70,7 +86,8 @@ def _rope_layers(hp) -> list[int]:
 
 # symbol ↔ SmolLM3Backbone argument ↔ SmolLM3Config key. KerasHub's constructor requires its
 # rotary and per-layer settings, which change no count: the Keras reference passes SmolLM3-3B's.
-MAPPING = Table(
+MAPPING = family_table(
+    "smollm3", hf="SmolLM3ForCausalLM", keras="SmolLM3Backbone",
     fields=(
         VOCAB,
         LAYERS,
@@ -83,9 +100,6 @@ MAPPING = Table(
         Field("b_ffn", keras="mlp_bias", hf="mlp_bias", flag=True, hf_default=0),
         HF_HEAD_DIM,  # d_e/M in KerasHub; a config may state only that
     ),
-    model_type="smollm3",
-    hf_classes={"SmolLM3ForCausalLM": "smollm3"},
-    keras_classes={"SmolLM3Backbone": "smollm3"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="KerasHub's SmolLM3 always ties its LM head"),
         Sets("pad_token_id", None,
@@ -116,12 +130,10 @@ MAPPING = Table(
                 "frequencies as weights: their count is d_k/2 only at partial_rotary_factor 1",
         ),
     ),
-    free=frozenset({
-        "hidden_act", "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_parameters",
-        "rope_scaling", "use_sliding_window", "sliding_window", "no_rope_layers",
-        "no_rope_layer_interval", "layer_types", "attention_dropout", "rope_layer_enabled_list",
-        "layer_norm_epsilon", "max_window_layers", "pretraining_tp",
-    }),
+    free=RMS_CAUSAL_LM_FREE | {
+        "use_sliding_window", "sliding_window", "no_rope_layers", "no_rope_layer_interval", "layer_types",
+        "rope_layer_enabled_list", "layer_norm_epsilon", "max_window_layers", "pretraining_tp",
+    },
 )
 
 # SmolLM3ForCausalLM: Llama's parameter names. Two differences from KerasHub's build.
@@ -141,8 +153,8 @@ TRANSFORMERS = Transformers(
     ),
 )
 
-register(Architecture(
-    id="smollm3",
+register(keras_hub_backbone(
+    "smollm3",
     title="SmolLM3 backbone (keras_hub.models.SmolLM3Backbone): GQA, SwiGLU, NoPE layers, tied",
     source="Hugging Face 2025 (SmolLM3 blog and config); "
            "keras_hub/src/models/smollm3/smollm3_backbone.py",
@@ -155,13 +167,9 @@ register(Architecture(
         ROTARY_PAIRS,
         GQA,
     ),
-    reference=Named("reference_models.table:backbone", ("smollm3",)),
     counting="weights of the backbone: token embedding (the head is tied to it), L decoder "
              "blocks, final RMS norm; the per-layer RoPE inverse frequencies are counted apart as "
              "non-trainable",
-    presets="smollm3",
-    keras_hub_metadata=True,
-    family="keras_hub",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

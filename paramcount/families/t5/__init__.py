@@ -18,22 +18,35 @@ from __future__ import annotations
 
 import sympy
 
-from paramcount.core.formula import Term, group, leaf, zero
-from paramcount.core.restrictions import Fixed, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, v
-from paramcount.families._lineages import VOCAB, WIDTH_D_MODEL
-from paramcount.model.components.encoders import (
-    gated,
-    n_b,
-    relative_bias,
-    t5_attention,
-    t5_feed_forward,
-    t5_norms,
-    tied,
-)
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH_D_MODEL
+from paramcount.model.components.encoders import gated
+from paramcount.model.components.encoders import n_b
+from paramcount.model.components.encoders import relative_bias
+from paramcount.model.components.encoders import t5_attention
+from paramcount.model.components.encoders import t5_feed_forward
+from paramcount.model.components.encoders import t5_norms
+from paramcount.model.components.encoders import tied
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("t5",)  # the ids this folder registers
 
@@ -52,7 +65,8 @@ _FFN = group("ffn", *(_in_block(c) for c in _FFN.children), kind="feed-forward")
 
 # symbol ↔ T5Backbone argument ↔ T5Config key. transformers decides gating by the name of
 # feed_forward_proj ("gated-…" is gated); KerasHub's activation is free (it changes no count).
-MAPPING = Table(
+MAPPING = family_table(
+    "t5", hf="T5ForConditionalGeneration", keras="T5Backbone",
     fields=(
         VOCAB,
         Field("L", keras="num_layers", hf="num_layers"),
@@ -69,9 +83,6 @@ MAPPING = Table(
         Field("tied", keras="tie_embedding_weights", hf="tie_word_embeddings", flag=True,
               keras_default=1, hf_default=1),
     ),
-    model_type="t5",
-    hf_classes={"T5ForConditionalGeneration": "t5"},
-    keras_classes={"T5Backbone": "t5"},
     restrictions=(
         Sets("relative_attention_num_buckets", 32,
             why="KerasHub's T5 attention always has 32 relative position buckets"),
@@ -109,8 +120,8 @@ _T5_STACK = {
     "norms": "layer_norm",
 }
 
-register(Architecture(
-    id="t5",
+register(keras_hub_backbone(
+    "t5",
     title="T5 backbone (keras_hub.models.T5Backbone): encoder-decoder, relative position bias, "
           "RMS norms; v1.0 (ReLU, tied) or v1.1 (GeGLU, untied head)",
     source="Raffel et al. 2020; T5 v1.1 release notes; keras_hub/src/models/t5/t5_backbone.py",
@@ -160,9 +171,6 @@ register(Architecture(
         Fixed(d_v, d_k, why="KerasHub's T5 gives keys and values one head width (key_value_dim)"),
         Fixed(n_b, 32, why="KerasHub's T5 attention always has 32 relative position buckets"),
     ),
-    presets="t5",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=Transformers(weights={
         "embeddings.token": "shared",

@@ -12,46 +12,42 @@ table, transposed, unless untied.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Sets
-from paramcount.core.symbols import (
-    L_dec,
-    L_enc,
-    M,
-    M_dec,
-    M_kv,
-    M_kv_dec,
-    d_e,
-    d_e_dec,
-    d_f,
-    d_f_dec,
-    d_k,
-    d_k_dec,
-    d_v,
-    v,
-    zeta,
-)
-from paramcount.families._lineages import (
-    GQA,
-    GQA_DECODER,
-    T5GEMMA_ATTENTION_BIAS,
-    T5GEMMA_VALIDATED,
-    T5GEMMA_VOCAB,
-    TIED_YES,
-)
-from paramcount.model.components import (
-    attention,
-    embedding,
-    gated_feed_forward,
-    rms_norm,
-    rotary_positions,
-)
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_dec
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import M_kv_dec
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_e_dec
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_f_dec
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_k_dec
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
+from paramcount.families._lineages import T5GEMMA_VALIDATED
+from paramcount.families._lineages import T5GEMMA_VOCAB
+from paramcount.families._lineages import TIED_YES
+from paramcount.families._lineages import t5gemma_heads
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components import gated_feed_forward
+from paramcount.model.components import rms_norm
+from paramcount.model.components import rotary_positions
+from paramcount.model.components.encoders import encoder_decoder_outputs
 from paramcount.model.components.encoders import tied
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("t5gemma",)  # the ids this folder registers
 
@@ -79,7 +75,8 @@ def _side(side: str, syms: dict[str, str]) -> tuple[Field, ...]:
 # symbol ↔ T5GemmaBackbone argument ↔ T5GemmaConfig key (nested: encoder and decoder are each a
 # T5GemmaModuleConfig). KerasHub has one vocabulary and one attention_bias for both sides; the
 # top-level vocab_size of a transformers config is not what the model builds (the sides' are).
-MAPPING = Table(
+MAPPING = family_table(
+    "t5gemma", hf="T5GemmaForConditionalGeneration", keras="T5GemmaBackbone",
     fields=(
         T5GEMMA_VOCAB,
         Field("v", hf="encoder.vocab_size"),
@@ -91,9 +88,6 @@ MAPPING = Table(
         Field("zeta", hf="encoder.attention_bias", flag=True, hf_default=0),
         TIED_YES,
     ),
-    model_type="t5gemma",
-    hf_classes={"T5GemmaForConditionalGeneration": "t5gemma"},
-    keras_classes={"T5GemmaBackbone": "t5gemma"},
     restrictions=(
         Sets("encoder_layer_types", _types("L_enc"), binds="keras",
             why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, local then global (no "
@@ -156,8 +150,8 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="t5gemma",
+register(keras_hub_backbone(
+    "t5gemma",
     title="T5Gemma backbone (keras_hub.models.T5GemmaBackbone): Gemma 2 blocks as encoder and "
           "decoder, sizes per side",
     source="Zhang et al. 2025, 'Encoder-Decoder Gemma'; Gemma Team 2024 (Gemma 2); "
@@ -196,14 +190,9 @@ register(Architecture(
             times=L_dec,
             match=r"decoder_layer_\d+",
         ),
-        leaf("final_norms", d_e + d_e_dec, match=r"rms_normalization(_\d+)?", kind="norm",
-             note="the encoder's (d_e) and decoder's (d_e_dec) output RMS norms; KerasHub "
-                  "leaves them unnamed, so they are one term"),
-        leaf("head", (1 - tied) * d_e_dec * v, match="decoder_token_embedding/reverse_embeddings",
-             kind="head",
-             note="untied d_e_dec × v LM head; zero when tied (every released checkpoint)"),
+        *encoder_decoder_outputs(d_e + d_e_dec, head_width=d_e_dec,
+                                 whose="the encoder's (d_e) and decoder's (d_e_dec)"),
     ),
-    reference=Named("reference_models.table:backbone", ("t5gemma",)),
     counting="trainable weights of the backbone: encoder and decoder token tables, L_enc encoder "
              "and L_dec decoder blocks, the two output norms, and the LM head when untied "
              "(KerasHub keeps it in the backbone)",
@@ -211,13 +200,8 @@ register(Architecture(
     optional={L_dec: L_enc, d_e_dec: d_e, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv,
               d_k_dec: d_k, zeta: 0, tied: 1},
     restrictions=(
-        Fixed(d_v, d_k, why="T5Gemma's attention gives keys and values one head width (head_dim)"),
-        GQA,
-        GQA_DECODER,
+        *t5gemma_heads("T5Gemma"),
     ),
-    presets="t5gemma",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -29,42 +29,56 @@ import dataclasses
 
 import sympy
 
-from paramcount.core.formula import Term, group, leaf
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import (
-    L_dec,
-    L_enc,
-    M,
-    M_dec,
-    M_kv,
-    M_kv_dec,
-    d_e,
-    d_f,
-    d_f_dec,
-    d_k,
-    d_k_dec,
-    d_v,
-    tied,
-    v,
-    zeta,
-)
-from paramcount.families._lineages import (
-    GQA,
-    GQA_DECODER,
-    QK_NORM_KERAS,
-    T5GEMMA_ATTENTION_BIAS,
-    T5GEMMA_VALIDATED,
-    T5GEMMA_VOCAB,
-    TIED_YES,
-)
-from paramcount.model.components import attention, dense, embedding, gated_feed_forward, rms_norm
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_dec
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import M_kv_dec
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_f_dec
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_k_dec
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import QK_NORM_KERAS
+from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
+from paramcount.families._lineages import T5GEMMA_VALIDATED
+from paramcount.families._lineages import T5GEMMA_VOCAB
+from paramcount.families._lineages import TIED_YES
+from paramcount.families._lineages import t5gemma_heads
+from paramcount.model.components import attention
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import gated_feed_forward
+from paramcount.model.components import rms_norm
 from paramcount.model.components.decoders import qk_norm
-from paramcount.model.components.vision import H, L_vis, M_vis, P, d_fvis, d_vis, vision_encoder
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Require, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.components.encoders import encoder_decoder_outputs
+from paramcount.model.components.vision import H
+from paramcount.model.components.vision import L_vis
+from paramcount.model.components.vision import M_vis
+from paramcount.model.components.vision import P
+from paramcount.model.components.vision import d_fvis
+from paramcount.model.components.vision import d_vis
+from paramcount.model.components.vision import vision_encoder
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Require
+from paramcount.model.registry import register
 
 IDS = ("t5gemma2",)  # the ids this folder registers
 
@@ -134,7 +148,8 @@ _SO400M = {d_vis: 1152, H: 896, P: 14, L_vis: 27, M_vis: 16, d_fvis: 4304}
 # SigLIP's; decoder a T5Gemma2DecoderConfig). Both sides share d_e (the merged attention projects
 # the encoder output with the decoder's key and value projections) and one vocabulary, as
 # transformers' validation also demands; KerasHub has one attention_bias for both sides.
-MAPPING = Table(
+MAPPING = family_table(
+    "t5gemma2", hf="T5Gemma2ForConditionalGeneration", keras="T5Gemma2Backbone",
     fields=(
         T5GEMMA_VOCAB,
         Field("v", hf=_ENC + "vocab_size"),
@@ -152,9 +167,6 @@ MAPPING = Table(
         # flags tie nothing)
         TIED_YES,
     ),
-    model_type="t5gemma2",
-    hf_classes={"T5Gemma2ForConditionalGeneration": "t5gemma2"},
-    keras_classes={"T5Gemma2Backbone": "t5gemma2"},
     restrictions=(
         *Sets.each({f"encoder.vision_config.{k}": x for k, x in _VISION.items()},
             why="T5Gemma2ForConditionalGeneration always builds the encoder's SigLIP tower: written as the "
@@ -328,8 +340,8 @@ TRANSFORMERS = Transformers(
     },
 )
 
-register(Architecture(
-    id="t5gemma2",
+register(keras_hub_backbone(
+    "t5gemma2",
     title="T5Gemma 2 backbone, text only (keras_hub.models.T5Gemma2Backbone): Gemma 3 blocks as "
           "encoder and decoder, merged self+cross attention",
     source="Google 2025, 'T5Gemma 2: Seeing, Reading, and Understanding Longer'; "
@@ -353,14 +365,8 @@ register(Architecture(
                    attention_name="merged_attention", attention_match="merged_attention",
                    norm_prefix="decoder_", times=L_dec, match=r"decoder_layer_\d+"),
         ),
-        leaf("final_norms", 2 * d_e, match=r"rms_normalization(_\d+)?", kind="norm",
-             note="the encoder's and decoder's output RMS norms; KerasHub leaves them unnamed, "
-                  "so they are one term"),
-        leaf("head", (1 - tied) * d_e * v, match="decoder_token_embedding/reverse_embeddings",
-             kind="head",
-             note="untied d_e × v LM head; zero when tied (every released checkpoint)"),
+        *encoder_decoder_outputs(2 * d_e, head_width=d_e, whose="the encoder's and decoder's"),
     ),
-    reference=Named("reference_models.table:backbone", ("t5gemma2",)),
     counting="trainable weights of the text backbone: encoder and decoder token tables, L_enc "
              "encoder and L_dec decoder blocks, the two output norms, and the LM head when "
              "untied; the vision encoder of the released checkpoints is not counted",
@@ -368,11 +374,10 @@ register(Architecture(
     optional={L_dec: L_enc, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv, d_k_dec: d_k, zeta: 0,
               qk_norm: 1, tied: 1},
     restrictions=(
-        Fixed(d_v, d_k, why="T5Gemma 2's attention gives keys and values one head width (head_dim)"),
-        GQA,
-        GQA_DECODER,
+        *t5gemma_heads("T5Gemma 2"),
     ),
-    family="keras_hub",
+    presets=None,
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

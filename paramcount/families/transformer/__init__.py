@@ -15,11 +15,24 @@ from __future__ import annotations
 from functools import partial
 
 from paramcount.core.formula import group
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, d_v, n, v, zeta
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.core.symbols import zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.model.components import decoder_block, dense, embedding, encoder_block, position_embedding
+from paramcount.model.components import decoder_block
+from paramcount.model.components import dense
+from paramcount.model.components import embedding
+from paramcount.model.components import encoder_block
+from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.registry import Architecture, register
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("transformer_decoder", "transformer_encoder")  # the ids this folder registers
 

@@ -13,14 +13,30 @@ transformation", section 3.4).
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Relation
-from paramcount.core.restrictions import Fixed, Holds
-from paramcount.core.symbols import L_dec, L_enc, M, d_e, d_f, shared, tied, v_src, v_tgt, zeta
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L_dec
+from paramcount.core.symbols import L_enc
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import shared
+from paramcount.core.symbols import tied
+from paramcount.core.symbols import v_src
+from paramcount.core.symbols import v_tgt
+from paramcount.core.symbols import zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.model.components import decoder_block, embedding, encoder_block, sinusoidal_positions
+from paramcount.model.components import decoder_block
+from paramcount.model.components import embedding
+from paramcount.model.components import encoder_block
+from paramcount.model.components import sinusoidal_positions
 from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.registry import Architecture, register
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("transformer",)  # the ids this folder registers
 

@@ -12,13 +12,26 @@ Option ``bn``: Zerveas et al. use batch normalization in place of layer normaliz
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.restrictions import Fixed
-from paramcount.core.symbols import L, M, bn, d_e, d_f, d_x, d_y, n, pretrain, zeta
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import bn
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_x
+from paramcount.core.symbols import d_y
+from paramcount.core.symbols import n
+from paramcount.core.symbols import pretrain
+from paramcount.core.symbols import zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
-from paramcount.model.components import attention, dense, feed_forward
+from paramcount.model.components import attention
+from paramcount.model.components import dense
+from paramcount.model.components import feed_forward
 from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.registry import Architecture, register
+from paramcount.model.registry import Architecture
+from paramcount.model.registry import register
 
 IDS = ("tst",)  # the ids this folder registers
 

@@ -18,16 +18,41 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import C, H, L, M, P, W, b_ffn, b_patch, cls, d_e, d_f, d_v, zeta
-from paramcount.families._lineages import HEADS, HEADS_FIT_WIDTH, LAYERS, WIDTH
-from paramcount.model.components import attention, dense, feed_forward, layer_norm
-from paramcount.model.components.basic import EVEN_HEADS
-from paramcount.model.frameworks import Delta, Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import C
+from paramcount.core.symbols import H
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import P
+from paramcount.core.symbols import W
+from paramcount.core.symbols import b_ffn
+from paramcount.core.symbols import b_patch
+from paramcount.core.symbols import cls
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_v
+from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import HEADS
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS
+from paramcount.families._lineages import WIDTH
+from paramcount.model.components import attention
+from paramcount.model.components import dense
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
+from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Transformers
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("vit",)  # the ids this folder registers
 
@@ -52,7 +77,10 @@ def _pooler_width(config: Mapping) -> Mapping:
 # image, or [H, W]) and patch_size (an int or a pair). A key ending in a number reads that
 # element of the list (a plain number stands for each). Non-square patches are refused: the
 # formula has one P (the two fields of P must agree).
-MAPPING = Table(
+MAPPING = family_table(
+    # ViTForImageClassification (google/vit-base-patch16-224 and the other fine-tuned
+    # checkpoints) adds a classifier paramcount's ViT backbone does not count: refused by name.
+    "vit", hf="ViTModel", keras="ViTBackbone",
     fields=(
         Field("H", keras="image_shape.0", hf="image_size.0"),
         Field("W", keras="image_shape.1", hf="image_size.1"),
@@ -71,11 +99,6 @@ MAPPING = Table(
         Field("cls", keras="use_class_token", flag=True, keras_default=1),
         Field("b_patch", keras="use_patch_bias", flag=True, keras_default=1),
     ),
-    model_type="vit",
-    # ViTForImageClassification (google/vit-base-patch16-224 and the other fine-tuned
-    # checkpoints) adds a classifier paramcount's ViT backbone does not count: refused by name.
-    hf_classes={"ViTModel": "vit"},
-    keras_classes={"ViTBackbone": "vit"},
     restrictions=(
         Sets("data_format", "channels_last", binds="keras",
             why="KerasHub's get_config does not save data_format: its presets are channels last, the default, and the "
@@ -146,8 +169,8 @@ TRANSFORMERS = Transformers(
     ),
 )
 
-register(Architecture(
-    id="vit",
+register(keras_hub_backbone(
+    "vit",
     title="ViT backbone (keras_hub.models.ViTBackbone): patch embedding, class token, positions",
     source="Dosovitskiy et al. 2021, section 3.1; keras_hub/src/models/vit/vit_backbone.py",
     formula=group(
@@ -177,8 +200,7 @@ register(Architecture(
     required=(H, P, d_e, M, d_f, L),
     optional={W: H, C: 3, cls: 1, zeta: 1, b_ffn: 1, b_patch: 1},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
         Holds(Divisible(H, P), why="the patches tile the image's height"),
         Holds(Divisible(W, P), why="the patches tile the image's width"),
@@ -186,8 +208,6 @@ register(Architecture(
     reference="reference_models.vit:backbone",
     counting="trainable weights of the backbone: patch embedding, class token, positions, L "
              "encoder blocks, final norm; no classification head",
-    presets="vit",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
@@ -197,5 +217,4 @@ register(Architecture(
         "no_attention_bias": dict(H=16, W=24, P=8, d_e=12, M=3, d_f=20, L=1, zeta=0),
         "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
     },
-    family="keras_hub",
 ))

@@ -16,18 +16,33 @@ parameter frozen at construction (non-trainable, as KerasHub's), proj_out is tie
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf, zero
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import L, M, d_e, d_f, n, v
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import n
+from paramcount.core.symbols import v
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
-from paramcount.model.components import attention, embedding, feed_forward, layer_norm
-from paramcount.model.components.audio import conv1d, n_audio, n_mels
-from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
+from paramcount.model.components.audio import conv1d
+from paramcount.model.components.audio import n_audio
+from paramcount.model.components.audio import n_mels
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import register
 
 IDS = ("whisper",)  # the ids this folder registers
 
@@ -124,8 +139,8 @@ TRANSFORMERS = Transformers(weights={
     "decoder.final_norm": "layer_norm",
 })
 
-register(Architecture(
-    id="whisper",
+register(keras_hub_backbone(
+    "whisper",
     title="Whisper backbone (keras_hub.models.WhisperBackbone): speech encoder-decoder with a "
           "convolutional front end",
     source="Radford et al. 2022 (Whisper), openai/whisper model.py; "
@@ -182,7 +197,6 @@ register(Architecture(
         zero("head", "tied: the output projection is the decoder's token table, transposed",
              kind="head"),
     ),
-    reference=Named("reference_models.table:backbone", ("whisper",)),
     counting="trainable weights of the backbone: the convolutional front end, L encoder and L "
              "decoder blocks, their final norms, the decoder's token and position tables (the "
              "LM head is tied); the encoder's sinusoidal table is a non-trainable weight, "
@@ -190,15 +204,11 @@ register(Architecture(
     required=(v, n_mels, d_e, M, d_f, L),
     optional={n: 448, n_audio: 1500},
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         Holds(Divisible(d_e, M),
             why="the heads split the width exactly: transformers' WhisperAttention refuses an embed_dim the heads "
                 "do not divide"),
     ),
-    presets="whisper",
-    family="keras_hub",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -10,29 +10,43 @@ embedding of width d_e.
 
 from __future__ import annotations
 
-from paramcount.core.formula import group, leaf
-from paramcount.core.restrictions import Fixed, Holds
-from paramcount.core.symbols import L, M, d_e, d_f, d_k, v
-from paramcount.families._lineages import HEADS_FIT_WIDTH, HEADS_N_HEAD, LAYERS_N_LAYER, VOCAB, WIDTH_D_MODEL
-from paramcount.model.components import (
-    attention,
-    embedding,
-    feed_forward,
-    layer_norm,
-    sinusoidal_positions,
-)
-from paramcount.model.components.basic import EVEN_HEADS, WHOLE_HEADS
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.restrictions import Holds
+from paramcount.core.symbols import L
+from paramcount.core.symbols import M
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import HEADS_N_HEAD
+from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import LAYERS_N_LAYER
+from paramcount.families._lineages import TINY_AND_ODD
+from paramcount.families._lineages import VOCAB
+from paramcount.families._lineages import WIDTH_D_MODEL
+from paramcount.model.components import attention
+from paramcount.model.components import embedding
+from paramcount.model.components import feed_forward
+from paramcount.model.components import layer_norm
+from paramcount.model.components import sinusoidal_positions
+from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("xlnet",)  # the ids this folder registers
 
 
 # symbol ↔ XLNetBackbone argument ↔ XLNetConfig key (d_head, when given, must be d_e/M, as
 # transformers also insists).
-MAPPING = Table(
+MAPPING = family_table(
+    # XLNetLMHeadModel (the published checkpoints) adds an LM head bias KerasHub's backbone does
+    # not have: refused by name.
+    "xlnet", hf="XLNetModel", keras="XLNetBackbone",
     fields=(
         VOCAB,
         LAYERS_N_LAYER,
@@ -41,11 +55,6 @@ MAPPING = Table(
         Field("d_f", keras="intermediate_dim", hf="d_inner"),
         Field("d_k", hf="d_head"),
     ),
-    model_type="xlnet",
-    # XLNetLMHeadModel (the published checkpoints) adds an LM head bias KerasHub's backbone does
-    # not have: refused by name.
-    hf_classes={"XLNetModel": "xlnet"},
-    keras_classes={"XLNetBackbone": "xlnet"},
     free=frozenset({
         "ff_activation", "dropout", "layer_norm_eps", "activation", "kernel_initializer_range",
         "bias_initializer",
@@ -60,8 +69,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="xlnet",
+register(keras_hub_backbone(
+    "xlnet",
     title="XLNet backbone (keras_hub.models.XLNetBackbone): relative attention with per-layer "
           "position projection and segment encodings",
     source="Yang et al. 2019; Dai et al. 2019 (Transformer-XL); "
@@ -92,18 +101,15 @@ register(Architecture(
             match=r"xlnet_encoder_\d+",
         ),
     ),
-    reference=Named("reference_models.table:backbone", ("xlnet",)),
     counting="trainable weights of the backbone: token table, mask embedding, L blocks (bias-free "
              "attention, relative-position projection, per-head biases and segment encodings, "
              "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
     restrictions=(
-        *Fixed.each(EVEN_HEADS,
-            why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike"),
+        *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
     ),
-    presets="xlnet",
-    family="keras_hub",
+    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=Transformers(
         restrictions=(
@@ -129,8 +135,5 @@ register(Architecture(
             "blocks.norm_2": "ff/layer_norm",
         },
     ),
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3),
-    },
+    examples=TINY_AND_ODD,
 ))

@@ -26,37 +26,47 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paramcount.core.formula import group, leaf, zero
-from paramcount.core.hparams import Divisible, Relation
-from paramcount.core.restrictions import Fixed, Holds, Requires, Sets
-from paramcount.core.symbols import (
-    B_mem,
-    G_ssm,
-    H_ssm,
-    K_conv,
-    L,
-    L_hyb,
-    M,
-    M_kv,
-    att_ad,
-    b_conv,
-    b_proj,
-    d_e,
-    d_f,
-    d_k,
-    d_state,
-    r_ad,
-    v,
-    x_in,
-)
-from paramcount.families._lineages import GQA, HF_DECODER_FIELDS, HF_FFN_OR_4D, MAMBA_CONV, MAMBA_EXPAND, MAMBA_STATE
-from paramcount.model.components.basic import dense, embedding
+from paramcount.core.formula import group
+from paramcount.core.formula import leaf
+from paramcount.core.formula import zero
+from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
+from paramcount.core.restrictions import Fixed
+from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Requires
+from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import B_mem
+from paramcount.core.symbols import G_ssm
+from paramcount.core.symbols import H_ssm
+from paramcount.core.symbols import K_conv
+from paramcount.core.symbols import L
+from paramcount.core.symbols import L_hyb
+from paramcount.core.symbols import M
+from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import att_ad
+from paramcount.core.symbols import b_conv
+from paramcount.core.symbols import b_proj
+from paramcount.core.symbols import d_e
+from paramcount.core.symbols import d_f
+from paramcount.core.symbols import d_k
+from paramcount.core.symbols import d_state
+from paramcount.core.symbols import r_ad
+from paramcount.core.symbols import v
+from paramcount.core.symbols import x_in
+from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import family_table
+from paramcount.families._lineages import GQA
+from paramcount.families._lineages import HF_DECODER_FIELDS
+from paramcount.families._lineages import HF_FFN_OR_4D
+from paramcount.families._lineages import MAMBA_CONV
+from paramcount.families._lineages import MAMBA_EXPAND
+from paramcount.families._lineages import MAMBA_STATE
+from paramcount.model.components.basic import dense
+from paramcount.model.components.basic import embedding
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
-from paramcount.model.frameworks import Transformers, own_weights
-from paramcount.model.mapping import Field, Table
-from paramcount.model.registry import Architecture, register
-from paramcount.model.weights import Named
+from paramcount.model.mapping import Field
+from paramcount.model.registry import register
 
 IDS = ("zamba2",)  # the ids this folder registers
 
@@ -142,7 +152,8 @@ def _normalize(config: Mapping) -> Mapping:
     return c
 
 
-MAPPING = Table(
+MAPPING = family_table(
+    "zamba2", hf="Zamba2ForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
         HF_FFN_OR_4D,
@@ -157,8 +168,6 @@ MAPPING = Table(
         Field("att_ad", hf="use_shared_attention_adapter", flag=True, hf_default=0),
         Field("L_hyb", hf="layers_block_type", kinds=("hybrid", "linear_attention")),
     ),
-    model_type="zamba2",
-    hf_classes={"Zamba2ForCausalLM": "zamba2"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="Zamba 2's LM head is the token embedding (tied)"),
         Requires("tie_word_embeddings", (True,), why=_UNTIED),
@@ -180,8 +189,8 @@ MAPPING = Table(
     }),
 )
 
-register(Architecture(
-    id="zamba2",
+register(hf_causal_lm(
+    "zamba2",
     title="Zamba 2 (transformers Zamba2ForCausalLM): a Mamba-2 backbone with B_mem shared "
           "attention blocks reused across its hybrid layers (counted once), per-layer adapters",
     source="Glorioso et al. 2024 (The Zamba2 Suite: Technical Report), section 2; "
@@ -204,15 +213,10 @@ register(Architecture(
             "layer (else it is never built)"),
         ),
     ),
-    reference=Named("reference_models.hf:weights", ("zamba2",)),
     counting="trainable parameters of the causal LM: token embedding, L Mamba-2 layers, the "
              "B_mem shared attention blocks once each (whichever hybrid layers reuse them), one "
              "linear and one adapter set per hybrid layer, final RMS norm; the head is tied",
-    presets="zamba2",
-    family="transformers",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA)),
-    frameworks=("transformers",),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, L=5, L_hyb=3, H_ssm=8, d_f=24, B_mem=2, r_ad=3,
                      G_ssm=2, d_state=4),

@@ -24,6 +24,7 @@ from paramcount.model.components.modern import alibi
 
 __all__ = [
     "alibi_decoder",
+    "alibi_decoder_names",
     "fused_qkv",
     "gemma_attention",
     "post_attn_norm",
@@ -61,6 +62,31 @@ def alibi_decoder(name: str, *, embedding_norm: str | None, attention_match: str
         layer_norm("final_norm", match="final_layernorm"),
     )
 
+
+
+def alibi_decoder_names(prefix: str = "", *,
+                        embedding_norm: str | None = None) -> dict[str, str | tuple[str, tuple]]:
+    """transformers' names of :func:`alibi_decoder`'s tree (BloomForCausalLM's, and
+    FalconForCausalLM's in the Falcon-RW layout), under ``prefix`` (Falcon's ``transformer/``),
+    with BLOOM's ``embedding_norm``. Query, key and value are one fused ``query_key_value`` of
+    3·d_e outputs, interleaved per head; each third holds a projection's d_e² weights and d_e
+    biases, which the slices claim."""
+    return {
+        "embeddings.token": f"{prefix}word_embeddings",
+        **({"embeddings.norm": embedding_norm} if embedding_norm else {}),
+        "blocks": rf"{prefix}h/\d+",
+        "blocks.norm_1": "input_layernorm",
+        "blocks.attention": "self_attention",
+        "blocks.attention.query": ("query_key_value", (0, 3)),
+        "blocks.attention.key": ("query_key_value", (1, 3)),
+        "blocks.attention.value": ("query_key_value", (2, 3)),
+        "blocks.attention.output": "dense",
+        "blocks.norm_2": "post_attention_layernorm",
+        "blocks.ffn": "mlp",
+        "blocks.ffn.up": "dense_h_to_4h",
+        "blocks.ffn.down": "dense_4h_to_h",
+        "final_norm": f"{prefix}ln_f",
+    }
 
 
 def fused_qkv(name: str = "query_key_value", *, width=d_e, heads=M, key_dim=d_k, bias=1,

@@ -24,6 +24,7 @@ __all__ = [
     "L_g",
     "L_r",
     "d_emb",
+    "encoder_decoder_outputs",
     "encoder_stack",
     "eta",
     "factorised_embeddings",
@@ -187,3 +188,17 @@ def full_width_attention_output(cls: str) -> Delta:
         f"{cls}'s attention output projection is d_e → d_e, KerasHub's M·⌊d_e/M⌋ → d_e (the "
         "heads' concatenated width): they differ when M does not divide d_e, which neither "
         "refuses")
+
+
+def encoder_decoder_outputs(norms, *, head_width, whose: str) -> tuple[Term, Term]:
+    """An encoder-decoder backbone's ends as KerasHub's T5Gemma (and T5Gemma 2) hold them: the
+    encoder's and the decoder's output RMS norms, which it leaves unnamed (one term of ``norms``
+    weights; ``whose`` says whose), and the decoder's LM head, ``head_width`` × v, kept in the
+    backbone and zero when tied."""
+    return (
+        leaf("final_norms", norms, match=r"rms_normalization(_\d+)?", kind="norm",
+             note=f"{whose} output RMS norms; KerasHub leaves them unnamed, so they are one term"),
+        leaf("head", (1 - tied) * head_width * v, match="decoder_token_embedding/reverse_embeddings",
+             kind="head",
+             note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)"),
+    )

@@ -2,16 +2,31 @@
 only transformers builds (OLMo 2, OLMoE, Granite, Cohere, Phi, GPT-J): a token table, L blocks,
 a final norm and an LM head (tied or not, with or without a bias). The family gives its block's
 parts; :func:`attention` is grouped-query attention with the options these families switch
-(biases, QK norms of either width)."""
+(biases, QK norms of either width); :func:`routed_experts` and :func:`stacked_expert` the
+mixture-of-experts layer as their MoE classes hold it; :func:`lm_head` the head of a tree built
+otherwise (hybrids, interleaved stacks)."""
 
 from __future__ import annotations
 
 from paramcount.core.formula import Term, group, leaf
-from paramcount.core.symbols import L, M, M_kv, d_e, d_f, d_k, tied, v
+from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, tied, v
 from paramcount.model.components.basic import dense, embedding, layer_norm
-from paramcount.model.components.modern import rms_norm, rotary_positions
+from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
 
-__all__ = ["attention", "causal_lm", "plain_mlp", "qk_norms", "stacked_expert"]
+__all__ = [
+    "TIED_TO_TOKENS",
+    "attention",
+    "causal_lm",
+    "lm_head",
+    "plain_mlp",
+    "qk_norms",
+    "routed_experts",
+    "stacked_expert",
+]
+
+
+# the head's note where it reads as the token embedding's transpose when tied
+TIED_TO_TOKENS = "output projection (none when tied to the token embedding)"
 
 
 def qk_norms(width: str, *, kind: str = "rms", key_dim=d_k,
@@ -61,24 +76,40 @@ def causal_lm(name: str, *, block: tuple[Term, ...], final_norm: Term, head_bias
         final_norm,
         group("head",
               leaf("weight", (1 - tied) * d_e * v, match="weight", kind="head",
-                   note="output projection (none when tied to the token embedding)"),
+                   note=TIED_TO_TOKENS),
               leaf("bias", head_bias * v, match="bias", kind="head", note="output bias")
               if head_bias != 0 else None,
               match="lm_head", kind="head"),
     )
 
 
+def lm_head(note: str = "untied output projection (none when tied)") -> Term:
+    """transformers' LM head ``lm_head``, a d_e × v projection without a bias, none when tied to
+    the token embedding (for a tree that is not :func:`causal_lm`'s)."""
+    return leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head", note=note)
+
+
+def routed_experts(expert: Term, *, match: str, router: str = "router", shared: Term | None = None) -> Term:
+    """A transformers MoE layer ``match``: E copies of ``expert``, k per token, chosen by a
+    bias-free router d_e → E (named ``router``), and an always-active ``shared`` expert if any."""
+    return mixture_of_experts("moe", experts=E, top_k=k_act, expert=expert,
+                              router=dense("router", d_e, E, bias=0, match=router), shared=shared, match=match)
+
+
 def stacked_expert(inner, *, names: tuple[str, str] = ("gate_up_proj", "down_proj"),
-                   match: str = "experts") -> Term:
+                   match: str = "experts", per_expert: bool = False) -> Term:
     """One SwiGLU expert of width ``inner`` as transformers' MoE classes stack E of them: the
     gate and up projections in one E × 2·inner × d_e tensor, the down projection in one
     E × d_e × inner (no biases). For :func:`paramcount.model.components.modern.mixture_of_experts`,
-    which multiplies it by E."""
+    which multiplies it by E. ``per_expert``: the hybrids' notes (Jamba, Granite MoE hybrid),
+    which say so, and call the down projection a feed-forward without a bias."""
     gate_up, down = names
+    each = " per expert" if per_expert else ""
     return group(
         "expert",
         leaf("gate_up", 2 * d_e * inner, match=gate_up, kind="feed-forward",
-             note=f"gate and up projections stored as one 2·{inner} × d_e tensor"),
+             note=f"gate and up projections stored as one 2·{inner} × d_e tensor{each}"),
+        leaf("down", inner * d_e, match=down, kind="feed-forward", note="no bias") if per_expert else
         dense("down", inner, d_e, bias=0, match=down),
         match=match,
     )

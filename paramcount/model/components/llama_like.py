@@ -17,7 +17,6 @@ RMS norms here hold a scale and no shift; there is no learned position table (Ro
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import sympy
 
@@ -52,9 +51,6 @@ from paramcount.model.components.modern import (
 )
 from paramcount.model.components.stacks import LayerKinds
 
-if TYPE_CHECKING:
-    from paramcount.model.registry import Architecture
-
 __all__ = [
     "HF_GEMMA2_NORMS",
     "backbone",
@@ -65,7 +61,6 @@ __all__ = [
     "final_norm",
     "gqa_attention",
     "hf_decoder_names",
-    "keras_hub_decoder",
     "moe_swiglu",
     "output_head",
     "swiglu",
@@ -76,11 +71,13 @@ __all__ = [
 BLOCK = r"transformer_layer_\d+"
 
 
-def embeddings() -> Term:
-    """The token table; positions are rotary, computed and not learned."""
+def embeddings(match: str = "token_embedding/embeddings") -> Term:
+    """The token table (its weights under ``match``: KerasHub's ``ReversibleEmbedding`` by
+    default, transformers' ``model/embed_tokens`` in the transformers-only families); positions
+    are rotary, computed and not learned."""
     return group(
         "embeddings",
-        embedding("token", v, match="token_embedding/embeddings"),
+        embedding("token", v, match=match),
         rotary_positions(),
     )
 
@@ -269,28 +266,6 @@ def hybrid_blocks(ffn: Term) -> Term:
         match=BLOCK,
         note="L blocks: full attention in L_full of them, gated DeltaNet in the other L_linear",
     )
-
-
-
-def keras_hub_decoder(arch_id: str, *, attention_term: Term, counting_extra: str = "",
-                      **fields) -> Architecture:
-    """A dense Llama-lineage KerasHub backbone (Qwen 2, Qwen 3 ...) as an Architecture: token
-    embedding, L pre-norm blocks of ``attention_term`` and SwiGLU, final RMS norm, and the LM head
-    KerasHub keeps in the backbone (none when ``tied``, the default). The family's module gives
-    what differs (title, source, hyperparameters, examples); the rest is shared here: the
-    reference the table's own class (``reference_models.table``), the preset file ``<id>``,
-    KerasHub's metadata."""
-    from paramcount.model.registry import Architecture
-    from paramcount.model.weights import Named
-
-    counting = ("trainable weights of the backbone: token embedding, L decoder blocks"
-                f"{counting_extra}, final RMS norm and the LM head KerasHub keeps in the backbone "
-                "(none when tied)")
-    defaults = dict(optional={tied: 1}, reference=Named("reference_models.table:backbone", (arch_id,)),
-                    counting=counting, presets=arch_id, keras_hub_metadata=True,
-                    family="keras_hub")
-    return Architecture(id=arch_id, formula=backbone(arch_id, decoder_blocks(
-        swiglu(), attention_term=attention_term)), **{**defaults, **fields})
 
 
 def hf_decoder_names(*, prefix: str = "model", layers: str = r"layers/\d+",

@@ -1,0 +1,43 @@
+"""What families share whatever their lineage, given once (issue 29 §3).
+
+:func:`keras_hub_backbone`: an architecture KerasHub builds is checked against the class its
+table names (``reference_models.table``, built from the table's own rows), reads its published
+presets from the file named like its id, is counted by KerasHub's own ``params`` metadata and
+comes from KerasHub; a family names only what differs (a hand-built reference, presets of another
+name, no metadata for a task model). :func:`family_table`: a table names the classes that build
+its id and its ``model_type`` in one line.
+
+A lineage module is no family: its name starts with ``_``, so discovery skips it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from paramcount.core.restrictions import Restriction
+from paramcount.model.mapping import Field
+from paramcount.model.mapping import Table
+from paramcount.model.registry import Architecture
+from paramcount.model.weights import Named
+
+__all__ = ["family_table", "keras_hub_backbone"]
+
+
+def keras_hub_backbone(arch_id: str, **fields) -> Architecture:
+    """The Architecture ``arch_id`` with KerasHub's defaults (reference, presets ``<id>``,
+    metadata, origin) under the family's ``fields``, which may override any of them."""
+    defaults = dict(reference=Named("reference_models.table:backbone", (arch_id,)), presets=arch_id,
+                    keras_hub_metadata=True, family="keras_hub")
+    return Architecture(id=arch_id, **{**defaults, **fields})
+
+
+def family_table(arch_id: str, *, hf: str, keras: str | None = None, fields: Iterable[Field],
+                 model_type: str | None = None, restrictions: Iterable[Restriction] = (),
+                 free: Iterable[str] = (), base_free: frozenset[str] = frozenset(), **more) -> Table:
+    """A family's table: its ``fields`` (in order), the transformers class ``hf`` and (where
+    KerasHub builds it too) the KerasHub class ``keras`` that build ``arch_id``, its
+    ``model_type`` (the id by default), its restriction rows, and its ``free`` keys beside a
+    lineage's ``base_free``; any other Table field in ``more``."""
+    return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={hf: arch_id},
+                 keras_classes={keras: arch_id} if keras else {}, restrictions=tuple(restrictions),
+                 free=base_free | frozenset(free), **more)
