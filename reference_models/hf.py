@@ -64,7 +64,7 @@ def build(arch, hp: Mapping[str, int]):
     was = gc.isenabled()
     gc.disable()  # as for Keras builds: the collector's passes cost more than the build
     try:
-        with torch.device("meta"), _legacy_constructors_on_default_device():
+        with torch.device("meta"), legacy_constructors_on_default_device():
             return cls(cfg, **dict(ref.kwargs))
     finally:
         if was:
@@ -108,7 +108,7 @@ class _OnDefaultDevice(type):
 
 
 @contextlib.contextmanager
-def _legacy_constructors_on_default_device() -> Iterator[None]:
+def legacy_constructors_on_default_device() -> Iterator[None]:
     """Within the block, ``torch.FloatTensor(sizes)`` and its kin follow the default device
     (``torch.device("meta")``) as ``torch.empty`` does; restored on exit."""
     saved = {name: getattr(torch, name) for name in _LEGACY_DTYPES if hasattr(torch, name)}

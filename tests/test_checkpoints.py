@@ -259,7 +259,7 @@ def test_reading_imports_neither_framework(tmp_path):
 
 def test_the_report_section_lists_formats_tables_and_findings():
     from paramcount.analyze.checkpoints.published import PUBLISHED
-    from paramcount.analyze.checkpoints.report_section import checkpoints_section
+    from paramcount.output.report_checkpoints import checkpoints_section
 
     text = checkpoints_section()
     assert text.startswith("## Checkpoints\n")
@@ -349,7 +349,7 @@ def test_a_missing_reader_package_says_how_to_install_it(tmp_path, capsys, monke
 
 
 def test_the_report_section_without_gguf_names_the_tables(monkeypatch):
-    from paramcount.analyze.checkpoints.report_section import checkpoints_section
+    from paramcount.output.report_checkpoints import checkpoints_section
 
     monkeypatch.setitem(sys.modules, "gguf", None)  # as if not installed
     text = checkpoints_section()

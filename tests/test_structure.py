@@ -296,3 +296,71 @@ def test_the_registry_imports_no_rendering():
     graph = import_graph()
     assert not [t for t in graph["paramcount.model.registry"]
                 if t.split(".")[1] in ("analyze", "output", "cli")]
+
+
+# Words that are family ids and also something else, where a central module says the other:
+# transformers' kind of language model, the English word, a model type given as an example.
+NOT_THE_FAMILY = {"seq2seq": "transformers' seq2seq-LM mapping (derive's sweep)",
+                  "transformer": "the word (and the registry's default family tag)",
+                  "llama": "a model type named as an example in a message"}
+SHARED = ("paramcount/families/", "paramcount/model/components/")  # families, shared components
+
+
+def _family_ids() -> set[str]:
+    from paramcount.model import discovery
+
+    return set(discovery.folders()) | set(discovery.ids())
+
+
+def _central_sources():
+    for f in sorted(PKG.rglob("*.py")):
+        rel = f.relative_to(PKG.parent).as_posix()
+        if not rel.startswith(SHARED):
+            yield rel, f.read_text(encoding="utf-8")
+
+
+def test_the_named_families_are_named_only_in_their_folders():
+    """Issue 29's check, as grep -w runs it (docstrings and comments too): mistral, mamba, gemma3,
+    bert, deepseek_v3 and qwen3 appear in no module outside paramcount/families/ but the shared
+    components (the state-space mixer is transformers' "mamba" module, named for what it is)."""
+    import re
+
+    for family in ("mistral", "mamba", "gemma3", "bert", "deepseek_v3", "qwen3"):
+        word = re.compile(rf"(?<![\w]){re.escape(family)}(?![\w])")
+        found = [rel for rel, text in _central_sources() if word.search(text)]
+        assert not found, f"{family} named in {found}"
+
+
+def test_no_central_code_names_a_family():
+    """No name and no string (docstrings aside: an example in a docstring is no table) of a
+    module outside the family folders and shared components is a family's id or folder."""
+    import re
+
+    ids = _family_ids() - set(NOT_THE_FAMILY)
+    found = []
+    for rel, text in _central_sources():
+        tree = ast.parse(text)
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for n in ast.walk(tree):
+            words = ([n.id] if isinstance(n, ast.Name) else re.findall(r"[\w.]+", n.value)
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                     else [])
+            found += [f"{rel}:{n.lineno} {w}" for w in words if w in ids]
+    assert not found, found
+
+
+def test_no_private_name_crosses_modules():
+    """A name with a leading underscore is its module's own: no other module of paramcount or
+    reference_models imports it (tests may reach in)."""
+    crossing = []
+    for root in (PKG, REFS):
+        for f in sorted(root.rglob("*.py")):
+            if f.name.endswith("_test.py"):
+                continue
+            for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+                if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in TOPS[:2]:
+                    crossing += [f"{f.relative_to(PKG.parent)}: {n.module}.{a.name}" for a in n.names
+                                 if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not crossing, crossing

@@ -145,7 +145,7 @@ def test_legacy_tensor_constructors_build_on_the_meta_device_too():
     assert isinstance(torch.zeros(1), torch.FloatTensor)
     # within a build a lazily imported modeling module evaluates annotations such as
     # ``torch.FloatTensor | None`` (Gemma 3's vision tower): the stand-in is a type
-    with torch.device("meta"), hf._legacy_constructors_on_default_device():
+    with torch.device("meta"), hf.legacy_constructors_on_default_device():
         assert torch.FloatTensor(2, 3).device.type == "meta"
         assert torch.FloatTensor([1.0]).device.type == "cpu"  # data: the legacy constructor
         cpu = torch.zeros(1, device="cpu")  # FloatTensor is the CPU float type

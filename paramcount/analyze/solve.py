@@ -20,12 +20,12 @@ import sympy
 
 from paramcount.core import symbols
 from paramcount.core.errors import HyperparameterError, ParamcountError
-from paramcount.core.formula import pretty, to_int
+from paramcount.core.formula import to_int
 from paramcount.core.hparams import Divisible
 from paramcount.model import registry
 from paramcount.model.registry import Architecture
 
-__all__ = ["Candidate", "Solution", "parse_target", "solution_json", "solution_text", "solve"]
+__all__ = ["Candidate", "Solution", "parse_target", "solve"]
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 _SCAN = 100_000  # valid-value checks at most per side of a solution
@@ -314,36 +314,3 @@ def _first_sign_change(sign) -> int | None:
             return _bisect(sign, lo, hi)
         lo, hi = hi, hi * 2
     return None
-
-
-def solution_text(sol: Solution) -> str:
-    from paramcount.core.numcore import human
-
-    given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
-    expr = pretty(sympy.expand(sol.total_expr))
-    what = "a total" if sol.of == "total" else "an active count per token"
-    lines = [f"{sol.arch}: {sol.symbol} for {what} of {sol.target:,} ({human(sol.target)})"
-             + (f" with {given}" if given else ""),
-             f"{sol.of}({sol.symbol}) = {expr}",
-             f"valid {sol.symbol}: {sol.step}"]
-    best = sol.best
-    for label, c in (("below", sol.below), ("above", sol.above)):
-        if c is None:
-            lines.append(f"  nearest {label}: none")
-            continue
-        mark = "  <- closest" if c is best else ""
-        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}  {sol.of} {c.total:,} "
-                     f"({human(c.total)}, {c.difference:+,}){mark}")
-    return "\n".join(lines)
-
-
-def solution_json(sol: Solution) -> dict:
-    def cand(c: Candidate | None):
-        if c is None:
-            return None
-        return {"value": c.value, "total": c.total, "difference": c.difference,
-                "hparams": dict(c.hparams)}
-
-    return {"arch": sol.arch, "for": sol.symbol, "target": sol.target, "given": dict(sol.given),
-            "valid": sol.step, "total_expr": str(sympy.expand(sol.total_expr)),
-            "below": cand(sol.below), "above": cand(sol.above), "closest": cand(sol.best)}

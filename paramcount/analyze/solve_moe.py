@@ -24,7 +24,7 @@ from paramcount.core.errors import HyperparameterError, ParamcountError
 from paramcount.model import registry
 from paramcount.model.registry import Architecture
 
-__all__ = ["Pair", "PairSolution", "as_json", "as_text", "solve_any", "solve_pair"]
+__all__ = ["Pair", "PairSolution", "solve_any", "solve_pair"]
 
 _MAX_DOUBLINGS = 64
 
@@ -190,41 +190,3 @@ def solve_any(arch, target, unknown, given, active=None, also=None):
         raise HyperparameterError("--active and --and go together: a total and an active count "
                                   "fix two hyperparameters (--for one, --and the other)")
     return solve_pair(arch, target, active, unknown, also, given)
-
-
-def as_text(sol) -> str:
-    if isinstance(sol, solve.Solution):
-        return solve.solution_text(sol)
-    from paramcount.core.numcore import human
-
-    given = ", ".join(f"{k}={v}" for k, v in sol.given.items())
-    lines = [f"{sol.arch}: {sol.symbol} and {sol.also} for a total of {sol.target:,} "
-             f"({human(sol.target)}) at {sol.active:,} ({human(sol.active)}) active per token"
-             + (f" with {given}" if given else ""),
-             f"{sol.also}: the value whose active count is nearest {human(sol.active)} at each "
-             f"{sol.symbol}; valid {sol.symbol}: multiples of {sol.step}"]
-    for label, c in (("below", sol.below), ("above", sol.above)):
-        if c is None:
-            lines.append(f"  nearest {label}: none")
-            continue
-        mark = "  <- closest" if c is sol.best else ""
-        lines.append(f"  nearest {label}: {sol.symbol} = {c.value:,}, {sol.also} = "
-                     f"{c.inner.value:,}  total {c.total:,} ({human(c.total)}, "
-                     f"{c.total - sol.target:+,}), active {c.inner.total:,} "
-                     f"({human(c.inner.total)}, {c.inner.total - sol.active:+,}){mark}")
-    return "\n".join(lines)
-
-
-def as_json(sol) -> dict:
-    if isinstance(sol, solve.Solution):
-        return solve.solution_json(sol)
-
-    def pair(c: Pair | None):
-        if c is None:
-            return None
-        return {sol.symbol: c.value, sol.also: c.inner.value, "total": c.total,
-                "active": c.inner.total, "hparams": dict(c.inner.hparams)}
-
-    return {"arch": sol.arch, "for": [sol.symbol, sol.also], "target": sol.target,
-            "active": sol.active, "given": dict(sol.given), "below": pair(sol.below),
-            "above": pair(sol.above), "closest": pair(sol.best)}

@@ -39,7 +39,7 @@ def _check(args, arch_id: str | None, verifying: bool):
 
 
 def run(args, command: str) -> int:
-    from paramcount.analyze.checkpoints import output
+    from paramcount.output import checkpoints as output
 
     archs = args.arch if isinstance(args.arch, list) else [args.arch] if args.arch else []
     if len(archs) > 1:

@@ -74,6 +74,7 @@ def cmd_formula(args) -> int:
 
 def cmd_solve(args) -> int:
     from paramcount.analyze import solve_moe
+    from paramcount.output import solutions
 
     arch = registry.get(args.arch)
     given: dict[str, int] = {}
@@ -87,9 +88,9 @@ def cmd_solve(args) -> int:
         given.update(extra)
     sol = solve_moe.solve_any(arch, args.target, args.unknown, given, args.active, args.also)
     if args.json:
-        emit_json(solve_moe.as_json(sol))
+        emit_json(solutions.solution_json(sol))
     else:
-        print(solve_moe.as_text(sol))
+        print(solutions.solution_text(sol))
     return 0
 
 

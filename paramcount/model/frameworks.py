@@ -45,7 +45,7 @@ from paramcount.core.formula import Term
 if TYPE_CHECKING:
     from paramcount.model.mapping import Table
 
-__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree"]
+__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree", "with_deltas"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -159,7 +159,7 @@ def torch_path(name: str) -> str:
     return name.replace(".", "/")
 
 
-def _with_deltas(root: Term, deltas: tuple[Delta, ...]) -> Term:
+def with_deltas(root: Term, deltas: tuple[Delta, ...]) -> Term:
     for d in deltas:
         root = _put(root, d.path.split("."), d.term)
     return root
@@ -198,12 +198,12 @@ def _rematch(node: Term, prefix: str, weights: Mapping) -> Term:
 
 def tree(root: Term, ref: Transformers) -> Term:
     """The formula tree as transformers builds it: deltas applied, matches on PyTorch names."""
-    with_deltas = _with_deltas(root, ref.deltas)
-    unknown = [p for p in ref.weights if not _exists(with_deltas, p)]
+    applied = with_deltas(root, ref.deltas)
+    unknown = [p for p in ref.weights if not _exists(applied, p)]
     if unknown:
         raise ValueError(f"{root.name}: transformers patterns for no component: {unknown}")
     return dataclasses.replace(
-        with_deltas, children=tuple(_rematch(c, "", ref.weights) for c in with_deltas.children),
+        applied, children=tuple(_rematch(c, "", ref.weights) for c in applied.children),
         match=None)
 
 
@@ -296,7 +296,7 @@ def delta_rows(arch, hparams) -> list[tuple[Delta, int, int]]:
         return []
     ref = ref.pick(hparams)
     values = arch.values(hparams)
-    hf_root = _with_deltas(arch.formula, ref.deltas)
+    hf_root = with_deltas(arch.formula, ref.deltas)
     return [(d, _subtotal(arch.formula, d.path, values), _subtotal(hf_root, d.path, values))
             for d in ref.deltas]
 

@@ -182,7 +182,7 @@ PAGES: list[Page] = [
 
 def _checkpoints() -> str:
     """The checkpoints page (paramcount.analyze.checkpoints: headers only, no framework)."""
-    from paramcount.analyze.checkpoints.report_section import checkpoints_section
+    from paramcount.output.report_checkpoints import checkpoints_section
 
     return checkpoints_section().rstrip("\n")
 

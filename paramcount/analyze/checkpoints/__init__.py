@@ -19,8 +19,8 @@ header alone, attributed to the formula tree by name.
   :mod:`~paramcount.analyze.checkpoints.keras_names`: a ``.weights.h5``'s names → Keras variable
   paths (imports TensorFlow; ``verify`` only).
 - :mod:`~paramcount.analyze.checkpoints.check`: attribution (``verify.compare`` on the transformers tree)
-  and the stored-versus-built terms; :mod:`~paramcount.analyze.checkpoints.output` the text, and
-  :mod:`~paramcount.analyze.checkpoints.report_section` the report's "Checkpoints" section, with the
+  and the stored-versus-built terms; :mod:`~paramcount.output.checkpoints` the text, and
+  :mod:`~paramcount.output.report_checkpoints` the report's "Checkpoints" section, with the
   published figures of :mod:`~paramcount.analyze.checkpoints.published`.
 """
 

@@ -49,7 +49,7 @@ class Extra:
     :class:`~paramcount.model.frameworks.Delta` on the config's model (the way paramcount names a
     term one side has and the other lacks): the checkpoint's figure is the formula tree with
     the framework's deltas and then these (:func:`check` applies them, the frameworks' own
-    ``_with_deltas``). A term the framework's own delta removes from the formula (DeepSeek-V3's
+    ``with_deltas``). A term the framework's own delta removes from the formula (DeepSeek-V3's
     MTP module) is that delta's term put back, with its path and reason."""
 
     term: str
@@ -183,9 +183,9 @@ def check(ckpt: Checkpoint, arch, hparams: Mapping[str, int], framework: str) ->
     if dropped:  # the file against the tree its converter writes: the terms' deltas applied
         import dataclasses
 
-        from paramcount.model.frameworks import _with_deltas
+        from paramcount.model.frameworks import with_deltas
 
-        compared = dataclasses.replace(shown, formula=_with_deltas(
+        compared = dataclasses.replace(shown, formula=with_deltas(
             shown.formula, tuple(e.delta for e in dropped if e.delta)))
         leaves = list(compared.formula.leaves())
     v = compare(compared, hparams, weights, name=ckpt.path, framework=framework)
@@ -212,7 +212,7 @@ def _through_deltas(extras: list[Extra], arch, shown, framework: str, hparams
     import sympy
 
     from paramcount.core.formula import Term, to_int
-    from paramcount.model.frameworks import _with_deltas
+    from paramcount.model.frameworks import with_deltas
 
     values = {**arch.values(hparams), **shown.values(hparams)}
     ref = arch.transformers if framework == "transformers" else None
@@ -237,7 +237,7 @@ def _through_deltas(extras: list[Extra], arch, shown, framework: str, hparams
             delta = Delta(f"stored_{slug}", Term(f"stored_{slug}", sympy.Integer(e.difference),
                                                  note=e.reason), e.reason)
         out.append(dataclasses.replace(e, delta=delta))
-    tree = _with_deltas(shown.formula, tuple(e.delta for e in out if e.delta))
+    tree = with_deltas(shown.formula, tuple(e.delta for e in out if e.delta))
     return out, to_int(tree.total(), values, "the stored figure")
 
 

@@ -247,13 +247,13 @@ class Source:
     def model(self, cfg):
         import torch
 
-        from reference_models.hf import _legacy_constructors_on_default_device
+        from reference_models.hf import legacy_constructors_on_default_device
 
         def make(cfg):
             was = gc.isenabled()
             gc.disable()
             try:
-                with torch.device("meta"), _legacy_constructors_on_default_device():
+                with torch.device("meta"), legacy_constructors_on_default_device():
                     return self.builder(cfg) if self.builder is not None else self._cls(cfg)
             except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
                 if self.builder is not None:

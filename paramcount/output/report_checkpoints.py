@@ -16,7 +16,7 @@ from paramcount.analyze.checkpoints.quant import ROLES
 
 __all__ = ["checkpoints_section", "section_lines"]
 
-CONFIGS = Path(__file__).resolve().parents[3] / "tests" / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "tests" / "configs"
 
 FORMATS = (
     ("safetensors (a file, or shards with `model.safetensors.index.json`)",
