@@ -204,3 +204,12 @@ def test_readme_figures_are_the_registrys():
     assert f"- The frontier, {frontier} architectures written by hand" in text
     assert f"- {presets} published presets" in text
     assert f"{both} of the architectures Keras builds are also checked against" in text
+
+
+def test_readme_quick_start_is_first_and_its_figure_is_counted():
+    """A new user meets a command within README's first 20 lines, and the number of published
+    configs it names is the number tests/configs holds."""
+    first = README.splitlines()[:20]
+    assert any(ln.startswith("    $ paramcount count --config ") for ln in first)
+    configs = len(list((ROOT / "tests" / "configs").glob("*.json")))
+    assert f"`tests/configs/` holds {configs} published ones" in " ".join(README.split())
