@@ -235,3 +235,149 @@ def test_without_a_home_folder_nothing_is_created(tmp_path):
             assert str(home) in proc.stderr
         else:
             assert proc.stderr == ""
+
+
+# --- hostile files (issue 30 §2–4): refused in seconds, one line, never hanging -----------------
+def _shard(path, extra: str = "") -> None:
+    """A valid one-tensor safetensors file (header JSON, padded to 8 bytes, then 4 bytes)."""
+    import struct
+
+    head = ('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]' + extra + "}}").encode()
+    head += b" " * (-len(head) % 8)
+    path.write_bytes(struct.pack("<Q", len(head)) + head + b"\0" * 4)
+
+
+def _fifo(path):
+    os.mkfifo(path)
+    return path
+
+
+def _folder(tmp, *, shard: bool = True, index: str | None = None, config: str | None = None,
+            fifo: str | None = None):
+    tmp.mkdir(exist_ok=True)
+    if shard:
+        _shard(tmp / "model-00001-of-00002.safetensors")
+    if fifo:
+        _fifo(tmp / fifo)
+    if index is not None:
+        (tmp / "model.safetensors.index.json").write_text(index)
+    if config is not None:
+        (tmp / "config.json").write_text(config)
+    return tmp
+
+
+DEEP = "[" * 200_000 + "]" * 200_000
+LONG = "1" * 5000  # past Python's 4,300-digit limit on int(str)
+GPT2 = '{"model_type": "gpt2", "n_layer": 2, "n_embd": 8, "n_head": 2, "vocab_size": 10'
+# name → (the command line, given a fresh folder; a word the one line must hold)
+HOSTILE = {
+    "FIFO .safetensors, count": (lambda t: ["count", "--checkpoint",
+                                            _fifo(t / "m.safetensors")], "FIFO"),
+    "FIFO .safetensors, verify": (lambda t: ["verify", "--checkpoint",
+                                             _fifo(t / "m.safetensors")], "FIFO"),
+    "a link to a FIFO": (lambda t: ["count", "--checkpoint", _link(t)], "FIFO"),
+    "FIFO among shards, no index": (lambda t: ["count", "--checkpoint", _folder(
+        t / "f", fifo="model-00002-of-00002.safetensors")], "FIFO"),
+    "FIFO shard an index names": (lambda t: ["count", "--checkpoint", _folder(
+        t / "f", fifo="model-00002-of-00002.safetensors",
+        index='{"weight_map": {"a": "model-00001-of-00002.safetensors", '
+              '"b": "model-00002-of-00002.safetensors"}}')], "FIFO"),
+    "FIFO index": (lambda t: ["count", "--checkpoint", _fifo(
+        t / "model.safetensors.index.json")], "FIFO"),
+    "FIFO .weights.h5": (lambda t: ["count", "--checkpoint", _fifo(t / "m.weights.h5")], "FIFO"),
+    "FIFO .gguf": (lambda t: ["count", "--checkpoint", _fifo(t / "m.gguf")], "FIFO"),
+    "FIFO proof record": (lambda t: ["report", "--quiet", "--proofs", _fifo(t / "proofs.json"),
+                                     "--output", t / "index.md"], "FIFO"),
+    "index nested 200,000 deep": (lambda t: ["count", "--checkpoint", _folder(
+        t / "f", index=DEEP)], "deep"),
+    "index with a 5,000-digit number": (lambda t: ["count", "--checkpoint", _folder(
+        t / "f", index='{"metadata": {"total_size": ' + LONG + '}, "weight_map": {}}')],
+        "number too long"),
+    "config with a 5,000-digit number": (lambda t: ["count", "--config", _folder(
+        t / "f", shard=False, config=GPT2 + ', "unread": ' + LONG + "}") / "config.json"],
+        "number too long"),
+    "config nested 200,000 deep": (lambda t: ["count", "--config", _folder(
+        t / "f", shard=False, config=DEEP) / "config.json"], "deep"),
+    "config beside a checkpoint with a 5,000-digit number": (lambda t: [
+        "count", "--checkpoint", _folder(t / "f", config=GPT2 + ', "x": [-' + LONG + "]}")],
+        "number too long"),
+    "derive --config with a 5,000-digit number": (lambda t: ["derive", "--config", _folder(
+        t / "f", shard=False, config=GPT2 + ', "unread": ' + LONG + "}") / "config.json"],
+        "number too long"),
+}
+
+
+def _link(t):
+    (t / "x.safetensors").symlink_to(_fifo(t / "pipe"))
+    return t / "x.safetensors"
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_file_is_one_line_in_seconds(name, tmp_path):
+    """Run in a real process with a timeout: a FIFO that hangs the reader fails the test (a
+    TimeoutExpired) instead of hanging the suite."""
+    import resource
+
+    make, word = HOSTILE[name]
+    argv = [str(a) for a in make(tmp_path)]
+    proc = subprocess.run([sys.executable, "-m", "paramcount", *argv], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": ROOT},
+                          timeout=30, stdin=subprocess.DEVNULL)
+    assert (proc.returncode, proc.stdout) == (2, ""), (argv, proc.returncode, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("paramcount: error: ")
+    assert word in proc.stderr and len(proc.stderr) < 600, proc.stderr
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1 << 20  # KB: under 1 GB
+
+
+HOSTILE_NAME = 'x"""; open("pwned", "w"); """.py'
+
+
+@pytest.mark.parametrize("hostile", ["the file name", "the class and versions too"])
+def test_an_emitted_plugin_is_data_whatever_its_name(hostile, tmp_path, monkeypatch):
+    """``derive --emit-plugin FILE`` writes FILE's name (and the class and model type, from the
+    user's config) into the module: as literals, so a name holding ``\"\"\"`` closes nothing and
+    importing the plugin runs no code of the name's. The module is a docstring, imports, and
+    assignments and one call of literals and names."""
+    import ast
+
+    from paramcount.analyze.derive.core import Derivation, Template
+    from paramcount.analyze.derive.plugin import write_plugin
+    from paramcount.model import registry
+
+    monkeypatch.chdir(tmp_path)
+    cls, tv = ("GPT2LMHeadModel", "4.57") if hostile == "the file name" else (
+        'G"""; open("pwned", "w"); """', '4"""\n')
+    d = Derivation("gpt2", cls, {"transformers": tv}, {"vocab_size": 10, "hidden_size": 4},
+                   (), (), {})
+    d.templates = [Template("model.wte.weight", "trainable", ((1, ()),),
+                            (((1, ("vocab_size",)),), ((1, ("hidden_size",)),)))]
+    plugin = tmp_path / HOSTILE_NAME
+    write_plugin(str(plugin), d, {"model_type": '"""'}, "hostile_derived")
+    tree = ast.parse(plugin.read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree) is not None and HOSTILE_NAME in ast.get_docstring(tree)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert sorted(ast.unparse(c.func) for c in calls) == ["json.loads", "json.loads",
+                                                          "register_json"]
+    try:
+        code = main(["--plugin", str(plugin), "count", "hostile_derived", "--set",
+                     "vocab_size=10"])
+    finally:
+        registry.unregister("hostile_derived")
+    assert code == 0 and not (tmp_path / "pwned").exists()
+
+
+def test_every_json_read_goes_through_the_bounded_parser():
+    """One parser reads JSON (:func:`paramcount.runtime.inputs.parse_json`): a json.load(s)
+    elsewhere would raise RecursionError or the int-digits ValueError as an internal error. The
+    on-disk cache reads its own entries, with its own checks."""
+    import ast
+    from pathlib import Path
+
+    allowed = {"runtime/inputs.py", "runtime/cache_store.py"}
+    pkg = Path(ROOT) / "paramcount"
+    found = [f"{f.relative_to(pkg)}:{n.lineno}" for f in sorted(pkg.rglob("*.py"))
+             if not f.name.endswith("_test.py") and str(f.relative_to(pkg)) not in allowed
+             for n in ast.walk(ast.parse(f.read_text(encoding="utf-8")))
+             if isinstance(n, ast.Attribute) and n.attr in ("load", "loads")
+             and isinstance(n.value, ast.Name) and n.value.id == "json"]
+    assert not found, found

@@ -16,8 +16,6 @@ Nothing here imports a framework.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,62 +23,26 @@ from paramcount.core import symbols
 from paramcount.core.errors import InputFileError
 from paramcount.model import heads, options, registry
 from paramcount.model.mapping import Reading
+from paramcount.runtime import inputs
 
 __all__ = ["check_missing", "load_json", "read_config", "read_data", "supported", "tables"]
 
 
 MAX_CONFIG_BYTES = 16 << 20  # published config.json files are a few KB; a 16 MB one is not one
-_KINDS = ((stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISCHR, "is a device"),
-          (stat.S_ISBLK, "is a device"), (stat.S_ISSOCK, "is a socket"))
-
-
-def _read_capped(p: Path) -> bytes:
-    """The bytes of a regular file, at most MAX_CONFIG_BYTES; never waits on a FIFO (opened
-    without blocking) nor reads a device forever (refused by its type before a byte is read)."""
-    try:
-        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        for test, reason in _KINDS:
-            if test(mode):
-                raise InputFileError(f"cannot read config {p}: {reason}; give a config.json "
-                                     "file or the folder holding one")
-        if not stat.S_ISREG(mode):
-            raise InputFileError(f"cannot read config {p}: not a regular file")
-        chunks, size = [], 0
-        while size <= MAX_CONFIG_BYTES:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise InputFileError(f"cannot read config {p}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if size > MAX_CONFIG_BYTES:
-        raise InputFileError(f"{p}: too large for a config file (over {MAX_CONFIG_BYTES >> 20} MB)")
-    return b"".join(chunks)
 
 
 def load_json(path: str | Path) -> tuple[dict, str]:
-    """The JSON object in ``path`` (or ``path/config.json``) and the file's name for messages."""
+    """The JSON object in ``path`` (or ``path/config.json``) and the file's name for messages.
+
+    Read through :func:`paramcount.runtime.inputs.load_json`, as every JSON file a user hands
+    paramcount is: a regular file only (a FIFO or a device is refused by its type, never waited
+    on nor read forever), at most MAX_CONFIG_BYTES, and malformed text, nesting past the
+    parser's depth or a number too long to read is one line, not a traceback."""
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
-    try:
-        text = _read_capped(p).decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputFileError(f"{p}: not a UTF-8 text file") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{p}: malformed JSON: {exc.msg} (line {exc.lineno}, column "
-                             f"{exc.colno})") from None
-    except RecursionError:
-        raise InputFileError(f"{p}: malformed JSON: nested too deeply for a config") from None
+    data = inputs.load_json(p, "config", MAX_CONFIG_BYTES,
+                            hint="; give a config.json file or the folder holding one")
     if not isinstance(data, dict):
         raise InputFileError(f"{p}: expected a JSON object, got {type(data).__name__}")
     return data, str(p)

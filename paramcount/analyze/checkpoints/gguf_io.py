@@ -1,8 +1,10 @@
-"""GGUF headers through the ``gguf`` package (llama.cpp's own reader): the metadata key-values
-and the tensor infos. ``GGUFReader`` memory-maps the file and reads the header; the tensors'
-data stay unread views. The metadata give the architecture and a transformers config (through
-the family's table in :mod:`paramcount.analyze.checkpoints.gguf_names`); the names are translated to
-transformers', so a GGUF tensor is attributed as a safetensors one is.
+"""GGUF headers: the metadata key-values and the tensor infos, read by paramcount's own bounded
+parser (:mod:`paramcount.analyze.checkpoints.gguf_header`: gguf's ``GGUFReader`` walks every
+declared element before anything can be checked); the ``gguf`` package (llama.cpp's own) gives
+the types' names and sizes and the name map. The tensors' data are never read. The metadata
+give the architecture and a transformers config (through the family's table in
+:mod:`paramcount.analyze.checkpoints.gguf_names`); the names are translated to transformers', so
+a GGUF tensor is attributed as a safetensors one is.
 
 GGUF stores logical dimensions, innermost first (``ne[0]``): shapes are reversed here to the
 row-major order transformers uses; a quantized tensor's bytes are whole blocks of its type
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from paramcount.analyze.checkpoints.gguf_header import read_header
 from paramcount.analyze.checkpoints.gguf_names import TABLES, GGUFTable
 from paramcount.analyze.checkpoints.quant import gguf_bytes
 from paramcount.analyze.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
@@ -22,56 +25,38 @@ from paramcount.core.errors import InputFileError
 __all__ = ["read"]
 
 
-def _reader(path: Path):
-    gguf = require("gguf", "a GGUF checkpoint")
-
-    if path.stat().st_size < 24:
-        raise InputFileError(f"{path}: truncated GGUF header ({path.stat().st_size} bytes)")
-    try:
-        return gguf.GGUFReader(path)
-    except (ValueError, IndexError, KeyError, OverflowError, TypeError, MemoryError) as exc:
-        raise InputFileError(f"{path}: not a readable GGUF file: {exc}") from None
-
-
 _MAX_LAYERS = 1 << 16  # a block count beyond is a damaged header (the layout rules walk them)
-_MAX_VALUE = 1 << 24  # a metadata value beyond 16 MB is no header (the tokenizer's are skipped)
-
-
-def _value(path: Path, field):
-    size = sum(int(p.nbytes) for p in field.parts)
-    if size > _MAX_VALUE:  # the reader's parts are views of the mapped file: nothing read yet
-        raise InputFileError(f"{path}: GGUF metadata {field.name!r} takes {size:,} bytes: a "
-                             "damaged header, not read")
-    v = field.contents()
-    return v.decode() if isinstance(v, bytes) else v
-
 
 # the tokenizer keys a table may read (the rest, the vocabulary itself, are never decoded)
 _TOKENIZER = ("tokenizer.ggml.model", "tokenizer.ggml.padding_token_id")
+
+
+def _decoded(key: str) -> bool:
+    """Whether a metadata key is decoded: all but the tokenizer's vocabulary and merges, which
+    are stepped over (a value decoded is refused past 16 MB, before it is read)."""
+    return not key.startswith("tokenizer.ggml.") or key in _TOKENIZER
 
 
 def read(path: Path) -> Checkpoint:
     """The file's tensors, and the transformers config its metadata give (None when they do
     not give the family's, the reason in ``metadata["no config"]``: then the config.json
     beside the file, or ``--config``, must)."""
-    r = _reader(path)
-    meta = {name: _value(path, f) for name, f in r.fields.items()
-            if not name.startswith(("GGUF.", "tokenizer.ggml.")) or name in _TOKENIZER}
+    header = read_header(path, _decoded)
+    meta = header.metadata
     arch = meta.get("general.architecture")
     table = TABLES.get(arch) if isinstance(arch, str) else None
     if table is None:
         raise InputFileError(f"{path}: GGUF architecture {arch!r} has no name table in "
                              f"paramcount; known: {', '.join(sorted(TABLES))}")
     assert isinstance(arch, str)
-    names = _candidates(gguf_arch(arch), r.tensors, path)
+    names = _candidates(gguf_arch(arch), header.tensors, path)
     tensors = []
-    for t in r.tensors:
-        ne = [int(d) for d in t.shape]
-        shape = check_shape(str(path), t.name, list(reversed(ne)))
+    for t in header.tensors:
+        shape = check_shape(str(path), t.name, list(reversed(t.ne)))
         n = 1
         for d in shape:
             n *= d
-        kind = t.tensor_type.name
+        kind = t.kind
         first, *rest = _hf_names(table, names, t.name) or [t.name]
         tensors.append(StoredTensor(t.name, kind, shape, gguf_bytes(kind, n), n,
                                     logical_name=first, alternatives=tuple(rest)))
@@ -101,18 +86,48 @@ def gguf_arch(arch: str):
     return found[0]
 
 
-def candidates(arch, blocks: int) -> dict[str, list[str]]:
+class Names:
     """GGUF base name (``blk.3.attn_q``) → the transformers names llama.cpp converts it from,
-    in ``gguf.TensorNameMap``'s order: gguf's own map for ``arch``, inverted."""
-    gguf = require("gguf", "a GGUF checkpoint")
-    out: dict[str, list[str]] = {}
-    for hf, (_, name) in gguf.get_tensor_name_map(arch, blocks).mapping.items():
-        if hf != name:
-            out.setdefault(name, []).append(hf)
-    return out
+    in ``gguf.TensorNameMap``'s order: gguf's own map for ``arch`` and ``blocks`` blocks,
+    inverted. gguf's ``get_tensor_name_map`` names every block (a file naming block 65,535:
+    17.7 M names, 36 s, 2.5 GB); here its loop over blocks runs once with the block number left
+    a placeholder, formatted for the block a name asks about (``tests/`` checks the two agree)."""
+
+    def __init__(self, arch, blocks: int):
+        gguf = require("gguf", "a GGUF checkpoint")
+        flat = gguf.get_tensor_name_map(arch, 0)  # outside blocks (and the arch's block names
+        # joined to gguf's table, as its constructor does); then its loop over blocks, once
+        mapping = {hf: (name, False) for hf, (_, name) in flat.mapping.items()}
+        for tensor, keys in flat.block_mappings_cfg.items() if blocks else ():
+            if tensor in gguf.MODEL_TENSORS[arch]:
+                name = gguf.TENSOR_NAMES[tensor]
+                mapping.update({k: (name, True) for k in (name, *keys)})
+        self.blocks = blocks
+        self._names: dict[str, list[tuple[str, bool]]] = {}  # (key, formatted per block)
+        for hf, (name, per_block) in mapping.items():
+            if hf != name:
+                self._names.setdefault(name, []).append((hf, per_block))
+
+    def get(self, name: str) -> list[str]:
+        """The transformers names for ``name`` (none: an empty list)."""
+        for m in re.finditer(r"\d+", name):  # a block's name: its number, and its template
+            found = self._names.get(f"{name[:m.start()]}{{bid}}{name[m.end():]}")
+            bid = int(m.group())
+            if found is not None and str(bid) == m.group() and bid < self.blocks:
+                return [k.format(bid=bid) if b else k for k, b in found]
+        found = self._names.get(name, [])
+        out: dict[str, None] = {}  # a name outside blocks converted from a key in every block
+        for bid in range(self.blocks) if any(b for _, b in found) else (0,):  # (ChatGLM's
+            out.update((k.format(bid=bid) if b else k, None) for k, b in found)  # rope_freqs)
+        return list(out)
 
 
-def _candidates(arch, tensors, path: Path) -> dict[str, list[str]]:
+def candidates(arch, blocks: int) -> Names:
+    """gguf's name map for ``arch`` at ``blocks`` blocks, inverted: :class:`Names`."""
+    return Names(arch, blocks)
+
+
+def _candidates(arch, tensors, path: Path) -> Names:
     blocks = [int(m.group(1)) for t in tensors if (m := _BLOCK.match(t.name))]
     if max(blocks, default=0) >= _MAX_LAYERS:  # gguf's map would name every block up to it
         raise InputFileError(f"{path}: GGUF tensor of block {max(blocks):,}: a damaged header "
@@ -123,14 +138,14 @@ def _candidates(arch, tensors, path: Path) -> dict[str, list[str]]:
 _BLOCK = re.compile(r"^(?:enc\.|dec\.)?blk\.(\d+)\.")  # T5's stacks: enc.blk.N, dec.blk.N
 
 
-def _hf_names(table: GGUFTable, names: dict[str, list[str]], name: str) -> list[str]:
+def _hf_names(table: GGUFTable, names: Names, name: str) -> list[str]:
     """The transformers names a GGUF tensor may stand for: the table's override, or gguf's
     map's candidates (a suffix ``.weight`` / ``.bias`` kept); none: unclaimed, named as such."""
     found = [re.sub(p, t, name) for p, t in table.names if re.search(p, name)][:1]
     base, dot, suffix = name.rpartition(".")
-    if not found and dot and suffix in ("weight", "bias") and base in names:
-        found = [f"{c}.{suffix}" for c in names[base]]
-    found = found or list(names.get(name, ()))
+    if not found and dot and suffix in ("weight", "bias"):
+        found = [f"{c}.{suffix}" for c in names.get(base)]
+    found = found or names.get(name)
     for hub, ours in table.prefix:  # the transformers 5 name first, the hub's kept
         found = [ours + c.removeprefix(hub) for c in found if c.startswith(hub)] + found
     return found
@@ -164,13 +179,16 @@ def resolved(table: GGUFTable, arch, family, hparams) -> list[tuple[str, str, st
 
 def _fused(table: GGUFTable, tensors: list[StoredTensor]) -> list[StoredTensor]:
     """Pieces llama.cpp stores apart that transformers holds as one tensor, joined (shapes
-    only): concatenated along ``axis``, or (axis None: a piece transposed) flattened."""
+    only): concatenated along ``axis``, or (axis None: a piece transposed) flattened. Partners
+    found by name (unique: the header refuses a duplicate), in one pass (a scan for each was
+    quadratic: 65,536 tensors took minutes)."""
     out = list(tensors)
     for first, second, target, axis in table.fuse:
+        by_name = {t.name: t for t in out}
+        replaced: dict[str, StoredTensor | None] = {}  # a piece → the joined tensor, or None
         for a in [t for t in out if re.fullmatch(rf"blk\.\d+\.{re.escape(first)}", t.name)]:
             bid = a.name.split(".")[1]
-            partner = f"blk.{bid}.{second}"
-            b = next((t for t in out if t.name == partner), None)
+            b = by_name.get(f"blk.{bid}.{second}")
             if b is None:
                 continue
             if axis is not None and len(a.shape) == len(b.shape):
@@ -181,7 +199,8 @@ def _fused(table: GGUFTable, tensors: list[StoredTensor]) -> list[StoredTensor]:
             joined = StoredTensor(f"{a.name}+{b.name}", a.dtype if a.dtype == b.dtype else
                                   f"{a.dtype}+{b.dtype}", tuple(shape), a.nbytes + b.nbytes,
                                   a.logical + b.logical, logical_name=target.format(bid=bid))
-            out = [joined if t is a else t for t in out if t is not b]
+            replaced[a.name], replaced[b.name] = joined, None
+        out = [r for t in out if (r := replaced.get(t.name, t)) is not None]
     return out
 
 

@@ -10,12 +10,14 @@ from pathlib import Path
 
 from paramcount.analyze.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
 from paramcount.core.errors import InputFileError
+from paramcount.runtime import inputs
 
 __all__ = ["read"]
 
 
 def read(path: Path) -> Checkpoint:
     h5py = require("h5py", "a KerasHub preset's weights")
+    inputs.check_regular(path, "checkpoint")  # before HDF5 opens it: a FIFO would block it
 
     found: list[StoredTensor] = []
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from paramcount.analyze.checkpoints.tensors import Checkpoint
 from paramcount.core.errors import InputFileError
+from paramcount.runtime import inputs
 
 __all__ = ["PICKLE_SUFFIXES", "read"]
 
@@ -34,10 +35,13 @@ def read(path: str | Path) -> Checkpoint:
     if not p.exists():
         raise InputFileError(f"no checkpoint at {p}")
     if p.is_dir():
-        ckpt = _folder(p)
-    elif p.suffix in PICKLE_SUFFIXES:
+        return _with_config(_folder(p), p)
+    if p.suffix in PICKLE_SUFFIXES:
         raise _pickle(p)
-    elif p.name.endswith(".safetensors"):
+    # a regular file, whatever its format, before any reader opens it (each reader checks the
+    # files it opens too: a folder's shards): a FIFO blocks the open, a device is read forever
+    inputs.check_regular(p, "checkpoint")
+    if p.name.endswith(".safetensors"):
         from paramcount.analyze.checkpoints import safetensors_io
 
         tensors, meta = safetensors_io.read_file(p)
@@ -60,18 +64,20 @@ def read(path: str | Path) -> Checkpoint:
         raise InputFileError(f"{p}: not a checkpoint paramcount reads (a .safetensors file, a "
                              "folder of shards with model.safetensors.index.json, a .gguf file, "
                              "or a KerasHub preset folder with model.weights.h5)")
-    return _with_config(ckpt, p if p.is_dir() else p.parent)
+    return _with_config(ckpt, p.parent)
 
 
 def _folder(p: Path) -> Checkpoint:
     from paramcount.analyze.checkpoints import safetensors_io
 
+    # exists(), not is_file(): one that is there but no regular file (a FIFO) is refused by
+    # the reader, not passed over for another format
     index = p / safetensors_io.INDEX
-    if index.is_file():
+    if index.exists():
         return safetensors_io.read_folder(p, index)
     if any(p.glob("*.safetensors")):
         return safetensors_io.read_folder(p, None)
-    if (p / "model.weights.h5").is_file():
+    if (p / "model.weights.h5").exists():
         from paramcount.analyze.checkpoints import keras_io
 
         return keras_io.read(p / "model.weights.h5")
@@ -79,6 +85,7 @@ def _folder(p: Path) -> Checkpoint:
     if len(ggufs) == 1:
         from paramcount.analyze.checkpoints import gguf_io
 
+        inputs.check_regular(ggufs[0], "checkpoint")
         return gguf_io.read(ggufs[0])
     pickles = sorted(f for f in p.iterdir() if f.suffix in PICKLE_SUFFIXES)
     if pickles:
@@ -94,7 +101,7 @@ def _with_config(ckpt: Checkpoint, folder: Path) -> Checkpoint:
     from paramcount.analyze.configs import load_json
 
     cfg = folder / "config.json"
-    if not cfg.is_file():
+    if not cfg.exists():  # (one that is there but no regular file is refused by load_json)
         return dataclasses.replace(ckpt, tensors=quant.unpack(ckpt.tensors, None))
     data, where = load_json(cfg)
     qc = data.get("quantization_config")

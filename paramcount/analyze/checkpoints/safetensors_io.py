@@ -14,13 +14,13 @@ the first (a duplicate name is a damaged header, and is refused). Nothing past t
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 from pathlib import Path
 
 from paramcount.analyze.checkpoints.tensors import Checkpoint, StoredTensor, check_shape, require
 from paramcount.core.errors import InputFileError
+from paramcount.runtime import inputs
 
 __all__ = ["INDEX", "read_file", "read_folder"]
 
@@ -29,9 +29,10 @@ _MAX_HEADER = 100_000_000  # the library's own cap (safetensors' MAX_HEADER_SIZE
 
 
 def _length(path: Path) -> int:
-    """The header length the file declares, checked against the file's size."""
+    """The header length the file declares, checked against the file's size. The file must be
+    a regular one, checked before it is opened (opening a FIFO waits for a writer forever)."""
+    size = inputs.check_regular(path, "checkpoint")
     try:
-        size = path.stat().st_size
         with path.open("rb") as f:
             head = f.read(8)
     except OSError as exc:
@@ -77,10 +78,9 @@ def read_file(path: str | Path) -> tuple[list[StoredTensor], dict[str, str]]:
     with p.open("rb") as fh:
         fh.seek(8)
         text = fh.read(n)
-    try:
-        header = json.loads(text, object_pairs_hook=_pairs_no_duplicates(p))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # the library parsed it: unlikely
-        raise InputFileError(f"{p}: header is not JSON: {exc}") from None
+    # the library parsed it already (a bad one is unlikely here), but its limits are not ours
+    header = inputs.parse_json(text, f"{p}: header", "a safetensors header",
+                               object_pairs_hook=_pairs_no_duplicates(p))
     out = []
     for name in names:
         info = header[name]
@@ -98,20 +98,12 @@ def _prod(shape: tuple[int, ...]) -> int:
 
 
 def _index(path: Path) -> tuple[dict[str, str], dict]:
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    size = inputs.check_regular(path, "index")
     if size > _MAX_HEADER:  # an index names tensors; DeepSeek-V3's 91,000 take 9 MB
         raise InputFileError(f"{path}: an index of {size:,} bytes, beyond the 100 MB an index of "
                              "tensor names could take: not read")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"),
-                          object_pairs_hook=_pairs_no_duplicates(path))
-    except OSError as exc:
-        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{path}: not a JSON index: {exc}") from None
+    data = inputs.parse_json(inputs.read_capped(path, "index", _MAX_HEADER), str(path),
+                             "an index", object_pairs_hook=_pairs_no_duplicates(path))
     wm = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(wm, dict) or not all(isinstance(v, str) for v in wm.values()):
         raise InputFileError(f"{path}: no weight_map of tensor name → shard file")
@@ -126,11 +118,14 @@ def read_folder(folder: Path, index: Path | None) -> Checkpoint:
         for s in shards:
             if Path(s).name != s:
                 raise InputFileError(f"{index}: shard {s!r} is not a file name in the folder")
-            if not (folder / s).is_file():
+            if not (folder / s).exists():
                 raise InputFileError(f"{index}: names shard {s!r}, which is not in {folder}")
+            inputs.check_regular(folder / s, "shard")  # before any is read: a FIFO is refused
     else:
         wm, meta = {}, {}
         shards = sorted(p.name for p in folder.glob("*.safetensors"))
+        for s in shards:  # (each is read in turn; a FIFO among them is refused before any is)
+            inputs.check_regular(folder / s, "shard")
     tensors: list[StoredTensor] = []
     where: dict[str, str] = {}
     for s in shards:

@@ -12,8 +12,13 @@ from typing import Any
 
 __all__ = ["register_json", "write_plugin"]
 
-TEMPLATE = '''"""paramcount plugin: {cls} ({model_type}), its formula derived from transformers {tv}
-builds by `paramcount derive` (not hand-written). Load it with --plugin {name}."""
+# Pure data: every value below is a literal written with repr() (the docstring too), so no text
+# of the user's (the file's name, the class and model type of a config) is ever spliced into
+# code. A name holding """ once closed a docstring written between triple quotes, and what
+# followed ran when the plugin was loaded (issue 30).
+DOC = ("paramcount plugin: {cls} ({model_type}), its formula derived from transformers {tv}\n"
+       "builds by `paramcount derive` (not hand-written). Load it with --plugin {name}.")
+TEMPLATE = '''{doc}
 
 import json
 
@@ -56,9 +61,9 @@ def write_plugin(path: str, d, config: Mapping[str, Any] | None, arch_id: str) -
     from paramcount.analyze.derive.store import to_json
     from paramcount.runtime.files import check_output, write_atomic
 
-    text = TEMPLATE.format(cls=d.cls, model_type=d.model_type,
-                           tv=d.versions.get("transformers", "?"), name=Path(path).name,
-                           data=json.dumps(to_json(d), sort_keys=True),
+    doc = DOC.format(cls=d.cls, model_type=d.model_type,
+                     tv=d.versions.get("transformers", "?"), name=Path(path).name)
+    text = TEMPLATE.format(doc=repr(doc), data=json.dumps(to_json(d), sort_keys=True),
                            config=json.dumps(dict(config or {}), sort_keys=True),
                            arch_id=arch_id)
     write_atomic(check_output(path), text)

@@ -136,8 +136,10 @@ def dumps(rows: list[Row], vers: dict[str, str]) -> str:
 
 def loads(text: str) -> tuple[list[Row], dict[str, str]]:
     """Rows and versions of a record; ValueError for a record of another shape."""
-    try:
-        obj = json.loads(text)
+    from paramcount.runtime import inputs
+
+    try:  # (a malformed, too deep or too long-numbered record: an InputFileError, a ValueError)
+        obj = inputs.parse_json(text, "the derive sweep record", "a derive sweep record")
         rows = [Row(r["model_type"], r["cls"], r["status"], r["total"], tuple(r["fields"]),
                     r["reason"], r["kind"]) for r in obj["rows"]]
         return rows, {str(k): str(v) for k, v in obj["versions"].items()}

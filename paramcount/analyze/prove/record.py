@@ -30,6 +30,7 @@ __all__ = ["FRAMEWORK_KEYS", "RECORD_NAME", "dumps", "key", "load", "proofs_for"
            "stale"]
 
 RECORD_NAME = "proofs.json"
+MAX_RECORD_BYTES = 256 << 20  # the project's record of every architecture takes about 1 MB
 FORMAT = 1
 # Where each framework's outcomes sit in the file.
 FRAMEWORK_KEYS = {"keras": "architectures", "transformers": "transformers"}
@@ -75,9 +76,12 @@ def load(path: str | Path | None, framework: str = "keras") -> dict:
     another format)."""
     if path is None:
         return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    from paramcount.core.errors import InputFileError
+    from paramcount.runtime import inputs
+
+    try:  # the bounded reader every JSON a user hands paramcount goes through (--proofs FILE)
+        data = inputs.load_json(path, "proof record", MAX_RECORD_BYTES)
+    except InputFileError:
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return {}
