@@ -76,7 +76,7 @@ def test_experts_stored_apart_are_joined_as_transformers_fuses_them(tmp_path, ca
     path = write_gguf(tmp_path / "m.gguf", "llama", kv, llama_gguf(experts=4))
     assert main(["verify", "--checkpoint", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "(transformers config, MixtralForCausalLM) as mixtral" in out
+    assert "(GGUF metadata, MixtralForCausalLM) as mixtral" in out
     assert "match    mixtral" in out
 
 
@@ -203,7 +203,13 @@ def test_every_table_is_a_gguf_architecture_read_as_a_class_paramcount_reads():
 def test_a_config_json_beside_the_file_overrides_its_metadata(tmp_path, capsys):
     path = write_gguf(tmp_path / "m.gguf", "llama", KV, llama_gguf())
     assert main(["count", "--checkpoint", str(path)]) == 0
-    assert "(GGUF metadata)" in capsys.readouterr().out
+    # one description, the file's: not also "(transformers config, LlamaForCausalLM)"
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"read {path} (GGUF metadata, LlamaForCausalLM) as llama: ")
+    assert main(["count", "--checkpoint", str(path), "--json"]) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    assert (config["file"], config["source"], config["class"]) == (
+        str(path), "GGUF metadata", "LlamaForCausalLM")
     cfg = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": V,
            "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L,
            "num_attention_heads": 4, "num_key_value_heads": 4, "tie_word_embeddings": False}
@@ -267,7 +273,7 @@ def test_a_full_size_lone_bert_base_gguf_names_the_pooler_its_converter_dropped(
     path = write_gguf(tmp_path / "bert-base-uncased-f16.gguf", "bert", kv, t)
     assert main(["verify", "--checkpoint", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "(transformers config, BertModel) as bert: v=30522, L=12, M=12, d_e=768" in out
+    assert f"read {path} (GGUF metadata, BertModel) as bert: v=30522, L=12, M=12, d_e=768" in out
     data = _count(capsys, path)
     assert data["built"] == 109_482_240 and data["stored_total"] == 108_891_648
     assert [(x["term"], x["delta"], x["difference"]) for x in data["terms"]] == [

@@ -328,7 +328,8 @@ def test_a_lone_bert_file_says_which_encoder_it_holds(arch_id, tmp_path, capsys)
     path = write_gguf(tmp_path / "m.gguf", "bert", _bert_meta(cfg), named)
     assert main(["verify", "--checkpoint", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "(GGUF metadata) (transformers config, " in out and f" as {arch_id}: " in out
+    assert f"read {path} (GGUF metadata, " in out and f") as {arch_id}: " in out
+    assert "transformers config" not in out  # one description: the file's
     assert f"n={hp['n']}" in out and f"match    {arch_id} " in out
 
 

@@ -92,6 +92,8 @@ def test_full_size_headers_of_published_models(name, tmp_path, capsys):
     assert [(t["term"], t["difference"]) for t in data["terms"]] == list(terms)
     if name == "deepseek-v3.json":  # 685B = 671B + the MTP term transformers' delta removes
         assert data["terms"][1]["delta"] == "mtp"
+        # the 14,848 router score-correction biases are buffers: apart from the trainable
+        assert (data["built_trainable"], data["built_nontrainable"]) == (671_026_404_352, 14_848)
     assert data["built"] == hub - sum(n for _, n in terms) and data["unexplained"] == 0
 
 
@@ -145,6 +147,36 @@ def test_deepseek_v3s_mtp_layer_is_the_formulas_own_term_put_back(tmp_path, caps
     assert "the formula's term `mtp`, which the transformers model leaves out" in (
         data["terms"][0]["reason"])
     assert data["stored_total"] == data["built"] + mtp and data["unexplained"] == 0
+
+
+def test_buffers_the_config_model_holds_are_shown_apart_from_its_trainable_parameters(
+        tmp_path, capsys):
+    """DeepSeek-V3's router score-correction biases are buffers (non-trainable): the count
+    shows the config model's trainable parameters and those apart, as the report does, in text
+    and in JSON; a model without any shows its one figure, as before."""
+    arch = registry.get("deepseek_v3")
+    hp = arch.resolve(arch.preset("tiny").hparams)
+    save(tmp_path, arch, hp)
+    trainable, buffers = arch.count(hp), arch.count_nontrainable(hp)
+    assert buffers > 0
+    assert main(["count", "--checkpoint", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("the config model "))
+    assert lines[at].split()[-1] == f"{trainable + buffers:,}"
+    assert lines[at + 1].split()[:1] + lines[at + 1].split()[-1:] == ["trainable", f"{trainable:,}"]
+    assert lines[at + 2].split()[:2] == ["non-trainable", f"{buffers:,}:"]
+    assert lines[at + 2].endswith(": buffers (not trained by gradient); "
+                                  "deepseek_v3.blocks.moe.router.score_bias")
+    assert lines[at + 3].startswith("stored − built ")
+    assert main(["count", "--checkpoint", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["built"], data["built_trainable"], data["built_nontrainable"]) == (
+        trainable + buffers, trainable, buffers)
+    llama = registry.get("llama")
+    save(tmp_path / "llama", llama, llama.resolve(llama.preset("tiny_mha").hparams))
+    assert main(["count", "--checkpoint", str(tmp_path / "llama")]) == 0
+    out = capsys.readouterr().out
+    assert "trainable" not in out
 
 
 def _llama(tmp_path: Path, name: str = "llama-2-7b-hf.json"):

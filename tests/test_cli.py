@@ -106,6 +106,13 @@ def test_verify_exits_1_on_a_mismatch(capsys):
     [
         (["formula", "gpt5"], "unknown architecture 'gpt5'; did you mean 'gpt2'"),
         (["count", "gpt2", "--preset", "gpt2_huge"], "unknown preset 'gpt2_huge' for gpt2; did you mean "),
+        # a published preset of another architecture: that one, and the command that counts it
+        (["count", "llama", "--preset", "llama3_8b_en"], "unknown preset 'llama3_8b_en' for llama; "
+         "llama3_8b_en is a preset of llama3: paramcount count llama3 --preset llama3_8b_en\n"),
+        (["verify", "llama", "--preset", "llama3_8b_en"],
+         "llama3_8b_en is a preset of llama3: paramcount verify llama3 --preset llama3_8b_en\n"),
+        (["solve", "llama", "--preset", "llama3_8b_en", "--target", "1000000", "--for", "L"],
+         "llama3_8b_en is a preset of llama3: paramcount solve llama3 --preset llama3_8b_en"),
         (["count", "gpt2", "--set", "q=3"], "unknown symbol 'q'; known: "),
         (["count", "gpt2", "--set", "v=10", "n=4", "d_e=8", "M=2", "d_f=4"],
          "missing hyperparameter(s) for gpt2: L (blocks (layers))"),

@@ -213,3 +213,16 @@ def test_readme_quick_start_is_first_and_its_figure_is_counted():
     assert any(ln.startswith("    $ paramcount count --config ") for ln in first)
     configs = len(list((ROOT / "tests" / "configs").glob("*.json")))
     assert f"`tests/configs/` holds {configs} published ones" in " ".join(README.split())
+
+
+def test_readme_bad_input_examples_are_refused(capsys):
+    """The refused inputs README's "Bad input" paragraph names by command are refused (exit 2,
+    one line): it once gave "d_e not divisible by M" for GPT-2, which floors its heads."""
+    start = README.index("Bad input — ")
+    para = " ".join(README[start:README.index("\n\n", start)].split())
+    argvs = [shlex.split(c) for c in re.findall(r"`(count [^`]+)`", para)]
+    assert len(argvs) >= 2
+    for argv in argvs:
+        assert main(argv) == 2, argv
+        _, err = capsys.readouterr()
+        assert err.count("\n") == 1 and err.startswith("paramcount: error: "), err

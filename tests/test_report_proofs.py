@@ -102,3 +102,118 @@ def test_report_proofs_option_names_the_record(tmp_path, monkeypatch, results, c
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cannot read the proof record" in err
     assert not (tmp_path / "x.md").exists()
+
+
+# --- issue 30 §12: the record decided before any work ---------------------------------------------
+def _recorded(monkeypatch) -> list[str]:
+    """Proving returns the committed outcomes, and records what it was asked to prove."""
+    from paramcount.analyze import parallel
+
+    committed = record.load(COMMITTED)
+    asked: list[str] = []
+
+    def prove(aid, framework="keras"):
+        asked.append(aid)
+        return record._proof(aid, committed[aid])
+
+    monkeypatch.setattr(record, "prove_against", prove)
+    monkeypatch.setattr(parallel, "prove_jobs", lambda ids, **kw: [prove(a) for a in ids])
+    return asked
+
+
+@pytest.fixture
+def no_project_record(tmp_path, monkeypatch):
+    """A regular install (`pip install .`): no checkout's reports/proofs.json beside the code."""
+    monkeypatch.setattr(report, "PROJECT_RECORD", tmp_path / "site-packages" / "proofs.json")
+
+
+def test_a_report_without_a_record_is_refused_before_any_work(tmp_path, monkeypatch, capsys,
+                                                              no_project_record):
+    def verify_all(**kw):
+        raise AssertionError("verified before the record was decided")
+
+    monkeypatch.setattr(report, "verify_all", verify_all)
+    out = tmp_path / "x" / "conformance.md"
+    out.parent.mkdir()
+    assert main(["report", "--output", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no proof record to reuse" in err, err
+    assert "--proofs PATH" in err and "--no-record" in err and "tens of minutes" in err
+    assert list(out.parent.iterdir()) == []
+
+
+def test_report_no_record_proves_afresh_and_says_so(tmp_path, monkeypatch, results, capsys,
+                                                    no_project_record):
+    """Without a record, --no-record proves everything here, and no longer fails after the
+    work with "cannot read the proof record …/proofs.json" (the record once decided late)."""
+    asked = _recorded(monkeypatch)
+    monkeypatch.setattr(report, "verify_all", lambda **kw: results)
+    out = tmp_path / "x" / "conformance.md"
+    out.parent.mkdir()
+    for jobs in ("1", "2"):  # in this process, and in workers
+        asked.clear()
+        assert main(["report", "--output", str(out), "--quiet", "--no-record", "-j", jobs]) == 0
+        err = capsys.readouterr().err
+        assert "--no-record: proving all" in err and "tens of minutes" in err, err
+        assert sorted(asked) == sorted(ARCHS)
+    assert "## Proofs" in (out.parent / "proofs.md").read_text(encoding="utf-8")
+    # the record now beside it is reused by the next report there
+    assert report.reusable_record(out) == out.parent / record.RECORD_NAME
+    asked.clear()
+    assert main(["report", "--output", str(out), "--quiet", "-j", "1"]) == 0
+    assert asked == []
+
+
+def test_report_no_record_reuses_nothing(tmp_path, monkeypatch, results, capsys, project_record):
+    asked = _recorded(monkeypatch)
+    monkeypatch.setattr(report, "verify_all", lambda **kw: results)
+    assert main(["report", "--output", str(tmp_path / "x.md"), "--quiet", "--no-record",
+                 "-j", "1"]) == 0
+    assert sorted(asked) == sorted(ARCHS)
+    assert main(["report", "--output", str(tmp_path / "x.md"), "--no-record", "--proofs",
+                 str(project_record)]) == 2  # one or the other
+
+
+def test_reusable_record(tmp_path, no_project_record):
+    assert report.reusable_record(None) is None
+    assert report.reusable_record(tmp_path / "x.md") is None
+    (tmp_path / record.RECORD_NAME).write_text("{}", encoding="utf-8")
+    assert report.reusable_record(tmp_path / "x.md") == tmp_path / record.RECORD_NAME
+    with pytest.raises(ParamcountError, match="cannot read the proof record"):
+        report.reusable_record(None, tmp_path / "absent.json")
+
+
+def test_prove_reuses_the_record_as_report_does(monkeypatch, capsys, project_record):
+    """Bare `prove` cold did not finish within 30 minutes on a loaded 2-core machine: it reads
+    the outcomes the project's record holds under their current key, as `report` does."""
+    asked = _no_proving(monkeypatch)
+    assert main(["prove", *ARCHS, "--quiet", "-j", "1"]) == 0
+    out = capsys.readouterr().out
+    assert asked == []
+    for aid in ARCHS:
+        assert f"{aid}: PROVEN" in out and f"as recorded in {project_record}" in out
+    assert out.rstrip().splitlines()[-1].endswith(
+        f"2 read from {project_record}, their key unchanged (--no-record proves them here)")
+    assert main(["prove", ARCHS[0], "--json", "--quiet"]) == 0
+    (p,) = json.loads(capsys.readouterr().out)
+    assert p["status"] == "proven" and p["recorded"] == str(project_record)
+    # --no-record, or a key that no longer matches: proven here
+    monkeypatch.setenv("PARAMCOUNT_DEBUG", "1")
+    with pytest.raises(AssertionError, match="proven cold"):
+        main(["prove", ARCHS[0], "--quiet", "--no-record", "-j", "1"])
+    assert asked == [ARCHS[0]]
+    asked.clear()
+    monkeypatch.setattr(record, "key", lambda aid, framework="keras": "changed")
+    with pytest.raises(AssertionError, match="proven cold"):
+        main(["prove", ARCHS[1], "--quiet", "-j", "1"])
+    assert asked == [ARCHS[1]]
+
+
+def test_bare_prove_without_a_record_says_what_it_costs(monkeypatch, capsys, no_project_record):
+    asked = _recorded(monkeypatch)
+    archs = {a: report.registry.get(a) for a in ARCHS}
+    monkeypatch.setattr(report.registry, "architectures", lambda: dict(archs))
+    assert main(["prove", "--quiet", "-j", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "no proof record to reuse" in err and f"proving all {len(ARCHS)} architectures" in err
+    assert "tens of minutes" in err and sorted(asked) == sorted(ARCHS)

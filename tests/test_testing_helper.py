@@ -39,7 +39,7 @@ def test_the_example_project_tests_pass(monkeypatch):
         for name in ("my_model", "test_my_model"):
             sys.modules.pop(name, None)
     assert code == 0 and not outcomes.failed, outcomes.failed
-    assert len(outcomes.passed) == 3
+    assert len(outcomes.passed) == 4
 
 
 def test_the_plugin_is_registered_for_pytest():
@@ -113,3 +113,44 @@ def test_full_size_preset_on_a_stateless_model():
     hp = get("gpt2").resolve(get("gpt2").preset("gpt2_base_en").hparams)
     result = assert_param_count(backbone(hp), "gpt2", preset="gpt2_base_en")
     assert result.reference == 124_439_808
+
+
+def hand_built_gpt2(**names):
+    """GPT-2 built by hand from KerasHub's layers, as a user might: the same weights as
+    GPT2Backbone's, under other layer names (``decoder_block_i``, ``final_norm``)."""
+    import keras
+    import keras_hub
+
+    block, final = names.get("block", "decoder_block_{}"), names.get("final", "final_norm")
+    ids = keras.Input((None,), dtype="int32")
+    x = keras_hub.layers.TokenAndPositionEmbedding(100, 16, 32, name="embed")(ids)
+    for i in range(2):
+        x = keras_hub.layers.TransformerDecoder(64, 4, normalize_first=True, activation="gelu",
+                                                layer_norm_epsilon=1e-5, name=block.format(i))(x)
+    x = keras.layers.LayerNormalization(epsilon=1e-5, name=final)(x)
+    return keras.Model(ids, x, name="hand_gpt2")
+
+
+def test_other_layer_names_are_named_both_ways_with_how_to_map_them():
+    with pytest.raises(AssertionError) as failure:
+        assert_param_count(hand_built_gpt2(), "gpt2", **TINY)
+    message = str(failure.value)
+    lines = message.splitlines()
+    assert lines[1] == "formula 20,864, model 20,864 (+0)"  # the totals agree: only names differ
+    # what the formula's components expected, by name
+    assert r"    gpt2.blocks.self_attention.query: transformer_layer_\d+/self_attention/query" in lines
+    assert "    gpt2.final_norm: layer_norm" in lines
+    # the model's weights no component claimed: the first ten of 34, then how many more
+    assert "  - unclaimed Keras weight decoder_block_0/self_attention/query/kernel [32, 4, 8] (1,024)" in lines
+    assert sum(line.startswith("  - unclaimed Keras weight") for line in lines) == 10
+    assert "  - ... and 24 more unclaimed Keras weights (12,864 parameters)" in lines
+    assert "rename=" in message  # and how to map them
+    assert len(lines) < 40
+
+
+def test_rename_maps_the_model_s_names_onto_the_architecture_s():
+    rename = {r"decoder_block_(\d+)": r"transformer_layer_\1", "final_norm": "layer_norm"}
+    result = assert_param_count(hand_built_gpt2(), "gpt2", rename=rename, **TINY)
+    assert result.ok and result.reference == 20_864
+    (final,) = [c for c in result.components if c.path == "gpt2.final_norm"]
+    assert final.weights == ("layer_norm/gamma", "layer_norm/beta")

@@ -7,7 +7,7 @@ comes from its pytest plugin; `from paramcount.testing import assert_param_count
 from __future__ import annotations
 
 import pytest
-from my_model import CONFIG, build_backbone, build_chat_model
+from my_model import CONFIG, build_backbone, build_chat_model, build_own_blocks
 
 from paramcount.testing import assert_param_count as assert_count
 
@@ -36,3 +36,10 @@ def test_a_model_that_differs_from_its_claim_fails_naming_the_component():
     message = str(failure.value)
     assert "blocks.ffn.up: formula 33,280, Keras 16,640 (-16,640)" in message
     assert "blocks.ffn.down: formula 32,896, Keras 16,512 (-16,384)" in message
+
+
+def test_a_model_with_its_own_layer_names_maps_them():
+    # Weights are matched by name: rename maps this project's names onto GPT2Backbone's
+    # (without it, the failure lists the names each side has, and says so).
+    rename = {r"decoder_block_(\d+)": r"transformer_layer_\1", "final_norm": "layer_norm"}
+    assert_count(build_own_blocks(), "gpt2", rename=rename, **HPARAMS)

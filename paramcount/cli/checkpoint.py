@@ -35,7 +35,20 @@ def _check(args, arch_id: str | None, verifying: bool):
         from paramcount.analyze.checkpoints.keras_names import with_keras_paths
 
         ckpt = with_keras_paths(ckpt, arch, hp)
-    return reading, check.check(ckpt, arch, hp, framework)
+    return _as_read(reading, ckpt), check.check(ckpt, arch, hp, framework)
+
+
+def _as_read(reading, ckpt):
+    """The reading as the user should see it. A GGUF file's config is one paramcount composes
+    from its metadata, in transformers' keys, so configs reads it as a transformers config;
+    shown so, it said ``read m.gguf (GGUF metadata) (transformers config, LlamaForCausalLM)``:
+    two descriptions, the second not the file's. What was read is the file's metadata, as the
+    class its table names (``read m.gguf (GGUF metadata, LlamaForCausalLM) as llama``)."""
+    if reading is None or ckpt.format != "GGUF" or not reading.where.startswith(f"{ckpt.path} ("):
+        return reading  # (a config.json beside the file, or --config: a file, shown as one)
+    import dataclasses
+
+    return dataclasses.replace(reading, where=ckpt.path, source="GGUF metadata")
 
 
 def run(args, command: str) -> int:

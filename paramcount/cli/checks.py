@@ -118,12 +118,53 @@ def _checked(r):
     return Checked(r, residuals, error, why)
 
 
+# What proving every architecture with an empty cache costs, said before it starts (issue 30:
+# bare `prove` did not finish within 30 minutes cold on a loaded 2-core machine).
+COLD = "tens of minutes with an empty cache: over 30 on a loaded two-core machine"
+
+
+def _proven(ids: list[str], framework: str, source, n_jobs: int | None,
+            bar) -> tuple[dict, set[str]]:
+    """``ids`` proven against ``framework`` in worker processes, but those whose outcome the
+    record at ``source`` holds under their current key (:mod:`paramcount.analyze.prove.record`:
+    formula, builder, libraries and prover unchanged), read from it as ``report`` reads them:
+    id → proof, and the ids read from the record."""
+    from paramcount.analyze import parallel
+    from paramcount.analyze.prove import record
+    from paramcount.model import registry
+
+    fresh: list[str] = []
+
+    def prover(todo: list[str]) -> list:
+        fresh.extend(todo)
+        return parallel.prove_jobs(todo, n_jobs=n_jobs, framework=framework,
+                                   progress=bar.advance)
+
+    # keyed where a key exists (against transformers: an architecture with a reference; any
+    # other is proven, and fails as it did before records were read)
+    keyed = [] if source is None else [a for a in ids if framework == "keras"
+                                       or registry.get(a).transformers is not None]
+    current = sorted(set(keyed) - set(record.stale(keyed, source, framework)))
+    found: dict = {}
+    if current:
+        found.update(zip(current, record.proofs_for(current, source, framework=framework,
+                                                    prover=prover)[0], strict=True))
+    reused = set(found) - set(fresh)
+    for a in sorted(reused):
+        bar.advance(f"{a}: recorded")
+    todo = [a for a in ids if a not in found]
+    if todo:
+        found.update(zip(todo, prover(todo), strict=True))
+    return found, reused
+
+
 def cmd_prove(args) -> int:
+    import os
     import sys
 
-    from paramcount.analyze import parallel
     from paramcount.analyze.verify import require_transformers, transformers_missing
     from paramcount.model import registry
+    from paramcount.output import report
     from paramcount.output.commands import prove_tally
     from paramcount.output.proofs import proof_text
     from paramcount.runtime import progress
@@ -153,21 +194,37 @@ def cmd_prove(args) -> int:
                 print(f"paramcount: left out (only transformers builds them; "
                       f"{transformers_missing()} is not installed: pip install "
                       f"'paramcount[transformers]'): {', '.join(left)}", file=sys.stderr)
+    # The record `report` reuses (the project's reports/proofs.json, or --proofs PATH), decided
+    # before any work; --no-record proves everything here (the on-disk cache still answers).
+    source = None if args.no_record else report.reusable_record(None, args.proofs)
+    if source is None and not args.arch:
+        why = "--no-record" if args.no_record else "no proof record to reuse (no checkout's " \
+            "reports/proofs.json; --proofs PATH names one)"
+        print(f"paramcount: {why}: proving all {len(ids)} architectures here, {COLD}",
+              file=sys.stderr)
     # In worker processes of each proof's side (torch for transformers), in the ids' order.
+    found: dict = {}
+    reused: set[str] = set()
     with progress.Bar(len(ids), quiet=args.quiet) as bar:
-        proofs: list = []
         for fw in ("keras", "transformers"):
-            mine = [a for a in ids if framework(a) == fw]
-            proofs += zip(mine, parallel.prove_jobs(mine, n_jobs=args.jobs, framework=fw,
-                                                    progress=bar.advance), strict=True)
-    order = {a: i for i, a in enumerate(ids)}
-    proofs = [p for _, p in sorted(proofs, key=lambda ap: order[ap[0]])]
+            got, from_record = _proven([a for a in ids if framework(a) == fw], fw, source,
+                                       args.jobs, bar)
+            found.update(got)
+            reused |= from_record
+    proofs = [found[a] for a in ids]
+    where = os.fspath(source) if source is not None else None
     if args.json:
-        emit_json([p.to_json() for p in proofs])
+        emit_json([{**p.to_json(), "recorded": where if p.arch in reused else None}
+                   for p in proofs])
     else:
         for p in proofs:
-            print(proof_text(p, framework=framework(p.arch)), flush=True)
-        print(prove_tally(proofs, framework, args.framework))
+            print(proof_text(p, framework=framework(p.arch),
+                             recorded=where if p.arch in reused else None), flush=True)
+        tally = prove_tally(proofs, framework, args.framework)
+        if reused:
+            tally += (f"; {len(reused)} read from {where}, their key unchanged "
+                      "(--no-record proves them here)")
+        print(tally)
     return 0 if all(p.status == "proven" for p in proofs) else 1
 
 
@@ -175,6 +232,7 @@ def cmd_report(args) -> int:
     import sys
     from pathlib import Path
 
+    from paramcount.model import registry
     from paramcount.output import report
     from paramcount.output.commands import error_line
     from paramcount.runtime import extras, progress
@@ -182,7 +240,19 @@ def cmd_report(args) -> int:
     # Check the destination before the (long) verification run (the true reason, exit 2), and
     # again when writing.
     target = report.check_target(Path(args.output), new_folders=False)
-    recorded = report.proofs_source(target, args.proofs)
+    # The proof record, decided before the (long) verification run: a missing one once failed
+    # the report after all its work (issue 30). None to reuse: refused at once, unless
+    # --no-record asks for every proof here.
+    recorded = None if args.no_record else report.reusable_record(target, args.proofs)
+    n = len(set(registry.architectures()) - set(report.left_out()))  # what it proves here
+    if recorded is None and not args.no_record:
+        raise ParamcountError(
+            f"no proof record to reuse (no checkout's reports/proofs.json, none beside {target}): "
+            f"name one with --proofs PATH, or prove all {n} architectures here with --no-record "
+            f"({COLD})")
+    if recorded is None:
+        print(f"paramcount: --no-record: proving all {n} architectures here, {COLD}",
+              file=sys.stderr)
     note = report.missing_extra_note()
     if note:  # without the transformers extra: what is left out, and that it is not the committed
         print(f"paramcount: {note.replace('**', '')}", file=sys.stderr)
@@ -195,7 +265,8 @@ def cmd_report(args) -> int:
         if not errors:
             try:  # proofs whose recorded outcome no longer holds are proven in workers
                 path = report.write_report(target, results=results, n_jobs=args.jobs,
-                                           proofs=recorded, sweep=args.sweep)
+                                           proofs=recorded, sweep=args.sweep,
+                                           reuse=recorded is not None)
             except report.WorkersDied as exc:
                 errors = [f"{'ERROR':<8} {line}" for line in exc.lines]
     except OSError as exc:

@@ -14,8 +14,8 @@ from paramcount.core.errors import ParamcountError
 from paramcount.model.discovery import preset_label
 
 __all__ = ["Once", "Parser", "Terminated", "UsageError", "attach_negative_values",
-           "config_reading", "emit_json", "parse_assignments", "resolved_hparams", "set_verbose",
-           "sigterm_raises"]
+           "config_reading", "emit_json", "no_cache", "parse_assignments", "preset_of",
+           "resolved_hparams", "set_verbose", "sigterm_raises"]
 
 
 class UsageError(ParamcountError):
@@ -107,6 +107,26 @@ def set_verbose(args) -> None:
     cache_store.say_where()
 
 
+@contextlib.contextmanager
+def no_cache(off: bool):
+    """``--no-cache`` (before or after the command's name): the cache switched off as
+    ``PARAMCOUNT_CACHE=0`` switches it off (:func:`paramcount.runtime.cache.enabled`), so every
+    lookup misses and nothing is written, here and in the worker processes started meanwhile,
+    which inherit the environment. Put back afterwards (``main`` may be called again)."""
+    from paramcount.runtime.cache_store import CACHE_ENV
+
+    before = os.environ.get(CACHE_ENV)
+    if off:
+        os.environ[CACHE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if off and before is None:
+            os.environ.pop(CACHE_ENV, None)
+        elif off and before is not None:
+            os.environ[CACHE_ENV] = before
+
+
 def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
@@ -131,6 +151,27 @@ def config_reading(args, arch_id: str | None, loaded: tuple[dict, str] | None = 
     return configs.read_data(data, where, arch_id)
 
 
+def preset_of(arch, name: str, command: str):
+    """``arch``'s preset ``name``; when it has none by that name but another architecture
+    publishes one (``count llama --preset llama3_8b_en``), the error names that architecture
+    and the command that counts it, in place of near misses among ``arch``'s own presets.
+    (The registry's message knows one architecture; this one is the command line's.)"""
+    from paramcount.core.errors import UnknownPresetError
+    from paramcount.model import registry
+
+    try:
+        return arch.preset(name)
+    except UnknownPresetError as exc:
+        # published presets only: an example set ("tiny") is every family's, and no lead
+        owners = [a.id for a in registry.architectures().values()
+                  if a.id != arch.id and name in a.presets_table()]
+        if not owners:
+            raise
+        head = str(exc).split("; ", 1)[0]
+        raise UnknownPresetError(f"{head}; {name} is a preset of {', '.join(owners)}: "
+                                 f"paramcount {command} {owners[0]} --preset {name}") from None
+
+
 def resolved_hparams(arch, args, reading=None) -> tuple[dict[str, int], str | None]:
     """Preset (or config file) values, then --set overrides on top; resolved and validated."""
     given: dict[str, int] = {}
@@ -139,7 +180,7 @@ def resolved_hparams(arch, args, reading=None) -> tuple[dict[str, int], str | No
         given.update(reading.hparams)
         name = args.config
     if getattr(args, "preset", None):
-        preset = arch.preset(args.preset)
+        preset = preset_of(arch, args.preset, getattr(args, "command", None) or "count")
         given.update(preset.hparams)
         name = preset.name
     if getattr(args, "set", None):

@@ -21,9 +21,9 @@ def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None
     """``count ARCH [--preset NAME] [--set SYM=VALUE ...] [--json]`` read by ``count``'s own
     argument spec, or None for anything this path leaves to the full command line (another
     command, an abbreviated option, help, ``--config``, ``--framework``, ``--checkpoint``,
-    ``--plugin``, ``--verbose``, a usage error)."""
-    if not argv or argv[0] != "count" or "--" in argv:
-        return None
+    ``--plugin``, ``--verbose``, ``--no-cache``, a usage error)."""
+    if not argv or argv[0] != "count" or "--" in argv or "--no-cache" in argv:
+        return None  # (--no-cache: computed afresh, the compiled table neither read nor written)
     from paramcount.cli.common import Once, Parser
 
     parser = Parser(prog="paramcount count", add_help=False, allow_abbrev=False,

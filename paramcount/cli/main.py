@@ -24,7 +24,9 @@ from paramcount.cli.common import (
     Terminated,
     UsageError,
     emit_json,
+    no_cache,
     parse_assignments,
+    preset_of,
     set_verbose,
     sigterm_raises,
 )
@@ -79,7 +81,7 @@ def cmd_solve(args) -> int:
     arch = registry.get(args.arch)
     given: dict[str, int] = {}
     if args.preset:
-        given.update(arch.preset(args.preset).hparams)
+        given.update(preset_of(arch, args.preset, "solve").hparams)
     if args.set:
         extra = parse_assignments(args.set)
         if args.unknown in extra:
@@ -108,6 +110,17 @@ def _jobs(text: str) -> int:
 def _jobs_option(s) -> None:
     s.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                    help="worker processes (default: one per core; 1: in this process)")
+
+
+def _record_options(s, default: str) -> None:
+    """``--proofs PATH`` or ``--no-record``: which recorded proof outcomes are reused."""
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--proofs", metavar="PATH", default=None, action=Once,
+                   help=f"the proof record whose outcomes are reused while their key matches "
+                        f"(default: {default})")
+    g.add_argument("--no-record", action="store_true",
+                   help="reuse no recorded outcome: prove every architecture here (tens of "
+                        "minutes with an empty cache)")
 
 
 def _count_arg(text: str) -> int:
@@ -142,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"paramcount {_version()}")
     verbose_help = "say what the on-disk cache does (where it is, why nothing is cached)"
     p.add_argument("--verbose", action="store_true", help=verbose_help)
+    no_cache_help = ("compute afresh: neither read nor write the on-disk cache (its digests "
+                     "catch damage, not a writer; as PARAMCOUNT_CACHE=0)")
+    p.add_argument("--no-cache", action="store_true", help=no_cache_help)
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser,
                            metavar="{list,formula,count,verify,prove,solve,derive,report}")
 
@@ -190,6 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--framework", choices=("keras", "transformers"), default="keras",
                    help="the reference proven against (default keras; transformers proves the "
                         "formula with its declared deltas)")
+    _record_options(s, "the project's reports/proofs.json where paramcount runs from a checkout")
     _jobs_option(s)
     s.set_defaults(func=cmd_prove)
 
@@ -212,10 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--output", metavar="PATH", default="reports/conformance.md", action=Once,
                    help="the report; its figures and proof record go beside it "
                         "(default: %(default)s)")
-    s.add_argument("--proofs", metavar="PATH", default=None, action=Once,
-                   help="the proof record whose outcomes are reused while their key matches "
-                        "(default: the project's reports/proofs.json, else the one beside "
-                        "--output)")
+    _record_options(s, "the project's reports/proofs.json, else the one beside --output; "
+                       "with none, the report is refused before any work")
     s.add_argument("--quiet", action="store_true",
                    help="no progress on stderr and no closing 'wrote PATH' line")
     s.add_argument("--sweep", action="store_true", help="derive every transformers LM type "
@@ -227,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
                              default=argparse.SUPPRESS, help=plugin_help)
         command.add_argument("--verbose", action="store_true", dest="verbose_after",
                              default=argparse.SUPPRESS, help=verbose_help)
+        command.add_argument("--no-cache", action="store_true", dest="no_cache_after",
+                             default=argparse.SUPPRESS, help=no_cache_help)
     return p
 
 
@@ -285,6 +302,11 @@ def _run(argv: Sequence[str] | None, fast: bool) -> int:
     _load()
     parser = build_parser()
     args = parser.parse_args(argv)
+    with no_cache(args.no_cache or getattr(args, "no_cache_after", False)):
+        return _command(args, command, fast)
+
+
+def _command(args, command: list[str], fast: bool) -> int:
     set_verbose(args)
     # TensorFlow's start-up lines (oneDNN, CPU features, CUDA) are noise to a user of this tool,
     # whoever imports it (the verifier, or a plugin that imports Keras at its top); a user's own
@@ -301,6 +323,8 @@ def _run(argv: Sequence[str] | None, fast: bool) -> int:
     code = args.func(args)
     sys.stdout.flush()
     if fast and code == 0:
+        from paramcount.cli import fast as fast_path
+
         fast_path.remember(command)  # compiled for the next count (an optimisation, never an error)
     return code
 

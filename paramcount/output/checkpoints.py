@@ -42,11 +42,32 @@ def _extra_lines(c: CheckpointCheck) -> list[str]:
     return out
 
 
+def _nontrainable(c: CheckpointCheck) -> tuple[int, tuple[str, ...]]:
+    """What of the config model is non-trainable (buffers: DeepSeek-V3's router score-correction
+    biases), and the components that hold it."""
+    v = c.verification
+    return v.formula_nontrainable, tuple(r.path for r in v.components
+                                         if not r.trainable and r.expected)
+
+
+def _built_lines(c: CheckpointCheck) -> list[str]:
+    """The config model's trainable parameters and its non-trainable weights apart, as the
+    report counts them (trainable is the paper's quantity), where it has any of the latter; a
+    model without keeps its one line."""
+    buffers, paths = _nontrainable(c)
+    if not buffers:
+        return []
+    return [f"  {'trainable':<{W - 2}}{c.built - buffers:>20,}",
+            f"  {'non-trainable':<{W - 2}}{buffers:>20,}: buffers (not trained by gradient); "
+            f"{_names(paths)}"]
+
+
 def count_lines(c: CheckpointCheck) -> list[str]:
     ckpt = c.checkpoint
     who = "transformers" if c.framework == "transformers" else "Keras"
     out = [header_line(ckpt), *_stored_lines(ckpt),
            f"{f'the config model ({c.arch}, as {who} builds it)':<{W}}{c.built:>20,}",
+           *_built_lines(c),
            f"{'stored − built':<{W}}{ckpt.stored_total - c.built:>+20,}"]
     out += _extra_lines(c)
     if c.unexplained:
@@ -101,6 +122,9 @@ def check_json(c: CheckpointCheck) -> dict:
         "stored_total": ckpt.stored_total, "stored_bytes": ckpt.stored_bytes,
         "logical_total": sum(t.logical for t in ckpt.tensors),
         "built": c.built,
+        # the config model's trainable parameters and its non-trainable weights (buffers) apart
+        "built_trainable": c.built - _nontrainable(c)[0],
+        "built_nontrainable": _nontrainable(c)[0],
         "terms": [{"term": e.term, "delta": e.delta.path if e.delta else None,
                    "stored": e.stored, "built": e.built,
                    "difference": e.difference, "reason": e.reason, "tensors": list(e.tensors)}

@@ -95,8 +95,10 @@ def reading_lines(reading: Reading, stored: Stored | None = None) -> list[str]:
     hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
     lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
     if reading.ignored:
-        lines.append(f"keys not read (declared to change no count, or unknown to the "
-                     f"{reading.arch} table): {', '.join(reading.ignored)}")
+        # only the keys nothing declares: one the table (or every config) declares to change
+        # no count, rope_theta or a dropout, is not read either, and not listed
+        lines.append(f"keys not read (unknown to the {reading.arch} table): "
+                     f"{', '.join(reading.ignored)}")
     q = _quantization(reading, stored)
     if q is not None:
         lines.append(f"quantization_config declares {q['declared']}: the count is of parameters, "

@@ -74,10 +74,16 @@ def case_lines(c: CaseProof, *, timing: bool = True, framework: str = "keras") -
     return lines
 
 
-def proof_text(p: ArchProof, *, timing: bool = True, framework: str = "keras") -> str:
+def proof_text(p: ArchProof, *, timing: bool = True, framework: str = "keras",
+               recorded: str | None = None) -> str:
+    """``prove``'s lines for ``p``; ``recorded``: the record it was read from, its key unchanged
+    (no times then: it was not proven in this run, and its builds are the record's)."""
     n = len(p.cases)
+    timing = timing and recorded is None
     head = (f"{p.arch}: {p.status.upper()} ({n} case{'s' if n != 1 else ''}, "
             f"{p.builds} {_builds(framework)}" + (f", {p.seconds:.1f} s)" if timing else ")"))
+    if recorded is not None:
+        head += f", as recorded in {recorded} under the same key (not proven again)"
     lines = [head]
     for c in p.cases:
         lines += case_lines(c, timing=timing, framework=framework)

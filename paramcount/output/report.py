@@ -286,6 +286,9 @@ def proofs_source(output: str | os.PathLike, proofs: str | os.PathLike | None = 
     from paramcount.core.errors import ParamcountError
 
     if proofs is not None:
+        from paramcount.runtime import inputs
+
+        inputs.check_regular(proofs, "the proof record")  # a FIFO's read would never return
         try:
             Path(proofs).read_bytes()
         except OSError as exc:
@@ -297,13 +300,25 @@ def proofs_source(output: str | os.PathLike, proofs: str | os.PathLike | None = 
     return Path(output).parent / record.RECORD_NAME
 
 
+def reusable_record(output: str | os.PathLike | None,
+                    proofs: str | os.PathLike | None = None) -> Path | None:
+    """The record whose outcomes a report written to ``output`` (``prove``: None) reuses,
+    decided before any work: :func:`proofs_source`, or None where no such file exists (a regular
+    install has no checkout's ``reports/proofs.json``). Decided late, a missing record once
+    failed a report after all its verifications (issue 30)."""
+    if output is None and proofs is None:
+        return PROJECT_RECORD if PROJECT_RECORD.is_file() else None
+    source = proofs_source(output or ".", proofs)
+    return source if source.is_file() else None
+
+
 def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None,
                framework: str = "keras", proofs: str | os.PathLike | None = None,
-               n_jobs: int | None = 1):
+               n_jobs: int | None = 1, reuse: bool = True):
     """The proofs the report at ``path`` shows against ``framework`` (outcomes recorded in
     :func:`proofs_source` reused while their key matches, see :mod:`paramcount.analyze.prove.record`; the
-    others proven in ``n_jobs`` worker processes, None: one per core) and the record to write
-    with it."""
+    others proven in ``n_jobs`` worker processes, None: one per core; without ``reuse``, every
+    one proven) and the record to write with it."""
     from paramcount.analyze.prove import record
 
     prover = None
@@ -317,8 +332,8 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
     # parallel layout) is proven against transformers, formula + its deltas
     ids = ({r.arch for r in results if "keras" in registry.get(r.arch).checked_by}
            if framework == "keras" else transformers_ids(results))
-    return record.proofs_for(ids, proofs_source(path, proofs), progress=progress,
-                             framework=framework, prover=prover)
+    return record.proofs_for(ids, proofs_source(path, proofs) if reuse else None,
+                             progress=progress, framework=framework, prover=prover)
 
 
 class WorkersDied(Exception):
@@ -336,7 +351,7 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
                  proof_record: dict | None = None,
                  transformers_record: dict | None = None,
                  proofs: str | os.PathLike | None = None, n_jobs: int | None = 1,
-                 sweep: bool = False) -> Path:
+                 sweep: bool = False, reuse: bool = True) -> Path:
     """Write the report's pages (:func:`generate`; a plain text is the index alone) and, with
     ``results`` (or when neither ``pages`` nor ``results`` is given, so everything is verified
     here), the figures the index links to (``composition.svg``, ``scaling.svg``; see
@@ -346,7 +361,8 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
     The pages and figures are one group (:func:`paramcount.runtime.files.write_group`): every target is
     checked and every file written to a synced temporary file before any is renamed, the index
     last, so no page or figure pairs with a different index. Recorded proofs are read from
-    ``proofs`` (default: :func:`proofs_source`); the record written goes beside the index.
+    ``proofs`` (default: :func:`proofs_source`; without ``reuse``, none: every architecture is
+    proven); the record written goes beside the index.
     """
     from paramcount.analyze.prove import record
 
@@ -354,9 +370,10 @@ def write_report(path: str | os.PathLike = DEFAULT_OUTPUT,
     records: dict[str | os.PathLike, str] = {}  # the derive sweep's record, when swept here
     if pages is None:
         results = verify_all() if results is None else results
-        shown, proof_record = proofs_for(results, path, proofs=proofs, n_jobs=n_jobs)
+        shown, proof_record = proofs_for(results, path, proofs=proofs, n_jobs=n_jobs,
+                                         reuse=reuse)
         hf_proofs, transformers_record = proofs_for(results, path, framework="transformers",
-                                                    proofs=proofs, n_jobs=n_jobs)
+                                                    proofs=proofs, n_jobs=n_jobs, reuse=reuse)
         died = [f"{p.arch} {c.case}: {c.message}" for p in (*shown, *hf_proofs)
                 for c in p.cases if c.status == "error" and DIED in c.message]
         if died:  # the report would show a proof that never ran: not written
