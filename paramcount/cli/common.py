@@ -214,3 +214,14 @@ def _preset_file(arch) -> str:
     files = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
     names = [str(f) if str(f).endswith(".toml") else preset_label(str(f)) for f in files if f]
     return ", ".join(names) or "examples in its module"
+
+
+def non_negative_int(text: str) -> int:
+    """An option's value that counts something (``--max-build N``): a whole number, 0 or more,
+    read as every integer of the command line is (:func:`paramcount.core.numcore.parse_int_literal`)."""
+    from paramcount.core.numcore import parse_int_literal
+
+    value = parse_int_literal(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value

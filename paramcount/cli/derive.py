@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from paramcount.cli.common import UsageError, emit_json
+from paramcount.cli.common import UsageError, emit_json, non_negative_int
 from paramcount.core.errors import InputFileError, ParamcountError
 
 __all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
     s.add_argument("--no-prove", action="store_true", help="derive only (checked at every "
                                                            "build, not proven)")
     s.add_argument("--json", action="store_true", help="machine-readable output")
-    s.add_argument("--max-build", type=_count, metavar="N", default=None,
+    s.add_argument("--max-build", type=non_negative_int, metavar="N", default=None,
                    help="refuse a build with more than N weights (layer instances; default "
                         "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
     s.add_argument("--emit-plugin", metavar="FILE",
@@ -47,17 +47,6 @@ def count_option(s) -> None:
     s.add_argument("--derived", action="store_true",
                    help="also the formula derived from the transformers class's builds, beside "
                         "this one, and whether they agree (needs the transformers extra)")
-
-
-def _count(text: str) -> int:
-    import argparse
-
-    from paramcount.core.hparams import parse_int_literal
-
-    value = parse_int_literal(text)
-    if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
 
 
 def _assignments(items: list[str]) -> dict[str, int]:

@@ -25,6 +25,7 @@ from paramcount.cli.common import (
     UsageError,
     emit_json,
     no_cache,
+    non_negative_int,
     parse_assignments,
     preset_of,
     set_verbose,
@@ -123,15 +124,6 @@ def _record_options(s, default: str) -> None:
                         "minutes with an empty cache)")
 
 
-def _count_arg(text: str) -> int:
-    from paramcount.core.numcore import parse_int_literal
-
-    value = parse_int_literal(text)
-    if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
 def _version() -> str:
     from paramcount import __version__
 
@@ -192,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every architecture, every preset and example set")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _jobs_option(s)
-    s.add_argument("--max-build", metavar="N", type=_count_arg, default=None,
+    s.add_argument("--max-build", metavar="N", type=non_negative_int, default=None,
                    help="refuse a Keras build of more than N layer instances (estimated from the "
                         f"formula before building; default ${LIMIT_ENV} or {DEFAULT_LIMIT:,}; "
                         "0: no limit)")

@@ -45,7 +45,8 @@ from paramcount.core.formula import Term
 if TYPE_CHECKING:
     from paramcount.model.mapping import Table
 
-__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "torch_path", "tree", "with_deltas"]
+__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "has_component", "torch_path",
+           "tree", "with_deltas"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -199,7 +200,7 @@ def _rematch(node: Term, prefix: str, weights: Mapping) -> Term:
 def tree(root: Term, ref: Transformers) -> Term:
     """The formula tree as transformers builds it: deltas applied, matches on PyTorch names."""
     applied = with_deltas(root, ref.deltas)
-    unknown = [p for p in ref.weights if not _exists(applied, p)]
+    unknown = [p for p in ref.weights if not has_component(applied, p)]
     if unknown:
         raise ValueError(f"{root.name}: transformers patterns for no component: {unknown}")
     return dataclasses.replace(
@@ -207,7 +208,8 @@ def tree(root: Term, ref: Transformers) -> Term:
         match=None)
 
 
-def _exists(root: Term, path: str) -> bool:
+def has_component(root: Term, path: str) -> bool:
+    """Whether ``root`` has a component at the dotted ``path``."""
     try:
         root.find(path)
     except KeyError:

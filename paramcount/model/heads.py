@@ -37,7 +37,7 @@ from paramcount.core.formula import Term, group, leaf
 from paramcount.core.symbols import d_e, d_y, v
 from paramcount.model import discovery, frameworks
 from paramcount.model.components.basic import dense, layer_norm
-from paramcount.model.frameworks import Delta
+from paramcount.model.frameworks import Delta, has_component
 from paramcount.model.mapping import Field, Require
 
 __all__ = [
@@ -210,14 +210,6 @@ def families() -> dict[str, tuple[Classes, ...]]:
     return {a: rows(a) for a in sorted(discovery.family_tables("heads", "CLASSES"))}
 
 
-def _exists(root: Term, path: str) -> bool:
-    try:
-        root.find(path)
-    except KeyError:
-        return False
-    return True
-
-
 def rows(arch_id: str) -> tuple[Classes, ...]:
     """The rows of ``arch_id`` (one per transformers class it has classes beside), from its
     family's folder (``families/<family>/heads.py``)."""
@@ -270,7 +262,7 @@ def derive(arch, cls: str):
     if head is not None:
         staged = frameworks.tree(arch.formula, dataclasses.replace(ref, weights={}))
         for path in head.drops:
-            if _exists(staged, path):
+            if has_component(staged, path):
                 deltas.append(Delta(path, None, f"{cls} builds its base model without it"))
                 weights = {p: m for p, m in weights.items()
                            if p != path and not p.startswith(path + ".")}
