@@ -138,7 +138,7 @@ def test_a_report_without_a_record_is_refused_before_any_work(tmp_path, monkeypa
     assert main(["report", "--output", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no proof record to reuse" in err, err
-    assert "--proofs PATH" in err and "--no-record" in err and "tens of minutes" in err
+    assert "--proofs PATH" in err and "--no-record" in err and "6 to 8 at -j 2" in err
     assert list(out.parent.iterdir()) == []
 
 
@@ -154,7 +154,7 @@ def test_report_no_record_proves_afresh_and_says_so(tmp_path, monkeypatch, resul
         asked.clear()
         assert main(["report", "--output", str(out), "--quiet", "--no-record", "-j", jobs]) == 0
         err = capsys.readouterr().err
-        assert "--no-record: proving all" in err and "tens of minutes" in err, err
+        assert "--no-record: proving all" in err and "6 to 8 at -j 2" in err, err
         assert sorted(asked) == sorted(ARCHS)
     assert "## Proofs" in (out.parent / "proofs.md").read_text(encoding="utf-8")
     # the record now beside it is reused by the next report there
@@ -216,4 +216,4 @@ def test_bare_prove_without_a_record_says_what_it_costs(monkeypatch, capsys, no_
     assert main(["prove", "--quiet", "-j", "1"]) == 0
     err = capsys.readouterr().err
     assert "no proof record to reuse" in err and f"proving all {len(ARCHS)} architectures" in err
-    assert "tens of minutes" in err and sorted(asked) == sorted(ARCHS)
+    assert "6 to 8 at -j 2" in err and sorted(asked) == sorted(ARCHS)

@@ -120,7 +120,7 @@ def _checked(r):
 
 # What proving every architecture with an empty cache costs, said before it starts (issue 30:
 # bare `prove` did not finish within 30 minutes cold on a loaded 2-core machine).
-COLD = "tens of minutes with an empty cache: over 30 on a loaded two-core machine"
+COLD = "minutes with an empty cache: 6 to 8 at -j 2 on two quiet cores, far longer on a busy machine"
 
 
 def _proven(ids: list[str], framework: str, source, n_jobs: int | None,
