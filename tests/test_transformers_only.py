@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from paramcount.model import registry
-from tests._shared import CONFIGS, count_json, torch_side
+from tests._shared import CONFIGS, count_json
 
 # file → (architecture read, transformers' count of the class the file names). The files are the
 # published config.json values (hand-written from the released checkpoints' configs; auto_map and
@@ -147,8 +147,9 @@ def test_published_config_counts_as_transformers_builds_it(capsys, name):
 
 
 # The families transformers alone checks, by the pass that added them (issue 20, §4, §5): one
-# table; REST is also read alone below (the derive cross-check and the report's rules of thumb
-# were written for that pass's families).
+# table; REST is also read alone below (the report's rules of thumb were written for that pass's
+# families; their derived ≡ hand-written check is tests/test_derive_crosscheck.py's, over every
+# architecture with a transformers reference).
 FRONTIER = ["deepseek_v2", "deepseek_v3", "deepseek_v32", "llama4_text", "mamba", "mamba2", "qwen3_next",
             "glm4_moe", "olmo2", "olmoe", "granite", "cohere", "phi", "gpt_j",
             "phimoe"]
@@ -170,24 +171,6 @@ def test_formula_with_deltas_is_proven_against_transformers(arch_id):
 
     result = hf_prove.prove(registry.get(arch_id))
     assert result.status == "proven", result
-
-
-# Left out, for what derive cannot do yet: GPT-Neo (GPTNeoConfig ties num_layers to
-# attention_types, so L cannot be varied alone), DBRX (its shapes are in the nested attn_config
-# and ffn_config, which derive does not vary), ERNIE 4.5 MoE (which blocks are sparse is a rule
-# of three fields no fitted expression gives)
-_NOT_DERIVED = {"gpt_neo", "dbrx", "ernie4_5_moe"}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("arch_id", [a for a in REST if a not in _NOT_DERIVED])
-@torch_side
-def test_derived_equals_hand_written(arch_id):
-    """The derive issue's cross-check: the formula derived from transformers' builds equals the
-    hand-written one (with its deltas) at every set."""
-    from tests.test_derive import _hand_vs_derived
-
-    _hand_vs_derived(arch_id)
 
 
 def _preset_results(arch_ids):
