@@ -34,6 +34,7 @@ from paramcount.core.symbols import (
     v,
 )
 from paramcount.model.components.basic import dense, embedding, layer_norm
+from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.modern import gated_feed_forward, k_act, mixture_of_experts, rms_norm
 
 __all__ = ["deepseek_moe", "dsa_indexer", "latent_attention", "mtp_module", "swiglu_hf"]
@@ -107,15 +108,8 @@ def deepseek_moe(*, score_bias: bool, match: str = "mlp") -> Term:
         match="gate",
         kind="router",
     )
-    expert = group(
-        "expert",
-        leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
-             note="gate and up projections stored as one 2·d_fe × d_e tensor"),
-        dense("down", d_fe, d_e, bias=0, match="down_proj"),
-        match="experts",
-    )
     shared = swiglu_hf("shared", E_s * d_fe, match="shared_experts")
-    return mixture_of_experts("moe", experts=E, top_k=k_act, expert=expert, router=router,
+    return mixture_of_experts("moe", experts=E, top_k=k_act, expert=stacked_expert(d_fe), router=router,
                               shared=shared, match=match)
 
 
