@@ -190,3 +190,77 @@ def _as_declared(path: str, model, base: str) -> str:
         return path  # the head
     rel = path[len(own):]
     return f"{base}/{rel}" if base else rel
+
+
+def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
+    """The oracle of a cost proof: :func:`costs`' measurement of one ``quantity``."""
+    return costs(arch, hp)[quantity]
+
+
+def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = None
+          ) -> dict[str, list[Weight]]:
+    """What a forward of ``hp["B"]`` sequences of ``hp["T"]`` tokens costs the transformers
+    model of ``arch`` at the rest of ``hp``, measured on the meta device (nothing allocated), as
+    weights the verifier attributes like parameters (:mod:`paramcount.model.cost`):
+
+    - ``"flops"``: torch's ``FlopCounterMode`` count of each module's own operations (its
+      children's taken out), at ``<module>/weight`` for a module with a weight of its own (a
+      projection), at ``<module>/scores`` otherwise (an attention's products of queries, keys
+      and values);
+    - ``"kv"``: the elements each layer of the cache the forward returns holds (keys and values,
+      or a state), at ``<module>/cache``, the module whose ``layer_idx`` is the layer's.
+
+    ``config``: config fields that change no weight (``sliding_window``), set on the config."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    if isinstance(arch, str):
+        from paramcount.model.registry import get
+
+        arch = get(arch)
+    sizes = {k: hp[k] for k in ("T", "B")}
+    model = build(arch, {k: x for k, x in hp.items() if k not in sizes})
+    for key, value in (config or {}).items():
+        setattr(model.config, key, value)
+    with torch.device("meta"):
+        ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        out = model(input_ids=ids, use_cache=True)
+    totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
+    root = type(model).__name__
+    modules = dict(model.named_modules())
+    counted = {name: totals[f"{root}.{name}" if name else root] for name in modules
+               if (f"{root}.{name}" if name else root) in totals}
+    own = dict(counted)
+    for name, total in counted.items():  # a module's own: its nearest counted ancestor's less
+        parts = name.split(".") if name else []
+        parent = next((p for p in (".".join(parts[:i]) for i in range(len(parts) - 1, -1, -1))
+                       if p in counted and p != name), None)
+        if parent is not None:
+            own[parent] -= total
+    flops: list[Weight] = []
+    for name, n in own.items():
+        if n:
+            has = "weight" in dict(modules[name].named_parameters(recurse=False))
+            where = "weight" if has else "scores"
+            flops.append(Weight(torch_path(f"{name}.{where}" if name else where), int(n), True, (int(n),)))
+    return {"flops": flops, "kv": _cache_weights(model, getattr(out, "past_key_values", None))}
+
+
+def _cache_weights(model, cache) -> list[Weight]:
+    """The elements each layer of ``cache`` holds, at the module of that layer's index."""
+    if cache is None:
+        return []
+    at: dict[int, str] = {}  # the deepest module that holds the layer's index: its attention
+    for name, module in model.named_modules():
+        idx = getattr(module, "layer_idx", getattr(module, "layer_id", None))
+        if isinstance(idx, int) and not isinstance(idx, bool) and len(name) >= len(at.get(idx, "")):
+            at[idx] = name
+    out = []
+    for i, layer in enumerate(getattr(cache, "layers", ())):
+        size = sum(int(t.numel()) for t in vars(layer).values()
+                   if torch.is_tensor(t) and t.dim() >= 2)
+        if size:
+            where = at.get(i, f"cache_layer_{i}")
+            out.append(Weight(torch_path(f"{where}.cache"), size, True, (size,)))
+    return out

@@ -18,6 +18,7 @@ leaf of its own. The k leaves that share a weight must hold slices 0..k-1 betwee
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ import sympy
 
 from paramcount.core import numcore
 
-__all__ = ["FUSED", "KINDS", "Leaf", "Term", "group", "leaf", "pretty", "to_int", "zero"]
+__all__ = ["COSTS", "FUSED", "KINDS", "Leaf", "Term", "group", "leaf", "pretty", "to_int", "zero"]
 
 
 def pretty(expr) -> str:
@@ -38,6 +39,11 @@ def pretty(expr) -> str:
 
 # ``part`` of leaves that share a fused weight of unequal pieces (see Term).
 FUSED = ("fused",)
+
+#: What a leaf may say it costs beside its parameters (``Term.cost``, per instance): a dense map's
+#: ``d_in`` and ``d_out``, ``macs`` where not d_in·d_out, a query's ``scores`` width, a fused
+#: attention's ``attends`` and ``caches``, a window's ``kept``. Read by paramcount.model.cost.
+COSTS = ("d_in", "d_out", "macs", "scores", "attends", "caches", "kept")
 
 #: What a component is, set by the component that makes it (``embedding()`` makes an
 #: ``embedding``, ``attention()`` an ``attention`` group ...). A leaf without a kind of its own
@@ -113,6 +119,9 @@ class Term:
     active_times: sympy.Expr | None = None
     part: tuple[int, ...] | None = None
     kind: str | None = None  # see KINDS; None: the nearest ancestor's
+    # What one instance of a leaf costs beside its parameters (see COSTS), as (name, expr) pairs:
+    # the memory-and-compute trees of paramcount.model.cost read these, never names.
+    cost: tuple[tuple[str, sympy.Expr], ...] = ()
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
     # Sums and leaves, built once: a term is immutable, and building SymPy sums is what verify
     # and the report spent their time on when every hyperparameter set rebuilt them.
@@ -144,6 +153,12 @@ class Term:
             raise ValueError(f"term {self.name!r}: unknown kind {self.kind!r}; kinds: {KINDS}")
         if self.active_times is not None:
             object.__setattr__(self, "active_times", sympy.sympify(self.active_times))
+        if self.cost:
+            unknown = sorted({k for k, _ in self.cost} - set(COSTS))
+            if unknown or self.children:
+                raise ValueError(f"term {self.name!r}: cost is a leaf's, of {COSTS}; not {unknown}")
+            object.__setattr__(self, "cost", tuple(sorted((k, sympy.sympify(e))
+                                                          for k, e in dict(self.cost).items())))
         if self.match:
             object.__setattr__(self, "_pattern", _segment_pattern(self.match))
 
@@ -151,6 +166,14 @@ class Term:
     @property
     def is_leaf(self) -> bool:
         return self.expr is not None
+
+    def with_cost(self, **cost) -> Term:
+        """A copy of the leaf with ``cost`` added to what it says it costs (see COSTS)."""
+        return dataclasses.replace(self, cost=tuple({**dict(self.cost), **cost}.items()))
+
+    def costs(self) -> dict[str, sympy.Expr]:
+        """The leaf's ``cost`` as a mapping (see COSTS); empty where it says none."""
+        return dict(self.cost)
 
     def per_instance(self) -> sympy.Expr:
         """Parameters of one instance (``times`` not applied)."""
@@ -375,9 +398,10 @@ def sympy_int(expr: sympy.Expr, values: Mapping[sympy.Symbol, int], what: str = 
 # --- constructors -------------------------------------------------------------------------------
 def leaf(name: str, expr, *, match: str | None = None, times=1, note: str = "",
          trainable: bool = True, part: tuple[int, ...] | None = None,
-         kind: str | None = None) -> Term:
+         kind: str | None = None, **cost) -> Term:
+    """A leaf; keyword arguments named in COSTS (``macs=d_e·v``) say what it costs."""
     return Term(name, sympy.sympify(expr), (), sympy.sympify(times), match, note, trainable,
-                part=part, kind=kind)
+                part=part, kind=kind, cost=tuple(cost.items()))
 
 
 def group(name: str, *children: Term | None, times=1, match: str | None = None,
@@ -387,6 +411,7 @@ def group(name: str, *children: Term | None, times=1, match: str | None = None,
     return Term(name, None, kids, sympy.sympify(times), match, note, kind=kind)
 
 
-def zero(name: str, note: str, *, kind: str | None = None) -> Term:
-    """A part with no parameters, kept in the tree so the breakdown says why it costs nothing."""
-    return Term(name, sympy.Integer(0), note=note, kind=kind)
+def zero(name: str, note: str, *, kind: str | None = None, **cost) -> Term:
+    """A part with no parameters, kept in the tree so the breakdown says why it costs nothing
+    (in parameters: a head tied to the token table still multiplies, ``macs=d_e·v``)."""
+    return Term(name, sympy.Integer(0), note=note, kind=kind, cost=tuple(cost.items()))

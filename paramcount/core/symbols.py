@@ -318,3 +318,7 @@ B_mem = declare("B_mem", "distinct shared attention blocks (Zamba 2's num_mem_bl
 r_ad = declare("r_ad", "rank of the per-layer low-rank adapters of a shared block (adapter_rank)")
 att_ad = declare("att_ad", "1 when the shared attention's q, k, v carry per-layer adapters "
                  "(use_shared_attention_adapter), else 0", flag=True)
+# memory and compute (paramcount.model.cost): what a forward or a cache costs beside the weights
+T = declare("T", "context: tokens per sequence (a forward over T tokens; a cache after T)")
+B = declare("B", "batch: sequences run together")
+w = declare("w", "sliding window of the windowed attention layers (transformers' sliding_window)")

@@ -29,6 +29,8 @@ from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.model.components.decoders import alibi_decoder
 from paramcount.model.components.decoders import alibi_decoder_names
+from paramcount.model.components.hf_decoder import tied_head
+from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -68,7 +70,9 @@ MAPPING = family_table(
 # head: q, k, v of head 1, then of head 2, ...). The LM head is the token embedding (tied), listed
 # once.
 TRANSFORMERS = Transformers(
-    weights=alibi_decoder_names(embedding_norm="word_embeddings_layernorm"),
+    weights={**alibi_decoder_names(embedding_norm="word_embeddings_layernorm"), "head": "lm_head"},
+    deltas=(Delta("head", tied_head(), "BloomForCausalLM carries the LM head the backbone leaves "
+                  "out: the token table, tied (no weights; it multiplies)"),),
     restrictions=(
         Limit(
             Relation(d_f, "==", 4 * d_e,

@@ -47,7 +47,9 @@ from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
 from paramcount.model.components.decoders import alibi_decoder
 from paramcount.model.components.decoders import alibi_decoder_names
+from paramcount.model.components.hf_decoder import tied_head
 from paramcount.model.components.modern import rotary_positions
+from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -103,7 +105,9 @@ MAPPING = family_table(
 TRANSFORMERS = Transformers(restrictions=(
     Holds(Divisible(d_e, 2 * M), binds="transformers",
         why="transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even"),
-), weights=alibi_decoder_names("transformer/"))
+), weights={**alibi_decoder_names("transformer/"), "head": "lm_head"},
+    deltas=(Delta("head", tied_head(), "FalconForCausalLM carries the LM head the backbone leaves "
+                  "out: the token table, tied (no weights; it multiplies)"),))
 
 register(keras_hub_backbone(
     "falcon",
@@ -193,6 +197,7 @@ _PARALLEL_WEIGHTS = {
     "blocks.ffn.up": "dense_h_to_4h",
     "blocks.ffn.down": "dense_4h_to_h",
     "final_norm": "transformer/ln_f",
+    "head": "lm_head",
 }
 _W = _PARALLEL_WEIGHTS
 
@@ -234,7 +239,7 @@ register(hf_causal_lm(
         ),
         layer_norm("final_norm", match=_W["final_norm"]),
         zero("head", "tied: the output projection is the token embedding, transposed "
-                     "(counted once)", kind="head"),
+                     "(counted once)", kind="head", macs=d_e * v),
     ),
     required=(v, d_e, M, L),
     optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},

@@ -146,7 +146,7 @@ GEMMA2 = family_table(
 # buffer. Gemma2ForCausalLM (the variant, for both post norms): input_layernorm,
 # post_attention_layernorm *after* attention, pre_feedforward_layernorm, post_feedforward_layernorm.
 # Neither class builds one post norm without the other (KerasHub's post_attention_norm_only).
-_WEIGHTS = hf_decoder_names()
+_WEIGHTS = {**hf_decoder_names(), "head": "lm_head"}  # tied: lm_head shares the token table
 TRANSFORMERS = Transformers(
     restrictions=(
         *GEMMA_VALIDATED,
@@ -198,7 +198,7 @@ register(keras_hub_backbone(
         *gemma_decoder(_post_attention, _post_ffw),
         rms_norm("final_norm", match="final_normalization"),
         zero("head", "tied: the output projection is the token embedding, transposed "
-                     "(soft-capped in Gemma 2: no weights)", kind="head"),
+                     "(soft-capped in Gemma 2: no weights)", kind="head", macs=d_e * v),
     ),
     required=(v, d_e, M, d_k, d_f, L),
     optional={M_kv: M, post_norm: 0, **_POST},

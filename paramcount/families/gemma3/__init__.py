@@ -164,6 +164,7 @@ TRANSFORMERS = Transformers(
         **hf_decoder_names(norms=("norm_1", "post_attention_norm")), **HF_GEMMA2_NORMS,
         "blocks.attention.query_norm": "q_norm",
         "blocks.attention.key_norm": "k_norm",
+        "head": "lm_head",
     },
 )
 
@@ -176,7 +177,8 @@ register(_architecture(
     formula=group(
         "gemma3",
         *_BACKBONE,
-        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head",
+             macs=d_e * v),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
     reference=Named("reference_models.table:backbone", ("gemma3",)),
@@ -242,7 +244,8 @@ EMBEDDING_TRANSFORMERS = Transformers(
             for a in TRANSFORMERS.always),
         ),
     ),
-    weights={**TRANSFORMERS.weights, "embeddings.token": "embed_tokens", "final_norm": "norm"},
+    weights={**{k: w for k, w in TRANSFORMERS.weights.items() if k != "head"},
+             "embeddings.token": "embed_tokens", "final_norm": "norm"},
     deltas=(Delta("pooling_head", None,
                   "Gemma3TextModel is the backbone alone: EmbeddingGemma's two dense projections "
                   "are sentence-transformers' Dense modules, which transformers does not build"),),

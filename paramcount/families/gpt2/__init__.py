@@ -131,7 +131,7 @@ register(_architecture(
         "gpt2_causal_lm",
         *_BACKBONE,
         zero("head", "tied: the output projection is the token embedding, transposed (counted once)",
-             kind="head"),
+             kind="head", macs=d_e * v),
     ),
     reference="reference_models.gpt2:causal_lm",
     counting="trainable weights of backbone and LM head; the head is the token embedding reused "

@@ -85,7 +85,8 @@ TRANSFORMERS = Transformers(
     deltas=(Delta(
         "head",
         leaf("head", d_e * v, note="transformers: GPTNeoXForCausalLM's untied output head "
-                                   "(EleutherAI's embed_out), d_e × v, no bias", kind="head"),
+                                   "(EleutherAI's embed_out), d_e × v, no bias", kind="head",
+             macs=d_e * v),
         "GPTNeoXForCausalLM keeps an untied output head; KerasHub's GPTNeoXBackbone has none "
         "and its GPTNeoXCausalLM reuses the token embedding"),),
 )

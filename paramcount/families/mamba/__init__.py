@@ -61,7 +61,7 @@ def _tree(name: str, mixer: Term) -> Term:
         group("blocks", rms_norm("norm", match=r"\d+/norm"), mixer, times=L,
               match=r"backbone/layers/\d+"),
         rms_norm("final_norm", match="backbone/norm_f"),
-        leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head",
+        leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head", macs=d_e * v,
              note="output projection: none when tied to the token embedding (the Mamba "
                   "checkpoints)"),
     )

@@ -95,7 +95,8 @@ register(keras_llama(
         ),
         rms_norm("final_norm", match="sequence_output_layernorm"),
         embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
-                  note="untied output projection d_e × v, held by the backbone's embedding layer"),
+                  note="untied output projection d_e × v, held by the backbone's embedding layer"
+                  ).with_cost(macs=d_e * v),
     ),
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},

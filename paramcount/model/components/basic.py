@@ -69,7 +69,8 @@ def dense(name: str, d_in, d_out, *, bias=1, match: str | None = None, note: str
           kind: str | None = None) -> Term:
     """A fully connected layer: ``d_in·d_out`` weights plus ``bias·d_out`` biases; its kind is
     the caller's (a query projection is attention, a head a head), by default its group's."""
-    return leaf(name, d_in * d_out + bias * d_out, match=match, note=note, kind=kind)
+    return leaf(name, d_in * d_out + bias * d_out, match=match, note=note, kind=kind,
+                d_in=d_in, d_out=d_out)
 
 
 def layer_norm(name: str, width=d_e, *, beta=1, match: str | None = None) -> Term:

@@ -96,7 +96,9 @@ def fused_qkv(name: str = "query_key_value", *, width=d_e, heads=M, key_dim=d_k,
     Same count as three separate projections: ``3·M·d_k`` outputs of ``width`` inputs, plus biases.
     """
     return leaf(name, width * 3 * heads * key_dim + bias * 3 * heads * key_dim, match=match,
-                note="queries, keys and values from one fused projection", kind="attention")
+                note="queries, keys and values from one fused projection", kind="attention",
+                macs=width * 3 * heads * key_dim, attends=2 * heads * key_dim,
+                caches=2 * heads * key_dim)
 
 
 def qk_norms(flag=qk_norm, key_dim=d_k) -> tuple[Term, Term]:

@@ -8,7 +8,7 @@ otherwise (hybrids, interleaved stacks)."""
 
 from __future__ import annotations
 
-from paramcount.core.formula import Term, group, leaf
+from paramcount.core.formula import Term, group, leaf, zero
 from paramcount.core.symbols import E, L, M, M_kv, d_e, d_f, d_k, tied, v
 from paramcount.model.components.basic import dense, embedding, layer_norm
 from paramcount.model.components.modern import k_act, mixture_of_experts, rms_norm, rotary_positions
@@ -22,6 +22,7 @@ __all__ = [
     "qk_norms",
     "routed_experts",
     "stacked_expert",
+    "tied_head",
 ]
 
 
@@ -76,17 +77,25 @@ def causal_lm(name: str, *, block: tuple[Term, ...], final_norm: Term, head_bias
         final_norm,
         group("head",
               leaf("weight", (1 - tied) * d_e * v, match="weight", kind="head",
-                   note=TIED_TO_TOKENS),
+                   note=TIED_TO_TOKENS, macs=d_e * v),
               leaf("bias", head_bias * v, match="bias", kind="head", note="output bias")
               if head_bias != 0 else None,
               match="lm_head", kind="head"),
     )
 
 
+def tied_head(note: str = "tied: the output projection is the token embedding, transposed "
+                           "(no weights of its own; it still multiplies, d_e·v per token)") -> Term:
+    """An LM head tied to the token table: no parameters of its own, d_e·v multiply-accumulates
+    per token (what a backbone formula adds where transformers' class carries the head)."""
+    return zero("head", note, kind="head", macs=d_e * v)
+
+
 def lm_head(note: str = "untied output projection (none when tied)") -> Term:
     """transformers' LM head ``lm_head``, a d_e × v projection without a bias, none when tied to
     the token embedding (for a tree that is not :func:`causal_lm`'s)."""
-    return leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head", note=note)
+    return leaf("head", (1 - tied) * d_e * v, match="lm_head", kind="head", note=note,
+                macs=d_e * v)
 
 
 def routed_experts(expert: Term, *, match: str, router: str = "router", shared: Term | None = None) -> Term:
@@ -108,8 +117,10 @@ def stacked_expert(inner, *, names: tuple[str, str] = ("gate_up_proj", "down_pro
     return group(
         "expert",
         leaf("gate_up", 2 * d_e * inner, match=gate_up, kind="feed-forward",
-             note=f"gate and up projections stored as one 2·{inner} × d_e tensor{each}"),
-        leaf("down", inner * d_e, match=down, kind="feed-forward", note="no bias") if per_expert else
+             note=f"gate and up projections stored as one 2·{inner} × d_e tensor{each}",
+             macs=2 * d_e * inner),
+        leaf("down", inner * d_e, match=down, kind="feed-forward", note="no bias",
+             macs=inner * d_e) if per_expert else
         dense("down", inner, d_e, bias=0, match=down),
         match=match,
     )

@@ -87,11 +87,11 @@ def output_head(tie=tied) -> Term:
     when the head is the token embedding transposed (``tie`` = 1)."""
     if tie == 1:
         return zero("head", "tied: the output projection is the token embedding, transposed",
-                    kind="head")
+                    kind="head", macs=d_e * v)
     note = ("untied output projection (ReversibleEmbedding.reverse_embeddings)" if tie == 0 else
             "output projection: d_e × v when untied, nothing when tied to the token embedding")
     return leaf("head", (1 - tie) * d_e * v, match="token_embedding/reverse_embeddings",
-                note=note, kind="head")
+                note=note, kind="head", macs=d_e * v)
 
 
 def gqa_attention(*, bias=0, key_dim=d_k, qk_norm: bool = False) -> Term:
@@ -140,7 +140,7 @@ def moe_swiglu(
     if fused_gate_up:
         expert = group(
             "expert",
-            leaf("gate_up", 2 * d_e * inner, match="expert_feedforward_gate_dense",
+            leaf("gate_up", 2 * d_e * inner, match="expert_feedforward_gate_dense", macs=2 * d_e * inner,
                  note="gate and up projections stored as one d_e × 2·inner tensor"),
             dense("down", inner, d_e, bias=0, match="expert_feedforward_output_dense"),
             match="experts",
@@ -231,7 +231,7 @@ def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:
     return group(
         name,
         dense("query", d_e, M * 2 * key_dim, bias=0, match="query",
-              note="queries and their output gate: M·2·d_k"),
+              note="queries and their output gate: M·2·d_k").with_cost(scores=M * key_dim),
         dense("key", d_e, M_kv * key_dim, bias=0, match="key"),
         dense("value", d_e, M_kv * key_dim, bias=0, match="value"),
         dense("output", M * key_dim, d_e, bias=0, match="attention_output"),

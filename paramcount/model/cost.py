@@ -1,0 +1,142 @@
+"""Memory and compute beside the parameters: the forward FLOPs and the KV cache as formula trees.
+
+Both trees are read off an architecture's parameter tree, from what its leaves say they cost
+(:data:`paramcount.core.formula.COSTS`), never from names of families:
+
+- **forward FLOPs** of B sequences of T tokens, as torch's ``FlopCounterMode`` counts them: two
+  per multiply-accumulate of every matrix product, so 2·B·T·d_in·d_out through each dense map
+  (its bias adds none, a table lookup and a norm none), and 2·B·T·T·M·(d_k + d_v) for an
+  attention's scores and the values they weigh (every query against every key of its sequence,
+  as the product is computed: a mask or a window hides positions, it skips no multiply);
+- **KV cache** elements after a forward of T tokens: each attention layer keeps B·T keys and
+  values per head, M_kv·(d_k + d_v) per token, or fewer positions where a window drops them
+  (``kept``: min(T, w − 1) as transformers' sliding-window layers keep them).
+
+The trees keep the parameter tree's structure (``blocks × L``), names and match patterns, so the
+verifier attributes what a measurement finds to the same components, and the prover decides them
+like a parameter count (T and B among the hyperparameters). Bytes are elements times the bytes
+of a dtype (:mod:`paramcount.model.dtypes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import sympy
+
+from paramcount.core.formula import Term, group, leaf
+from paramcount.core.symbols import B, T
+
+__all__ = ["QUANTITIES", "attention_parts", "forward_flops", "kv_cache", "macs"]
+
+#: The quantities, by the name the CLI, the JSON and the report give them.
+QUANTITIES = {
+    "flops": "forward FLOPs for B sequences of T tokens (2 per multiply-accumulate)",
+    "kv": "KV cache elements after B sequences of T tokens",
+}
+_FREE = ("embedding", "position", "norm")  # kinds that multiply nothing: lookups, scales
+
+
+def macs(term: Term) -> sympy.Expr | None:
+    """The multiply-accumulates one token makes through one instance of the leaf ``term``: what
+    it says (``macs``, or d_in·d_out), 0 for a lookup, a norm or a leaf without parameters,
+    None where it says nothing (a leaf whose compute is not formulated)."""
+    cost = term.costs()
+    if "macs" in cost:
+        return cost["macs"]
+    if "d_in" in cost and "d_out" in cost:
+        return cost["d_in"] * cost["d_out"]
+    if term.expr == 0 or term.kind in _FREE:
+        return sympy.Integer(0)
+    return None
+
+
+def attention_parts(node: Term) -> dict[str, sympy.Expr] | None:
+    """What an attention group (or a fused projection) implies: ``attends``, multiply-accumulates
+    per (query, key) pair over its heads; ``caches``, elements cached per token; ``kept``, the
+    positions its cache holds after T tokens; ``at``, the child its measurement sits beside (the
+    key projection, or the fused one). None for any other node."""
+    if node.is_leaf:
+        cost = node.costs()
+        if "attends" not in cost:
+            return None
+        return {"attends": cost["attends"], "caches": cost.get("caches", sympy.Integer(0)),
+                "kept": cost.get("kept", T), "at": node}
+    parts = {c.name: c for c in node.children if c.is_leaf}
+    if not {"query", "key", "value", "output"} <= set(parts):
+        return None
+    q, k, val, o = (parts[n].costs() for n in ("query", "key", "value", "output"))
+    if not all("d_out" in c for c in (q, k, val)) or "d_in" not in o:
+        return None
+    return {"attends": q.get("scores", q["d_out"]) + o["d_in"], "caches": k["d_out"] + val["d_out"],
+            "kept": k.get("kept", T), "at": parts["key"]}
+
+
+def _beside(at: Term, name: str) -> str | None:
+    """The match pattern of a measurement ``name`` made on the module that holds ``at`` (its
+    attention): ``at``'s pattern with its last path segment replaced."""
+    if not at.match:
+        return name
+    return re.sub(r"[^/]*$", name, at.match) if "/" in at.match else name
+
+
+def _mirror(node: Term, leaf_fn, extra_fn) -> Term | None:
+    """``node`` with each leaf replaced by ``leaf_fn(leaf)`` (dropped when None) and a group's
+    ``extra_fn(group)`` terms added; groups left empty are dropped."""
+    if node.is_leaf:
+        return leaf_fn(node)
+    kids = [m for c in node.children if (m := _mirror(c, leaf_fn, extra_fn)) is not None]
+    kids += [t for c in node.children for t in extra_fn(c) if c.is_leaf]
+    kids += extra_fn(node) if not node.is_leaf and attention_parts(node) else []
+    if not kids:
+        return None
+    return dataclasses.replace(node, children=tuple(kids), expr=None, active_times=None)
+
+
+def forward_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
+    """The forward-FLOPs tree of the parameter tree ``root``, and the paths of the leaves whose
+    compute it could not formulate (empty when the tree is whole)."""
+    missing: list[str] = []
+    paths = {id(lf.term): lf.path for lf in root.leaves()}
+
+    def one(t: Term) -> Term | None:
+        m = macs(t)
+        if m is None:
+            missing.append(paths.get(id(t), t.name))
+            return None
+        if m == 0:
+            return None
+        return dataclasses.replace(t, expr=2 * B * T * m, cost=(), trainable=True,
+                                   note=f"2·B·T·({_show(m)}) multiply-accumulates")
+
+    def scores(t: Term) -> list[Term]:
+        parts = attention_parts(t)
+        if parts is None:
+            return []
+        return [leaf("scores", 2 * B * T * T * parts["attends"], match=_beside(parts["at"], "scores"),
+                     kind="attention",
+                     note=f"queries against the T keys, and the values: 2·B·T·T·({_show(parts['attends'])})")]
+
+    tree = _mirror(root, one, scores) or group(root.name, leaf("none", 0))
+    return tree, tuple(missing)
+
+
+def kv_cache(root: Term) -> Term:
+    """The KV-cache tree of the parameter tree ``root``: elements kept after B sequences of T
+    tokens, one leaf per attention (its layers' multiplicity above it)."""
+    def cache(t: Term) -> list[Term]:
+        parts = attention_parts(t)
+        if parts is None:
+            return []
+        return [leaf("cache", B * parts["kept"] * parts["caches"], match=_beside(parts["at"], "cache"),
+                     kind="attention",
+                     note=f"keys and values: B·{_show(parts['kept'])}·({_show(parts['caches'])})")]
+
+    return _mirror(root, lambda t: None, cache) or group(root.name, leaf("none", 0))
+
+
+def _show(expr) -> str:
+    from paramcount.core.formula import pretty
+
+    return pretty(expr)
