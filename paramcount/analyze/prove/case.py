@@ -96,8 +96,10 @@ class Case:
 
 def layer_counts(arch: Architecture) -> set[sympy.Symbol]:
     """Layer counts, always structural: the paper's ``L`` and ``L_*`` symbols (L_enc, L_dec,
-    ALBERT's L_g and L_r ...). Shared layers (ALBERT) add no weight but still one call each."""
-    return {s for s in arch.settable if re.fullmatch(r"L(_\w+)?", s.name)
+    ALBERT's L_g and L_r ...). Shared layers (ALBERT) add no weight but still one call each.
+    A cost's context T and batch B too (paramcount.model.cost): interpolated at small nodes, so
+    the widths may take large random values without a B·M·T·T tensor overflowing torch's sizes."""
+    return {s for s in arch.settable if re.fullmatch(r"L(_\w+)?|T|B", s.name)
             and not symbols.info(s).flag}
 
 
