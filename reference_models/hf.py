@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import math
 from collections.abc import Iterator, Mapping
@@ -53,18 +54,35 @@ def config(arch, hp: Mapping[str, int]):
         raise Refused(f"transformers cannot build {arch.id} here: {reason}") from None
 
 
-def build(arch, hp: Mapping[str, int]):
-    """The transformers model of ``arch`` at ``hp``, on the meta device."""
+_config_of = config  # build's own ``config`` argument hides the function
+
+
+# A real model (costs' routed experts) is built only this small: tiny sets, never a preset.
+_REAL_LIMIT = 20_000_000
+
+
+def build(arch, hp: Mapping[str, int], *, config: Mapping[str, object] | None = None,
+          device: str = "meta"):
+    """The transformers model of ``arch`` at ``hp``, on the meta device (or ``device``: a real
+    model of random weights, refused above a few million parameters); ``config``: fields set
+    on the config before the build (the cost measurement's ``sliding_window``)."""
     why = arch.transformers.refusal(hp)
     if why is not None:  # an option the class cannot switch: refused, shown as skipped
         raise Refused(f"transformers cannot build {arch.id} here: {why}")
     ref = arch.transformers.pick(hp)
     cls = getattr(transformers, (ref.mapping or arch.mapping).hf_class(arch.id))
-    cfg = config(arch, hp)
+    cfg = _config_of(arch, hp)
+    for key, value in (config or {}).items():
+        *within, last = key.split(".")
+        setattr(functools.reduce(getattr, within, cfg), last, value)
+    if device != "meta":
+        size = sum(w.size for w in weights(arch, hp))
+        if size > _REAL_LIMIT:
+            raise Refused(f"{arch.id}: {size} parameters are too many to run a real model here")
     was = gc.isenabled()
     gc.disable()  # as for Keras builds: the collector's passes cost more than the build
     try:
-        with torch.device("meta"), legacy_constructors_on_default_device():
+        with torch.device(device), legacy_constructors_on_default_device():
             return cls(cfg, **dict(ref.kwargs))
     finally:
         if was:
@@ -200,29 +218,60 @@ def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
 def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = None
           ) -> dict[str, list[Weight]]:
     """What a forward of ``hp["B"]`` sequences of ``hp["T"]`` tokens costs the transformers
-    model of ``arch`` at the rest of ``hp``, measured on the meta device (nothing allocated), as
-    weights the verifier attributes like parameters (:mod:`paramcount.model.cost`):
+    model of ``arch`` at the rest of ``hp``, as weights the verifier attributes like parameters
+    (:mod:`paramcount.model.cost`):
 
     - ``"flops"``: torch's ``FlopCounterMode`` count of each module's own operations (its
       children's taken out), at ``<module>/weight`` for a module with a weight of its own (a
-      projection), at ``<module>/scores`` otherwise (an attention's products of queries, keys
-      and values);
+      projection), at ``<module>/scores`` for one without parameters or with small ones only (an
+      attention's products of queries, keys and values; a state-space mixer's scan). A module
+      whose own parameters are stacked matrices (≥ 3 axes: E experts' projections; or matrices
+      only, two or more: E experts' rows in each) has its count
+      shared among them in proportion to their sizes (each a product of the tokens routed to it
+      with its matrix), each at ``<module>/<parameter>``, shaped as the parameter with its first
+      axis scaled, so the slices a formula claims (gate and up of one tensor) apply;
     - ``"kv"``: the elements each layer of the cache the forward returns holds (keys and values,
       or a state), at ``<module>/cache``, the module whose ``layer_idx`` is the layer's.
 
-    ``config``: config fields that change no weight (``sliding_window``), set on the config."""
+    On the meta device (nothing allocated), except where a router sends tokens to experts (the
+    formula has ``active_times``): the routing depends on the data, so a real model with random
+    small weights runs on the CPU (seeded, random token ids; each token goes to exactly k
+    experts, so the count does not depend on them), its experts in transformers' eager loop.
+    ``config``: config fields that change no weight (``sliding_window``), set on the config;
+    the family's ``Transformers.cost_config`` symbols in ``hp`` are written so too."""
     from torch.utils.flop_counter import FlopCounterMode
 
     if isinstance(arch, str):
         from paramcount.model.registry import get
 
         arch = get(arch)
+    ref = arch.transformers.pick(hp)
+    extra, skip = {}, {"T", "B"}
+    for key, value in ref.cost_config.items():
+        name = getattr(value, "name", None)
+        if name is None:
+            extra[key] = value
+        elif name in hp:
+            extra[key], _ = hp[name], skip.add(name)
+    extra.update(config or {})
     sizes = {k: hp[k] for k in ("T", "B")}
-    model = build(arch, {k: x for k, x in hp.items() if k not in sizes})
-    for key, value in (config or {}).items():
-        setattr(model.config, key, value)
-    with torch.device("meta"):
-        ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
+    real = arch.formula.has_active
+    model = build(arch, {k: x for k, x in hp.items() if k not in skip}, config=extra,
+                  device="cpu" if real else "meta")
+    if real:
+        # eager experts (grouped_mm takes bf16 only) and eager attention (FlopCounterMode counts
+        # no CPU flash kernel): the same products, counted
+        with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
+            model.set_experts_implementation("eager")
+        with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
+            model.set_attn_implementation("eager")
+        model.eval().requires_grad_(False)  # FlopCounterMode's module hooks track no grads
+        torch.manual_seed(0)
+        vocab = model.get_input_embeddings().weight.shape[0]
+        ids = torch.randint(0, vocab, (sizes["B"], sizes["T"]))
+    else:
+        with torch.device("meta"):
+            ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
         out = model(input_ids=ids, use_cache=True)
@@ -241,10 +290,28 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     flops: list[Weight] = []
     for name, n in own.items():
         if n:
-            has = "weight" in dict(modules[name].named_parameters(recurse=False))
-            where = "weight" if has else "scores"
-            flops.append(Weight(torch_path(f"{name}.{where}" if name else where), int(n), True, (int(n),)))
+            flops.extend(_flop_weights(name, modules[name], int(n)))
     return {"flops": flops, "kv": _cache_weights(model, getattr(out, "past_key_values", None))}
+
+
+def _flop_weights(name: str, module, n: int) -> list[Weight]:
+    """A module's own FLOPs ``n`` as pseudo-weights (see :func:`costs`)."""
+    at = f"{name}." if name else ""
+    params = dict(module.named_parameters(recurse=False))
+    if "weight" in params:
+        return [Weight(torch_path(f"{at}weight"), n, True, (n,))]
+    stacked = {k: p for k, p in params.items() if p.dim() >= 3}
+    if not stacked and len(params) >= 2 and all(p.dim() == 2 for p in params.values()):
+        stacked = params  # matrices side by side, E experts' rows in each (DBRX's w1, v1, w2)
+    size = sum(math.prod(p.shape) for p in stacked.values())
+    if not stacked or any(n * math.prod(p.shape) % size for p in stacked.values()):
+        return [Weight(torch_path(f"{at}scores"), n, True, (n,))]
+    out = []
+    for k, p in stacked.items():
+        share = n * math.prod(p.shape) // size
+        shape = (share // math.prod(p.shape[1:]), *p.shape[1:])
+        out.append(Weight(torch_path(f"{at}{k}"), share, True, shape))
+    return out
 
 
 def _cache_weights(model, cache) -> list[Weight]:

@@ -41,9 +41,10 @@ def pretty(expr) -> str:
 FUSED = ("fused",)
 
 #: What a leaf may say it costs beside its parameters (``Term.cost``, per instance): a dense map's
-#: ``d_in`` and ``d_out``, ``macs`` where not d_in·d_out, a query's ``scores`` width, a fused
-#: attention's ``attends`` and ``caches``, a window's ``kept``. Read by paramcount.model.cost.
-COSTS = ("d_in", "d_out", "macs", "scores", "attends", "caches", "kept")
+#: ``d_in``/``d_out``, ``macs`` where not d_in·d_out, ``tokens`` it runs on (a pooler's 1), whole
+#: ``flops`` in T and B (a conv, a scan), a query's ``scores`` width, a fused attention's
+#: ``attends``/``caches``, a window's ``kept``, a recurrent ``state`` per sequence. See model.cost.
+COSTS = ("d_in", "d_out", "macs", "tokens", "flops", "scores", "attends", "caches", "kept", "state")
 
 #: What a component is, set by the component that makes it (``embedding()`` makes an
 #: ``embedding``, ``attention()`` an ``attention`` group ...). A leaf without a kind of its own

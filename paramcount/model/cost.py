@@ -1,16 +1,42 @@
 """Memory and compute beside the parameters: the forward FLOPs and the KV cache as formula trees.
 
 Both trees are read off an architecture's parameter tree, from what its leaves say they cost
-(:data:`paramcount.core.formula.COSTS`), never from names of families:
+(:data:`paramcount.core.formula.COSTS`, per instance of the leaf), never from names of families:
 
 - **forward FLOPs** of B sequences of T tokens, as torch's ``FlopCounterMode`` counts them: two
-  per multiply-accumulate of every matrix product, so 2·B·T·d_in·d_out through each dense map
-  (its bias adds none, a table lookup and a norm none), and 2·B·T·T·M·(d_k + d_v) for an
-  attention's scores and the values they weigh (every query against every key of its sequence,
-  as the product is computed: a mask or a window hides positions, it skips no multiply);
+  per multiply-accumulate of every matrix product (and convolution), so 2·B·T·d_in·d_out through
+  each dense map (its bias adds none, a table lookup and a norm none), and 2·B·T·T·(d_k + d_v)·M
+  for an attention's scores and the values they weigh (every query against every key of its
+  sequence, as the product is computed: a mask or a window hides positions, it skips no multiply).
+  Under a router only the instances one token uses compute: a term's ``active_times`` (k of E
+  experts) takes the place of its ``times`` in this tree;
 - **KV cache** elements after a forward of T tokens: each attention layer keeps B·T keys and
-  values per head, M_kv·(d_k + d_v) per token, or fewer positions where a window drops them
-  (``kept``: min(T, w − 1) as transformers' sliding-window layers keep them).
+  values per head, M_kv·(d_k + d_v) per token, or fewer positions where a window drops them;
+  a recurrent layer (a state-space mixer, a convolution's window) keeps a state per sequence that
+  does not grow with T.
+
+What a leaf may say (``leaf(..., macs=...)``, ``Term.with_cost``), per instance:
+
+- ``d_in``, ``d_out``: a dense map's widths (``dense()`` sets them); its multiply-accumulates per
+  token are d_in·d_out unless ``macs`` says otherwise (a tied head's d_e·v);
+- ``tokens``: the positions per sequence it runs on, T by default; 1 for a pooler that reads the
+  first token only (its FLOPs 2·B·1·macs);
+- ``flops``: the whole forward FLOPs of one instance as an expression in T and B, where they are
+  not 2·B·T·macs (a causal convolution's, a state-space scan's products, measured at the module
+  that holds them: a zero-parameter leaf matched ``scores`` says the scan's);
+- ``scores`` (on a query): the width its scores use, when not its d_out;
+- ``attends``, ``caches`` (on a fused attention projection): multiply-accumulates per (query,
+  key) pair over its heads, and elements cached per token;
+- ``kept`` (on a key projection or a fused one): positions the cache holds after T tokens, T by
+  default; min(T, w − 1) for transformers' sliding-window layers (``DynamicSlidingWindowLayer``),
+  0 where the class returns no cache (an encoder: :func:`without_cache`);
+- ``state``: elements a recurrent layer caches per sequence whatever T (a Mamba mixer's
+  convolution window and SSM state), measured beside the leaf (``<module>/cache``).
+
+A leaf that says nothing and is neither a lookup, a norm nor parameter-free is *not formulated*:
+:func:`forward_flops` returns its path. An architecture may declare a quantity not formulated
+(``Transformers.not_formulated``, with the reason):
+:func:`paramcount.model.frameworks.unformulated` says which and why.
 
 The trees keep the parameter tree's structure (``blocks × L``), names and match patterns, so the
 verifier attributes what a measurement finds to the same components, and the prover decides them
@@ -28,7 +54,8 @@ import sympy
 from paramcount.core.formula import Term, group, leaf
 from paramcount.core.symbols import B, T
 
-__all__ = ["QUANTITIES", "attention_parts", "forward_flops", "kv_cache", "macs"]
+__all__ = ["QUANTITIES", "active", "attention_parts", "forward_flops", "kv_cache", "macs",
+           "without_cache"]
 
 #: The quantities, by the name the CLI, the JSON and the report give them.
 QUANTITIES = {
@@ -87,7 +114,7 @@ def _mirror(node: Term, leaf_fn, extra_fn) -> Term | None:
     if node.is_leaf:
         return leaf_fn(node)
     kids = [m for c in node.children if (m := _mirror(c, leaf_fn, extra_fn)) is not None]
-    kids += [t for c in node.children for t in extra_fn(c) if c.is_leaf]
+    kids += [t for c in node.children if c.is_leaf for t in extra_fn(c)]
     kids += extra_fn(node) if not node.is_leaf and attention_parts(node) else []
     if not kids:
         return None
@@ -101,14 +128,21 @@ def forward_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
     paths = {id(lf.term): lf.path for lf in root.leaves()}
 
     def one(t: Term) -> Term | None:
+        cost = t.costs()
+        if "flops" in cost:
+            if cost["flops"] == 0:
+                return None
+            return dataclasses.replace(t, expr=cost["flops"], cost=(), trainable=True, part=None,
+                                       note=f"{_show(cost['flops'])} FLOPs")
         m = macs(t)
         if m is None:
             missing.append(paths.get(id(t), t.name))
             return None
         if m == 0:
             return None
-        return dataclasses.replace(t, expr=2 * B * T * m, cost=(), trainable=True,
-                                   note=f"2·B·T·({_show(m)}) multiply-accumulates")
+        n = cost.get("tokens", T)
+        return dataclasses.replace(t, expr=2 * B * n * m, cost=(), trainable=True,
+                                   note=f"2·B·{_show(n)}·({_show(m)}) multiply-accumulates")
 
     def scores(t: Term) -> list[Term]:
         parts = attention_parts(t)
@@ -118,7 +152,7 @@ def forward_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
                      kind="attention",
                      note=f"queries against the T keys, and the values: 2·B·T·T·({_show(parts['attends'])})")]
 
-    tree = _mirror(root, one, scores) or group(root.name, leaf("none", 0))
+    tree = _mirror(active(root), one, scores) or group(root.name, leaf("none", 0))
     return tree, tuple(missing)
 
 
@@ -126,14 +160,40 @@ def kv_cache(root: Term) -> Term:
     """The KV-cache tree of the parameter tree ``root``: elements kept after B sequences of T
     tokens, one leaf per attention (its layers' multiplicity above it)."""
     def cache(t: Term) -> list[Term]:
+        state = t.costs().get("state") if t.is_leaf else None
+        if state:
+            return [leaf("cache", B * state, match=_beside(t, "cache"), kind=t.kind,
+                         note=f"a state per sequence: B·({_show(state)})")]
         parts = attention_parts(t)
-        if parts is None:
+        if parts is None or parts["kept"] == 0 or parts["caches"] == 0:
             return []
         return [leaf("cache", B * parts["kept"] * parts["caches"], match=_beside(parts["at"], "cache"),
                      kind="attention",
                      note=f"keys and values: B·{_show(parts['kept'])}·({_show(parts['caches'])})")]
 
     return _mirror(root, lambda t: None, cache) or group(root.name, leaf("none", 0))
+
+
+def active(root: Term) -> Term:
+    """``root`` with every term's ``active_times`` (k of E experts) in place of its ``times``:
+    the instances one token runs through."""
+    kids = tuple(active(c) for c in root.children)
+    if root.active_times is None:
+        return dataclasses.replace(root, children=kids) if kids != root.children else root
+    return dataclasses.replace(root, children=kids, times=root.active_times, active_times=None)
+
+
+def without_cache(root: Term) -> Term:
+    """``root`` with every attention's cache dropped (``kept`` = 0 on the term it says it on):
+    a class that returns no cache (an encoder, its positions attending both ways)."""
+    at = {id(p["at"]) for _, _, t in root.walk() if (p := attention_parts(t)) is not None}
+
+    def walk(t: Term) -> Term:
+        if t.is_leaf:
+            return t.with_cost(kept=0) if id(t) in at else t
+        return dataclasses.replace(t, children=tuple(walk(c) for c in t.children))
+
+    return walk(root)
 
 
 def _show(expr) -> str:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from paramcount.model.mapping import Table
 
 __all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "has_component", "torch_path",
-           "tree", "with_deltas"]
+           "tree", "unformulated", "with_deltas"]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -118,6 +118,16 @@ class Transformers:
     # Why only transformers builds the architecture (a class or an option KerasHub has not:
     # paramcount.model.heads, paramcount.model.options), said where the Keras check is skipped.
     only: str | None = None
+    # False: the class returns no cache (an encoder: its positions attend both ways, nothing is
+    # kept for a next token), so the KV-cache tree is empty (paramcount.model.cost.without_cache).
+    caches: bool = True
+    # Memory and compute not formulated: quantity ("flops", "kv") → why (a forward transformers
+    # cannot run on the meta device, a cost not written yet); paramcount.model.cost.unformulated.
+    not_formulated: Mapping[str, str] = field(default_factory=dict)
+    # Config fields that change no weight but the compute, set by the cost measurement
+    # (reference_models.hf.costs): key (dotted into a sub-config) → a symbol, whose value the
+    # hyperparameters give (``sliding_window``: w), or a constant (a forward that needs it).
+    cost_config: Mapping[str, object] = field(default_factory=dict)
     # The family's restrictions (paramcount.core.restrictions): ``constraints``, ``limits``, ``always``
     # and ``prove_within`` derive from its rows binding transformers or the proof.
     restrictions: tuple[restrict.Restriction, ...] = field(default=(), compare=False, repr=False)
@@ -203,9 +213,14 @@ def tree(root: Term, ref: Transformers) -> Term:
     unknown = [p for p in ref.weights if not has_component(applied, p)]
     if unknown:
         raise ValueError(f"{root.name}: transformers patterns for no component: {unknown}")
-    return dataclasses.replace(
+    out = dataclasses.replace(
         applied, children=tuple(_rematch(c, "", ref.weights) for c in applied.children),
         match=None)
+    if not ref.caches:
+        from paramcount.model.cost import without_cache
+
+        out = without_cache(out)
+    return out
 
 
 def has_component(root: Term, path: str) -> bool:
@@ -316,4 +331,25 @@ def own_weights(root: Term) -> dict[str, str | tuple[str, tuple]]:
             walk(c, path)
 
     walk(root, "")
+    return out
+
+
+def unformulated(arch, quantity: str | None = None) -> dict[str, str]:
+    """The quantities of ``arch`` (or the one ``quantity``) whose trees are not formulated, each
+    with the reason: declared by the family (``Transformers.not_formulated``: a forward that
+    cannot be measured, a cost not written yet), or leaves that say nothing of their compute. An
+    architecture without a transformers reference has none formulated. Empty: both trees are
+    whole (and ``tests/test_costs.py`` checks them against transformers)."""
+    from paramcount.model.cost import QUANTITIES, forward_flops
+
+    wanted = tuple(QUANTITIES) if quantity is None else (quantity,)
+    ref = getattr(arch, "transformers", None)
+    if ref is None or getattr(arch, "mapping", None) is None:
+        return dict.fromkeys(wanted, "no transformers reference to measure it against")
+    declared = dict(getattr(ref, "not_formulated", {}) or {})
+    out = {q: declared[q] for q in wanted if q in declared}
+    if "flops" in wanted and "flops" not in out:
+        _, missing = forward_flops(for_framework(arch, "transformers").formula)
+        if missing:
+            out["flops"] = "compute not formulated for " + ", ".join(missing)
     return out

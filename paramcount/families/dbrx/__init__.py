@@ -42,6 +42,8 @@ from paramcount.model.components.basic import layer_norm
 from paramcount.model.components.hf_decoder import causal_lm
 from paramcount.model.components.hf_decoder import routed_experts
 from paramcount.model.components.modern import k_act
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -64,11 +66,12 @@ _ATTENTION = group(
 _EXPERT = group(
     "expert",
     leaf("gate", d_e * d_fe, match="w1", kind="feed-forward",
-         note="gate projection: E of them stacked as one E·d_fe × d_e tensor"),
+         note="gate projection: E of them stacked as one E·d_fe × d_e tensor", macs=d_e * d_fe),
     leaf("up", d_e * d_fe, match="v1", kind="feed-forward",
-         note="up projection: E of them stacked as one E·d_fe × d_e tensor"),
+         note="up projection: E of them stacked as one E·d_fe × d_e tensor", macs=d_e * d_fe),
     leaf("down", d_fe * d_e, match="w2", kind="feed-forward",
-         note="down projection, stored transposed: E of them as one E·d_fe × d_e tensor"),
+         note="down projection, stored transposed: E of them as one E·d_fe × d_e tensor",
+         macs=d_fe * d_e),
     match="experts/mlp",
 )
 
@@ -133,6 +136,9 @@ register(hf_causal_lm(
             "ffn_config.model_type",
         }),
     ),
+    # DbrxAttention clamps q, k and v with clamp(min=None, max=None) when clip_qkv is None, which
+    # torch refuses: the cost measurement runs with a clip (it changes no weight, no product)
+    transformers=Transformers(weights=own_weights(FORMULA), cost_config={"attn_config.clip_qkv": 8.0}),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2),
         "tiny_mha": dict(v=31, d_e=24, M=6, M_kv=6, d_fe=5, L=3, E=4, k=1),

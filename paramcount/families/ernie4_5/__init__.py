@@ -82,10 +82,11 @@ DENSE = causal_lm(
 
 _ROUTER = group(
     "router",
-    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E, no bias"),
+    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E, no bias",
+         d_in=d_e, d_out=E),
     leaf("score_bias", E, match="moe_statics/e_score_correction_bias", trainable=False,
          kind="router", note="per-expert score-correction bias for top-k selection (a parameter "
-                             "transformers freezes: requires_grad False)"),
+                             "transformers freezes: requires_grad False)", macs=0),
     match="gate",
     kind="router",
 )

@@ -50,9 +50,9 @@ IDS = ("gpt_oss",)  # the ids this folder registers
 _expert = group(
     "expert",
     leaf("gate_up", d_e * 2 * d_f + 2 * d_f, match="gate_up_proj|gate_up_proj_bias",
-         note="gate and up projections fused: d_e → 2·d_f, with bias"),
+         note="gate and up projections fused: d_e → 2·d_f, with bias", macs=2 * d_e * d_f),
     leaf("down", d_f * d_e + d_e, match="down_proj|down_proj_bias",
-         note="down projection d_f → d_e, with bias"),
+         note="down projection d_f → d_e, with bias", macs=d_f * d_e),
     match="experts",
 )
 
@@ -118,7 +118,7 @@ register(keras_hub_backbone(
                 dense("value", d_e, M_kv * d_k, match="value"),
                 dense("output", M * d_k, d_e, match="attention_output"),
                 leaf("sinks", M, match="sinks",
-                     note="one learned attention-sink logit per query head"),
+                     note="one learned attention-sink logit per query head", macs=0),
                 match="self_attention",
                 kind="attention",
             ),
@@ -134,7 +134,8 @@ register(keras_hub_backbone(
         ),
         rms_norm("final_norm", match="sequence_output_layernorm"),
         embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
-                  note="untied output projection d_e × v, held by the backbone's embedding layer"),
+                  note="untied output projection d_e × v, held by the backbone's embedding layer"
+                  ).with_cost(macs=d_e * v),
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
     restrictions=(

@@ -50,7 +50,7 @@ FORMULA = causal_lm(
            mixture_of_experts(
                "moe", experts=E, top_k=k_act, expert=stacked_expert(d_fe),
                router=leaf("router", E * d_e, match="router", kind="router",
-                           note="expert affinities d_e → E, no bias"),
+                           note="expert affinities d_e → E, no bias", d_in=d_e, d_out=E),
                match="block_sparse_moe")),
     final_norm=_GRANITE.formula.find("final_norm"),
 )

@@ -28,6 +28,7 @@ from paramcount.core.symbols import E
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_fe
@@ -74,11 +75,16 @@ _attention = group(
     kind="attention",
 )
 
+# transformers' Llama4TextExperts runs every token through all E experts (one bmm over the
+# stack; the router's scores zero the unchosen): of the k experts a token is counted through,
+# each computes for T·E/k positions per sequence, E·T in all.
+_EVERY = T * E / k_act
 _expert = group(
     "expert",
     leaf("gate_up", 2 * d_e * d_fe, match="gate_up_proj", kind="feed-forward",
-         note="gate and up projections stored as one d_e × 2·d_fe tensor"),
-    dense("down", d_fe, d_e, bias=0, match="down_proj"),
+         note="gate and up projections stored as one d_e × 2·d_fe tensor", macs=2 * d_e * d_fe,
+         tokens=_EVERY),
+    dense("down", d_fe, d_e, bias=0, match="down_proj").with_cost(tokens=_EVERY),
     match="experts",
 )
 _moe = routed_experts(_expert, match="feed_forward", shared=swiglu_hf("shared", d_fe, match="shared_expert"))

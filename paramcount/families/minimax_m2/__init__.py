@@ -52,10 +52,10 @@ IDS = ("minimax_m2",)  # the ids this folder registers
 _ROUTER = group(
     "router",
     leaf("weight", E * d_e, match=r"gate/weight", kind="router",
-         note="expert affinities d_e → E (sigmoid scores), no bias"),
+         note="expert affinities d_e → E (sigmoid scores), no bias", d_in=d_e, d_out=E),
     leaf("score_bias", E, match="e_score_correction_bias", trainable=False, kind="router",
          note="per-expert score-correction bias for top-k selection (a buffer: set by the "
-              "load-balancing rule, not trained)"),
+              "load-balancing rule, not trained)", macs=0),
     kind="router",
 )
 

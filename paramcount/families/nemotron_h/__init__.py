@@ -99,10 +99,11 @@ def _mlp(name: str, inner, match: str, at: str = ""):
 
 _router = group(
     "router",
-    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E"),
+    leaf("weight", E * d_e, match="weight", kind="router", note="expert affinities d_e → E",
+         d_in=d_e, d_out=E),
     leaf("score_bias", E, match="e_score_correction_bias", trainable=False, kind="router",
          note="per-expert score-correction bias for top-k selection (a buffer: updated by the "
-              "load-balancing rule, not trained)"),
+              "load-balancing rule, not trained)", macs=0),
     match="gate",
     kind="router",
 )

@@ -78,7 +78,7 @@ def causal_lm(name: str, *, block: tuple[Term, ...], final_norm: Term, head_bias
         group("head",
               leaf("weight", (1 - tied) * d_e * v, match="weight", kind="head",
                    note=TIED_TO_TOKENS, macs=d_e * v),
-              leaf("bias", head_bias * v, match="bias", kind="head", note="output bias")
+              leaf("bias", head_bias * v, match="bias", kind="head", note="output bias", macs=0)
               if head_bias != 0 else None,
               match="lm_head", kind="head"),
     )

@@ -101,10 +101,10 @@ def deepseek_moe(*, score_bias: bool, match: str = "mlp") -> Term:
     router = group(
         "router",
         leaf("weight", E * d_e, match="weight", kind="router",
-             note="expert affinities d_e → E, no bias"),
+             note="expert affinities d_e → E, no bias", d_in=d_e, d_out=E),
         leaf("score_bias", E, match="e_score_correction_bias", trainable=False, kind="router",
              note="per-expert score-correction bias for top-k selection (a buffer: updated by "
-                  "the load-balancing rule, not trained)") if score_bias else None,
+                  "the load-balancing rule, not trained)", macs=0) if score_bias else None,
         match="gate",
         kind="router",
     )
