@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from paramcount.core.errors import ParamcountError
@@ -23,9 +24,11 @@ from paramcount.model.weights import Named
 
 if TYPE_CHECKING:
     from paramcount.analyze.verify import Verification
+    from paramcount.model.dtypes import Dtype
     from paramcount.model.registry import Architecture
 
-__all__ = ["QUANTITIES", "check", "quantity_arch", "tree"]
+__all__ = ["QUANTITIES", "Costs", "Quantity", "check", "evaluate", "formulated", "quantity_arch",
+           "tree"]
 
 QUANTITIES = tuple(cost.QUANTITIES)
 
@@ -40,6 +43,20 @@ def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = 
     if quantity == "kv":
         return cost.kv_cache(built.formula), ()
     raise ParamcountError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
+
+
+def formulated(arch: Architecture, quantity: str) -> str | None:
+    """Why ``arch``'s ``quantity`` has no formula here (no transformers reference, components
+    whose cost is not formulated), or None where its tree is whole."""
+    if "transformers" not in arch.checked_by:
+        return "no transformers reference to measure it against"
+    try:
+        _, missing = tree(arch, quantity)
+    except (ParamcountError, ValueError, KeyError) as exc:
+        return str(exc)
+    if missing:
+        return "cost not formulated for " + ", ".join(m.split(".", 1)[-1] for m in missing)
+    return None
 
 
 def quantity_arch(arch: Architecture, quantity: str,
@@ -70,3 +87,71 @@ def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: i
         out[q] = compare(qa, hp, measured[q], name=f"T={context}, B={batch}",
                          framework="transformers")
     return out
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One quantity at one set: its total and breakdown (None where not formulated), its
+    formula in text, and what stands behind the number (``status``: proven, refuted, not proven;
+    ``why``: the reason, or the proof's message)."""
+
+    name: str
+    total: int | None
+    breakdown: dict | None
+    formula: str
+    status: str
+    why: str = ""
+    rows: tuple[tuple[int, str, int], ...] = ()  # (depth, component, value), tree order
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What ``count --context`` adds: the weights' bytes in ``dtype``, the KV cache's elements
+    and bytes (in ``cache_dtype``), the forward FLOPs, at ``context`` tokens × ``batch``."""
+
+    context: int
+    batch: int
+    dtype: Dtype
+    cache_dtype: Dtype
+    parameters: int
+    weight_bytes: int
+    weight_bytes_exact: bool
+    quantities: dict[str, Quantity]
+
+    @property
+    def kv_bytes(self) -> int | None:
+        kv = self.quantities["kv"].total
+        return None if kv is None or self.cache_dtype.bytes is None else kv * self.cache_dtype.bytes
+
+
+def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
+             dtype: Dtype, parameters: int,
+             statuses: Mapping[str, tuple[str, str]] | None = None) -> Costs:
+    """The costs of ``arch`` at resolved ``hparams`` for ``batch`` sequences of ``context``
+    tokens, weights in ``dtype`` (``parameters`` of them); each quantity's number only where its
+    tree is whole and not refuted: ``statuses`` gives each quantity's proof outcome and message
+    (:func:`paramcount.analyze.prove.record.recorded`), "not proven" where not given."""
+    from paramcount.core.formula import pretty
+    from paramcount.model import dtypes
+
+    values = {**dict(hparams), "T": context, "B": batch}
+    out = {}
+    for q in QUANTITIES:
+        why = formulated(arch, q)
+        if why is not None:
+            out[q] = Quantity(q, None, None, "", "not formulated", why)
+            continue
+        qa = quantity_arch(arch, q, hparams)
+        status, message = (statuses or {}).get(q, ("not proven", "no proof recorded"))
+        if status not in ("proven", "not proven"):  # a refuted formula prints no number
+            out[q] = Quantity(q, None, None, pretty(qa.formula.total()), status, message)
+            continue
+        from paramcount.analyze.counting import count_rows
+
+        vals = qa.values(values)
+        counts = qa.formula.node_counts(vals)
+        out[q] = Quantity(q, qa.formula.evaluate(vals), qa.formula.breakdown(vals),
+                          pretty(qa.formula.total()), status, message,
+                          tuple(count_rows(qa, values, counts)))
+    size, exact = dtypes.weight_bytes(arch, hparams, parameters, dtype)
+    return Costs(context, batch, dtype, dtypes.cache_dtype(dtype), parameters, size, exact, out)

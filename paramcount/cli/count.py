@@ -75,7 +75,26 @@ def _collect(args, reading):
 
         derived = derived_beside(arch, hp, as_json=True)
     return arch, hp, CountResult(count, tuple(arch.checked_by), framework, reading, stored,
-                                 only=only, derived=derived, **fw)
+                                 only=only, derived=derived, costs=_costs(args, arch, hp, count),
+                                 **fw)
+
+
+def _costs(args, arch, hp, count):
+    """``--context T [--batch B] [--dtype D]``: memory and compute at the counted set (the
+    record of proofs committed with the project says what stands behind each figure)."""
+    if args.context is None:
+        if args.batch is not None or args.dtype is not None:
+            raise UsageError("--batch and --dtype go with --context T")
+        return None
+    from paramcount.analyze import costs
+    from paramcount.analyze.prove.record import PROJECT_RECORD, recorded
+    from paramcount.model import dtypes
+
+    dtype = dtypes.get(args.dtype or "bf16")
+    path = PROJECT_RECORD if PROJECT_RECORD.is_file() else None
+    statuses = {q: recorded(arch.id, q, path) for q in costs.QUANTITIES
+                if costs.formulated(arch, q) is None}
+    return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype, count.total, statuses)
 
 
 def _framework(args, arch, reading) -> str:

@@ -33,7 +33,8 @@ def parse(argv: Sequence[str]) -> tuple[str, str | None, list[str], bool] | None
         args = parser.parse_args(list(argv[1:]))
     except ParamcountError:
         return None
-    if args.arch is None or args.config or args.framework or args.checkpoint:
+    if args.arch is None or args.config or args.framework or args.checkpoint or args.context \
+            or args.batch or args.dtype:
         return None
     if not args.preset and not args.set:
         return None

@@ -89,11 +89,45 @@ def cmd_solve(args) -> int:
             raise UsageError(f"--for {args.unknown} and --set {args.unknown}={extra[args.unknown]}"
                              f" both given: solve finds {args.unknown}; drop one")
         given.update(extra)
+    if (args.target is None) == (args.memory is None):
+        raise UsageError("solve needs one of --target N (parameters) or --memory BYTES")
+    if args.memory is not None:
+        return _solve_memory(args, arch, given)
+    if args.context is not None or args.batch is not None or args.dtype is not None:
+        raise UsageError("--context, --batch and --dtype go with --memory")
     sol = solve_moe.solve_any(arch, args.target, args.unknown, given, args.active, args.also)
     if args.json:
         emit_json(solutions.solution_json(sol))
     else:
         print(solutions.solution_text(sol))
+    return 0
+
+
+def _solve_memory(args, arch, given) -> int:
+    """``solve --memory BYTES --for T|B``: the longest context, or the largest batch, that fits."""
+    from paramcount.analyze.prove.record import PROJECT_RECORD
+    from paramcount.analyze.solve_memory import parse_memory, solve_memory
+    from paramcount.model import dtypes
+    from paramcount.output import solutions
+
+    if args.active is not None or args.also is not None:
+        raise UsageError("--active and --and go with --target, not --memory")
+    fixed = {"T": (args.batch, args.context), "B": (args.context, args.batch)}
+    if args.unknown not in fixed:
+        raise UsageError(f"solve --memory finds T (the context) or B (the batch), not {args.unknown!r}")
+    other, clash = fixed[args.unknown]
+    if clash is not None:
+        raise UsageError(f"--for {args.unknown} with {'--context' if args.unknown == 'T' else '--batch'}: "
+                         f"solve finds {args.unknown}; drop one")
+    if other is None and args.unknown == "B":
+        raise UsageError("solve --memory --for B needs --context T")
+    sol = solve_memory(arch, arch.resolve(given), parse_memory(args.memory), args.unknown,
+                       other or 1, dtypes.get(args.dtype or "bf16"),
+                       PROJECT_RECORD if PROJECT_RECORD.is_file() else None)
+    if args.json:
+        emit_json(solutions.memory_json(sol))
+    else:
+        print(solutions.memory_text(sol))
     return 0
 
 
@@ -205,8 +239,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="the valid value of one hyperparameter whose total is nearest "
                                      "a budget (formula only)")
     s.add_argument("arch", help="architecture id (paramcount list shows them)")
-    s.add_argument("--target", required=True, metavar="N", action=Once,
-                   help="parameters: 7e9, 7B, 350M, ...")
+    s.add_argument("--target", metavar="N", action=Once,
+                   help="parameters: 7e9, 7B, 350M, ... (or --memory)")
+    s.add_argument("--memory", metavar="BYTES", action=Once,
+                   help="a memory budget (80GB, 80GiB, ...): the largest --for T (context) or B "
+                        "(batch) whose weights and KV cache fit it")
+    s.add_argument("--context", metavar="T", type=numcore.positive_int, action=Once,
+                   help="with --memory --for B: the context")
+    s.add_argument("--batch", metavar="B", type=numcore.positive_int, action=Once,
+                   help="with --memory --for T: the batch (default 1)")
+    s.add_argument("--dtype", metavar="D", action=Once,
+                   help="with --memory: the weights' dtype (default bf16)")
     s.add_argument("--for", dest="unknown", required=True, metavar="SYM", action=Once,
                    help="the hyperparameter to solve for")
     s.add_argument("--active", metavar="N", action=Once, help="MoE: the active budget too (--and)")

@@ -242,6 +242,23 @@ def add_count_arguments(s: argparse.ArgumentParser, once: type[argparse.Action])
     config_options(s, once, ("keras", "transformers"), None,
                    "counted, with its deltas from Keras (default: transformers for a "
                    "transformers --config, else keras; formula only, torch never imported)")
+    s.add_argument("--context", metavar="T", type=positive_int, action=once,
+                   help="memory and compute too: the KV cache after T tokens, the forward FLOPs "
+                        "of T tokens and the weights' bytes, by component")
+    s.add_argument("--batch", metavar="B", type=positive_int, action=once,
+                   help="sequences run together (with --context; default 1)")
+    s.add_argument("--dtype", metavar="D", action=once,
+                   help="what the weights are held in (with --context; default bf16): fp32, "
+                        "fp16, bf16, fp8, int8, int4 (GPTQ/AWQ groups of 128) or nf4")
+
+
+def positive_int(text: str) -> int:
+    """An option's value that sizes something (``--context T``): a whole number, 1 or more,
+    read as every integer of the command line is (:func:`parse_int_literal`)."""
+    value = parse_int_literal(text)
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def hp_options(s: argparse.ArgumentParser, once: type[argparse.Action]) -> None:

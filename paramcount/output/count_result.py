@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from paramcount.output.count_output import count_json, count_text
 
 if TYPE_CHECKING:
+    from paramcount.analyze.costs import Costs
     from paramcount.analyze.counting import Counted
     from paramcount.model.mapping import Reading
     from paramcount.model.quantization import Stored
@@ -47,6 +48,7 @@ class CountResult:
     deltas: tuple[DeltaRow, ...] = ()  # (framework transformers)
     only: str | None = None  # why no Keras build checks it, where none does
     derived: dict | None = None  # count --derived --json: the comparison, as JSON
+    costs: Costs | None = None  # count --context: memory and compute
 
 
 def count_result_text(r: CountResult) -> str:
@@ -61,6 +63,10 @@ def count_result_text(r: CountResult) -> str:
         lines.append(f"checked by {' and '.join(r.checked_by)} only: {r.only}")
     if r.framework != "keras":
         lines += delta_lines(r.deltas)
+    if r.costs is not None:
+        from paramcount.output.cost_output import cost_lines
+
+        lines += cost_lines(r.costs)
     return "\n".join(lines)
 
 
@@ -75,6 +81,10 @@ def count_result_json(r: CountResult) -> dict:
                          for d in r.deltas]
     if r.derived is not None:
         out["derived"] = r.derived
+    if r.costs is not None:
+        from paramcount.output.cost_output import cost_json
+
+        out["costs"] = cost_json(r.costs)
     return out
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "classify_leaves",
     "composition",
     "composition_figure",
+    "kv_cache_figure",
     "preset_sets",
     "report_figure_names",
     "report_plots",
@@ -89,6 +90,7 @@ COLORS = {  # fixed, colour-blind-friendly (Okabe-Ito), one per class
 REPORT_FIGURES = {
     "composition.svg": "Where the parameters go: share of each class of component, per preset",
     "scaling.svg": "Total parameters against width d_e and depth L, per architecture",
+    "kv_cache.svg": "KV-cache bytes against the context T, one architecture per kind of cache",
 }
 
 _RC: dict[RcKeyType, Any] = {
@@ -262,6 +264,29 @@ def scaling_figure(arch_ids: Iterable[str] | None = None, *,
         axes[0].set_ylabel("total parameters $N$")
         axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         fig.suptitle(title or "Total parameters against width and depth")
+    return Plot(fig)
+
+
+def kv_cache_figure(series: Mapping[str, Sequence[tuple[int, int]]], *,
+                    title: str | None = None) -> Plot:
+    """KV-cache bytes against the context, log-log: one line per entry of ``series`` (label ->
+    (T, bytes) points)."""
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):
+        fig = _new_figure(7.0, 4.2)
+        ax = fig.add_subplot()
+        for label, points in series.items():
+            ax.plot([t for t, _ in points], [b for _, b in points], marker="o", markersize=3,
+                    label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("context T (tokens)")
+        ax.set_ylabel("KV cache (bytes, bf16, B = 1)")
+        ax.grid(True, linewidth=0.4, alpha=0.5)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(loc="upper left", frameon=False, fontsize=7)
+        ax.set_title(title or "KV cache against context, one architecture per kind of cache")
     return Plot(fig)
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import sympy
 
 from paramcount.analyze.solve import Candidate, Solution
+from paramcount.analyze.solve_memory import NOT_COUNTED, MemorySolution
 from paramcount.analyze.solve_moe import Pair, PairSolution
 from paramcount.core.formula import pretty
 from paramcount.core.numcore import human
+from paramcount.output.count_output import size_text
 
-__all__ = ["solution_json", "solution_text"]
+__all__ = ["memory_json", "memory_text", "solution_json", "solution_text"]
 
 
 def _single_text(sol: Solution) -> str:
@@ -80,3 +82,38 @@ def solution_json(sol: Solution | PairSolution) -> dict:
     return {"arch": sol.arch, "for": [sol.symbol, sol.also], "target": sol.target,
             "active": sol.active, "given": dict(sol.given), "below": pair(sol.below),
             "above": pair(sol.above), "closest": pair(sol.best)}
+
+
+# --- solve --memory -----------------------------------------------------------------------------
+def memory_text(sol: MemorySolution) -> str:
+    """What ``solve --memory`` prints: the largest context (or batch) that fits, and why."""
+    what = "context T" if sol.unknown == "T" else "batch B"
+    fixed = f"B={sol.other:,}" if sol.unknown == "T" else f"T={sol.other:,}"
+    w = f"{sol.weight_bytes:,} B ({size_text(sol.weight_bytes)})"
+    lines = [f"{sol.arch}: the largest {what} ({fixed}) whose weights in {sol.dtype.name} and KV "
+             f"cache in {sol.cache_dtype.name} fit {sol.memory:,} B ({size_text(sol.memory)})",
+             f"  weights: {w}" + ("" if sol.weight_bytes_exact else
+                                  f", an estimate ({sol.dtype.text})")]
+    if sol.value is None:
+        lines.append(f"  nothing fits: at {sol.unknown}=1 they take {sol.next_used:,} B "
+                     f"({size_text(sol.next_used or 0)})")
+    elif sol.unbounded:
+        lines.append(f"  every {what} fits: the cache stops growing (at {sol.unknown}="
+                     f"{sol.value:,} they take {sol.used:,} B, {size_text(sol.used or 0)})")
+    else:
+        lines.append(f"  {sol.unknown} = {sol.value:,}: {sol.used:,} B ({size_text(sol.used or 0)}); "
+                     f"{sol.unknown} = {sol.value + 1:,} would take {sol.next_used:,} B")
+    claim = ("proven for all hyperparameters against transformers" if sol.kv_status == "proven"
+             else f"{sol.kv_status}: {sol.kv_why}")
+    lines += [f"  the KV-cache formula: {claim}", f"  {NOT_COUNTED}"]
+    return "\n".join(lines)
+
+
+def memory_json(sol: MemorySolution) -> dict:
+    """What ``solve --memory --json`` prints."""
+    return {"arch": sol.arch, "for": sol.unknown, "fixed": {"B" if sol.unknown == "T" else "T": sol.other},
+            "memory": sol.memory, "dtype": sol.dtype.name, "cache_dtype": sol.cache_dtype.name,
+            "weights": {"bytes": sol.weight_bytes, "exact": sol.weight_bytes_exact},
+            "value": sol.value, "unbounded": sol.unbounded, "bytes": sol.used,
+            "next_bytes": sol.next_used, "kv_status": sol.kv_status, "kv_why": sol.kv_why,
+            "not_counted": NOT_COUNTED}

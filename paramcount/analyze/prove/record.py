@@ -26,14 +26,19 @@ from pathlib import Path
 
 from paramcount.analyze.prove.results import ArchProof, CaseProof
 
-__all__ = ["FRAMEWORK_KEYS", "RECORD_NAME", "dumps", "key", "load", "proofs_for", "prove_against",
-           "stale"]
+__all__ = ["COSTS", "FRAMEWORK_KEYS", "PROJECT_RECORD", "RECORD_NAME", "dumps", "key", "load",
+           "proofs_for", "prove_against", "recorded", "stale"]
 
 RECORD_NAME = "proofs.json"
+# The record committed with the project's report, where paramcount runs from a checkout.
+PROJECT_RECORD = Path(__file__).resolve().parents[3] / "reports" / RECORD_NAME
 MAX_RECORD_BYTES = 256 << 20  # the project's record of every architecture takes about 1 MB
 FORMAT = 1
-# Where each framework's outcomes sit in the file.
-FRAMEWORK_KEYS = {"keras": "architectures", "transformers": "transformers"}
+# Where each framework's outcomes sit in the file; the cost quantities' proofs
+# (paramcount.analyze.costs: forward FLOPs and KV cache ≡ transformers' measurement) beside them.
+FRAMEWORK_KEYS = {"keras": "architectures", "transformers": "transformers", "flops": "flops",
+                  "kv": "kv"}
+COSTS = ("flops", "kv")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,10 @@ def key(arch_id: str, framework: str = "keras") -> str:
     arch = registry.get(arch_id)
     if framework == "keras":
         return proof_key(arch)
+    if framework in COSTS:
+        from paramcount.analyze import costs
+
+        return proof_key(costs.quantity_arch(arch, framework))
     from paramcount.analyze.prove import transformers
 
     if arch.transformers is None:
@@ -119,6 +128,11 @@ def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
     from paramcount.model import registry
 
     require_transformers()
+    if framework in COSTS:
+        from paramcount.analyze import costs
+        from paramcount.analyze.prove import prove
+
+        return prove(costs.quantity_arch(registry.get(arch_id), framework))
     return transformers.prove(registry.get(arch_id))
 
 
@@ -154,6 +168,23 @@ def proofs_for(arch_ids: Iterable[str], path: str | Path | None = None, *,
     return proofs, new
 
 
+def recorded(arch_id: str, framework: str, path: str | Path | None) -> tuple[str, str]:
+    """What the record at ``path`` says of ``arch_id``'s proof against ``framework`` (or of one
+    of its cost quantities): ("proven", ""), (its status, the first unproven case's message),
+    or ("not proven", why) where no outcome is recorded under the current key (a changed
+    formula or source, or no record)."""
+    entry = load(path, framework).get(arch_id) if path else None
+    if not isinstance(entry, dict):
+        return "not proven", "no proof recorded (paramcount report proves it)"
+    if entry.get("key") != key(arch_id, framework):
+        return "not proven", "the recorded proof is of another formula or source"
+    cases = [c for c in entry.get("cases", []) if isinstance(c, dict)]
+    bad = next((c for c in cases if c.get("status") != "proven"), None)
+    if cases and bad is None:
+        return "proven", ""
+    return str((bad or {}).get("status", "not proven")), str((bad or {}).get("message", ""))
+
+
 def stale(arch_ids: Iterable[str], path: str | Path | None, framework: str = "keras") -> list[str]:
     """Those of ``arch_ids`` whose recorded outcome at ``path`` is missing or keyed otherwise."""
     old = load(path, framework)
@@ -161,9 +192,13 @@ def stale(arch_ids: Iterable[str], path: str | Path | None, framework: str = "ke
             if not (isinstance(old.get(a), dict) and old[a].get("key") == key(a, framework))]
 
 
-def dumps(record: Mapping, transformers: Mapping | None = None) -> str:
-    """The record's file text (sorted, so an unchanged record is byte-identical)."""
+def dumps(record: Mapping, transformers: Mapping | None = None,
+          costs: Mapping[str, Mapping] | None = None) -> str:
+    """The record's file text (sorted, so an unchanged record is byte-identical); ``costs``:
+    each cost quantity's outcomes, by its name."""
     data: dict = {"format": FORMAT, FRAMEWORK_KEYS["keras"]: record}
     if transformers is not None:
         data[FRAMEWORK_KEYS["transformers"]] = transformers
+    for quantity, outcomes in (costs or {}).items():
+        data[FRAMEWORK_KEYS[quantity]] = outcomes
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,172 @@
+"""The report's page "Memory and compute": the KV cache and the forward FLOPs of every
+architecture with a transformers reference, their proofs, each published preset at two context
+lengths, a plot of cache bytes against the context, and how far the rules of thumb miss.
+
+Every figure is the formula tree of :mod:`paramcount.model.cost` evaluated exactly at a preset;
+each architecture's line says whether that tree is proven against transformers' meta-device
+measurement (:mod:`paramcount.analyze.costs`). Nothing here names a family: the plot picks one
+architecture per kind of cache, a kind being the symbols its per-layer cache depends on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from paramcount.core.errors import ParamcountError
+from paramcount.model import registry
+
+if TYPE_CHECKING:
+    from paramcount.output.plots import Plot
+    from paramcount.output.report_pages import Inputs
+
+__all__ = ["CONTEXTS", "FIGURE", "kv_figure", "preset_rows", "section", "tally"]
+
+FIGURE = "kv_cache.svg"
+CONTEXTS = (8192, 131072)  # the contexts the preset table and the findings are at
+DTYPE_BYTES = 2  # bf16, the weights' and the cache's
+
+HEAD = """\
+Beside each parameter count, the two questions it is asked for: *will it fit, at what context,*
+and *what does a token cost?* Each is a formula tree in the paper's notation, read off the
+architecture's parameter tree (`paramcount.model.cost`), with the context **T** and the batch
+**B** among its hyperparameters, and checked like a parameter count: against transformers' own
+model on the meta device (nothing allocated), component by component, and proven for all
+hyperparameters with the same method (T and B interpolated like a layer count).
+
+- **KV cache**: the elements the cache a forward with `use_cache=True` returns holds after B
+  sequences of T tokens; bytes at bf16 (2 per element).
+- **Forward FLOPs**: what torch's `FlopCounterMode` counts for one forward over B × T tokens: 2 per
+  multiply-accumulate of every matrix product, the attention's scores and weighted values over
+  all T keys (a causal mask hides half of them and skips no multiply), the LM head at every
+  position. FLOPs per token below are the forward's over B·T.
+- **Training FLOPs** are a named convention, not a measurement: forward + backward = 3 × forward
+  (the backward pass twice the forward's products), set beside the 6N rule (Kaplan et al. 2020).
+"""
+
+
+def _proof_cell(proofs: dict, aid: str) -> str:
+    p = proofs.get(aid)
+    if p is None:
+        return "—"
+    statuses = sorted({c.status for c in p.cases})
+    return "proven" if statuses == ["proven"] else ", ".join(statuses)
+
+
+def _ids(cost_proofs: Mapping[str, list]) -> list[str]:
+    return sorted({p.arch for ps in cost_proofs.values() for p in ps})
+
+
+def _proven(cost_proofs: Mapping[str, list], aid: str) -> bool:
+    return all(any(p.arch == aid and p.status == "proven" for p in cost_proofs.get(q, ()))
+               for q in ("flops", "kv"))
+
+
+def preset_rows(cost_proofs: Mapping[str, list]):
+    """(architecture, preset, hyperparameters, parameters, KV elements and FLOPs at each of
+    CONTEXTS) at each published preset of an architecture proven for both quantities, that
+    transformers builds (B = 1)."""
+    from paramcount.analyze import costs
+    from paramcount.model.frameworks import for_framework
+    from paramcount.output.plots import preset_sets
+
+    out = []
+    for aid in _ids(cost_proofs):
+        if not _proven(cost_proofs, aid):
+            continue
+        arch = registry.get(aid)
+        for label, _, hp in preset_sets([aid]):
+            name = label.split(" · ", 1)[1]
+            try:
+                shown = for_framework(arch, "transformers", hp)
+                shown.resolve(hp)
+                n = shown.count(hp)
+                values = {}
+                for q in ("kv", "flops"):
+                    qa = costs.quantity_arch(arch, q, hp)
+                    values[q] = {t: qa.formula.evaluate(qa.values({**hp, "T": t, "B": 1}))
+                                 for t in CONTEXTS}
+            except (ParamcountError, ValueError):  # a preset transformers does not build
+                continue
+            out.append((aid, name, hp, n, values["kv"], values["flops"]))
+    return out
+
+
+def _gib(b: int) -> str:
+    return f"{b / 2**30:,.3g} GiB"
+
+
+def _pct(x: Fraction) -> str:
+    return f"{float(x) * 100:+.1f} %"
+
+
+def section(inp: Inputs) -> str:
+    from paramcount.analyze.costs import formulated
+
+    proofs = {q: {p.arch: p for p in ps} for q, ps in inp.cost_proofs.items()}
+    lines = [HEAD, "## Proofs", "",
+             "| architecture | forward FLOPs | KV cache |", "|---|---|---|"]
+    hf = sorted({r.arch for r in inp.results if registry.get(r.arch).transformers is not None})
+    for aid in hf:
+        arch = registry.get(aid)
+        cells = []
+        for q in ("flops", "kv"):
+            why = formulated(arch, q)
+            cells.append(_proof_cell(proofs.get(q, {}), aid) if why is None
+                         else f"not formulated: {why}")
+        lines.append(f"| {aid} | {cells[0]} | {cells[1]} |")
+    rows = preset_rows(inp.cost_proofs)
+    t0, t1 = CONTEXTS
+    lines += ["", f"## Published presets at T = {t0:,} and {t1:,} (B = 1, bf16)", "",
+              "| architecture · preset | parameters N | weights | KV cache at "
+              f"{t0:,} | KV cache at {t1:,} | forward FLOPs per token at {t0:,} | ÷ 2N |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for aid, name, _, n, kv, fl in rows:
+        per_token = Fraction(fl[t0], t0)
+        lines.append(f"| {aid} · {name} | {n:,} | {_gib(n * DTYPE_BYTES)} | "
+                     f"{_gib(kv[t0] * DTYPE_BYTES)} | {_gib(kv[t1] * DTYPE_BYTES)} | "
+                     f"{float(per_token):,.4g} | {float(per_token / (2 * n)):.3f} |")
+    lines += ["", "## How far the rules of thumb miss", "",
+              "Training FLOPs per token (3 × forward, the convention) against 6N, and the "
+              "forward against 2N, at each context (B = 1): the 2N rule counts each weight "
+              "once per token and leaves out the attention over the context, which grows "
+              "with T.", "",
+              "| architecture · preset | 6N | training at " + f"{t0:,} | miss | training at {t1:,} "
+              "| miss |", "|---|---:|---:|---:|---:|---:|"]
+    for aid, name, _, n, _, fl in rows:
+        cells = []
+        for t in CONTEXTS:
+            train = Fraction(3 * fl[t], t)
+            cells += [f"{float(train):,.4g}", _pct(Fraction(6 * n) / train - 1)]
+        lines.append(f"| {aid} · {name} | {6 * n:,} | " + " | ".join(cells) + " |")
+    if rows:
+        lines += ["", f"![KV cache against context]({FIGURE})"]
+    return "\n".join(lines)
+
+
+def tally(inp: Inputs) -> str:
+    proven = [a for a in _ids(inp.cost_proofs) if _proven(inp.cost_proofs, a)]
+    return (f"KV cache and forward FLOPs as formulas in T and B: {len(proven)} architectures "
+            "proven for both against transformers, their presets at 8k and 128k tokens")
+
+
+def kv_figure(cost_proofs: Mapping[str, list]) -> Plot | None:
+    """KV-cache bytes (bf16, B = 1) against T: one architecture per kind of cache (the symbols
+    its cache tree depends on), at its first published preset; None where none is proven."""
+    from paramcount.analyze import costs
+    from paramcount.output.plots import kv_cache_figure
+
+    picked: dict[frozenset, tuple[str, str, dict]] = {}
+    for aid, name, hp, *_ in preset_rows(cost_proofs):
+        kind = frozenset(s.name for s in costs.tree(registry.get(aid), "kv")[0].free_symbols())
+        picked.setdefault(kind, (aid, name, hp))
+    if not picked:
+        return None
+    ts = [2 ** k for k in range(8, 18)]
+    series = {}
+    for aid, name, hp in sorted(picked.values()):
+        qa = costs.quantity_arch(registry.get(aid), "kv", hp)
+        series[f"{aid} · {name}"] = [(t, qa.formula.evaluate(qa.values({**hp, "T": t, "B": 1}))
+                                      * DTYPE_BYTES) for t in ts]
+    return kv_cache_figure(series)
