@@ -1,0 +1,179 @@
+"""Memory and compute on the command line and in the report: ``count --context``, ``solve
+--memory``, what the proof record lets them claim, the dtypes, and the report's page. (The
+trees themselves against transformers' measurement: tests/test_costs.py.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paramcount.analyze import costs
+from paramcount.analyze.prove import record
+from paramcount.analyze.prove.results import ArchProof, CaseProof
+from paramcount.cli import fast
+from paramcount.cli.main import main
+from paramcount.model import dtypes, registry
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_count_context_gives_the_cache_flops_and_weight_bytes(capsys):
+    # Llama-3-8B at T = 4096, B = 2: 2·L·B·T·M_kv·d_k = 2·32·2·4096·8·128 elements, 1 GiB in bf16
+    code, out, _ = run(capsys, "count", "llama3", "--preset", "llama3_8b_en", "--context", "4096",
+                       "--batch", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    c = data["costs"]
+    assert (c["context"], c["batch"], c["dtype"]) == (4096, 2, "bf16")
+    assert c["kv"]["elements"] == 2 * 32 * 2 * 4096 * 8 * 128 == 536_870_912
+    assert c["kv"]["bytes"] == 1 << 30
+    assert c["weights"] == {"bytes": 2 * data["total"], "exact": True,
+                            "parameters": data["total"], "dtype": "bfloat16"}
+    assert c["kv"]["status"] in ("proven", "not proven") and c["flops"]["status"] == c["kv"]["status"]
+    # the breakdown sums to the total, each component's FLOPs 2·B·T per multiply-accumulate
+    flops = c["flops"]
+    assert flops["components"]["head"] == 2 * 2 * 4096 * 4096 * 128_256
+    assert "T^2" in flops["formula"]
+
+
+def test_count_context_gpt2_forward_flops_as_flopcountermode_counts(capsys):
+    # the figure a new user measured with torch's FlopCounterMode on GPT-2 at T = 1024
+    code, out, _ = run(capsys, "count", "gpt2_causal_lm", "--preset", "gpt2_base_en",
+                       "--context", "1024", "--json")
+    assert code == 0
+    assert json.loads(out)["costs"]["flops"]["total"] == 291_648_307_200
+
+
+def test_count_context_text_says_what_stands_behind_each_figure(capsys):
+    code, out, _ = run(capsys, "count", "llama3", "--preset", "llama3_8b_en", "--context", "8192")
+    assert code == 0
+    assert "memory and compute at T=8,192 tokens × B=1" in out
+    assert out.count("proven for all hyperparameters") + out.count("not proven") == 2
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--batch", "2"], "--batch and --dtype go with --context T"),
+    (["--dtype", "bf16"], "--batch and --dtype go with --context T"),
+    (["--context", "0"], "expected a positive integer"),
+    (["--context", "1e3"], "expected a positive integer"),
+    (["--context", "8", "--dtype", "fp7"], "fp7"),
+])
+def test_count_context_bad_input_is_one_line_and_status_2(capsys, argv, says):
+    code, out, err = run(capsys, "count", "llama3", "--preset", "llama3_8b_en", *argv)
+    assert code == 2 and out == ""
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_compiled_path_leaves_memory_and_compute_to_the_full_one():
+    assert fast.parse(["count", "gpt2", "--preset", "gpt2_base_en"]) is not None
+    assert fast.parse(["count", "gpt2", "--preset", "gpt2_base_en", "--context", "8"]) is None
+
+
+def _record(tmp_path, status: str, key: str | None = None):
+    arch = registry.get("llama3")
+    case = CaseProof("llama3", "(no options)", status, ("L",), (), {}, {}, {}, 2, 0.0, 1, 0.0, (),
+                     "at L=2: blocks +1" if status == "refuted" else "")
+    entry = record._entry(ArchProof("llama3", (case,)), key or record.key(arch.id, "kv"))
+    path = tmp_path / "proofs.json"
+    path.write_text(record.dumps({}, {}, {"kv": {"llama3": entry}}), encoding="utf-8")
+    return path
+
+
+def test_what_the_record_says_is_what_is_claimed(tmp_path):
+    assert record.recorded("llama3", "kv", _record(tmp_path, "proven")) == ("proven", "")
+    assert record.recorded("llama3", "kv", _record(tmp_path, "refuted"))[0] == "refuted"
+    stale = record.recorded("llama3", "kv", _record(tmp_path, "proven", key="0" * 16))
+    assert stale == ("not proven", "the recorded proof is of another formula or source")
+    assert record.recorded("llama3", "kv", None)[0] == "not proven"
+
+
+def test_a_refuted_formula_prints_no_number():
+    arch = registry.get("llama3")
+    hp = arch.resolve(dict(arch.preset("llama3_8b_en").hparams))
+    c = costs.evaluate(arch, hp, 128, 1, dtypes.get("bf16"), arch.count(hp),
+                       {"kv": ("refuted", "at L=2: cache +1"), "flops": ("proven", "")})
+    assert c.quantities["kv"].total is None and c.kv_bytes is None
+    assert c.quantities["kv"].why == "at L=2: cache +1"
+    assert c.quantities["flops"].total is not None
+
+
+def test_a_model_without_a_transformers_reference_has_no_cost_formula():
+    arch = registry.get("gpt2")  # the backbone is built by Keras and transformers; the paper's
+    assert costs.formulated(arch, "kv") is None  # LMs by Keras alone
+    paper = registry.get("ffnn_lm")
+    assert costs.formulated(paper, "kv") == "no transformers reference to measure it against"
+
+
+def test_solve_memory_finds_the_longest_context_that_fits(capsys):
+    code, out, _ = run(capsys, "solve", "llama3", "--preset", "llama3_8b_en", "--memory", "80GB",
+                       "--for", "T", "--json")
+    assert code == 0
+    sol = json.loads(out)
+    n = registry.get("llama3").count(registry.get("llama3").resolve(
+        dict(registry.get("llama3").preset("llama3_8b_en").hparams)))
+    per_token = 2 * 32 * 8 * 128 * 2  # keys and values of 32 layers, 8 heads of 128, bf16
+
+    def used(t):
+        return 2 * n + per_token * t
+
+    t = sol["value"]
+    assert used(t) == sol["bytes"] <= 80 * 10**9 < used(t + 1) == sol["next_bytes"]
+    assert sol["not_counted"].startswith("activations")
+
+
+def test_solve_memory_for_the_batch_and_when_nothing_fits(capsys):
+    code, out, _ = run(capsys, "solve", "llama3", "--preset", "llama3_8b_en", "--memory", "80GiB",
+                       "--for", "B", "--context", "8192", "--json")
+    assert code == 0 and json.loads(out)["value"] == 65
+    code, out, _ = run(capsys, "solve", "llama3", "--preset", "llama3_8b_en", "--memory", "8GB",
+                       "--for", "T")
+    assert code == 0 and "nothing fits" in out
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--memory", "8XB", "--for", "T"], "expected bytes such as"),
+    (["--memory", "0.5B", "--for", "T"], "whole number of bytes"),
+    (["--memory", "80GB", "--for", "d_e"], "finds T (the context) or B (the batch)"),
+    (["--memory", "80GB", "--for", "B"], "needs --context T"),
+    (["--for", "T"], "one of --target N (parameters) or --memory BYTES"),
+    (["--target", "7B", "--for", "L", "--context", "8"], "go with --memory"),
+])
+def test_solve_memory_bad_input(capsys, argv, says):
+    code, out, err = run(capsys, "solve", "llama3", "--preset", "llama3_8b_en", *argv)
+    assert code == 2 and out == ""
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_dtypes():
+    assert dtypes.get("float16").name == "fp16" and dtypes.get("BF16").name == "bf16"
+    arch = registry.get("llama3")
+    hp = arch.resolve(dict(arch.preset("llama3_8b_en").hparams))
+    n = arch.count(hp)
+    assert dtypes.weight_bytes(arch, hp, n, dtypes.get("fp32")) == (4 * n, True)
+    size, exact = dtypes.weight_bytes(arch, hp, n, dtypes.get("int4"))
+    assert not exact and n // 2 < size < 2 * n  # 4 bits a weight, scales, 16-bit embeddings
+
+
+def test_the_report_page_shows_proven_architectures_at_their_presets():
+    from paramcount.output import report_costs
+    from paramcount.output.report_pages import Inputs
+
+    def proof(aid):
+        return ArchProof(aid, (CaseProof(aid, "(no options)", "proven", (), (), {}, {}, {}, 2,
+                                         1e-12, 1, 0.0, (), ""),))
+
+    cp = {"flops": [proof("llama3")], "kv": [proof("llama3")]}
+    text = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), cp))
+    (row,) = [ln for ln in text.splitlines() if ln.startswith("| llama3 · llama3_8b_en | 8,030")]
+    # 2·L·T·M_kv·d_k·2 bytes at T = 8192: 1 GiB
+    assert "| 1 GiB |" in row
+    assert "kv_cache.svg" in text
+    assert report_costs.tally(Inputs([], {}, [], [], "c.md", ([], {}), cp)).startswith(
+        "KV cache and forward FLOPs as formulas in T and B: 1 architectures")
+    none = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), {}))
+    assert "kv_cache.svg" not in none
