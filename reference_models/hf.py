@@ -248,11 +248,11 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     ref = arch.transformers.pick(hp)
     extra, skip = {}, {"T", "B"}
     for key, value in ref.cost_config.items():
-        name = getattr(value, "name", None)
-        if name is None:
+        if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
+            extra[key] = hp.get(value[0].name, value[1])
+            skip.add(value[0].name)
+        else:
             extra[key] = value
-        elif name in hp:
-            extra[key], _ = hp[name], skip.add(name)
     extra.update(config or {})
     sizes = {k: hp[k] for k in ("T", "B")}
     real = arch.formula.has_active

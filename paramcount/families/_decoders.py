@@ -24,6 +24,8 @@ import dataclasses
 from collections.abc import Callable
 from collections.abc import Iterable
 
+import sympy
+
 from paramcount.core.formula import Term
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Fixed
@@ -39,6 +41,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
+from paramcount.core.symbols import w
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
@@ -55,6 +58,7 @@ from paramcount.model.components.llama_like import gqa_attention
 from paramcount.model.components.llama_like import hf_decoder_names
 from paramcount.model.components.llama_like import swiglu
 from paramcount.model.components.modern import rms_norm
+from paramcount.model.cost import sliding_kept
 from paramcount.model.frameworks import Transformers
 from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Field
@@ -219,6 +223,15 @@ def keras_llama(arch_id: str, *, keras: str, hf: str = "", fields: Iterable[Fiel
         names = defaults["transformers"]
         defaults["transformers"] = dataclasses.replace(names, weights={**names.weights, **QK_NORM_NAMES})
     return keras_hub_backbone(arch_id, **{**defaults, **rest})
+
+
+def sliding(every: int = 0, default: int = 4096) -> dict:
+    """``Transformers`` arguments of a class whose attention layers keep a sliding window of w
+    positions (the config's ``sliding_window``, ``default`` when unset), but every ``every``-th
+    layer (i + 1 divisible by it), which attends to all: its KV cache's ``kept``, and the config
+    key the cost measurement writes w to."""
+    full = sympy.floor(L / every) if every else 0
+    return dict(kept=sliding_kept(w, full), cost_config={"sliding_window": (w, default)})
 
 
 # --- transformers-only causal LMs ----------------------------------------------------------------

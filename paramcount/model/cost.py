@@ -52,10 +52,10 @@ import re
 import sympy
 
 from paramcount.core.formula import Term, group, leaf
-from paramcount.core.symbols import B, T
+from paramcount.core.symbols import B, L, T
 
 __all__ = ["QUANTITIES", "active", "attention_parts", "forward_flops", "kv_cache", "macs",
-           "without_cache"]
+           "sliding_kept", "with_kept", "without_cache"]
 
 #: The quantities, by the name the CLI, the JSON and the report give them.
 QUANTITIES = {
@@ -183,17 +183,31 @@ def active(root: Term) -> Term:
     return dataclasses.replace(root, children=kids, times=root.active_times, active_times=None)
 
 
-def without_cache(root: Term) -> Term:
-    """``root`` with every attention's cache dropped (``kept`` = 0 on the term it says it on):
-    a class that returns no cache (an encoder, its positions attending both ways)."""
+def with_kept(root: Term, kept) -> Term:
+    """``root`` with every attention's cache holding ``kept`` positions (set on the term that
+    says it: the key projection, or a fused one): a window's (:func:`sliding_kept`), or 0 for a
+    class that returns no cache (an encoder, its positions attending both ways)."""
     at = {id(p["at"]) for _, _, t in root.walk() if (p := attention_parts(t)) is not None}
 
     def walk(t: Term) -> Term:
         if t.is_leaf:
-            return t.with_cost(kept=0) if id(t) in at else t
+            return t.with_cost(kept=kept) if id(t) in at else t
         return dataclasses.replace(t, children=tuple(walk(c) for c in t.children))
 
     return walk(root)
+
+
+def without_cache(root: Term) -> Term:
+    """``root`` with no attention cache (:func:`with_kept` 0)."""
+    return with_kept(root, 0)
+
+
+def sliding_kept(window, full=0, layers=L) -> sympy.Expr:
+    """Positions an attention layer of a ``layers`` stack keeps after T tokens, on average, where
+    ``full`` of them attend to everything (T each) and the rest in a sliding ``window``
+    (transformers' DynamicSlidingWindowLayer: min(T, window − 1)); times ``layers``, exact."""
+    slide = sympy.Min(T, window - 1)
+    return slide if full == 0 else slide + full * (T - slide) / layers
 
 
 def _show(expr) -> str:

@@ -45,8 +45,19 @@ from paramcount.core.formula import Term
 if TYPE_CHECKING:
     from paramcount.model.mapping import Table
 
-__all__ = ["FRAMEWORKS", "Always", "Delta", "Transformers", "for_framework", "has_component", "torch_path",
-           "tree", "unformulated", "with_deltas"]
+__all__ = [
+    "FRAMEWORKS",
+    "Always",
+    "Delta",
+    "Transformers",
+    "cost_values",
+    "for_framework",
+    "has_component",
+    "torch_path",
+    "tree",
+    "unformulated",
+    "with_deltas",
+]
 
 FRAMEWORKS = ("keras", "transformers")
 _LABEL = {"keras": "Keras", "transformers": "transformers"}
@@ -121,12 +132,16 @@ class Transformers:
     # False: the class returns no cache (an encoder: its positions attend both ways, nothing is
     # kept for a next token), so the KV-cache tree is empty (paramcount.model.cost.without_cache).
     caches: bool = True
+    # Positions each attention layer's cache keeps after T tokens where fewer than T: a sliding
+    # window's (paramcount.model.cost.sliding_kept, w read from the config: ``cost_config``).
+    kept: object = None
     # Memory and compute not formulated: quantity ("flops", "kv") → why (a forward transformers
     # cannot run on the meta device, a cost not written yet); paramcount.model.cost.unformulated.
     not_formulated: Mapping[str, str] = field(default_factory=dict)
     # Config fields that change no weight but the compute, set by the cost measurement
-    # (reference_models.hf.costs): key (dotted into a sub-config) → a symbol, whose value the
-    # hyperparameters give (``sliding_window``: w), or a constant (a forward that needs it).
+    # (reference_models.hf.costs): key (dotted into a sub-config) → (symbol, default), the value
+    # the hyperparameters give, else the config's default (``sliding_window``: (w, 4096)), or a
+    # constant (what a forward needs). :func:`cost_values` fills in the defaults.
     cost_config: Mapping[str, object] = field(default_factory=dict)
     # The family's restrictions (paramcount.core.restrictions): ``constraints``, ``limits``, ``always``
     # and ``prove_within`` derive from its rows binding transformers or the proof.
@@ -216,10 +231,10 @@ def tree(root: Term, ref: Transformers) -> Term:
     out = dataclasses.replace(
         applied, children=tuple(_rematch(c, "", ref.weights) for c in applied.children),
         match=None)
-    if not ref.caches:
-        from paramcount.model.cost import without_cache
+    if not ref.caches or ref.kept is not None:
+        from paramcount.model.cost import with_kept
 
-        out = without_cache(out)
+        out = with_kept(out, ref.kept if ref.caches else 0)
     return out
 
 
@@ -251,11 +266,13 @@ def for_framework(arch, framework: str, hparams: Mapping[str, int] | None = None
     ref = ref or own.pick(hparams)
     pinned = {a.symbol: a.value for a in ref.always}
     freed = {s: arch.fixed[s] for s in ref.settable}
+    costs = {v[0]: v[1] for v in ref.cost_config.values()  # w, at the config's default
+             if isinstance(v, tuple) and len(v) == 2 and hasattr(v[0], "name")}
     return dataclasses.replace(
         arch, formula=tree(arch.formula, ref),
         constraints=(*ref.constraints, *ref.limits, *arch.constraints),
         required=tuple(s for s in arch.required if s not in pinned),
-        optional={**{s: e for s, e in arch.optional.items() if s not in pinned}, **freed},
+        optional={**{s: e for s, e in arch.optional.items() if s not in pinned}, **freed, **costs},
         fixed={s: e for s, e in {**arch.fixed, **pinned}.items() if s not in freed})
 
 
@@ -352,4 +369,21 @@ def unformulated(arch, quantity: str | None = None) -> dict[str, str]:
         _, missing = forward_flops(for_framework(arch, "transformers").formula)
         if missing:
             out["flops"] = "compute not formulated for " + ", ".join(missing)
+    return out
+
+
+def cost_values(arch, hparams: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The cost symbols of ``arch`` that ``hparams`` lack, at the defaults its transformers class
+    takes (``w``: the config's sliding_window): merged into the hyperparameters of a cost check
+    (``{**hparams, **cost_values(arch, hparams)}``), as T and B are."""
+    ref = getattr(arch, "transformers", None)
+    if ref is None:
+        return {}
+    ref = ref.pick(hparams)
+    out = {}
+    for value in ref.cost_config.values():
+        if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
+            name = value[0].name
+            if name not in (hparams or {}):
+                out[name] = value[1]
     return out

@@ -15,6 +15,7 @@ import dataclasses
 from paramcount.core.symbols import b_att
 from paramcount.core.symbols import qk_norm
 from paramcount.core.symbols import tied
+from paramcount.families._decoders import sliding
 from paramcount.families.cohere import FORMULA as COHERE
 from paramcount.model.components.hf_decoder import attention
 from paramcount.model.components.hf_decoder import causal_lm
@@ -61,7 +62,7 @@ register(dataclasses.replace(
         free=_MAPPING.free | {"sliding_window", "sliding_window_pattern", "layer_types",
                               "order_of_interleaved_layers", "position_embedding_type"},
     ),
-    transformers=Transformers(weights=own_weights(FORMULA)),
+    transformers=Transformers(weights=own_weights(FORMULA), **sliding(4)),  # 3 of 4 in a window
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=4, d_f=48, L=2),
         "tiny_bias_untied": dict(v=31, d_e=24, M=6, M_kv=2, d_f=20, L=3, b_att=1, tied=0),

@@ -33,6 +33,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import GEMMA_VALIDATED
@@ -161,6 +162,7 @@ TRANSFORMERS = Transformers(
             *post_norms_always("Gemma2ForCausalLM"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
+        **sliding(2),  # Gemma2Config: every other layer in a window of 4096
     ),),
 )
 

@@ -38,6 +38,7 @@ from paramcount.core.symbols import d_pool
 from paramcount.core.symbols import d_sent
 from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
+from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
@@ -166,6 +167,7 @@ TRANSFORMERS = Transformers(
         "blocks.attention.key_norm": "k_norm",
         "head": "lm_head",
     },
+    **sliding(6),  # Gemma3TextConfig: five of six layers in a window of 4096
 )
 
 register(_architecture(
@@ -249,6 +251,7 @@ EMBEDDING_TRANSFORMERS = Transformers(
     deltas=(Delta("pooling_head", None,
                   "Gemma3TextModel is the backbone alone: EmbeddingGemma's two dense projections "
                   "are sentence-transformers' Dense modules, which transformers does not build"),),
+    **sliding(6, 2049),  # bidirectional: the config halves the window, 4096 // 2 + 1
 )
 
 register(_architecture(

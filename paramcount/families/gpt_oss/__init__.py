@@ -26,6 +26,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._decoders import LLAMA_FREE
+from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import DECODER_FIELDS
@@ -97,7 +98,7 @@ TRANSFORMERS = Transformers(restrictions=(
     "blocks.moe.experts.expert.gate_up": "gate_up_proj|gate_up_proj_bias",
     "blocks.moe.experts.expert.down": "down_proj|down_proj_bias",
     "head": "lm_head",
-})
+}, **sliding(2, 128))  # every other layer in a window of 128
 
 register(keras_hub_backbone(
     "gpt_oss",

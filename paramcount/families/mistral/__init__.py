@@ -7,7 +7,10 @@ width d_k defaults to d_e/M; Mistral Small 3 (Magistral) sets it apart (128 with
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.families._decoders import keras_llama
+from paramcount.families._decoders import sliding
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import HEAD_DIM
 from paramcount.families._lineages import decoder_fields
@@ -21,7 +24,7 @@ IDS = ("mistral",)  # the ids this folder registers
 # fixed 8 (its dataclass default), not M.
 KV_HEADS_8 = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads", hf_default=8)
 
-register(keras_llama(
+_MISTRAL = keras_llama(
     "mistral",
     title="Mistral backbone (keras_hub.models.MistralBackbone): GQA, SwiGLU, RoPE, untied head",
     source="Jiang et al. 2023 (Mistral 7B), table 1; keras_hub/src/models/mistral/mistral_backbone.py",
@@ -36,4 +39,8 @@ register(keras_llama(
         "tiny_wide_heads": dict(v=31, d_e=20, M=4, M_kv=1, d_f=27, L=3, d_k=9),
         "tiny_mha": dict(v=13, d_e=12, M=3, M_kv=3, d_f=5, L=1),
     },
-))
+)
+# MistralConfig: every layer attends in a window of sliding_window (4096) positions, its cache
+# keeping the last w − 1 (the window costs no weight, so the parameter tree is Llama's)
+register(dataclasses.replace(_MISTRAL, transformers=dataclasses.replace(_MISTRAL.transformers,
+                                                                       **sliding())))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from paramcount.families._decoders import sliding
 from paramcount.families.olmo2 import OLMO2
 from paramcount.model.frameworks import Transformers
 from paramcount.model.frameworks import own_weights
@@ -39,5 +40,5 @@ register(dataclasses.replace(
     mapping=dataclasses.replace(
         _MAPPING, model_type="olmo3", hf_classes={"Olmo3ForCausalLM": "olmo3"},
         free=_MAPPING.free | {"sliding_window", "layer_types"}),
-    transformers=Transformers(weights=own_weights(FORMULA)),
+    transformers=Transformers(weights=own_weights(FORMULA), **sliding(4)),  # 3 of 4 in a window
 ))
