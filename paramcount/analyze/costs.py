@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from paramcount.model.dtypes import Dtype
     from paramcount.model.registry import Architecture
 
-__all__ = ["QUANTITIES", "Costs", "Quantity", "check", "evaluate", "formulated", "quantity_arch",
-           "tree"]
+__all__ = ["QUANTITIES", "Costs", "Quantity", "at", "check", "evaluate", "formulated", "proof",
+           "quantity_arch", "regimes", "tree", "value"]
 
 QUANTITIES = tuple(cost.QUANTITIES)
 
@@ -46,17 +46,15 @@ def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = 
 
 
 def formulated(arch: Architecture, quantity: str) -> str | None:
-    """Why ``arch``'s ``quantity`` has no formula here (no transformers reference, components
-    whose cost is not formulated), or None where its tree is whole."""
-    if "transformers" not in arch.checked_by:
-        return "no transformers reference to measure it against"
+    """Why ``arch``'s ``quantity`` has no formula here (no transformers reference, a reason its
+    family declares, components whose cost is not formulated), or None where its tree is whole
+    (:func:`paramcount.model.frameworks.unformulated`)."""
+    from paramcount.model.frameworks import unformulated
+
     try:
-        _, missing = tree(arch, quantity)
+        return unformulated(arch, quantity).get(quantity)
     except (ParamcountError, ValueError, KeyError) as exc:
         return str(exc)
-    if missing:
-        return "cost not formulated for " + ", ".join(m.split(".", 1)[-1] for m in missing)
-    return None
 
 
 def quantity_arch(arch: Architecture, quantity: str,
@@ -72,6 +70,75 @@ def quantity_arch(arch: Architecture, quantity: str,
         frameworks=("transformers",), keras_hub_metadata=False)
 
 
+def regimes(qa: Architecture) -> list[tuple[str, Architecture]]:
+    """The proof's cases of a quantity arch whose tree is polynomial only piecewise: a window's
+    ``min(T, w − 1)`` is T while T ≤ w − 1 and w − 1 from there on, so each regime is the tree
+    with the one side, under a constraint that keeps the points in it (the prover writes it as a
+    substitution: w = T + 1 + w', or T = w − 1 + T'). One regime, unlabelled, without a min."""
+    import sympy
+
+    from paramcount.core.formula import pretty
+    from paramcount.core.hparams import Relation
+
+    mins = {m for lf in qa.formula.leaves() for m in lf.term.expr.atoms(sympy.Min)}
+    if not mins:
+        return [("", qa)]
+    if len(mins) > 1:
+        raise ParamcountError(f"{qa.id}: several windows ({', '.join(map(pretty, mins))}): "
+                              "the prover splits one")
+    (m,) = mins
+    out = []
+    for low, high in (m.args, m.args[::-1]):  # min is ``low`` where low ≤ high
+        # solve low ≤ high for a symbol of ``high`` with coefficient 1: the prover eliminates it
+        sym = next((x for x in sorted(high.free_symbols, key=lambda x: x.name)
+                    if sympy.expand(high).coeff(x) == 1), None)
+        if sym is None:
+            raise ParamcountError(f"{qa.id}: cannot split {pretty(m)} for the prover")
+        rest = sympy.expand(high - sym)
+        relation = Relation(sympy.expand(low - rest), "<=", sym,
+                            reason=f"{pretty(low)} ≤ {pretty(high)}: the window's regime")
+        formula = _map_exprs(qa.formula, lambda e, low=low: e.xreplace({m: low}))
+        out.append((f"{pretty(low)} ≤ {pretty(high)}", dataclasses.replace(
+            qa, formula=formula, constraints=(relation, *qa.constraints))))
+    return out
+
+
+def _map_exprs(term, f):
+    if term.is_leaf:
+        return dataclasses.replace(term, expr=f(term.expr))
+    return dataclasses.replace(term, children=tuple(_map_exprs(c, f) for c in term.children))
+
+
+def proof(arch: Architecture, quantity: str):
+    """``quantity``'s tree ≡ transformers' measurement, for all hyperparameters: one proof per
+    regime (:func:`regimes`), their cases labelled by the regime."""
+    from paramcount.analyze.prove import prove
+    from paramcount.analyze.prove.results import ArchProof
+
+    parts = regimes(quantity_arch(arch, quantity))
+    cases = []
+    for label, qa in parts:
+        for c in prove(qa).cases:
+            case = c.case if not label else (label if c.case == "(no options)" else f"{label}: {c.case}")
+            cases.append(dataclasses.replace(c, case=case))
+    return ArchProof(arch.id, tuple(cases))
+
+
+def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int) -> dict[str, int]:
+    """The values a cost tree of ``arch`` is evaluated at: ``hparams``, the cost symbols they
+    lack at their class's defaults (a window's w), the context T and the batch B."""
+    from paramcount.model.frameworks import cost_values
+
+    return {**dict(hparams), **cost_values(arch, hparams), "T": context, "B": batch}
+
+
+def value(arch: Architecture, quantity: str, hparams: Mapping[str, int], context: int,
+          batch: int) -> int:
+    """``quantity`` of ``arch`` at resolved ``hparams``, ``context`` tokens × ``batch``."""
+    qa = quantity_arch(arch, quantity, hparams)
+    return qa.formula.evaluate(qa.values(at(arch, hparams, context, batch)))
+
+
 def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int
           ) -> dict[str, Verification]:
     """Each quantity's tree against the measurement of a forward of ``batch`` sequences of
@@ -79,7 +146,7 @@ def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: i
     from paramcount.analyze.verify import compare
     from paramcount.runtime import isolate
 
-    hp = {**dict(hparams), "T": context, "B": batch}
+    hp = at(arch, hparams, context, batch)
     measured = isolate.call("torch", Named("reference_models.hf:costs", (arch.id,)), hp)
     out = {}
     for q in QUANTITIES:
@@ -134,7 +201,7 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
     from paramcount.core.formula import pretty
     from paramcount.model import dtypes
 
-    values = {**dict(hparams), "T": context, "B": batch}
+    values = at(arch, hparams, context, batch)
     out = {}
     for q in QUANTITIES:
         why = formulated(arch, q)

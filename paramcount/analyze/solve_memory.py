@@ -91,12 +91,11 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
     shown = for_framework(arch, "transformers", hparams)
     wbytes, exact = dtypes.weight_bytes(arch, hparams, shown.count(hparams), dtype)
     cache = dtypes.cache_dtype(dtype)
-    qa = costs.quantity_arch(arch, "kv", hparams)
-    fixed = "B" if unknown == "T" else "T"
+    assert cache.bytes is not None  # a cache is held in a float dtype
 
     def used(x: int) -> int:
-        vals = qa.values({**hparams, unknown: x, fixed: other})
-        return wbytes + qa.formula.evaluate(vals) * (cache.bytes or 2)
+        t, b = (x, other) if unknown == "T" else (other, x)
+        return wbytes + costs.value(arch, "kv", hparams, t, b) * cache.bytes
 
     base = dict(arch=arch.id, unknown=unknown, other=other, memory=memory, dtype=dtype,
                 cache_dtype=cache, weight_bytes=wbytes, weight_bytes_exact=exact,

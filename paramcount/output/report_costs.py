@@ -84,9 +84,7 @@ def preset_rows(cost_proofs: Mapping[str, list]):
                 n = shown.count(hp)
                 values = {}
                 for q in ("kv", "flops"):
-                    qa = costs.quantity_arch(arch, q, hp)
-                    values[q] = {t: qa.formula.evaluate(qa.values({**hp, "T": t, "B": 1}))
-                                 for t in CONTEXTS}
+                    values[q] = {t: costs.value(arch, q, hp, t, 1) for t in CONTEXTS}
             except (ParamcountError, ValueError):  # a preset transformers does not build
                 continue
             out.append((aid, name, hp, n, values["kv"], values["flops"]))
@@ -166,7 +164,7 @@ def kv_figure(cost_proofs: Mapping[str, list]) -> Plot | None:
     ts = [2 ** k for k in range(8, 18)]
     series = {}
     for aid, name, hp in sorted(picked.values()):
-        qa = costs.quantity_arch(registry.get(aid), "kv", hp)
-        series[f"{aid} · {name}"] = [(t, qa.formula.evaluate(qa.values({**hp, "T": t, "B": 1}))
-                                      * DTYPE_BYTES) for t in ts]
+        arch = registry.get(aid)
+        series[f"{aid} · {name}"] = [(t, costs.value(arch, "kv", hp, t, 1) * DTYPE_BYTES)
+                                     for t in ts]
     return kv_cache_figure(series)

@@ -130,9 +130,8 @@ def prove_against(arch_id: str, framework: str = "keras") -> ArchProof:
     require_transformers()
     if framework in COSTS:
         from paramcount.analyze import costs
-        from paramcount.analyze.prove import prove
 
-        return prove(costs.quantity_arch(registry.get(arch_id), framework))
+        return costs.proof(registry.get(arch_id), framework)
     return transformers.prove(registry.get(arch_id))
 
 
