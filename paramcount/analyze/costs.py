@@ -62,10 +62,19 @@ def quantity_arch(arch: Architecture, quantity: str,
     """``arch`` as transformers builds it, its formula the ``quantity`` tree, T and B required,
     and a reference that measures the quantity (so ``verify.compare`` and ``prove`` take it as
     they take a parameter count)."""
+    from paramcount.core.hparams import Relation
+    from paramcount.core.symbols import w
+
     built = for_framework(arch, "transformers", hparams)
     formula, _ = tree(arch, quantity, hparams)
+    # transformers' sliding-window cache keeps the last w − 1 positions by the slice [-w + 1:],
+    # which at w = 1 is [0:], every position: a window of 1 is not one
+    window = (Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
+                       "transformers' cache (its slice [-w + 1:] is [0:])"),
+              ) if w in formula.free_symbols() else ()
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
+        constraints=(*window, *built.constraints),
         reference=Named("reference_models.hf:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
 
