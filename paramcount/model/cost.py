@@ -20,7 +20,9 @@ What a leaf may say (``leaf(..., macs=...)``, ``Term.with_cost``), per instance:
 - ``d_in``, ``d_out``: a dense map's widths (``dense()`` sets them); its multiply-accumulates per
   token are d_in·d_out unless ``macs`` says otherwise (a tied head's d_e·v);
 - ``tokens``: the positions per sequence it runs on, T by default; 1 for a pooler that reads the
-  first token only (its FLOPs 2·B·1·macs);
+  first token only (its FLOPs 2·B·1·macs); T·r where one stored instance runs r times (ALBERT's
+  shared blocks: :func:`runs`; Llama 4's experts, each run on every token: T·E/k). A query's
+  ``tokens`` are the queries its scores count (2·B·tokens·T·attends);
 - ``flops``: the whole forward FLOPs of one instance as an expression in T and B, where they are
   not 2·B·T·macs (a causal convolution's, a state-space scan's products, measured at the module
   that holds them: a zero-parameter leaf matched ``scores`` says the scan's);
@@ -55,7 +57,8 @@ from paramcount.core.formula import Term, group, leaf
 from paramcount.core.symbols import B, L, T
 
 __all__ = ["QUANTITIES", "active", "attention_parts", "forward_flops", "kv_cache", "macs",
-           "sliding_kept", "with_kept", "without_cache"]
+           "runs", "sliding_kept", "with_kept",
+           "without_cache"]
 
 #: The quantities, by the name the CLI, the JSON and the report give them.
 QUANTITIES = {
@@ -89,7 +92,7 @@ def attention_parts(node: Term) -> dict[str, sympy.Expr] | None:
         if "attends" not in cost:
             return None
         return {"attends": cost["attends"], "caches": cost.get("caches", sympy.Integer(0)),
-                "kept": cost.get("kept", T), "at": node}
+                "kept": cost.get("kept", T), "queries": cost.get("tokens", T), "at": node}
     parts = {c.name: c for c in node.children if c.is_leaf}
     if not {"query", "key", "value", "output"} <= set(parts):
         return None
@@ -97,7 +100,7 @@ def attention_parts(node: Term) -> dict[str, sympy.Expr] | None:
     if not all("d_out" in c for c in (q, k, val)) or "d_in" not in o:
         return None
     return {"attends": q.get("scores", q["d_out"]) + o["d_in"], "caches": k["d_out"] + val["d_out"],
-            "kept": k.get("kept", T), "at": parts["key"]}
+            "kept": k.get("kept", T), "queries": q.get("tokens", T), "at": parts["key"]}
 
 
 def _beside(at: Term, name: str) -> str | None:
@@ -105,7 +108,7 @@ def _beside(at: Term, name: str) -> str | None:
     attention): ``at``'s pattern with its last path segment replaced."""
     if not at.match:
         return name
-    return re.sub(r"[^/]*$", name, at.match) if "/" in at.match else name
+    return re.sub(r"[^/]*$", name, at.match, count=1) if "/" in at.match else name
 
 
 def _mirror(node: Term, leaf_fn, extra_fn) -> Term | None:
@@ -148,9 +151,11 @@ def forward_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
         parts = attention_parts(t)
         if parts is None:
             return []
-        return [leaf("scores", 2 * B * T * T * parts["attends"], match=_beside(parts["at"], "scores"),
+        n = parts["queries"]
+        return [leaf("scores", 2 * B * n * T * parts["attends"], match=_beside(parts["at"], "scores"),
                      kind="attention",
-                     note=f"queries against the T keys, and the values: 2·B·T·T·({_show(parts['attends'])})")]
+                     note=f"queries against the T keys, and the values: 2·B·{_show(n)}·T·"
+                          f"({_show(parts['attends'])})")]
 
     tree = _mirror(active(root), one, scores) or group(root.name, leaf("none", 0))
     return tree, tuple(missing)
@@ -181,6 +186,15 @@ def active(root: Term) -> Term:
     if root.active_times is None:
         return dataclasses.replace(root, children=kids) if kids != root.children else root
     return dataclasses.replace(root, children=kids, times=root.active_times, active_times=None)
+
+
+def runs(root: Term, times) -> Term:
+    """``root`` with every leaf computing ``times`` over for each instance stored (ALBERT's
+    shared blocks, each run by L/L_g layers): its ``tokens`` (and a query's, its scores) times
+    ``times``."""
+    if root.is_leaf:
+        return root.with_cost(tokens=root.costs().get("tokens", T) * times)
+    return dataclasses.replace(root, children=tuple(runs(c, times) for c in root.children))
 
 
 def with_kept(root: Term, kept) -> Term:

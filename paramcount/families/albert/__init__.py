@@ -11,6 +11,7 @@ Two parameter-reduction ideas, both visible in the tree:
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 from paramcount.core.formula import group
@@ -43,6 +44,8 @@ from paramcount.model.components.encoders import d_emb
 from paramcount.model.components.encoders import encoder_stack
 from paramcount.model.components.encoders import factorised_embeddings
 from paramcount.model.components.encoders import full_width_attention_output
+from paramcount.model.components.encoders import mlm_decoder
+from paramcount.model.cost import runs
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -55,12 +58,13 @@ IDS = ("albert", "albert_masked_lm")  # the ids this folder registers
 
 _BACKBONE = (
     factorised_embeddings(),
-    encoder_stack(
+    # each stored block computes once for each of the L/L_g layers that share it
+    runs(encoder_stack(
         L_g * L_r, match=r"group_\d+_inner_layer_\d+",
         note="cross-layer sharing: L_g·L_r distinct blocks, each shared by L/L_g layers; "
              "a shared block counts once (L does not enter the count)",
-    ),
-    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+    ), L / L_g),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
 )
 
 # symbol ↔ AlbertBackbone argument ↔ AlbertConfig key.
@@ -119,6 +123,7 @@ _HF_BACKBONE = {
     "pooler": "pooler",
 }
 _HF_OUTPUT = full_width_attention_output("AlbertAttention")
+_HF_OUTPUT = dataclasses.replace(_HF_OUTPUT, term=runs(_HF_OUTPUT.term, L / L_g))  # shared, as above
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
@@ -154,7 +159,7 @@ register(_architecture(
              "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
              "blocks counted once each, the pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF_BACKBONE, deltas=(_HF_OUTPUT,)),
+    transformers=Transformers(caches=False, weights=_HF_BACKBONE, deltas=(_HF_OUTPUT,)),
 ))
 
 register(_architecture(
@@ -180,7 +185,7 @@ register(_architecture(
     counting="trainable weights of backbone (pooler included) and MLM head: d_e→d_emb transform, "
              "its norm, output bias; the output projection is the token table (tied), counted "
              "once",
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         weights={
             **{k: p for k, p in _HF_BACKBONE.items() if k != "pooler"},
             "mlm_head": "predictions",
@@ -188,8 +193,9 @@ register(_architecture(
             "mlm_head.norm": "LayerNorm",
             # decoder.bias is this same parameter (tied), named once
             "mlm_head.output_bias": "predictions/bias",
+            "mlm_head.decoder": "decoder/weight",
         },
-        deltas=(_HF_OUTPUT,
+        deltas=(_HF_OUTPUT, mlm_decoder(d_emb),
                 Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
                                       "False); KerasHub's AlbertMaskedLM keeps the pooler")),
     ),

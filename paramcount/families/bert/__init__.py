@@ -28,6 +28,7 @@ from paramcount.model.components import encoder_block
 from paramcount.model.components import layer_norm
 from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
@@ -48,7 +49,7 @@ _BACKBONE = (
         layer_norm("norm", match="embeddings_layer_norm"),
     ),
     encoder_block(times=L),
-    dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+    dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
 )
 
 # symbol ↔ BertBackbone argument ↔ BertConfig key.
@@ -129,7 +130,7 @@ register(_architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
+    transformers=Transformers(caches=False, weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
         Holds(WHOLE_HEADS, binds="transformers",
             why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
                 "KerasHub floors instead"),
@@ -148,7 +149,7 @@ register(_architecture(
     reference="reference_models.bert:masked_lm",
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         restrictions=(
             Holds(WHOLE_HEADS, binds="transformers",
                 why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
@@ -160,8 +161,9 @@ register(_architecture(
             "mlm_head.transform": "transform/dense",
             "mlm_head.norm": "transform/LayerNorm",
             "mlm_head.output_bias": "predictions/bias",
+            "mlm_head.decoder": "decoder/weight",
         },
-        deltas=(Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
+        deltas=(mlm_decoder(), Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
                                                 "BertModel(add_pooling_layer=False), no pooler"),
                       "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
                       "backbone's"),),
@@ -178,13 +180,14 @@ register(_architecture(
     reference="reference_models.bert:masked_lm",
     counting="KerasHub: BertMaskedLM (KerasHub has no next-sentence head); transformers: "
              "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         weights={
             **HF_ENCODER, **HF_POOLER,
             "mlm_head": "cls/predictions",
             "mlm_head.transform": "transform/dense",
             "mlm_head.norm": "transform/LayerNorm",
             "mlm_head.output_bias": "predictions/bias",
+            "mlm_head.decoder": "decoder/weight",
             "nsp_head": "cls/seq_relationship",
         },
         restrictions=(
@@ -192,8 +195,10 @@ register(_architecture(
                 why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
                     "KerasHub floors instead"),
         ),
-        deltas=(Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
-                                                               "the pooled output", kind="head"),
+        deltas=(mlm_decoder(),
+                Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
+                                                               "the pooled output", kind="head"
+                                        ).with_cost(tokens=1),
                       "BertForPreTraining adds the next-sentence-prediction head (d_e → 2, with "
                       "bias), which KerasHub does not build"),),
     ),

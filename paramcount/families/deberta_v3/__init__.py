@@ -125,7 +125,7 @@ register(keras_hub_backbone(
     ),
     # DeBERTa's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     mapping=MAPPING,
-    transformers=Transformers(weights={
+    transformers=Transformers(caches=False, weights={
         "embeddings.token": "embeddings/word_embeddings",
         "embeddings.norm": "embeddings/LayerNorm",
         "relative_positions": "encoder/rel_embeddings|encoder/LayerNorm",

@@ -24,6 +24,7 @@ from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import biased_floored_heads
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
 from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
@@ -111,7 +112,7 @@ register(_architecture(
     counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
              "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
-    transformers=Transformers(weights=_HF, restrictions=(
+    transformers=Transformers(caches=False, weights=_HF, restrictions=(
         *Holds.each(_HF_CONSTRAINTS, binds="transformers",
             why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
                 "config.dim evenly'); KerasHub floors"),
@@ -127,13 +128,14 @@ register(_architecture(
     reference="reference_models.distil_bert:masked_lm",
     counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
              "head's output projection is the token embedding (tied), counted once",
-    transformers=Transformers(weights={
+    transformers=Transformers(caches=False, weights={
         **_HF,
         "mlm_head": "vocab_transform|vocab_layer_norm|vocab_projector",
         "mlm_head.transform": "vocab_transform",
         "mlm_head.norm": "vocab_layer_norm",
         "mlm_head.output_bias": "vocab_projector/bias",
-    }, restrictions=(
+        "mlm_head.decoder": "vocab_projector/weight",
+    }, deltas=(mlm_decoder(),), restrictions=(
         *Holds.each(_HF_CONSTRAINTS, binds="transformers",
             why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "
                 "config.dim evenly'); KerasHub floors"),

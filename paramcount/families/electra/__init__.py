@@ -92,7 +92,7 @@ register(keras_hub_backbone(
         "electra",
         factorised_embeddings(projection=eta, projection_match="embeddings_projection"),
         encoder_stack(L),
-        dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+        dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
     ),
     counting="trainable weights of the backbone (discriminator or generator body): d_emb-wide "
              "token, position and segment tables and their norm, the d_emb→d_e projection when "
@@ -109,7 +109,7 @@ register(keras_hub_backbone(
         HEADS_FIT_WIDTH,
     ),
     mapping=MAPPING,
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         weights={
             "embeddings.token": "embeddings/word_embeddings",
             "embeddings.position": "embeddings/position_embeddings",

@@ -117,7 +117,7 @@ register(keras_hub_backbone(
     # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
     # (prove refutes it): an exact split only, as the checkpoints have.
     mapping=MAPPING,
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         # EsmConfig has no bias key: the class cannot switch the biases off
         restrictions=(
             Fixed(zeta, 1, binds="transformers", why="transformers' ESM has biases on every dense layer"),
@@ -142,7 +142,7 @@ register(keras_hub_backbone(
             "rotary_inv_freq": "rotary_embeddings/inv_freq",
         },
         deltas=(
-            Delta("pooler", dense("pooler", d_e, d_e, note="EsmModel's tanh pooler", kind="head"),
+            Delta("pooler", dense("pooler", d_e, d_e, note="EsmModel's tanh pooler", kind="head").with_cost(tokens=1),
                   "transformers' EsmModel builds a pooler (add_pooling_layer=True); KerasHub's "
                   "ESMBackbone none"),
             Delta("contact_head", leaf("contact_head", L * M + 1,

@@ -87,7 +87,7 @@ register(keras_hub_backbone(
             times=L,
             match=r"f_net_layer_\d+",
         ),
-        dense("pooler", d_e, d_e, match="pooled_dense", kind="head"),
+        dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
     ),
     counting="trainable weights of the backbone: token, position and segment tables and their "
              "norm, the embedding projection, L blocks (Fourier mixing costs nothing; two norms "

@@ -29,6 +29,7 @@ from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.basic import dense
 from paramcount.model.components.basic import embedding
 from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
 from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Delta
@@ -101,7 +102,7 @@ _TOKEN_TYPE = Delta(
 _POOLER = Delta(
     "pooler",
     dense("pooler", d_e, d_e, note="transformers' base model builds a tanh pooler by default",
-          kind="head"),
+          kind="head").with_cost(tokens=1),  # the first token of each sequence
     "the transformers base model has a pooler (add_pooling_layer=True); KerasHub's backbone none")
 BASE_DELTAS = (_POSITIONS, _TOKEN_TYPE, _POOLER)
 MLM_DELTAS = (_POSITIONS, _TOKEN_TYPE)  # ForMaskedLM builds the model without its pooler
@@ -145,14 +146,15 @@ def masked_lm(base: str, *, why: str, **fields) -> Architecture:
         counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
                  "head's output projection is the token embedding (tied), counted once",
         presets=base,
-        transformers=_transformers({**HF_ENCODER, **HF_MLM_HEAD}, MLM_DELTAS, why),
+        transformers=_transformers({**HF_ENCODER, **HF_MLM_HEAD, "mlm_head.decoder": "decoder/weight"},
+                                   (*MLM_DELTAS, mlm_decoder()), why),
         keras_hub_metadata=False,
         **fields,
     )
 
 
 def _transformers(weights: dict, deltas: tuple[Delta, ...], why: str) -> Transformers:
-    return Transformers(weights=weights, deltas=deltas,
+    return Transformers(caches=False, weights=weights, deltas=deltas,
                         restrictions=(*Holds.each(HF_CONSTRAINTS, binds="transformers", why=why),))
 
 

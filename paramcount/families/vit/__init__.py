@@ -155,7 +155,8 @@ TRANSFORMERS = Transformers(
               "use_mha_bias = False drops all four biases (its converter maps qkv_bias to it)"),
         Delta("pooler",
               dense("pooler", d_e, d_e, kind="head",
-                    note="ViTPooler: a tanh dense layer on the class token's final state"),
+                    note="ViTPooler: a tanh dense layer on the class token's final state",
+                    ).with_cost(tokens=1),
               "transformers' ViTModel builds a pooler (add_pooling_layer=True, as from_pretrained "
               "loads the in21k checkpoints); KerasHub's ViTBackbone none"),
     ),

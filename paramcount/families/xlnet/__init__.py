@@ -111,7 +111,7 @@ register(keras_hub_backbone(
     ),
     keras_hub_metadata=False,
     mapping=MAPPING,
-    transformers=Transformers(
+    transformers=Transformers(caches=False,
         restrictions=(
             Holds(WHOLE_HEADS, binds="transformers",
                 why="XLNetConfig refuses a width the heads do not split ('d_model % n_head' should be equal to 0); "

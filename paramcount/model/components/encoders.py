@@ -78,7 +78,7 @@ def factorised_embeddings(*, projection=1, projection_match: str = "embedding_pr
     if projection != 1:
         proj = leaf("projection", projection * (d_emb * d_e + d_e), match=projection_match,
                     note="d_emb×d_e projection with bias; absent (η = 0) when d_emb = d_e",
-                    kind="projection")
+                    kind="projection", macs=projection * d_emb * d_e)
     return group("embeddings", *base.children, proj)
 
 
@@ -202,3 +202,14 @@ def encoder_decoder_outputs(norms, *, head_width, whose: str) -> tuple[Term, Ter
              kind="head",
              note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)"),
     )
+
+
+def mlm_decoder(width=d_e) -> Delta:
+    """transformers' MLM output projection, a module of its own (``decoder``) whose weight is the
+    token table (tied, counted there): a zero-parameter term whose compute, ``width`` → v per
+    token, the FLOPs tree reads (its pattern the family's ``mlm_head.decoder``)."""
+    return Delta("mlm_head.decoder",
+                 zero("decoder", "the output projection is the token table (tied): no weights "
+                      "of its own", kind="head", macs=width * v),
+                 "transformers' output projection is a module of its own, its weight the token "
+                 "table's (tied): no parameters, its compute d_e → v per token")
