@@ -172,7 +172,24 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     from paramcount.model.quantization import declared
 
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
-                   declared(data))
+                   declared(data), _cost_fields(arch, hparams, data, where))
+
+
+def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, int | None], ...]:
+    """The fields of ``data`` that change a cost and no weight (``Transformers.cost_config``'s
+    keys: a window's sliding_window), each a positive integer or null, as the file gives them
+    (absent: the class's default, filled in by paramcount.analyze.costs)."""
+    ref = arch.transformers.pick(hparams) if arch.transformers is not None else None
+    out = []
+    for key in getattr(ref, "cost_config", {}) or {}:
+        if key not in data:
+            continue
+        value = data[key]
+        if value is not None and not (type(value) is int and value > 0):
+            raise InputFileError(f"{where}: {key} = {json.dumps(value)}: expected a positive "
+                                 "integer or null")
+        out.append((key, value))
+    return tuple(out)
 
 
 def _json_kind(value) -> str:

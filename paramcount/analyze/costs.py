@@ -27,8 +27,22 @@ if TYPE_CHECKING:
     from paramcount.model.dtypes import Dtype
     from paramcount.model.registry import Architecture
 
-__all__ = ["QUANTITIES", "Costs", "Quantity", "at", "check", "evaluate", "formulated", "proof",
-           "quantity_arch", "regimes", "tree", "value"]
+__all__ = [
+    "NO_WINDOW",
+    "QUANTITIES",
+    "Costs",
+    "Quantity",
+    "at",
+    "check",
+    "check_config",
+    "evaluate",
+    "formulated",
+    "proof",
+    "quantity_arch",
+    "regimes",
+    "tree",
+    "value",
+]
 
 QUANTITIES = tuple(cost.QUANTITIES)
 
@@ -77,6 +91,34 @@ def quantity_arch(arch: Architecture, quantity: str,
         constraints=(*window, *built.constraints),
         reference=Named("reference_models.hf:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
+
+
+def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, int | None, str]]:
+    """A config file's costs, as ``count --config --context`` gives them, against the model its
+    file describes, built from the file itself by transformers (``reference_models.hf_configs``,
+    in a torch worker): quantity → (paramcount's, transformers', why there is no comparison)."""
+    import json
+
+    from paramcount.analyze import configs
+    from paramcount.model import registry
+    from paramcount.runtime import isolate
+
+    data, where = configs.load_json(path)
+    reading = configs.read_data(data, where)
+    arch = registry.get(reading.arch)
+    hp = arch.resolve(reading.hparams)
+    try:
+        measured = isolate.call("torch", Named("reference_models.hf_configs:config_costs",
+                                               (json.dumps(data),)), {"T": context, "B": batch})
+        why = ""
+    except Exception as exc:
+        measured, why = {}, f"{type(exc).__name__}: {exc}"
+    out = {}
+    for q in QUANTITIES:
+        reason = formulated(arch, q)
+        ours = None if reason else value(arch, q, hp, context, batch, dict(reading.costs))
+        out[q] = (ours, measured.get(q), reason or why)
+    return out
 
 
 def regimes(qa: Architecture) -> list[tuple[str, Architecture]]:
@@ -133,19 +175,32 @@ def proof(arch: Architecture, quantity: str):
     return ArchProof(arch.id, tuple(cases))
 
 
-def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int) -> dict[str, int]:
-    """The values a cost tree of ``arch`` is evaluated at: ``hparams``, the cost symbols they
-    lack at their class's defaults (a window's w), the context T and the batch B."""
-    from paramcount.model.frameworks import cost_values
+#: The window of a layer that keeps every position (a config's ``sliding_window`` null): longer
+#: than any context, so min(T, w − 1) is T.
+NO_WINDOW = 2**62
 
-    return {**dict(hparams), **cost_values(arch, hparams), "T": context, "B": batch}
+
+def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
+       config: Mapping[str, int | None] | None = None) -> dict[str, int]:
+    """The values a cost tree of ``arch`` is evaluated at: ``hparams``; the cost symbols of its
+    transformers class (a window's w) as ``config`` (a config file's fields, or a preset's) gives
+    them, else at the class's defaults, a null window as :data:`NO_WINDOW`; the context T and
+    the batch B."""
+    ref = arch.transformers.pick(hparams) if arch.transformers is not None else None
+    out = dict(hparams)
+    for key, spec in (getattr(ref, "cost_config", {}) or {}).items():
+        if isinstance(spec, tuple) and len(spec) == 2 and hasattr(spec[0], "name"):
+            given = (config or {}).get(key, spec[1]) if key in (config or {}) else spec[1]
+            out.setdefault(spec[0].name, NO_WINDOW if given is None else given)
+    return {**out, "T": context, "B": batch}
 
 
 def value(arch: Architecture, quantity: str, hparams: Mapping[str, int], context: int,
-          batch: int) -> int:
-    """``quantity`` of ``arch`` at resolved ``hparams``, ``context`` tokens × ``batch``."""
+          batch: int, config: Mapping[str, int | None] | None = None) -> int:
+    """``quantity`` of ``arch`` at resolved ``hparams``, ``context`` tokens × ``batch`` (the
+    cost fields as ``config`` gives them: :func:`at`)."""
     qa = quantity_arch(arch, quantity, hparams)
-    return qa.formula.evaluate(qa.values(at(arch, hparams, context, batch)))
+    return qa.formula.evaluate(qa.values(at(arch, hparams, context, batch, config)))
 
 
 def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int
@@ -202,15 +257,17 @@ class Costs:
 
 def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
              dtype: Dtype, parameters: int,
-             statuses: Mapping[str, tuple[str, str]] | None = None) -> Costs:
+             statuses: Mapping[str, tuple[str, str]] | None = None,
+             config: Mapping[str, int | None] | None = None) -> Costs:
     """The costs of ``arch`` at resolved ``hparams`` for ``batch`` sequences of ``context``
     tokens, weights in ``dtype`` (``parameters`` of them); each quantity's number only where its
     tree is whole and not refuted: ``statuses`` gives each quantity's proof outcome and message
-    (:func:`paramcount.analyze.prove.record.recorded`), "not proven" where not given."""
+    (:func:`paramcount.analyze.prove.record.recorded`), "not proven" where not given; ``config``
+    the cost fields (:func:`at`)."""
     from paramcount.core.formula import pretty
     from paramcount.model import dtypes
 
-    values = at(arch, hparams, context, batch)
+    values = at(arch, hparams, context, batch, config)
     out = {}
     for q in QUANTITIES:
         why = formulated(arch, q)

@@ -69,9 +69,11 @@ class MemorySolution:
 
 
 def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, unknown: str,
-                 other: int, dtype: Dtype, record_path=None) -> MemorySolution:
+                 other: int, dtype: Dtype, record_path=None,
+                 config: Mapping[str, int | None] | None = None) -> MemorySolution:
     """The largest ``unknown`` ("T": context, at batch ``other``; "B": batch, at context
-    ``other``) whose weights in ``dtype`` and KV cache fit ``memory`` bytes."""
+    ``other``) whose weights in ``dtype`` and KV cache fit ``memory`` bytes (the cost fields, a
+    window, as ``config`` gives them: a preset's)."""
     from paramcount.analyze import costs
     from paramcount.model import dtypes
     from paramcount.model.frameworks import for_framework
@@ -95,7 +97,7 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
 
     def used(x: int) -> int:
         t, b = (x, other) if unknown == "T" else (other, x)
-        return wbytes + costs.value(arch, "kv", hparams, t, b) * cache.bytes
+        return wbytes + costs.value(arch, "kv", hparams, t, b, config) * cache.bytes
 
     base = dict(arch=arch.id, unknown=unknown, other=other, memory=memory, dtype=dtype,
                 cache_dtype=cache, weight_bytes=wbytes, weight_bytes_exact=exact,

@@ -75,13 +75,14 @@ def _collect(args, reading):
 
         derived = derived_beside(arch, hp, as_json=True)
     return arch, hp, CountResult(count, tuple(arch.checked_by), framework, reading, stored,
-                                 only=only, derived=derived, costs=_costs(args, arch, hp, count),
+                                 only=only, derived=derived, costs=_costs(args, arch, hp, count, reading),
                                  **fw)
 
 
-def _costs(args, arch, hp, count):
-    """``--context T [--batch B] [--dtype D]``: memory and compute at the counted set (the
-    record of proofs committed with the project says what stands behind each figure)."""
+def _costs(args, arch, hp, count, reading):
+    """``--context T [--batch B] [--dtype D]``: memory and compute at the counted set, its
+    cost fields (a window) as the config file or the preset gives them (the record of proofs
+    committed with the project says what stands behind each figure)."""
     if args.context is None:
         if args.batch is not None or args.dtype is not None:
             raise UsageError("--batch and --dtype go with --context T")
@@ -94,7 +95,10 @@ def _costs(args, arch, hp, count):
     path = PROJECT_RECORD if PROJECT_RECORD.is_file() else None
     statuses = {q: recorded(arch.id, q, path) for q in costs.QUANTITIES
                 if costs.formulated(arch, q) is None}
-    return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype, count.total, statuses)
+    config = dict(reading.costs) if reading is not None else (
+        dict(arch.preset(args.preset).config) if args.preset else {})
+    return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype, count.total, statuses,
+                          config)
 
 
 def _framework(args, arch, reading) -> str:

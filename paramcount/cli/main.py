@@ -123,7 +123,8 @@ def _solve_memory(args, arch, given) -> int:
         raise UsageError("solve --memory --for B needs --context T")
     sol = solve_memory(arch, arch.resolve(given), parse_memory(args.memory), args.unknown,
                        other or 1, dtypes.get(args.dtype or "bf16"),
-                       PROJECT_RECORD if PROJECT_RECORD.is_file() else None)
+                       PROJECT_RECORD if PROJECT_RECORD.is_file() else None,
+                       dict(preset_of(arch, args.preset, "solve").config) if args.preset else None)
     if args.json:
         emit_json(solutions.memory_json(sol))
     else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +37,9 @@ class Preset:
     # What the model card states (paramcount.model.cards): its total and active figures, and why the
     # count does not round to them where it does not (a finding, reported).
     card: Card | None = None
+    # The checkpoint's transformers config fields that change no weight but a cost (its
+    # sliding_window, null for none): what count --context reads from a preset, as from a config.
+    config: Mapping[str, int | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,14 +112,31 @@ def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
             if key in table and (not isinstance(table[key], str) or not table[key].strip()):
                 raise InputFileError(f"{where}: preset {name!r}: {key} = {table[key]!r} is not "
                                      "a non-empty string")
-        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs", "card"}
+        extra = set(table) - {"hparams", "source", "keras_hub", "keras_hub_differs", "card", "config"}
         if extra:
             raise InputFileError(f"{where}: preset {name!r}: unknown keys {sorted(extra)}")
         out[name] = Preset(name, dict(hp), source, table.get("keras_hub"),
                            keras_hub_differs=table.get("keras_hub_differs"),
                            card=_card(table["card"], f"{where}: preset {name!r}")
-                           if "card" in table else None)
+                           if "card" in table else None,
+                           config=_config(table.get("config", "{}"), f"{where}: preset {name!r}"))
     return out
+
+
+def _config(text: object, where: str) -> dict[str, int | None]:
+    """A preset's ``config``: a JSON object (TOML has no null) of config fields, each a positive
+    integer or null, as the checkpoint's config.json has them."""
+    import json
+
+    try:
+        data = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not all(
+            v is None or (type(v) is int and v > 0) for v in data.values()):
+        raise InputFileError(f"{where}: config must be a JSON object of positive integers or "
+                             f"nulls, such as '{{\"sliding_window\": null}}'; got {text!r}")
+    return data
 
 
 def _card(table: object, where: str) -> Card:

@@ -83,8 +83,9 @@ def preset_rows(cost_proofs: Mapping[str, list]):
                 shown.resolve(hp)
                 n = shown.count(hp)
                 values = {}
+                config = dict(arch.preset(name).config)  # the checkpoint's window
                 for q in ("kv", "flops"):
-                    values[q] = {t: costs.value(arch, q, hp, t, 1) for t in CONTEXTS}
+                    values[q] = {t: costs.value(arch, q, hp, t, 1, config) for t in CONTEXTS}
             except (ParamcountError, ValueError):  # a preset transformers does not build
                 continue
             out.append((aid, name, hp, n, values["kv"], values["flops"]))
@@ -165,6 +166,7 @@ def kv_figure(cost_proofs: Mapping[str, list]) -> Plot | None:
     series = {}
     for aid, name, hp in sorted(picked.values()):
         arch = registry.get(aid)
-        series[f"{aid} · {name}"] = [(t, costs.value(arch, "kv", hp, t, 1) * DTYPE_BYTES)
+        config = dict(arch.preset(name).config)
+        series[f"{aid} · {name}"] = [(t, costs.value(arch, "kv", hp, t, 1, config) * DTYPE_BYTES)
                                      for t in ts]
     return kv_cache_figure(series)

@@ -182,6 +182,9 @@ class Reading:
     ignored: tuple[str, ...] = ()
     where: str = ""  # the file read
     quantization: object = None  # what its quantization_config declares (paramcount.model.quantization)
+    # The fields that change no weight but a cost (a window's sliding_window), as the file has
+    # them: read with the transformers class's defaults by paramcount.analyze.costs.
+    costs: tuple[tuple[str, int | None], ...] = ()
 
 
 @dataclass(frozen=True)

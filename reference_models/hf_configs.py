@@ -1,0 +1,48 @@
+"""A published config's costs as transformers has them: the model its config.json describes,
+built from that file on the meta device (nothing allocated, nothing downloaded), one forward of
+B sequences of T tokens with ``use_cache=True``: the FLOPs torch's ``FlopCounterMode`` counts and
+the elements the cache it returns holds. The totals ``count --config --context`` must equal
+(:func:`paramcount.analyze.costs.check_config`). Imports torch and transformers: a torch worker's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import torch
+import transformers
+
+from paramcount.core.errors import Refused
+from reference_models.hf import legacy_constructors_on_default_device
+
+transformers.logging.set_verbosity_error()
+
+__all__ = ["config_costs"]
+
+
+def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
+    """``{"flops": ..., "kv": ...}`` of the config ``text`` (JSON) at ``sizes["T"]`` tokens ×
+    ``sizes["B"]``; :class:`Refused` where its forward cannot run on the meta device (a router's
+    choice depends on the data)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    data = json.loads(text)
+    cfg = transformers.AutoConfig.for_model(**data)
+    cls = getattr(transformers, (data.get("architectures") or [""])[0], None)
+    if cls is None:
+        raise Refused(f"transformers has no class {data.get('architectures')!r}")
+    with torch.device("meta"), legacy_constructors_on_default_device():
+        model = cls(cfg)
+        ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
+    counter = FlopCounterMode(display=False)
+    try:
+        with counter, torch.no_grad():
+            out = model(input_ids=ids, use_cache=True)
+    except (RuntimeError, NotImplementedError, ValueError) as exc:
+        raise Refused(f"its forward does not run on the meta device: {str(exc).splitlines()[0][:200]}"
+                      ) from None
+    cache = getattr(out, "past_key_values", None)
+    kv = sum(int(t.numel()) for layer in getattr(cache, "layers", ()) for t in vars(layer).values()
+             if torch.is_tensor(t) and t.dim() >= 2)
+    return {"flops": int(counter.get_total_flops()), "kv": kv}
