@@ -176,7 +176,7 @@ register(_architecture(
             layer_norm("norm", d_emb, match="intermediate_layer_norm"),
             leaf("output_bias", v, match="output_bias",
                  note="the output projection is the d_emb-wide token table (tied); only its "
-                      "bias is new"),
+                      "bias is new", macs=0),
             match="mlm_head",
             kind="head",
         ),

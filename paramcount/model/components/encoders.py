@@ -166,7 +166,8 @@ def mlm_head() -> Term:
         dense("transform", d_e, d_e, match="intermediate_dense"),
         layer_norm("norm", match="intermediate_layer_norm"),
         leaf("output_bias", v, match="output_bias",
-             note="the output projection is the token embedding (tied); only its bias is new"),
+             note="the output projection is the token embedding (tied); only its bias is new",
+             macs=0),
         match="mlm_head",
         kind="head",
     )

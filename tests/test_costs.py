@@ -1,0 +1,181 @@
+"""Memory and compute against transformers: every architecture's forward-FLOPs and KV-cache trees
+(:mod:`paramcount.model.cost`) agree exactly, component by component, with what transformers'
+model computes and caches (``reference_models.hf.costs``: torch's FlopCounterMode on the meta
+device, a tiny real model on the CPU where a router picks experts), at B = 2 and three contexts T
+(one past any sliding window), or the architecture declares the quantity not formulated, with its
+reason, and the check really fails there (so a stale declaration fails this test).
+
+The default run checks the first example set of each architecture (one torch worker call per set
+and T); ``--runslow`` every example set and every preset. The unit tests at the end build small
+trees by hand."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from paramcount.analyze.verify import transformers_missing
+from paramcount.core.errors import ParamcountError, Refused
+from paramcount.core.formula import Term, group, leaf, zero
+from paramcount.core.symbols import B, E, L, M, T, d_e, d_f, d_k, v, w
+from paramcount.core.symbols import k as k_act
+from paramcount.model import cost, frameworks, registry
+from paramcount.model.components.basic import dense, layer_norm
+
+WINDOW = 8  # the window the example sets are measured with: T = 5 below it, 11 and 37 past it
+
+
+def with_reference() -> list[str]:
+    return sorted(a for a, arch in registry.architectures().items()
+                  if "transformers" in arch.checked_by)
+
+
+def sets() -> list:
+    """(architecture, set) pairs: the first example set of each in the default run, every other
+    example set and every preset in the slow one."""
+    out = []
+    for arch_id in with_reference():
+        arch = registry.get(arch_id)
+        names = [*arch.examples, *(p.name for p in arch.presets_table().values())]
+        for i, name in enumerate(names):
+            out.append(pytest.param(arch_id, name, id=f"{arch_id}-{name}",
+                                    marks=() if i == 0 else (pytest.mark.slow,)))
+    return out
+
+
+def _hparams(arch, name: str) -> tuple[dict[str, int], tuple[int, ...]]:
+    """The set's resolved hyperparameters with the cost symbols (the window), and its contexts:
+    an example set with a window of WINDOW at T = 5, 11, 37; a preset at its own window (w + 1
+    past it); T at most a learned position table's n rows."""
+    hp = arch.resolve(dict(arch.preset(name).hparams))
+    extra = frameworks.cost_values(arch, hp)
+    example = name in arch.examples
+    if "w" in extra and example:
+        extra["w"] = WINDOW
+    hp = {**hp, **extra}
+    ts = (5, 11, 37) if example or "w" not in hp else (5, 37, hp["w"] + 1)
+    if "n" in hp:  # learned positions: no T past the table
+        ts = tuple(sorted({min(t, hp["n"]) for t in (3, 5, *ts)}))[-3:]
+    return hp, ts
+
+
+def _skipped(arch, hp) -> str | None:
+    return frameworks.broken_limit(arch, hp) or arch.transformers.refusal(hp)
+
+
+def _disagreements(arch, hp, t: int) -> dict[str, list]:
+    from paramcount.analyze import costs
+
+    out = {}
+    for q, r in costs.check(arch, hp, t, 2).items():
+        bad = [(c.path, c.expected, c.actual) for c in r.components if c.expected != c.actual]
+        bad += [(u.path, None, u.size) for u in r.unclaimed]
+        if bad:
+            out[q] = bad
+    return out
+
+
+@pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+@pytest.mark.parametrize("arch_id, name", sets())
+def test_cost_trees_equal_transformers(arch_id, name):
+    arch = registry.get(arch_id)
+    hp, contexts = _hparams(arch, name)
+    why = _skipped(arch, hp)
+    if why:
+        pytest.skip(why)
+    declared = frameworks.unformulated(arch)
+    if declared:
+        assert all(r.strip() for r in declared.values()), declared
+        # a stale declaration fails: the declared quantity really disagrees, or the forward
+        # cannot be measured at all
+        try:
+            bad = _disagreements(arch, hp, contexts[-1])
+        except Exception:  # whatever the measurement raises is the point
+            return
+        assert set(bad) & set(declared), (
+            f"{arch_id} declares {sorted(declared)} not formulated, but check agrees: {declared}")
+        return
+    for t in contexts:
+        try:
+            bad = _disagreements(arch, hp, t)
+        except Refused as exc:  # a preset too large for a real model (routed experts)
+            assert name not in arch.examples, exc
+            return
+        assert not bad, f"T={t}: {bad}"
+
+
+def test_every_architecture_is_formulated_or_declares_why():
+    for arch_id in with_reference():
+        declared = frameworks.unformulated(registry.get(arch_id))
+        assert all(isinstance(r, str) and r.strip() for r in declared.values()), (arch_id, declared)
+
+
+# --- model/cost.py on trees built by hand ----------------------------------------------------------
+
+def _at(expr, **values) -> int:
+    expr = sympy.sympify(expr)
+    return int(expr.subs({s: values[s.name] for s in expr.free_symbols}))
+
+
+def _attention():
+    return group("attention", dense("query", d_e, M * d_k, bias=0), dense("key", d_e, M * d_k, bias=0),
+                 dense("value", d_e, M * d_k, bias=0), dense("output", M * d_k, d_e, bias=0),
+                 kind="attention", match="attn")
+
+
+def test_dense_maps_cost_two_flops_per_multiply_accumulate_and_lookups_none():
+    tree = group("lm", leaf("token", v * d_e, kind="embedding"),
+                 group("blocks", layer_norm("norm"), dense("up", d_e, d_f), times=L),
+                 leaf("mystery", d_e))
+    flops, missing = cost.forward_flops(tree)
+    assert missing == ("lm.mystery",)
+    assert [lf.path for lf in flops.leaves()] == ["lm.blocks.up"]
+    assert flops.total() == 2 * B * T * L * d_e * d_f
+    assert cost.kv_cache(tree).total() == 0
+
+
+def test_attention_scores_and_cache_and_a_window():
+    tree = group("lm", group("blocks", _attention(), times=L))
+    flops, _ = cost.forward_flops(tree)
+    scores = next(lf for lf in flops.leaves() if lf.path.endswith("scores"))
+    assert scores.expr == L * 2 * B * T * T * (2 * M * d_k)
+    assert scores.term.match == "scores"
+    kv = cost.kv_cache(tree)
+    assert kv.total() == L * B * T * 2 * M * d_k
+    windowed = cost.kv_cache(cost.with_kept(tree, cost.sliding_kept(w)))
+    assert _at(windowed.total(), L=2, B=2, T=37, M=2, d_k=4, w=8) == 2 * 2 * 7 * 16
+    assert _at(windowed.total(), L=2, B=2, T=5, M=2, d_k=4, w=8) == 2 * 2 * 5 * 16
+    # one of every 2 layers attends to all: 3 layers, one full (T), two windowed (w − 1)
+    mixed = cost.kv_cache(cost.with_kept(tree, cost.sliding_kept(w, sympy.floor(L / 2))))
+    assert _at(mixed.total(), L=3, B=1, T=37, M=1, d_k=1, w=8) == 2 * (37 + 7 + 7)
+    assert cost.kv_cache(cost.without_cache(tree)).total() == 0
+
+
+def test_routed_experts_compute_k_of_e_and_the_pooler_one_token():
+    experts = Term("experts", None, (dense("up", d_e, d_f, bias=0),), E, active_times=k_act)
+    tree = group("lm", experts, dense("pooler", d_e, d_e, bias=0).with_cost(tokens=1))
+    flops, _ = cost.forward_flops(tree)
+    assert flops.total() == 2 * B * T * k_act * d_e * d_f + 2 * B * d_e * d_e
+    assert tree.total() == E * d_e * d_f + d_e * d_e  # the parameters: all E
+
+
+def test_shared_blocks_run_many_times_and_explicit_flops_and_states():
+    shared = cost.runs(group("blocks", _attention()), 3)
+    flops, _ = cost.forward_flops(group("lm", shared))
+    assert flops.total() == 3 * (2 * B * T * 4 * d_e * M * d_k + 2 * B * T * T * 2 * M * d_k)
+    mixer = group("mixer", zero("scan", "the scan's products", flops=7 * B * T),
+                  leaf("conv", 4 * d_e, flops=2 * B * T * 4 * d_e, state=3 * d_e), match="mixer")
+    tree = group("lm", mixer)
+    flops, missing = cost.forward_flops(tree)
+    assert not missing and flops.total() == 7 * B * T + 8 * B * T * d_e
+    kv = cost.kv_cache(tree)
+    assert kv.total() == 3 * B * d_e
+    assert [lf.term.match for lf in kv.leaves()] == ["cache"]
+
+
+def test_unformulated_says_why():
+    arch = registry.get("llama")
+    assert frameworks.unformulated(arch) == {}
+    with pytest.raises(ParamcountError):
+        frameworks.for_framework(registry.get("ffnn_lm"), "transformers")
+    assert set(frameworks.unformulated(registry.get("ffnn_lm"))) == set(cost.QUANTITIES)
