@@ -6,6 +6,6 @@ from paramcount.model.heads import GPT
 from paramcount.model.heads import standard
 
 CLASSES = {
-    "falcon": standard("Falcon", *ALL, heads=GPT, base="transformer", own_head=None),
+    "falcon": standard("Falcon", *ALL, heads=GPT, base="transformer"),  # head: the tied delta
     "falcon_parallel": standard("Falcon", *ALL, heads=GPT, base="transformer"),
 }
