@@ -66,9 +66,40 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
     from paramcount.model.frameworks import unformulated
 
     try:
-        return unformulated(arch, quantity).get(quantity)
+        why = unformulated(arch, quantity).get(quantity)
+        if why is None and quantity == "kv":
+            why = _task_head(arch)
+        if why is None and quantity == "kv" and _uncached_attention(arch):
+            why = "its attention is not one the cache tree recognises (no key and value widths)"
+        return why
     except (ParamcountError, ValueError, KeyError) as exc:
         return str(exc)
+
+
+def _task_head(arch: Architecture) -> str | None:
+    """Why a task class's cache is not claimed: whether a class with a classification or span
+    head returns the cache at all is its own (GPT2ForTokenClassification returns none; Llama's
+    sequence classifier does); its base model's and its language model's are checked."""
+    from paramcount.model import heads
+
+    base, _, cls = arch.id.partition(":")
+    if not cls:
+        return None
+    kind = next((r.names[cls] for r in heads.rows(base) if cls in r.names), None)
+    if kind in (None, heads.BASE, heads.LM):
+        return None
+    return f"{cls} ({kind}): whether it returns a cache is its own, not checked"
+
+
+def _uncached_attention(arch: Architecture) -> bool:
+    """Whether ``arch``'s class returns a cache (it is not declared without one) while its cache
+    tree holds nothing: attention the tree does not recognise (a fused projection that says no
+    ``caches``), whose cache would read as zero."""
+    ref = arch.transformers.pick(None) if arch.transformers is not None else None
+    if ref is None or not getattr(ref, "caches", True):
+        return False
+    formula, _ = tree(arch, "kv")
+    return formula.total() == 0
 
 
 def quantity_arch(arch: Architecture, quantity: str,
@@ -77,7 +108,7 @@ def quantity_arch(arch: Architecture, quantity: str,
     and a reference that measures the quantity (so ``verify.compare`` and ``prove`` take it as
     they take a parameter count)."""
     from paramcount.core.hparams import Relation
-    from paramcount.core.symbols import w
+    from paramcount.core.symbols import n, w
 
     built = for_framework(arch, "transformers", hparams)
     formula, _ = tree(arch, quantity, hparams)
@@ -86,6 +117,9 @@ def quantity_arch(arch: Architecture, quantity: str,
     window = (Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
                        "transformers' cache (its slice [-w + 1:] is [0:])"),
               ) if w in formula.free_symbols() else ()
+    if n in built.formula.free_symbols():  # learned positions: a table of n rows
+        window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
+                            "position table holds"),)
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
         constraints=(*window, *built.constraints),
@@ -96,7 +130,8 @@ def quantity_arch(arch: Architecture, quantity: str,
 def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, int | None, str]]:
     """A config file's costs, as ``count --config --context`` gives them, against the model its
     file describes, built from the file itself by transformers (``reference_models.hf_configs``,
-    in a torch worker): quantity → (paramcount's, transformers', why there is no comparison)."""
+    in a torch worker): quantity → (paramcount's, transformers', why there is no comparison).
+    ``context`` is cut to the position table's n rows where positions are learned."""
     import json
 
     from paramcount.analyze import configs
@@ -107,6 +142,7 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
     reading = configs.read_data(data, where)
     arch = registry.get(reading.arch)
     hp = arch.resolve(reading.hparams)
+    context = min(context, hp.get("n", context))  # learned positions: at most n
     try:
         measured = isolate.call("torch", Named("reference_models.hf_configs:config_costs",
                                                (json.dumps(data),)), {"T": context, "B": batch})
@@ -200,7 +236,7 @@ def value(arch: Architecture, quantity: str, hparams: Mapping[str, int], context
     """``quantity`` of ``arch`` at resolved ``hparams``, ``context`` tokens × ``batch`` (the
     cost fields as ``config`` gives them: :func:`at`)."""
     qa = quantity_arch(arch, quantity, hparams)
-    return qa.formula.evaluate(qa.values(at(arch, hparams, context, batch, config)))
+    return qa.formula.evaluate(qa.values(qa.resolve(at(arch, hparams, context, batch, config))))
 
 
 def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int
@@ -281,7 +317,7 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
             continue
         from paramcount.analyze.counting import count_rows
 
-        vals = qa.values(values)
+        vals = qa.values(qa.resolve(values))  # T ≤ n where positions are learned; w ≥ 2
         counts = qa.formula.node_counts(vals)
         out[q] = Quantity(q, qa.formula.evaluate(vals), qa.formula.breakdown(vals),
                           pretty(qa.formula.total()), status, message,
