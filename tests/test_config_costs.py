@@ -1,0 +1,44 @@
+"""Published configs' costs as transformers has them: ``count --config C --context T`` against
+the model the file itself describes, built by transformers on the meta device from that file
+(paramcount.analyze.costs.check_config). A field the class reads and the family's table does not
+(a window, a window pattern) shows here as a wrong number, so every config is checked past its
+window; a figure paramcount does not give says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests._shared import needs_transformers
+
+CONFIGS = Path(__file__).parent / "configs"
+# windows of 4,096 and shorter: T = 5,000 is past every one (learned positions cut it to n)
+CONTEXT = 5000
+# the default run: windowed layouts of every kind, and the plain ones most used
+DEFAULT = ("mistral-7b-v0.3", "gemma-2-2b", "gemma-3-1b-it", "c4ai-command-r7b-12-2024",
+           "olmo-3-1025-7b", "phi-3-mini-4k-instruct", "starcoder2-3b", "gpt2")
+
+
+def _check(name: str) -> None:
+    from paramcount.analyze import costs
+
+    needs_transformers()
+    out = costs.check_config(CONFIGS / f"{name}.json", CONTEXT, 2)
+    for quantity, (ours, theirs, why) in out.items():
+        if ours is None:
+            assert why, (name, quantity)  # no figure without its reason
+        elif theirs is not None:
+            assert ours == theirs, (name, quantity, ours, theirs)
+
+
+@pytest.mark.parametrize("name", DEFAULT)
+def test_a_published_config_costs_what_transformers_builds_from_it(name):
+    _check(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.stem for p in CONFIGS.glob("*.json")
+                                        if p.stem not in DEFAULT))
+def test_every_published_config_costs_what_transformers_builds_from_it(name):
+    _check(name)
