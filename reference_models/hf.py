@@ -76,7 +76,7 @@ def build(arch, hp: Mapping[str, int], *, config: Mapping[str, object] | None = 
         *within, last = key.split(".")
         setattr(functools.reduce(getattr, within, cfg), last, value)
     if device != "meta":
-        size = sum(w.size for w in weights(arch, hp))
+        size = arch.count(dict(hp))
         if size > _REAL_LIMIT:
             raise Refused(f"{arch.id}: {size} parameters are too many to run a real model here")
     was = gc.isenabled()
@@ -256,8 +256,8 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     extra.update(config or {})
     sizes = {k: hp[k] for k in ("T", "B")}
     real = arch.formula.has_active
-    model = build(arch, {k: x for k, x in hp.items() if k not in skip}, config=extra,
-                  device="cpu" if real else "meta")
+    model = _model(arch, {k: x for k, x in hp.items() if k not in skip}, extra,
+                   "cpu" if real else "meta")
     if real:
         # eager experts (grouped_mm takes bf16 only) and eager attention (FlopCounterMode counts
         # no CPU flash kernel): the same products, counted
@@ -273,8 +273,14 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
         with torch.device("meta"):
             ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
     counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad():
-        out = model(input_ids=ids, use_cache=True)
+    threads = torch.get_num_threads()
+    if real:  # a tiny model: one thread (several only wait for each other on a busy machine)
+        torch.set_num_threads(1)
+    try:
+        with counter, torch.no_grad():
+            out = model(input_ids=ids, use_cache=True)
+    finally:
+        torch.set_num_threads(threads)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
     modules = dict(model.named_modules())
@@ -292,6 +298,24 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
         if n:
             flops.extend(_flop_weights(name, modules[name], int(n)))
     return {"flops": flops, "kv": _cache_weights(model, getattr(out, "past_key_values", None))}
+
+
+_LAST: list = []  # the last real model built, (key, model): the next context reuses it
+
+
+def _model(arch, hp: Mapping[str, int], config: Mapping[str, object], device: str):
+    """:func:`build`'s model; a real one is kept for the next call at the same set (the
+    contexts of one set differ in the input only: one random initialisation, not three)."""
+    if device == "meta":
+        return build(arch, hp, config=config, device=device)
+    key = (arch.id, tuple(sorted(hp.items())), tuple(sorted(config.items())), device)
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    _LAST.clear()
+    torch.manual_seed(0)
+    model = build(arch, hp, config=config, device=device)
+    _LAST.append((key, model))
+    return model
 
 
 def _flop_weights(name: str, module, n: int) -> list[Weight]:

@@ -41,3 +41,21 @@ def family_table(arch_id: str, *, hf: str, keras: str | None = None, fields: Ite
     return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={hf: arch_id},
                  keras_classes={keras: arch_id} if keras else {}, restrictions=tuple(restrictions),
                  free=base_free | frozenset(free), **more)
+
+
+def not_formulated(arch_id: str, **reasons: str) -> Architecture:
+    """The registered ``arch_id`` declaring memory-and-compute quantities not formulated
+    (``flops="why"``, ``kv="why"``: ``Transformers.not_formulated``, on each of its classes), for
+    the family to register again (``register(..., replace=True)``):
+    :func:`paramcount.model.frameworks.unformulated` and the CLI give the reason, no number."""
+    import dataclasses
+
+    from paramcount.model.registry import get
+
+    arch = get(arch_id)
+
+    def put(t):
+        return dataclasses.replace(t, not_formulated={**t.not_formulated, **reasons},
+                                   variants=tuple(put(x) for x in t.variants))
+
+    return dataclasses.replace(arch, transformers=put(arch.transformers))

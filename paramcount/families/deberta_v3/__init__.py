@@ -25,6 +25,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -147,3 +148,15 @@ register(keras_hub_backbone(
         "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3, k_rel=3, n=7),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "deberta_v3",
+    flops=(
+        "DeBERTa's relative-position buckets call .item(), which the meta device cannot; "
+        "the disentangled attention's position products are not written as leaves yet"
+    ),
+    kv=(
+        'not measured: the forward calls .item() on the meta device'
+    ),
+), replace=True)

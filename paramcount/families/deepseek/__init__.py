@@ -43,6 +43,7 @@ from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_DENSE_FIRST_MOE_FIELDS
 from paramcount.families._lineages import HF_HEADS
 from paramcount.families._lineages import HF_LAYERS
@@ -291,3 +292,38 @@ _register(
         "tiny_mtp_tied": {**_TINY, "H_idx": 2, "d_idx": 6, "n_mtp": 1, "tied": 1, "L_dense": 0},
     },
 )
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "deepseek_v2",
+    flops=(
+        "multi-head latent attention: the query's low-rank path and the latent keys' and "
+        "values' up-projections are not written as one attention's scores yet"
+    ),
+    kv=(
+        'multi-head latent attention: transformers caches the compressed latent (keys '
+        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
+    ),
+), replace=True)
+register(not_formulated(
+    "deepseek_v3",
+    flops=(
+        "multi-head latent attention: the query's low-rank path and the latent keys' and "
+        "values' up-projections are not written as one attention's scores yet"
+    ),
+    kv=(
+        'multi-head latent attention: transformers caches the compressed latent (keys '
+        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
+    ),
+), replace=True)
+register(not_formulated(
+    "deepseek_v32",
+    flops=(
+        "multi-head latent attention: the query's low-rank path and the latent keys' and "
+        "values' up-projections are not written as one attention's scores yet"
+    ),
+    kv=(
+        'multi-head latent attention: transformers caches the compressed latent (keys '
+        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
+    ),
+), replace=True)

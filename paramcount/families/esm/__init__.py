@@ -29,6 +29,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.model.components import attention
@@ -164,3 +165,15 @@ register(keras_hub_backbone(
         "odd_no_bias": dict(v=37, d_e=45, M=5, d_f=13, L=3, zeta=0, abs_pos=1, n=7),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "esm",
+    flops=(
+        "EsmModel's forward needs a pad_token_id (its embeddings mask padding with it), "
+        'which the tiny configs leave unset; not measured yet'
+    ),
+    kv=(
+        'not measured: the forward fails without a pad_token_id'
+    ),
+), replace=True)

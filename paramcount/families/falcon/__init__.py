@@ -31,6 +31,7 @@ from paramcount.core.symbols import zeta
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import ATTENTION_HEADS
 from paramcount.families._lineages import HF_HEADS
 from paramcount.families._lineages import HF_LAYERS
@@ -256,3 +257,15 @@ register(hf_causal_lm(
         "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "falcon_parallel",
+    flops=(
+        "Falcon's new decoder architecture fuses q, k and v in one query_key_value leaf "
+        'that does not yet say its attention (attends, caches)'
+    ),
+    kv=(
+        'the fused query_key_value leaf does not yet say what its attention caches'
+    ),
+), replace=True)

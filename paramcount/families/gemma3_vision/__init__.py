@@ -27,6 +27,7 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GEMMA3_TIED
 from paramcount.families._lineages import IMAGE_SIZE_224
 from paramcount.families._lineages import VISION_SPLIT
@@ -201,3 +202,16 @@ register(keras_hub_backbone(
                           M_vis=5, d_fvis=11, L_vis=3, qk_norm=0, post_norm=0),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "gemma3_vision",
+    flops=(
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        'images (pixel inputs), which the measurement does not feed'
+    ),
+    kv=(
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        'images (pixel inputs), which the measurement does not feed'
+    ),
+), replace=True)

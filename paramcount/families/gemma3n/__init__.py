@@ -78,6 +78,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import v_p
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import ATTENTION_HEADS
 from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import HEAD_DIM
@@ -408,3 +409,16 @@ register(keras_hub_backbone(
                          v_p=262144, d_p=256, A=4, r_l=64, L_kvs=15),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "gemma3n",
+    flops=(
+        "Gemma 3n's AltUp, Laurel and per-layer inputs compute at their own modules, and "
+        "its KV-sharing layers reuse another layer's keys; not written as leaves yet"
+    ),
+    kv=(
+        "Gemma 3n's last layers share earlier layers' keys and values (no cache of their "
+        'own); not formulated yet'
+    ),
+), replace=True)

@@ -50,6 +50,7 @@ from paramcount.core.symbols import keqv
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
@@ -380,3 +381,16 @@ register(keras_hub_backbone(
         "odd_all_global": dict(v=13, d_e=10, M=2, M_kv=1, d_k=3, d_f=5, L=2, L_global=2, d_kg=7),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "gemma4",
+    flops=(
+        "Gemma 4's global layers (keys as values, a width of their own) are not written "
+        "as one attention's scores yet"
+    ),
+    kv=(
+        "Gemma 4's global layers cache keys that are also their values; not formulated "
+        'yet'
+    ),
+), replace=True)

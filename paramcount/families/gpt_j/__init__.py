@@ -20,6 +20,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import parallel_causal_lm
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_VOCAB
 from paramcount.families._lineages import full_heads
@@ -69,3 +70,15 @@ register(hf_causal_lm(
         "tiny_inner_tied": dict(v=31, d_e=24, M=3, d_f=20, L=3, tied=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "gpt_j",
+    flops=(
+        "GPTJForCausalLM's rotary embedding (rotary_dim, 64 by default) does not "
+        'broadcast over a narrower head on the meta device; not measured yet'
+    ),
+    kv=(
+        'not measured: the forward fails (rotary_dim)'
+    ),
+), replace=True)

@@ -46,6 +46,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_DECODER_FIELDS
@@ -221,3 +222,18 @@ register(hf_causal_lm(
                               tied=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "jamba",
+    flops=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+    kv=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+), replace=True)

@@ -35,6 +35,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_LAYERS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TIED_YES
@@ -152,3 +153,31 @@ register(hf_causal_lm(
                                    K_conv=3, b_conv=0, b_proj=1, tied=0),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "mamba",
+    flops=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+    kv=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+), replace=True)
+register(not_formulated(
+    "mamba2",
+    flops=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+    kv=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+), replace=True)

@@ -53,6 +53,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import x_f
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.model.components import attention
@@ -321,3 +322,18 @@ register(keras_hub_backbone(
         "biases": dict(v=13, d_e=16, M=2, M_dec=4, L_enc=1, L_dec=2, zeta=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "moonshine",
+    flops=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet; its encoder takes audio'
+    ),
+    kv=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+), replace=True)

@@ -55,6 +55,7 @@ from paramcount.core.symbols import moe_lat
 from paramcount.core.symbols import v
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_EXPERT_FFN
 from paramcount.families._lineages import HF_FFN
@@ -270,3 +271,18 @@ register(hf_causal_lm(
                                 k=3, d_fe=9, d_fs=11, moe_lat=1, d_lat=7, b_ffn=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "nemotron_h",
+    flops=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+    kv=(
+        'a state-space mixer: its convolution and scan (measured at the mixer as products'
+        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
+        'are not written as leaves yet'
+    ),
+), replace=True)

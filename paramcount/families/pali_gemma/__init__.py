@@ -31,6 +31,7 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GEMMA_VALIDATED
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_VOCAB
@@ -248,3 +249,17 @@ register(keras_hub_backbone(
                           M_vis=5, d_fvis=11, L_vis=3),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "pali_gemma",
+    flops=(
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        "images (pixel inputs), which the measurement does not feed; PaliGemma's forward "
+        'on meta calls .item()'
+    ),
+    kv=(
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        'images (pixel inputs), which the measurement does not feed'
+    ),
+), replace=True)

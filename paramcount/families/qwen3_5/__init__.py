@@ -24,6 +24,7 @@ from paramcount.core.symbols import v
 from paramcount.families._decoders import LLAMA_FREE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import KV_HEADS
@@ -167,3 +168,18 @@ register(keras_hub_backbone(
                               H_lv=1, d_lk=2, d_lv=2, K_conv=2, tied=0),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "qwen3_5",
+    flops=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+    kv=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+), replace=True)

@@ -21,6 +21,7 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import EXPERT_FFN
 from paramcount.families._lineages import EXPERTS
 from paramcount.families._lineages import QWEN3_5_NO_ATTENTION_BIAS
@@ -125,3 +126,18 @@ register(keras_hub_backbone(
                               d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "qwen3_5_moe",
+    flops=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+    kv=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+), replace=True)

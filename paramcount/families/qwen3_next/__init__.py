@@ -19,6 +19,7 @@ from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import not_formulated
 from paramcount.families.qwen3_5 import HYBRID_FIELDS
 from paramcount.families.qwen3_5 import HYBRID_FREE
 from paramcount.families.qwen3_5 import HYBRID_REQUIRES
@@ -84,3 +85,18 @@ register(hf_causal_lm(
                               d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "qwen3_next",
+    flops=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+    kv=(
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
+        ' recurrent state (a cache that does not grow with T) are not written as leaves '
+        'yet'
+    ),
+), replace=True)

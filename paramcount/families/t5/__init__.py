@@ -34,6 +34,7 @@ from paramcount.core.symbols import d_v
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH_D_MODEL
 from paramcount.model.components.encoders import gated
@@ -194,3 +195,18 @@ register(keras_hub_backbone(
         "odd_untied_relu": dict(v=101, d_e=30, M=3, d_k=11, d_f=17, L=1, gated=0, tied=0),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "t5",
+    flops=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+    kv=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+), replace=True)

@@ -33,6 +33,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
 from paramcount.families._lineages import T5GEMMA_VOCAB
@@ -212,3 +213,18 @@ register(keras_hub_backbone(
         "odd_biases": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=5, L_enc=1, L_dec=2, zeta=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "t5gemma",
+    flops=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+    kv=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+), replace=True)

@@ -54,6 +54,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import QK_NORM_KERAS
 from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
@@ -392,3 +393,18 @@ register(keras_hub_backbone(
                            M_kv_dec=1, d_k_dec=4, d_f_dec=9, zeta=1),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "t5gemma2",
+    flops=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+    kv=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+), replace=True)

@@ -40,6 +40,7 @@ from paramcount.core.symbols import d_v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -219,3 +220,15 @@ register(keras_hub_backbone(
         "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "vit",
+    flops=(
+        'an image encoder: its forward takes pixels, not the token ids the measurement '
+        'feeds'
+    ),
+    kv=(
+        'an image encoder: its forward takes pixels'
+    ),
+), replace=True)

@@ -30,6 +30,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
 from paramcount.model.components import attention
@@ -216,3 +217,18 @@ register(keras_hub_backbone(
         "odd_sizes": dict(v=97, n_mels=5, d_e=21, M=3, d_f=13, L=3, n=7, n_audio=5),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "whisper",
+    flops=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet; its encoder takes audio features'
+    ),
+    kv=(
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
+        "cache holds the encoder's cross-attention keys and values at the source length, "
+        'a second length the trees do not formulate yet'
+    ),
+), replace=True)

@@ -21,6 +21,7 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.families._lineages import HEADS_N_HEAD
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -137,3 +138,12 @@ register(keras_hub_backbone(
     ),
     examples=TINY_AND_ODD,
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "xlnet",
+    flops=(
+        "XLNet's relative attention (position projection, segment encodings, the two "
+        'attention streams) computes at its attention module; not written as leaves yet'
+    ),
+), replace=True)
