@@ -53,7 +53,9 @@ def test_notebook_shows_formulas_tables_verifications_and_plots(executed):
         assert f"{verified}" in markdown
     assert "MISMATCH" not in markdown and markdown.count(": **match**") == 4
     svgs = _outputs(executed, "image/svg+xml")
-    assert len(svgs) == 2 and all(s.lstrip().startswith("<?xml") for s in svgs)
+    assert len(svgs) == 3 and all(s.lstrip().startswith("<?xml") for s in svgs)
+    assert "KV cache against context" in svgs[2]  # memory and compute, section 9
+    assert any("T^{2}" in t for t in latex)  # the forward FLOPs: attention over T keys
     errors = [o for c in executed.cells for o in c.get("outputs", [])
               if o.get("output_type") == "error" or o.get("name") == "stderr"]
     assert not errors, errors
