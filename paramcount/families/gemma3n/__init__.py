@@ -410,15 +410,6 @@ register(keras_hub_backbone(
     },
 ))
 
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "gemma3n",
-    flops=(
-        "Gemma 3n's AltUp, Laurel and per-layer inputs compute at their own modules, and "
-        "its KV-sharing layers reuse another layer's keys; not written as leaves yet"
-    ),
-    kv=(
-        "Gemma 3n's last layers share earlier layers' keys and values (no cache of their "
-        'own); not formulated yet'
-    ),
-), replace=True)
+# memory and compute: not formulated yet (frameworks.unformulated)
+_WHY = "AltUp, Laurel, per-layer inputs and shared KV layers: not written as cost leaves yet"
+register(not_formulated("gemma3n", flops=_WHY, kv=_WHY), replace=True)
