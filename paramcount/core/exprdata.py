@@ -7,7 +7,9 @@ evaluator reads; nothing in a cache entry is ever run. The shapes:
 - an integer (any size: JSON integers are exact in Python) or a symbol's name;
 - ``["+", a, b, ...]``, ``["*", a, b, ...]``, ``["^", a, k]`` (``k`` a positive integer);
 - ``["/", a, b]``: a / b exactly (an int when whole, a Fraction otherwise);
-- ``["floor", a]`` and ``["delta", a, b]`` (1 if a = b else 0: SymPy's KroneckerDelta).
+- ``["floor", a]`` and ``["delta", a, b]`` (1 if a = b else 0: SymPy's KroneckerDelta);
+- ``["min", a, b, ...]``: the least of its arguments, exactly (a sliding window's
+  ``min(T, w − 1)`` in a cost tree, :mod:`paramcount.model.cost`).
 
 :func:`encode` and :func:`decode` need SymPy; :func:`value` does not (the fast ``count``).
 Anything of another shape raises (``ValueError`` from :func:`value` and :func:`decode`), which a
@@ -57,6 +59,8 @@ def encode(expr) -> object:
         return ["floor", encode(expr.args[0])]
     if isinstance(expr, sympy.KroneckerDelta):
         return ["delta", encode(expr.args[0]), encode(expr.args[1])]
+    if isinstance(expr, sympy.Min):
+        return ["min", *(encode(a) for a in expr.args)]
     raise NotImplementedError(f"cannot store {type(expr).__name__}: {expr}")
 
 
@@ -93,6 +97,8 @@ def value(data, values: Mapping[str, int]):
         return x if isinstance(x, int) else math.floor(x)
     if op == "delta" and len(args) == 2:
         return 1 if value(args[0], values) == value(args[1], values) else 0
+    if op == "min" and args:
+        return min(value(a, values) for a in args)  # ints and Fractions compare exactly
     raise ValueError(f"not an expression: {data!r}")
 
 
@@ -136,4 +142,6 @@ def decode(data):
         return sympy.floor(parts[0])
     if op == "delta" and len(parts) == 2:
         return sympy.KroneckerDelta(*parts)
+    if op == "min" and parts:
+        return sympy.Min(*parts)
     raise ValueError(f"not an expression: {data!r}")

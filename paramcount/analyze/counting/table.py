@@ -8,9 +8,9 @@ from __future__ import annotations
 from paramcount.core import exprdata
 from paramcount.runtime import cache
 
-__all__ = ["FORMAT", "generate"]
+__all__ = ["FORMAT", "generate", "hparam_table", "tree_table"]
 
-FORMAT = 4  # bump when the table's shape changes
+FORMAT = 5  # bump when the table's shape changes (5: exprdata's "min"; the costs' tables)
 
 
 # --- generation (SymPy) --------------------------------------------------------------------------
@@ -20,38 +20,28 @@ def _names(expr) -> list[str]:
     return sorted(s.name for s in sympy.sympify(expr).free_symbols)
 
 
-def generate(arch) -> dict:
-    """``arch``'s compiled count (an Architecture of the registry): a table of plain data."""
-    import sympy
-
-    from paramcount.analyze.context import EMBEDDING_KINDS, rule_applies
+def tree_table(f) -> dict:
+    """A formula tree (:class:`paramcount.core.formula.Term`) as data: its nodes (parent, depth,
+    the breakdown's label), the nested components' shape, and each node's multiplicity and
+    per-instance value as expressions. :func:`paramcount.core.numcore.node_counts` forms the rows
+    and the nested components from their values, for both evaluators."""
     from paramcount.analyze.counting import component_label
+
+    nodes = f.nodes()
+    return {"nodes": [[parent, depth, component_label(term) if depth else ""]
+                      for parent, depth, term in nodes],
+            "components": f.shape(),
+            "times_exprs": [_enc(t.times) for _, _, t in nodes],
+            "own_exprs": [_enc(t.per_instance()) for _, _, t in nodes]}
+
+
+def hparam_table(arch) -> dict:
+    """``arch``'s hyperparameters as data: their roles, domains, defaults and constraints (what
+    :func:`paramcount.analyze.counting.compiled.resolve` reads)."""
     from paramcount.core.hparams import Divisible, Relation
 
-    f = arch.formula
     syms = sorted({s.name for s in (*arch.required, *arch.optional, *arch.fixed)})
-    # The tree's nodes, each with its multiplicity and per-instance count: numcore.node_counts
-    # forms the rows and the nested components from their values, for both evaluators.
-    nodes = f.nodes()
-    node_rows = [[parent, depth, component_label(term) if depth else ""]
-                 for parent, depth, term in nodes]
-    times_exprs = [t.times for _, _, t in nodes]
-    own_exprs = [t.per_instance() for _, _, t in nodes]
-    comp_shape = f.shape()
-    emb = [lf.expr for lf in f.leaves() if lf.term.trainable and lf.kind in EMBEDDING_KINDS]
-    totals = [f.trainable_total(True), f.trainable_total(False), f.total()]
-    if f.has_active:
-        totals.append(f.active_total())
-
-    presets = {p.name: dict(p.hparams) for p in arch.presets_table().values()}
-    for name, hp in arch.examples.items():
-        presets.setdefault(name, dict(hp))  # arch.preset(): the presets' table first
-    flags = sorted(n for n in syms if _flag(n))
-    zero_ok = sorted(n for n in syms if _zero_ok(n))
     defaults = [*((s, e) for s, e in arch.optional.items()), *arch.fixed.items()]
-    digest = cache.key(sympy.srepr(f.total()), [sympy.srepr(e) for e in times_exprs + own_exprs],
-                       [sympy.srepr(e) for _, e in defaults])
-
     cons: list[list] = []
     for c in arch.constraints:
         if isinstance(c, Divisible):
@@ -64,16 +54,42 @@ def generate(arch) -> dict:
         else:
             raise NotImplementedError(f"cannot compile constraint {type(c).__name__}")
     return {
-        "format": FORMAT, "id": arch.id, "tree": digest,
+        "id": arch.id,
         "required": [s.name for s in arch.required], "optional": [s.name for s in arch.optional],
-        "fixed": [s.name for s in arch.fixed], "flags": flags, "zero_ok": zero_ok,
-        "presets": presets, "nodes": node_rows, "components": comp_shape,
-        "has_active": bool(f.has_active), "rule_applies": bool(rule_applies(arch)),
-        "checked_by": list(arch.checked_by),
+        "fixed": [s.name for s in arch.fixed],
+        "flags": sorted(n for n in syms if _flag(n)),
+        "zero_ok": sorted(n for n in syms if _zero_ok(n)),
         "defaults": [[s.name, _names(e), _enc(e)] for s, e in defaults],
         "constraints": cons,
-        "times_exprs": [_enc(e) for e in times_exprs],
-        "own_exprs": [_enc(e) for e in own_exprs],
+    }
+
+
+def generate(arch) -> dict:
+    """``arch``'s compiled count (an Architecture of the registry): a table of plain data."""
+    import sympy
+
+    from paramcount.analyze.context import EMBEDDING_KINDS, rule_applies
+
+    f = arch.formula
+    nodes = f.nodes()
+    emb = [lf.expr for lf in f.leaves() if lf.term.trainable and lf.kind in EMBEDDING_KINDS]
+    totals = [f.trainable_total(True), f.trainable_total(False), f.total()]
+    if f.has_active:
+        totals.append(f.active_total())
+
+    presets = {p.name: dict(p.hparams) for p in arch.presets_table().values()}
+    for name, hp in arch.examples.items():
+        presets.setdefault(name, dict(hp))  # arch.preset(): the presets' table first
+    defaults = [*arch.optional.values(), *arch.fixed.values()]
+    digest = cache.key(sympy.srepr(f.total()),
+                       [sympy.srepr(e) for e in [t.times for _, _, t in nodes]
+                        + [t.per_instance() for _, _, t in nodes]],
+                       [sympy.srepr(e) for e in defaults])
+    return {
+        "format": FORMAT, "tree": digest, **hparam_table(arch),
+        "presets": presets, **tree_table(f),
+        "has_active": bool(f.has_active), "rule_applies": bool(rule_applies(arch)),
+        "checked_by": list(arch.checked_by),
         "embedding_exprs": [_enc(e) for e in emb],
         "total_exprs": [_enc(e) for e in totals],
     }
