@@ -9,7 +9,10 @@ defaults, deciding constraints, forming the breakdown from integers):
 - :mod:`.compiled`, the fast path of ``count``: the tree compiled once to a table of plain data
   (:mod:`.table`, kept in the on-disk cache) and evaluated with integers and Fractions, never
   importing SymPy. Tests check that both give the same :class:`Counted` for every preset, every
-  example set and random sets.
+  example set and random sets;
+- :mod:`.compiled_costs`, the same for ``count --context``: the cost trees compiled beside the
+  count (:mod:`.cost_table`), the memory and compute :func:`paramcount.analyze.costs.evaluate`
+  gives, from integers (tests/test_compiled_costs.py holds the two paths' output equal).
 
 :mod:`paramcount.output.count_output` formats a :class:`Counted` (text or JSON), whichever
 evaluator made it. Importing this package imports no SymPy.
