@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench.py                 # everything but the report
     .venv/bin/python benchmarks/bench.py --report        # also `report`, cold and warm
     .venv/bin/python benchmarks/bench.py --skip-all      # without `verify --all` (minutes)
+    .venv/bin/python benchmarks/bench.py --count-only    # only `count`'s start-up rows
 
 A shared or busy machine slows everything alike, so a ratio to something measured beside it
 (a bare interpreter start, one TensorFlow import, an ordinary build) says more than seconds do.
@@ -10,6 +11,8 @@ Targets (issue 12), checked here and nowhere else (timed tests would be flaky):
 
 - `paramcount count`: at most 8× `python -c pass` and at most 0.15 s (median; its compiled
   count, i.e. after the first count of the architecture); shown against `import sympy` too.
+  `count --context` (memory and compute, compiled too): at most 8× `python -c pass`; shown
+  against the same command through SymPy (`--no-cache`).
 - verifying the 96- and 126-layer presets (GPT-3 175B, Llama 3.1 405B, Qwen3-MoE 235B): at most
   1.5 s after the import; shown against an ordinary allocating build of GPT-2 XL (1.6B) and a
   transformers meta-device build of the same 175B model, where transformers is installed.
@@ -204,6 +207,15 @@ def bench_count(t: Table, runs: int) -> None:
         t.add(f"`count {arch_id} --preset {preset}` (median of {runs})", took,
               "`python -c pass`", bare, "≤ 8× and ≤ 0.15 s", limit_ratio=8, limit_s=0.15)
         t.add(f"`count {arch_id}` against importing SymPy", took, "`import sympy`", sympy_import)
+    # memory and compute too (the compiled costs, paramcount.analyze.counting.compiled_costs),
+    # and the same command through SymPy (--no-cache: nothing compiled read or written)
+    what = "count llama3 --preset llama3_8b_en --context 8192"
+    cmd = [PY, "-m", "paramcount", *what.split()]
+    _child(cmd)  # the first compiles the architecture's count and costs into the cache
+    took = _median_wall(cmd, runs)
+    t.add(f"`{what}` (median of {runs})", took, "`python -c pass`", bare, "≤ 8×", limit_ratio=8)
+    full = _median_wall([*cmd, "--no-cache"], max(3, runs // 2))
+    t.add(f"`{what}` against its full path", took, "the same with `--no-cache` (SymPy)", full)
 
 
 def bench_large(t: Table, allocating: bool) -> None:
@@ -384,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-allocating", dest="allocating", action="store_false",
                     help="skip the ordinary allocating build of GPT-2 XL (about 7 GB)")
     ap.add_argument("--skip-all", action="store_true", help="skip `verify --all`")
+    ap.add_argument("--count-only", action="store_true",
+                    help="only the `count` rows (start-up against `python -c pass`)")
     ap.add_argument("--jobs", type=int, default=None, help="`verify --all -j N` (default: cores)")
     ap.add_argument("--report", action="store_true", help="also time `report`, cold and warm")
     ap.add_argument("--tests", action="store_true", help="also time the default test run")
@@ -392,6 +406,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t = Table()
     bench_count(t, args.runs)
+    if not args.count_only:
+        _bench_rest(t, args)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+          "ratios hold up better than seconds on a busy machine\n")
+    print(t.markdown())
+    return 0
+
+
+def _bench_rest(t: Table, args) -> None:
+    """Everything after `count`'s rows, as the options ask."""
     bench_large(t, args.allocating)
     if not args.skip_all:
         keras_wall = bench_verify_all(t, args.jobs)
@@ -405,10 +429,6 @@ def main(argv: list[str] | None = None) -> int:
         bench_report(t)
     if args.tests:
         bench_tests(t)
-    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-          "ratios hold up better than seconds on a busy machine\n")
-    print(t.markdown())
-    return 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from paramcount.analyze.prove import record
 from paramcount.analyze.prove.results import ArchProof, CaseProof
 from paramcount.cli import fast
 from paramcount.cli.main import main
+from paramcount.model import registry
 from paramcount.runtime import cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,3 +163,42 @@ def test_min_is_stored_exactly():
     assert exprdata.value(data, {"T": 5, "w": 4}) == 6
     assert exprdata.value(data, {"T": 2, "w": 2**62}) == 4
     assert exprdata.decode(data) == expr
+
+
+KERAS_BUILT = sorted(a for a in registry.architectures() if "keras" in registry.get(a).checked_by)
+
+
+@pytest.mark.parametrize("arch_id", KERAS_BUILT)
+def test_every_preset_and_example_set(arch_id):
+    """Each set's costs at T = 700 and 5000 (past a window of 512, 1024 or 4096; beyond a
+    position table of 1024 or 2048 rows), B = 2, as costs.evaluate gives them; a deferral where
+    it refuses."""
+    import json
+
+    from paramcount.analyze import costs
+    from paramcount.analyze.counting.compiled import Defer
+    from paramcount.analyze.counting.cost_table import generate_costs
+    from paramcount.core.errors import ParamcountError
+    from paramcount.model import dtypes
+
+    arch = registry.get(arch_id)
+    where = record.PROJECT_RECORD if record.PROJECT_RECORD.is_file() else None
+    cns = json.loads(json.dumps(generate_costs(arch, where)))  # as stored
+    statuses = {q: record.recorded(arch_id, q, where) for q in costs.QUANTITIES
+                if costs.formulated(arch, q) is None}
+    bf16 = dtypes.get("bf16")
+    for hs in arch.hparam_sets():
+        config = dict(arch.preset(hs.name).config)
+        for context in (700, 5000):
+            try:
+                full = costs.evaluate(arch, hs.hparams, context, 2, bf16, 10**9, statuses, config)
+            except ParamcountError:
+                with pytest.raises(Defer):
+                    compiled_costs.evaluate_costs(cns, hs.hparams, hs.name, context, 2, bf16, 10**9)
+                continue
+            got = compiled_costs.evaluate_costs(cns, hs.hparams, hs.name, context, 2, bf16, 10**9)
+            assert (got.weight_bytes, got.kv_bytes) == (full.weight_bytes, full.kv_bytes)
+            for q in costs.QUANTITIES:
+                a = full.quantities[q]
+                assert tuple(got.quantities[q]) == (a.name, a.total, a.breakdown, a.formula,
+                                                    a.status, a.why, tuple(a.rows)), (hs.name, q)
