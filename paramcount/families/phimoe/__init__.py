@@ -37,13 +37,16 @@ from paramcount.model.components.hf_decoder import attention
 from paramcount.model.components.hf_decoder import routed_experts
 from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.modern import k_act
+from paramcount.model.cost import runs
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
 IDS = ("phimoe",)  # the ids this folder registers
 
 
-_EXPERT = stacked_expert(d_f)
+# transformers' sparsemixer routes every token to two experts whatever num_experts_per_tok says
+# (its top_k is unused): of the k a token is counted through, each computes T·2/k positions
+_EXPERT = runs(stacked_expert(d_f), 2 / k_act)
 FORMULA = pre_norm_causal_lm("phimoe", attention(qkv_bias=b_att, o_bias=b_att), routed_experts(_EXPERT, match="mlp"),
                              norm=layer_norm, head_bias=b_head,
                              note="pre-norm blocks: attention, E experts with a router")
