@@ -23,6 +23,7 @@ import torch
 import transformers
 
 from paramcount.core.errors import Refused
+from paramcount.model.cost import NO_WINDOW
 from paramcount.model.frameworks import torch_path
 from paramcount.model.weights import Weight
 
@@ -249,7 +250,8 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     extra, skip = {}, {"T", "B"}
     for key, value in ref.cost_config.items():
         if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
-            extra[key] = hp.get(value[0].name, value[1])
+            given = hp.get(value[0].name, value[1])
+            extra[key] = None if given is None or given >= NO_WINDOW else given  # none: null
             skip.add(value[0].name)
         else:
             extra[key] = value

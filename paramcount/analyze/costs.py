@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from paramcount.core.errors import ParamcountError
 from paramcount.core.symbols import B, T
 from paramcount.model import cost
+from paramcount.model.cost import NO_WINDOW
 from paramcount.model.frameworks import for_framework
 from paramcount.model.weights import Named
 
@@ -211,9 +212,6 @@ def proof(arch: Architecture, quantity: str):
     return ArchProof(arch.id, tuple(cases))
 
 
-#: The window of a layer that keeps every position (a config's ``sliding_window`` null): longer
-#: than any context, so min(T, w − 1) is T.
-NO_WINDOW = 2**62
 
 
 def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,

@@ -225,11 +225,12 @@ def keras_llama(arch_id: str, *, keras: str, hf: str = "", fields: Iterable[Fiel
     return keras_hub_backbone(arch_id, **{**defaults, **rest})
 
 
-def sliding(every: int = 0, default: int = 4096) -> dict:
+def sliding(every: int = 0, default: int | None = 4096) -> dict:
     """``Transformers`` arguments of a class whose attention layers keep a sliding window of w
     positions (the config's ``sliding_window``, ``default`` when unset), but every ``every``-th
     layer (i + 1 divisible by it), which attends to all: its KV cache's ``kept``, and the config
-    key the cost measurement writes w to."""
+    key the cost measurement writes w to. ``default`` None: the class keeps no window unless a
+    config sets one (Phi-3, StarCoder2, Mixtral: all layers windowed when it does)."""
     full = sympy.floor(L / every) if every else 0
     return dict(kept=sliding_kept(w, full), cost_config={"sliding_window": (w, default)})
 

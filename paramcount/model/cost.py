@@ -216,6 +216,11 @@ def without_cache(root: Term) -> Term:
     return with_kept(root, 0)
 
 
+#: The window of a layer that keeps every position (a config's ``sliding_window`` null, a class
+#: whose default is none): longer than any context, so min(T, w − 1) is T.
+NO_WINDOW = 2**62
+
+
 def sliding_kept(window, full=0, layers=L) -> sympy.Expr:
     """Positions an attention layer of a ``layers`` stack keeps after T tokens, on average, where
     ``full`` of them attend to everything (T each) and the rest in a sliding ``window``

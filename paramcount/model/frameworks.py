@@ -266,7 +266,7 @@ def for_framework(arch, framework: str, hparams: Mapping[str, int] | None = None
     ref = ref or own.pick(hparams)
     pinned = {a.symbol: a.value for a in ref.always}
     freed = {s: arch.fixed[s] for s in ref.settable}
-    costs = {v[0]: v[1] for v in ref.cost_config.values()  # w, at the config's default
+    costs = {v[0]: _window(v[1]) for v in ref.cost_config.values()  # w, at the config's default
              if isinstance(v, tuple) and len(v) == 2 and hasattr(v[0], "name")}
     return dataclasses.replace(
         arch, formula=tree(arch.formula, ref),
@@ -385,5 +385,13 @@ def cost_values(arch, hparams: Mapping[str, int] | None = None) -> dict[str, int
         if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
             name = value[0].name
             if name not in (hparams or {}):
-                out[name] = value[1]
+                out[name] = _window(value[1])
     return out
+
+
+def _window(default):
+    """A cost symbol's default as a number: a class whose window defaults to none keeps every
+    position (:data:`paramcount.model.cost.NO_WINDOW`)."""
+    from paramcount.model.cost import NO_WINDOW
+
+    return NO_WINDOW if default is None else default

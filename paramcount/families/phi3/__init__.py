@@ -22,6 +22,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import v
 from paramcount.families._decoders import keras_llama
 from paramcount.families._decoders import llama_table
+from paramcount.families._decoders import sliding
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families._lineages import LLAMA_FIELDS
@@ -73,7 +74,7 @@ TRANSFORMERS = Transformers(restrictions=(
     "blocks.ffn.down": "down_proj",
     "final_norm": "model/norm",
     "head": "lm_head",
-})
+}, **sliding(default=None))  # Phi3Config: no window unless a config sets one (every layer then)
 
 register(keras_llama(
     "phi3",

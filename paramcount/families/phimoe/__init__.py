@@ -23,6 +23,7 @@ from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import pre_norm_causal_lm
+from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_FFN
@@ -38,6 +39,8 @@ from paramcount.model.components.hf_decoder import routed_experts
 from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.modern import k_act
 from paramcount.model.cost import runs
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -58,6 +61,8 @@ register(hf_causal_lm(
            "transformers/models/phimoe/modeling_phimoe.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L, E),
+    # no window unless a config sets one (every layer then): the cache's kept positions
+    transformers=Transformers(weights=own_weights(FORMULA), **sliding(default=None)),
     optional={k_act: 2, tied: 0, b_att: 1, b_head: 1},
     restrictions=(
         *rotary_heads("PhimoeConfig"),

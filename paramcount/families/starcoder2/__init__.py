@@ -17,6 +17,7 @@ from paramcount.core.symbols import tied
 from paramcount.families._decoders import causal_lm_counting
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import pre_norm_causal_lm
+from paramcount.families._decoders import sliding
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_CAUSAL_LM_FIELDS
 from paramcount.families._lineages import HF_TIED_YES
@@ -25,6 +26,8 @@ from paramcount.families._lineages import split_heads
 from paramcount.model.components.basic import layer_norm
 from paramcount.model.components.hf_decoder import attention
 from paramcount.model.components.hf_decoder import plain_mlp
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -42,6 +45,8 @@ register(hf_causal_lm(
            "transformers/models/starcoder2/modeling_starcoder2.py",
     hf="Starcoder2ForCausalLM",
     formula=FORMULA,
+    # no window unless a config sets one (every layer then): the cache's kept positions
+    transformers=Transformers(weights=own_weights(FORMULA), **sliding(default=None)),
     optional={tied: 1, b_att: 1},
     restrictions=(
         split_heads("Starcoder2Config"),
