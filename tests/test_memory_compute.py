@@ -5,6 +5,7 @@ trees themselves against transformers' measurement: tests/test_costs.py.)"""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -177,3 +178,41 @@ def test_the_report_page_shows_proven_architectures_at_their_presets():
         "KV cache and forward FLOPs as formulas in T and B: 1 architectures")
     none = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), {}))
     assert "kv_cache.svg" not in none
+
+
+def _edited(tmp_path, name: str, **changes) -> str:
+    data = json.loads((Path(__file__).parent / "configs" / f"{name}.json").read_text())
+    data.update(changes)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_a_config_whose_layers_differ_from_the_window_pattern_gets_no_cache_figure(capsys, tmp_path):
+    # Command R7B: three of four layers in a window; a config listing every layer as full is not
+    # the tree's pattern, so its cache is not given (the FLOPs are: attention computes all T keys)
+    path = _edited(tmp_path, "c4ai-command-r7b-12-2024", layer_types=["full_attention"] * 32)
+    code, out, _ = run(capsys, "count", "--config", path, "--context", "5000", "--json")
+    assert code == 0
+    kv = json.loads(out)["costs"]["kv"]
+    assert kv["status"] == "not formulated" and "total" not in kv
+    assert kv["why"].startswith("its layer_types hold 32 full-attention layers of 32")
+    code, out, _ = run(capsys, "count", "--config", _edited(tmp_path, "c4ai-command-r7b-12-2024"),
+                       "--context", "5000", "--json")
+    assert json.loads(out)["costs"]["kv"]["total"] > 0  # as published: the pattern's
+
+
+def test_qwens_sliding_window_switch_is_not_read_as_full_attention(capsys, tmp_path):
+    path = _edited(tmp_path, "qwen2.5-0.5b", use_sliding_window=True)
+    code, out, _ = run(capsys, "count", "--config", path, "--context", "40000", "--json")
+    assert code == 0
+    assert "use_sliding_window is true" in json.loads(out)["costs"]["kv"]["why"]
+
+
+def test_a_config_sliding_window_must_be_a_positive_integer_or_null(capsys, tmp_path):
+    path = _edited(tmp_path, "mistral-7b-v0.1", sliding_window="4096")
+    code, out, err = run(capsys, "count", "--config", path, "--context", "8")
+    assert code == 2 and out == "" and "sliding_window = \"4096\"" in err
+    path = _edited(tmp_path, "mistral-7b-v0.1", sliding_window=None)
+    code, out, _ = run(capsys, "count", "--config", path, "--context", "8192", "--json")
+    assert json.loads(out)["costs"]["kv"]["total"] == 2 * 32 * 8 * 128 * 8192  # no window

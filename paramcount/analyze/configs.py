@@ -181,6 +181,12 @@ def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, i
     (absent: the class's default, filled in by paramcount.analyze.costs)."""
     ref = arch.transformers.pick(hparams) if arch.transformers is not None else None
     out = []
+    kinds = data.get("layer_types")
+    if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds):
+        # which layers attend to every position: checked against the tree's window pattern
+        out.append(("full_attention_layers", sum(k == "full_attention" for k in kinds)))
+    if data.get("use_sliding_window") is True:  # Qwen's switch of windowed upper layers
+        out.append(("use_sliding_window", 1))
     for key in getattr(ref, "cost_config", {}) or {}:
         if key not in data:
             continue

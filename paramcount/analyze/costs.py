@@ -152,7 +152,8 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
         measured, why = {}, f"{type(exc).__name__}: {exc}"
     out = {}
     for q in QUANTITIES:
-        reason = formulated(arch, q)
+        reason = formulated(arch, q) or (config_problem(arch, hp, dict(reading.costs))
+                                         if q == "kv" else None)
         ours = None if reason else value(arch, q, hp, context, batch, dict(reading.costs))
         out[q] = (ours, measured.get(q), reason or why)
     return out
@@ -227,6 +228,35 @@ def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
             given = (config or {}).get(key, spec[1]) if key in (config or {}) else spec[1]
             out.setdefault(spec[0].name, NO_WINDOW if given is None else given)
     return {**out, "T": context, "B": batch}
+
+
+def config_problem(arch: Architecture, hparams: Mapping[str, int],
+                   config: Mapping[str, int | None]) -> str | None:
+    """Why a config's KV cache is not the tree's (its layer_types hold another number of
+    full-attention layers than the tree's window pattern; Qwen's use_sliding_window set where the
+    family has no window), or None: read from what :func:`paramcount.analyze.configs.read_data`
+    kept of the file (``Reading.costs``)."""
+    full, uses = config.get("full_attention_layers"), config.get("use_sliding_window")
+    if full is None and not uses:
+        return None
+    base = at(arch, hparams, 1, 1, config)
+    window = base.get("w")
+    if uses and window is None:
+        return "use_sliding_window is true: its windowed layers are not formulated for this family"
+    layers = hparams.get("L")
+    if full is None or layers is None:
+        return None
+    if window is None or window >= NO_WINDOW:
+        expected = layers  # no window: every layer attends to all
+    else:  # past the window the cache grows by the full layers' share alone
+        one = value(arch, "kv", hparams, 1, 1, config)
+        step = (value(arch, "kv", hparams, window + 1, 1, config)
+                - value(arch, "kv", hparams, window, 1, config))
+        expected = layers * step // one if one else None
+    if expected == full:
+        return None
+    return (f"its layer_types hold {full} full-attention layers of {layers}, the formula's window "
+            f"pattern {expected}")
 
 
 def value(arch: Architecture, quantity: str, hparams: Mapping[str, int], context: int,
@@ -304,7 +334,8 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
     values = at(arch, hparams, context, batch, config)
     out = {}
     for q in QUANTITIES:
-        why = formulated(arch, q)
+        why = formulated(arch, q) or (config_problem(arch, hparams, config or {})
+                                      if q == "kv" else None)
         if why is not None:
             out[q] = Quantity(q, None, None, "", "not formulated", why)
             continue
