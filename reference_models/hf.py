@@ -247,7 +247,8 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
 
         arch = get(arch)
     ref = arch.transformers.pick(hp)
-    extra, skip = {}, {"T", "B"}
+    extra: dict[str, object] = {}
+    skip = {"T", "B"}
     for key, value in ref.cost_config.items():
         if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
             given = hp.get(value[0].name, value[1])

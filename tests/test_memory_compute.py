@@ -70,7 +70,8 @@ def test_count_context_bad_input_is_one_line_and_status_2(capsys, argv, says):
     assert says in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_compiled_path_leaves_memory_and_compute_to_the_full_one():
+def test_the_plain_count_parser_leaves_memory_and_compute_to_its_own():
+    # (parse_costs reads --context: tests/test_compiled_costs.py)
     assert fast.parse(["count", "gpt2", "--preset", "gpt2_base_en"]) is not None
     assert fast.parse(["count", "gpt2", "--preset", "gpt2_base_en", "--context", "8"]) is None
 

@@ -67,9 +67,7 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
     from paramcount.model.frameworks import unformulated
 
     try:
-        why = unformulated(arch, quantity).get(quantity)
-        if why is None and quantity == "kv":
-            why = _task_head(arch)
+        why = unformulated(arch, quantity).get(quantity) or _task_head(arch, quantity)
         if why is None and quantity == "kv" and _uncached_attention(arch):
             why = "its attention is not one the cache tree recognises (no key and value widths)"
         return why
@@ -77,10 +75,12 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
         return str(exc)
 
 
-def _task_head(arch: Architecture) -> str | None:
-    """Why a task class's cache is not claimed: whether a class with a classification or span
+def _task_head(arch: Architecture, quantity: str) -> str | None:
+    """Why a task class's cost is not claimed: whether a class with a classification or span
     head returns the cache at all is its own (GPT2ForTokenClassification returns none; Llama's
-    sequence classifier does); its base model's and its language model's are checked."""
+    sequence classifier does), and a sequence classifier's head runs on the positions it pools
+    (DistilBERT's on the first, Llama's on every one); its base model's and its language model's
+    are checked."""
     from paramcount.model import heads
 
     base, _, cls = arch.id.partition(":")
@@ -89,7 +89,11 @@ def _task_head(arch: Architecture) -> str | None:
     kind = next((r.names[cls] for r in heads.rows(base) if cls in r.names), None)
     if kind in (None, heads.BASE, heads.LM):
         return None
-    return f"{cls} ({kind}): whether it returns a cache is its own, not checked"
+    if quantity == "kv":
+        return f"{cls} ({kind}): whether it returns a cache is its own, not checked"
+    if kind == heads.SEQUENCE:
+        return f"{cls} ({kind}): the positions its head runs on are its own, not checked"
+    return None
 
 
 def _uncached_attention(arch: Architecture) -> bool:
@@ -115,7 +119,7 @@ def quantity_arch(arch: Architecture, quantity: str,
     formula, _ = tree(arch, quantity, hparams)
     # transformers' sliding-window cache keeps the last w − 1 positions by the slice [-w + 1:],
     # which at w = 1 is [0:], every position: a window of 1 is not one
-    window = (Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
+    window: tuple[Relation, ...] = (Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
                        "transformers' cache (its slice [-w + 1:] is [0:])"),
               ) if w in formula.free_symbols() else ()
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
@@ -169,7 +173,8 @@ def regimes(qa: Architecture) -> list[tuple[str, Architecture]]:
     from paramcount.core.formula import pretty
     from paramcount.core.hparams import Relation
 
-    mins = {m for lf in qa.formula.leaves() for m in lf.term.expr.atoms(sympy.Min)}
+    mins = {m for lf in qa.formula.leaves() if lf.term.expr is not None
+            for m in lf.term.expr.atoms(sympy.Min)}
     if not mins:
         return [("", qa)]
     if len(mins) > 1:
@@ -246,6 +251,7 @@ def config_problem(arch: Architecture, hparams: Mapping[str, int],
     layers = hparams.get("L")
     if full is None or layers is None:
         return None
+    expected: int | None
     if window is None or window >= NO_WINDOW:
         expected = layers  # no window: every layer attends to all
     else:  # past the window the cache grows by the full layers' share alone

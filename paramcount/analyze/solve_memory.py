@@ -93,23 +93,26 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
     shown = for_framework(arch, "transformers", hparams)
     wbytes, exact = dtypes.weight_bytes(arch, hparams, shown.count(hparams), dtype)
     cache = dtypes.cache_dtype(dtype)
-    assert cache.bytes is not None  # a cache is held in a float dtype
+    per = cache.bytes
+    assert per is not None  # a cache is held in a float dtype
 
     def used(x: int) -> int:
         t, b = (x, other) if unknown == "T" else (other, x)
-        return wbytes + costs.value(arch, "kv", hparams, t, b, config) * cache.bytes
+        return wbytes + costs.value(arch, "kv", hparams, t, b, config) * per
 
-    base = dict(arch=arch.id, unknown=unknown, other=other, memory=memory, dtype=dtype,
-                cache_dtype=cache, weight_bytes=wbytes, weight_bytes_exact=exact,
-                kv_status=status, kv_why=message)
+    def answer(value: int | None, at: int | None, after: int | None,
+               unbounded: bool = False) -> MemorySolution:
+        return MemorySolution(arch.id, unknown, other, memory, dtype, cache, wbytes, exact, value,
+                              at, after, unbounded, status, message)
+
     if used(1) > memory:
-        return MemorySolution(**base, value=None, used=None, next_used=used(1), unbounded=False)
+        return answer(None, None, used(1))
     if used(LIMIT) <= memory:
-        return MemorySolution(**base, value=LIMIT, used=used(LIMIT), next_used=None, unbounded=True)
+        return answer(LIMIT, used(LIMIT), None, unbounded=True)
     lo, hi = 1, 2
     while used(hi) <= memory:  # used(lo) fits, used(hi) does not
         lo, hi = hi, hi * 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if used(mid) <= memory else (lo, mid)
-    return MemorySolution(**base, value=lo, used=used(lo), next_used=used(hi), unbounded=False)
+    return answer(lo, used(lo), used(hi))

@@ -316,7 +316,7 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
     # against Keras: what Keras builds; a model only transformers builds (DeepSeek, Falcon-7B's
     # parallel layout) is proven against transformers, formula + its deltas
     if framework == "keras":
-        ids = {r.arch for r in results if "keras" in registry.get(r.arch).checked_by}
+        ids = sorted({r.arch for r in results if "keras" in registry.get(r.arch).checked_by})
     elif framework in record.COSTS:  # a cost quantity: where its tree is whole
         from paramcount.analyze.costs import formulated
 

@@ -123,6 +123,7 @@ _HF_BACKBONE = {
     "pooler": "pooler",
 }
 _HF_OUTPUT = full_width_attention_output("AlbertAttention")
+assert _HF_OUTPUT.term is not None
 _HF_OUTPUT = dataclasses.replace(_HF_OUTPUT, term=runs(_HF_OUTPUT.term, L / L_g))  # shared, as above
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.

@@ -42,5 +42,6 @@ _MISTRAL = keras_llama(
 )
 # MistralConfig: every layer attends in a window of sliding_window (4096) positions, its cache
 # keeping the last w − 1 (the window costs no weight, so the parameter tree is Llama's)
+assert _MISTRAL.transformers is not None
 register(dataclasses.replace(_MISTRAL, transformers=dataclasses.replace(_MISTRAL.transformers,
                                                                        **sliding())))
