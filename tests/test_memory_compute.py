@@ -217,3 +217,13 @@ def test_a_config_sliding_window_must_be_a_positive_integer_or_null(capsys, tmp_
     path = _edited(tmp_path, "mistral-7b-v0.1", sliding_window=None)
     code, out, _ = run(capsys, "count", "--config", path, "--context", "8192", "--json")
     assert json.loads(out)["costs"]["kv"]["total"] == 2 * 32 * 8 * 128 * 8192  # no window
+
+
+def test_a_cost_proof_runs_beside_torch_whichever_framework_builds_the_parameters():
+    # a cost is measured in transformers: a Keras worker would have to start a torch one, which
+    # its (daemonic) process may not (the report's cost proofs of Keras-built models all failed)
+    from paramcount.analyze import parallel
+
+    assert parallel.proof_side(("llama3", "flops")) == "torch"
+    assert parallel.proof_side(("llama3", "kv")) == "torch"
+    assert parallel.proof_side(("llama3", "keras")) == "keras"

@@ -196,11 +196,12 @@ def _died_row(job: Job, reason: str):
 
 
 def proof_side(item: tuple[str, str]) -> str:
-    """torch for a proof against transformers, or of a model only transformers builds."""
+    """torch for a proof against transformers (or of a cost, measured in transformers), or of a
+    model only transformers builds."""
     from paramcount.model import registry
 
     arch_id, framework = item
-    hf = framework == "transformers" or "keras" not in registry.get(arch_id).checked_by
+    hf = framework != "keras" or "keras" not in registry.get(arch_id).checked_by
     return "torch" if hf else "keras"
 
 
