@@ -166,9 +166,11 @@ def test_min_is_stored_exactly():
 
 
 KERAS_BUILT = sorted(a for a in registry.architectures() if "keras" in registry.get(a).checked_by)
+FEW = ("gemma3", "gpt2_causal_lm", "llama3", "mistral", "mixtral")  # the default run's; --runslow all
 
 
-@pytest.mark.parametrize("arch_id", KERAS_BUILT)
+@pytest.mark.parametrize("arch_id", [pytest.param(a, marks=() if a in FEW else (pytest.mark.slow,))
+                                     for a in KERAS_BUILT])
 def test_every_preset_and_example_set(arch_id):
     """Each set's costs at T = 700 and 5000 (past a window of 512, 1024 or 4096; beyond a
     position table of 1024 or 2048 rows), B = 2, as costs.evaluate gives them; a deferral where
@@ -184,8 +186,9 @@ def test_every_preset_and_example_set(arch_id):
     arch = registry.get(arch_id)
     where = record.PROJECT_RECORD if record.PROJECT_RECORD.is_file() else None
     cns = json.loads(json.dumps(generate_costs(arch, where)))  # as stored
-    statuses = {q: record.recorded(arch_id, q, where) for q in costs.QUANTITIES
-                if costs.formulated(arch, q) is None}
+    from paramcount.analyze.cost_status import statuses as cost_statuses
+
+    statuses = cost_statuses(arch, where)
     bf16 = dtypes.get("bf16")
     for hs in arch.hparam_sets():
         config = dict(arch.preset(hs.name).config)

@@ -84,9 +84,9 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
     why = costs.formulated(arch, "kv")
     if why is not None:
         raise HyperparameterError(f"{arch.id}: no KV-cache formula to solve with ({why})")
-    from paramcount.analyze.prove.record import recorded
+    from paramcount.analyze.cost_status import statuses
 
-    status, message = recorded(arch.id, "kv", record_path)
+    status, message = statuses(arch, record_path)["kv"]
     if status not in ("proven", "not proven"):
         raise HyperparameterError(f"{arch.id}: its KV-cache formula is {status} ({message}): "
                                   "no answer is given from it")

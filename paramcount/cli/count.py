@@ -88,13 +88,12 @@ def _costs(args, arch, hp, count, reading):
             raise UsageError("--batch and --dtype go with --context T")
         return None
     from paramcount.analyze import costs
-    from paramcount.analyze.prove.record import PROJECT_RECORD, recorded
+    from paramcount.analyze.cost_status import statuses as cost_statuses
+    from paramcount.analyze.prove.record import PROJECT_RECORD
     from paramcount.model import dtypes
 
     dtype = dtypes.get(args.dtype or "bf16")
-    path = PROJECT_RECORD if PROJECT_RECORD.is_file() else None
-    statuses = {q: recorded(arch.id, q, path) for q in costs.QUANTITIES
-                if costs.formulated(arch, q) is None}
+    statuses = cost_statuses(arch, PROJECT_RECORD if PROJECT_RECORD.is_file() else None)
     config = dict(reading.costs) if reading is not None else (
         dict(arch.preset(args.preset).config) if args.preset else {})
     return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype, count.total, statuses,

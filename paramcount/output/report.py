@@ -241,11 +241,13 @@ def generate(results: list[Verification] | None = None, *,
 
         transformers_proofs = [prove_against(a, "transformers") for a in transformers_ids(results)]
     if cost_proofs is None:
+        from paramcount.analyze.cost_status import unprovable
         from paramcount.analyze.costs import formulated
         from paramcount.analyze.prove.record import COSTS, prove_against
 
         cost_proofs = {q: [prove_against(a, q) for a in transformers_ids(results)
-                           if formulated(registry.get(a), q) is None] for q in COSTS}
+                           if formulated(registry.get(a), q) is None
+                           and unprovable(registry.get(a)) is None] for q in COSTS}
     inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index, derived,
                  dict(cost_proofs))
     pages = {p.path: p.text(inp) for p in PAGES}
@@ -318,9 +320,11 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
     if framework == "keras":
         ids = sorted({r.arch for r in results if "keras" in registry.get(r.arch).checked_by})
     elif framework in record.COSTS:  # a cost quantity: where its tree is whole
+        from paramcount.analyze.cost_status import unprovable
         from paramcount.analyze.costs import formulated
 
-        ids = [a for a in transformers_ids(results) if formulated(registry.get(a), framework) is None]
+        ids = [a for a in transformers_ids(results) if formulated(registry.get(a), framework) is None
+               and unprovable(registry.get(a)) is None]
     else:
         ids = transformers_ids(results)
     return record.proofs_for(ids, proofs_source(path, proofs) if reuse else None,

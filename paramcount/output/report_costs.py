@@ -47,11 +47,18 @@ hyperparameters with the same method (T and B interpolated like a layer count).
 
 
 def _proof_cell(proofs: dict, aid: str) -> str:
+    from paramcount.analyze.cost_status import unprovable
+
     p = proofs.get(aid)
     if p is None:
-        return "—"
-    statuses = sorted({c.status for c in p.cases})
-    return "proven" if statuses == ["proven"] else ", ".join(statuses)
+        return unprovable(registry.get(aid)) or "—"
+    bad = [c for c in p.cases if c.status != "proven"]
+    if not bad:
+        return "proven"
+    proven = len(p.cases) - len(bad)
+    first = " ".join(bad[0].message.split())[:160]
+    return (f"{bad[0].status} ({len(bad)} of {len(p.cases)} cases; {proven} proven): "
+            f"{bad[0].case}: {first}").replace("|", "/")
 
 
 def _ids(cost_proofs: Mapping[str, list]) -> list[str]:

@@ -51,12 +51,11 @@ def generate_costs(arch, record) -> dict:
     """``arch``'s compiled costs (an Architecture of the registry), the outcomes as the proof
     record at ``record`` (a path, or None: no record) says them."""
     from paramcount.analyze import costs
-    from paramcount.analyze.prove.record import recorded
+    from paramcount.analyze.cost_status import statuses as cost_statuses
     from paramcount.core.formula import pretty
 
     reasons = {q: costs.formulated(arch, q) for q in costs.QUANTITIES}
-    statuses = {q: list(recorded(arch.id, q, record)) for q in costs.QUANTITIES
-                if reasons[q] is None}
+    statuses = {q: list(s) for q, s in cost_statuses(arch, record).items()}
     own = arch.transformers
     classes = []
     for i, ref in enumerate(own.all() if own is not None else ()):
