@@ -112,16 +112,24 @@ def quantity_arch(arch: Architecture, quantity: str,
     """``arch`` as transformers builds it, its formula the ``quantity`` tree, T and B required,
     and a reference that measures the quantity (so ``verify.compare`` and ``prove`` take it as
     they take a parameter count)."""
-    from paramcount.core.hparams import Relation
-    from paramcount.core.symbols import n, w
+    import sympy
+
+    from paramcount.core.hparams import Divisible, Relation
+    from paramcount.core.symbols import M, d_e, n, w
 
     built = for_framework(arch, "transformers", hparams)
     formula, _ = tree(arch, quantity, hparams)
     # transformers' sliding-window cache keeps the last w − 1 positions by the slice [-w + 1:],
     # which at w = 1 is [0:], every position: a window of 1 is not one
-    window: tuple[Relation, ...] = (Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
-                       "transformers' cache (its slice [-w + 1:] is [0:])"),
-              ) if w in formula.free_symbols() else ()
+    narrow = Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
+                      "transformers' cache (its slice [-w + 1:] is [0:])")
+    window: tuple[Relation | Divisible, ...] = (narrow,) if w in formula.free_symbols() else ()
+    if any(x.has(sympy.floor(d_e / M)) for x in built.fixed.values()) \
+            and Divisible(d_e, M) not in built.constraints:
+        # a forward needs whole heads: heads floored to M·⌊d_e/M⌋ columns are weights
+        # transformers builds, but its forward cannot multiply them into the d_e-wide output
+        # (ALBERT's, ELECTRA's)
+        window += (Divisible(d_e, M),)
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
         window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
                             "position table holds"),)
