@@ -22,14 +22,19 @@ def results():
 def proofs(results):
     """The proofs the committed report shows: recorded ones whose key still matches (an
     architecture whose formula, builder, libraries or prover changed is proven here anew)."""
+    from paramcount.analyze.prove.record import COSTS
+
     keras, keras_record = report.proofs_for(results, GOLDEN)
     hf, hf_record = report.proofs_for(results, GOLDEN, framework="transformers")
-    return keras, keras_record, hf, hf_record
+    costs = {q: report.proofs_for(results, GOLDEN, framework=q) for q in COSTS}
+    return (keras, keras_record, hf, hf_record, {q: p for q, (p, _) in costs.items()},
+            {q: r for q, (_, r) in costs.items()})
 
 
 @pytest.fixture(scope="module")
 def pages(results, proofs) -> dict[str, str]:
-    return report.generate(results, proofs=proofs[0], transformers_proofs=proofs[2])
+    return report.generate(results, proofs=proofs[0], transformers_proofs=proofs[2],
+                           cost_proofs=proofs[4])
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +51,10 @@ def test_golden_report(pages, results, proofs, request, tmp_path):
 
     if request.config.getoption("--update-golden"):
         report.write_report(GOLDEN, pages, results=results, proof_record=proofs[1],
-                            transformers_record=proofs[3])
+                            transformers_record=proofs[3], cost_records=proofs[5])
     committed = GOLDEN.parent / record.RECORD_NAME
     assert committed.exists() and committed.read_text(encoding="utf-8") == record.dumps(
-        proofs[1], proofs[3]), (
+        proofs[1], proofs[3], proofs[5]), (
         "reports/proofs.json is stale: regenerate with `paramcount report` and commit it")
     assert list(pages)[-1] == GOLDEN.name  # the index, renamed last
     for name, page in pages.items():
@@ -66,6 +71,11 @@ def test_golden_report(pages, results, proofs, request, tmp_path):
         committed = GOLDEN.parent / fresh.name
         assert committed.exists() and committed.read_bytes() == fresh.read_bytes(), (
             f"reports/{fresh.name} is stale: regenerate with `paramcount report`")
+    from paramcount.output import report_costs
+
+    kv = report_costs.kv_figure(proofs[4])
+    assert kv is not None and (GOLDEN.parent / report_costs.FIGURE).read_bytes() == kv.svg(), (
+        f"reports/{report_costs.FIGURE} is stale: regenerate with `paramcount report`")
 
 
 def test_report_states_convention_versions_and_every_architecture(pages, text):

@@ -119,24 +119,18 @@ def parse_presets(data: Mapping, where: str) -> dict[str, Preset]:
                            keras_hub_differs=table.get("keras_hub_differs"),
                            card=_card(table["card"], f"{where}: preset {name!r}")
                            if "card" in table else None,
-                           config=_config(table.get("config", "{}"), f"{where}: preset {name!r}"))
+                           config=_config(table.get("config", {}), f"{where}: preset {name!r}"))
     return out
 
 
-def _config(text: object, where: str) -> dict[str, int | None]:
-    """A preset's ``config``: a JSON object (TOML has no null) of config fields, each a positive
-    integer or null, as the checkpoint's config.json has them."""
-    import json
-
-    try:
-        data = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        data = None
-    if not isinstance(data, dict) or not all(
-            v is None or (type(v) is int and v > 0) for v in data.values()):
-        raise InputFileError(f"{where}: config must be a JSON object of positive integers or "
-                             f"nulls, such as '{{\"sliding_window\": null}}'; got {text!r}")
-    return data
+def _config(table: object, where: str) -> dict[str, int | None]:
+    """A preset's ``config``: an inline table of config fields, each a positive integer, or
+    "none" for the null of the checkpoint's config.json (TOML has no null)."""
+    if not isinstance(table, dict) or not all(
+            v == "none" or (type(v) is int and v > 0) for v in table.values()):
+        raise InputFileError(f"{where}: config must be a table of positive integers or \"none\" "
+                             f"(a null), such as {{ sliding_window = \"none\" }}; got {table!r}")
+    return {k: None if v == "none" else v for k, v in table.items()}
 
 
 def _card(table: object, where: str) -> Card:
