@@ -200,8 +200,4 @@ def test_every_preset_and_example_set(arch_id):
                     compiled_costs.evaluate_costs(cns, hs.hparams, hs.name, context, 2, bf16, 10**9)
                 continue
             got = compiled_costs.evaluate_costs(cns, hs.hparams, hs.name, context, 2, bf16, 10**9)
-            assert (got.weight_bytes, got.kv_bytes) == (full.weight_bytes, full.kv_bytes)
-            for q in costs.QUANTITIES:
-                a = full.quantities[q]
-                assert tuple(got.quantities[q]) == (a.name, a.total, a.breakdown, a.formula,
-                                                    a.status, a.why, tuple(a.rows)), (hs.name, q)
+            assert got == full, hs.name  # the same Costs, Quantity for Quantity

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from paramcount.analyze.cost_result import Costs, Quantity
 from paramcount.core.errors import ParamcountError
 from paramcount.core.symbols import B, T
 from paramcount.model import cost
@@ -296,41 +296,6 @@ def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: i
         out[q] = compare(qa, hp, measured[q], name=f"T={context}, B={batch}",
                          framework="transformers")
     return out
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """One quantity at one set: its total and breakdown (None where not formulated), its
-    formula in text, and what stands behind the number (``status``: proven, refuted, not proven;
-    ``why``: the reason, or the proof's message)."""
-
-    name: str
-    total: int | None
-    breakdown: dict | None
-    formula: str
-    status: str
-    why: str = ""
-    rows: tuple[tuple[int, str, int], ...] = ()  # (depth, component, value), tree order
-
-
-@dataclass(frozen=True)
-class Costs:
-    """What ``count --context`` adds: the weights' bytes in ``dtype``, the KV cache's elements
-    and bytes (in ``cache_dtype``), the forward FLOPs, at ``context`` tokens × ``batch``."""
-
-    context: int
-    batch: int
-    dtype: Dtype
-    cache_dtype: Dtype
-    parameters: int
-    weight_bytes: int
-    weight_bytes_exact: bool
-    quantities: dict[str, Quantity]
-
-    @property
-    def kv_bytes(self) -> int | None:
-        kv = self.quantities["kv"].total
-        return None if kv is None or self.cache_dtype.bytes is None else kv * self.cache_dtype.bytes
 
 
 def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,

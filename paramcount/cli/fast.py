@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from paramcount.analyze.counting.compiled import Defer, evaluate, load, resolve, store, symbols_of
 from paramcount.analyze.counting.compiled_costs import evaluate_costs, load_costs, store_costs
@@ -20,7 +20,7 @@ from paramcount.core.errors import ParamcountError
 from paramcount.runtime import cache
 
 if TYPE_CHECKING:
-    from paramcount.analyze.costs import Costs as FullCosts
+    pass
 
 __all__ = ["ContextArgs", "parse", "parse_costs", "remember", "try_count"]
 
@@ -130,13 +130,13 @@ def try_count(argv: Sequence[str]) -> str | None:
         if costs is not None:
             from paramcount.output.cost_output import cost_json
 
-            out["costs"] = cost_json(cast("FullCosts", costs))
+            out["costs"] = cost_json(costs)
         return json.dumps(out, indent=2) + "\n"
     lines = [count_output.count_text(counted)]
     if costs is not None:
         from paramcount.output.cost_output import cost_lines
 
-        lines += cost_lines(cast("FullCosts", costs))
+        lines += cost_lines(costs)
     return "\n".join(lines) + "\n"
 
 

@@ -59,3 +59,51 @@ def not_formulated(arch_id: str, **reasons: str) -> Architecture:
                                    variants=tuple(put(x) for x in t.variants))
 
     return dataclasses.replace(arch, transformers=put(arch.transformers))
+
+
+# Why a kind of layer's memory and compute are not formulated yet: one reason, every family
+# that has the layer (its not_formulated declaration names it).
+ENCODER_DECODER = {
+    'flops': (
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the cache '
+        "holds the encoder's cross-attention keys and values at the source length, a second "
+        'length the trees do not formulate yet'
+    ),
+    'kv': (
+        'an encoder-decoder: the forward needs decoder inputs beside the source, and the cache '
+        "holds the encoder's cross-attention keys and values at the source length, a second "
+        'length the trees do not formulate yet'
+    ),
+}
+LATENT_ATTENTION = {
+    'flops': (
+        "multi-head latent attention: the query's low-rank path and the latent keys' and values' "
+        "up-projections are not written as one attention's scores yet"
+    ),
+    'kv': (
+        'multi-head latent attention: transformers caches the compressed latent (keys B·1·T·r_kv, '
+        'values B·1·T·d_rope), not per-head keys and values; not written yet'
+    ),
+}
+STATE_SPACE = {
+    'flops': (
+        'a state-space mixer: its convolution and scan (measured at the mixer as products torch '
+        'counts) and its conv and SSM states (a cache that does not grow with T) are not written '
+        'as leaves yet'
+    ),
+    'kv': (
+        'a state-space mixer: its convolution and scan (measured at the mixer as products torch '
+        'counts) and its conv and SSM states (a cache that does not grow with T) are not written '
+        'as leaves yet'
+    ),
+}
+LINEAR_ATTENTION = {
+    'flops': (
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and '
+        'recurrent state (a cache that does not grow with T) are not written as leaves yet'
+    ),
+    'kv': (
+        'gated delta-net linear attention: its causal convolution, chunked recurrence and '
+        'recurrent state (a cache that does not grow with T) are not written as leaves yet'
+    ),
+}

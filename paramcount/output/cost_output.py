@@ -10,7 +10,7 @@ from paramcount.core.numcore import human
 from paramcount.output.count_output import size_text
 
 if TYPE_CHECKING:
-    from paramcount.analyze.costs import Costs, Quantity
+    from paramcount.analyze.cost_result import Costs, Quantity
 
 __all__ = ["cost_json", "cost_lines"]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from paramcount.output.count_output import count_json, count_text
 
 if TYPE_CHECKING:
-    from paramcount.analyze.costs import Costs
+    from paramcount.analyze.cost_result import Costs
     from paramcount.analyze.counting import Counted
     from paramcount.model.mapping import Reading
     from paramcount.model.quantization import Stored

@@ -25,8 +25,8 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
+from paramcount.analyze.cost_result import Costs, Quantity
 from paramcount.analyze.counting.compiled import Defer, resolve
 from paramcount.analyze.counting.table import FORMAT
 from paramcount.core import numcore
@@ -40,37 +40,6 @@ _ROOT = Path(__file__).resolve().parents[3]  # the checkout holding the package
 #: The proof record ``count --context`` reads (paramcount.analyze.prove.record.PROJECT_RECORD).
 RECORD = _ROOT / "reports" / "proofs.json"
 _BUILDERS = _ROOT / "reference_models"
-
-
-class Quantity(NamedTuple):
-    """:class:`paramcount.analyze.costs.Quantity`'s fields, from the table."""
-
-    name: str
-    total: int | None
-    breakdown: dict | None
-    formula: str
-    status: str
-    why: str = ""
-    rows: tuple[tuple[int, str, int], ...] = ()
-
-
-class Costs(NamedTuple):
-    """:class:`paramcount.analyze.costs.Costs`' fields, from the table."""
-
-    context: int
-    batch: int
-    dtype: object  # paramcount.model.dtypes.Dtype
-    cache_dtype: object
-    parameters: int
-    weight_bytes: int
-    weight_bytes_exact: bool
-    quantities: dict[str, Quantity]
-
-    @property
-    def kv_bytes(self) -> int | None:
-        kv = self.quantities["kv"].total
-        size = getattr(self.cache_dtype, "bytes", None)
-        return None if kv is None or size is None else kv * size
 
 
 # --- the key -------------------------------------------------------------------------------------

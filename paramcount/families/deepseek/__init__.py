@@ -42,6 +42,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import LATENT_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_DENSE_FIRST_MOE_FIELDS
@@ -294,36 +295,6 @@ _register(
 )
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "deepseek_v2",
-    flops=(
-        "multi-head latent attention: the query's low-rank path and the latent keys' and "
-        "values' up-projections are not written as one attention's scores yet"
-    ),
-    kv=(
-        'multi-head latent attention: transformers caches the compressed latent (keys '
-        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
-    ),
-), replace=True)
-register(not_formulated(
-    "deepseek_v3",
-    flops=(
-        "multi-head latent attention: the query's low-rank path and the latent keys' and "
-        "values' up-projections are not written as one attention's scores yet"
-    ),
-    kv=(
-        'multi-head latent attention: transformers caches the compressed latent (keys '
-        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
-    ),
-), replace=True)
-register(not_formulated(
-    "deepseek_v32",
-    flops=(
-        "multi-head latent attention: the query's low-rank path and the latent keys' and "
-        "values' up-projections are not written as one attention's scores yet"
-    ),
-    kv=(
-        'multi-head latent attention: transformers caches the compressed latent (keys '
-        'B·1·T·r_kv, values B·1·T·d_rope), not per-head keys and values; not written yet'
-    ),
-), replace=True)
+register(not_formulated("deepseek_v2", **LATENT_ATTENTION), replace=True)
+register(not_formulated("deepseek_v3", **LATENT_ATTENTION), replace=True)
+register(not_formulated("deepseek_v32", **LATENT_ATTENTION), replace=True)

@@ -45,6 +45,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
@@ -224,16 +225,4 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "jamba",
-    flops=(
-        'a state-space mixer: its convolution and scan (measured at the mixer as products'
-        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
-        'are not written as leaves yet'
-    ),
-    kv=(
-        'a state-space mixer: its convolution and scan (measured at the mixer as products'
-        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
-        'are not written as leaves yet'
-    ),
-), replace=True)
+register(not_formulated("jamba", **STATE_SPACE), replace=True)

@@ -19,6 +19,7 @@ from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
+from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
@@ -128,16 +129,4 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "qwen3_5_moe",
-    flops=(
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
-        ' recurrent state (a cache that does not grow with T) are not written as leaves '
-        'yet'
-    ),
-    kv=(
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
-        ' recurrent state (a cache that does not grow with T) are not written as leaves '
-        'yet'
-    ),
-), replace=True)
+register(not_formulated("qwen3_5_moe", **LINEAR_ATTENTION), replace=True)

@@ -18,6 +18,7 @@ from paramcount.core.formula import FUSED
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
 from paramcount.families.qwen3_5 import HYBRID_FIELDS
@@ -87,16 +88,4 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "qwen3_next",
-    flops=(
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
-        ' recurrent state (a cache that does not grow with T) are not written as leaves '
-        'yet'
-    ),
-    kv=(
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and'
-        ' recurrent state (a cache that does not grow with T) are not written as leaves '
-        'yet'
-    ),
-), replace=True)
+register(not_formulated("qwen3_next", **LINEAR_ATTENTION), replace=True)

@@ -32,6 +32,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import d_v
 from paramcount.core.symbols import v
+from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
@@ -197,16 +198,4 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "t5",
-    flops=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet'
-    ),
-    kv=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet'
-    ),
-), replace=True)
+register(not_formulated("t5", **ENCODER_DECODER), replace=True)

@@ -1,0 +1,49 @@
+"""What ``count --context`` collects, from either evaluator (SymPy's,
+:func:`paramcount.analyze.costs.evaluate`, or the compiled table's,
+:func:`paramcount.analyze.counting.compiled_costs.evaluate_costs`): imports no SymPy, so the
+compiled path and the formatter (:mod:`paramcount.output.cost_output`) share these types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paramcount.model.dtypes import Dtype
+
+__all__ = ["Costs", "Quantity"]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One quantity at one set: its total and breakdown (None where not formulated), its
+    formula in text, and what stands behind the number (``status``: proven, refuted, not proven;
+    ``why``: the reason, or the proof's message)."""
+
+    name: str
+    total: int | None
+    breakdown: dict | None
+    formula: str
+    status: str
+    why: str = ""
+    rows: tuple[tuple[int, str, int], ...] = ()  # (depth, component, value), tree order
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What ``count --context`` adds: the weights' bytes in ``dtype``, the KV cache's elements
+    and bytes (in ``cache_dtype``), the forward FLOPs, at ``context`` tokens × ``batch``."""
+
+    context: int
+    batch: int
+    dtype: Dtype
+    cache_dtype: Dtype
+    parameters: int
+    weight_bytes: int
+    weight_bytes_exact: bool
+    quantities: dict[str, Quantity]
+
+    @property
+    def kv_bytes(self) -> int | None:
+        kv = self.quantities["kv"].total
+        return None if kv is None or self.cache_dtype.bytes is None else kv * self.cache_dtype.bytes
