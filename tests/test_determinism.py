@@ -25,7 +25,7 @@ def report_subset(arch_ids) -> bytes:
     from paramcount.output.plots import report_plots
 
     results = report.verify_all(arch_ids)
-    pages = report.generate(results, proofs=[], transformers_proofs=[])
+    pages = report.generate(results, proofs=[], transformers_proofs=[], cost_proofs={})
     out = [f"\n=== {name}\n{text}" for name, text in pages.items()]
     out += [f"\n{name} " + hashlib.sha256(plot.svg()).hexdigest()
             for name, plot in sorted(report_plots(results).items())]

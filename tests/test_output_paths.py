@@ -176,7 +176,7 @@ def test_report_findings_mark_quoted_prose_and_no_meaningless_total():
     aid, preset = found[0]
     r = verify(aid, preset=preset.name)
     assert r.metadata_status == "differs"
-    text = report.generate([r], vers={"x": "1"}, proofs=[], transformers_proofs=[])[
+    text = report.generate([r], vers={"x": "1"}, proofs=[], transformers_proofs=[], cost_proofs={})[
         "conformance.md"]
     assert "Parameters verified in all" not in text
     (line,) = [ln for ln in text.splitlines() if ln.startswith(f"- **`{r.keras_hub_preset}`**")]
