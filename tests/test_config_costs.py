@@ -16,8 +16,8 @@ CONFIGS = Path(__file__).parent / "configs"
 # windows of 4,096 and shorter: T = 5,000 is past every one (learned positions cut it to n)
 CONTEXT = 5000
 # the default run: windowed layouts of every kind, and the plain ones most used
-DEFAULT = ("mistral-7b-v0.3", "gemma-2-2b", "gemma-3-1b-it", "c4ai-command-r7b-12-2024",
-           "olmo-3-1025-7b", "phi-3-mini-4k-instruct", "starcoder2-3b", "gpt2")
+DEFAULT = ("mistral-7b-v0.3", "gemma-3-1b-it", "c4ai-command-r7b-12-2024",
+           "phi-3-mini-4k-instruct", "gpt2")
 
 
 def _check(name: str) -> None:
