@@ -227,3 +227,16 @@ def test_a_cost_proof_runs_beside_torch_whichever_framework_builds_the_parameter
     assert parallel.proof_side(("llama3", "flops")) == "torch"
     assert parallel.proof_side(("llama3", "kv")) == "torch"
     assert parallel.proof_side(("llama3", "keras")) == "keras"
+
+
+def test_a_config_of_another_class_than_the_trees_describe_gets_no_cost_figure(capsys):
+    # OPTForCausalLM's config reads as OPTModel's parameters (its head is the token table, tied)
+    # but its forward multiplies by that head too: check_config found 1.32e12 FLOPs, not 1.01e12
+    code, out, _ = run(capsys, "count", "--config", str(Path(__file__).parent / "configs" /
+                                                         "opt-125m.json"), "--context", "64", "--json")
+    assert code == 0
+    costs_json = json.loads(out)["costs"]
+    for q in ("kv", "flops"):
+        assert "total" not in costs_json[q]
+        assert costs_json[q]["why"] == ("the config's class OPTForCausalLM is not the one the cost "
+                                        "trees describe (OPTModel)")

@@ -164,8 +164,8 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
         measured, why = {}, f"{type(exc).__name__}: {exc}"
     out = {}
     for q in QUANTITIES:
-        reason = formulated(arch, q) or (config_problem(arch, hp, dict(reading.costs))
-                                         if q == "kv" else None)
+        reason = formulated(arch, q) or class_problem(arch, hp, reading.cls) or (
+            config_problem(arch, hp, dict(reading.costs)) if q == "kv" else None)
         ours = None if reason else value(arch, q, hp, context, batch, dict(reading.costs))
         out[q] = (ours, measured.get(q), reason or why)
     return out
@@ -241,6 +241,18 @@ def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
             given = (config or {}).get(key, spec[1]) if key in (config or {}) else spec[1]
             out.setdefault(spec[0].name, NO_WINDOW if given is None else given)
     return {**out, "T": context, "B": batch}
+
+
+def class_problem(arch: Architecture, hparams: Mapping[str, int], cls: str) -> str | None:
+    """Why a config naming the class ``cls`` is not costed by ``arch``'s trees: they describe the
+    class transformers builds for ``arch`` (a config of OPTForCausalLM reads as OPTModel's
+    parameters, the head being tied, but its forward multiplies by that head too)."""
+    from paramcount.model.frameworks import hf_class
+
+    built = hf_class(arch, hparams)
+    if built is None or built == cls:
+        return None
+    return f"the config's class {cls} is not the one the cost trees describe ({built})"
 
 
 def config_problem(arch: Architecture, hparams: Mapping[str, int],
