@@ -95,7 +95,7 @@ register(keras_hub_backbone(
     required=(v, n, d_e, d_f, L),
     optional={s: 4},
     mapping=MAPPING,
-    transformers=Transformers(weights={
+    transformers=Transformers(caches=False, weights={  # an encoder: FNetModel returns no cache
         "embeddings.token": "embeddings/word_embeddings",
         "embeddings.position": "embeddings/position_embeddings",
         "embeddings.segment": "embeddings/token_type_embeddings",
