@@ -234,13 +234,9 @@ def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
     transformers class (a window's w) as ``config`` (a config file's fields, or a preset's) gives
     them, else at the class's defaults, a null window as :data:`NO_WINDOW`; the context T and
     the batch B."""
-    ref = arch.transformers.pick(hparams) if arch.transformers is not None else None
-    out = dict(hparams)
-    for key, spec in (getattr(ref, "cost_config", {}) or {}).items():
-        if isinstance(spec, tuple) and len(spec) == 2 and hasattr(spec[0], "name"):
-            given = (config or {}).get(key, spec[1]) if key in (config or {}) else spec[1]
-            out.setdefault(spec[0].name, NO_WINDOW if given is None else given)
-    return {**out, "T": context, "B": batch}
+    from paramcount.model.frameworks import cost_values
+
+    return {**hparams, **cost_values(arch, hparams, config), "T": context, "B": batch}
 
 
 def class_problem(arch: Architecture, hparams: Mapping[str, int], cls: str) -> str | None:

@@ -50,6 +50,7 @@ __all__ = [
     "Always",
     "Delta",
     "Transformers",
+    "cost_symbols",
     "cost_values",
     "for_framework",
     "has_component",
@@ -266,8 +267,7 @@ def for_framework(arch, framework: str, hparams: Mapping[str, int] | None = None
     ref = ref or own.pick(hparams)
     pinned = {a.symbol: a.value for a in ref.always}
     freed = {s: arch.fixed[s] for s in ref.settable}
-    costs = {v[0]: _window(v[1]) for v in ref.cost_config.values()  # w, at the config's default
-             if isinstance(v, tuple) and len(v) == 2 and hasattr(v[0], "name")}
+    costs = {sym: _window(default) for sym, default in cost_symbols(ref).values()}  # w
     return dataclasses.replace(
         arch, formula=tree(arch.formula, ref),
         constraints=(*ref.constraints, *ref.limits, *arch.constraints),
@@ -372,21 +372,26 @@ def unformulated(arch, quantity: str | None = None) -> dict[str, str]:
     return out
 
 
-def cost_values(arch, hparams: Mapping[str, int] | None = None) -> dict[str, int]:
-    """The cost symbols of ``arch`` that ``hparams`` lack, at the defaults its transformers class
-    takes (``w``: the config's sliding_window): merged into the hyperparameters of a cost check
-    (``{**hparams, **cost_values(arch, hparams)}``), as T and B are."""
+def cost_symbols(ref: Transformers) -> dict[str, tuple]:
+    """A class's config fields that are cost symbols (``cost_config``'s (symbol, default)
+    entries, not its constants): config key → (symbol, the class's default, None for none)."""
+    return {key: spec for key, spec in (ref.cost_config or {}).items()
+            if isinstance(spec, tuple) and len(spec) == 2 and hasattr(spec[0], "name")}
+
+
+def cost_values(arch, hparams: Mapping[str, int] | None = None,
+                config: Mapping[str, int | None] | None = None) -> dict[str, int]:
+    """The cost symbols of ``arch`` that ``hparams`` lack, as ``config`` (a config file's fields,
+    or a preset's) gives them, else at the defaults its transformers class takes (``w``: the
+    config's sliding_window; a null window as NO_WINDOW): merged into the hyperparameters of a
+    cost check (``{**hparams, **cost_values(arch, hparams)}``), as T and B are."""
     ref = getattr(arch, "transformers", None)
     if ref is None:
         return {}
-    ref = ref.pick(hparams)
-    out = {}
-    for value in ref.cost_config.values():
-        if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
-            name = value[0].name
-            if name not in (hparams or {}):
-                out[name] = _window(value[1])
-    return out
+    given = config or {}
+    return {sym.name: _window(given.get(key, default))  # a null given: none
+            for key, (sym, default) in cost_symbols(ref.pick(hparams)).items()
+            if sym.name not in (hparams or {})}
 
 
 def _window(default):

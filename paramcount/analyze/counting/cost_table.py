@@ -43,8 +43,9 @@ def always(ref) -> list[tuple[str, int]]:
 
 def _cost_fields(ref) -> list[list]:
     """``at``'s reading of a class's cost fields: [config key, symbol name, default]."""
-    return [[k, spec[0].name, spec[1]] for k, spec in (ref.cost_config or {}).items()
-            if isinstance(spec, tuple) and len(spec) == 2 and hasattr(spec[0], "name")]
+    from paramcount.model.frameworks import cost_symbols
+
+    return [[k, sym.name, default] for k, (sym, default) in cost_symbols(ref).items()]
 
 
 def generate_costs(arch, record) -> dict:
