@@ -52,11 +52,15 @@ def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = 
     """The ``quantity`` tree of ``arch`` as transformers builds it (at ``hparams``' class), and
     the components whose cost is not formulated (ParamcountError when there is no transformers
     reference)."""
-    built = for_framework(arch, "transformers", hparams)
+    return _of(for_framework(arch, "transformers", hparams).formula, quantity)
+
+
+def _of(formula, quantity: str):
+    """The ``quantity`` tree of a transformers-side parameter tree, and its unformulated leaves."""
     if quantity == "flops":
-        return cost.forward_flops(built.formula)
+        return cost.forward_flops(formula)
     if quantity == "kv":
-        return cost.kv_cache(built.formula), ()
+        return cost.kv_cache(formula), ()
     raise ParamcountError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
 
 
@@ -118,7 +122,7 @@ def quantity_arch(arch: Architecture, quantity: str,
     from paramcount.core.symbols import M, d_e, n, w
 
     built = for_framework(arch, "transformers", hparams)
-    formula, _ = tree(arch, quantity, hparams)
+    formula, _ = _of(built.formula, quantity)  # (the one build of the transformers view)
     # transformers' sliding-window cache keeps the last w − 1 positions by the slice [-w + 1:],
     # which at w = 1 is [0:], every position: a window of 1 is not one
     narrow = Relation(2, "<=", w, reason="a sliding window of 1 keeps every position in "
