@@ -24,7 +24,7 @@ import transformers
 
 from paramcount.core.errors import Refused
 from paramcount.model.cost import NO_WINDOW
-from paramcount.model.frameworks import torch_path
+from paramcount.model.frameworks import cost_symbols, torch_path
 from paramcount.model.weights import Weight
 
 # transformers' advice to its users (a tiny preset's vocabulary below GPT-2's token ids: "Model
@@ -240,23 +240,18 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     experts, so the count does not depend on them), its experts in transformers' eager loop.
     ``config``: config fields that change no weight (``sliding_window``), set on the config;
     the family's ``Transformers.cost_config`` symbols in ``hp`` are written so too."""
-    from torch.utils.flop_counter import FlopCounterMode
-
     if isinstance(arch, str):
         from paramcount.model.registry import get
 
         arch = get(arch)
     ref = arch.transformers.pick(hp)
-    extra: dict[str, object] = {}
-    skip = {"T", "B"}
-    for key, value in ref.cost_config.items():
-        if isinstance(value, tuple) and len(value) == 2 and hasattr(value[0], "name"):
-            given = hp.get(value[0].name, value[1])
-            extra[key] = None if given is None or given >= NO_WINDOW else given  # none: null
-            skip.add(value[0].name)
-        else:
-            extra[key] = value
+    symbols = cost_symbols(ref)
+    extra: dict[str, object] = {k: x for k, x in ref.cost_config.items() if k not in symbols}
+    for key, (sym, default) in symbols.items():
+        given = hp.get(sym.name, default)
+        extra[key] = None if given is None or given >= NO_WINDOW else given  # none: null
     extra.update(config or {})
+    skip = {"T", "B", *(sym.name for sym, _ in symbols.values())}
     sizes = {k: hp[k] for k in ("T", "B")}
     real = arch.formula.has_active
     model = _model(arch, {k: x for k, x in hp.items() if k not in skip}, extra,
@@ -275,19 +270,35 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     else:
         with torch.device("meta"):
             ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
-    counter = FlopCounterMode(display=False)
     threads = torch.get_num_threads()
     if real:  # a tiny model: one thread (several only wait for each other on a busy machine)
         torch.set_num_threads(1)
     try:
-        with counter, torch.no_grad():
-            out = model(input_ids=ids, use_cache=True)
+        own, cache = measure(model, ids)
     finally:
         torch.set_num_threads(threads)
+    modules = dict(model.named_modules())
+    flops: list[Weight] = []
+    for name, n in own.items():
+        if n:
+            flops.extend(_flop_weights(name, modules[name], n))
+    return {"flops": flops, "kv": cache_weights(model, cache)}
+
+
+def measure(model, ids) -> tuple[dict[str, int], object]:
+    """One forward of ``model`` on the token ids ``ids`` with ``use_cache=True`` under torch's
+    ``FlopCounterMode``: each module's own FLOPs (its counted children's taken out), by module
+    name (``""`` the model itself), and the cache the forward returns (None without one). The
+    one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        out = model(input_ids=ids, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
-    modules = dict(model.named_modules())
-    counted = {name: totals[f"{root}.{name}" if name else root] for name in modules
+    counted = {name: int(totals[f"{root}.{name}" if name else root])
+               for name, _ in model.named_modules()
                if (f"{root}.{name}" if name else root) in totals}
     own = dict(counted)
     for name, total in counted.items():  # a module's own: its nearest counted ancestor's less
@@ -296,11 +307,7 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    flops: list[Weight] = []
-    for name, n in own.items():
-        if n:
-            flops.extend(_flop_weights(name, modules[name], int(n)))
-    return {"flops": flops, "kv": _cache_weights(model, getattr(out, "past_key_values", None))}
+    return own, getattr(out, "past_key_values", None)
 
 
 _LAST: list = []  # the last real model built, (key, model): the next context reuses it
@@ -341,7 +348,7 @@ def _flop_weights(name: str, module, n: int) -> list[Weight]:
     return out
 
 
-def _cache_weights(model, cache) -> list[Weight]:
+def cache_weights(model, cache) -> list[Weight]:
     """The elements each layer of ``cache`` holds, at the module of that layer's index."""
     if cache is None:
         return []

@@ -14,7 +14,7 @@ import torch
 import transformers
 
 from paramcount.core.errors import Refused
-from reference_models.hf import legacy_constructors_on_default_device
+from reference_models.hf import cache_weights, legacy_constructors_on_default_device, measure
 
 transformers.logging.set_verbosity_error()
 
@@ -25,8 +25,6 @@ def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     """``{"flops": ..., "kv": ...}`` of the config ``text`` (JSON) at ``sizes["T"]`` tokens ×
     ``sizes["B"]``; :class:`Refused` where its forward cannot run on the meta device (a router's
     choice depends on the data)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
     data = json.loads(text)
     cfg = transformers.AutoConfig.for_model(**data)
     cls = getattr(transformers, (data.get("architectures") or [""])[0], None)
@@ -35,14 +33,9 @@ def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     with torch.device("meta"), legacy_constructors_on_default_device():
         model = cls(cfg)
         ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
-    counter = FlopCounterMode(display=False)
     try:
-        with counter, torch.no_grad():
-            out = model(input_ids=ids, use_cache=True)
+        own, cache = measure(model, ids)
     except (RuntimeError, NotImplementedError, ValueError) as exc:
         raise Refused(f"its forward does not run on the meta device: {str(exc).splitlines()[0][:200]}"
                       ) from None
-    cache = getattr(out, "past_key_values", None)
-    kv = sum(int(t.numel()) for layer in getattr(cache, "layers", ()) for t in vars(layer).values()
-             if torch.is_tensor(t) and t.dim() >= 2)
-    return {"flops": int(counter.get_total_flops()), "kv": kv}
+    return {"flops": sum(own.values()), "kv": sum(w.size for w in cache_weights(model, cache))}
