@@ -9,9 +9,10 @@ pins. This script, for one such release (``--version``; default the newest on th
 ``pip index versions transformers`` reports it):
 
 1. makes a fresh venv (in ``--venv DIR``, default a temporary folder, removed afterwards unless
-   ``--keep``), installs a CPU torch from ``--torch-index`` first, then this checkout with the
-   transformers extra and that transformers (``pip install -e '.[transformers]'
-   transformers==X``; constraints.txt is not applied, it pins the other transformers);
+   ``--keep``), installs torch alone (``--no-deps``) from ``--torch-index`` first (a CPU one by
+   default), then this checkout with the transformers extra and that transformers
+   (``pip install -e '.[transformers]' transformers==X``; constraints.txt is not applied: it
+   pins another transformers);
 2. runs ``paramcount verify --all --framework transformers --json`` there and tallies match,
    mismatch, skipped and error;
 3. finds the model types of the causal-, masked- and seq2seq-LM auto mappings
