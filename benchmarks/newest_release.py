@@ -6,7 +6,7 @@ into a fresh venv, verified and swept for the model types it adds.
 
 pyproject allows ``transformers>=5``, so users run releases newer than the one constraints.txt
 pins. This script, for one such release (``--version``; default the newest on the index, as
-``pip index versions transformers`` reports it):
+``pip index versions transformers`` reports it, pre-releases left out):
 
 1. makes a fresh venv (in ``--venv DIR``, default a temporary folder, removed afterwards unless
    ``--keep``), installs torch alone (``--no-deps``) from ``--torch-index`` first (a CPU one by
@@ -289,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     version = args.version or newest([sys.executable, "-m", "pip"])
     if version == against:
-        print(f"newest_release.py: error: transformers {version} is the release checked against "
-              "(the pin): give --against an older one, or --version a newer", file=sys.stderr)
+        which = "--against" if args.against else "the pin in constraints.txt"
+        print(f"newest_release.py: error: transformers {version} is also the release checked "
+              f"against ({which}): give --against an older one", file=sys.stderr)
         return 2
     base = Path(args.venv) if args.venv else Path(tempfile.mkdtemp(prefix="paramcount-newest-"))
     base.mkdir(parents=True, exist_ok=True)
