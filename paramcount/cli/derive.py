@@ -37,6 +37,7 @@ def add_parser(sub) -> None:
     s.add_argument("--max-build", type=non_negative_int, metavar="N", default=None,
                    help="refuse a build with more than N weights (layer instances; default "
                         "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
+    budget_option(s)
     s.add_argument("--emit-plugin", metavar="FILE",
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
@@ -47,6 +48,44 @@ def count_option(s) -> None:
     s.add_argument("--derived", action="store_true",
                    help="also the formula derived from the transformers class's builds, beside "
                         "this one, and whether they agree (needs the transformers extra)")
+    budget_option(s)
+
+
+def budget_option(s) -> None:
+    from paramcount.core.numcore import positive_int
+
+    s.add_argument("--budget", metavar="SECONDS", type=positive_int, default=None,
+                   help="a derivation stops with a refusal after SECONDS (default 60; the proof "
+                        "that follows a derivation is not bounded)")
+
+
+def _deadline(args) -> tuple[float, int]:
+    """(the deadline, the budget in seconds) of a derivation: ``--budget`` seconds (default
+    60) from the command's start."""
+    from paramcount.analyze.derive.deadline import DEFAULT_SECONDS
+    from paramcount.cli import common
+
+    seconds = getattr(args, "budget", None) or DEFAULT_SECONDS
+    return (common.STARTED or time.monotonic()) + seconds, seconds
+
+
+def _refused(args, exc: ParamcountError) -> int:
+    """A refusal of derive or of a derived count: its line on stderr, each of its reasons under
+    ``--verbose``, and with ``--json`` an object on stdout holding all of them; exit status 2."""
+    import sys
+
+    reasons = list(getattr(exc, "reasons", ()) or ())
+    sys.stderr.write(f"paramcount: error: {exc}\n")
+    if getattr(args, "verbose", False) or getattr(args, "verbose_after", False):
+        for r in reasons:
+            sys.stderr.write(f"  {r}\n")
+    if getattr(args, "json", False):
+        from paramcount.analyze.derive.deadline import DEFAULT_SECONDS, OverBudget
+
+        emit_json({"refused": str(exc), "reasons": reasons or [str(exc)],
+                   "over_budget": isinstance(exc, OverBudget),
+                   "budget_seconds": getattr(args, "budget", None) or DEFAULT_SECONDS})
+    return 2
 
 
 def _assignments(items: list[str]) -> dict[str, int]:
@@ -134,10 +173,16 @@ def _same_class(asked, d, where: str = "") -> None:
 
 
 def _refuse_failures(d) -> None:
+    """A derivation with templates no expression fits is refused, carrying every reason
+    (``--verbose`` and ``--json`` show them all)."""
     if d.failures:
+        from paramcount.analyze.derive.deadline import Refusal
+
         what, why = d.failures[0]
-        more = f" (and {len(d.failures) - 1} more)" if len(d.failures) > 1 else ""
-        raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
+        more = (f" (and {len(d.failures) - 1} more: --verbose or --json lists them)"
+                if len(d.failures) > 1 else "")
+        raise Refusal(f"cannot derive {d.cls}: {what}: {why}{more}",
+                      [f"{w}: {y}" for w, y in d.failures])
 
 
 def _counted(d, src, hit: bool, name: str | None, **more):
@@ -169,6 +214,16 @@ def _known_to_transformers(model_type: str) -> bool:
 
 
 def cmd_derive(args) -> int:
+    args.deadline = _deadline(args)  # (measured from here, kept by the worker)
+    try:
+        return _cmd_derive(args)
+    except ParamcountError as exc:
+        if isinstance(exc, UsageError):
+            raise
+        return _refused(args, exc)
+
+
+def _cmd_derive(args) -> int:
     from paramcount.runtime.extras import require
 
     if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
@@ -207,8 +262,11 @@ def _derive_here(args, keras: bool = False):
         if args.builder:
             raise UsageError("--emit-plugin writes transformers derivations; a builder's "
                              "module is yours to register")
-    src, d, hit = _load(args, keras)
-    _refuse_failures(d)
+    from paramcount.analyze.derive.deadline import until
+
+    with until(*args.deadline):
+        src, d, hit = _load(args, keras)
+        _refuse_failures(d)
     if args.emit_plugin:
         from paramcount.analyze.derive.plugin import write_plugin
 
@@ -245,7 +303,10 @@ def count_derived(args, data: dict, where: str) -> int | None:
         return None  # configs names it unsupported, with the model types it reads
     from paramcount.output.derive_output import derived_count_json, derived_count_text
 
-    r = _on_torch(_count_derived_here, data, where)
+    try:
+        r = _on_torch(_count_derived_here, data, where, _deadline(args))
+    except ParamcountError as exc:
+        return _refused(args, exc)
     if args.json:
         emit_json(derived_count_json(r))
     else:
@@ -253,13 +314,16 @@ def count_derived(args, data: dict, where: str) -> int | None:
     return 0
 
 
-def _count_derived_here(data: dict, where: str):
-    """(In a torch worker.) The config's model type derived and counted at its values."""
+def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None = None):
+    """(In a torch worker.) The config's model type derived (by ``budget``'s deadline, when
+    given) and counted at its values."""
     from paramcount.analyze import derive
+    from paramcount.analyze.derive.deadline import until
 
-    src, d, hit = derive.derive_model(config=data)
-    _same_class((data.get("architectures") or [None])[0], d, where)
-    _refuse_failures(d)
+    with until(*(budget or (None, None))):
+        src, d, hit = derive.derive_model(config=data)
+        _same_class((data.get("architectures") or [None])[0], d, where)
+        _refuse_failures(d)
     return _counted(d, src, hit, where, proof=_proof(d, src))
 
 
