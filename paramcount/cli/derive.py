@@ -281,11 +281,11 @@ def count_derived(args, data: dict, where: str) -> int | None:
     """``count --config PATH`` (no architecture named) of a transformers model type no table
     reads: derived, counted. ``data``, ``where``: the file as the command read it. None when the
     config is one the hand-written tables read (or not a transformers config)."""
-    from paramcount.analyze import configs
+    from paramcount.analyze import configs, hf_types
 
     model_type = data.get("model_type")
     if (configs.is_keras(data) or not isinstance(model_type, str)
-            or model_type in configs.supported()[0]):
+            or model_type in configs.supported()[0] or model_type in hf_types.BUILT_BY):
         return None  # read by a table, or refused by configs with the true reason
     if args.preset or args.set:
         raise UsageError("--preset and --set do not apply to a derived formula; edit the "
