@@ -301,3 +301,17 @@ def test_the_budget_refusal_carries_what_was_found_so_far():
     assert str(exc.value).startswith("cannot derive C: stopped at the budget of 7 s while fitting")
     assert exc.value.reasons == ("a.weight: no such expression", "b.bias: no rank")
     deadline.check("anything")  # outside until(): no budget
+
+
+def test_the_budget_from_the_environment(monkeypatch):
+    from paramcount.analyze.derive import deadline
+    from paramcount.core.errors import ParamcountError
+
+    monkeypatch.delenv(deadline.BUDGET_ENV, raising=False)
+    assert deadline.seconds() == deadline.DEFAULT_SECONDS == 60 and deadline.seconds(5) == 5
+    monkeypatch.setenv(deadline.BUDGET_ENV, "120")
+    assert deadline.seconds() == 120 and deadline.seconds(5) == 5  # the option wins
+    for bad in ("0", "-3", "1.5", "soon"):
+        monkeypatch.setenv(deadline.BUDGET_ENV, bad)
+        with pytest.raises(ParamcountError, match="positive integer"):
+            deadline.seconds()

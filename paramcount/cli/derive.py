@@ -7,6 +7,7 @@ imported beside TensorFlow, whatever this process already holds."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 from paramcount.cli.common import UsageError, emit_json, non_negative_int
 from paramcount.core.errors import InputFileError, ParamcountError
@@ -55,18 +56,19 @@ def budget_option(s) -> None:
     from paramcount.core.numcore import positive_int
 
     s.add_argument("--budget", metavar="SECONDS", type=positive_int, default=None,
-                   help="a derivation stops with a refusal after SECONDS (default 60; the proof "
-                        "that follows a derivation is not bounded)")
+                   help="a derivation stops with a refusal SECONDS after the command's start "
+                        "(default $PARAMCOUNT_BUDGET, else 60; the proof that follows a "
+                        "derivation is not bounded)")
 
 
 def _deadline(args) -> tuple[float, int]:
     """(the deadline, the budget in seconds) of a derivation: ``--budget`` seconds (default
     60) from the command's start."""
-    from paramcount.analyze.derive.deadline import DEFAULT_SECONDS
+    from paramcount.analyze.derive.deadline import seconds
     from paramcount.cli import common
 
-    seconds = getattr(args, "budget", None) or DEFAULT_SECONDS
-    return (common.STARTED or time.monotonic()) + seconds, seconds
+    budget = seconds(getattr(args, "budget", None))
+    return (common.STARTED or time.monotonic()) + budget, budget
 
 
 def _refused(args, exc: ParamcountError) -> int:
@@ -80,11 +82,11 @@ def _refused(args, exc: ParamcountError) -> int:
         for r in reasons:
             sys.stderr.write(f"  {r}\n")
     if getattr(args, "json", False):
-        from paramcount.analyze.derive.deadline import DEFAULT_SECONDS, OverBudget
+        from paramcount.analyze.derive.deadline import OverBudget
 
         emit_json({"refused": str(exc), "reasons": reasons or [str(exc)],
                    "over_budget": isinstance(exc, OverBudget),
-                   "budget_seconds": getattr(args, "budget", None) or DEFAULT_SECONDS})
+                   "budget_seconds": _deadline(args)[1]})
     return 2
 
 
@@ -335,7 +337,7 @@ def _proof(d, src) -> list[dict]:
                                     for c in prove_derivation(d, src).cases])
 
 
-def derived_beside(arch, hp: dict, as_json: bool = False):
+def derived_beside(arch, hp: dict, as_json: bool = False, budget: int | None = None):
     """``count ARCH --derived``: the formula derived from the builds of the transformers class
     that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
     beside the hand-written tree; and the cross-check of the two for all hyperparameters
@@ -348,14 +350,14 @@ def derived_beside(arch, hp: dict, as_json: bool = False):
             or not arch.mapping.hf_class(arch.id):
         raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
     require("transformers", "count --derived")
-    b = _on_torch(_beside_here, arch.id, dict(hp))
+    b = _on_torch(_beside_here, arch.id, dict(hp), _deadline(SimpleNamespace(budget=budget)))
     if as_json:
         return beside_json(b)
     print(beside_text(b))
     return b.code
 
 
-def _beside_here(arch_id: str, hp: dict):
+def _beside_here(arch_id: str, hp: dict, budget: tuple[float, int] | None = None):
     """(In a torch worker.) :func:`derived_beside`'s work: its
     :class:`~paramcount.output.derive_output.Beside`."""
     from paramcount.analyze.counting import counted
@@ -370,8 +372,11 @@ def _beside_here(arch_id: str, hp: dict):
     arch = registry.get(arch_id)
     assert arch.transformers is not None  # (derived_beside checked it)
     ref = arch.transformers.pick(hp)
-    src, d = derivation_for(arch, ref)
-    _refuse_failures(d)
+    from paramcount.analyze.derive.deadline import until
+
+    with until(*(budget or (None, None))):  # the derivation under the budget, not the cross-check
+        src, d = derivation_for(arch, ref)
+        _refuse_failures(d)
     table = ref.mapping or arch.mapping
     assert table is not None
     try:

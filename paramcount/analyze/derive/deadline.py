@@ -1,11 +1,12 @@
 """A derivation's time budget, and refusals that carry every reason.
 
 ``count --config`` of a model type no table reads, and ``derive``, derive under a budget
-(``--budget SECONDS``, default :data:`DEFAULT_SECONDS`), measured from the command's start: the
-builds, the constraints' search and the fits ask :func:`check` as they go, and past the budget
-the derivation stops with an :class:`OverBudget` refusal that says so, carrying the reasons it
-had found by then (the templates no expression fits). Without :func:`until` (the library's own
-callers: the sweep, the tests) there is no budget.
+(``--budget SECONDS``, else ``$PARAMCOUNT_BUDGET``, else :data:`DEFAULT_SECONDS`), measured from
+the command's start: the builds, the constraints' search and the fits ask :func:`check` as
+they go, and past the budget the derivation stops with an :class:`OverBudget` refusal that says
+so, carrying the reasons it had found by then (the templates no expression fits). Without
+:func:`until` (the library's own callers: the sweep, the tests) there is no budget. The proof
+that follows a derivation is not bounded (a cut-off proof would be recorded as one).
 
 The clock is ``time.monotonic``, system-wide on Linux, so the command's process sets the
 deadline and the torch worker that derives keeps it.
@@ -22,9 +23,31 @@ from collections.abc import Iterator
 
 from paramcount.analyze.derive.probe import DeriveError
 
-__all__ = ["DEFAULT_SECONDS", "OverBudget", "Refusal", "check", "note", "until"]
+__all__ = ["BUDGET_ENV", "DEFAULT_SECONDS", "OverBudget", "Refusal", "check", "note", "seconds",
+           "until"]
 
 DEFAULT_SECONDS = 60
+BUDGET_ENV = "PARAMCOUNT_BUDGET"
+
+
+def seconds(option: int | None = None) -> int:
+    """The budget in force: the option, else ``$PARAMCOUNT_BUDGET`` (a positive integer), else
+    :data:`DEFAULT_SECONDS`."""
+    import os
+
+    if option is not None:
+        return option
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    if not raw:
+        return DEFAULT_SECONDS
+    from paramcount.core.numcore import parse_int_literal
+
+    value = parse_int_literal(raw)
+    if value is None or value < 1:
+        from paramcount.core.errors import ParamcountError
+
+        raise ParamcountError(f"${BUDGET_ENV} = {raw!r}: expected a positive integer (seconds)")
+    return value
 
 
 class Refusal(DeriveError):
