@@ -216,31 +216,33 @@ def _known_to_transformers(model_type: str) -> bool:
 
 
 def cmd_derive(args) -> int:
-    args.deadline = _deadline(args)  # (measured from here, kept by the worker)
+    args.deadline = _deadline(args)  # (from the command's start, kept by the worker)
     try:
-        return _cmd_derive(args)
-    except ParamcountError as exc:
+        r = _derived(args)
+    except ParamcountError as exc:  # a refusal: every reason under --verbose and --json
         if isinstance(exc, UsageError):
             raise
         return _refused(args, exc)
+    return _print_derived(args, r)
 
 
-def _cmd_derive(args) -> int:
+def _derived(args):
+    """derive's result, from a worker (a builder's Keras model: from a process of Keras' side)."""
     from paramcount.runtime.extras import require
 
     if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
         from paramcount.analyze.derive.probe import BuildsKeras
 
         try:
-            return _print_derived(args, _on_torch(_derive_here, args))
+            return _on_torch(_derive_here, args)
         except BuildsKeras:  # the builder imported Keras in the torch worker
             pass
         from paramcount.runtime import isolate
 
         # a Keras model: built in a process of Keras' side (this one, unless it holds torch)
-        return _print_derived(args, isolate.call("keras", _derive_here, args, True))
+        return isolate.call("keras", _derive_here, args, True)
     require("transformers", "derive")  # one line on how to install it, before any work
-    return _print_derived(args, _on_torch(_derive_here, args))
+    return _on_torch(_derive_here, args)
 
 
 def _print_derived(args, r) -> int:
