@@ -83,7 +83,6 @@ def test_the_table_is_the_installed_transformers_auto_mappings():
     assert {"exaone", "sarvam_mla", "sarvam_moe"} <= set(hf_types.BUILT_BY)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("model_type", ["exaone", "gpt-sw3", "internlm3", "iquestcoder",
                                         "sarvam_mla", "sarvam_moe"])
 def test_every_entry_at_its_defaults_counts_as_its_build(tmp_path, model_type):
