@@ -5,6 +5,10 @@ import os
 import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# a derivation's budget (paramcount.analyze.derive.deadline) is a user's wait, not a test's: the
+# commands the tests run derive under 10 minutes, so a machine busy with the whole suite does not
+# refuse a derivation that takes 60 s there (the budget's own tests give theirs: --budget 1)
+os.environ.setdefault("PARAMCOUNT_BUDGET", "600")
 
 # TensorFlow and torch never share a process (paramcount.runtime.isolate): pytest-xdist gives one worker
 # test files of both kinds, so the test processes hold TensorFlow and import no torch; torch runs

@@ -198,3 +198,120 @@ def test_a_worker_s_keras_refusal_arrives_as_its_type():
     failed = pickle.loads(pickle.dumps(Failed(BuildsKeras("the builder imports Keras"))))
     with pytest.raises(BuildsKeras):
         failed.reraise()
+
+
+# --- refusals: every reason, and the budget (issue 32, defect 5) --------------------------------
+
+SLOW_BUILDER = '''
+import time
+
+def build(cfg):
+    from torch import nn
+    time.sleep(0.25)  # a build that takes time: derivation runs past a budget of 1 s
+    return nn.Linear(cfg["width"], cfg["width"] + cfg["depth"])
+
+build.defaults = {"width": 16, "depth": 3, "other": 5}
+'''
+
+
+RANKED_BUILDER = '''
+def build(cfg):
+    import torch
+    from torch import nn
+    model = nn.Linear(cfg["width"], cfg["width"])
+    # two weights whose rank follows a field: each a reason the derivation is refused
+    model.a = nn.Parameter(torch.zeros([2] * (cfg["depth"] % 3 + 1), device="meta"))
+    model.b = nn.Parameter(torch.zeros([3] * (cfg["depth"] % 2 + 1), device="meta"))
+    return model
+
+build.defaults = {"width": 16, "depth": 3}
+'''
+
+
+def test_every_reason_of_a_refusal_in_json_and_verbose(tmp_path):
+    import json
+
+    path = tmp_path / "ranked.py"
+    path.write_text(RANKED_BUILDER)
+    code, out, err = _cli("derive", "--builder", f"{path}:build", "--no-prove", "--json",
+                          "--verbose")
+    assert code == 2 and "Traceback" not in err
+    obj = json.loads(out)
+    reasons = obj["reasons"]
+    assert [r.split(":")[0] for r in reasons] == ["a", "b"]
+    assert all("rank" in r for r in reasons)
+    assert obj["refused"].startswith("cannot derive") and "(and 1 more" in obj["refused"]
+    assert obj["over_budget"] is False
+    lines = [x for x in err.strip().splitlines() if not x.startswith("paramcount: note:")]
+    assert lines[0] == f"paramcount: error: {obj['refused']}"
+    assert [x.strip() for x in lines[1:]] == reasons  # --verbose: each of them, in order
+    code, out, err = _cli("derive", "--builder", f"{path}:build", "--no-prove")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1  # without: one line
+
+
+def test_a_derivation_stops_at_its_budget(tmp_path):
+    import json
+    import time
+
+    path = tmp_path / "slow.py"
+    path.write_text(SLOW_BUILDER)
+    start = time.monotonic()
+    code, out, _ = _cli("derive", "--builder", f"{path}:build", "--no-prove", "--budget", "1",
+                          "--json")
+    took = time.monotonic() - start
+    obj = json.loads(out)
+    assert code == 2 and obj["over_budget"] is True and obj["budget_seconds"] == 1
+    assert "stopped at the budget of 1 s" in obj["refused"] and "--budget" in obj["refused"]
+    assert took < 6, took  # the budget, one build more, and the worker's round trip
+
+
+def test_count_config_of_a_derived_type_stops_at_its_budget(tmp_path):
+    import json
+
+    from tests.test_derive import SMALL_CODEGEN
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_CODEGEN))
+    code, out, err = _cli("count", "--config", str(path), "--budget", "1", "--no-cache", "--json")
+    obj = json.loads(out)
+    assert code == 2 and obj["over_budget"] is True and "CodeGen" in obj["refused"]
+    assert err.strip().splitlines() == [f"paramcount: error: {obj['refused']}"]
+
+
+@pytest.mark.parametrize("command", [("derive", "--model-type", "gpt2"),
+                                     ("count", "--config", "config.json")])
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "x"])
+def test_budget_must_be_a_positive_integer(command, value):
+    code, _, err = _cli(*command, "--budget", value)
+    assert code == 2 and "positive integer" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_budget_refusal_carries_what_was_found_so_far():
+    import time
+
+    from paramcount.analyze.derive import deadline
+
+    with deadline.until(time.monotonic() + 3600, 3600):
+        deadline.note("C", [("a.weight", "no such expression")])
+        deadline.check("fitting")  # within the budget: nothing
+    with deadline.until(time.monotonic() - 1, 7):
+        deadline.note("C", [("a.weight", "no such expression"), ("b.bias", "no rank")])
+        with pytest.raises(deadline.OverBudget) as exc:
+            deadline.check("fitting")
+    assert str(exc.value).startswith("cannot derive C: stopped at the budget of 7 s while fitting")
+    assert exc.value.reasons == ("a.weight: no such expression", "b.bias: no rank")
+    deadline.check("anything")  # outside until(): no budget
+
+
+def test_the_budget_from_the_environment(monkeypatch):
+    from paramcount.analyze.derive import deadline
+    from paramcount.core.errors import ParamcountError
+
+    monkeypatch.delenv(deadline.BUDGET_ENV, raising=False)
+    assert deadline.seconds() == deadline.DEFAULT_SECONDS == 60 and deadline.seconds(5) == 5
+    monkeypatch.setenv(deadline.BUDGET_ENV, "120")
+    assert deadline.seconds() == 120 and deadline.seconds(5) == 5  # the option wins
+    for bad in ("0", "-3", "1.5", "soon"):
+        monkeypatch.setenv(deadline.BUDGET_ENV, bad)
+        with pytest.raises(ParamcountError, match="positive integer"):
+            deadline.seconds()

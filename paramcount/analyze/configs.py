@@ -19,6 +19,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from paramcount.analyze import hf_types
 from paramcount.core import symbols
 from paramcount.core.errors import InputFileError
 from paramcount.model import heads, options, registry
@@ -134,6 +135,8 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
         raise InputFileError(f"{where}: architectures = {json.dumps(archs)}: expected a list of "
                              "class names")
     family = [t for t in tables() if t.model_type == model_type and t.hf_classes]
+    if not family and model_type in hf_types.BUILT_BY:
+        return _read_built_by(data, where, arch_id, model_type)
     if not family:
         types, _ = supported()
         raise InputFileError(f"{where}: model_type {model_type!r} is not supported; supported: "
@@ -173,6 +176,27 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
 
     return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
                    declared(data), _cost_fields(arch, hparams, data, where))
+
+
+def _read_built_by(data: Mapping, where: str, arch_id: str | None, model_type: str) -> Reading:
+    """A model type transformers builds with a class a family covers
+    (:data:`paramcount.analyze.hf_types.BUILT_BY`): read with that class's table, each key the
+    file lacks at the type's own config class's default. The class is the file's
+    ``architectures[0]`` where a family covers it, else the one transformers' auto mapping
+    names."""
+    import dataclasses
+
+    built_by, defaults = hf_types.BUILT_BY[model_type]
+    archs = data.get("architectures")
+    named = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    cls = named if named is not None and any(named in t.hf_classes for t in tables()
+                                             if t.model_type) else built_by
+    table = next(t for t in tables() if t.model_type and cls in t.hf_classes)
+    filled = {**defaults, **data, "model_type": table.model_type, "architectures": [cls]}
+    reading = _read_hf(filled, where, arch_id)
+    return dataclasses.replace(
+        reading, ignored=tuple(k for k in reading.ignored if k in data),
+        via=f"{model_type} is built by {cls} (keys the file lacks at {model_type}'s defaults)")
 
 
 def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, int | None], ...]:

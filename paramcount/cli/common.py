@@ -17,6 +17,10 @@ __all__ = ["Once", "Parser", "Terminated", "UsageError", "attach_negative_values
            "config_reading", "emit_json", "no_cache", "parse_assignments", "preset_of",
            "resolved_hparams", "set_verbose", "sigterm_raises"]
 
+# when the command started (time.monotonic(), set by paramcount.cli.main.main): a derivation's
+# budget counts from it, SymPy's start-up included
+STARTED: float | None = None
+
 
 class UsageError(ParamcountError):
     pass

@@ -39,7 +39,7 @@ def cmd_count(args) -> int:
         return 0
     print(count_result_text(result))
     if args.derived:  # after the count: its own worker, its own exit status
-        return derived_beside(arch, hp)
+        return derived_beside(arch, hp, budget=getattr(args, "budget", None))
     return 0
 
 
@@ -73,7 +73,7 @@ def _collect(args, reading):
     if args.derived and args.json:  # (text: printed after the count, by cmd_count)
         from paramcount.cli.derive import derived_beside
 
-        derived = derived_beside(arch, hp, as_json=True)
+        derived = derived_beside(arch, hp, as_json=True, budget=getattr(args, "budget", None))
     return arch, hp, CountResult(count, tuple(arch.checked_by), framework, reading, stored,
                                  only=only, derived=derived, costs=_costs(args, arch, hp, count, reading),
                                  **fw)

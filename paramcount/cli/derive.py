@@ -7,6 +7,7 @@ imported beside TensorFlow, whatever this process already holds."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 from paramcount.cli.common import UsageError, emit_json, non_negative_int
 from paramcount.core.errors import InputFileError, ParamcountError
@@ -37,6 +38,7 @@ def add_parser(sub) -> None:
     s.add_argument("--max-build", type=non_negative_int, metavar="N", default=None,
                    help="refuse a build with more than N weights (layer instances; default "
                         "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
+    budget_option(s)
     s.add_argument("--emit-plugin", metavar="FILE",
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
@@ -47,6 +49,45 @@ def count_option(s) -> None:
     s.add_argument("--derived", action="store_true",
                    help="also the formula derived from the transformers class's builds, beside "
                         "this one, and whether they agree (needs the transformers extra)")
+    budget_option(s)
+
+
+def budget_option(s) -> None:
+    from paramcount.core.numcore import positive_int
+
+    s.add_argument("--budget", metavar="SECONDS", type=positive_int, default=None,
+                   help="a derivation stops with a refusal SECONDS after the command's start "
+                        "(default $PARAMCOUNT_BUDGET, else 60; the proof that follows a "
+                        "derivation is not bounded)")
+
+
+def _deadline(args) -> tuple[float, int]:
+    """(the deadline, the budget in seconds) of a derivation: ``--budget`` seconds (default
+    60) from the command's start."""
+    from paramcount.analyze.derive.deadline import seconds
+    from paramcount.cli import common
+
+    budget = seconds(getattr(args, "budget", None))
+    return (common.STARTED or time.monotonic()) + budget, budget
+
+
+def _refused(args, exc: ParamcountError) -> int:
+    """A refusal of derive or of a derived count: its line on stderr, each of its reasons under
+    ``--verbose``, and with ``--json`` an object on stdout holding all of them; exit status 2."""
+    import sys
+
+    reasons = list(getattr(exc, "reasons", ()) or ())
+    sys.stderr.write(f"paramcount: error: {exc}\n")
+    if getattr(args, "verbose", False) or getattr(args, "verbose_after", False):
+        for r in reasons:
+            sys.stderr.write(f"  {r}\n")
+    if getattr(args, "json", False):
+        from paramcount.analyze.derive.deadline import OverBudget
+
+        emit_json({"refused": str(exc), "reasons": reasons or [str(exc)],
+                   "over_budget": isinstance(exc, OverBudget),
+                   "budget_seconds": _deadline(args)[1]})
+    return 2
 
 
 def _assignments(items: list[str]) -> dict[str, int]:
@@ -134,10 +175,16 @@ def _same_class(asked, d, where: str = "") -> None:
 
 
 def _refuse_failures(d) -> None:
+    """A derivation with templates no expression fits is refused, carrying every reason
+    (``--verbose`` and ``--json`` show them all)."""
     if d.failures:
+        from paramcount.analyze.derive.deadline import Refusal
+
         what, why = d.failures[0]
-        more = f" (and {len(d.failures) - 1} more)" if len(d.failures) > 1 else ""
-        raise ParamcountError(f"cannot derive {d.cls}: {what}: {why}{more}")
+        more = (f" (and {len(d.failures) - 1} more: --verbose or --json lists them)"
+                if len(d.failures) > 1 else "")
+        raise Refusal(f"cannot derive {d.cls}: {what}: {why}{more}",
+                      [f"{w}: {y}" for w, y in d.failures])
 
 
 def _counted(d, src, hit: bool, name: str | None, **more):
@@ -169,21 +216,33 @@ def _known_to_transformers(model_type: str) -> bool:
 
 
 def cmd_derive(args) -> int:
+    args.deadline = _deadline(args)  # (from the command's start, kept by the worker)
+    try:
+        r = _derived(args)
+    except ParamcountError as exc:  # a refusal: every reason under --verbose and --json
+        if isinstance(exc, UsageError):
+            raise
+        return _refused(args, exc)
+    return _print_derived(args, r)
+
+
+def _derived(args):
+    """derive's result, from a worker (a builder's Keras model: from a process of Keras' side)."""
     from paramcount.runtime.extras import require
 
     if args.builder:  # torch's nn.Module, or a Keras model: in a process of its own side
         from paramcount.analyze.derive.probe import BuildsKeras
 
         try:
-            return _print_derived(args, _on_torch(_derive_here, args))
+            return _on_torch(_derive_here, args)
         except BuildsKeras:  # the builder imported Keras in the torch worker
             pass
         from paramcount.runtime import isolate
 
         # a Keras model: built in a process of Keras' side (this one, unless it holds torch)
-        return _print_derived(args, isolate.call("keras", _derive_here, args, True))
+        return isolate.call("keras", _derive_here, args, True)
     require("transformers", "derive")  # one line on how to install it, before any work
-    return _print_derived(args, _on_torch(_derive_here, args))
+    return _on_torch(_derive_here, args)
 
 
 def _print_derived(args, r) -> int:
@@ -207,8 +266,11 @@ def _derive_here(args, keras: bool = False):
         if args.builder:
             raise UsageError("--emit-plugin writes transformers derivations; a builder's "
                              "module is yours to register")
-    src, d, hit = _load(args, keras)
-    _refuse_failures(d)
+    from paramcount.analyze.derive.deadline import until
+
+    with until(*args.deadline):
+        src, d, hit = _load(args, keras)
+        _refuse_failures(d)
     if args.emit_plugin:
         from paramcount.analyze.derive.plugin import write_plugin
 
@@ -223,11 +285,11 @@ def count_derived(args, data: dict, where: str) -> int | None:
     """``count --config PATH`` (no architecture named) of a transformers model type no table
     reads: derived, counted. ``data``, ``where``: the file as the command read it. None when the
     config is one the hand-written tables read (or not a transformers config)."""
-    from paramcount.analyze import configs
+    from paramcount.analyze import configs, hf_types
 
     model_type = data.get("model_type")
     if (configs.is_keras(data) or not isinstance(model_type, str)
-            or model_type in configs.supported()[0]):
+            or model_type in configs.supported()[0] or model_type in hf_types.BUILT_BY):
         return None  # read by a table, or refused by configs with the true reason
     if args.preset or args.set:
         raise UsageError("--preset and --set do not apply to a derived formula; edit the "
@@ -245,7 +307,10 @@ def count_derived(args, data: dict, where: str) -> int | None:
         return None  # configs names it unsupported, with the model types it reads
     from paramcount.output.derive_output import derived_count_json, derived_count_text
 
-    r = _on_torch(_count_derived_here, data, where)
+    try:
+        r = _on_torch(_count_derived_here, data, where, _deadline(args))
+    except ParamcountError as exc:
+        return _refused(args, exc)
     if args.json:
         emit_json(derived_count_json(r))
     else:
@@ -253,13 +318,16 @@ def count_derived(args, data: dict, where: str) -> int | None:
     return 0
 
 
-def _count_derived_here(data: dict, where: str):
-    """(In a torch worker.) The config's model type derived and counted at its values."""
+def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None = None):
+    """(In a torch worker.) The config's model type derived (by ``budget``'s deadline, when
+    given) and counted at its values."""
     from paramcount.analyze import derive
+    from paramcount.analyze.derive.deadline import until
 
-    src, d, hit = derive.derive_model(config=data)
-    _same_class((data.get("architectures") or [None])[0], d, where)
-    _refuse_failures(d)
+    with until(*(budget or (None, None))):
+        src, d, hit = derive.derive_model(config=data)
+        _same_class((data.get("architectures") or [None])[0], d, where)
+        _refuse_failures(d)
     return _counted(d, src, hit, where, proof=_proof(d, src))
 
 
@@ -271,7 +339,7 @@ def _proof(d, src) -> list[dict]:
                                     for c in prove_derivation(d, src).cases])
 
 
-def derived_beside(arch, hp: dict, as_json: bool = False):
+def derived_beside(arch, hp: dict, as_json: bool = False, budget: int | None = None):
     """``count ARCH --derived``: the formula derived from the builds of the transformers class
     that builds ``arch`` at ``hp``, counted at the same values (the family's table renames them),
     beside the hand-written tree; and the cross-check of the two for all hyperparameters
@@ -284,14 +352,14 @@ def derived_beside(arch, hp: dict, as_json: bool = False):
             or not arch.mapping.hf_class(arch.id):
         raise UsageError(f"--derived: {arch.id} has no transformers class to derive from")
     require("transformers", "count --derived")
-    b = _on_torch(_beside_here, arch.id, dict(hp))
+    b = _on_torch(_beside_here, arch.id, dict(hp), _deadline(SimpleNamespace(budget=budget)))
     if as_json:
         return beside_json(b)
     print(beside_text(b))
     return b.code
 
 
-def _beside_here(arch_id: str, hp: dict):
+def _beside_here(arch_id: str, hp: dict, budget: tuple[float, int] | None = None):
     """(In a torch worker.) :func:`derived_beside`'s work: its
     :class:`~paramcount.output.derive_output.Beside`."""
     from paramcount.analyze.counting import counted
@@ -306,8 +374,11 @@ def _beside_here(arch_id: str, hp: dict):
     arch = registry.get(arch_id)
     assert arch.transformers is not None  # (derived_beside checked it)
     ref = arch.transformers.pick(hp)
-    src, d = derivation_for(arch, ref)
-    _refuse_failures(d)
+    from paramcount.analyze.derive.deadline import until
+
+    with until(*(budget or (None, None))):  # the derivation under the budget, not the cross-check
+        src, d = derivation_for(arch, ref)
+        _refuse_failures(d)
     table = ref.mapping or arch.mapping
     assert table is not None
     try:

@@ -369,6 +369,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``paramcount`` command (the console script's entry point): ``main()`` reads sys.argv and
     takes the compiled count (:mod:`paramcount.cli.fast`) where it answers; ``main(argv)`` from
     Python runs the full command line alone (the SymPy path the compiled count is held to)."""
+    import time
+
+    from paramcount.cli import common
+
+    common.STARTED = time.monotonic()  # (a derivation's budget counts from here)
     real = sys.stdout
     try:
         if real is None:  # started with stdout closed (`paramcount list >&-`)

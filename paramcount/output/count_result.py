@@ -104,6 +104,8 @@ def reading_lines(reading: Reading, stored: Stored | None = None) -> list[str]:
     quantization_config implies."""
     hp = ", ".join(f"{k}={v}" for k, v in reading.hparams.items())
     lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
+    if getattr(reading, "via", ""):  # another model type, read with a family's table
+        lines.append(f"read as {reading.arch}'s table: {reading.via}")
     if reading.ignored:
         # only the keys nothing declares: one the table (or every config) declares to change
         # no count, rope_theta or a dropout, is not read either, and not listed
@@ -124,6 +126,8 @@ def reading_json(reading: Reading, stored: Stored | None = None, *,
     ``config``; a checkpoint's leaves it out)."""
     out = {"file": reading.where, "source": reading.source, "class": reading.cls,
            "read": reading.hparams, "ignored": list(reading.ignored)}
+    if getattr(reading, "via", ""):
+        out["via"] = reading.via
     q = _quantization(reading, stored) if quantization else None
     if q is not None:
         out["quantization"] = q

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from paramcount.analyze.derive import deadline, layers
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive import layers
 from paramcount.analyze.derive.probe import Built, DeriveError, Source
 from paramcount.analyze.derive.templates import Template, changes, fit_all
 
@@ -88,6 +88,7 @@ class Run:
         self.builds = 0
 
     def build(self, overrides: Mapping[str, Any]) -> Built:
+        deadline.check(f"building {self.src.cls_name} (build {self.builds + 1})")
         self.builds += 1
         return self.src.build(overrides)
 
@@ -233,6 +234,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
+    deadline.note(d.cls, d.failures)  # what a refusal at the budget says was found
     # a template later builds split by layer kind, one width in each at the base
     # (BailingHybrid's o_proj, Dots 3's k_rope_only_layernorm): the base observed again
     if set(getattr(src, "split", ())) - split:

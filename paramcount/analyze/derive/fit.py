@@ -22,6 +22,8 @@ import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
+from paramcount.analyze.derive import deadline
+
 __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_text"]
 
 MAX_DEGREE = 3  # a dimension is a product of at most three factors (heads·head_dim; (L−k)·E)
@@ -138,6 +140,7 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
 
 
 def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    deadline.check("fitting the weights' counts and shapes")  # (a derivation's budget)
     # the extra atom (a floor, an indicator) first: where the samples cannot tell it from the
     # fields (every ffn_dim even: ffn_dim // 2 = ffn_dim / 2), the solve keeps its column and
     # sets a field's to zero, rather than giving the field a coefficient 1/2

@@ -22,6 +22,8 @@ import itertools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from paramcount.analyze.derive import deadline
+
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
 
@@ -140,6 +142,7 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
     the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match, or
     the fields that divided it set to 1."""
     for p in points[:TRIES]:
+        deadline.check("looking for a build that breaks one constraint alone")
         for f in fields:
             for m in range(1, 2 * p[f] + 13):
                 q = {**p, f: m}

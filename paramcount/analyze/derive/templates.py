@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from paramcount.analyze.derive import deadline
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
@@ -100,6 +101,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
              values: Mapping[str, Any], rng: random.Random) -> set[str]:
     """Fit every template; or, where a probe finds fields that change no weight at the base
     but change a template it lacks, return them (the caller refits with them)."""
+    _asked.clear()
     flags = set(d.flags)
     lists = [s for s in run.src.lists if set(s.names) & set(d.fields)] \
         if hasattr(run.src, "lists") else []
@@ -293,6 +295,21 @@ def _probe_absent(run: Run, d: Derivation, templates: list[str], dep, samples,
     return found - set(d.fields)
 
 
+_asked: dict[tuple, fitting.Poly | None] = {}  # one derivation's fits, by their question
+
+
+def _fitted(fields: list[str], ints: list[str], samples, equal) -> fitting.Poly | None:
+    """:func:`fitting.fit`, asked once per question: the weights of one module ask the same
+    of their counts (Inkling 2's twelve message gates, each no expression of the fields, took
+    half of its fitting time asking it twelve times); under the derivation's budget."""
+    deadline.check("fitting the weights' counts and shapes")
+    key = (tuple(fields), tuple(ints), tuple((tuple(sorted(p.items())), y) for p, y in samples),
+           tuple(equal))
+    if key not in _asked:
+        _asked[key] = fitting.fit(fields, ints, samples, equal)
+    return _asked[key]
+
+
 def _fit(first: set[str], wider: list[str], d: Derivation, samples,
          module: set[str] | None = None) -> fitting.Poly | None:
     """The expression of one component: in the fields its probes found, then every field of
@@ -301,15 +318,15 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
     bias, whose probes ran with new_decoder_architecture switched on)."""
     ints = [f for f in d.fields if f not in d.flags]
     equal = [(a, b) for a in ints for b in ints if a < b and d.fields[a] == d.fields[b]]
-    found = fitting.fit(sorted(first), ints, samples, equal)
+    found = _fitted(sorted(first), ints, samples, equal)
     if found is None and set(wider) - first and len(wider) <= 8:
-        found = fitting.fit(wider, ints, samples, equal)
+        found = _fitted(wider, ints, samples, equal)
     with_flags = sorted(set(wider) | set(d.flags))
     if found is None and d.flags and len(with_flags) <= 8:
-        found = fitting.fit(with_flags, ints, samples, equal)
+        found = _fitted(with_flags, ints, samples, equal)
     beside = sorted(first | (module or set()))
     if found is None and set(beside) - first and len(beside) <= 8:
-        found = fitting.fit(beside, ints, samples, equal)
+        found = _fitted(beside, ints, samples, equal)
     # a divisor the probes missed: heads·(hidden // heads) stays hidden at every variation of
     # heads that divides hidden (Moonshine's 8 heads of 288, varied to 16 and 9); each field
     # dividing one of the component's at the base is tried beside them
@@ -319,7 +336,7 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
             break
         if f not in near and d.fields[f] > 1 and any(
                 g in ints and d.fields[g] % d.fields[f] == 0 for g in near):
-            found = fitting.fit([*near, f], ints, samples, equal)
+            found = _fitted([*near, f], ints, samples, equal)
     # or a field equal to the component at the base, with the flags: a flag that swaps in a
     # width equal there changes nothing a probe sees (BLT's tie_word_embeddings puts the LM
     # head, vocab_size 260 wide, in place of the encoder's 260-row embedding)
@@ -329,5 +346,5 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
         if found is not None or len(near) >= fitting.MAX_FIELDS:
             break
         if f not in near and d.fields[f] == at_base:
-            found = fitting.fit([*near, f], ints, samples, equal)
+            found = _fitted([*near, f], ints, samples, equal)
     return found

@@ -185,6 +185,9 @@ class Reading:
     # The fields that change no weight but a cost (a window's sliding_window), as the file has
     # them: read with the transformers class's defaults by paramcount.analyze.costs.
     costs: tuple[tuple[str, int | None], ...] = ()
+    # why the family's table read a model type of its own (paramcount.analyze.hf_types): "sarvam_mla
+    # is built by DeepseekV3ForCausalLM"; "" when the table's model type is the file's
+    via: str = ""
 
 
 @dataclass(frozen=True)
