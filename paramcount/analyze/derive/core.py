@@ -55,6 +55,16 @@ class Derivation:
     # counted; "" for how many of a list of indices are below it) (paramcount.analyze.derive.layers)
     counts: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     builds: int = 0
+    # orders of the layer counts a build beyond builds, and differs from the formula: where the
+    # formula was derived (and proven), not what a build requires (:mod:`.claims`)
+    domain: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def held(self) -> dict[str, int]:
+        """Fields the derivation could not vary (every variation refused, or read back
+        unchanged), at their base values: the formula is exact there only."""
+        return {f: int(self.explicit[f]) for f in sorted(self.unvaried)
+                if type(self.explicit.get(f)) in (int, bool)}
 
     def count(self, values: Mapping[str, int]) -> dict[str, int]:
         """Parameters by role (trainable, frozen, buffer) at ``values`` (missing: the base)."""
@@ -98,6 +108,14 @@ class Run:
             raise
         except Exception as exc:  # a validator's or the model's refusal: data, not a crash
             return first_line(exc)
+
+    def reads(self, overrides: Mapping[str, Any], f: str) -> Any:
+        """Field ``f`` as the config built with ``overrides`` reads it back (what a build
+        with them was given after the config's own rewriting: Dory halves its layer counts)."""
+        try:
+            return self.src.values(self.src.config(overrides)).get(f)
+        except Exception:  # (the build with them was accepted: the config was too)
+            return None
 
 
 def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -145,6 +163,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
     _given_back(run, src, base_cfg, base, full, explicit)
+    ints = [f for f in ints if full[f] is not None]  # given back as None: the config's rule
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
     nulls = {k: None for k, v in full.items() if k.endswith("token_id")
@@ -175,8 +194,13 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 if isinstance(b, str):
                     why = why or b
                     continue
-                built += 1
                 ch = changes(ref, b)
+                if not ch and run.reads({**at, f: t}, f) == run.reads(at, f):
+                    # the config read it back as before (Dory's layers + 1, halved): the base
+                    # model again, which says nothing of whether the field changes a weight
+                    why = why or f"{t} is read back as the base's {run.reads(at, f)}"
+                    continue
+                built += 1
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
@@ -264,15 +288,33 @@ def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: d
     import inspect
 
     params = inspect.signature(type(cfg).__init__).parameters
-    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)}
+    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)
+             or p.default is None}
     given.update({k: v for k, v in src.base.items() if k in params})
     odd = {f: given[f] for f in explicit
            if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
+    # and a field left None, which the config computes from the others (Dory's recurrent
+    # layers, the ones its input and output layers leave): None given back, only where the
+    # integers alone do not build the base (Dory reads its layer counts back doubled)
+    nones = {f: None for f in explicit if f in given and given[f] is None
+             and type(explicit[f]) is int}
     # the given values first: a build that splits a template by layer kind (below) would keep
     # it split in every later build, the given values' too, and no longer equal to the base
-    if odd and run.try_build({**explicit, **odd}) == base and run.try_build(explicit) != base:
-        full.update(odd)
-        explicit.update(odd)
+    if odd and run.try_build({**explicit, **odd}) == base:
+        if run.try_build(explicit) != base:
+            full.update(odd)
+            explicit.update(odd)
+        return
+    try:  # a config that reads every value back as given rewrites none (no build needed)
+        again = src.values(src.config(explicit))
+    except Exception:
+        again = {}
+    if not nones or all(again.get(f) == v for f, v in explicit.items()):
+        return
+    back = {**odd, **nones}
+    if run.try_build({**explicit, **back}) == base and run.try_build(explicit) != base:
+        full.update(back)
+        explicit.update(back)
 
 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)

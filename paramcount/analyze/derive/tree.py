@@ -198,15 +198,23 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             return sympy.floor(syms[x] / divisor(y))
         return syms[a]
 
-    for op, a, b in d.constraints:
+    for op, a, b in [*d.constraints, *d.domain]:
         if op == "divides":
             cons.append(Divisible(dividend(a), divisor(b)))
         elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
                      for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
-            why = ("a list's counts fit in its layers" if set(a.split("+")) <= set(d.counts)
-                   else "the base config's order" if a in syms and b in syms
-                   else "a build below it is refused")
+            why = ("the formula's domain: builds beyond it count otherwise"
+                   if (op, a, b) in d.domain else "a build breaking it is refused")
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
+    held = {}  # fields the derivation could not vary: the formula holds at their values only
+    for f, v in d.held.items():
+        try:
+            held[f] = symbols.declare(f, f"transformers config field {f}", zero_ok=True)
+        except ValueError:  # declared before with another kind: the first declaration holds
+            held[f] = symbols.info(f).symbol
+        cons.append(Relation(held[f], "==", sympy.Integer(v),
+                             reason="held: derive could not vary it, the formula is exact at "
+                                    "this value only"))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
@@ -214,5 +222,6 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
         formula=formula, required=(), reference=reference,
         counting="every parameter the transformers class builds (tied weights once); "
                  "persistent buffers and frozen parameters apart",
-        optional={syms[k]: v for k, v in d.fields.items()}, constraints=tuple(cons),
+        optional={**{syms[k]: v for k, v in d.fields.items()},
+                  **{held[k]: v for k, v in d.held.items()}}, constraints=tuple(cons),
         family="derived", frameworks=("transformers",))
