@@ -66,46 +66,64 @@ def _breaking(c: tuple[str, str, str], p: dict[str, int], others, kept) -> list[
     first = a.split("+")[0]
     lo, hi = _val(p, a, kept), _val(p, b, kept)
     out = []
-    for step in (1, 2):
-        out.append({**p, first: p[first] + hi - lo + step})
-    if b in p and "+" not in b and lo - 1 >= 0:
+    for step in (1, 2):  # (a field that changes no weight moves from its base value)
+        out.append({**p, first: _val(p, first, kept) + hi - lo + step})
+    if b.isidentifier() and lo - 1 >= 0:  # a field (not a sum, a quotient, twice one)
         out.append({**p, b: lo - 1})
     return [q for q in out if not _holds(c, q, kept) and all(_holds(o, q, kept) for o in others)]
 
 
+def _decide(run: Run, d: Derivation, c, others, samples, values, kept) -> str:
+    """"keep" (every build breaking ``c`` alone refused), "drop" (they build, and count what
+    the formula counts) or "domain" (one counts otherwise, or none breaks it alone)."""
+    _, a, b = c
+    # what c implied with the others (a <= y where b <= y), held while it is broken
+    others = [*others, *(("<=", a, y) for op, x, y in others if op == "<=" and x == b
+                         and y != a)]
+    flags = set(d.flags)
+    built = refused = 0
+    differs = False
+    for p, _ in samples:
+        if built + refused >= TRIES:
+            break
+        q = next(iter(_breaking(c, dict(p), others, kept)), None)
+        if q is None:
+            continue
+        got = run.try_build({**values, **{k: (bool(v) if k in flags else v)
+                                          for k, v in q.items()}})
+        if isinstance(got, str):
+            refused += 1
+            continue
+        built += 1
+        differs = differs or total(got) != d.count(q)
+    return "keep" if refused and not built else "domain" if differs or not built else "drop"
+
+
 def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) -> None:
     """Decide each ``<=`` of ``d.constraints`` (and ``d.domain``) by builds that break it alone
-    (see the module's docstring); ``samples``: the fit's accepted (point, build) pairs."""
+    (see the module's docstring); ``samples``: the fit's accepted (point, build) pairs. An
+    order of a chain (a <= b <= c) is dropped only where what it implied (a <= c) is too: else
+    it stays, the formula's domain (a list's counts within its layers, in the base's order; two
+    orders below one field are two cones, which no one substitution of the proof covers)."""
     if d.failures:
         return
     kept = {**{g: v for g, v in values.items() if type(v) is int}, **d.fields}
-    orders = [c for c in [*d.constraints, *d.domain] if c[0] == "<="]
-    flags = set(d.flags)
+    every = list(dict.fromkeys([*d.constraints, *d.domain]))
+    stated = [c for c in every if c[0] != "<="]
+    todo = [c for c in every if c[0] == "<="]
+    keep: list[tuple[str, str, str]] = []
     domain: list[tuple[str, str, str]] = []
-    dropped: list[tuple[str, str, str]] = []
-    for c in dict.fromkeys(orders):
-        others = [o for o in [*d.constraints, *d.domain] if o != c and o not in dropped]
-        built = refused = 0
-        differs = False
-        for p, _ in samples:
-            if built + refused >= TRIES:
-                break
-            q = next(iter(_breaking(c, dict(p), others, kept)), None)
-            if q is None:
-                continue
-            b = run.try_build({**values, **{k: (bool(v) if k in flags else v)
-                                            for k, v in q.items()}})
-            if isinstance(b, str):
-                refused += 1
-                continue
-            built += 1
-            differs = differs or total(b) != d.count(q)
-        if refused and not built:
-            continue  # every build breaking it alone refused: a constraint, as stated
-        # no build needs it (or none broke it alone): where the formula was derived, if a
-        # build beyond it counts otherwise or none was made; else nothing
-        (domain if differs or not built else dropped).append(c)
-    # an order the domain held before (a refit) and builds now refuse is a constraint again
-    d.constraints = [c for c in dict.fromkeys([*d.constraints, *d.domain])
-                     if c not in domain and c not in dropped]
+    while todo:
+        c = todo.pop(0)
+        others = [*stated, *keep, *domain, *todo]
+        how = _decide(run, d, c, others, samples, values, kept)
+        if how == "drop":  # and what it implied with the orders still standing
+            implied = [("<=", c[1], y) for op, x, y in [*keep, *domain, *todo]
+                       if op == "<=" and x == c[2] and y != c[1]]
+            if any(_decide(run, d, o, [x for x in others if x != o], samples, values, kept)
+                   != "drop" for o in implied):
+                how = "domain"
+        (keep if how == "keep" else domain if how == "domain" else []).append(c)
+    d.constraints = [c for c in d.constraints if c[0] != "<=" or c in keep] \
+        + [c for c in keep if c not in d.constraints]  # (in the order they were found)
     d.domain = domain
