@@ -58,7 +58,8 @@ def test_a_field_no_variation_of_which_takes_is_held_not_inert():
     assert d.fields == {"hidden": 8}
     text = "\n".join(header(d, False, {}))
     assert "change no weight" not in text
-    assert "held at 2: a" in text and "held at 4: layers" in text
+    assert "held at 2: a, b (no variation built another model: " in text
+    assert "held at 4: layers (" in text
     line = proof_line([{"case": "(all)", "status": "proven", "message": ""}], d)
     assert "all hyperparameters" not in line
     assert "for all values of the others, with a = 2, b = 2, layers = 4 held" in line
@@ -67,11 +68,13 @@ def test_a_field_no_variation_of_which_takes_is_held_not_inert():
 @torch_side
 def test_a_held_field_is_refused_at_another_value_in_one_line():
     from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.store import from_json, to_json
     from paramcount.analyze.derive.tree import architecture
     from paramcount.core.errors import ParamcountError
 
     d = derive(_tied_source())
-    arch = architecture(d, lambda hp: [])
+    assert from_json(to_json(d)).held == d.held  # as an emitted plugin reads it
+    arch = architecture(from_json(to_json(d)), lambda hp: [])
     assert arch.count(arch.resolve({"hidden": 4})) == 4 * (4 * 4 + 4)
     assert arch.resolve({"layers": 4})["layers"] == 4
     with pytest.raises(ParamcountError) as e:
@@ -130,6 +133,7 @@ def test_an_order_no_build_needs_is_no_constraint():
 def test_an_order_beyond_which_builds_differ_is_the_formulas_domain():
     from paramcount.analyze.derive.core import derive
     from paramcount.analyze.derive.probe import Source
+    from paramcount.analyze.derive.store import from_json, to_json
     from paramcount.analyze.derive.tree import architecture
     from paramcount.core.errors import ParamcountError
     from paramcount.output.derive_output import header
@@ -138,6 +142,7 @@ def test_an_order_beyond_which_builds_differ_is_the_formulas_domain():
                       model_type="fd"))
     assert not d.failures
     assert d.constraints == [] and d.domain == [("<=", "k", "layers")]
+    assert from_json(to_json(d)).domain == d.domain
     text = "\n".join(header(d, False, {}))
     assert "constraints:" not in text
     assert "formula's domain: k <= layers" in text
@@ -204,6 +209,42 @@ def test_dory_released_layout_holds_its_layer_counts():
     assert not {"num_hidden_layers", "n_input_layers", "n_output_layers",
                 "n_recurrent_layers"} & set(inert)
     assert count == real
+
+
+def _emit_and_count(config: dict, plugin: str, value: int) -> tuple:
+    """``derive --emit-plugin`` of ``config``, then ``count`` of the plugin's architecture at
+    ``num_hidden_layers = value``: (exit status, stderr)."""
+    import contextlib
+    import io
+    import json
+    import os
+
+    from paramcount.cli.main import main
+    from paramcount.model import registry
+
+    path = os.path.join(os.path.dirname(plugin), "config.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["derive", "--config", path, "--no-prove", "--emit-plugin", plugin]) == 0
+        try:
+            code = main(["--plugin", plugin, "count", "dory_derived", "--set",
+                         f"num_hidden_layers={value}"])
+        finally:
+            registry.unregister("dory_derived")
+    return code, err.getvalue()
+
+
+@pytest.mark.slow
+def test_dory_released_layout_plugin_refuses_another_depth(tmp_path):
+    """The plugin emitted from the released layout's derivation counts its depth only: another
+    is refused in one line (it counted 36 layers at any depth)."""
+    config = on_torch(_released, SMALL_DORY)
+    code, err = on_torch(_emit_and_count, config, str(tmp_path / "dory_plugin.py"), 14)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "num_hidden_layers (14)" in lines[0] \
+        and "held" in lines[0], err
 
 
 SMALL_STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"],
