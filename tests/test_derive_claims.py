@@ -80,7 +80,7 @@ def test_a_held_field_is_refused_at_another_value_in_one_line():
     with pytest.raises(ParamcountError) as e:
         arch.resolve({"layers": 6})
     assert len(str(e.value).splitlines()) == 1 and "layers" in str(e.value) \
-        and "held" in str(e.value)
+        and "fixed to 4" in str(e.value)
 
 
 def test_the_proof_line_without_held_fields_says_all_hyperparameters():
@@ -243,8 +243,8 @@ def test_dory_released_layout_plugin_refuses_another_depth(tmp_path):
     config = on_torch(_released, SMALL_DORY)
     code, err = on_torch(_emit_and_count, config, str(tmp_path / "dory_plugin.py"), 14)
     lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and "num_hidden_layers (14)" in lines[0] \
-        and "held" in lines[0], err
+    assert code == 2 and len(lines) == 1 and "num_hidden_layers" in lines[0] \
+        and "fixed to 12 there (got 14)" in lines[0], err
 
 
 SMALL_STABLELM = {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"],

@@ -206,15 +206,14 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             why = ("the formula's domain: builds beyond it count otherwise"
                    if (op, a, b) in d.domain else "a build breaking it is refused")
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
-    held = {}  # fields the derivation could not vary: the formula holds at their values only
-    for f, v in d.held.items():
+    # fields the derivation could not vary: fixed at their values, where alone the formula is
+    # exact (any other value is refused, in one line: "it is fixed to V there")
+    held = {}
+    for f in d.held:
         try:
             held[f] = symbols.declare(f, f"transformers config field {f}", zero_ok=True)
         except ValueError:  # declared before with another kind: the first declaration holds
             held[f] = symbols.info(f).symbol
-        cons.append(Relation(held[f], "==", sympy.Integer(v),
-                             reason="held: derive could not vary it, the formula is exact at "
-                                    "this value only"))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
@@ -222,6 +221,6 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
         formula=formula, required=(), reference=reference,
         counting="every parameter the transformers class builds (tied weights once); "
                  "persistent buffers and frozen parameters apart",
-        optional={**{syms[k]: v for k, v in d.fields.items()},
-                  **{held[k]: v for k, v in d.held.items()}}, constraints=tuple(cons),
+        optional={syms[k]: v for k, v in d.fields.items()}, constraints=tuple(cons),
+        fixed={held[k]: sympy.Integer(v) for k, v in d.held.items()},
         family="derived", frameworks=("transformers",))
