@@ -32,6 +32,17 @@ def _tied(cfg):
 TIED = {"layers": 4, "a": 2, "b": 2, "hidden": 8}
 
 
+_TIED: list = []  # the derivation, once per torch worker
+
+
+def _tied_derived():
+    from paramcount.analyze.derive.core import derive
+
+    if not _TIED:
+        _TIED.append(derive(_tied_source()))
+    return _TIED[0]
+
+
 def _tied_source():
     from paramcount.analyze.derive.probe import Source
 
@@ -48,10 +59,9 @@ def _tied_source():
 
 @torch_side
 def test_a_field_no_variation_of_which_takes_is_held_not_inert():
-    from paramcount.analyze.derive.core import derive
     from paramcount.output.derive_output import header, proof_line
 
-    d = derive(_tied_source())
+    d = _tied_derived()
     assert not d.failures
     assert d.inert == ()  # layers + 1 built the base model again: no evidence it changes nothing
     assert d.held == {"a": 2, "b": 2, "layers": 4}
@@ -67,12 +77,11 @@ def test_a_field_no_variation_of_which_takes_is_held_not_inert():
 
 @torch_side
 def test_a_held_field_is_refused_at_another_value_in_one_line():
-    from paramcount.analyze.derive.core import derive
     from paramcount.analyze.derive.store import from_json, to_json
     from paramcount.analyze.derive.tree import architecture
     from paramcount.core.errors import ParamcountError
 
-    d = derive(_tied_source())
+    d = _tied_derived()
     assert from_json(to_json(d)).held == d.held  # as an emitted plugin reads it
     arch = architecture(from_json(to_json(d)), lambda hp: [])
     assert arch.count(arch.resolve({"hidden": 4})) == 4 * (4 * 4 + 4)
