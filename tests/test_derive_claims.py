@@ -159,6 +159,44 @@ def test_an_order_beyond_which_builds_differ_is_the_formulas_domain():
         architecture(d, lambda hp: []).resolve({"k": 5})
 
 
+# --- a tie: stated only where the build shares the weight ------------------------------------
+
+
+def _parallel(cfg):
+    """StableLM's use_parallel_residual in miniature: the flag removes the second norm (of the
+    same shape as the first), and ``tie`` ties the head to the embedding."""
+    from torch import nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            h = cfg["hidden"]
+            self.embed = nn.Embedding(cfg["vocab"], h)
+            self.norm1 = nn.LayerNorm(h)
+            if not cfg["parallel"]:
+                self.norm2 = nn.LayerNorm(h)
+            self.head = nn.Linear(h, cfg["vocab"], bias=False)
+            if cfg["tie"]:
+                self.head.weight = self.embed.weight
+
+    return Model()
+
+
+@torch_side
+def test_a_weight_a_flag_removes_is_tied_only_where_the_build_shares_it():
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+    from paramcount.analyze.derive.store import from_json, to_json
+    from paramcount.analyze.derive.tree import ties, tree
+
+    d = derive(Source(builder=_parallel, model_type="parallel", defaults={
+        "hidden": 8, "vocab": 20, "parallel": False, "tie": False}))
+    assert not d.failures
+    assert ties(d) == {"head.weight": ("embed.weight", ("tie",))}  # not norm2 as norm1
+    assert ties(from_json(to_json(d))) == ties(d)
+    assert "counted once" not in tree(d).find("norm2").note
+
+
 # --- the transformers models of the issue (slow: a derivation each) --------------------------
 
 SMALL_DORY = {"model_type": "dory", "architectures": ["DoryForCausalLM"], "vocab_size": 256,
