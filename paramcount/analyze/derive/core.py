@@ -58,6 +58,9 @@ class Derivation:
     # orders of the layer counts a build beyond builds, and differs from the formula: where the
     # formula was derived (and proven), not what a build requires (:mod:`.claims`)
     domain: list[tuple[str, str, str]] = field(default_factory=list)
+    # templates a flag removes, beside one of the same shape, that the build with the flag on
+    # does not share with it: removed, not tied (StableLM's parallel residual's second norm)
+    untied: list[str] = field(default_factory=list)
 
     @property
     def held(self) -> dict[str, int]:
@@ -272,8 +275,40 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
+    d.untied = _untied(run, d, at)
     d.builds = run.builds
     return d
+
+
+def _untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
+    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
+    with the flags on (at the probes' values) does not share with the weight named: each
+    parameter the template names there must be that weight's object (an LM head tied to the
+    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
+    import re
+
+    from paramcount.analyze.derive.tree import ties
+
+    def names(template: str) -> str:
+        segs = template.split("@")[0].split(".")
+        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x) for x in segs) + "$"
+
+    out = []
+    for t, (to, flags) in ties(d).items():
+        run.builds += 1
+        try:
+            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
+        except Exception:  # no build with them: no tie seen
+            out.append(t)
+            continue
+        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+            continue
+        params = dict(model.named_parameters(remove_duplicate=False))
+        mine = [p for n, p in params.items() if re.match(names(t), n)]
+        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
+        if not mine or any(id(p) not in theirs for p in mine):
+            out.append(t)
+    return out
 
 
 def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:

@@ -97,9 +97,12 @@ def _regex(template: str) -> str:
 def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Templates a flag removes that another template of the same shape stays for: the weight
     tied to it, counted once there (an LM head tied to the token embedding): template → (the
-    template it is tied to, the flags that tie it)."""
+    template it is tied to, the flags that tie it). Not those a build with the flags on does
+    not share with it (``d.untied``, :func:`paramcount.analyze.derive.core._untied`)."""
     out = {}
     for t in d.templates:
+        if t.name in d.untied:  # the build with the flags on does not share it: removed
+            continue
         on = [f for f in d.flags if any(f in atoms for _, atoms in t.mult)]
         if not on or fitting.evaluate(t.mult, {**d.fields, **dict.fromkeys(on, 1)}) != 0:
             continue
