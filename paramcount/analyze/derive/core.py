@@ -12,6 +12,12 @@
    component is fitted exactly (:mod:`paramcount.analyze.derive.fit`) and checked on every build,
    including the base build at full size. A refusal that one divisibility explains becomes a
    recorded constraint. What does not fit is named with its reason.
+
+What a derivation says is what its builds showed (issue 32): a field is one that changes no
+weight only if a variation of it that the config read back changed built the same weights; one
+no variation of which built another model is *held* at its value (:attr:`Derivation.held`); an
+order is a constraint only where builds breaking it are refused
+(:mod:`~paramcount.analyze.derive.claims`); a tie only where the build shares the weight.
 """
 
 from __future__ import annotations
