@@ -91,9 +91,9 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
             for op, a, b in d.constraints))
-    if d.domain:  # orders no build requires: the formula derived and proven within them
+    if d.domain:  # orders no refused build showed required: the formula derived within them
         lines.append("formula's domain: " + "; ".join(f"{a} {op} {b}" for op, a, b in d.domain)
-                     + " (derived and proven within it; a build beyond it counts otherwise)")
+                     + " (where it was derived and proven)")
     return lines
 
 

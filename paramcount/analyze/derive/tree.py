@@ -206,7 +206,7 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             cons.append(Divisible(dividend(a), divisor(b)))
         elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
                      for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
-            why = ("the formula's domain: builds beyond it count otherwise"
+            why = ("the formula's domain: derived and proven within it"
                    if (op, a, b) in d.domain else "a build breaking it is refused")
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
     # fields the derivation could not vary: fixed at their values, where alone the formula is
