@@ -167,7 +167,8 @@ def _check_against_builds(model_type: str, n: int = 3) -> None:
                 p[f] = min(v, rng.randint(1, 6)) if v else 0
             else:
                 p[f] = v * rng.choice((1, 1, 2)) if v > 8 else v
-        for op, a, b in d.constraints:  # the layer counts' order (first_k_dense_replace ≤ L)
+        # the layer counts' order (first_k_dense_replace ≤ L: the formula's domain)
+        for op, a, b in [*d.constraints, *d.domain]:
             if op == "<=":
                 p[a] = min(p[a], p[b])
         try:

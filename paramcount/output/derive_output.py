@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation
 
 __all__ = ["Beside", "DerivedCount", "beside_json", "beside_text", "derive_json", "derive_text",
-           "derived_count_json", "derived_count_text", "header", "proof_line"]
+           "derived_count_json", "derived_count_text", "header", "held", "proof_line"]
 
 
 @dataclass(frozen=True)
@@ -80,21 +80,40 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
-    for k, why in d.unvaried.items():
-        if k not in nones:
-            lines.append(f"not varied: {k} (every variation refused: {why})")
+    same: dict[tuple, list[str]] = {}  # the formula is exact at the held values only
+    for k, v in d.held.items():
+        same.setdefault((v, d.unvaried.get(k) or "none built"), []).append(k)
+    for (v, why), ks in same.items():
+        lines.append(f"held at {v}: {', '.join(ks)} (no variation built another model: {why})")
     for t, (to, flags) in ties.items():
         lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
-    if d.constraints:
+    if d.constraints:  # each one a build breaking it alone refused
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
             for op, a, b in d.constraints))
+    if d.domain:  # orders no refused build showed required: the formula derived within them
+        lines.append("formula's domain: " + "; ".join(f"{a} {op} {b}" for op, a, b in d.domain)
+                     + " (where it was derived and proven)")
     return lines
 
 
-def proof_line(cases: list[dict]) -> str:
+def held(d: Derivation | None) -> dict[str, Any]:
+    """The fields a derivation's formula holds only at one value: held ints, fields left None."""
+    if d is None:
+        return {}
+    nones = {k: None for k, why in d.unvaried.items() if why.startswith("None")}
+    return dict(sorted({**d.held, **nones}.items()))
+
+
+def proof_line(cases: list[dict], d: Derivation | None = None) -> str:
+    """The proof's outcome, and what it covers: all hyperparameters, or all values of the
+    others with the held fields at their values."""
     n = sum(c["status"] == "proven" for c in cases)
-    line = (f"proof (derived formula ≡ transformers build, all hyperparameters; bound on a false "
+    fixed = held(d)
+    scope = ("for all values of the others, with "
+             + ", ".join(f"{k} = {v}" for k, v in fixed.items()) + " held") if fixed \
+        else "all hyperparameters"
+    line = (f"proof (derived formula ≡ transformers build, {scope}; bound on a false "
             f"proof < 1e-9): {n} of {len(cases)} cases proven")
     bad = [f"  {c['case']}: {c['status']}: {c['message']}" for c in cases
            if c["status"] != "proven"]
@@ -107,7 +126,7 @@ def derive_text(r: DerivedCount) -> str:
 
     lines = [*header(r.derivation, r.hit, r.ties), count_text(r.counted), f"N = {pretty(r.total)}"]
     if r.proof is not None:
-        lines.append(proof_line(r.proof))
+        lines.append(proof_line(r.proof, r.derivation))
     lines.append(f"({r.seconds:.1f} s)")
     return "\n".join(lines)
 
@@ -116,7 +135,7 @@ def derive_json(r: DerivedCount) -> dict:
     from paramcount.analyze.derive.store import to_json
 
     out: dict[str, Any] = {"derivation": to_json(r.derivation), "formula": str(r.total),
-                           "count": r.by_role,
+                           "count": r.by_role, "held": held(r.derivation),
                            "breakdown": count_json(r.counted._replace(name=None))}
     if r.proof is not None:
         out["proof"] = r.proof
@@ -127,14 +146,14 @@ def derive_json(r: DerivedCount) -> dict:
 def derived_count_text(r: DerivedCount) -> str:
     assert r.proof is not None  # (always proven here)
     return "\n".join([*header(r.derivation, r.hit, r.ties), count_text(r.counted),
-                      proof_line(r.proof)])
+                      proof_line(r.proof, r.derivation)])
 
 
 def derived_count_json(r: DerivedCount) -> dict:
     d = r.derivation
     out = count_json(r.counted)
     out["derived"] = {"class": d.cls, "model_type": d.model_type, "versions": d.versions,
-                      "by_role": r.by_role, "proof": r.proof}
+                      "by_role": r.by_role, "proof": r.proof, "held": held(d)}
     return out
 
 

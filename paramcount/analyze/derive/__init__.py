@@ -5,7 +5,10 @@ on the meta device, then proven against them for all hyperparameters.
   templates with layer indices folded (``model.layers.*.self_attn.q_proj.weight``);
 - :mod:`~paramcount.analyze.derive.core` — which fields change a shape, and each template's count and
   dimensions fitted exactly (:mod:`~paramcount.analyze.derive.fit`) and checked on every build;
-- :mod:`~paramcount.analyze.derive.tree` — the derivation as a formula tree and an architecture;
+- :mod:`~paramcount.analyze.derive.claims` — each order of the layer counts checked against builds
+  breaking it: a constraint where they are refused, else the formula's domain or nothing;
+- :mod:`~paramcount.analyze.derive.tree` — the derivation as a formula tree and an architecture
+  (a field no variation of which built another model held at its value: any other refused);
 - :mod:`~paramcount.analyze.derive.proof` — derived ≡ build, decided by ``prove``'s machinery;
 - :mod:`~paramcount.analyze.derive.store` — derivations as JSON data, cached on disk.
 

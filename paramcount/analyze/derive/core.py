@@ -12,6 +12,12 @@
    component is fitted exactly (:mod:`paramcount.analyze.derive.fit`) and checked on every build,
    including the base build at full size. A refusal that one divisibility explains becomes a
    recorded constraint. What does not fit is named with its reason.
+
+What a derivation says is what its builds showed (issue 32): a field is one that changes no
+weight only if a variation of it that the config read back changed built the same weights; one
+no variation of which built another model is *held* at its value (:attr:`Derivation.held`); an
+order is a constraint only where builds breaking it are refused
+(:mod:`~paramcount.analyze.derive.claims`); a tie only where the build shares the weight.
 """
 
 from __future__ import annotations
@@ -55,6 +61,19 @@ class Derivation:
     # counted; "" for how many of a list of indices are below it) (paramcount.analyze.derive.layers)
     counts: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     builds: int = 0
+    # orders of the layer counts a build beyond builds, and differs from the formula: where the
+    # formula was derived (and proven), not what a build requires (:mod:`.claims`)
+    domain: list[tuple[str, str, str]] = field(default_factory=list)
+    # templates a flag removes, beside one of the same shape, that the build with the flag on
+    # does not share with it: removed, not tied (StableLM's parallel residual's second norm)
+    untied: list[str] = field(default_factory=list)
+
+    @property
+    def held(self) -> dict[str, int]:
+        """Fields the derivation could not vary (every variation refused, or read back
+        unchanged), at their base values: the formula is exact there only."""
+        return {f: int(self.explicit[f]) for f in sorted(self.unvaried)
+                if type(self.explicit.get(f)) in (int, bool)}
 
     def count(self, values: Mapping[str, int]) -> dict[str, int]:
         """Parameters by role (trainable, frozen, buffer) at ``values`` (missing: the base)."""
@@ -99,6 +118,14 @@ class Run:
             raise
         except Exception as exc:  # a validator's or the model's refusal: data, not a crash
             return first_line(exc)
+
+    def reads(self, overrides: Mapping[str, Any], f: str) -> Any:
+        """Field ``f`` as the config built with ``overrides`` reads it back (what a build
+        with them was given after the config's own rewriting: Dory halves its layer counts)."""
+        try:
+            return self.src.values(self.src.config(overrides)).get(f)
+        except Exception:  # (the build with them was accepted: the config was too)
+            return None
 
 
 def _candidates(src: Source, values: Mapping[str, Any]) -> tuple[list[str], list[str]]:
@@ -146,6 +173,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
     _given_back(run, src, base_cfg, base, full, explicit)
+    ints = [f for f in ints if full[f] is not None]  # given back as None: the config's rule
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
     nulls = {k: None for k, v in full.items() if k.endswith("token_id")
@@ -176,8 +204,13 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 if isinstance(b, str):
                     why = why or b
                     continue
-                built += 1
                 ch = changes(ref, b)
+                if not ch and run.reads({**at, f: t}, f) == run.reads(at, f):
+                    # the config read it back as before (Dory's layers + 1, halved): the base
+                    # model again, which says nothing of whether the field changes a weight
+                    why = why or f"{t} is read back as the base's {run.reads(at, f)}"
+                    continue
+                built += 1
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):
@@ -250,8 +283,40 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
+    d.untied = _untied(run, d, at)
     d.builds = run.builds
     return d
+
+
+def _untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
+    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
+    with the flags on (at the probes' values) does not share with the weight named: each
+    parameter the template names there must be that weight's object (an LM head tied to the
+    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
+    import re
+
+    from paramcount.analyze.derive.tree import ties
+
+    def names(template: str) -> str:
+        segs = template.split("@")[0].split(".")
+        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x) for x in segs) + "$"
+
+    out = []
+    for t, (to, flags) in ties(d).items():
+        run.builds += 1
+        try:
+            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
+        except Exception:  # no build with them: no tie seen
+            out.append(t)
+            continue
+        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+            continue
+        params = dict(model.named_parameters(remove_duplicate=False))
+        mine = [p for n, p in params.items() if re.match(names(t), n)]
+        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
+        if not mine or any(id(p) not in theirs for p in mine):
+            out.append(t)
+    return out
 
 
 def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
@@ -266,15 +331,33 @@ def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: d
     import inspect
 
     params = inspect.signature(type(cfg).__init__).parameters
-    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)}
+    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)
+             or p.default is None}
     given.update({k: v for k, v in src.base.items() if k in params})
     odd = {f: given[f] for f in explicit
            if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
+    # and a field left None, which the config computes from the others (Dory's recurrent
+    # layers, the ones its input and output layers leave): None given back, only where the
+    # integers alone do not build the base (Dory reads its layer counts back doubled)
+    nones = {f: None for f in explicit if f in given and given[f] is None
+             and type(explicit[f]) is int}
     # the given values first: a build that splits a template by layer kind (below) would keep
     # it split in every later build, the given values' too, and no longer equal to the base
-    if odd and run.try_build({**explicit, **odd}) == base and run.try_build(explicit) != base:
-        full.update(odd)
-        explicit.update(odd)
+    if odd and run.try_build({**explicit, **odd}) == base:
+        if run.try_build(explicit) != base:
+            full.update(odd)
+            explicit.update(odd)
+        return
+    try:  # a config that reads every value back as given rewrites none (no build needed)
+        again = src.values(src.config(explicit))
+    except Exception:
+        again = {}
+    if not nones or all(again.get(f) == v for f, v in explicit.items()):
+        return
+    back = {**odd, **nones}
+    if run.try_build({**explicit, **back}) == base and run.try_build(explicit) != base:
+        full.update(back)
+        explicit.update(back)
 
 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)

@@ -97,9 +97,12 @@ def _regex(template: str) -> str:
 def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Templates a flag removes that another template of the same shape stays for: the weight
     tied to it, counted once there (an LM head tied to the token embedding): template → (the
-    template it is tied to, the flags that tie it)."""
+    template it is tied to, the flags that tie it). Not those a build with the flags on does
+    not share with it (``d.untied``, :func:`paramcount.analyze.derive.core._untied`)."""
     out = {}
     for t in d.templates:
+        if t.name in d.untied:  # the build with the flags on does not share it: removed
+            continue
         on = [f for f in d.flags if any(f in atoms for _, atoms in t.mult)]
         if not on or fitting.evaluate(t.mult, {**d.fields, **dict.fromkeys(on, 1)}) != 0:
             continue
@@ -198,15 +201,22 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             return sympy.floor(syms[x] / divisor(y))
         return syms[a]
 
-    for op, a, b in d.constraints:
+    for op, a, b in [*d.constraints, *d.domain]:
         if op == "divides":
             cons.append(Divisible(dividend(a), divisor(b)))
         elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
                      for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
-            why = ("a list's counts fit in its layers" if set(a.split("+")) <= set(d.counts)
-                   else "the base config's order" if a in syms and b in syms
-                   else "a build below it is refused")
+            why = ("the formula's domain: derived and proven within it"
+                   if (op, a, b) in d.domain else "a build breaking it is refused")
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
+    # fields the derivation could not vary: fixed at their values, where alone the formula is
+    # exact (any other value is refused, in one line: "it is fixed to V there")
+    held = {}
+    for f in d.held:
+        try:
+            held[f] = symbols.declare(f, f"transformers config field {f}", zero_ok=True)
+        except ValueError:  # declared before with another kind: the first declaration holds
+            held[f] = symbols.info(f).symbol
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
@@ -215,4 +225,5 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
         counting="every parameter the transformers class builds (tied weights once); "
                  "persistent buffers and frozen parameters apart",
         optional={syms[k]: v for k, v in d.fields.items()}, constraints=tuple(cons),
+        fixed={held[k]: sympy.Integer(v) for k, v in d.held.items()},
         family="derived", frameworks=("transformers",))

@@ -1,0 +1,129 @@
+"""Each order a derivation states, checked against builds (issue 32): a constraint is what a
+build requires, so an order ``a <= b`` stays one only where builds breaking it alone are refused.
+
+The random builds draw the layer counts in the order the base config has them (and a per-layer
+list's counts within its layers), so every fit was made on one side of each such order. After
+the fit, each ``<=`` the derivation holds is broken alone (one field moved past the other, every
+other relation kept) from a few of the accepted builds, and built:
+
+- every such build refused: a constraint, as stated;
+- they build, and each counts what the formula counts there: no constraint (StableLM's
+  ``num_hidden_layers <= num_attention_heads``, which only the base config's order said);
+- they build, and one counts otherwise (or no build breaks it alone): the formula's *domain* (DeepSeek's
+  ``first_k_dense_replace <= num_hidden_layers``: above, every layer is dense, no polynomial of
+  the two), said as where the formula was derived, not as what a build requires.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paramcount.analyze.derive.core import Derivation, Run
+    from paramcount.analyze.derive.probe import Built
+
+__all__ = ["check_orders", "total"]
+
+TRIES = 3  # builds breaking one order, each from another accepted build
+
+
+def total(b: Built) -> dict[str, int]:
+    """A build's weights by role (trainable, frozen, buffer), as Derivation.count gives them."""
+    out = {"trainable": 0, "frozen": 0, "buffer": 0}
+    for o in b.values():
+        out[o.role] += o.count * math.prod(o.shape)
+    return out
+
+
+def _val(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
+    if "+" in x:  # a per-layer list's counts together
+        return sum(_val(p, y, kept) for y in x.split("+"))
+    if "//" in x:
+        a, b = x.split("//")
+        n = _val(p, b, kept)
+        return _val(p, a, kept) // n if n else 0
+    if x.startswith("2*"):
+        return 2 * _val(p, x[2:], kept)
+    if x.isdigit():
+        return int(x)
+    return int(p[x]) if x in p else int(kept[x])
+
+
+def _holds(c: tuple[str, str, str], p, kept) -> bool:
+    op, a, b = c
+    x, y = _val(p, a, kept), _val(p, b, kept)
+    if op == "divides":
+        return y == 0 or x % y == 0
+    return x <= y if op == "<=" else True
+
+
+def _breaking(c: tuple[str, str, str], p: dict[str, int], others, kept) -> list[dict[str, int]]:
+    """Points near ``p`` where ``c`` (a <= b) fails and every relation of ``others`` holds: a
+    moved past b, or b below a."""
+    _, a, b = c
+    first = a.split("+")[0]
+    lo, hi = _val(p, a, kept), _val(p, b, kept)
+    out = []
+    for step in (1, 2):  # (a field that changes no weight moves from its base value)
+        out.append({**p, first: _val(p, first, kept) + hi - lo + step})
+    if b.isidentifier() and lo - 1 >= 0:  # a field (not a sum, a quotient, twice one)
+        out.append({**p, b: lo - 1})
+    return [q for q in out if not _holds(c, q, kept) and all(_holds(o, q, kept) for o in others)]
+
+
+def _decide(run: Run, d: Derivation, c, others, samples, values, kept) -> str:
+    """"keep" (every build breaking ``c`` alone refused), "drop" (they build, and count what
+    the formula counts) or "domain" (one counts otherwise, or none breaks it alone)."""
+    _, a, b = c
+    # what c implied with the others (a <= y where b <= y), held while it is broken
+    others = [*others, *(("<=", a, y) for op, x, y in others if op == "<=" and x == b
+                         and y != a)]
+    flags = set(d.flags)
+    built = refused = 0
+    differs = False
+    for p, _ in samples:
+        if built + refused >= TRIES:
+            break
+        q = next(iter(_breaking(c, dict(p), others, kept)), None)
+        if q is None:
+            continue
+        got = run.try_build({**values, **{k: (bool(v) if k in flags else v)
+                                          for k, v in q.items()}})
+        if isinstance(got, str):
+            refused += 1
+            continue
+        built += 1
+        differs = differs or total(got) != d.count(q)
+    return "keep" if refused and not built else "domain" if differs or not built else "drop"
+
+
+def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) -> None:
+    """Decide each ``<=`` of ``d.constraints`` (and ``d.domain``) by builds that break it alone
+    (see the module's docstring); ``samples``: the fit's accepted (point, build) pairs. An
+    order of a chain (a <= b <= c) is dropped only where what it implied (a <= c) is too: else
+    it stays, the formula's domain (a list's counts within its layers, in the base's order; two
+    orders below one field are two cones, which no one substitution of the proof covers)."""
+    if d.failures:
+        return
+    kept = {**{g: v for g, v in values.items() if type(v) is int}, **d.fields}
+    every = list(dict.fromkeys([*d.constraints, *d.domain]))
+    stated = [c for c in every if c[0] != "<="]
+    todo = [c for c in every if c[0] == "<="]
+    keep: list[tuple[str, str, str]] = []
+    domain: list[tuple[str, str, str]] = []
+    while todo:
+        c = todo.pop(0)
+        others = [*stated, *keep, *domain, *todo]
+        how = _decide(run, d, c, others, samples, values, kept)
+        if how == "drop":  # and what it implied with the orders still standing
+            implied = [("<=", c[1], y) for op, x, y in [*keep, *domain, *todo]
+                       if op == "<=" and x == c[2] and y != c[1]]
+            if any(_decide(run, d, o, [x for x in others if x != o], samples, values, kept)
+                   != "drop" for o in implied):
+                how = "domain"
+        (keep if how == "keep" else domain if how == "domain" else []).append(c)
+    d.constraints = [c for c in d.constraints if c[0] != "<=" or c in keep] \
+        + [c for c in keep if c not in d.constraints]  # (in the order they were found)
+    d.domain = domain
