@@ -221,7 +221,10 @@ def perturbations(model_type: str, data: dict) -> list[tuple[str, object]]:
     for key in keys:
         if key in SKIP or key.startswith("_"):
             continue
-        value = now.get(key, getattr(config, key, None))
+        try:
+            value = now[key] if key in now else getattr(config, key, None)
+        except Exception:  # Gemma 4's per-layer attributes refuse a global read
+            value = None
         hint = hints.get(key)
         if type(value) is bool:
             out.append((key, not value))
