@@ -13,9 +13,11 @@ The fields tried are the config class's own (its dataclass fields and what its c
 derives: MambaConfig's intermediate_size), and the keys its modeling file reads with a default
 (``getattr(config, "mlp_bias", False)``), whether the table reads them, declares them free or
 never heard of them: a field the table declares free is exactly where a wrong count hides
-(Mamba's intermediate_size). Floats and strings are not tried (an epsilon, a dropout, an
-activation's name change no weight count the tables read as a number; a string's other valid
-values are the class's own business), nor nested sub-configs and dicts.
+(Mamba's intermediate_size). Floats and single strings are not tried (an epsilon, a dropout,
+an activation's name; a string's other valid values are not known from its type), nor nested
+sub-configs and dicts (a vision-language model's text_config, rope_parameters); a per-layer
+list of kinds is (its first entry another kind of the list), and so are the labels a
+classification head is as wide as.
 
 Imports torch: call it in a torch worker (tests/_shared.py's ``on_torch``)."""
 
@@ -202,8 +204,9 @@ def _allows(hint, kind: type) -> bool:
 
 def perturbations(model_type: str, data: dict) -> list[tuple[str, object]]:
     """(key, value) pairs, each ONE field of ``data`` changed: an int to x + 1 and to 2·x (1 and
-    2 for 0), a bool flipped, an int list's first entry + 1, a bool list's first flipped, a null
-    or absent optional int set to NONE_INT."""
+    2 for 0), a bool flipped, an int list's first entry + 1, a bool list's first flipped, a list
+    of kinds' first entry another of its kinds, a null or absent optional int set to NONE_INT;
+    and the labels (num_labels, id2label)."""
     import transformers
 
     config_cls = transformers.CONFIG_MAPPING[model_type]
@@ -238,6 +241,11 @@ def perturbations(model_type: str, data: dict) -> list[tuple[str, object]]:
             out.append((key, [value[0] + 1, *value[1:]]))
         elif isinstance(value, list) and value and all(type(x) is bool for x in value):
             out.append((key, [not value[0], *value[1:]]))
+        elif isinstance(value, list) and all(type(x) is str for x in value) \
+                and len(set(value)) > 1:  # a per-layer list of kinds: the first block another kind
+            out.append((key, [next(x for x in value if x != value[0]), *value[1:]]))
+    # the labels a classification head is as wide as (any other class builds no head of them)
+    out += [("num_labels", 3), ("id2label", {str(i): f"LABEL_{i}" for i in range(5)})]
     return out
 
 
