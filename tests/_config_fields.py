@@ -14,10 +14,10 @@ derives: MambaConfig's intermediate_size), and the keys its modeling file reads 
 (``getattr(config, "mlp_bias", False)``), whether the table reads them, declares them free or
 never heard of them: a field the table declares free is exactly where a wrong count hides
 (Mamba's intermediate_size). Floats and single strings are not tried (an epsilon, a dropout,
-an activation's name; a string's other valid values are not known from its type), nor nested
-sub-configs and dicts (a vision-language model's text_config, rope_parameters); a per-layer
-list of kinds is (its first entry another kind of the list), and so are the labels a
-classification head is as wide as.
+an activation's name; a string's other valid values are not known from its type), nor plain
+dicts (rope_parameters). A sub-config's ints and bools are (a vision-language model's
+text_config and vision_config), one at a time; so is a per-layer list of kinds (its first entry
+another kind of the list), and so are the labels a classification head is as wide as.
 
 Imports torch: call it in a torch worker (tests/_shared.py's ``on_torch``)."""
 
@@ -244,8 +244,26 @@ def perturbations(model_type: str, data: dict) -> list[tuple[str, object]]:
         elif isinstance(value, list) and all(type(x) is str for x in value) \
                 and len(set(value)) > 1:  # a per-layer list of kinds: the first block another kind
             out.append((key, [next(x for x in value if x != value[0]), *value[1:]]))
+        elif isinstance(value, dict) and isinstance(getattr(config, key, None),
+                                                    transformers.PreTrainedConfig):
+            # a sub-config (a vision-language model's text_config): each of its own fields
+            given = data.get(key) if isinstance(data.get(key), dict) else {}
+            out += [(key, {**given, k: x}) for k, x in _one_level(value)]
     # the labels a classification head is as wide as (any other class builds no head of them)
     out += [("num_labels", 3), ("id2label", {str(i): f"LABEL_{i}" for i in range(5)})]
+    return out
+
+
+def _one_level(values: dict) -> list[tuple[str, object]]:
+    """A sub-config's ints and bools, each changed as :func:`perturbations` changes them."""
+    out: list[tuple[str, object]] = []
+    for k, x in values.items():
+        if k in SKIP or k.startswith("_"):
+            continue
+        if type(x) is bool:
+            out.append((k, not x))
+        elif type(x) is int:
+            out += [(k, 1), (k, 2)] if x == 0 else [(k, x + 1), (k, 2 * x)]
     return out
 
 
