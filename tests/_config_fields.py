@@ -139,10 +139,12 @@ def _line(exc: BaseException) -> str:
     return f"{type(cause).__name__}: {' '.join(str(cause).split())}"[:300]
 
 
-def base(model_type: str, cls: str, arch_id: str) -> tuple[dict, dict, str] | None:
+def base(model_type: str, cls: str, arch_id: str,
+         checked: bool = True) -> tuple[dict, dict, str] | None:
     """The config the table writes for the first set of ``arch_id`` that reads back (the
     transformers class builds it and ``count --config`` gives its count), the class's extra
-    constructor arguments, and the set's name; None when no set does."""
+    constructor arguments, and the set's name; None when no set does. Unless ``checked``: the
+    first set the table writes, taken on trust (a set the sweep has checked)."""
     from paramcount.model import registry
 
     arch = registry.get(arch_id)
@@ -155,7 +157,7 @@ def base(model_type: str, cls: str, arch_id: str) -> tuple[dict, dict, str] | No
         except Exception:
             continue
         data = {"model_type": model_type, "architectures": [cls], **written}
-        if check(model_type, cls, data, kwargs).kind == "ok":
+        if not checked or check(model_type, cls, data, kwargs).kind == "ok":
             return data, kwargs, hs.name
     return None
 

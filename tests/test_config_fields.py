@@ -64,7 +64,7 @@ def _found() -> list[tuple[str, str, object, fields.Outcome]]:
     for arch_id, key, value in FOUND:
         model_type, cls, _ = next(c for c in cases if c[2] == arch_id)
         if arch_id not in bases:
-            bases[arch_id] = fields.base(model_type, cls, arch_id)
+            bases[arch_id] = fields.base(model_type, cls, arch_id, checked=False)
         data, kwargs, _ = bases[arch_id]
         if isinstance(value, dict):  # a field of a sub-config: the rest as the table wrote it
             value = {**data[key], **value}
