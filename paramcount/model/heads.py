@@ -78,6 +78,12 @@ QA = "question answering"
 
 # Config keys that concern only an LM head: a class without one reads any value.
 LM_HEAD_KEYS = ("tie_word_embeddings",)
+# An LM head whose output projection is the token embedding: untied, transformers builds a v×d_e
+# projection of its own (ElectraForMaskedLM, EsmForMaskedLM, FNetForMaskedLM, XLNetLMHeadModel:
+# issue 32), which these heads do not count.
+TIED_OUTPUT = Require("tie_word_embeddings", (True,),
+                      "the LM head's output projection counts only as the token embedding, "
+                      "tied; untied, transformers builds one of its own")
 
 
 @dataclass(frozen=True)
@@ -94,11 +100,14 @@ class Head:
     # config values the head's terms assume (XLNet's sequence summary is a d_e → d_e projection
     # only with summary_use_proj): anything else is refused, naming the key
     requires: tuple[Require, ...] = ()
+    # config keys the head's terms read, as rows of the table (DeBERTa's pooler is
+    # pooler_hidden_size wide: read as d_e, so another width is refused, issue 32)
+    fields: tuple[Field, ...] = ()
 
     def plus(self, other: Head) -> Head:
         return Head((*self.terms, *other.terms), {**self.weights, **other.weights},
                     f"{self.reason}; {other.reason}", (*self.drops, *other.drops),
-                    (*self.requires, *other.requires))
+                    (*self.requires, *other.requires), (*self.fields, *other.fields))
 
     def without(self, *paths: str) -> Head:
         return dataclasses.replace(self, drops=(*self.drops, *paths))
@@ -127,8 +136,8 @@ def mlm(match: str | None, transform: str, norm: str, bias: str, *, width=d_e) -
                                              "(tied); only its bias is new"), kind="head")
     names = {"mlm_head.transform": transform, "mlm_head.norm": norm, "mlm_head.output_bias": bias}
     return Head((term,), {**({"mlm_head": match} if match else {}), **names},
-                f"the LM head: d_e → {width}, layer norm, tied output with a bias").without(
-        "pooler")
+                f"the LM head: d_e → {width}, layer norm, tied output with a bias",
+                requires=(TIED_OUTPUT,)).without("pooler")
 
 
 def scores(name: str, bias: int) -> Head:
@@ -183,6 +192,9 @@ class Classes:
     # which of the architecture's transformers classes (Transformers.all()) the base model is
     # of: Gemma 2's classes are of its Gemma2ForCausalLM variant (1), Gemma's of its own (0)
     variant: int = 0
+    # tie_word_embeddings ties tables of the base model itself (BART's encoder and decoder
+    # embeddings are its shared table only when tied): its requirements stay with every class
+    base_ties: bool = False
 
 
 _SUFFIX = {BASE: "Model", SEQUENCE: "ForSequenceClassification", TOKEN: "ForTokenClassification",
@@ -272,8 +284,9 @@ def derive(arch, cls: str):
         if any(d_y in t.free_symbols() for t in head.terms):
             optional[d_y] = 2  # transformers' num_labels when a config gives none
             fields = (*fields, Field("d_y", hf="num_labels", hf_default=2))
+        fields = (*fields, *head.fields)
     requires = table.requires
-    if kind != LM:  # no LM head: whether it would be tied changes nothing (GemmaModel)
+    if kind != LM and not row.base_ties:  # no LM head: whether it would be tied changes nothing (GemmaModel)
         requires = tuple(r for r in requires if r.key not in LM_HEAD_KEYS)
     mapping = dataclasses.replace(
         table, fields=fields, requires=(*requires, *(head.requires if head else ())),

@@ -17,6 +17,7 @@ BART: Mapping[str, Head] = {
     QA: linear("qa_outputs", 2, what=SPAN),
 }
 
-CLASSES = {"bart": standard("Bart", SEQUENCE, QA, heads=BART, base="", own_head=None,
+# (base_ties: untied, transformers gives the encoder and the decoder embedding tables of their own)
+CLASSES = {"bart": standard("Bart", SEQUENCE, QA, heads=BART, base="", own_head=None, base_ties=True,
                             refused={"BartForCausalLM": "it builds BART's decoder alone, which "
                                      "paramcount's BART does not count"})}

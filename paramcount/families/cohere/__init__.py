@@ -19,6 +19,7 @@ from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import parallel_causal_lm
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_CAUSAL_LM_FIELDS
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_QK_NORM
 from paramcount.families._lineages import HF_TIED_YES
 from paramcount.model.components.hf_decoder import attention
@@ -44,7 +45,9 @@ register(hf_causal_lm(
     formula=FORMULA,
     optional={tied: 1, b_att: 0, qk_norm: 0},
     counting=causal_lm_counting("L parallel blocks", "γ-only layer norm", ", as released"),
-    fields=(*HF_CAUSAL_LM_FIELDS, HF_ATTENTION_BIAS, HF_QK_NORM, HF_TIED_YES),
+    # head_dim: CohereAttention reads it (getattr, d_e/M when absent); any other width is
+    # refused, d_k being d_e/M here (issue 32)
+    fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, HF_ATTENTION_BIAS, HF_QK_NORM, HF_TIED_YES),
     free=("layer_norm_eps", "logit_scale", "use_embedding_sharing", "model_max_length"),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=4, d_f=48, L=2),

@@ -34,6 +34,7 @@ from paramcount.families._lineages import VISION_SPLIT
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.model.components import dense
 from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.vision import RGB_ONLY
 from paramcount.model.components.vision import H
 from paramcount.model.components.vision import L_vis
 from paramcount.model.components.vision import M_vis
@@ -100,6 +101,7 @@ MAPPING = family_table(
             why="KerasHub's converter pools 4 × 4 patches into one image token (1 × 1 where 4 does not tile the "
                 "grid); pooling holds no weights"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding"),
+        RGB_ONLY,
         Requires(
             "text_config.attention_bias",
             (False,),
@@ -134,7 +136,7 @@ MAPPING = family_table(
         "boi_token_index", "eoi_token_index", "image_token_index", "mm_tokens_per_image",
         "text_config.tie_word_embeddings", "vision_config.vocab_size",
         "vision_config.layer_norm_eps", "vision_config.hidden_act",
-        "vision_config.attention_dropout", "vision_config.num_channels",
+        "vision_config.attention_dropout",
         _ENC + "pool_size",
         _ENC + "layer_norm_epsilon",
     }),

@@ -18,6 +18,7 @@ from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import pre_norm_causal_lm
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_CAUSAL_LM_FIELDS
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_MLP_BIAS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.model.components.hf_decoder import attention
@@ -37,7 +38,8 @@ register(hf_causal_lm(
         "ffn", inner=d_f, bias=b_ffn, match="mlp", names=("gate_proj", "up_proj", "down_proj"))),
     optional={tied: 1, b_att: 0, b_ffn: 0},
     counting=causal_lm_counting(tail=", as released"),
-    fields=(*HF_CAUSAL_LM_FIELDS, HF_ATTENTION_BIAS, HF_MLP_BIAS, HF_TIED_NO),
+    # head_dim: GraniteAttention reads it (getattr; issue 32), refused unless d_e/M
+    fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, HF_ATTENTION_BIAS, HF_MLP_BIAS, HF_TIED_NO),
     free=("rms_norm_eps", "embedding_multiplier", "logits_scaling", "residual_multiplier", "attention_multiplier"),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=48, L=2),

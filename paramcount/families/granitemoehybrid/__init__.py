@@ -55,6 +55,7 @@ from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_LOCAL_EXPERTS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TOP_K
@@ -142,6 +143,7 @@ MAPPING = family_table(
     "granitemoehybrid", hf="GraniteMoeHybridForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
+        HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
         HF_EXPERT_FFN_AS_FFN,
         Field("d_fs", hf="shared_intermediate_size"),
         Field("moe", hf="num_local_experts", hf_presence=True),

@@ -53,6 +53,7 @@ from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
 from paramcount.families._lineages import HF_EXPERTS
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TOP_K
 from paramcount.families._lineages import MAMBA_CONV
@@ -140,6 +141,7 @@ MAPPING = family_table(
     "jamba", hf="JambaForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
+        HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
         HF_EXPERT_FFN_AS_FFN,
         HF_EXPERTS,
         HF_TOP_K,

@@ -87,15 +87,19 @@ _COMMON = (
     SSM_CONV_BIAS,
     SSM_PROJ_BIAS,
 )
-# intermediate_size: written by the conversion scripts, recomputed as expand·hidden_size by
-# MambaConfig (never read); the rest change no count
+# the rest change no count (Mamba's intermediate_size is read: MAMBA_WIDTH)
 _FREE = frozenset({
     "hidden_act", "layer_norm_epsilon", "residual_in_fp32", "time_step_scale", "time_step_min",
     "time_step_max", "time_step_init_scheme", "time_step_floor", "time_step_limit",
-    "rescale_prenorm_residual", "use_mambapy", "use_associative_scan", "intermediate_size",
-    "n_layer", "fused_add_norm", "rms_norm", "pad_vocab_size_multiple", "chunk_size",
+    "rescale_prenorm_residual", "use_mambapy", "use_associative_scan", "n_layer",
+    "fused_add_norm", "rms_norm", "pad_vocab_size_multiple", "chunk_size",
     "norm_before_gate",
 })
+# MambaConfig derives intermediate_size = expand·hidden_size only when the config gives none: a
+# given one is the mixer's width (issue 32: 201 beside expand 2 and hidden_size 133 builds 201
+# wide). Read after expand, so it wins; a width that is no multiple of hidden_size is refused,
+# the formula's inner width being x_in·d_e.
+MAMBA_WIDTH = Field("x_in", hf="intermediate_size", hf_per="d_e")
 _TIED = "the token embedding doubles as the LM head (counted once)"
 
 MAMBA_FORMULA = _tree("mamba", mamba_mixer())
@@ -116,7 +120,7 @@ register(hf_causal_lm(
              + _TIED + ")",
     mapping=family_table(
         "mamba", hf="MambaForCausalLM",
-        fields=(*_COMMON, Field('r_dt', hf='time_step_rank'), HF_TIED_YES),
+        fields=(*_COMMON, MAMBA_WIDTH, Field('r_dt', hf='time_step_rank'), HF_TIED_YES),
         free=_FREE,
         hf_normalize=_auto_rank,
     ),
@@ -146,7 +150,7 @@ register(hf_causal_lm(
     mapping=family_table(
         "mamba2", hf="Mamba2ForCausalLM",
         fields=(*_COMMON, Field('H_ssm', hf='num_heads'), Field('d_ssm', hf='head_dim'), SSM_GROUPS, HF_TIED_NO),
-        free=_FREE | {"time_step_rank"},
+        free=_FREE | {"time_step_rank", "intermediate_size"},
     ),
     examples={
         "tiny": dict(v=97, d_e=32, L=2, H_ssm=8, d_state=4, G_ssm=2, K_conv=4),

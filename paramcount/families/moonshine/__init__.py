@@ -114,6 +114,12 @@ MAPPING = Table(
                 "tied",
         ),
         Requires(
+            "head_dim",
+            (),
+            why="MoonshineConfig's head_dim sets the encoder's and the decoder's head width "
+                "alike (issue 32), which the formula has as d_e/M and d_e/M_dec",
+        ),
+        Requires(
             "pad_head_dim_to_multiple_of",
             (),
             binds="keras",

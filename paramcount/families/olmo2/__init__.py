@@ -103,7 +103,8 @@ register(hf_causal_lm(
     ),
     counting=causal_lm_counting("L blocks (router and E experts each)") + "; active parameters count k of the E "
              "experts",
-    fields=(*HF_DECODER_FIELDS, HF_TIED_NO, HF_EXPERT_FFN_AS_FFN, HF_EXPERTS, HF_TOP_K),
+    # head_dim: read by OlmoeAttention (getattr; issue 32), refused unless d_e/M
+    fields=(*HF_DECODER_FIELDS, HF_HEAD_DIM, HF_TIED_NO, HF_EXPERT_FFN_AS_FFN, HF_EXPERTS, HF_TOP_K),
     table_restrictions=_ROWS,
     free=_FREE,
     examples={

@@ -45,6 +45,7 @@ from paramcount.model.components.decoders import post_norms
 from paramcount.model.components.llama_like import HF_GEMMA2_NORMS
 from paramcount.model.components.llama_like import hf_decoder_names
 from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.vision import RGB_ONLY
 from paramcount.model.components.vision import H
 from paramcount.model.components.vision import L_vis
 from paramcount.model.components.vision import M_vis
@@ -114,7 +115,7 @@ _FREE = frozenset({
     "text_config.rope_parameters", "text_config.attention_dropout",
     "text_config.use_bidirectional_attention", "text_config.is_encoder_decoder",
     "vision_config.layer_norm_eps", "vision_config.hidden_act",
-    "vision_config.attention_dropout", "vision_config.num_channels",
+    "vision_config.attention_dropout",
     "vit_classifier_activation", "vit_name", "query_head_dim_normalize",
     "final_logit_soft_cap", "attention_logit_soft_cap", "use_sliding_window_attention",
     "sliding_window_size", "layer_norm_epsilon", "dropout",
@@ -128,6 +129,7 @@ MAPPING = family_table(
                 "model without its pooling head"),
         Sets("vit_pooling", None, binds="keras",
             why="KerasHub's PaliGemma ViT keeps the patches (no map pooling head)"),
+        RGB_ONLY,
         Sets("final_logit_soft_cap", _gemma2(30.0, None), binds="keras",
             why="Gemma 2 soft-caps its logits at 30 (no weight): written as the released PaliGemma 2 models, none "
                 "for PaliGemma"),

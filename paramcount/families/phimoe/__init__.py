@@ -28,6 +28,7 @@ from paramcount.families._defaults import family_table
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_FFN
 from paramcount.families._lineages import HF_GQA_FIELDS
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_LOCAL_EXPERTS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TOP_K
@@ -75,6 +76,7 @@ register(hf_causal_lm(
         "phimoe", hf="PhimoeForCausalLM",
         fields=(
             *HF_GQA_FIELDS,
+            HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
             HF_FFN,
             HF_LOCAL_EXPERTS,
             HF_TOP_K,

@@ -20,6 +20,7 @@ from paramcount.families._decoders import pre_norm_causal_lm
 from paramcount.families._decoders import sliding
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_CAUSAL_LM_FIELDS
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import HF_TIED_YES
 from paramcount.families._lineages import ROTARY_PAIRS
 from paramcount.families._lineages import split_heads
@@ -55,7 +56,8 @@ register(hf_causal_lm(
         GQA,
     ),
     counting=causal_lm_counting("L blocks", "layer norm", ", as the 3B and 7B are"),
-    fields=(*HF_CAUSAL_LM_FIELDS, Field("b_att", hf="use_bias", flag=True, hf_default=1), HF_TIED_YES),
+    # head_dim: read by the attention (getattr; issue 32), refused unless d_e/M
+    fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, Field("b_att", hf="use_bias", flag=True, hf_default=1), HF_TIED_YES),
     free=("norm_epsilon", "residual_dropout", "embedding_dropout", "sliding_window", "mlp_type", "norm_type"),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=48, L=2),

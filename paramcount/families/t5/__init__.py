@@ -82,6 +82,9 @@ MAPPING = family_table(
               keras_default=1, hf_default=0,
               hf_values={"gated-gelu": 1, "relu": 0, "gated-relu": 1, "gated-silu": 1,
                          "gelu": 0, "silu": 0, "gelu_new": 0, "gated-gelu_new": 1}),
+        # T5Config derives is_gated_act from feed_forward_proj unless the config gives it, and
+        # the feed-forward is gated by it (issue 32): read, so two that disagree are refused
+        Field("gated", hf="is_gated_act", flag=True),
         Field("tied", keras="tie_embedding_weights", hf="tie_word_embeddings", flag=True,
               keras_default=1, hf_default=1),
     ),
@@ -98,7 +101,7 @@ MAPPING = family_table(
     free=frozenset({
         "dropout_rate", "layer_norm_epsilon", "initializer_factor", "classifier_dropout",
         "relative_attention_max_distance", "is_encoder_decoder", "is_decoder", "n_positions",
-        "dense_act_fn", "is_gated_act", "output_past", "activation", "dropout", "num_labels",
+        "dense_act_fn", "output_past", "activation", "dropout", "num_labels",
         "scale_decoder_outputs",  # what transformers 5 saves in place of tie_word_embeddings
     }),
 )

@@ -92,6 +92,9 @@ MAPPING = family_table(
         HEADS,
         WIDTH,
         Field("d_f", keras="mlp_dim", hf="intermediate_size"),
+        # ViTSelfAttention reads head_dim (getattr, d_e // M when absent; issue 32): refused
+        # unless that
+        Field("d_k", hf="head_dim"),
         # transformers' qkv_bias is KerasHub's use_mha_bias on q, k and v; the output bias
         # differs (a delta below)
         Field("zeta", keras="use_mha_bias", hf="qkv_bias", flag=True, keras_default=1,

@@ -10,6 +10,7 @@ from paramcount.model.heads import BERT
 from paramcount.model.heads import LM
 from paramcount.model.heads import QA
 from paramcount.model.heads import SEQUENCE
+from paramcount.model.heads import TIED_OUTPUT
 from paramcount.model.heads import TOKEN
 from paramcount.model.heads import Classes
 from paramcount.model.heads import Head
@@ -28,7 +29,8 @@ XLNET: Mapping[str, Head] = {
     **BERT,
     LM: Head((leaf("lm_loss", v, kind="head", note="the output projection is the token "
                    "embedding (tied); only its bias is new"),), {"lm_loss": "lm_loss/bias"},
-             "the LM head: lm_loss, tied to the token embedding, with a bias"),
+             "the LM head: lm_loss, tied to the token embedding, with a bias",
+             requires=(TIED_OUTPUT,)),
     SEQUENCE: dataclasses.replace(linear("sequence_summary", d_e, what="the sequence summary"),
                                   requires=_SUMMARY).plus(scores("logits_proj", 1)),
 }

@@ -144,9 +144,20 @@ _UNTIED = ("Zamba2ForCausalLM shares the blocks only with tie_word_embeddings tr
            "builds an unshared copy per hybrid layer (not formulated)")
 
 
+# Zamba2Config keeps an attention_hidden_size the config gives, and the shared block is built
+# that wide (issue 32)
+_WIDE = ("the shared attention block reads 2·hidden_size (the hidden state and the input "
+         "embeddings, concatenated); Zamba2Config builds another width given, which the formula "
+         "does not describe")
+
+
 def _normalize(config: Mapping) -> Mapping:
-    """Legacy layer names (mamba) as transformers remaps them."""
+    """Legacy layer names (mamba) as transformers remaps them; attention_hidden_size as null
+    where it is the 2·hidden_size Zamba2Config derives (any other is refused: _WIDE)."""
     c = dict(config)
+    if c.get("attention_hidden_size") is not None and isinstance(c.get("hidden_size"), int) \
+            and c["attention_hidden_size"] == 2 * c["hidden_size"]:
+        c["attention_hidden_size"] = None
     if isinstance(c.get("layers_block_type"), list):
         c["layers_block_type"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
                                   for t in c["layers_block_type"]]
@@ -168,18 +179,22 @@ MAPPING = family_table(
         Field("r_ad", hf="adapter_rank"),
         Field("att_ad", hf="use_shared_attention_adapter", flag=True, hf_default=0),
         Field("L_hyb", hf="layers_block_type", kinds=("hybrid", "linear_attention")),
+        # Zamba2Config derives the shared attention's head width (2·d_e/M) unless the config
+        # gives it, and then builds that (issue 32); head_dim is its other name
+        Field("d_k", hf="attention_head_dim"),
+        Field("d_k", hf="head_dim"),
     ),
     restrictions=(
         Sets("tie_word_embeddings", True, why="Zamba 2's LM head is the token embedding (tied)"),
         Requires("tie_word_embeddings", (True,), why=_UNTIED),
+        Requires("attention_hidden_size", (), why=_WIDE),
     ),
     # the convolution always has its bias (Zamba2MambaMixer ignores use_conv_bias)
     hf_normalize=_normalize,
-    # attention_hidden_size (2·d_e), attention_head_dim (2·d_e/M), mamba_headdim, kv_channels:
-    # recomputed by Zamba2Config from the others, never read; hybrid_layer_ids: the hybrid
-    # entries of layers_block_type
+    # mamba_headdim, kv_channels: recomputed by Zamba2Config from the others, never read;
+    # hybrid_layer_ids: the hybrid entries of layers_block_type
     free=frozenset({
-        "attention_hidden_size", "attention_head_dim", "mamba_headdim", "kv_channels",
+        "mamba_headdim", "kv_channels",
         "hybrid_layer_ids", "ffn_hidden_size", "num_query_groups", "use_conv_bias",
         "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "num_logits_to_keep",
         "pad_token_id", "bos_token_id", "eos_token_id", "max_position_embeddings",

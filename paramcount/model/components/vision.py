@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from paramcount.core.formula import Term, group, leaf
 from paramcount.core.hparams import Divisible
+from paramcount.core.restrictions import Requires
 from paramcount.core.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
 from paramcount.model.components.basic import attention, feed_forward, layer_norm
 
-__all__ = ["VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", "vision_encoder"]
+__all__ = ["RGB_ONLY", "VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", "vision_encoder"]
 
 # H and P are ViT's symbols (paramcount.core.symbols): these encoders
 # take square images only, so H is the side.
@@ -26,6 +27,10 @@ __all__ = ["VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", 
 VISION_CONSTRAINTS = (Divisible(d_vis, M_vis), Divisible(H, P))
 
 _CHANNELS = 3  # both encoders take RGB input only (KerasHub fixes num_channels=3)
+#: A transformers config's SigLIP encoder of another number of channels is refused: its patch
+#: convolution is num_channels·P·P·d_vis wide (issue 32: declared free, it was counted as RGB).
+RGB_ONLY = Requires("vision_config.num_channels", (_CHANNELS,),
+                    why="the image encoder here takes RGB images (3 channels), as KerasHub's does")
 
 
 def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder") -> Term:
