@@ -17,14 +17,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import reduce
+from typing import TYPE_CHECKING
 
 import sympy
 
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.core import Derivation
 from paramcount.core import symbols
 from paramcount.core.formula import Term, group, leaf
 from paramcount.model.components import ssm
+
+if TYPE_CHECKING:  # annotations only (core imports this module's ties where it checks them)
+    from paramcount.analyze.derive.core import Derivation
 
 __all__ = ["KIND_RULES", "architecture", "expr", "field_symbols", "kind_of", "tree"]
 
