@@ -3,7 +3,7 @@ reads?
 
 A family's table writes a config for one of its sets (``Table.hf_config``); each perturbation
 changes ONE field of it — an int to another int, a bool flipped, an optional key that is absent
-or null set — and the class is built from that config on the meta device. ``count --config``
+or null set, a key taken out (the config class's default) — and the class is built from that config on the meta device. ``count --config``
 (the real path: :func:`paramcount.cli.main.main`, reading the file through
 :func:`paramcount.analyze.configs.read_data`) must then print the build's parameter count
 exactly, or refuse in one line. A config transformers refuses itself (its validator, a build
@@ -49,6 +49,7 @@ SKIP = frozenset({
 })
 
 NONE_INT = 8  # what an absent (null) optional int is set to
+ABSENT = "<absent>"  # a key taken out of the file: the config class's own default applies
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,6 +254,10 @@ def perturbations(model_type: str, data: dict) -> list[tuple[str, object]]:
             out += [(key, {**given, k: x}) for k, x in _one_level(value)]
     # the labels a classification head is as wide as (any other class builds no head of them)
     out += [("num_labels", 3), ("id2label", {str(i): f"LABEL_{i}" for i in range(5)})]
+    # each key the table wrote, taken out: the config class's default, which is not always the
+    # table's (GraniteMoeHybrid's absent num_local_experts is 8 experts; DeepSeek's absent
+    # q_lora_rank a query of rank 1536, its null a plain query)
+    out += [(key, ABSENT) for key in data if key not in SKIP and not key.startswith("_")]
     return out
 
 
@@ -278,5 +283,7 @@ def sweep(model_type: str, cls: str, arch_id: str) -> list[Outcome]:
     data, kwargs, name = found
     out = [Outcome("", name, "ok")]
     for key, value in perturbations(model_type, data):
-        out.append(check(model_type, cls, {**data, key: value}, kwargs, key, value))
+        changed = ({k: x for k, x in data.items() if k != key} if value == ABSENT
+                   else {**data, key: value})
+        out.append(check(model_type, cls, changed, kwargs, key, value))
     return out

@@ -135,7 +135,8 @@ def _fields(*, v3: bool, v32: bool = False):
         HF_HEADS,
         HF_WIDTH,
         *HF_DENSE_FIRST_MOE_FIELDS,
-        Field("q_lora", hf="q_lora_rank", hf_presence=True),
+        # absent: DeepseekV2/V3Config's default rank, 1536 (a low-rank query); null: plain
+        Field("q_lora", hf="q_lora_rank", hf_presence=True, hf_default=1),
         Field("r_q", hf="q_lora_rank"),
         Field("r_kv", hf="kv_lora_rank"),
         Field("d_nope", hf="qk_nope_head_dim"),

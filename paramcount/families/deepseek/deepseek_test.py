@@ -51,3 +51,22 @@ def test_deepseek_v32_indexer_and_card_figure():
     indexer = int(arch.formula.find("blocks.attention.indexer").total().subs(values)) * 61
     assert indexer == 671_877_929_216 - 671_026_404_352 == 851_524_864
     assert int(arch.formula.trainable_total(True).subs(values)) == 685_355_314_688
+
+
+def test_absent_q_lora_rank_is_the_config_class_default(capsys, tmp_path):
+    """A file without q_lora_rank gets DeepseekV2/V3Config's default, 1536 (a low-rank query),
+    not the plain query of an explicit null: read so, the count is the one transformers builds
+    (its q_a_proj, norm and q_b_proj: 2048·1536 + 1536 + 1536·16·192 more than a plain
+    q_proj of 2048·16·192)."""
+    import json
+
+    data = json.loads((CONFIGS / "deepseek-v2-lite.json").read_text())
+    plain = count_json(capsys, "--config", str(CONFIGS / "deepseek-v2-lite.json"))
+    del data["q_lora_rank"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    read = count_json(capsys, "--config", str(path))
+    assert read["config"]["read"]["q_lora"] == 1 and read["config"]["read"].get("r_q", 1536) == 1536
+    layers, d, heads, qk = 27, 2048, 16, 192
+    low_rank = d * 1536 + 1536 + 1536 * heads * qk
+    assert read["total"] - plain["total"] == layers * (low_rank - d * heads * qk)

@@ -146,7 +146,8 @@ MAPPING = family_table(
         HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
         HF_EXPERT_FFN_AS_FFN,
         Field("d_fs", hf="shared_intermediate_size"),
-        Field("moe", hf="num_local_experts", hf_presence=True),
+        # absent: GraniteMoeHybridConfig's 8 experts (routed); 0 or null: dense
+        Field("moe", hf="num_local_experts", hf_presence=True, hf_default=1),
         HF_LOCAL_EXPERTS,
         HF_TOP_K,
         MAMBA_EXPAND,

@@ -33,6 +33,7 @@ from paramcount.core.errors import InputFileError
 from paramcount.model.mapping.values import (
     count_kinds,
     get_key,
+    has_key,
     nest,
     out_value,
     read_value,
@@ -85,6 +86,10 @@ class Field:
             the first name of a value is the one written. Any other name is refused.
         keras_values: the same for the KerasHub argument (ESM's ``position_embedding_type``).
         hf_per: str or None. The HF key (the symbol's only one) holds it × this symbol's value (x_f·d_e).
+
+    With ``hf_presence`` (the symbol is whether the key holds a value), ``hf_default`` is the
+    symbol where the key is absent from the file, as the config class's own default decides
+    (DeepSeek's q_lora_rank defaults to 1536: present); an explicit null is 0.
     """
 
     symbol: str
@@ -322,7 +327,9 @@ class Table:
         for f in self.fields:
             key = f.key(framework)
             if f.keras_presence if framework == "keras" else f.hf_presence:
-                values[f.symbol] = int(get_key(config, key) is not None)
+                absent = f.default(framework) is not None and not has_key(config, key)
+                values[f.symbol] = int(f.default(framework)) if absent else int(
+                    get_key(config, key) is not None)
                 continue
             if key is None:
                 # No key, but a default: the framework fixes the value (BLOOM's MLP width is

@@ -40,6 +40,14 @@ def get_key(config: Mapping, key: str | None, where: str | None = None):
     return node
 
 
+def has_key(config: Mapping, key: str) -> bool:
+    """Whether ``config`` holds ``key`` (dotted, as :func:`get_key` reads it), null or not: an
+    absent key takes the config class's default, an explicit null is null."""
+    *path, last = key.split(".")
+    node = get_key(config, ".".join(path)) if path else config
+    return isinstance(node, Mapping) and last in node
+
+
 def nest(flat: Mapping[str, object]) -> dict[str, object]:
     """Dotted keys as nested objects (the inverse of :func:`get_key`)."""
     out: dict[str, object] = {}
