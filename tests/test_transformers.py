@@ -53,15 +53,17 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
-        # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
-        # another model, or an option the class cannot switch (Transformers.always).
+        # Only transformers refuses, with its own message (its validator's: an odd rotary width
+        # above 4, which Keras builds), never for a declared constraint alone; or a set breaking a
+        # declared limit (BLOOM's d_f = 4·d_e), which it would build as another model, or an
+        # option the class cannot switch (Transformers.always).
         arch = registry.get(arch_id)
         hp = arch.resolve(arch.preset(name).hparams)
         broken = frameworks.broken_limit(arch, hp)
         why = arch.transformers.refusal(hp)
-        assert ("even rotary dimension" in str(exc) or (broken and broken in str(exc))
-                or (why and why in str(exc)) or "(declared constraint)" in str(exc))
+        assert "(declared constraint)" not in str(exc)
+        assert ("validator '" in str(exc) or "must be divisible" in str(exc)
+                or (broken and broken in str(exc)) or (why and why in str(exc))), str(exc)
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.reference == r.formula

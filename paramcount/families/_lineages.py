@@ -259,14 +259,25 @@ VISION_SPLIT = Holds.each(
 KERAS_FLOORED_HEADS = Fixed.each(
     EVEN_HEADS, why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike")
 ROUTED_TO_AT_MOST_ALL = Holds(Relation(k, "<=", E, reason="a token is routed to at most all experts"))
-ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M),
-                     why="rotary positions rotate pairs of a head's channels: transformers refuses an "
-                         "odd head width d_e/M")
-ROTARY_PAIRS_VALIDATED = Holds(Divisible(d_e, 2 * M), binds="transformers",
-                               why="transformers validates an even rotary width: d_k = d_e/M even")
-EVEN_HEAD_DIM = Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)")
-EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="transformers",
-                                why="transformers validates an even rotary width (head_dim)")
+# Rotary positions rotate pairs of a head's channels: a forward pass needs an even rotary width,
+# but no build refuses an odd one for want of it. What refuses one is transformers' validate_rope
+# (modeling_rope_utils: a config's head_dim above 4, odd and fully rotated), and only where the
+# config holds a head_dim. So the rows are notes where the formula needs nothing (``forward``:
+# count gives the count with a note), and where only transformers' validator refuses, a range
+# ``prove`` samples within (``proof``): verify builds every set and says what transformers says
+# of one it refuses. tests/test_constraints_built.py builds a set breaking each.
+ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M), binds="forward",
+                     why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
+                         "head width d_e/M (transformers' validate_rope refuses an odd head_dim above 4)")
+ROTARY_PAIRS_VALIDATED = Holds(Divisible(d_e, 2 * M), binds="proof",
+                               why="transformers' validate_rope refuses an odd rotary width d_k = d_e/M "
+                                   "above 4: prove samples even ones")
+EVEN_HEAD_DIM = Holds(Divisible(d_k, 2), binds="forward",
+                      why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
+                          "head_dim (transformers' validate_rope refuses an odd one above 4)")
+EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="proof",
+                                why="transformers' validate_rope refuses an odd rotary width (head_dim) "
+                                    "above 4: prove samples even ones")
 HEADS_DIVIDE_WIDTH_VALIDATED = Holds(
     Divisible(d_e, M), binds="transformers",
     why="transformers validates a hidden size the heads divide, even with head_dim set")
@@ -310,8 +321,9 @@ GEMMA3_TIED = Sets("tie_word_embeddings", True, why="Gemma 3's head is the token
 # (each family adds its decoder's width rule)
 T5GEMMA_VALIDATED = (
     EVEN_HEAD_DIM_VALIDATED,
-    Holds(Divisible(d_k_dec, 2), binds="transformers",
-          why="transformers validates an even rotary width (the decoder's head_dim)"),
+    Holds(Divisible(d_k_dec, 2), binds="proof",
+          why="transformers' validate_rope refuses an odd rotary width (the decoder's head_dim) above 4: "
+              "prove samples even ones"),
     Holds(Divisible(d_e, M), binds="transformers",
           why="transformers validates each side's width divisible by its heads, even with head_dim set"),
 )
