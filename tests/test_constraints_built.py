@@ -19,7 +19,6 @@ import pytest
 from paramcount.analyze.verify import transformers_missing, verify
 from paramcount.cli.main import main
 from paramcount.core.errors import Refused
-from paramcount.model import registry
 from tests._shared import on_torch
 
 if transformers_missing():
@@ -61,6 +60,18 @@ BUILT = {
     "mixtral_width_21_3_heads": ("mixtral", "MixtralForCausalLM", dict(
         _TINY, hidden_size=21, num_attention_heads=3, num_key_value_heads=3, num_local_experts=4,
         num_experts_per_tok=1), False),
+    # first_k_dense_replace above the layers: DeepseekV3 and Glm4Moe build every block dense
+    "deepseek_v3_all_dense": ("deepseek_v3", "DeepseekV3ForCausalLM", dict(
+        _TINY, hidden_size=32, moe_intermediate_size=8, num_attention_heads=4,
+        num_key_value_heads=4, n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2,
+        first_k_dense_replace=3, q_lora_rank=16, kv_lora_rank=8, qk_rope_head_dim=4,
+        qk_nope_head_dim=4, v_head_dim=4, n_group=1, topk_group=1), False),
+    # no head_dim: Glm4MoeAttention takes hidden_size // num_attention_heads (20 // 6 = 3), as
+    # with the class's defaults (4096 // 96 = 42)
+    "glm4_moe_floored_head_dim_all_dense": ("glm4_moe", "Glm4MoeForCausalLM", dict(
+        _TINY, hidden_size=20, moe_intermediate_size=8, num_attention_heads=6,
+        num_key_value_heads=2, n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2,
+        first_k_dense_replace=3, n_group=1, topk_group=1), True),
     "qwen3_head_dim_3": ("qwen3", "Qwen3ForCausalLM", dict(
         _TINY, hidden_size=12, num_attention_heads=4, num_key_value_heads=4, head_dim=3), False),
 }
@@ -99,5 +110,5 @@ def test_verify_builds_a_set_breaking_a_constraint_transformers_does_not_impose(
 
 def test_a_refused_set_is_skipped_with_transformers_own_message():
     """Llama at head width 5: LlamaConfig's validate_rope refuses it, and the refusal says so."""
-    with pytest.raises(Refused, match="validator 'validate_rope'.*RoPE requires an even rotary dimension"):
+    with pytest.raises(Refused, match=r"validator 'validate_rope'.*RoPE requires an even rotary dimension"):
         verify("llama", hparams=dict(v=97, d_e=35, M=7, M_kv=7, d_f=24, L=2), framework="transformers")

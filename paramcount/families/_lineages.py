@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import sympy
+
 from paramcount.core.hparams import Divisible
 from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Fixed
@@ -182,7 +184,8 @@ HF_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_WIDTH) 
 HF_GQA_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS, HF_WIDTH)  # num_key_value_heads given
 # a transformers causal LM's first rows (Granite's, Cohere's, StarCoder2's, Phi's): then its own
 HF_CAUSAL_LM_FIELDS = (*HF_DECODER_FIELDS, HF_FFN)
-HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=d_e / M)
+# absent: hidden_size // num_attention_heads, floored as every class taking it so floors it
+HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=sympy.floor(d_e / M))
 # a decoder whose head_dim, when absent, is d_e/M (Falcon-H1, Llama 4): its first rows, in this order
 HF_HEAD_DIM_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_HEAD_DIM_OR_SPLIT, HF_WIDTH)
 HF_TIED_NO = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)
@@ -203,6 +206,20 @@ HF_HEAD_DIM_OR_128 = Field("d_k", hf="head_dim", hf_default=128)
 # a mixture whose first L_dense blocks are dense, with routed and shared experts (DeepSeek's
 # layout, GLM-4.5's): its rows, in this order
 HF_DENSE_FIRST_MOE_FIELDS = (HF_FFN, HF_EXPERT_FFN, HF_ROUTED_EXPERTS, HF_SHARED_EXPERTS, HF_TOP_K, HF_FIRST_DENSE)
+
+
+def dense_first_at_most_all(config: Mapping) -> Mapping:
+    """A config read for L_dense (``first_k_dense_replace``, the table's ``hf_normalize``): the
+    classes (DeepSeek's, GLM-4.5's) make block i sparse only where i >= first_k_dense_replace,
+    so a value above num_hidden_layers builds every block dense: L_dense is read as L (the
+    formula's L_dense <= L is then the build's)."""
+    first, layers = config.get("first_k_dense_replace"), config.get("num_hidden_layers")
+    if isinstance(first, int) and isinstance(layers, int) and not isinstance(first, bool) \
+            and first > layers >= 0:
+        return {**config, "first_k_dense_replace": layers}
+    return config
+
+
 # LlamaConfig's rows (Phi-3's too): M_kv defaults to M, and head_dim a key transformers alone has
 LLAMA_FIELDS = (VOCAB, LAYERS, QUERY_HEADS, KV_HEADS_OR_M, WIDTH, FFN, HF_HEAD_DIM)
 
