@@ -112,3 +112,60 @@ def test_a_refused_set_is_skipped_with_transformers_own_message():
     """Llama at head width 5: LlamaConfig's validate_rope refuses it, and the refusal says so."""
     with pytest.raises(Refused, match=r"validator 'validate_rope'.*RoPE requires an even rotary dimension"):
         verify("llama", hparams=dict(v=97, d_e=35, M=7, M_kv=7, d_f=24, L=2), framework="transformers")
+
+
+# --- every declared constraint against a build (--runslow) ---------------------------------------
+# Rows binding all that a set breaking them alone is built exactly by transformers: stricter than
+# its build. Each is still open (the formula holds there, the count refuses it), with why.
+OPEN = {
+    "M divisible by M_kv": "grouped-query attention: the classes build M_kv key/value heads whatever M "
+                           "is (their forward repeats each by M // M_kv); Keras' layers may refuse",
+    "M divisible by M_kvg": "as M divisible by M_kv, for Gemma 4's global layers",
+    "M_dec divisible by M_kv_dec": "as M divisible by M_kv, for the decoder",
+    "k <= E": "the router's top-k: the classes build E experts whatever k is (a forward needs k <= E)",
+    "L divisible by L_g": "ALBERT's groups: the class builds L_g groups whatever L is",
+    "M_kv <= M": "Gemma 3n: the class builds M_kv key/value heads whatever M is",
+    "d_e divisible by M": "Phi-3: transformers takes d_k = d_e // M (floored), so heads that do not "
+                          "divide the width build; not yet checked against KerasHub's Phi-3",
+}
+
+
+def _rows():
+    from paramcount.analyze.constraint_builds import declared
+    from paramcount.model import registry
+
+    out = []
+    for arch_id, arch in sorted(registry.architectures().items()):
+        if arch.transformers is None or arch.mapping is None:
+            continue
+        for i, (binds, c) in enumerate(declared(arch)):
+            out.append(pytest.param(arch_id, i, id=f"{arch_id}-{binds}-{c.describe()}"))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch_id, index", _rows())
+def test_each_declared_constraint_against_a_build(arch_id, index):
+    """A set breaking one declared constraint alone (one hyperparameter of an example set or
+    preset changed), built by transformers: a row binding transformers is refused by it (its
+    validator's or its build's message), a limit is built as another model, a note's set is
+    built as the formula counts it or refused, and a row binding all is not one transformers
+    builds exactly (unless still open: OPEN)."""
+    from paramcount.analyze.constraint_builds import breakers, declared, outcome
+    from paramcount.model import registry
+
+    arch = registry.get(arch_id)
+    binds, c = declared(arch)[index]
+    found = list(breakers(arch).values())[index]
+    if found is None:
+        pytest.skip(f"no set breaks {c.describe()} alone (one hyperparameter changed)")
+    kind, message = on_torch(outcome, arch_id, binds, dict(found.hparams), index)
+    if binds == "transformers":
+        assert kind == "refused", f"transformers builds {dict(found.hparams)} ({kind} {message})"
+        assert "(declared constraint)" not in message
+    elif binds == "limit":
+        assert kind != "exact", f"transformers builds {dict(found.hparams)} as the formula counts it"
+    elif binds == "forward":
+        assert kind != "differs", message
+    elif kind == "exact":
+        assert c.describe() in OPEN, f"transformers builds {dict(found.hparams)} exactly"

@@ -23,7 +23,7 @@ _STEPS = (1, -1, 2, -2, 3, 4, 5, 6, 7)
 
 @dataclasses.dataclass(frozen=True)
 class Breaker:
-    """``hparams`` (resolved) break ``constraint`` (its ``binds``: "all" or "transformers") alone."""
+    """``hparams`` (resolved) break ``constraint`` (its ``binds``: see :func:`declared`) alone."""
 
     arch_id: str
     binds: str
@@ -36,10 +36,12 @@ class Breaker:
 
 
 def declared(arch) -> list[tuple[str, object]]:
-    """(binds, constraint) of every constraint declared on ``arch`` and its transformers
-    reference (its own class's: the variants are other classes)."""
+    """(binds, constraint) of every constraint declared on ``arch`` (binds "all"; its notes,
+    "forward") and its transformers reference (its own class's: the variants are other classes;
+    "transformers", and its limits, "limit")."""
     ref = arch.transformers
     out = [("all", c) for c in arch.constraints]
+    out += [("forward", r.constraint) for r in arch.notes]
     out += [("transformers", c) for c in ref.constraints]
     out += [("limit", c) for c in ref.limits]
     return out
@@ -63,7 +65,8 @@ def breakers(arch) -> dict[str, Breaker | None]:
     None when changing one hyperparameter of an example set finds none."""
     rows = declared(arch)
     out: dict[str, Breaker | None] = {}
-    sets = [dict(arch.resolve(hs.hparams)) for hs in arch.hparam_sets()]
+    # the smallest sets first: their builds are the quickest
+    sets = sorted((dict(arch.resolve(hs.hparams)) for hs in arch.hparam_sets()), key=arch.count)
     for binds, c in rows:
         others = [o for b, o in rows if o is not c]
         loose = dataclasses.replace(arch, constraints=tuple(o for o in arch.constraints if o is not c))
@@ -102,7 +105,11 @@ def outcome(arch_id: str, binds: str, hparams: Mapping[str, int], index: int) ->
         built = weights(loose, dict(hparams))
     except Refused as exc:
         return "refused", str(exc)
-    view = for_framework(loose, "transformers", hparams)
-    view = dataclasses.replace(view, constraints=())
-    r = compare(view, hparams, built, framework="transformers")
+    except Exception as exc:  # the build itself fails (a head width of 0: 0 ** -0.5)
+        return "refused", f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    view = dataclasses.replace(for_framework(loose, "transformers", hparams), constraints=())
+    try:
+        r = compare(view, hparams, built, framework="transformers")
+    except (ParamcountError, ValueError, ArithmeticError) as exc:  # the formula needs it
+        return "differs", f"the formula cannot count it: {' '.join(str(exc).split())}"
     return ("exact", "") if r.ok else ("differs", str(r.mismatches())[:300])
