@@ -103,7 +103,8 @@ QWEN_FREE = LLAMA_FREE | {
 
 # LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
 # a tied lm_head is the embedding itself, listed once by named_parameters()); Mistral's and Qwen 2's
-# classes name theirs the same way. transformers validates an even rotary width d_e/M.
+# classes name theirs the same way. transformers' validate_rope refuses an odd rotary width d_e/M above
+# 4: the proof samples even ones (verify builds every set and shows what transformers refuses).
 LLAMA_TRANSFORMERS = Transformers(restrictions=(
     ROTARY_PAIRS_VALIDATED,
 ), weights={
