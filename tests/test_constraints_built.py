@@ -108,6 +108,14 @@ def test_verify_builds_a_set_breaking_a_constraint_transformers_does_not_impose(
     assert r.ok and r.reference == r.formula
 
 
+@pytest.mark.parametrize("arch_id, name", [("mixtral", "tiny_odd_top1"), ("qwen_moe", "tiny_odd_tied")])
+def test_an_odd_head_width_the_config_leaves_unset_builds(arch_id, name):
+    """MixtralConfig and Qwen2MoeConfig take no head_dim (the model divides the width): the
+    reference leaves it out at d_e // M, as published configs do, so validate_rope sees none."""
+    r = verify(arch_id, preset=name, framework="transformers")
+    assert r.ok and r.reference == r.formula
+
+
 def test_a_refused_set_is_skipped_with_transformers_own_message():
     """Llama at head width 5: LlamaConfig's validate_rope refuses it, and the refusal says so."""
     with pytest.raises(Refused, match=r"validator 'validate_rope'.*RoPE requires an even rotary dimension"):

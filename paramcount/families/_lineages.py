@@ -180,6 +180,10 @@ HF_HEADS = Field("M", hf="num_attention_heads")
 HF_KV_HEADS = Field("M_kv", hf="num_key_value_heads")
 HF_KV_HEADS_OR_M = Field("M_kv", hf="num_key_value_heads", hf_default=M)
 HF_HEAD_DIM = Field("d_k", hf="head_dim")
+# a config class whose head_dim stays unset when absent (MixtralConfig's None; Qwen2Config and
+# Qwen2MoeConfig have none): the model takes hidden_size // num_attention_heads, so the reference
+# writes head_dim only where it differs, as published configs do (validate_rope reads it when set)
+HF_HEAD_DIM_IMPLIED = Field("d_k", hf="head_dim", hf_default=sympy.floor(d_e / M), hf_omit_default=True)
 HF_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_WIDTH)  # M_kv defaults to M
 HF_GQA_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS, HF_WIDTH)  # num_key_value_heads given
 # a transformers causal LM's first rows (Granite's, Cohere's, StarCoder2's, Phi's): then its own
