@@ -38,21 +38,27 @@ _CONFIG_CLASS = transformers.AutoConfig
 
 def config(arch, hp: Mapping[str, int]):
     """The transformers config object for resolved hyperparameters ``hp``; a set transformers
-    refuses (an odd rotary width, which Keras builds) raises :class:`Refused`."""
+    refuses (an odd rotary width, which Keras builds) raises :class:`Refused` with transformers'
+    own message (its validator's). The declared constraints (``Transformers.constraints``) are
+    not checked here: the config class is the fact, so a set that breaks one but that
+    transformers takes is built and compared (``tests/test_constraints_built.py`` checks every
+    declared constraint against a build)."""
     ref = arch.transformers.pick(hp)
     table = ref.mapping or arch.mapping
-    values = arch.values(hp)
-    for c in ref.constraints:
-        problem = c.check(values)
-        if problem:  # an option transformers' class cannot take (ESM without biases)
-            raise Refused(f"transformers cannot build {arch.id} here (declared constraint): "
-                          f"{problem}")
     try:
         return _CONFIG_CLASS.for_model(table.model_type, **table.hf_config(hp))
     except Exception as exc:
-        cause = getattr(exc, "__cause__", None) or exc
-        reason = " ".join(str(cause).split())
-        raise Refused(f"transformers cannot build {arch.id} here: {reason}") from None
+        raise Refused(f"transformers cannot build {arch.id} here: {_reason(exc)}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    """transformers' message for a refusal, on one line, naming the validator that raised it
+    (``Class validation error for validator 'validate_rope': ValueError: ...``)."""
+    text = " ".join(str(exc).split())
+    cause = exc.__cause__
+    if cause is not None and " ".join(str(cause).split()) not in text:
+        text = f"{text}: {' '.join(str(cause).split())}" if text else " ".join(str(cause).split())
+    return text or type(exc).__name__
 
 
 _config_of = config  # build's own ``config`` argument hides the function
@@ -84,7 +90,10 @@ def build(arch, hp: Mapping[str, int], *, config: Mapping[str, object] | None = 
     gc.disable()  # as for Keras builds: the collector's passes cost more than the build
     try:
         with torch.device(device), legacy_constructors_on_default_device():
-            return cls(cfg, **dict(ref.kwargs))
+            try:
+                return cls(cfg, **dict(ref.kwargs))
+            except ValueError as exc:  # the class's own check (embed_dim % num_heads)
+                raise Refused(f"transformers cannot build {arch.id} here: {_reason(exc)}") from None
     finally:
         if was:
             gc.enable()

@@ -165,3 +165,17 @@ def test_every_restriction_says_why():
     """Every row of every registered architecture, table and transformers declaration says why
     it holds (what the framework builds or the formula assumes)."""
     assert _rows_without_why() == {}
+
+
+def test_a_row_binding_forward_is_a_note_not_a_constraint():
+    """What only a forward pass needs (rotary pairs): not checked on a set, a note beside its
+    count where broken, and the proof's range."""
+    note = Holds(Divisible(d_e, 2 * M), binds="forward", why="rotary pairs")
+    arch = registry.Architecture(id="toy_noted", title="t", source="s", formula=_formula(),
+                                 required=(v, d_e, M, M_kv, d_k), reference="x:y", counting="c",
+                                 restrictions=(note,))
+    assert arch.constraints == () and arch.notes == (note,)
+    hp = arch.resolve(dict(v=5, d_e=35, M=5, M_kv=5, d_k=7))  # not refused
+    assert restrictions.broken_notes(arch.notes, arch.values(hp)) == [
+        "d_e (35) is not divisible by 2·M (10): rotary pairs"]
+    assert restrictions.broken_notes(arch.notes, arch.values({**hp, "d_e": 30})) == []

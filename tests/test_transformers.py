@@ -53,15 +53,17 @@ def _check(arch_id: str, name: str) -> None:
     try:
         r = verify(arch_id, preset=name, framework="transformers")
     except Refused as exc:
-        # transformers validates rotary widths; Keras builds odd ones. Nothing else may refuse
-        # but a set breaking a declared limit (BLOOM's d_f = 4·d_e), which it would build as
-        # another model, or an option the class cannot switch (Transformers.always).
+        # Only transformers refuses, with its own message (its validator's: an odd rotary width
+        # above 4, which Keras builds), never for a declared constraint alone; or a set breaking a
+        # declared limit (BLOOM's d_f = 4·d_e), which it would build as another model, or an
+        # option the class cannot switch (Transformers.always).
         arch = registry.get(arch_id)
         hp = arch.resolve(arch.preset(name).hparams)
         broken = frameworks.broken_limit(arch, hp)
         why = arch.transformers.refusal(hp)
-        assert ("even rotary dimension" in str(exc) or (broken and broken in str(exc))
-                or (why and why in str(exc)) or "(declared constraint)" in str(exc))
+        assert "(declared constraint)" not in str(exc)
+        assert ("validator '" in str(exc) or "must be divisible" in str(exc)
+                or (broken and broken in str(exc)) or (why and why in str(exc))), str(exc)
         return
     assert r.ok, r.mismatches()
     assert r.framework == "transformers" and r.reference == r.formula
@@ -356,7 +358,8 @@ def test_prove_within_narrows_the_proof_not_verify():
     assert within and hf_prove.proof_arch(arch).constraints[:len(within)] == within
     assert not set(within) & set(frameworks.for_framework(arch, "transformers").constraints)
     hp = arch.resolve(arch.preset("tiny_unbalanced_untied").hparams)
-    assert all(c.check(arch.values(hp)) for c in within)  # M_dec ≠ M and M_kv_dec ≠ M_kv
+    # M_dec ≠ M and M_kv_dec ≠ M_kv (its even rotary widths, validate_rope's range, it meets)
+    assert sum(bool(c.check(arch.values(hp))) for c in within) == 2
     r = verify("t5gemma2", preset="tiny_unbalanced_untied", framework="transformers")
     assert r.ok and r.framework == "transformers"
 
@@ -380,12 +383,14 @@ def test_cli_prove_framework_transformers(capsys):
     assert "opt: PROVEN" in capsys.readouterr().out
 
 
-def test_count_framework_transformers_refuses_what_transformers_refuses(capsys):
-    code = main(["count", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"])
-    err = capsys.readouterr().err
-    # transformers' rotary embedding needs an even head width (d_k, free since Llama's table
-    # reads head_dim): the tiny set's d_k = 5 is refused with that reason
-    assert code == 2 and "d_k (5) must be divisible by 2" in err
+def test_count_framework_transformers_counts_an_odd_rotary_width_verify_says_who_refuses(capsys):
+    # An odd rotary width is what a forward pass needs, not the count (Qwen 3 at d_k = 3 builds,
+    # OLMo 2 at d_k = 7 from a config without head_dim): count gives it; verify shows that LlamaConfig's validate_rope
+    # refuses d_k = 5 (tests/test_constraints_built.py), in transformers' own words.
+    assert main(["count", "llama", "--preset", "tiny_gqa_tied", "--framework", "transformers"]) == 0
+    assert "counted as transformers builds it: LlamaForCausalLM" in capsys.readouterr().out
+    with pytest.raises(Refused, match="validate_rope"):
+        verify("llama", preset="tiny_gqa_tied", framework="transformers")
 
 
 def test_cli_verify_config_both_frameworks(capsys, tmp_path):

@@ -139,7 +139,8 @@ def quantity_arch(arch: Architecture, quantity: str,
                             "position table holds"),)
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
-        constraints=(*window, *built.constraints),
+        # a forward runs here: what it needs (the notes: an even rotary width) holds
+        constraints=(*window, *built.constraints, *(r.constraint for r in built.notes)),
         reference=Named("reference_models.hf:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
 

@@ -127,12 +127,18 @@ def _valid(arch: Architecture, given: Mapping[str, int], name: str, x: int) -> d
         return None
 
 
+def _shaping(arch: Architecture) -> tuple:
+    """The constraints a solved shape meets: the architecture's, and what a forward pass needs
+    (its notes: an even rotary width), so the solver offers models that run."""
+    return (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ())))
+
+
 def _step(arch: Architecture, sym: sympy.Symbol, given: Mapping[str, int]) -> int:
     """A step all valid values share, from the constraints whose dividend is ``sym`` times
     known values (x_in·d_e divisible by H_ssm: d_e a multiple of H_ssm / gcd(H_ssm, x_in))."""
     step = 1
     vals = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
-    for c in arch.constraints:
+    for c in _shaping(arch):
         if not isinstance(c, Divisible):
             continue
         factor = (sympy.sympify(c.dividend).xreplace(vals) / sym).cancel()
@@ -146,7 +152,7 @@ def _divisor_candidates(arch, sym, given) -> set[int] | None:
     """Where ``sym`` divides a known value (M | d_e), its valid values are divisors of that."""
     vals = {symbols.get(k): sympy.Integer(v) for k, v in given.items()}
     out: set[int] | None = None
-    for c in arch.constraints:
+    for c in _shaping(arch):
         if isinstance(c, Divisible) and sympy.sympify(c.divisor) == sym:
             a = sympy.sympify(c.dividend).xreplace(vals)
             if a.is_Integer and int(a) > 0:
@@ -200,7 +206,7 @@ def solve(arch: Architecture | str, target: int | str, unknown: str,
         if divisors is not None:
             xs = sorted(divisors)
             step_text = "divisors of " + ", ".join(
-                f"{sympy.sympify(c.dividend)}" for c in arch.constraints
+                f"{sympy.sympify(c.dividend)}" for c in _shaping(arch)
                 if isinstance(c, Divisible) and sympy.sympify(c.divisor) == sym)
         else:
             step = _step(arch, sym, given)

@@ -47,6 +47,7 @@ def _collect(args, reading):
     """The architecture, the resolved hyperparameters and the :class:`CountResult` of
     ``count``'s arguments (and ``reading``, the config file's)."""
     from paramcount.analyze.counting import counted
+    from paramcount.core.restrictions import broken_notes
     from paramcount.model import registry
     from paramcount.output.count_result import CountResult
 
@@ -76,7 +77,7 @@ def _collect(args, reading):
         derived = derived_beside(arch, hp, as_json=True, budget=getattr(args, "budget", None))
     return arch, hp, CountResult(count, tuple(arch.checked_by), framework, reading, stored,
                                  only=only, derived=derived, costs=_costs(args, arch, hp, count, reading),
-                                 **fw)
+                                 notes=tuple(broken_notes(shown.notes, shown.values(hp))), **fw)
 
 
 def _costs(args, arch, hp, count, reading):

@@ -14,6 +14,9 @@ Fixed         transformers      ``Transformers.always``: an option the class can
 Holds         all               ``Architecture.constraints``: checked on every set
 Holds         transformers      ``Transformers.constraints``: its config validation refuses
 Holds         proof             ``Transformers.prove_within``: ``prove`` samples inside only
+Holds         forward           ``Architecture.notes``: a forward pass needs it, no build does:
+                                ``count`` prints a note beside a count that breaks it (no
+                                refusal), ``prove`` samples inside
 Limit         transformers      ``Transformers.limits``: transformers builds another model
 Requires      keras, trans...   ``Table.requires``: a config value the formula needs
 Sets          keras, trans...   ``Table.keras_constants`` / ``hf_constants``: always written
@@ -33,9 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 __all__ = ["BINDS", "Derived", "DerivedMap", "Fixed", "Holds", "Limit", "Requires", "Restriction",
-           "Sets", "architecture", "derived", "like", "select", "table", "transformers"]
+           "Sets", "architecture", "broken_notes", "derived", "like", "select", "table", "transformers"]
 
-BINDS = ("all", "keras", "transformers", "proof")
+BINDS = ("all", "keras", "transformers", "proof", "forward")
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class Holds(Restriction):
     """``constraint`` (a :class:`paramcount.core.hparams.Constraint`) holds."""
 
     constraint: Any
-    bindable: ClassVar[tuple[str, ...]] = ("all", "transformers", "proof")
+    bindable: ClassVar[tuple[str, ...]] = ("all", "transformers", "proof", "forward")
 
     @classmethod
     def each(cls, constraints: Iterable, binds: str = "all", why: str = "") -> tuple[Holds, ...]:
@@ -164,10 +167,25 @@ def like(old, new: dict) -> dict:
 
 
 def architecture(arch) -> dict[str, Any]:
-    """An architecture's ``fixed`` and ``constraints``, from its ``restrictions`` (binding all)."""
+    """An architecture's ``fixed`` and ``constraints``, from its ``restrictions`` (binding all),
+    and its ``notes`` (the :class:`Holds` rows binding forward, each with its why)."""
     rows = arch.restrictions
     return {"fixed": derived(arch.fixed, {r.symbol: r.value for r in select(rows, Fixed, "all")}),
-            "constraints": derived(arch.constraints, tuple(r.constraint for r in select(rows, Holds, "all")))}
+            "constraints": derived(arch.constraints, tuple(r.constraint for r in select(rows, Holds, "all"))),
+            "notes": derived(arch.notes, tuple(select(rows, Holds, "forward")))}
+
+
+def broken_notes(rows: Iterable[Holds], values: Mapping) -> list[str]:
+    """The notes (:class:`Holds` rows binding forward) that ``values`` (symbol → int) break, one
+    line each: the count stands (every build makes these weights), the note says what a forward
+    pass needs besides."""
+    out = []
+    for row in rows:
+        problem = row.constraint.check(values)
+        if problem:
+            broken = problem.split("; allowed")[0].replace(" must be ", " is not ", 1)
+            out.append(f"{broken}: {row.why}" if row.why else broken)
+    return out
 
 
 def table(tab, require: type) -> dict[str, Any]:

@@ -103,7 +103,8 @@ QWEN_FREE = LLAMA_FREE | {
 
 # LlamaForCausalLM's parameter names on the tree (rotary inv_freq is a non-persistent buffer;
 # a tied lm_head is the embedding itself, listed once by named_parameters()); Mistral's and Qwen 2's
-# classes name theirs the same way. transformers validates an even rotary width d_e/M.
+# classes name theirs the same way. transformers' validate_rope refuses an odd rotary width d_e/M above
+# 4: the proof samples even ones (verify builds every set and shows what transformers refuses).
 LLAMA_TRANSFORMERS = Transformers(restrictions=(
     ROTARY_PAIRS_VALIDATED,
 ), weights={
@@ -111,17 +112,16 @@ LLAMA_TRANSFORMERS = Transformers(restrictions=(
     "head": "lm_head",
 })
 # Llama's rotary-width rule as a model built on its names (Mixtral, Qwen MoE) states it again
-LLAMA_ROTARY_VALIDATED = Holds.each(
-    LLAMA_TRANSFORMERS.constraints, binds="transformers",
-    why="transformers validates an even rotary width: d_k = d_e/M even (Llama's attention)")
+LLAMA_ROTARY_VALIDATED = (ROTARY_PAIRS_VALIDATED,)
 # The same names where head_dim is a key of its own: any even rotary width d_k.
 LLAMA_TRANSFORMERS_HEAD_DIM = dataclasses.replace(LLAMA_TRANSFORMERS, restrictions=(
     EVEN_HEAD_DIM_VALIDATED,
 ))
 # The same names where head_dim is a width of its own, set apart from d_e/M (Qwen 3's 128).
 LLAMA_TRANSFORMERS_OWN_HEAD_DIM = dataclasses.replace(LLAMA_TRANSFORMERS, restrictions=(
-    Holds(Divisible(d_k, 2), binds="transformers",
-          why="transformers validates an even rotary width (head_dim, set apart from d_e/M)"),
+    Holds(Divisible(d_k, 2), binds="proof",
+          why="transformers' validate_rope refuses an odd rotary width (head_dim, set apart from d_e/M) above 4: "
+              "prove samples even ones"),
 ))
 # Qwen 3's per-head QK norms (one RMS scale of d_k each), named in transformers
 QK_NORM_NAMES = {"blocks.attention.query_norm": "q_norm", "blocks.attention.key_norm": "k_norm"}

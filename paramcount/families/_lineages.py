@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import sympy
+
 from paramcount.core.hparams import Divisible
 from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Fixed
@@ -178,11 +180,16 @@ HF_HEADS = Field("M", hf="num_attention_heads")
 HF_KV_HEADS = Field("M_kv", hf="num_key_value_heads")
 HF_KV_HEADS_OR_M = Field("M_kv", hf="num_key_value_heads", hf_default=M)
 HF_HEAD_DIM = Field("d_k", hf="head_dim")
+# a config class whose head_dim stays unset when absent (MixtralConfig's None; Qwen2Config and
+# Qwen2MoeConfig have none): the model takes hidden_size // num_attention_heads, so the reference
+# writes head_dim only where it differs, as published configs do (validate_rope reads it when set)
+HF_HEAD_DIM_IMPLIED = Field("d_k", hf="head_dim", hf_default=sympy.floor(d_e / M), hf_omit_default=True)
 HF_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_WIDTH)  # M_kv defaults to M
 HF_GQA_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS, HF_WIDTH)  # num_key_value_heads given
 # a transformers causal LM's first rows (Granite's, Cohere's, StarCoder2's, Phi's): then its own
 HF_CAUSAL_LM_FIELDS = (*HF_DECODER_FIELDS, HF_FFN)
-HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=d_e / M)
+# absent: hidden_size // num_attention_heads, floored as every class taking it so floors it
+HF_HEAD_DIM_OR_SPLIT = Field("d_k", hf="head_dim", hf_default=sympy.floor(d_e / M))
 # a decoder whose head_dim, when absent, is d_e/M (Falcon-H1, Llama 4): its first rows, in this order
 HF_HEAD_DIM_DECODER_FIELDS = (HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M, HF_HEAD_DIM_OR_SPLIT, HF_WIDTH)
 HF_TIED_NO = Field("tied", hf="tie_word_embeddings", flag=True, hf_default=0)
@@ -203,6 +210,20 @@ HF_HEAD_DIM_OR_128 = Field("d_k", hf="head_dim", hf_default=128)
 # a mixture whose first L_dense blocks are dense, with routed and shared experts (DeepSeek's
 # layout, GLM-4.5's): its rows, in this order
 HF_DENSE_FIRST_MOE_FIELDS = (HF_FFN, HF_EXPERT_FFN, HF_ROUTED_EXPERTS, HF_SHARED_EXPERTS, HF_TOP_K, HF_FIRST_DENSE)
+
+
+def dense_first_at_most_all(config: Mapping) -> Mapping:
+    """A config read for L_dense (``first_k_dense_replace``, the table's ``hf_normalize``): the
+    classes (DeepSeek's, GLM-4.5's) make block i sparse only where i >= first_k_dense_replace,
+    so a value above num_hidden_layers builds every block dense: L_dense is read as L (the
+    formula's L_dense <= L is then the build's)."""
+    first, layers = config.get("first_k_dense_replace"), config.get("num_hidden_layers")
+    if isinstance(first, int) and isinstance(layers, int) and not isinstance(first, bool) \
+            and first > layers >= 0:
+        return {**config, "first_k_dense_replace": layers}
+    return config
+
+
 # LlamaConfig's rows (Phi-3's too): M_kv defaults to M, and head_dim a key transformers alone has
 LLAMA_FIELDS = (VOCAB, LAYERS, QUERY_HEADS, KV_HEADS_OR_M, WIDTH, FFN, HF_HEAD_DIM)
 
@@ -259,14 +280,25 @@ VISION_SPLIT = Holds.each(
 KERAS_FLOORED_HEADS = Fixed.each(
     EVEN_HEADS, why="KerasHub's attention layers make each head d_e // M wide (floored), keys and values alike")
 ROUTED_TO_AT_MOST_ALL = Holds(Relation(k, "<=", E, reason="a token is routed to at most all experts"))
-ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M),
-                     why="rotary positions rotate pairs of a head's channels: transformers refuses an "
-                         "odd head width d_e/M")
-ROTARY_PAIRS_VALIDATED = Holds(Divisible(d_e, 2 * M), binds="transformers",
-                               why="transformers validates an even rotary width: d_k = d_e/M even")
-EVEN_HEAD_DIM = Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (head_dim)")
-EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="transformers",
-                                why="transformers validates an even rotary width (head_dim)")
+# Rotary positions rotate pairs of a head's channels: a forward pass needs an even rotary width,
+# but no build refuses an odd one for want of it. What refuses one is transformers' validate_rope
+# (modeling_rope_utils: a config's head_dim above 4, odd and fully rotated), and only where the
+# config holds a head_dim. So the rows are notes where the formula needs nothing (``forward``:
+# count gives the count with a note), and where only transformers' validator refuses, a range
+# ``prove`` samples within (``proof``): verify builds every set and says what transformers says
+# of one it refuses. tests/test_constraints_built.py builds a set breaking each.
+ROTARY_PAIRS = Holds(Divisible(d_e, 2 * M), binds="forward",
+                     why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
+                         "head width d_e/M (transformers' validate_rope refuses an odd head_dim above 4)")
+ROTARY_PAIRS_VALIDATED = Holds(Divisible(d_e, 2 * M), binds="proof",
+                               why="transformers' validate_rope refuses an odd rotary width d_k = d_e/M "
+                                   "above 4: prove samples even ones")
+EVEN_HEAD_DIM = Holds(Divisible(d_k, 2), binds="forward",
+                      why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
+                          "head_dim (transformers' validate_rope refuses an odd one above 4)")
+EVEN_HEAD_DIM_VALIDATED = Holds(Divisible(d_k, 2), binds="proof",
+                                why="transformers' validate_rope refuses an odd rotary width (head_dim) "
+                                    "above 4: prove samples even ones")
 HEADS_DIVIDE_WIDTH_VALIDATED = Holds(
     Divisible(d_e, M), binds="transformers",
     why="transformers validates a hidden size the heads divide, even with head_dim set")
@@ -310,8 +342,9 @@ GEMMA3_TIED = Sets("tie_word_embeddings", True, why="Gemma 3's head is the token
 # (each family adds its decoder's width rule)
 T5GEMMA_VALIDATED = (
     EVEN_HEAD_DIM_VALIDATED,
-    Holds(Divisible(d_k_dec, 2), binds="transformers",
-          why="transformers validates an even rotary width (the decoder's head_dim)"),
+    Holds(Divisible(d_k_dec, 2), binds="proof",
+          why="transformers' validate_rope refuses an odd rotary width (the decoder's head_dim) above 4: "
+              "prove samples even ones"),
     Holds(Divisible(d_e, M), binds="transformers",
           why="transformers validates each side's width divisible by its heads, even with head_dim set"),
 )

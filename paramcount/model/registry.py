@@ -71,7 +71,8 @@ class Architecture:
         required: tuple of Symbol. Hyperparameters a user must give.
         optional: mapping Symbol -> expr. Settable hyperparameters with defaults (may use others).
         restrictions: tuple of Restriction (paramcount.core.restrictions): ``fixed`` and ``constraints``
-            derive from its rows binding all; given, they replace what it derives.
+            derive from its rows binding all, ``notes`` from its rows binding forward; given,
+            they replace what it derives.
         reference: str or callable. ``"module:function"``, or the function itself, building the
             Keras model from a dict of resolved hyperparameters (symbol name -> int). A callable
             should import Keras inside its body so that ``formula`` and ``count`` stay light.
@@ -101,6 +102,8 @@ class Architecture:
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=DerivedMap)
     constraints: tuple[Constraint, ...] = field(default_factory=Derived)
+    # What a forward pass needs, no build (rows binding forward): a note, not a refusal.
+    notes: tuple[Restriction, ...] = field(default_factory=Derived)
     restrictions: tuple[Restriction, ...] = field(default=(), compare=False, repr=False)
     presets: str | Path | tuple[str | Path, ...] | None = None
     keras_hub_metadata: bool = False

@@ -49,6 +49,7 @@ class CountResult:
     only: str | None = None  # why no Keras build checks it, where none does
     derived: dict | None = None  # count --derived --json: the comparison, as JSON
     costs: Costs | None = None  # count --context: memory and compute
+    notes: tuple[str, ...] = ()  # what a forward pass needs that the counted set breaks
 
 
 def count_result_text(r: CountResult) -> str:
@@ -59,6 +60,7 @@ def count_result_text(r: CountResult) -> str:
         lines.append(f"counted as transformers builds it: {r.hf_class} "
                      "(the formula with its declared deltas; torch not imported)")
     lines.append(count_text(r.counted))
+    lines += [f"note: {n}" for n in r.notes]
     if "keras" not in r.checked_by:  # a model KerasHub cannot build (Falcon-7B)
         lines.append(f"checked by {' and '.join(r.checked_by)} only: {r.only}")
     if r.framework != "keras":
@@ -75,6 +77,8 @@ def count_result_json(r: CountResult) -> dict:
     if r.reading is not None:
         out["config"] = reading_json(r.reading, r.stored, quantization=True)
     out["checked_by"] = list(r.checked_by)
+    if r.notes:
+        out["notes"] = list(r.notes)
     if r.framework != "keras":
         out["framework"] = r.framework
         out["deltas"] = [{"path": d.path, "keras": d.keras, r.framework: d.hf, "reason": d.reason}

@@ -63,6 +63,9 @@ def formula_text(arch: Architecture) -> str:
         lines.append(f"  {name:<8} {role:<9} {desc}{'; ' + extra if extra else ''}")
     if arch.constraints:
         lines += ["", "constraints:"] + [f"  {c.describe()}" for c in arch.constraints]
+    if arch.notes:  # what a forward pass needs, no build: a note beside a count, not a refusal
+        lines += ["", "a forward pass needs (noted, not refused):"] + [
+            f"  {r.constraint.describe()}: {r.why}" for r in arch.notes]
     lines += ["", "components (per instance):"]
     for _, depth, term in arch.formula.walk():
         if depth == 0:
@@ -103,6 +106,7 @@ def formula_json(arch: Architecture) -> dict:
                            **({"value": extra} if extra else {})}
                     for name, role, extra in _roles(arch)},
         "constraints": [c.describe() for c in arch.constraints],
+        "forward_needs": [r.constraint.describe() for r in arch.notes],
         "components": nested(arch.formula),
     }
     if arch.formula.has_active:

@@ -276,7 +276,7 @@ def proof_key(arch, prove_module: str = "paramcount.analyze.prove") -> str:
              [(sr(s), sr(e)) for s, e in arch.fixed.items()])
     constraints = [(type(c).__name__, [(k, sr(v) if isinstance(v, sympy.Basic) else repr(v))
                                        for k, v in sorted(vars(c).items())])
-                   for c in arch.constraints]
+                   for c in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ())))]
     method = [src for m in (prove_module, "paramcount.analyze.verify", "paramcount.analyze.builds",
                             "paramcount.core.formula", "paramcount.core.hparams") for src in _module_sources(m, True)]
     tables = [declared(getattr(arch, "mapping", None)), declared(getattr(arch, "transformers", None))]

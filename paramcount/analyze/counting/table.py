@@ -43,7 +43,9 @@ def hparam_table(arch) -> dict:
     syms = sorted({s.name for s in (*arch.required, *arch.optional, *arch.fixed)})
     defaults = [*((s, e) for s, e in arch.optional.items()), *arch.fixed.items()]
     cons: list[list] = []
-    for c in arch.constraints:
+    # the notes too: the compiled count defers a set that breaks one to the full path, which
+    # counts it and prints the note
+    for c in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ()))):
         if isinstance(c, Divisible):
             cons.append(["div", None, _names(c.dividend) + _names(c.divisor), None,
                          _enc(c.dividend), _enc(c.divisor)])

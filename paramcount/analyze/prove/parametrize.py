@@ -171,7 +171,9 @@ def parametrize(arch: Architecture, flags: Mapping[sympy.Symbol, int],
     over the parameters.
     """
     space = Space(arch, flags)
-    for constraint in arch.constraints:
+    # what a forward pass needs (the notes: an even rotary width) is sampled inside too: the
+    # formula holds outside, but a framework's validator may refuse there
+    for constraint in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ()))):
         constraint.substitute(space)
 
     unequal: list[tuple[sympy.Expr, sympy.Expr]] = []
@@ -261,7 +263,7 @@ def case_flags(arch: Architecture) -> list[sympy.Symbol]:
     used = set(arch.formula.free_symbols())
     for e in arch.fixed.values():
         used |= sympy.sympify(e).free_symbols
-    for c in arch.constraints:
+    for c in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ()))):
         used |= c.symbols()
     return [s for s in arch.settable if symbols.info(s).flag and s in used]
 

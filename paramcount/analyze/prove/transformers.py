@@ -28,7 +28,9 @@ def proof_arch(arch: Architecture, ref: Transformers | None = None) -> Architect
     a reference that returns the transformers weights: ``paramcount.analyze.prove.prove(proof_arch(arch))``
     proves formula + deltas ≡ transformers for all hyperparameters, with prove's own oracle."""
     built = for_framework(arch, "transformers", ref=ref)
-    within = tuple(getattr(arch.transformers, "prove_within", ()))
+    # the declared class's and this class's (a variant's own validator: Gemma2Config's)
+    within = tuple(dict.fromkeys((*getattr(arch.transformers, "prove_within", ()),
+                                  *getattr(ref, "prove_within", ()))))
     # prove's own restriction first, so its equalities eliminate symbols before the divisibility
     # constraints are written as substitutions
     return dataclasses.replace(built, constraints=(*within, *built.constraints),

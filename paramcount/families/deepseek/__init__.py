@@ -52,6 +52,7 @@ from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_VOCAB
 from paramcount.families._lineages import HF_WIDTH
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import dense_first_at_most_all
 from paramcount.model.components.basic import embedding
 from paramcount.model.components.hf_decoder import lm_head
 from paramcount.model.components.latent import deepseek_moe
@@ -164,6 +165,7 @@ MAPPING_V2 = family_table(
         *Requires.each(_REQUIRES),
     ),
     free=FREE,
+    hf_normalize=dense_first_at_most_all,
 )
 MAPPING_V3 = family_table(
     "deepseek_v3", hf="DeepseekV3ForCausalLM",
@@ -175,6 +177,7 @@ MAPPING_V3 = family_table(
         *Requires.each(_REQUIRES),
     ),
     free=FREE,
+    hf_normalize=dense_first_at_most_all,
 )
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
-from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
@@ -35,6 +34,8 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._lineages import DENSE_THEN_SPARSE
+from paramcount.families._lineages import EVEN_HEAD_DIM
+from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_EXPERT_FFN
 from paramcount.families._lineages import HF_FFN
 from paramcount.families._lineages import HF_HEAD_DIM_OR_128
@@ -146,7 +147,8 @@ def _fields(*more: Field) -> tuple[Field, ...]:
     )
 
 
-_CONSTRAINTS = (Divisible(d_k, 2), Divisible(M, M_kv))
+# rotary pairs: what a forward pass needs (a note), grouped-query attention: what the formula needs
+_ROWS = (EVEN_HEAD_DIM, GQA)
 
 register(hf_causal_lm(
     "ernie4_5",
@@ -158,9 +160,7 @@ register(hf_causal_lm(
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={tied: 1},
     restrictions=(
-        *Holds.each(_CONSTRAINTS,
-            why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
-                "each key/value head by a whole group"),
+        *_ROWS,
     ),
     counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
              "LM head (none when tied, as released)",
@@ -194,9 +194,7 @@ register(hf_causal_lm(
     optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
     restrictions=(
         *DENSE_THEN_SPARSE,
-        *Holds.each(_CONSTRAINTS,
-            why="rotary positions rotate pairs of head channels (even head_dim); grouped-query attention shares "
-                "each key/value head by a whole group"),
+        *_ROWS,
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),

@@ -104,8 +104,9 @@ MAPPING = family_table(
 # query_key_value of 3·d_e outputs (interleaved per head); each third holds a projection's d_e²
 # weights and d_e biases, which the slices claim. The LM head is the token embedding, once.
 TRANSFORMERS = Transformers(restrictions=(
-    Holds(Divisible(d_e, 2 * M), binds="transformers",
-        why="transformers validates an even rotary width even where ALiBi replaces RoPE: d_e/M even"),
+    Holds(Divisible(d_e, 2 * M), binds="proof",
+        why="transformers' validate_rope refuses an odd rotary width d_e/M above 4, even where ALiBi replaces "
+            "RoPE: prove samples even ones"),
 ), weights={**alibi_decoder_names("transformer/"), "head": "lm_head"},
     deltas=(Delta("head", tied_head(), "FalconForCausalLM carries the LM head the backbone leaves "
                   "out: the token table, tied (no weights; it multiplies)"),))

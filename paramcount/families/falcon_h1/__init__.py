@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paramcount.core.formula import group
-from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import G_ssm
 from paramcount.core.symbols import H_ssm
@@ -44,6 +42,7 @@ from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
+from paramcount.families._lineages import EVEN_HEAD_DIM
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_FFN
@@ -145,7 +144,7 @@ register(hf_causal_lm(
     optional={G_ssm: 1, d_state: 256, K_conv: 4, b_conv: 1, b_proj: 0, b_out: 0, ssm_norm: 0,
               b_att: 0, b_ffn: 0, tied: 0},
     restrictions=(
-        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds Falcon-H1)"),
+        EVEN_HEAD_DIM,
         GQA,
     ),
     counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "

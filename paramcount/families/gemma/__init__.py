@@ -36,6 +36,7 @@ from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import GEMMA_VALIDATED
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEAD_DIM
@@ -150,7 +151,8 @@ GEMMA2 = family_table(
 _WEIGHTS = {**hf_decoder_names(), "head": "lm_head"}  # tied: lm_head shares the token table
 TRANSFORMERS = Transformers(
     restrictions=(
-        *GEMMA_VALIDATED,
+        # GemmaConfig has no validate_architecture: heads need not divide the width (Gemma2Config's does)
+        EVEN_HEAD_DIM_VALIDATED,
         Fixed(post_attn_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-attention norm"),
         Fixed(post_ffw_norm, 0, binds="transformers", why="GemmaForCausalLM has no post-feed-forward norm"),
     ),

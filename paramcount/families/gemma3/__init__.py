@@ -241,6 +241,7 @@ EMBEDDING_MAPPING = family_table(
 EMBEDDING_TRANSFORMERS = Transformers(
     restrictions=(
         *select(TRANSFORMERS.restrictions, Holds, "transformers"),
+        *select(TRANSFORMERS.restrictions, Holds, "proof"),
         *Fixed.each(
             tuple(Always(a.symbol, a.value, a.reason.replace("Gemma3ForCausalLM", "Gemma3TextModel"))
             for a in TRANSFORMERS.always),

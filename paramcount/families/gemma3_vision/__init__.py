@@ -148,6 +148,7 @@ MAPPING = family_table(
 TRANSFORMERS = Transformers(
     restrictions=(
         *select(_text.TRANSFORMERS.restrictions, Holds, "transformers"),
+        *select(_text.TRANSFORMERS.restrictions, Holds, "proof"),
         *Fixed.each(_text.TRANSFORMERS.always),
     ),
     weights={

@@ -34,6 +34,7 @@ from paramcount.core.hparams import Divisible
 from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
+from paramcount.core.restrictions import Limit
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
@@ -314,10 +315,11 @@ def _global_layers_apart(path: str, config) -> str:
 # listed once). transformers forces the last block global, so it builds no all-sliding stack.
 TRANSFORMERS = Transformers(
     restrictions=(
-        Holds(
+        # no validation refuses a stack without a global layer: the config makes its last
+        # layer global, another model (a limit: verify skips such a set, naming it)
+        Limit(
             Relation(L_global, ">=", 1, reason="transformers' Gemma4TextConfig forces the "
             "last layer to global attention"),
-            binds="transformers",
         ),
     ),
     rename=_global_layers_apart,

@@ -48,6 +48,7 @@ from paramcount.families._lineages import HF_HEAD_DIM_OR_SPLIT
 from paramcount.families._lineages import HF_QK_NORM
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
+from paramcount.families._lineages import dense_first_at_most_all
 from paramcount.families.deepseek import FREE as DEEPSEEK_FREE
 from paramcount.model.components.basic import dense
 from paramcount.model.components.hf_decoder import lm_head
@@ -116,6 +117,7 @@ MAPPING = family_table(
     ),
     # partial_rotary_factor: the rotary share of d_k (changes no weight)
     free=DEEPSEEK_FREE | {"partial_rotary_factor"},
+    hf_normalize=dense_first_at_most_all,
 )
 
 _MTP_REASON = ("transformers (Glm4MoeForCausalLM) does not build the multi-token-prediction "

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
-from paramcount.core.hparams import Divisible
-from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import E
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -31,6 +29,7 @@ from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import pre_norm_causal_lm
 from paramcount.families._defaults import family_table
+from paramcount.families._lineages import EVEN_HEAD_DIM
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
 from paramcount.families._lineages import HF_GQA_FIELDS
@@ -74,7 +73,7 @@ register(hf_causal_lm(
     required=(v, d_e, M, M_kv, d_k, d_fe, L, E),
     optional={k_act: 8, tied: 0},
     restrictions=(
-        Holds(Divisible(d_k, 2), why="transformers validates an even rotary width (only it builds MiniMax-M2)"),
+        EVEN_HEAD_DIM,
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),

@@ -26,7 +26,7 @@ from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
-from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
 from paramcount.families._lineages import LOCAL_EXPERTS
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families._lineages import split_heads
@@ -53,7 +53,7 @@ MAPPING = family_table(
         LOCAL_EXPERTS,
         # top-k changes the active count only; both frameworks default it to 2
         Field("k", keras="top_k", hf="num_experts_per_tok", hf_default=2, keras_default=2),
-        HF_HEAD_DIM,
+        HF_HEAD_DIM_IMPLIED,
     ),
     restrictions=(
         Sets("tie_word_embeddings", False, why="Mixtral's LM head is a matrix of its own (untied)"),

@@ -32,6 +32,7 @@ from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
+from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import GEMMA_VALIDATED
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_VOCAB
@@ -200,7 +201,8 @@ _WEIGHTS = {
 }
 TRANSFORMERS = Transformers(
     restrictions=(
-        *GEMMA_VALIDATED,
+        # GemmaConfig has no validate_architecture: heads need not divide the width (Gemma2Config's does)
+        EVEN_HEAD_DIM_VALIDATED,
         Fixed(post_norm, 0, binds="transformers", why="PaliGemma (1)'s GemmaModel has no post norms"),
     ),
     weights=_WEIGHTS,

@@ -58,9 +58,9 @@ register(hf_causal_lm(
     optional={M_kv: M, tied: 0, qk_norm: 0},
     restrictions=(
         split_heads("PhiConfig"),
-        Holds(Divisible(d_e, 4 * M),
-            why="transformers rotates half of each head by default (partial_rotary_factor 0.5): an even rotary "
-                "width needs d_k a multiple of 4"),
+        Holds(Divisible(d_e, 4 * M), binds="forward",
+            why="transformers rotates half of each head by default (partial_rotary_factor 0.5): a forward pass "
+                "needs an even rotary width, d_k a multiple of 4"),
         GQA,
     ),
     counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "

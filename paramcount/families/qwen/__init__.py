@@ -14,7 +14,7 @@ from paramcount.families._decoders import QWEN_FREE
 from paramcount.families._decoders import keras_llama
 from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
-from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
 from paramcount.families._lineages import TIED_KERAS_YES
 from paramcount.model.components.llama_like import gqa_attention
 from paramcount.model.registry import register
@@ -36,7 +36,7 @@ register(keras_llama(
     # tie_word_embeddings: KerasHub ties by default, transformers does not. QwenBackbone has no
     # head_dim argument (d_k = d_e/M); Qwen2Attention reads one when a config sets it, so a
     # config may state it only with that value.
-    fields=(*DECODER_FIELDS, FFN, HF_HEAD_DIM, TIED_KERAS_YES),
+    fields=(*DECODER_FIELDS, FFN, HF_HEAD_DIM_IMPLIED, TIED_KERAS_YES),
     free=("use_sliding_window_attention", "use_mrope"),
     base_free=QWEN_FREE,
     attention_term=gqa_attention(bias=(1, 1, 1, 0)),

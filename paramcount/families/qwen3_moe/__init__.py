@@ -126,8 +126,9 @@ MAPPING = family_table(
 # directly (the lookahead keeps the experts' down_proj out of it).
 TRANSFORMERS = Transformers(
     restrictions=(
-        *Holds.each(QWEN3_TRANSFORMERS.constraints, binds="transformers",
-            why="transformers validates an even rotary width (head_dim)"),
+        *Holds.each(QWEN3_TRANSFORMERS.prove_within, binds="proof",
+            why="transformers' validate_rope refuses an odd rotary width (head_dim) above 4: prove samples "
+                "even ones"),
     ),
     weights={
         **without_ffn(QWEN3_TRANSFORMERS.weights), **QWEN_MOE_NAMES, **QWEN_DENSE_FFN_NAMES,

@@ -45,7 +45,7 @@ from paramcount.families._lineages import EXPERTS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
-from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
 from paramcount.families._lineages import QWEN_DENSE_FFN_NAMES
 from paramcount.families._lineages import QWEN_MOE_NAMES
 from paramcount.families._lineages import QWEN_SHARED_EXPERT_NAMES
@@ -130,7 +130,7 @@ MAPPING = family_table(
         # formula's default, as the published config sets it)
         FFN,
         # QwenMoeBackbone has no head_dim argument: d_k = d_e/M, which a config may only restate
-        HF_HEAD_DIM,
+        HF_HEAD_DIM_IMPLIED,
         TIED_NO,
         Field("L_moe", stack=MOE_AND_DENSE, options={
             "decoder_sparse_step": "decoder_sparse_step", "mlp_only_layers": "mlp_only_layers",

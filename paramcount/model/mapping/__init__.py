@@ -127,6 +127,10 @@ class Field:
     # field, or ``hf_constants``, writes it.
     hf_presence: bool = False
     hf_per: str | None = None
+    # Written only where the value is not ``hf_default`` (the class's own value when the key is
+    # absent): published configs leave such a key out, and a validator reads it only when set
+    # (validate_rope checks a head_dim given; MixtralConfig's is None when absent).
+    hf_omit_default: bool = False
     # A count of one kind of block (Qwen MoE's L_moe): ``stack``'s pattern (a LayerKinds) over the
     # ``per_block`` blocks read, ``options`` its option → config key; read only (hf_constants write).
     stack: Any = None
@@ -258,7 +262,7 @@ class Table:
         """transformers config keys for ``hp`` (every mapped key explicit, so no HF default
         decides a count), plus the family's constants."""
         out = {f.hf: out_value(f, "hf", hp) for f in self.fields
-               if f.hf and f.symbol in hp and not f.hf_presence}
+               if f.hf and f.symbol in hp and not f.hf_presence and not _implied(f, hp)}
         consts = {k: c(hp) if callable(c) else c for k, c in self.hf_constants.items()}
         return nest({**out, **consts})
 
@@ -415,3 +419,16 @@ class Table:
         """The config key that would give ``symbol`` (for a 'missing key' message)."""
         f = next((f for f in self.fields if f.symbol == symbol and f.key(framework)), None)
         return (f.key(framework) if f else None) or symbol
+
+
+def _implied(f: Field, hp: Mapping[str, int]) -> bool:
+    """Whether ``f`` (``hf_omit_default``) holds at ``hp`` the value transformers takes when its
+    key is absent, so the reference leaves the key out as published configs do."""
+    if not f.hf_omit_default or f.hf_default is None:
+        return False
+    default = sympy.sympify(f.hf_default)
+    names = {s.name for s in default.free_symbols}
+    if not names <= set(hp):
+        return False
+    value = default.xreplace({symbols.get(n): sympy.Integer(hp[n]) for n in names})
+    return value.is_Integer and int(value) == hp[f.symbol]
