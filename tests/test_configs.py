@@ -256,7 +256,7 @@ def _t5gemma2_bias_on_one_side():
      "LlamaForTokenClassification, LlamaForQuestionAnswering"),
     (_llama(attention_bias=True), "attention_bias = true cannot be counted"),
     (_llama(mlp_bias=True), "mlp_bias = true cannot be counted"),
-    (_llama(vocab_size=None), "missing key vocab_size (v), which llama needs"),
+    (_llama(vocab_size=""), 'vocab_size = "": expected a positive integer'),
     (_llama(hidden_size="4096"), 'hidden_size = "4096": expected a positive integer'),
     (_llama(tie_word_embeddings=1), "tie_word_embeddings = 1: expected true or false"),
     (_llama(model_type=None), "no model_type key"),
@@ -286,9 +286,10 @@ def _t5gemma2_bias_on_one_side():
     ({"model_type": "qwen3_5_text", "num_hidden_layers": 3,
       "layer_types": ["full_attention", "linear_attention"]},
      "layer_types has 2 entries for 3 blocks"),
-    # Qwen2Config's absent num_key_value_heads is 32, not the query heads: it must be given
+    # Qwen2Config's absent num_key_value_heads is 32, not the query heads (taken as its class
+    # declares it): 32 key-value heads for 4 query heads, which the formula cannot group
     ({"model_type": "qwen2", "vocab_size": 10, "num_hidden_layers": 1, "num_attention_heads": 4,
-      "hidden_size": 16, "intermediate_size": 8}, "missing key num_key_value_heads (M_kv)"),
+      "hidden_size": 16, "intermediate_size": 8}, "M (4) must be divisible by M_kv (32)"),
     ({"model_type": "roberta", "architectures": ["RobertaModel"], "max_position_embeddings": 2},
      "max_position_embeddings = 2: expected an integer above 2 (max_position_embeddings = n + 2)"),
     # token types are read (roberta:token_types, transformers only); a relative position type
@@ -340,7 +341,7 @@ def _t5gemma2_bias_on_one_side():
      "encoder_num_key_value_heads = 2 differs from encoder_num_attention_heads = 8"),
     # the absent query heads are MoonshineConfig's 8: grouped-query attention, refused
     ({"model_type": "moonshine", "decoder_num_key_value_heads": 4},
-     "decoder_num_attention_heads is absent (so 8) but decoder_num_key_value_heads = 4; the "
+     "decoder_num_key_value_heads = 4 differs from decoder_num_attention_heads = 8; the "
      "formula has one M_dec"),
     ({"class_name": "MoonshineBackbone", "config": {"pad_head_dim_to_multiple_of": 8}},
      "pad_head_dim_to_multiple_of = 8 cannot be counted: KerasHub widens each head"),
@@ -835,3 +836,25 @@ def test_count_config_builds_the_table_list_once(capsys, monkeypatch, tmp_path):
     finally:
         registry.unregister("gpt2_for_tables")
     assert len(made) == 2
+
+
+def test_absent_keys_take_the_config_class_defaults(capsys, tmp_path):
+    """A key the file leaves out is its config class's declared default, as transformers builds
+    it, and the reading says which: Llama without vocab_size is LlamaConfig's 32,000 tokens;
+    Gemma without num_key_value_heads GemmaConfig's 16 (not the query heads)."""
+    data = json.loads((CONFIGS / "llama-2-7b-hf.json").read_text())
+    del data["vocab_size"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert main(["count", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "keys the file leaves out, at its config class's defaults (as transformers builds " \
+           "it): attention_bias=false, mlp_bias=false, vocab_size=32000" in out
+    assert "v=32000" in out
+    gemma = {"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "vocab_size": 64,
+             "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+             "num_attention_heads": 16, "head_dim": 8}
+    path.write_text(json.dumps(gemma))
+    assert main(["count", "--config", str(path), "--json"]) == 0
+    read = json.loads(capsys.readouterr().out)["config"]
+    assert read["read"]["M_kv"] == 16 and read["defaulted"]["num_key_value_heads"] == 16

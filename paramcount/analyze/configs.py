@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount.analyze import hf_types
+from paramcount.analyze import hf_defaults, hf_types
 from paramcount.core import symbols
 from paramcount.core.errors import InputFileError
 from paramcount.model import heads, options, registry
@@ -135,6 +135,9 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
         raise InputFileError(f"{where}: architectures = {json.dumps(archs)}: expected a list of "
                              "class names")
     family = [t for t in tables() if t.model_type == model_type and t.hf_classes]
+    # each key the file leaves out at its config class's own default (GemmaConfig's 16 key-value
+    # heads, BartConfig's 12 decoder layers), as transformers builds it
+    data, added = hf_defaults.completed(data, model_type)
     if not family and model_type in hf_types.BUILT_BY:
         return _read_built_by(data, where, arch_id, model_type)
     if not family:
@@ -174,8 +177,12 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
             del hparams[s.name]
     from paramcount.model.quantization import declared
 
-    return Reading(target, hparams, "transformers config", cls, tuple(ignored), where,
-                   declared(data), _cost_fields(arch, hparams, data, where))
+    shown = tuple(k for k in ignored if k.split(".")[0] not in added)  # the file's own keys
+    read = {f.key("hf") for f in reader.fields} | {r.key for r in reader.requires}
+    return Reading(target, hparams, "transformers config", cls, shown, where,
+                   declared(data), _cost_fields(arch, hparams, data, where),
+                   defaulted=tuple((k, data[k]) for k in sorted(added & read)
+                                   if data[k] is not None))  # (a null: derived as ever)
 
 
 def _read_built_by(data: Mapping, where: str, arch_id: str | None, model_type: str) -> Reading:

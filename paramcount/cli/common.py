@@ -204,7 +204,8 @@ def resolved_hparams(arch, args, reading=None) -> tuple[dict[str, int], str | No
                                  "--framework transformers")
             from paramcount.model.frameworks import for_framework
 
-            return for_framework(arch, "transformers").resolve(given), name
+            return _of_file(reading.where, for_framework(arch, "transformers").resolve, given), name
+        return _of_file(reading.where, arch.resolve, given), name
     elif name is not None:
         # The preset's own values: a bad one is the preset file's fault, so say which file.
         try:
@@ -212,6 +213,16 @@ def resolved_hparams(arch, args, reading=None) -> tuple[dict[str, int], str | No
         except ParamcountError as exc:
             raise type(exc)(f"preset {name!r} of {arch.id} ({_preset_file(arch)}): {exc}") from None
     return arch.resolve(given), name
+
+
+def _of_file(where: str, resolve, given: dict[str, int]) -> dict[str, int]:
+    """``resolve(given)``, a constraint the values break said of the config file read."""
+    try:
+        return resolve(given)
+    except ParamcountError as exc:
+        if where and where not in str(exc):
+            raise type(exc)(f"{where}: {exc}") from None
+        raise
 
 
 def _preset_file(arch) -> str:

@@ -8,6 +8,7 @@ framework's deltas, which references check it) and this module renders it as tex
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -110,6 +111,9 @@ def reading_lines(reading: Reading, stored: Stored | None = None) -> list[str]:
     lines = [f"read {reading.where} ({reading.source}, {reading.cls}) as {reading.arch}: {hp}"]
     if getattr(reading, "via", ""):  # another model type, read with a family's table
         lines.append(f"read as {reading.arch}'s table: {reading.via}")
+    if getattr(reading, "defaulted", ()):  # keys left out: the config class's own defaults
+        lines.append("keys the file leaves out, at its config class's defaults (as transformers "
+                     "builds it): " + ", ".join(f"{k}={json.dumps(v)}" for k, v in reading.defaulted))
     if reading.ignored:
         # only the keys nothing declares: one the table (or every config) declares to change
         # no count, rope_theta or a dropout, is not read either, and not listed
@@ -132,6 +136,8 @@ def reading_json(reading: Reading, stored: Stored | None = None, *,
            "read": reading.hparams, "ignored": list(reading.ignored)}
     if getattr(reading, "via", ""):
         out["via"] = reading.via
+    if getattr(reading, "defaulted", ()):
+        out["defaulted"] = dict(reading.defaulted)
     q = _quantization(reading, stored) if quantization else None
     if q is not None:
         out["quantization"] = q

@@ -78,6 +78,9 @@ class Reading:
     # why the family's table read a model type of its own (paramcount.analyze.hf_types): "sarvam_mla
     # is built by DeepseekV3ForCausalLM"; "" when the table's model type is the file's
     via: str = ""
+    # the keys the table reads that the file leaves out, at its config class's declared defaults
+    # (paramcount.analyze.hf_defaults), as transformers builds them: (key, value)
+    defaulted: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)
