@@ -56,6 +56,11 @@ FOUND = (
         "f_net:FNetForMaskedLM", "xlnet:XLNetLMHeadModel")),
     ("deberta_v3:DebertaV2ForSequenceClassification", "pooler_hidden_size", 64),
     *((a, "vision_config", {"num_channels": 4}) for a in ("pali_gemma", "gemma3_vision")),
+    # a key taken out: its config class's default, not the table's assumption
+    ("bart", "decoder_layers", fields.ABSENT),
+    ("gemma", "num_key_value_heads", fields.ABSENT),
+    ("granitemoehybrid", "num_local_experts", fields.ABSENT),
+    ("deepseek_v3", "q_lora_rank", fields.ABSENT),
 )
 
 
@@ -68,8 +73,10 @@ def _found() -> list[tuple[str, str, object, fields.Outcome]]:
         data, kwargs, _ = bases[arch_id]
         if isinstance(value, dict):  # a field of a sub-config: the rest as the table wrote it
             value = {**data[key], **value}
+        changed = ({k: x for k, x in data.items() if k != key} if value == fields.ABSENT
+                   else {**data, key: value})
         out.append((arch_id, key, value,
-                    fields.check(model_type, cls, {**data, key: value}, kwargs, key, value)))
+                    fields.check(model_type, cls, changed, kwargs, key, value)))
     return out
 
 
