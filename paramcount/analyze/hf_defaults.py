@@ -42,5 +42,7 @@ def defaults(model_type: str) -> dict[str, Any]:
 def completed(data: Mapping[str, Any], model_type: str) -> tuple[dict[str, Any], frozenset[str]]:
     """``data`` with each key it lacks at its class's default, and the keys so added."""
     given = defaults(model_type)
+    if "id2label" in data:  # the labels given: their number, not the class's default count
+        given.pop("num_labels", None)
     added = frozenset(k for k in given if k not in data)
     return {**{k: given[k] for k in added}, **data}, added

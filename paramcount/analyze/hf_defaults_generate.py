@@ -40,6 +40,16 @@ def declared(config_class) -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
+def _labels(config_class) -> int | None:
+    """The labels a config of ``config_class`` without num_labels or id2label has, where not
+    PretrainedConfig's 2 (BartConfig's 3); None where 2 or where the defaults do not build."""
+    try:
+        labels = config_class().num_labels
+    except Exception:  # a class whose defaults its own validator refuses
+        return None
+    return labels if isinstance(labels, int) and labels != 2 else None
+
+
 def _exact(value) -> bool:
     """A default kept: an integer, flag, string, None, or a list of them (a float or a mapping
     of them, a dropout or the rotary parameters, sizes no weight)."""
@@ -50,8 +60,9 @@ def _exact(value) -> bool:
 
 def generate(model_types) -> dict[str, Any]:
     """(Imports transformers.) ``{"transformers": version, "defaults": {model type: declared
-    defaults}}`` for each of ``model_types`` transformers knows whose config is no composite
-    (a composite's class reads its sub-configs, which the tables read as dotted keys)."""
+    defaults}}`` for each of ``model_types`` transformers knows; a composite's own keys only
+    (PaliGemma's projection_dim), not its sub-configs (a text_config left out is no default
+    the tables could read key by key)."""
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
@@ -60,9 +71,11 @@ def generate(model_types) -> dict[str, Any]:
         if model_type not in CONFIG_MAPPING:
             continue
         config_class = CONFIG_MAPPING[model_type]
-        if getattr(config_class, "sub_configs", None):
-            continue
-        defaults[model_type] = declared(config_class)
+        subs = set(getattr(config_class, "sub_configs", None) or ())
+        defaults[model_type] = {k: x for k, x in declared(config_class).items() if k not in subs}
+        labels = _labels(config_class)
+        if labels is not None:  # a class head's width where neither num_labels nor id2label is
+            defaults[model_type]["num_labels"] = labels
     return {"transformers": transformers.__version__, "defaults": defaults}
 
 

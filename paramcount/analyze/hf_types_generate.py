@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from paramcount.analyze.hf_defaults_generate import declared
+
 __all__ = ["generate", "table"]
 
-# PretrainedConfig's own keys, no model's shape (never filled in)
-_GENERIC = frozenset({
-    "architectures", "dtype", "torch_dtype", "problem_type", "id2label", "label2id",
-    "output_hidden_states", "output_attentions", "return_dict", "chunk_size_feed_forward",
-    "is_encoder_decoder", "use_cache", "transformers_version", "_name_or_path", "model_type",
-    "tie_encoder_decoder", "is_decoder", "add_cross_attention", "torchscript",
-})
 
 
 def generate(read_types: set[str], covered: set[str]) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -37,19 +32,10 @@ def generate(read_types: set[str], covered: set[str]) -> dict[str, tuple[str, di
         config_class = CONFIG_MAPPING[model_type]
         if getattr(config_class, "sub_configs", None):
             continue  # a composite: its class reads a sub-config
-        defaults = config_class().to_dict()
-        out[model_type] = (cls, {k: v for k, v in sorted(defaults.items())
-                                 if k not in _GENERIC and not k.endswith("_token_id")
-                                 and _exact(v)})
+        # declared, not derived (ExaoneConfig's head_dim is None until the width and heads
+        # give it: a file of another width than the defaults' has its own)
+        out[model_type] = (cls, declared(config_class))
     return out
-
-
-def _exact(value) -> bool:
-    """A default kept: an integer, flag, string, None, or a list of them (a float or a mapping
-    of them, a dropout or the rotary parameters, sizes no weight)."""
-    if isinstance(value, list):
-        return all(_exact(v) for v in value)
-    return value is None or type(value) in (bool, int, str)
 
 
 def table() -> dict[str, tuple[str, dict[str, Any]]]:

@@ -49,6 +49,19 @@ IDS = ("deberta_v3",)  # the ids this folder registers
 # and -v3 with switches; the formula is v3's: relative attention over a bucketed, normalised
 # table, keys shared with content (so no per-layer position projections), no absolute positions,
 # no token types, no convolution, embeddings d_e wide.
+def _relative_span(config):
+    """position_buckets as DebertaV2Encoder takes it: a relative table of 2·position_buckets
+    rows, or without buckets (absent, -1 by default) of 2·max_relative_positions, itself
+    max_position_embeddings when below 1 (issue 32: a config without the key)."""
+    c = dict(config)
+    buckets = c.get("position_buckets", -1)
+    if isinstance(buckets, int) and not isinstance(buckets, bool) and buckets <= 0:
+        span = c.get("max_relative_positions", -1)
+        c["position_buckets"] = span if isinstance(span, int) and span >= 1 else c.get(
+            "max_position_embeddings", 512)
+    return c
+
+
 MAPPING = family_table(
     "deberta_v3", hf="DebertaV2Model", keras="DebertaV3Backbone", model_type="deberta-v2",
     fields=(
@@ -90,6 +103,7 @@ MAPPING = family_table(
         # with position_buckets set these only shape the bucketing: no weights
         "max_relative_positions", "pos_att_type",
     }),
+    hf_normalize=_relative_span,
 )
 
 register(keras_hub_backbone(

@@ -168,6 +168,9 @@ def _normalize(config: Mapping) -> Mapping:
     if (c.get("layers_block_type") is None and isinstance(pattern, str)
             and set(pattern) <= set(NEMOTRON_PATTERN_CHARS)):
         c["layers_block_type"] = [NEMOTRON_PATTERN_CHARS[ch] for ch in pattern]
+    if c.get("layers_block_type") is None and "hybrid_override_pattern" not in c:
+        # neither given: NemotronHConfig's own four blocks, whatever num_hidden_layers says
+        c["layers_block_type"] = ["linear_attention", "moe", "full_attention", "mlp"]
     if isinstance(c.get("layers_block_type"), list):  # the legacy names transformers remaps
         c["layers_block_type"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
                                   for t in c["layers_block_type"]]

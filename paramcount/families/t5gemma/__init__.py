@@ -77,6 +77,19 @@ def _side(side: str, syms: dict[str, str]) -> tuple[Field, ...]:
 # symbol ↔ T5GemmaBackbone argument ↔ T5GemmaConfig key (nested: encoder and decoder are each a
 # T5GemmaModuleConfig). KerasHub has one vocabulary and one attention_bias for both sides; the
 # top-level vocab_size of a transformers config is not what the model builds (the sides' are).
+def _both_sides(config):
+    """A transformers config without its decoder: T5GemmaConfig then builds its module config's
+    own default decoder (2,304 wide, 26 layers), not one like the encoder, which is what the
+    decoder's fields would read (issue 32: refused, never counted as the encoder)."""
+    if "encoder" in config and "decoder" not in config:
+        from paramcount.core.errors import InputFileError
+
+        raise InputFileError("decoder is absent: T5GemmaConfig then builds its default decoder "
+                             "(T5GemmaModuleConfig's sizes), which the t5gemma table does not "
+                             "read; give the decoder's keys")
+    return config
+
+
 MAPPING = family_table(
     "t5gemma", hf="T5GemmaForConditionalGeneration", keras="T5GemmaBackbone",
     fields=(
@@ -113,6 +126,7 @@ MAPPING = family_table(
         "cross_attention_hidden_size", "attn_logit_softcapping", "final_logit_softcapping",
         "rope_max_wavelength",
     }),
+    hf_normalize=_both_sides,
 )
 
 
