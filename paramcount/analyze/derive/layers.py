@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Spec", "check", "find", "names", "read", "write"]
+__all__ = ["Spec", "check", "find", "layer_counts", "names", "read", "write"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def names(specs) -> list[str]:
     return [n for s in specs for n in s.names]
 
 
-def _layer_counts(values: Mapping[str, Any]) -> list[str]:
+def layer_counts(values: Mapping[str, Any]) -> list[str]:
     """Integer fields that count layers (``num_hidden_layers`` first)."""
     found = [k for k, v in values.items() if type(v) is int and v > 0 and "layer" in k
              and not k.endswith("_index")]
@@ -72,7 +72,7 @@ def _layer_counts(values: Mapping[str, Any]) -> list[str]:
 
 def find(values: Mapping[str, Any]) -> tuple[Spec, ...]:
     """The per-layer lists of a config's values (see the module's docstring)."""
-    counts = _layer_counts(values)
+    counts = layer_counts(values)
     out: list[Spec] = []
     seen: set[str] = set()
     for key, v in sorted(values.items()):
