@@ -367,7 +367,8 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
             lists=()) -> dict:
     """Overrides that make the probing builds small: a field whose value is how many weights
     some template names (the layers) set to SHRINK, if the model then has the same templates;
-    a per-layer list's counts scaled with its layers (at least one of each kind)."""
+    a per-layer list's counts, and another layer count below it, scaled with its layers (at
+    least one of each kind)."""
     counts = {o.count for o in base.values()}
     scaled = set(layers.names(lists))
     at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts
@@ -378,6 +379,13 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
         if s.length in at:
             at.update({n: max(1, values[n] * SHRINK // values[s.length]) for n in s.names
                        if values.get(n)})
+    # another layer count below a shrunk one, scaled with it (Gemma 3n's last 15 of 35 layers
+    # sharing keys and values: 15 of 12 would share all, and the probes of it would see none)
+    for f in layers.layer_counts(values):
+        if f not in at and f not in scaled:
+            n = min((g for g in at if SHRINK < values[f] < values[g]), key=values.get, default=None)
+            if n is not None:
+                at[f] = max(1, values[f] * SHRINK // values[n])
     small = run.try_build(at)
     return at if isinstance(small, dict) and small.keys() == base.keys() else {}
 

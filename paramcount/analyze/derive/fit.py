@@ -35,6 +35,8 @@ MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 # num_shared_experts > 0 names L·(1 − [num_shared_experts = 0]) weights). A floor's or a
 # ceiling's a may itself be an atom and its b an exact fraction: LFM2's feed-forward width,
 # int(2·I/3) rounded up to a multiple of m, is m·("ceil", ("floor", "I", "3/2"), "m").
+# ("minus", a, k) is a − k, only inside a ceiling: the layers i < L with i ≡ k (mod p), every
+# p-th layer from the k-th (Jamba's experts at i % 2 = 1), are ⌈(L − k) / p⌉ for 0 ≤ k < p.
 Atom = str | tuple[str, "Atom", str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
@@ -62,6 +64,8 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
         return x ** int(other)
     if op == "eq":
         return int(x == other)
+    if op == "minus":
+        return x - other
     if not other:
         return 0
     if op == "ceil":
@@ -249,7 +253,42 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
         if found is not None:
             return found
-    return _rounded(fields, divisible, samples)
+    found = _periodic(fields, divisible, samples)
+    return found if found is not None else _rounded(fields, divisible, samples)
+
+
+SHIFTS = 3  # constant offsets k of a period tried in ⌈(a − k) / b⌉
+
+
+def _periodic(fields: list[str], divisible: list[str],
+              samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    """The layers of a kind that recurs every b-th layer, as counts: among the first a, those
+    from the c-th, i + 1 ≡ 0 (mod b), are the multiples of b in (c, a], ⌊a / b⌋ − ⌊c / b⌋
+    (ERNIE 4.5's MoE layers every moe_layer_interval-th from moe_layer_start_index; Flint's
+    every decoder_sparse_step-th after its first mlp_only_layers); those with i ≡ k (mod b),
+    0 ≤ k < b (k a constant or a field), are ⌈(a − k) / b⌉ (Jamba's experts, i % 2 = 1)."""
+    # a count of some of the first a layers is at most a: only such an a is tried (the search
+    # is long, and a width fails every try of it)
+    below = [a for a in divisible if all(0 <= y <= p[a] for p, y in samples)]
+    if not below:
+        return None
+    for b in divisible:
+        for a, c in itertools.combinations([f for f in divisible if f != b], 2):
+            if a not in below and c not in below:
+                continue
+            found = _try([*fields, ("floor", a, b), ("floor", c, b)], samples)
+            if found is not None:
+                return found
+    for a, b in itertools.permutations(divisible, 2):
+        if a not in below:
+            continue
+        shifts = [str(k) for k in range(1, SHIFTS + 1)] + \
+            [k for k in divisible if k not in (a, b)]
+        for k in shifts:
+            found = _try([*fields, ("ceil", ("minus", a, k), b)], samples)
+            if found is not None:
+                return found
+    return None
 
 
 def _rounded(fields: list[str], divisible: list[str],
@@ -300,4 +339,5 @@ def _atom_text(a: Atom) -> str:
     op, x, b = a
     inner = _atom_text(x)
     return {"floor": f"({inner} // {b})", "ceil": f"ceil({inner} / {b})", "pow": f"{inner}^{b}",
-            "isqrt": f"isqrt({inner})"}.get(op, f"[{inner} = {b}]")
+            "isqrt": f"isqrt({inner})",
+            "minus": f"({inner} - {b})"}.get(op, f"[{inner} = {b}]")

@@ -21,9 +21,11 @@ read from; GPT-Neo's ``attention_layers`` is made from ``attention_types``).
 Read (:func:`read`) from any config's lists, these are the counts the formula takes; written
 (:func:`write`) for a build at chosen counts, each kind's layers are spread evenly over the stack,
 the last layer the first counted kind's (Gemma 4 insists its last layer attends fully), the
-remainder filling the rest. A config that rewrites the list it was given refuses that build
-(:func:`check`). An empty list, or one of a single kind, is left to the config (nothing to
-count). Plain data: no torch, no SymPy.
+remainder filling the rest; a list of indices the base gives as the first layers (Flint's
+``mlp_only_layers`` [0, 1]) is written as the first layers again, so that a pattern of a period
+beside it counts as a floor (:func:`paramcount.analyze.derive.fit.fit`). A config that rewrites
+the list it was given refuses that build (:func:`check`). An empty list, or one of a single kind,
+is left to the config (nothing to count). Plain data: no torch, no SymPy.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Spec", "check", "find", "names", "read", "write"]
+__all__ = ["Spec", "check", "find", "layer_counts", "names", "read", "write"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def names(specs) -> list[str]:
     return [n for s in specs for n in s.names]
 
 
-def _layer_counts(values: Mapping[str, Any]) -> list[str]:
+def layer_counts(values: Mapping[str, Any]) -> list[str]:
     """Integer fields that count layers (``num_hidden_layers`` first)."""
     found = [k for k, v in values.items() if type(v) is int and v > 0 and "layer" in k
              and not k.endswith("_index")]
@@ -70,7 +72,7 @@ def _layer_counts(values: Mapping[str, Any]) -> list[str]:
 
 def find(values: Mapping[str, Any]) -> tuple[Spec, ...]:
     """The per-layer lists of a config's values (see the module's docstring)."""
-    counts = _layer_counts(values)
+    counts = layer_counts(values)
     out: list[Spec] = []
     seen: set[str] = set()
     for key, v in sorted(values.items()):
@@ -122,6 +124,11 @@ def _spread(n: int, free: list[int]) -> list[int]:
     return [free[(j + 1) * len(free) // n - 1] for j in range(n)] if n else []
 
 
+def _prefix(v) -> bool:
+    """Whether a list of layer indices is the first layers, 0 to n − 1 (n ≥ 1)."""
+    return isinstance(v, list) and bool(v) and sorted(v) == list(range(len(v)))
+
+
 def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict[str, Any]:
     """``kwargs`` with every spec whose counts it gives written as its list (the counts
     removed, each cut to the layers the ones before it leave); the layer count from ``kwargs``,
@@ -141,8 +148,10 @@ def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict
         for n in s.names:  # keeps its base value as the layers vary (the counts that change a
             counts[n] = min(counts[n], left)  # weight are at most the layers, constraints)
             left -= counts[n]
-        if not s.kinds:
-            out[s.field] = _spread(counts[s.names[0]], list(range(layers)))
+        if not s.kinds:  # the first layers where the base's are (Flint's mlp_only_layers [0, 1])
+            n = counts[s.names[0]]
+            out[s.field] = list(range(n)) if _prefix(fallback.get(s.field)) else \
+                _spread(n, list(range(layers)))
             continue
         listed = [s.kinds[-1]] * layers
         free = list(range(layers))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -111,6 +112,7 @@ class Source:
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
+        self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
         self._settled = False  # after the first build, no new repairs
         self.cls_name: str
         if builder is not None:
@@ -175,6 +177,8 @@ class Source:
     # --- the config -------------------------------------------------------------------------
     def config(self, overrides: Mapping[str, Any]):
         kwargs = {**self.base, **overrides}
+        if self.builder is None and overrides:
+            kwargs = self._summed(kwargs)
         if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
             kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
@@ -184,6 +188,64 @@ class Source:
         cfg = AutoConfig.for_model(self.model_type, **prepare.in_vocabulary(kwargs, self._ids))
         layers.check(cfg, kwargs, self.lists)
         return cfg
+
+    def _summed(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``kwargs`` with a layer count that is the sum of others (:meth:`sums`) following
+        them where one of them is given off its base value and the total at its own."""
+        for total, parts in self.sums:
+            now = {f: kwargs.get(f, self._raw.get(f)) for f in (total, *parts)}
+            if now[total] == self._raw.get(total) and \
+                    any(now[p] != self._raw.get(p) for p in parts) and \
+                    all(type(now[p]) is int for p in parts):
+                kwargs = {**kwargs, total: sum(now[p] for p in parts)}
+        return kwargs
+
+    @property
+    def sums(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Layer counts the config insists are the sum of others (Dory's num_hidden_layers, its
+        input, recurrent and output layers): a total the base's values of two or more other
+        layer counts sum to, where the config refuses a part one more alone and takes it with
+        the total one more. Such a total follows its parts (:meth:`config`), the parts being
+        the hyperparameters."""
+        if self._sums is None:
+            self._sums = ()
+            _ = self.lists  # the base's values (self._raw)
+            raw = self._raw
+            counts = layers.layer_counts(raw)
+            found = []
+            for total in counts:
+                others = [f for f in counts if f != total and raw[f] < raw[total]]
+                subsets = [c for k in range(2, min(len(others), 4) + 1)
+                           for c in itertools.combinations(others, k)
+                           if sum(raw[f] for f in c) == raw[total]]
+                if len(subsets) != 1:
+                    continue
+                part = subsets[0][0]
+                given = {f: raw[f] for f in (total, *subsets[0])}  # as derive gives them
+                try:
+                    self._meta(self.config({**given, part: raw[part] + 1}))
+                    continue  # taken alone: no sum the config insists on
+                except Exception:  # the refusal a sum explains, if the total one more is taken
+                    pass
+                try:
+                    self._sums = ((total, subsets[0]),)
+                    self._meta(self.config({**given, part: raw[part] + 1}))
+                    found.append((total, subsets[0]))
+                except Exception:
+                    pass
+                finally:
+                    self._sums = ()
+            self._sums = tuple(found)
+        return self._sums
+
+    def _meta(self, cfg) -> None:
+        """Build the class at ``cfg`` on the meta device (no repairs): a refusal raises."""
+        import torch
+
+        from reference_models.hf import legacy_constructors_on_default_device
+
+        with torch.device("meta"), legacy_constructors_on_default_device():
+            self._cls(cfg)
 
     @property
     def lists(self) -> tuple[layers.Spec, ...]:

@@ -82,6 +82,8 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
             return x ** other
         if a[0] == "eq":
             return sympy.KroneckerDelta(x, other)
+        if a[0] == "minus":
+            return x - other
         return (sympy.ceiling if a[0] == "ceil" else sympy.floor)(x / other)
 
     return sympy.Add(*(c * sympy.Mul(*(atom(a) for a in atoms)) for c, atoms in poly))

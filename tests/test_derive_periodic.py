@@ -1,0 +1,77 @@
+"""Layer counts of a kind that recurs with a period (issue 32): exact floor and ceiling
+expressions of the layer count, the period and the start or offset, fitted from counts; and
+the real model types these and KV sharing (the last layers without keys and values) unlock."""
+
+import random
+
+import pytest
+
+from paramcount.analyze.derive import fit as fitting
+from tests._shared import torch_side
+
+
+def _every(layers, period, start=0, offset=None):
+    """How many i < layers, i ≥ start, have i + 1 ≡ 0 (mod period), or i ≡ offset."""
+    want = period - 1 if offset is None else offset
+    return sum(1 for i in range(start, layers) if i % period == want)
+
+
+def test_from_a_start_is_two_floors():
+    rng = random.Random(3)
+    samples = []
+    for _ in range(60):
+        s = rng.randint(0, 8)
+        L = rng.randint(s, 24)
+        p, h = rng.randint(1, 6), rng.randint(1, 9)
+        samples.append(({"L": L, "p": p, "s": s, "h": h}, _every(L, p, s)))
+    poly = fitting.fit(["L", "p", "s"], ["L", "p", "s", "h"], samples)
+    assert poly is not None
+    assert {a for _, atoms in poly for a in atoms} == {("floor", "L", "p"), ("floor", "s", "p")}
+    assert all(fitting.evaluate(poly, p) == y for p, y in samples)
+
+
+@pytest.mark.parametrize("offset", [1, 2])
+def test_an_offset_is_a_shifted_ceiling(offset):
+    rng = random.Random(offset)
+    samples = []
+    for _ in range(60):
+        p = rng.randint(offset + 1, 7)
+        L = rng.randint(0, 30)
+        samples.append(({"L": L, "p": p, "h": rng.randint(1, 9)}, _every(L, p, offset=offset)))
+    poly = fitting.fit(["L", "p"], ["L", "p", "h"], samples)
+    assert poly == ((1, (("ceil", ("minus", "L", str(offset)), "p"),)),)
+    assert fitting.poly_text(poly) == f"ceil((L - {offset}) / p)"
+
+
+# --- the real types these patterns unlock (issue 32): derived and proven, minutes each ---------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("model_type", "field"), [
+    ("ernie4_5_moe", "moe_layer_start_index"),  # MoE every interval-th layer from a start
+    ("flint", "n_mlp_only_layers"),  # sparse every step-th layer after the first dense ones
+    ("gemma3n_text", "num_kv_shared_layers"),  # the last layers share keys and values
+])
+@torch_side
+def test_derived_and_proven(model_type, field):
+    from paramcount.analyze.derive import sweep
+
+    row = sweep.one(model_type, "causal")
+    assert row.status == "proven", row.reason
+    assert field in row.fields
+
+
+def test_a_layer_count_below_a_shrunk_one_is_scaled_with_it():
+    from paramcount.analyze.derive import core
+    from paramcount.analyze.derive.probe import Observed
+
+    base = {"layers.*.q": Observed(35, (4,), "trainable"), "layers.*.k": Observed(20, (4,),
+                                                                                 "trainable")}
+
+    class Run:
+        def try_build(self, at):
+            return base
+
+    values = {"num_hidden_layers": 35, "num_kv_shared_layers": 15, "hidden_size": 64}
+    at = core._shrunk(Run(), base, values, list(values))
+    assert at == {"num_hidden_layers": core.SHRINK, "num_kv_shared_layers": 15 * 12 // 35}
