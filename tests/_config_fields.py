@@ -3,7 +3,8 @@ reads?
 
 A family's table writes a config for one of its sets (``Table.hf_config``); each perturbation
 changes ONE field of it — an int to another int, a bool flipped, an optional key that is absent
-or null set, a key taken out (the config class's default) — and the class is built from that config on the meta device. ``count --config``
+or null set, a key taken out (the config class's default) — and the class is built from that
+config on the meta device. ``count --config``
 (the real path: :func:`paramcount.cli.main.main`, reading the file through
 :func:`paramcount.analyze.configs.read_data`) must then print the build's parameter count
 exactly, or refuse in one line. A config transformers refuses itself (its validator, a build

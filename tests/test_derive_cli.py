@@ -268,13 +268,14 @@ def test_a_derivation_stops_at_its_budget(tmp_path):
 def test_count_config_of_a_derived_type_stops_at_its_budget(tmp_path):
     import json
 
-    from tests.test_derive import SMALL_CODEGEN
+    from tests.test_derive import SMALL_STABLELM
 
+    # StableLM: about 10 s of builds and fits (four options), past 1 s even in a warm worker
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(SMALL_CODEGEN))
+    path.write_text(json.dumps(SMALL_STABLELM))
     code, out, err = _cli("count", "--config", str(path), "--budget", "1", "--no-cache", "--json")
     obj = json.loads(out)
-    assert code == 2 and obj["over_budget"] is True and "CodeGen" in obj["refused"]
+    assert code == 2 and obj["over_budget"] is True and "StableLm" in obj["refused"]
     assert err.strip().splitlines() == [f"paramcount: error: {obj['refused']}"]
 
 

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 
 from paramcount.core.errors import ParamcountError
+from paramcount.core.hparams import Constraint
 
 __all__ = ["Breaker", "breakers", "declared", "outcome"]
 
@@ -27,7 +28,7 @@ class Breaker:
 
     arch_id: str
     binds: str
-    constraint: object
+    constraint: Constraint
     hparams: Mapping[str, int]
 
     @property
@@ -35,7 +36,7 @@ class Breaker:
         return f"{self.arch_id}: {self.constraint.describe()} ({self.binds})"
 
 
-def declared(arch) -> list[tuple[str, object]]:
+def declared(arch) -> list[tuple[str, Constraint]]:
     """(binds, constraint) of every constraint declared on ``arch`` (binds "all"; its notes,
     "forward") and its transformers reference (its own class's: the variants are other classes;
     "transformers", and its limits, "limit")."""

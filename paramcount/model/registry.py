@@ -35,7 +35,7 @@ from paramcount.core.errors import (
 )
 from paramcount.core.formula import Term, to_int
 from paramcount.core.hparams import Constraint, resolve
-from paramcount.core.restrictions import Derived, DerivedMap, Restriction, architecture, like
+from paramcount.core.restrictions import Derived, DerivedMap, Holds, Restriction, architecture, like
 from paramcount.model import discovery
 from paramcount.model.plugin_import import PluginError, import_plugin
 from paramcount.model.preset import HparamSet, Preset, load_presets
@@ -103,7 +103,7 @@ class Architecture:
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=DerivedMap)
     constraints: tuple[Constraint, ...] = field(default_factory=Derived)
     # What a forward pass needs, no build (rows binding forward): a note, not a refusal.
-    notes: tuple[Restriction, ...] = field(default_factory=Derived)
+    notes: tuple[Holds, ...] = field(default_factory=Derived)
     restrictions: tuple[Restriction, ...] = field(default=(), compare=False, repr=False)
     presets: str | Path | tuple[str | Path, ...] | None = None
     keras_hub_metadata: bool = False

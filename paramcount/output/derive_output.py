@@ -81,10 +81,10 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
     same: dict[tuple, list[str]] = {}  # the formula is exact at the held values only
-    for k, v in d.held.items():
-        same.setdefault((v, d.unvaried.get(k) or "none built"), []).append(k)
-    for (v, why), ks in same.items():
-        lines.append(f"held at {v}: {', '.join(ks)} (no variation built another model: {why})")
+    for k, value in d.held.items():
+        same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)
+    for (value, why), ks in same.items():
+        lines.append(f"held at {value}: {', '.join(ks)} (no variation built another model: {why})")
     for t, (to, flags) in ties.items():
         lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
     if d.constraints:  # each one a build breaking it alone refused

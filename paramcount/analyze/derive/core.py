@@ -383,7 +383,8 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
     # sharing keys and values: 15 of 12 would share all, and the probes of it would see none)
     for f in layers.layer_counts(values):
         if f not in at and f not in scaled:
-            n = min((g for g in at if SHRINK < values[f] < values[g]), key=values.get, default=None)
+            n = min((g for g in at if SHRINK < values[f] < values[g]), key=lambda g: values[g],
+                    default=None)
             if n is not None:
                 at[f] = max(1, values[f] * SHRINK // values[n])
     small = run.try_build(at)

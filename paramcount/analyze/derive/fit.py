@@ -65,7 +65,7 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
     if op == "eq":
         return int(x == other)
     if op == "minus":
-        return x - other
+        return x - int(other)
     if not other:
         return 0
     if op == "ceil":

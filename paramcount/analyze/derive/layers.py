@@ -30,6 +30,7 @@ is left to the config (nothing to count). Plain data: no torch, no SymPy.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -173,3 +174,31 @@ def check(cfg, written: Mapping[str, Any], specs) -> None:
             now = getattr(cfg, s.field, None)
             if now is not None and list(now) != written[s.field]:
                 raise ValueError(f"the config rewrites the {s.field} it is given")
+
+
+def sum_candidates(raw: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """(total, parts): a layer count of ``raw`` (the base's values) that exactly one set of two
+    to four smaller layer counts sums to (Dory's num_hidden_layers, its input, recurrent and
+    output layers); whether the config insists on the sum, a build decides."""
+    counts = layer_counts(raw)
+    out = []
+    for total in counts:
+        others = [f for f in counts if f != total and raw[f] < raw[total]]
+        subsets = [c for k in range(2, min(len(others), 4) + 1)
+                   for c in itertools.combinations(others, k)
+                   if sum(raw[f] for f in c) == raw[total]]
+        if len(subsets) == 1:
+            out.append((total, subsets[0]))
+    return out
+
+
+def follow_sums(kwargs: dict[str, Any], raw: Mapping[str, Any],
+                sums: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:
+    """``kwargs`` with each total of ``sums`` following its parts, where a part is given off its
+    base value (``raw``) and the total at its own."""
+    for total, parts in sums:
+        now = {f: kwargs.get(f, raw.get(f)) for f in (total, *parts)}
+        if now[total] == raw.get(total) and any(now[p] != raw.get(p) for p in parts) \
+                and all(type(now[p]) is int for p in parts):
+            kwargs = {**kwargs, total: sum(now[p] for p in parts)}
+    return kwargs

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -191,14 +190,8 @@ class Source:
 
     def _summed(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` with a layer count that is the sum of others (:meth:`sums`) following
-        them where one of them is given off its base value and the total at its own."""
-        for total, parts in self.sums:
-            now = {f: kwargs.get(f, self._raw.get(f)) for f in (total, *parts)}
-            if now[total] == self._raw.get(total) and \
-                    any(now[p] != self._raw.get(p) for p in parts) and \
-                    all(type(now[p]) is int for p in parts):
-                kwargs = {**kwargs, total: sum(now[p] for p in parts)}
-        return kwargs
+        them (:func:`paramcount.analyze.derive.layers.follow_sums`)."""
+        return layers.follow_sums(kwargs, self._raw, self.sums)
 
     @property
     def sums(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -211,15 +204,9 @@ class Source:
             self._sums = ()
             _ = self.lists  # the base's values (self._raw)
             raw = self._raw
-            counts = layers.layer_counts(raw)
             found = []
-            for total in counts:
-                others = [f for f in counts if f != total and raw[f] < raw[total]]
-                subsets = [c for k in range(2, min(len(others), 4) + 1)
-                           for c in itertools.combinations(others, k)
-                           if sum(raw[f] for f in c) == raw[total]]
-                if len(subsets) != 1:
-                    continue
+            for total, parts in layers.sum_candidates(raw):
+                subsets = [parts]
                 part = subsets[0][0]
                 given = {f: raw[f] for f in (total, *subsets[0])}  # as derive gives them
                 try:
