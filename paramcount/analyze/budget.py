@@ -29,6 +29,7 @@ __all__ = [
     "build_size",
     "check",
     "limit",
+    "setting",
 ]
 
 DEFAULT_LIMIT = 100_000
@@ -50,17 +51,23 @@ def build_size(arch, hparams: Mapping[str, int]) -> int:
 
 def limit(option: int | None = None) -> int:
     """The limit in force: the option, else ``$PARAMCOUNT_MAX_BUILD``, else the default."""
+    return setting(option, LIMIT_ENV, DEFAULT_LIMIT, 0, "a non-negative integer (0: no limit)")
+
+
+def setting(option: int | None, env: str, default: int, least: int, expected: str) -> int:
+    """An integer setting in force: the command's option, else the environment variable ``env``
+    (an integer of at least ``least``; any other value is one line naming it and ``expected``),
+    else ``default``."""
     if option is not None:
         return option
-    raw = os.environ.get(LIMIT_ENV, "").strip()
+    raw = os.environ.get(env, "").strip()
     if not raw:
-        return DEFAULT_LIMIT
+        return default
     from paramcount.core.hparams import parse_int_literal
 
     value = parse_int_literal(raw)
-    if value is None or value < 0:
-        raise ParamcountError(f"${LIMIT_ENV}={raw!r}: expected a non-negative integer "
-                              "(0: no limit)")
+    if value is None or value < least:
+        raise ParamcountError(f"${env} = {raw!r}: expected {expected}")
     return value
 
 

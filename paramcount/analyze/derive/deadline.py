@@ -33,21 +33,9 @@ BUDGET_ENV = "PARAMCOUNT_BUDGET"
 def seconds(option: int | None = None) -> int:
     """The budget in force: the option, else ``$PARAMCOUNT_BUDGET`` (a positive integer), else
     :data:`DEFAULT_SECONDS`."""
-    import os
+    from paramcount.analyze.budget import setting
 
-    if option is not None:
-        return option
-    raw = os.environ.get(BUDGET_ENV, "").strip()
-    if not raw:
-        return DEFAULT_SECONDS
-    from paramcount.core.numcore import parse_int_literal
-
-    value = parse_int_literal(raw)
-    if value is None or value < 1:
-        from paramcount.core.errors import ParamcountError
-
-        raise ParamcountError(f"${BUDGET_ENV} = {raw!r}: expected a positive integer (seconds)")
-    return value
+    return setting(option, BUDGET_ENV, DEFAULT_SECONDS, 1, "a positive integer (seconds)")
 
 
 class Refusal(DeriveError):
