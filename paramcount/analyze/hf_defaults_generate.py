@@ -60,9 +60,8 @@ def _exact(value) -> bool:
 
 def generate(model_types) -> dict[str, Any]:
     """(Imports transformers.) ``{"transformers": version, "defaults": {model type: declared
-    defaults}}`` for each of ``model_types`` transformers knows; a composite's own keys only
-    (PaliGemma's projection_dim), not its sub-configs (a text_config left out is no default
-    the tables could read key by key)."""
+    defaults}}`` for each of ``model_types`` transformers knows whose config is no composite
+    (a composite's top-level keys echo its sub-configs': PaliGemma's vocab_size)."""
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
@@ -71,8 +70,9 @@ def generate(model_types) -> dict[str, Any]:
         if model_type not in CONFIG_MAPPING:
             continue
         config_class = CONFIG_MAPPING[model_type]
-        subs = set(getattr(config_class, "sub_configs", None) or ())
-        defaults[model_type] = {k: x for k, x in declared(config_class).items() if k not in subs}
+        if getattr(config_class, "sub_configs", None):
+            continue  # a composite: its top-level keys echo its sub-configs' (vocab_size)
+        defaults[model_type] = declared(config_class)
         labels = _labels(config_class)
         if labels is not None:  # a class head's width where neither num_labels nor id2label is
             defaults[model_type]["num_labels"] = labels

@@ -55,7 +55,7 @@ from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
-from paramcount.families._lineages import HF_HEAD_DIM
+from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
 from paramcount.families._lineages import HF_LOCAL_EXPERTS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TOP_K
@@ -143,7 +143,8 @@ MAPPING = family_table(
     "granitemoehybrid", hf="GraniteMoeHybridForCausalLM",
     fields=(
         *HF_DECODER_FIELDS,
-        HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
+        HF_HEAD_DIM_IMPLIED,  # getattr in the attention (issue 32): refused unless d_e/M, written
+        # only where it differs (validate_rope checks a head_dim given)
         HF_EXPERT_FFN_AS_FFN,
         Field("d_fs", hf="shared_intermediate_size"),
         # absent: GraniteMoeHybridConfig's 8 experts (routed); 0 or null: dense

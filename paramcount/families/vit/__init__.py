@@ -43,6 +43,7 @@ from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import HEADS_FIT_WIDTH
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families._lineages import LAYERS
 from paramcount.families._lineages import WIDTH
@@ -94,7 +95,7 @@ MAPPING = family_table(
         Field("d_f", keras="mlp_dim", hf="intermediate_size"),
         # ViTSelfAttention reads head_dim (getattr, d_e // M when absent; issue 32): refused
         # unless that
-        Field("d_k", hf="head_dim"),
+        HF_HEAD_DIM,
         # transformers' qkv_bias is KerasHub's use_mha_bias on q, k and v; the output bias
         # differs (a delta below)
         Field("zeta", keras="use_mha_bias", hf="qkv_bias", flag=True, keras_default=1,

@@ -59,6 +59,7 @@ from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_FFN_OR_4D
+from paramcount.families._lineages import HF_HEAD_DIM
 from paramcount.families._lineages import MAMBA_CONV
 from paramcount.families._lineages import MAMBA_EXPAND
 from paramcount.families._lineages import MAMBA_STATE
@@ -182,7 +183,7 @@ MAPPING = family_table(
         # Zamba2Config derives the shared attention's head width (2·d_e/M) unless the config
         # gives it, and then builds that (issue 32); head_dim is its other name
         Field("d_k", hf="attention_head_dim"),
-        Field("d_k", hf="head_dim"),
+        HF_HEAD_DIM,
     ),
     restrictions=(
         Sets("tie_word_embeddings", True, why="Zamba 2's LM head is the token embedding (tied)"),
