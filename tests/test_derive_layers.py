@@ -165,3 +165,25 @@ def test_a_stack_of_two_layer_classes_folds_its_indices():
     assert built["layers.*.norm.weight"].count == 4
     assert built["layers.*.cross.weight"].count == 2
     assert {"ffn.0.weight", "ffn.2.weight"} <= built.keys()
+
+
+@torch_side
+def test_a_list_the_file_pins_follows_the_layer_count_where_its_kinds_change_no_weight():
+    """A saved config states its ``layer_types`` (Exaone 4's: 32 entries, every fourth full
+    attention), which its class insists is as long as ``num_hidden_layers``. Where the kinds
+    change no weight their counts are no hyperparameters, yet a build at another layer count
+    still needs the list at that length: it is written with the base's counts (cut to the
+    layers), as the config file would be for that many layers."""
+    from transformers import Exaone4Config
+
+    from paramcount.analyze.derive.probe import Source
+
+    saved = Exaone4Config(num_hidden_layers=8, hidden_size=32, intermediate_size=48,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                          vocab_size=64).to_dict()
+    assert len(saved["layer_types"]) == 8
+    src = Source(model_type="exaone4", config=saved)
+    for n in (3, 13):
+        cfg = src.config({"num_hidden_layers": n})
+        assert len(cfg.layer_types) == n
+        assert cfg.layer_types.count("full_attention") == min(2, n)
