@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Spec", "check", "find", "layer_counts", "names", "read", "write"]
+__all__ = ["Spec", "check", "find", "layer_counts", "names", "pinned", "read", "write"]
 
 
 @dataclass(frozen=True)
@@ -164,6 +164,17 @@ def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict
             free = [i for i in free if i not in taken]
         out[s.field] = listed
     return out
+
+
+def pinned(specs, given: Mapping[str, Any], raw: Mapping[str, Any],
+           overrides: Mapping[str, Any]) -> dict[str, int]:
+    """The base's counts (``raw``) of each list of ``specs`` the given config states (a saved
+    file's ``layer_types``) whose layer count ``overrides`` changes and whose counts it does not
+    give (kinds that change no weight are no hyperparameters): :func:`write` then writes the
+    list at the new length with those counts, cut to its layers, as a class insists on a list
+    as long as its layers (Exaone 4's)."""
+    return {n: v for s in specs if s.field in given and s.length in overrides
+            and not set(s.names) & overrides.keys() for n, v in read(raw, [s]).items()}
 
 
 def check(cfg, written: Mapping[str, Any], specs) -> None:

@@ -178,7 +178,7 @@ class Source:
         kwargs = {**self.base, **overrides}
         if self.builder is None and overrides:
             kwargs = self._summed(kwargs)
-            kwargs = {**self._pinned(overrides), **kwargs}
+            kwargs = {**layers.pinned(self.lists, self.base, self._raw, overrides), **kwargs}
         if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
             kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
@@ -188,16 +188,6 @@ class Source:
         cfg = AutoConfig.for_model(self.model_type, **prepare.in_vocabulary(kwargs, self._ids))
         layers.check(cfg, kwargs, self.lists)
         return cfg
-
-    def _pinned(self, overrides: Mapping[str, Any]) -> dict[str, int]:
-        """The base's counts of each per-layer list the given config states (a saved file's
-        ``layer_types``) whose layer count ``overrides`` changes and whose counts it does not
-        give (kinds that change no weight are no hyperparameters): the list is then written
-        at the new length with those counts, cut to its layers, as the class insists on a list
-        as long as its layers (Exaone 4's)."""
-        return {n: v for s in self.lists if s.field in self.base and s.length in overrides
-                and not set(s.names) & overrides.keys()
-                for n, v in layers.read(self._raw, [s]).items()}
 
     def _summed(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """``kwargs`` with a layer count that is the sum of others (:meth:`sums`) following
