@@ -112,6 +112,7 @@ class Source:
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
         self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
+        self.equal: tuple[tuple[str, str], ...] = ()  # (follower, leader): prepare.equal_fields
         self._settled = False  # after the first build, no new repairs
         self.cls_name: str
         if builder is not None:
@@ -179,6 +180,8 @@ class Source:
         if self.builder is None and overrides:
             kwargs = self._summed(kwargs)
             kwargs = {**self._pinned(overrides), **kwargs}
+        if self.equal and overrides and self.lists is not None:  # (self.lists reads _raw)
+            kwargs = prepare.follow_equal(kwargs, self._raw, self.equal)  # equal fields follow
         if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
             kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
