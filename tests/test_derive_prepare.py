@@ -9,7 +9,7 @@ import random
 import pytest
 
 from paramcount.analyze.derive import prepare
-from tests._shared import torch_side
+from tests._shared import derive_tiny, torch_side
 
 TINY = {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
         "intermediate_size": 16, "vocab_size": 50}
@@ -240,16 +240,12 @@ EQUAL = {"hidden": 24, "embed_size": 24, "groups": 4, "layers": 3, "vocab": 30}
 
 
 @torch_side
-def test_a_field_the_model_insists_equal_follows_its_hyperparameter_and_is_proven():
-    from paramcount.analyze.derive.core import derive
-    from paramcount.analyze.derive.probe import Source
-    from paramcount.analyze.derive.proof import prove_derivation
+def test_a_field_the_model_insists_equal_follows_its_hyperparameter():
     from paramcount.analyze.derive.store import from_json, to_json
     from paramcount.analyze.derive.tree import ties
     from paramcount.output.derive_output import header
 
-    src = Source(builder=_equal_builder, defaults=EQUAL, model_type="tiny_equal")
-    d = derive(src)
+    _, d = derive_tiny(_equal_builder, EQUAL, "tiny_equal")
     assert not d.failures, d.failures
     assert d.equal == {"embed_size": "hidden"} and "embed_size" not in d.held
     assert set(d.fields) == {"hidden", "groups", "layers", "vocab"}
@@ -257,8 +253,18 @@ def test_a_field_the_model_insists_equal_follows_its_hyperparameter_and_is_prove
     for h, g, n, v in ((24, 4, 3, 30), (40, 8, 5, 7), (9, 3, 1, 100)):
         want = v * h + n * (h * (h // g) + h)
         assert d.count({"hidden": h, "groups": g, "layers": n, "vocab": v})["trainable"] == want
-    again = from_json(to_json(d))
-    assert again.equal == d.equal
-    proof = prove_derivation(again, Source(builder=_equal_builder, defaults=EQUAL,
-                                           model_type="tiny_equal"))
+    assert from_json(to_json(d)).equal == d.equal
+
+
+@pytest.mark.slow
+@torch_side
+def test_a_field_the_model_insists_equal_is_proven_as_it_follows():
+    """A fresh source (as a cached derivation's proof has): the follower follows there too."""
+    from paramcount.analyze.derive.probe import Source
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import from_json, to_json
+
+    _, d = derive_tiny(_equal_builder, EQUAL, "tiny_equal")
+    proof = prove_derivation(from_json(to_json(d)), Source(builder=_equal_builder, defaults=EQUAL,
+                                                           model_type="tiny_equal"))
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
