@@ -100,6 +100,28 @@ def test_a_bias_fits_in_the_fields_its_weight_reads():
     assert poly is not None and all(fit.evaluate(poly, p) == y for p, y in samples)
 
 
+def test_a_count_two_flags_decide_fits_in_its_fields_and_the_flags():
+    # DeBERTa's legacy LM head decoder: there only where legacy is on and the head is untied,
+    # legacy·(1 − tie); the probes (at tie = 1) saw tie alone, and its template's fields with
+    # every flag are more monomials than a few dozen builds determine
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import _fit
+
+    rng = random.Random(3)
+    flags = ("legacy", "pbi", "rel", "tie")
+    samples = []
+    for _ in range(29):
+        p = {"hidden": rng.choice((12, 24, 36, 48)), "layers": rng.randint(1, 10),
+             "vocab": rng.choice((2, 4, 8, 12, 16, 32)), **{f: rng.randint(0, 1) for f in flags}}
+        samples.append((p, p["legacy"] * (1 - p["tie"])))
+    d = SimpleNamespace(fields={"hidden": 768, "layers": 12, "vocab": 50265,
+                                **dict.fromkeys(flags, 1)}, flags=flags)
+    poly = _fit({"tie"}, ["hidden", "layers", "tie", "vocab"], d, samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ("legacy",)), (-1, ("legacy", "tie"))), key=str)
+
+
 # --- a tiny torch builder with a hand-written answer -------------------------------------------
 
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from paramcount.analyze.derive import prepare
-from tests._shared import torch_side
+from tests._shared import derive_tiny, torch_side
 
 TINY = {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
         "intermediate_size": 16, "vocab_size": 50}
@@ -192,3 +192,79 @@ def test_a_row_says_which_none_fields_its_defaults_were_given():
     row = Row("dots1", "Dots1ForCausalLM", "proven", 10, ("hidden_size",), "8 cases proven" + note)
     assert any("| proven; at n_routed_experts=256 (None at the defaults) |" in line
                for line in section([row], {}))
+
+
+# --- fields the model insists are equal ---------------------------------------------------------
+
+
+def test_fields_the_model_insists_equal_follow_the_first_the_config_lists():
+    """SqueezeBERT asserts embedding_size = hidden_size: every variation of either alone is
+    refused, both varied together build. The first the config lists is the hyperparameter;
+    the other follows it wherever it is given off its base and the other at its own."""
+    def try_build(over):  # heads held at 12 by the model, whatever groups is
+        return {} if over["hidden"] == over["embed"] and over["heads"] == 12 else "refused"
+
+    at = {"embed_before": 4, "hidden": 768, "embed": 768, "heads": 12, "groups": 12}
+    order = ["hidden", "heads", "embed", "groups"]
+    # heads and groups are equal too, but a build with both varied is refused: no pair
+    assert prepare.equal_fields(try_build, at, ["embed", "hidden", "heads", "groups"], order) \
+        == [("embed", "hidden")]
+    # varied together, the base model again (a config reading both back): no pair
+    assert prepare.equal_fields(lambda over: {}, at, ["embed", "hidden"], order, ref={}) == []
+    raw = {"hidden": 768, "embed": 768, "vocab": 50}
+    pairs = (("embed", "hidden"),)
+    assert prepare.follow_equal({"hidden": 64, "vocab": 9}, raw, pairs)["embed"] == 64
+    assert prepare.follow_equal({"hidden": 64, "embed": 768}, raw, pairs)["embed"] == 64
+    # given otherwise, the follower is the caller's (a build with them unequal: refused)
+    assert prepare.follow_equal({"hidden": 64, "embed": 32}, raw, pairs)["embed"] == 32
+    assert prepare.follow_equal({"vocab": 9}, raw, pairs) == {"vocab": 9}
+
+
+def _equal_builder(cfg):
+    from torch import nn
+
+    h, e, g, n = cfg["hidden"], cfg["embed_size"], cfg["groups"], cfg["layers"]
+    if e != h:
+        raise ValueError("embed_size must equal hidden")
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(cfg["vocab"], e)
+            self.convs = nn.ModuleList(nn.Conv1d(h, h, 1, groups=g) for _ in range(n))
+
+    return Tiny()
+
+
+EQUAL = {"hidden": 24, "embed_size": 24, "groups": 4, "layers": 3, "vocab": 30}
+
+
+@torch_side
+def test_a_field_the_model_insists_equal_follows_its_hyperparameter():
+    from paramcount.analyze.derive.store import from_json, to_json
+    from paramcount.analyze.derive.tree import ties
+    from paramcount.output.derive_output import header
+
+    _, d = derive_tiny(_equal_builder, EQUAL, "tiny_equal")
+    assert not d.failures, d.failures
+    assert d.equal == {"embed_size": "hidden"} and "embed_size" not in d.held
+    assert set(d.fields) == {"hidden", "groups", "layers", "vocab"}
+    assert "embed_size = hidden" in "\n".join(header(d, False, ties(d)))
+    for h, g, n, v in ((24, 4, 3, 30), (40, 8, 5, 7), (9, 3, 1, 100)):
+        want = v * h + n * (h * (h // g) + h)
+        assert d.count({"hidden": h, "groups": g, "layers": n, "vocab": v})["trainable"] == want
+    assert from_json(to_json(d)).equal == d.equal
+
+
+@pytest.mark.slow
+@torch_side
+def test_a_field_the_model_insists_equal_is_proven_as_it_follows():
+    """A fresh source (as a cached derivation's proof has): the follower follows there too."""
+    from paramcount.analyze.derive.probe import Source
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import from_json, to_json
+
+    _, d = derive_tiny(_equal_builder, EQUAL, "tiny_equal")
+    proof = prove_derivation(from_json(to_json(d)), Source(builder=_equal_builder, defaults=EQUAL,
+                                                           model_type="tiny_equal"))
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases

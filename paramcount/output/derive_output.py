@@ -80,6 +80,9 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
+    if d.equal:  # fields that follow a hyperparameter (paramcount.analyze.derive.prepare)
+        lines.append("fields equal to a hyperparameter (every build with them unequal refused): "
+                     + ", ".join(f"{k} = {to}" for k, to in d.equal.items()))
     same: dict[tuple, list[str]] = {}  # the formula is exact at the held values only
     for k, value in d.held.items():
         same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)

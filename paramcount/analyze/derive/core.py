@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paramcount.analyze.derive import deadline, layers
+from paramcount.analyze.derive import deadline, layers, prepare
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.probe import Built, DeriveError, Source
 from paramcount.analyze.derive.templates import Template, changes, fit_all
@@ -67,6 +67,8 @@ class Derivation:
     # templates a flag removes, beside one of the same shape, that the build with the flag on
     # does not share with it: removed, not tied (StableLM's parallel residual's second norm)
     untied: list[str] = field(default_factory=list)
+    # fields the model insists are equal to a hyperparameter, which follow it: field -> it
+    equal: dict[str, str] = field(default_factory=dict)
 
     @property
     def held(self) -> dict[str, int]:
@@ -236,6 +238,15 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
 
     ref = run.build(at)
     probe(ints + flags, ref, at)
+    # fields the model insists are equal (SqueezeBERT's embedding_size, hidden_size): the first
+    # the config lists is varied, the others follow it (prepare.equal_fields)
+    refused = [f for f in ints if " read back " not in unvaried.get(f, " read back ")]
+    eq = prepare.equal_fields(run.try_build, at, refused, list(full), ref) \
+        if hasattr(src, "equal") else []
+    if eq:
+        src.equal = tuple(eq)
+        probe(sorted({b for _, b in eq}), ref, at)
+        unvaried = {k: v for k, v in unvaried.items() if k not in tried}
     alt = run.try_build({**at, **on, **reshape}) if reshape else ref
     if isinstance(alt, dict) and reshape:
         on.update(reshape)
@@ -267,6 +278,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
+    d.equal = {a: b for a, b in eq if b in d.fields}
+    d.unvaried = {k: v for k, v in d.unvaried.items() if k not in d.equal}
     deadline.note(d.cls, d.failures)  # what a refusal at the budget says was found
     # a template later builds split by layer kind, one width in each at the base
     # (BailingHybrid's o_proj, Dots 3's k_rope_only_layernorm): the base observed again

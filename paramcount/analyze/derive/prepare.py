@@ -17,6 +17,10 @@
   attribute a nested config lacks from the config's own values.
 - **Token ids inside the vocabulary** (:func:`in_vocabulary`): a small random vocabulary moves
   an id above it to its last entry (an id is no shape).
+- **Fields the model insists are equal** (:func:`equal_fields`): integer fields equal at the
+  base, every variation of each alone refused, varied together built (SqueezeBERT asserts
+  embedding_size = hidden_size): the first the config lists is the hyperparameter, the others
+  follow it in every build (:func:`follow_equal`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["in_vocabulary", "repairs", "sub_config", "text_class"]
+__all__ = ["equal_fields", "follow_equal", "in_vocabulary", "repairs", "sub_config", "text_class"]
 
 # fields read as a count of something else when the config leaves them None: the expression
 # transformers' own configs use (Llama's num_key_value_heads, Nemotron's head_dim)
@@ -184,6 +188,37 @@ def in_vocabulary(kwargs: dict[str, Any], defaults: Mapping[str, Any]) -> dict[s
         v = out.get(k, defaults.get(k))
         if k.endswith("token_id") and type(v) is int and v >= vocab:
             out[k] = vocab - 1
+    return out
+
+
+def follow_equal(kwargs: dict[str, Any], raw: Mapping[str, Any],
+                 pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """``kwargs`` with each follower of ``pairs`` (follower, leader) set to its leader's value,
+    where the leader is given off its base value (``raw``) and the follower at its own."""
+    out = dict(kwargs)
+    for follower, leader in pairs:
+        now, base = out.get(leader, raw.get(leader)), raw.get(leader)
+        if type(now) is int and now != base and out.get(follower, raw.get(follower)) == \
+                raw.get(follower):
+            out[follower] = now
+    return out
+
+
+def equal_fields(try_build, at: Mapping[str, Any], refused: list[str], order: list[str],
+                 ref: Any = None) -> list[tuple[str, str]]:
+    """(follower, leader) pairs among the integer fields ``refused`` (every variation of each
+    alone refused) that are equal at ``at``: each group of them varied together by a common
+    value, and built (``try_build`` returns a dict) another model than ``ref``, follows its
+    first field in ``order``."""
+    groups: dict[int, list[str]] = {}
+    for f in sorted(refused, key=order.index):
+        if type(at.get(f)) is int and at[f] > 1:
+            groups.setdefault(at[f], []).append(f)
+    out = []
+    for v, group in groups.items():
+        if len(group) > 1 and any(isinstance(b := try_build({**at, **dict.fromkeys(group, t)}),
+                                             dict) and b != ref for t in (2 * v, v + 1)):
+            out += [(f, group[0]) for f in group[1:]]
     return out
 
 

@@ -112,6 +112,7 @@ class Source:
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
         self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
+        self.equal: tuple[tuple[str, str], ...] = ()  # (follower, leader): prepare.equal_fields
         self._settled = False  # after the first build, no new repairs
         self.cls_name: str
         if builder is not None:
@@ -177,8 +178,10 @@ class Source:
     def config(self, overrides: Mapping[str, Any]):
         kwargs = {**self.base, **overrides}
         if self.builder is None and overrides:
-            kwargs = self._summed(kwargs)
+            kwargs = layers.follow_sums(kwargs, self._raw, self.sums)  # (see sums)
             kwargs = {**layers.pinned(self.lists, self.base, self._raw, overrides), **kwargs}
+        if self.equal and overrides and self.lists is not None:  # (self.lists reads _raw)
+            kwargs = prepare.follow_equal(kwargs, self._raw, self.equal)  # equal fields follow
         if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
             kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
@@ -188,11 +191,6 @@ class Source:
         cfg = AutoConfig.for_model(self.model_type, **prepare.in_vocabulary(kwargs, self._ids))
         layers.check(cfg, kwargs, self.lists)
         return cfg
-
-    def _summed(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """``kwargs`` with a layer count that is the sum of others (:meth:`sums`) following
-        them (:func:`paramcount.analyze.derive.layers.follow_sums`)."""
-        return layers.follow_sums(kwargs, self._raw, self.sums)
 
     @property
     def sums(self) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -52,6 +52,8 @@ class TorchOracle(Oracle):
 def derived_architecture(d: Derivation, src: Source):
     """The derived formula as an architecture whose reference builds ``src``'s model."""
     flags = set(d.flags)
+    if d.equal and hasattr(src, "equal"):  # the fields that follow a hyperparameter follow it
+        src.equal = tuple(d.equal.items())
 
     def reference(hp: Mapping[str, int]):
         over = {**d.explicit, **{k: (bool(v) if k in flags else v) for k, v in hp.items()

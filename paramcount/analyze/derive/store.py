@@ -42,7 +42,7 @@ def to_json(d: Derivation) -> dict[str, Any]:
                        "dims": [_poly(x) for x in t.dims]} for t in d.templates],
         "failures": [list(f) for f in d.failures], "builds": d.builds,
         "explicit": d.explicit, "counts": {k: list(v) for k, v in d.counts.items()},
-        "domain": [list(c) for c in d.domain], "untied": list(d.untied),
+        "domain": [list(c) for c in d.domain], "untied": list(d.untied), "equal": d.equal,
     }
 
 
@@ -59,6 +59,7 @@ def from_json(obj: Mapping[str, Any]) -> Derivation:
     d.counts = {k: (str(a), str(b), str(c)) for k, (a, b, c) in obj.get("counts", {}).items()}
     d.domain = [(str(a), str(b), str(c)) for a, b, c in obj.get("domain", [])]
     d.untied = [str(t) for t in obj.get("untied", [])]
+    d.equal = {str(a): str(b) for a, b in obj.get("equal", {}).items()}
     return d
 
 

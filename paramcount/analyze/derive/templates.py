@@ -349,4 +349,10 @@ def _fit(first: set[str], wider: list[str], d: Derivation, samples,
             break
         if f not in near and d.fields[f] == at_base:
             found = _fitted([*near, f], ints, samples, equal)
+    # last, its own fields with the flags alone: a weight two flags decide together (DeBERTa's
+    # legacy decoder, legacy·(1 − tie)), whose probes at tie = 1 saw tie only, and whose
+    # template's fields with every flag are more monomials than the builds determine
+    own = sorted(first | set(d.flags))
+    if found is None and d.flags and own != with_flags and len(own) <= 8:
+        found = _fitted(own, ints, samples, equal)
     return found

@@ -216,12 +216,14 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
     # fields the derivation could not vary: fixed at their values, where alone the formula is
     # exact (any other value is refused, in one line: "it is fixed to V there")
-    held = {}
-    for f in d.held:
-        try:
-            held[f] = symbols.declare(f, f"transformers config field {f}", zero_ok=True)
-        except ValueError:  # declared before with another kind: the first declaration holds
-            held[f] = symbols.info(f).symbol
+    held = {f: _declare(f) for f in d.held}
+    # a field the model insists equals a hyperparameter: that hyperparameter, unless given
+    # (another value is refused, as the builds with them unequal were)
+    same = {}
+    for f, to in d.equal.items():
+        same[f] = _declare(f)
+        cons.append(Relation(same[f], "==", syms[to], reason="a build with them unequal is "
+                                                             "refused"))
     return Architecture(
         id=arch_id or f"{d.model_type}_derived", title=f"{d.cls} (derived)",
         source=f"derived from transformers {d.versions.get('transformers', '?')} builds of "
@@ -229,6 +231,15 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
         formula=formula, required=(), reference=reference,
         counting="every parameter the transformers class builds (tied weights once); "
                  "persistent buffers and frozen parameters apart",
-        optional={syms[k]: v for k, v in d.fields.items()}, constraints=tuple(cons),
+        optional={**{syms[k]: v for k, v in d.fields.items()},
+                  **{same[k]: syms[to] for k, to in d.equal.items()}}, constraints=tuple(cons),
         fixed={held[k]: sympy.Integer(v) for k, v in d.held.items()},
         family="derived", frameworks=("transformers",))
+
+
+def _declare(f: str) -> sympy.Symbol:
+    """A config field's symbol beside the hyperparameters (one held, one following another)."""
+    try:
+        return symbols.declare(f, f"transformers config field {f}", zero_ok=True)
+    except ValueError:  # declared before with another kind: the first declaration holds
+        return symbols.info(f).symbol
