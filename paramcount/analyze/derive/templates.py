@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.claims import check_orders
+from paramcount.analyze.derive.claims import check_orders, gaps
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
 
@@ -190,6 +190,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         else:
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     check_orders(run, d, samples, values)  # each order stated only where builds need it
+    gaps(run, d, refused, values)  # and an order a refusal needs wider, with its gap
     return set()
 
 
