@@ -199,3 +199,58 @@ def test_a_stack_of_two_layer_classes_folds_its_indices():
     assert built["layers.*.norm.weight"].count == 4
     assert built["layers.*.cross.weight"].count == 2
     assert {"ffn.0.weight", "ffn.2.weight"} <= built.keys()
+
+
+# --- a tail, end to end: Gemma 4's keys in miniature ------------------------------------------
+
+
+def _shared(cfg):
+    """The last ``shared_layers`` reuse the keys of the layers before them (no key weight);
+    a full-attention layer before them has a wider, global key too."""
+    from torch import nn
+
+    h, n, s, kinds = cfg["hidden"], cfg["layers"], cfg["shared_layers"], cfg["layer_types"]
+    if len(kinds) != n:
+        raise ValueError(f"layer_types has {len(kinds)} entries for {n} layers")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.q = nn.Linear(h, h, bias=False)
+            if i < n - s:
+                self.k = nn.Linear(h, h, bias=False)
+                if kinds[i] == "full":
+                    self.global_k = nn.Linear(h, 2 * h, bias=False)
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(i) for i in range(n))
+
+    return Stack()
+
+
+SHARED = {"hidden": 8, "layers": 6, "shared_layers": 2,
+          "layer_types": ["sliding", "sliding", "full"] * 2}
+
+
+@torch_side
+def test_a_weight_before_a_tail_is_counted_by_the_kinds_before_it():
+    src, d = derive_tiny(_shared, SHARED, "shared")
+    assert not d.failures, d.failures
+    assert d.fields == {"hidden": 8, "layers": 6, "shared_layers": 2, "n_layer_types_full": 1}
+    assert d.counts["n_layer_types_full"] == ("layer_types[:layers - shared_layers]", "layers",
+                                              "full")
+    rng = random.Random(7)
+    for _ in range(6):
+        n = rng.randint(1, 40)
+        s = rng.randint(0, n)
+        p = {"hidden": rng.randint(1, 60), "layers": n, "shared_layers": s,
+             "n_layer_types_full": rng.randint(0, n - s)}
+        h = p["hidden"]
+        assert d.count(p)["trainable"] == n * h * h + (n - s) * h * h \
+            + p["n_layer_types_full"] * 2 * h * h
+    from paramcount.analyze.derive.proof import prove_derivation
+
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
