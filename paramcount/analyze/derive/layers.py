@@ -15,6 +15,10 @@ hyperparameter of its own and the last kind's is the remainder:
 - a list of layer indices named ``…layers`` or ``…layer_ids``, below a layer count:
   ``n_<list>``, how many of them are below it (``n_cross_attention_layers``).
 
+A list beside a layer count naming the stack's last layers (a *tail*: Gemma's
+num_kv_shared_layers, whose layers reuse the keys and values of those before them) counts its
+kinds before the tail and within it apart (:attr:`Spec.tail_names`, :func:`with_tail`).
+
 Lists named otherwise stay the config's (Reformer's ``attn_layers`` is what its layer count is
 read from; GPT-Neo's ``attention_layers`` is made from ``attention_types``).
 
