@@ -314,3 +314,51 @@ def test_stablelm_states_no_order_of_its_layers_and_heads():
     constraints, domain = on_torch(_stablelm_constraints)
     assert not [c for c in constraints + domain if c[0] == "<="], (constraints, domain)
     assert ("divides", "hidden_size", "num_attention_heads") in constraints
+
+
+# --- a gap an order's refusals need (Gemma 3n's shared keys and values, in miniature) --------
+
+
+def _kv_refusal(p) -> str | None:
+    """Every third layer attends fully; the last ``shared`` reuse the keys and values of the
+    layers before them, which must have every layer type the stack has (Gemma 3n's config)."""
+    kinds = ["full" if (i + 1) % 3 == 0 else "sliding" for i in range(p["layers"])]
+    if p["shared"] and set(kinds[:p["layers"] - p["shared"]]) != set(kinds):
+        return "ValueError: the set of layer types producing a cache is different"
+    return None
+
+
+def test_an_order_whose_refusals_need_a_gap_states_the_gap_as_the_domain():
+    from paramcount.analyze.derive.claims import gaps
+    from paramcount.analyze.derive.core import Derivation
+
+    class Run:
+        builds = 0
+
+        def try_build(self, over):
+            self.builds += 1
+            return _kv_refusal(over) or {}
+
+    d = Derivation("kv", "KV", {}, {"hidden": 8, "layers": 12, "shared": 4}, (), ())
+    d.domain = [("<=", "shared", "layers")]
+    refused = [({"hidden": 8, "layers": 4, "shared": 3}, "refused"),  # g = 3: 1 unshared of 4
+               ({"hidden": 8, "layers": 2, "shared": 2}, "refused")]  # g = 1: 2 sliding
+    gaps(Run(), d, refused, {})
+    assert d.domain == [("<=", "shared+3", "layers")] and d.constraints == []
+    # a refusal no gap cures (a divisibility) leaves the order as it was
+    d = Derivation("kv", "KV", {}, {"hidden": 8, "layers": 12, "shared": 4}, (), ())
+    d.constraints = [("<=", "shared", "layers")]
+
+    class Divides(Run):
+        def try_build(self, over):
+            return "ValueError: 3 divides hidden" if over["hidden"] % 3 else {}
+
+    gaps(Divides(), d, [({"hidden": 8, "layers": 5, "shared": 4}, "refused")], {})
+    assert d.constraints == [("<=", "shared", "layers")] and d.domain == []
+
+
+def test_a_gap_is_a_sum_the_architecture_and_its_proof_space_take():
+    from paramcount.analyze.derive.claims import _holds
+
+    assert _holds(("<=", "shared+3", "layers"), {"shared": 2, "layers": 5}, {})
+    assert not _holds(("<=", "shared+3", "layers"), {"shared": 3, "layers": 5}, {})

@@ -57,6 +57,15 @@ def test_fit_finds_a_square():
     assert fit.poly_text(poly) in ("buckets + seg^2", "seg^2 + buckets")
 
 
+def test_fit_prefers_a_square_to_a_period_the_samples_cannot_tell_apart():
+    # Gemma 3n's AltUp prediction_coefs, altup_num_inputs² rows, seen at 1 to 4 inputs only
+    # (a layer count drawn below two others): a period of 3 interpolates four values with four
+    # terms as exactly as the square does with one; the simpler is kept (its proof then holds)
+    samples = [({"a": a, "h": h}, a * a) for a, h in
+               ((1, 8), (2, 16), (3, 8), (4, 32), (2, 8), (4, 16), (1, 32), (3, 64))]
+    assert fit.fit(["a"], ["a", "h"], samples) == ((1, (("pow", "a", "2"),)),)
+
+
 def test_fit_finds_half_a_product():
     # Zaya's v_proj_current: (num_key_value_heads·head_dim) // 2, odd products included
     rng = random.Random(8)

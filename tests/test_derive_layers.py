@@ -32,6 +32,40 @@ def test_lists_found_with_their_layer_count_and_the_most_common_kind_as_remainde
         "n_mlp_layer_types_dense": 3, "n_layer_types_full": 3, "n_cross_attention_layers": 2}
 
 
+# a tail: the last ``shared_layers`` reuse the keys of those before them (Gemma's
+# num_kv_shared_layers), so a full-attention key norm is on the full layers before the tail
+TAILED = layers.Spec("layer_types", "L", ("full", "sliding"), tail="shared_layers")
+
+
+def test_a_tail_takes_a_lists_counts_apart_before_it_and_within_it():
+    within = "n_layer_types_sliding_in_shared_layers"
+    assert TAILED.names == ("n_layer_types_full", within)
+    w = layers.write({"L": 10, "shared_layers": 4, "n_layer_types_full": 2, within: 2},
+                     [TAILED], {})
+    assert w["layer_types"][:6].count("full") == 2 and w["layer_types"][6:].count("sliding") == 2
+    assert w["layer_types"][-1] == "full"  # the tail's remainder ends the stack
+    assert layers.read(w, [TAILED]) == {"n_layer_types_full": 2, within: 2}
+    # no tail: every layer before it, the tail's counts cut to none
+    w = layers.write({"L": 5, "shared_layers": 0, "n_layer_types_full": 2, within: 3},
+                     [TAILED], {})
+    assert layers.read(w, [TAILED]) == {"n_layer_types_full": 2, within: 0}
+    assert TAILED.counted()[within] == ("layer_types[L - shared_layers:]", "L", "sliding")
+
+
+def test_a_tail_is_the_layer_count_one_more_of_which_changes_the_layer_it_adds():
+    def weights(over):  # the last shared_layers have no key; layers from first_layers a bias
+        shared, first = over.get("shared_layers", 2), over.get("first_layers", 1)
+        return [(f"layers.{i}.{w}.weight", (4,)) for i in range(8)
+                for w in ("q", *(("k",) if i < 8 - shared else ()),
+                          *(("b",) if i >= first else ()))]
+
+    spec = layers.Spec("layer_types", "L", ("full", "sliding"))
+    raw = {"L": 8, "shared_layers": 2, "first_layers": 1, "layer_types": ["sliding", "full"] * 4}
+    assert layers.with_tail(spec, raw, weights) == TAILED
+    # a count one more of which changes another layer (the first layers') is no tail
+    assert layers.with_tail(spec, {**raw, "shared_layers": 7}, weights) == spec
+
+
 def test_an_index_list_counts_only_the_layers_there_are():
     spec = layers.Spec("cross", "L")
     assert layers.read({"L": 4, "cross": [1, 3, 8, 38]}, [spec]) == {"n_cross": 2}
@@ -187,3 +221,58 @@ def test_a_list_the_file_pins_follows_the_layer_count_where_its_kinds_change_no_
         cfg = src.config({"num_hidden_layers": n})
         assert len(cfg.layer_types) == n
         assert cfg.layer_types.count("full_attention") == min(2, n)
+
+
+# --- a tail, end to end: Gemma 4's keys in miniature ------------------------------------------
+
+
+def _shared(cfg):
+    """The last ``shared_layers`` reuse the keys of the layers before them (no key weight);
+    a full-attention layer before them has a wider, global key too."""
+    from torch import nn
+
+    h, n, s, kinds = cfg["hidden"], cfg["layers"], cfg["shared_layers"], cfg["layer_types"]
+    if len(kinds) != n:
+        raise ValueError(f"layer_types has {len(kinds)} entries for {n} layers")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.q = nn.Linear(h, h, bias=False)
+            if i < n - s:
+                self.k = nn.Linear(h, h, bias=False)
+                if kinds[i] == "full":
+                    self.global_k = nn.Linear(h, 2 * h, bias=False)
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(i) for i in range(n))
+
+    return Stack()
+
+
+SHARED = {"hidden": 8, "layers": 6, "shared_layers": 2,
+          "layer_types": ["sliding", "sliding", "full"] * 2}
+
+
+@torch_side
+def test_a_weight_before_a_tail_is_counted_by_the_kinds_before_it():
+    src, d = derive_tiny(_shared, SHARED, "shared")
+    assert not d.failures, d.failures
+    assert d.fields == {"hidden": 8, "layers": 6, "shared_layers": 2, "n_layer_types_full": 1}
+    assert d.counts["n_layer_types_full"] == ("layer_types[:layers - shared_layers]", "layers",
+                                              "full")
+    rng = random.Random(7)
+    for _ in range(6):
+        n = rng.randint(1, 40)
+        s = rng.randint(0, n)
+        p = {"hidden": rng.randint(1, 60), "layers": n, "shared_layers": s,
+             "n_layer_types_full": rng.randint(0, n - s)}
+        h = p["hidden"]
+        assert d.count(p)["trainable"] == n * h * h + (n - s) * h * h \
+            + p["n_layer_types_full"] * 2 * h * h
+    from paramcount.analyze.derive.proof import prove_derivation
+
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases

@@ -12,6 +12,12 @@ other relation kept) from a few of the accepted builds, and built:
 - they build, and one counts otherwise (or no build breaks it alone): the formula's *domain* (DeepSeek's
   ``first_k_dense_replace <= num_hidden_layers``: above, every layer is dense, no polynomial of
   the two), said as where the formula was derived, not as what a build requires.
+
+An order ``a <= b`` whose refused builds a wider gap between the two accepts (:func:`gaps`) is
+stated with that gap, ``a + g <= b``, as the formula's domain: Gemma 3n's last
+num_kv_shared_layers layers reuse the keys and values of the layers before them, and the config
+refuses a stack whose unshared layers lack a layer type the shared ones have (its first full
+attention layer is the fifth: g = 5 where there are five layers or more, less below).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "total"]
+__all__ = ["check_orders", "gaps", "total"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -127,3 +133,45 @@ def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) ->
     d.constraints = [c for c in d.constraints if c[0] != "<=" or c in keep] \
         + [c for c in keep if c not in d.constraints]  # (in the order they were found)
     d.domain = domain
+
+
+GAP_TRIES = 4  # refused builds a gap is looked for from
+
+
+def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
+    """Each order ``a <= b`` of two fields (a constraint or the domain) with refused samples
+    that a gap g between them explains: raising b to a + g and lowering a to b − g both
+    build, g the least that does, at most the base's gap. The largest such g of up to
+    :data:`GAP_TRIES` samples replaces the order, ``a + g <= b``, as the formula's domain (not a
+    constraint: builds below the gap are accepted elsewhere, a stack too short for the pattern
+    a refusal names). A refusal neither move cures (a divisibility) explains no gap."""
+    if d.failures or not refused:
+        return
+    flags = set(d.flags)
+
+    def builds(q) -> bool:
+        return not isinstance(run.try_build(
+            {**values, **{k: (bool(v) if k in flags else v) for k, v in q.items()}}), str)
+
+    for c in [c for c in [*d.constraints, *d.domain] if c[0] == "<="]:
+        _, a, b = c
+        if a not in d.fields or b not in d.fields or a in flags or b in flags:
+            continue
+        widest = d.fields[b] - d.fields[a]
+        need = 0
+        for p, _ in [r for r in refused if a in r[0] and b in r[0]
+                     and 0 <= r[0][b] - r[0][a] < widest][:GAP_TRIES]:
+            lo = p[b] - p[a]
+            for g in range(lo + 1, widest + 1):
+                if p[b] - g < 0:
+                    break
+                if builds({**p, b: p[a] + g}) and builds({**p, a: p[b] - g}):
+                    need = max(need, g)
+                    break
+                if g == lo + 1 and not builds({**p, b: p[a] + widest}):
+                    break  # no gap cures it: another refusal
+        if need > 1:
+            gap = ("<=", f"{a}+{need}", b)
+            d.constraints = [x for x in d.constraints if x != c]
+            d.domain = [gap if x == c else x for x in d.domain] + ([] if c in d.domain
+                                                                    else [gap])

@@ -267,8 +267,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
-    for n in set(counted) - dep_fields():  # a count that changes no weight: the config's own
-        explicit.pop(n, None)  # list then (or 0 beside one that does, never taking its layers)
+    # a tail's count no probe could vary (none where the base has no tail: Gemma 4's) is held
+    held = {n for s in getattr(src, "lists", ()) for n in s.tail_names if n in unvaried}
+    for n in set(counted) - dep_fields() - held:  # a count that changes no weight: the config's
+        explicit.pop(n, None)  # own list then (or 0 beside one that does, never its layers)
     for k, v in sorted(full.items()):  # GPT-2's n_inner: 4·n_embd unless given
         if v is None and init is not None and k in init and not k.endswith("token_id") \
                 and k not in _GENERIC:
@@ -285,8 +287,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # (BailingHybrid's o_proj, Dots 3's k_rope_only_layernorm): the base observed again
     if set(getattr(src, "split", ())) - split:
         base = run.build({})
-    d.counts = {n: (s.field, s.length, s.kinds[i] if s.kinds else "")
-                for s in getattr(src, "lists", ()) for i, n in enumerate(s.names)
+    d.counts = {n: c for s in getattr(src, "lists", ()) for n, c in s.counted().items()
                 if n in d.fields}
     new = fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
     if new:  # fields only a template the base lacks reads (Llama 4's intermediate_size_mlp)

@@ -216,7 +216,7 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         for k in range(2, 9):
             found = _try([*fields, ("floor", a, str(k))], samples)
             if found is not None:
-                return found
+                return _simplest(found, fields, divisible, samples)
     for a in divisible:  # a square (CPM-Ant's segment_types², Fuyu's patch_size²·channels)
         found = _try([*fields, ("pow", a, "2")], samples)
         if found is not None:
@@ -255,6 +255,19 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             return found
     found = _periodic(fields, divisible, samples)
     return found if found is not None else _rounded(fields, divisible, samples)
+
+
+def _simplest(found: Poly, fields: list[str], divisible: list[str],
+              samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly:
+    """A period's fit, or a square's where one fits with fewer terms: a field seen at few
+    values (Gemma 3n's altup_num_inputs, 1 to 4) is interpolated by a period with as many
+    terms as values (4·a·⌊a/3⌋ + 3·a − 10·⌊a/3⌋ − 2), as exactly as by its square (a²);
+    the samples cannot tell them apart, and the simpler is the one a proof then holds."""
+    for a in divisible:
+        square = _try([*fields, ("pow", a, "2")], samples)
+        if square is not None and len(square) < len(found):
+            found = square
+    return found
 
 
 SHIFTS = 3  # constant offsets k of a period tried in ⌈(a − k) / b⌉

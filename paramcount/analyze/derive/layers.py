@@ -15,6 +15,10 @@ hyperparameter of its own and the last kind's is the remainder:
 - a list of layer indices named ``…layers`` or ``…layer_ids``, below a layer count:
   ``n_<list>``, how many of them are below it (``n_cross_attention_layers``).
 
+A list beside a layer count naming the stack's last layers (a *tail*: Gemma's
+num_kv_shared_layers, whose layers reuse the keys and values of those before them) counts its
+kinds before the tail and within it apart (:attr:`Spec.tail_names`, :func:`with_tail`).
+
 Lists named otherwise stay the config's (Reformer's ``attn_layers`` is what its layer count is
 read from; GPT-Neo's ``attention_layers`` is made from ``attention_types``).
 
@@ -37,7 +41,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Spec", "check", "find", "layer_counts", "names", "pinned", "read", "write"]
+__all__ = ["Spec", "check", "find", "layer_counts", "names", "pinned", "read", "with_tail",
+           "write"]
 
 
 @dataclass(frozen=True)
@@ -48,12 +53,43 @@ class Spec:
     field: str
     length: str
     kinds: tuple[str, ...] = ()
+    tail: str = ""  # a layer count naming the stack's last layers (see :attr:`tail_names`)
 
     @property
     def names(self) -> tuple[str, ...]:
         if not self.kinds:
             return (f"n_{self.field}",)
-        return tuple(f"n_{self.field}_{_ident(k)}" for k in self.kinds[:-1])
+        return tuple(f"n_{self.field}_{_ident(k)}" for k in self.kinds[:-1]) + self.tail_names
+
+    def counted(self) -> dict[str, tuple[str, str, str]]:
+        """Each count's (list, as its part read: ``layer_types[:num_hidden_layers -
+        num_kv_shared_layers]`` with a tail; its layer count; its kind, "" for an index list)."""
+        if not self.kinds:
+            return {self.names[0]: (self.field, self.length, "")}
+        cut = f"{self.length} - {self.tail}"
+        head = f"{self.field}[:{cut}]" if self.tail else self.field
+        return {**{n: (head, self.length, k) for n, k in zip(self.head_names, self.kinds,
+                                                             strict=False)},
+                **{n: (f"{self.field}[{cut}:]", self.length, k)
+                   for n, k in zip(self.tail_names, self.kinds[1:], strict=False)}}
+
+    @property
+    def head_names(self) -> tuple[str, ...]:
+        """The counts of the layers before the tail (all of them without one)."""
+        return self.names[:len(self.kinds) - 1] if self.kinds else self.names
+
+    @property
+    def tail_names(self) -> tuple[str, ...]:
+        """With a ``tail`` (Gemma's num_kv_shared_layers: the last layers reuse the keys and
+        values of those before them, and have no key weights), a weight of one kind only
+        before the tail is counted by how many layers of that kind lie before it, no function
+        of the kinds' counts in the whole stack: the counts are taken apart, those before the
+        tail (``names``' first) and those within it, ``n_<list>_<kind>_in_<tail>`` for every
+        kind but the first counted, the tail's remainder (it ends the stack, as the last
+        layer the first counted kind's does: Gemma 4's full attention)."""
+        if not (self.kinds and self.tail):
+            return ()
+        return tuple(f"n_{self.field}_{_ident(k)}_in_{self.tail}" for k in self.kinds[1:])
 
 
 def _ident(kind: str) -> str:
@@ -105,6 +141,38 @@ def find(values: Mapping[str, Any]) -> tuple[Spec, ...]:
     return tuple(out)
 
 
+def with_tail(spec: Spec, raw: Mapping[str, Any], weights) -> Spec:
+    """``spec`` with its tail (:attr:`Spec.tail_names`): a layer count k of the base below its
+    layers L, one more of which changes the weights of exactly layer L − k − 1, the layer it
+    adds to the stack's last ones (Gemma's num_kv_shared_layers: that layer's key weights
+    go), as ``weights(overrides)`` gives a build's (name, shape) pairs; else ``spec``."""
+    n = raw.get(spec.length)
+    if not spec.kinds or spec.tail or type(n) is not int:
+        return spec
+    for f in sorted(raw):  # (0 too: Gemma 4's base shares no layer)
+        k = raw[f]
+        if type(k) is not int or "layer" not in f or f.endswith("_index") \
+                or f == spec.length or f in spec.names or not 0 <= k < n - 1:
+            continue
+        try:
+            a, b = _by_layer(weights({f: k})), _by_layer(weights({f: k + 1}))
+        except Exception:  # the config or the model refuses one more: no tail seen
+            continue
+        if {i for i in a.keys() | b.keys() if a.get(i) != b.get(i)} == {n - k - 1}:
+            return Spec(spec.field, spec.length, spec.kinds, f)
+    return spec
+
+
+def _by_layer(named) -> dict[int, frozenset]:
+    """(name, shape) pairs by the first index in the name (a layer's), the index folded."""
+    out: dict[int, set] = {}
+    for name, shape in named:
+        m = re.search(r"(?<=\.)\d+(?=\.)", name)
+        if m:
+            out.setdefault(int(m.group()), set()).add((name[m.end():], tuple(shape)))
+    return {i: frozenset(v) for i, v in out.items()}
+
+
 def read(values: Mapping[str, Any], specs) -> dict[str, int]:
     """Each count of ``specs`` in a config's values (a list the config lacks: none)."""
     out: dict[str, int] = {}
@@ -115,9 +183,17 @@ def read(values: Mapping[str, Any], specs) -> dict[str, int]:
         if not s.kinds:
             out[s.names[0]] = len({x for x in v if type(x) is int and 0 <= x < n})
             continue
-        tally = Counter(v[:n])
-        out.update({name: tally[k] for name, k in zip(s.names, s.kinds, strict=False)})
+        t = _tail_of(s, values, n)
+        head, tail = Counter(v[:n - t]), Counter(v[n - t:n])
+        out.update({name: head[k] for name, k in zip(s.head_names, s.kinds, strict=False)})
+        out.update({name: tail[k] for name, k in zip(s.tail_names, s.kinds[1:], strict=False)})
     return out
+
+
+def _tail_of(s: Spec, values: Mapping[str, Any], layers: int) -> int:
+    """How many of the ``layers`` the spec's tail names (0 without one), within them."""
+    t = values.get(s.tail) if s.tail else 0
+    return min(max(t, 0), layers) if type(t) is int else 0
 
 
 def _spread(n: int, free: list[int]) -> list[int]:
@@ -146,22 +222,20 @@ def write(kwargs: Mapping[str, Any], specs, fallback: Mapping[str, Any]) -> dict
         if any(c < 0 for c in counts.values()):
             raise ValueError(f"{s.field}: a count below 0 ({counts})")
         left = layers  # counts beyond the layers are cut to them: a count no weight reads
-        for n in s.names:  # keeps its base value as the layers vary (the counts that change a
-            counts[n] = min(counts[n], left)  # weight are at most the layers, constraints)
-            left -= counts[n]
+        for n in s.head_names:  # keeps its base value as the layers vary (the counts that
+            counts[n] = min(counts[n], left)  # change a weight are at most the layers,
+            left -= counts[n]  # constraints; a tail's cut to its segment, below)
         if not s.kinds:  # the first layers where the base's are (Flint's mlp_only_layers [0, 1])
             n = counts[s.names[0]]
             out[s.field] = list(range(n)) if _prefix(fallback.get(s.field)) else \
                 _spread(n, list(range(layers)))
             continue
-        listed = [s.kinds[-1]] * layers
-        free = list(range(layers))
-        for name, kind in zip(s.names, s.kinds, strict=False):
-            at = _spread(counts[name], free)
-            for i in at:
-                listed[i] = kind
-            taken = set(at)
-            free = [i for i in free if i not in taken]
+        t = _tail_of(s, {**fallback, **out}, layers)
+        listed = [s.kinds[-1]] * (layers - t) + [s.kinds[0]] * t
+        _fill(listed, list(range(layers - t)), s.head_names, s.kinds, counts)
+        # within the tail from its first layer, its last the remainder's while one is left
+        _fill(listed, list(range(layers - 1, layers - t - 1, -1)), s.tail_names, s.kinds[1:],
+              counts)
         out[s.field] = listed
     return out
 
@@ -175,6 +249,18 @@ def pinned(specs, given: Mapping[str, Any], raw: Mapping[str, Any],
     as long as its layers (Exaone 4's)."""
     return {n: v for s in specs if s.field in given and s.length in overrides
             and not set(s.names) & overrides.keys() for n, v in read(raw, [s]).items()}
+
+
+def _fill(listed: list, free: list[int], names, kinds, counts: dict[str, int]) -> None:
+    """Each name's count of its kind written at ``free`` positions (each count cut to those
+    the ones before it leave), spread evenly, the last free position the first's."""
+    for name, kind in zip(names, kinds, strict=False):
+        counts[name] = min(counts[name], len(free))
+        at = _spread(counts[name], free)
+        for i in at:
+            listed[i] = kind
+        taken = set(at)
+        free = [i for i in free if i not in taken]
 
 
 def check(cfg, written: Mapping[str, Any], specs) -> None:

@@ -224,14 +224,14 @@ class Source:
             self._sums = tuple(found)
         return self._sums
 
-    def _meta(self, cfg) -> None:
+    def _meta(self, cfg):
         """Build the class at ``cfg`` on the meta device (no repairs): a refusal raises."""
         import torch
 
         from reference_models.hf import legacy_constructors_on_default_device
 
         with torch.device("meta"), legacy_constructors_on_default_device():
-            self._cls(cfg)
+            return self.builder(cfg) if self.builder is not None else self._cls(cfg)
 
     @property
     def lists(self) -> tuple[layers.Spec, ...]:
@@ -252,7 +252,10 @@ class Source:
                     self.config(at)
                     self.config({**at, spec.length: self._raw[spec.length] + 1})
                     ok.append(spec)
-            self._lists = tuple(ok)
+            self._lists = tuple(ok)  # (a build reading the stack's last layers: a tail)
+            self._lists = tuple(layers.with_tail(s, self._raw, lambda o: [
+                (n, t.shape) for n, t in self._meta(self.config(o)).state_dict().items()])
+                for s in ok)
         return self._lists
 
     def values(self, cfg) -> dict[str, Any]:

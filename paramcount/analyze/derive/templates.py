@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.claims import check_orders
+from paramcount.analyze.derive.claims import check_orders, gaps
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
 
@@ -88,11 +88,15 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
                 m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
-    for s in lists:  # each kind's count at most what the layers before it leave
-        left = point.get(s.length, d.fields.get(s.length, d.explicit.get(s.length, 0)))
-        for n in (n for n in s.names if n in counted):
-            point[n] = rng.randint(min(1, left), left) if left > 0 else 0
-            left -= point[n]
+    def at(f):
+        return point.get(f, d.fields.get(f, d.explicit.get(f, 0)))
+
+    for s in lists:  # each kind's count at most what the layers before it leave (a tail's:
+        tail = min(at(s.tail), at(s.length)) if s.tail else 0  # those before it, those within)
+        for names, left in ((s.head_names, at(s.length) - tail), (s.tail_names, tail)):
+            for n in (n for n in names if n in counted):
+                point[n] = rng.randint(min(1, left), left) if left > 0 else 0
+                left -= point[n]
     for f in d.flags:
         point[f] = rng.randint(0, 1)
     return point
@@ -130,8 +134,8 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
     # a list's count at most its layers, in the base config's order among the layer counts
     # (a ≤ L and b ≤ L are two cones, no one substitution: the proof covers the base's side);
     # a list counting several kinds, their sum (the remainder's count is the rest)
-    one = [n for s in lists if len(c := [n for n in s.names if n in d.fields]) == 1 for n in c
-           if all(n in p for p, _ in samples)]
+    one = [n for s in lists if not s.tail and len(c := [n for n in s.names if n in d.fields])
+           == 1 for n in c if all(n in p for p, _ in samples)]
     chain = sorted([*order, *one], key=lambda f: (d.fields[f], f))
     constraints(run, d, samples, refused, chain, values)
     for s in lists:  # one equal to the next at the base: at most it too
@@ -139,7 +143,9 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             if not any(c[0] == "<=" and c[1] == n for c in d.constraints):
                 d.constraints.append(("<=", n, next(iter(chain[chain.index(n) + 1:]), s.length)))
     for s in lists:
-        if len(c := [n for n in s.names if n in d.fields]) > 1:
+        if s.tail:  # those before the tail with it at most the layers; those within, it
+            _tail_orders(d, s)
+        elif len(c := [n for n in s.names if n in d.fields]) > 1:
             d.constraints.append(("<=", "+".join(c), s.length))
     base_point = dict(d.fields)
     templates = sorted(set().union(*(b.keys() for _, b in samples)) | base.keys())
@@ -190,7 +196,23 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         else:
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     check_orders(run, d, samples, values)  # each order stated only where builds need it
+    gaps(run, d, refused, values)  # and an order a refusal needs wider, with its gap
     return set()
+
+
+def _tail_orders(d: Derivation, s) -> None:
+    """A list with a tail (:attr:`paramcount.analyze.derive.layers.Spec.tail_names`): the counts
+    before the tail and the tail at most the layers, in place of the orders of each below the
+    layers (which it implies, and which would leave the layers no single field to write the
+    sum's as), and the counts within the tail at most it."""
+    head = [n for n in s.head_names if n in d.fields]
+    within = [n for n in s.tail_names if n in d.fields]
+    if head:
+        d.constraints[:] = [c for c in d.constraints if c[0] != "<=" or c[2] != s.length
+                            or c[1] not in (s.tail, *head)]
+        d.constraints.append(("<=", "+".join([*head, s.tail]), s.length))
+    if within:
+        d.constraints.append(("<=", "+".join(within), s.tail))
 
 
 def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None:
