@@ -202,3 +202,44 @@ def test_the_exact_solve_gives_the_integer_solution_or_none():
     assert fit._solve([[1, 1], [1, 1]], [1, 2]) is None  # inconsistent
     assert fit._solve([[1, 1], [2, 2]], [3, 6]) == [3, 0]  # a free column at zero
     assert fit._solve([[1, 2], [3, 4]], [-(2**40) + 1, -3 * 2**40 + 5]) == [-(2**40) + 3, -1]
+
+
+def test_a_floor_of_two_fields_never_above_one_is_told_from_an_equality():
+    # every point has a ≤ b, so a // b is [a = b]: a build at a = 2·b tells them apart
+    from paramcount.analyze.derive.templates import _undecided
+
+    poly = ((1, ()), (-1, (("floor", "emb", "hidden"),)))
+    points = [{"emb": e, "hidden": h} for e, h in ((32, 96), (48, 48), (8, 64))]
+    assert _undecided(poly, points, set()) == ("emb", "hidden")
+    assert _undecided(poly, points, {("emb", "hidden")}) is None
+    assert _undecided(poly, [*points, {"emb": 100, "hidden": 48}], set()) is None
+
+
+def _entity(cfg):
+    from torch import nn
+
+    if cfg["hidden"] % cfg["heads"]:
+        raise ValueError("hidden must be a multiple of heads")
+
+    class Entity(nn.Module):  # LUKE's entity embeddings: projected where emb ≠ hidden
+        def __init__(self):
+            super().__init__()
+            self.table = nn.Embedding(cfg["entities"], cfg["emb"])
+            if cfg["emb"] != cfg["hidden"]:
+                self.dense = nn.Linear(cfg["emb"], cfg["hidden"], bias=False)
+            self.out = nn.Linear(cfg["hidden"], cfg["hidden"])
+
+    return Entity()
+
+
+@torch_side
+def test_a_part_absent_where_two_widths_are_equal_is_no_floor():
+    # the base's emb divides its hidden, and the random builds kept that: every one had
+    # emb ≤ hidden, where 1 − ⌊emb / hidden⌋ fits as well as 1 − [emb = hidden]
+    _, d = derive_tiny(_entity, {"hidden": 96, "heads": 12, "emb": 32, "entities": 40},
+                       "tiny_entity")
+    assert not d.failures, d.failures
+    for emb, hidden in ((32, 96), (96, 96), (200, 96), (97, 96), (12, 24)):
+        p = {**d.fields, "emb": emb, "hidden": hidden}
+        want = 40 * emb + emb * hidden * (emb != hidden) + hidden * hidden + hidden
+        assert d.count(p)["trainable"] == want, (emb, hidden)

@@ -208,6 +208,15 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, "0")], samples)
             if found is not None:
                 return found
+    # a part absent where two fields are equal, and only there (LUKE's entity projection where
+    # entity_emb_size = hidden_size), before the floors: where every sample had a ≤ b (the
+    # base's a divided b), 1 − ⌊a / b⌋ fits as well, and one absent build, a's value there
+    zeros = [p for p, y in samples if y == 0]
+    for a, b in itertools.combinations(divisible, 2):
+        if zeros and all(p[a] == p[b] for p in zeros):
+            found = _try([*fields, ("eq", a, b)], samples)
+            if found is not None:
+                return found
     for a, b in itertools.permutations(divisible, 2):
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
