@@ -180,13 +180,18 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         for i in range(ranks.pop()):
             e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present],
                      module.get(_module(t), set()))
+            drawn = [p for p, _ in present if p is not base_point]  # the random builds
             if e is None:
+                if (t, "") not in tried and _off_multiples(run, d, t, allf, drawn, samples,
+                                                           values):
+                    tried.add((t, ""))
+                    pending.insert(0, t)  # fitted again with builds off the multiples
+                    break
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
                                       + ", ".join(allf) + ")"
                                       + _floats_read(run, d, t, i, present, values)))
                 break
             odd = _undecided(e, [p for p, _ in present], tried)
-            drawn = [p for p, _ in present if p is not base_point]  # the random builds
             if odd and _settle(run, d, t, odd, drawn, samples, values):
                 tried.add(odd)
                 pending.insert(0, t)  # fitted again with a build that tells them apart
@@ -217,9 +222,9 @@ def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, str] | None
 
 
 def _settle(run: Run, d: Derivation, t: str, odd: tuple[str, str], drawn: list, samples,
-            values: Mapping[str, Any]) -> bool:
+            values: Mapping[str, Any], n: int = 6) -> bool:
     """Add to ``samples`` builds that tell :func:`_undecided`'s floor apart, from random builds
-    (``drawn``, up to six: one alone may meet the other fields at values that fit by chance)
+    (``drawn``, up to ``n``: one alone may meet the other fields at values that fit by chance)
     that have template ``t`` (any, for a count: ``t`` ""); whether any built. By a constant:
     the field one above, so off the multiples it met; a field ``field`` must divide (a
     recorded constraint) moves with it, a multiple of the new value: Zaya's kv heads + 1
@@ -228,7 +233,7 @@ def _settle(run: Run, d: Derivation, t: str, odd: tuple[str, str], drawn: list, 
     field, by = odd
     flags = set(d.flags)
     added = 0
-    for p in drawn[:6]:
+    for p in drawn[:n]:
         if not by.isdigit():
             point = {**p, field: 2 * p[by]}
         else:
@@ -241,6 +246,20 @@ def _settle(run: Run, d: Derivation, t: str, odd: tuple[str, str], drawn: list, 
             samples.append((point, b))
             added += 1
     return added > 0
+
+
+def _off_multiples(run: Run, d: Derivation, t: str, fields: list[str], drawn: list, samples,
+                   values: Mapping[str, Any]) -> bool:
+    """Builds that tell a floor from its field, where the random builds rarely could: each of
+    ``fields`` that divides another at the base one above (:func:`_settle`) at up to twelve
+    random builds. Two-thirds of them keep the base's divisibilities, and two floors beside a
+    flag (MobileBERT's heads·⌊width / heads⌋ of one of two widths) leave more monomials than
+    the builds off the multiples decide; whether any built."""
+    ints = [f for f in fields if f in d.fields and f not in d.flags]
+    divisors = [f for f in ints if d.fields[f] > 1
+                and any(g != f and d.fields[g] % d.fields[f] == 0 for g in ints)]
+    added = [_settle(run, d, t, (f, "1"), drawn, samples, values, 12) for f in divisors]
+    return any(added)
 
 
 def _floats_read(run: Run, d: Derivation, t: str, i: int, present,
