@@ -162,6 +162,26 @@ def test_an_even_quotient_is_twice_the_divisor():
         ("divides", "hidden_size", "2*num_attention_heads")]
 
 
+def test_a_power_of_two_a_validator_insists_on_is_recorded_once():
+    """NeoMME's: its global layers rotate int(head_dim / 4) dims and its sliding layers all of
+    head_dim, each a positive multiple of 4: 16 divides head_dim. Only 2 was a constant divisor,
+    a refused head_dim of 24 was read as another field's divisibility, and the proof then drew
+    head_dim = 4. Said once: 16, not 2, 4 and 8 beside it; the even head_dims a sample met by
+    chance above 16 (a multiple of 32) are broken by an accepted build."""
+    fields = {"head_dim": 64, "hidden_size": 1024, "embedding_rank": 256}
+
+    def refuses(p):
+        rot = p["head_dim"] // 4
+        return "" if rot >= 4 and rot % 4 == 0 and p["head_dim"] % 4 == 0 else \
+            "rotates int(head_dim / 4) dims, which is not a multiple of 4"
+
+    def draws(rng):
+        return {"head_dim": 16 * rng.choice([2, 4, 6]) + rng.choice([0, 0, 0, 8, 4, 2, 1]),
+                "hidden_size": 32 * rng.randint(1, 40), "embedding_rank": 64 * rng.randint(1, 8)}
+
+    assert _refusals(fields, refuses, draws) == [("divides", "head_dim", "16")]
+
+
 # --- a proof's messages name the framework that built the reference -----------------------------
 
 
