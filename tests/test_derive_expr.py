@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, torch_side
 
@@ -232,6 +234,21 @@ def _entity(cfg):
     return Entity()
 
 
+def test_fit_finds_a_part_absent_where_two_fields_are_equal():
+    # LUKE's entity projection, absent where entity_emb_size = hidden_size: every sample kept
+    # emb dividing hidden, as at the base, where 1 − ⌊emb / hidden⌋ fits too
+    rng = random.Random(2)
+    samples = []
+    for _ in range(30):
+        hidden = 12 * rng.randint(1, 16)
+        emb = hidden // rng.choice([1, 1, 2, 3, 4])
+        samples.append(({"emb": emb, "hidden": hidden}, int(emb != hidden)))
+    poly = fit.fit(["emb", "hidden"], ["emb", "hidden"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ()), (-1, (("eq", "emb", "hidden"),))), key=str)
+
+
+@pytest.mark.slow
 @torch_side
 def test_a_part_absent_where_two_widths_are_equal_is_no_floor():
     # the base's emb divides its hidden, and the random builds kept that: every one had
@@ -243,3 +260,33 @@ def test_a_part_absent_where_two_widths_are_equal_is_no_floor():
         p = {**d.fields, "emb": emb, "hidden": hidden}
         want = 40 * emb + emb * hidden * (emb != hidden) + hidden * hidden + hidden
         assert d.count(p)["trainable"] == want, (emb, hidden)
+
+
+def test_a_dimension_no_expression_fits_is_refitted_off_the_multiples():
+    # MobileBERT's heads·⌊width / heads⌋: most random builds keep heads dividing the widths; a
+    # field dividing another at the base, one above, at up to twelve of them, builds off them
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import _off_multiples
+
+    class Run:
+        def __init__(self):
+            self.asked = []
+
+        def try_build(self, over):
+            self.asked.append(dict(over))
+            return {"q.weight": None}
+
+    d = SimpleNamespace(fields={"heads": 4, "hidden": 512, "intra": 128, "flag": 1},
+                        flags=("flag",), constraints=[])
+    drawn = [{"heads": 4 * k, "hidden": 64 * k, "intra": 32 * k, "flag": k % 2}
+             for k in range(1, 20)]
+    samples: list = []
+    run = Run()
+    assert _off_multiples(run, d, "q.weight", ["flag", "heads", "hidden", "intra"], drawn,
+                          samples, {})
+    # heads and intra divide another at the base (hidden does not): twelve builds of each
+    assert len(samples) == 24 and len(run.asked) == 24
+    assert {p["heads"] for p, _ in samples[:12]} == {4 * k + 1 for k in range(1, 13)}
+    assert all(p["hidden"] % p["heads"] for p, _ in samples[:12])
+    assert all(type(o["flag"]) is bool for o in run.asked)
