@@ -342,6 +342,23 @@ def test_settling_builds_move_the_fields_the_settled_one_divides():
     d.constraints = [("divides", "heads", "kv")]
     drawn = [{"heads": 4 * k, "kv": 2 * k, "head_dim": 16 * k} for k in range(1, 7)]
     samples: list = []
-    assert _settle(Run(), d, "v.weight", "kv", drawn, samples, {})
+    assert _settle(Run(), d, "v.weight", ("kv", "2"), drawn, samples, {})
     assert [p["kv"] for p, _ in samples] == [3, 5, 7, 9, 11, 13]
     assert all(p["heads"] % p["kv"] == 0 for p, _ in samples)
+
+
+def test_settling_a_floor_of_two_fields_builds_at_twice_the_divisor():
+    """LUKE's: every sample had entity_emb_size ≤ hidden_size, where ⌊emb / hidden⌋ is
+    [emb = hidden]; a count's settling builds (any build, the template present or not) put emb
+    at 2·hidden, where the floor is 2 and the equality 0."""
+    from paramcount.analyze.derive.templates import _settle
+
+    class Run:
+        def try_build(self, over):
+            return {} if over["emb"] == over["hidden"] else {"dense.weight": object()}
+
+    d = Derivation("luke_like", "L", {}, {"emb": 32, "hidden": 96}, (), ())
+    drawn = [{"emb": 8 * k, "hidden": 24 * k} for k in range(1, 9)]
+    samples: list = []
+    assert _settle(Run(), d, "", ("emb", "hidden"), drawn, samples, {})
+    assert [p["emb"] for p, _ in samples] == [48 * k for k in range(1, 7)]
