@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, torch_side
 
@@ -233,3 +235,89 @@ def test_the_exact_solve_gives_the_integer_solution_or_none():
     assert fit._solve([[1, 1], [1, 1]], [1, 2]) is None  # inconsistent
     assert fit._solve([[1, 1], [2, 2]], [3, 6]) == [3, 0]  # a free column at zero
     assert fit._solve([[1, 2], [3, 4]], [-(2**40) + 1, -3 * 2**40 + 5]) == [-(2**40) + 3, -1]
+
+
+def test_a_floor_of_two_fields_never_above_one_is_told_from_an_equality():
+    # every point has a ≤ b, so a // b is [a = b]: a build at a = 2·b tells them apart
+    from paramcount.analyze.derive.templates import _undecided
+
+    poly = ((1, ()), (-1, (("floor", "emb", "hidden"),)))
+    points = [{"emb": e, "hidden": h} for e, h in ((32, 96), (48, 48), (8, 64))]
+    assert _undecided(poly, points, set()) == ("emb", "hidden")
+    assert _undecided(poly, points, {("emb", "hidden")}) is None
+    assert _undecided(poly, [*points, {"emb": 100, "hidden": 48}], set()) is None
+
+
+def _entity(cfg):
+    from torch import nn
+
+    if cfg["hidden"] % cfg["heads"]:
+        raise ValueError("hidden must be a multiple of heads")
+
+    class Entity(nn.Module):  # LUKE's entity embeddings: projected where emb ≠ hidden
+        def __init__(self):
+            super().__init__()
+            self.table = nn.Embedding(cfg["entities"], cfg["emb"])
+            if cfg["emb"] != cfg["hidden"]:
+                self.dense = nn.Linear(cfg["emb"], cfg["hidden"], bias=False)
+            self.out = nn.Linear(cfg["hidden"], cfg["hidden"])
+
+    return Entity()
+
+
+def test_fit_finds_a_part_absent_where_two_fields_are_equal():
+    # LUKE's entity projection, absent where entity_emb_size = hidden_size: every sample kept
+    # emb dividing hidden, as at the base, where 1 − ⌊emb / hidden⌋ fits too
+    rng = random.Random(2)
+    samples = []
+    for _ in range(30):
+        hidden = 12 * rng.randint(1, 16)
+        emb = hidden // rng.choice([1, 1, 2, 3, 4])
+        samples.append(({"emb": emb, "hidden": hidden}, int(emb != hidden)))
+    poly = fit.fit(["emb", "hidden"], ["emb", "hidden"], samples)
+    assert poly is not None and sorted(poly, key=str) == sorted(
+        ((1, ()), (-1, (("eq", "emb", "hidden"),))), key=str)
+
+
+@pytest.mark.slow
+@torch_side
+def test_a_part_absent_where_two_widths_are_equal_is_no_floor():
+    # the base's emb divides its hidden, and the random builds kept that: every one had
+    # emb ≤ hidden, where 1 − ⌊emb / hidden⌋ fits as well as 1 − [emb = hidden]
+    _, d = derive_tiny(_entity, {"hidden": 96, "heads": 12, "emb": 32, "entities": 40},
+                       "tiny_entity")
+    assert not d.failures, d.failures
+    for emb, hidden in ((32, 96), (96, 96), (200, 96), (97, 96), (12, 24)):
+        p = {**d.fields, "emb": emb, "hidden": hidden}
+        want = 40 * emb + emb * hidden * (emb != hidden) + hidden * hidden + hidden
+        assert d.count(p)["trainable"] == want, (emb, hidden)
+
+
+def test_a_dimension_no_expression_fits_is_refitted_off_the_multiples():
+    # MobileBERT's heads·⌊width / heads⌋: most random builds keep heads dividing the widths; a
+    # field dividing another at the base, one above, at up to twelve of them, builds off them
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import _off_multiples
+
+    class Run:
+        def __init__(self):
+            self.asked = []
+
+        def try_build(self, over):
+            self.asked.append(dict(over))
+            return {"q.weight": None}
+
+    d = SimpleNamespace(fields={"heads": 4, "hidden": 512, "intra": 128, "flag": 1},
+                        flags=("flag",), constraints=[])
+    drawn = [{"heads": 4 * k, "hidden": 64 * k, "intra": 32 * k, "flag": k % 2}
+             for k in range(1, 20)]
+    samples: list = []
+    run = Run()
+    assert _off_multiples(run, d, "q.weight", ["flag", "heads", "hidden", "intra"], drawn,
+                          samples, {})
+    # heads and intra divide another at the base (hidden does not): twelve builds of each
+    assert len(samples) == 24 and len(run.asked) == 24
+    assert {p["heads"] for p, _ in samples[:12]} == {4 * k + 1 for k in range(1, 13)}
+    assert all(p["hidden"] % p["heads"] for p, _ in samples[:12])
+    assert all(type(o["flag"]) is bool for o in run.asked)

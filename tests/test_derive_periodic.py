@@ -75,3 +75,22 @@ def test_a_layer_count_below_a_shrunk_one_is_scaled_with_it():
     values = {"num_hidden_layers": 35, "num_kv_shared_layers": 15, "hidden_size": 64}
     at = core._shrunk(Run(), base, values, list(values))
     assert at == {"num_hidden_layers": core.SHRINK, "num_kv_shared_layers": 15 * 12 // 35}
+
+
+def test_a_width_a_flag_picks_is_two_floors_by_one_divisor():
+    # MobileBERT's attention: heads of the bottleneck's width where use_bottleneck is set, of
+    # hidden_size where not, each width floored by the heads (int(width / heads) per head)
+    rng = random.Random(5)
+    samples = []
+    for _ in range(40):
+        p = {"f": rng.randint(0, 1), "heads": rng.randint(1, 12), "hidden": rng.randint(1, 200),
+             "intra": rng.randint(1, 200)}
+        width = p["intra"] if p["f"] else p["hidden"]
+        samples.append((p, p["heads"] * (width // p["heads"])))
+    poly = fitting.fit(["f", "heads", "hidden", "intra"], ["heads", "hidden", "intra"], samples)
+    assert poly is not None
+    for f in (0, 1):  # exact beyond the samples, odd widths included
+        for heads in (1, 3, 7):
+            for hidden, intra in ((10, 23), (301, 5), (64, 64)):
+                p = {"f": f, "heads": heads, "hidden": hidden, "intra": intra}
+                assert fitting.evaluate(poly, p) == heads * ((intra if f else hidden) // heads)

@@ -162,6 +162,26 @@ def test_an_even_quotient_is_twice_the_divisor():
         ("divides", "hidden_size", "2*num_attention_heads")]
 
 
+def test_a_power_of_two_a_validator_insists_on_is_recorded_once():
+    """NeoMME's: its global layers rotate int(head_dim / 4) dims and its sliding layers all of
+    head_dim, each a positive multiple of 4: 16 divides head_dim. Only 2 was a constant divisor,
+    a refused head_dim of 24 was read as another field's divisibility, and the proof then drew
+    head_dim = 4. Said once: 16, not 2, 4 and 8 beside it; the even head_dims a sample met by
+    chance above 16 (a multiple of 32) are broken by an accepted build."""
+    fields = {"head_dim": 64, "hidden_size": 1024, "embedding_rank": 256}
+
+    def refuses(p):
+        rot = p["head_dim"] // 4
+        return "" if rot >= 4 and rot % 4 == 0 and p["head_dim"] % 4 == 0 else \
+            "rotates int(head_dim / 4) dims, which is not a multiple of 4"
+
+    def draws(rng):
+        return {"head_dim": 16 * rng.choice([2, 4, 6]) + rng.choice([0, 0, 0, 8, 4, 2, 1]),
+                "hidden_size": 32 * rng.randint(1, 40), "embedding_rank": 64 * rng.randint(1, 8)}
+
+    assert _refusals(fields, refuses, draws) == [("divides", "head_dim", "16")]
+
+
 # --- a proof's messages name the framework that built the reference -----------------------------
 
 
@@ -322,6 +342,23 @@ def test_settling_builds_move_the_fields_the_settled_one_divides():
     d.constraints = [("divides", "heads", "kv")]
     drawn = [{"heads": 4 * k, "kv": 2 * k, "head_dim": 16 * k} for k in range(1, 7)]
     samples: list = []
-    assert _settle(Run(), d, "v.weight", "kv", drawn, samples, {})
+    assert _settle(Run(), d, "v.weight", ("kv", "2"), drawn, samples, {})
     assert [p["kv"] for p, _ in samples] == [3, 5, 7, 9, 11, 13]
     assert all(p["heads"] % p["kv"] == 0 for p, _ in samples)
+
+
+def test_settling_a_floor_of_two_fields_builds_at_twice_the_divisor():
+    """LUKE's: every sample had entity_emb_size ≤ hidden_size, where ⌊emb / hidden⌋ is
+    [emb = hidden]; a count's settling builds (any build, the template present or not) put emb
+    at 2·hidden, where the floor is 2 and the equality 0."""
+    from paramcount.analyze.derive.templates import _settle
+
+    class Run:
+        def try_build(self, over):
+            return {} if over["emb"] == over["hidden"] else {"dense.weight": object()}
+
+    d = Derivation("luke_like", "L", {}, {"emb": 32, "hidden": 96}, (), ())
+    drawn = [{"emb": 8 * k, "hidden": 24 * k} for k in range(1, 9)]
+    samples: list = []
+    assert _settle(Run(), d, "", ("emb", "hidden"), drawn, samples, {})
+    assert [p["emb"] for p, _ in samples] == [48 * k for k in range(1, 7)]

@@ -208,6 +208,15 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             found = _try([*fields, ("eq", a, "0")], samples)
             if found is not None:
                 return found
+    # a part absent where two fields are equal, and only there (LUKE's entity projection where
+    # entity_emb_size = hidden_size), before the floors: where every sample had a ≤ b (the
+    # base's a divided b), 1 − ⌊a / b⌋ fits as well, and one absent build, a's value there
+    zeros = [p for p, y in samples if y == 0]
+    for a, b in itertools.combinations(divisible, 2):
+        if zeros and all(p[a] == p[b] for p in zeros):
+            found = _try([*fields, ("eq", a, b)], samples)
+            if found is not None:
+                return found
     for a, b in itertools.permutations(divisible, 2):
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
@@ -253,6 +262,9 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
         if found is not None:
             return found
+    found = _one_divisor(fields, divisible, samples)
+    if found is not None:
+        return found
     found = _periodic(fields, divisible, samples)
     return found if found is not None else _rounded(fields, divisible, samples)
 
@@ -270,28 +282,34 @@ def _simplest(found: Poly, fields: list[str], divisible: list[str],
     return found
 
 
+def _one_divisor(fields: list[str], divisible: list[str],
+                 samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
+    """Two floors by one divisor, ⌊a / b⌋ and ⌊c / b⌋: the layers of a kind every b-th from the
+    c-th among the first a, ⌊a / b⌋ − ⌊c / b⌋ (ERNIE 4.5's MoE layers every
+    moe_layer_interval-th from moe_layer_start_index), or a head width of one of two widths a
+    flag picks, b·⌊a / b⌋ where it is set and b·⌊c / b⌋ where not (MobileBERT's attention,
+    num_attention_heads heads of the bottleneck's width or of hidden_size)."""
+    for b in divisible:
+        for a, c in itertools.combinations([f for f in divisible if f != b], 2):
+            found = _try([*fields, ("floor", a, b), ("floor", c, b)], samples)
+            if found is not None:
+                return found
+    return None
+
+
 SHIFTS = 3  # constant offsets k of a period tried in ⌈(a − k) / b⌉
 
 
 def _periodic(fields: list[str], divisible: list[str],
               samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
-    """The layers of a kind that recurs every b-th layer, as counts: among the first a, those
-    from the c-th, i + 1 ≡ 0 (mod b), are the multiples of b in (c, a], ⌊a / b⌋ − ⌊c / b⌋
-    (ERNIE 4.5's MoE layers every moe_layer_interval-th from moe_layer_start_index; Flint's
-    every decoder_sparse_step-th after its first mlp_only_layers); those with i ≡ k (mod b),
-    0 ≤ k < b (k a constant or a field), are ⌈(a − k) / b⌉ (Jamba's experts, i % 2 = 1)."""
+    """The layers of a kind that recurs every b-th layer, as counts (those from the c-th,
+    ⌊a / b⌋ − ⌊c / b⌋, are :func:`_one_divisor`'s): those with i ≡ k (mod b), 0 ≤ k < b (k a
+    constant or a field), are ⌈(a − k) / b⌉ (Jamba's experts, i % 2 = 1)."""
     # a count of some of the first a layers is at most a: only such an a is tried (the search
     # is long, and a width fails every try of it)
     below = [a for a in divisible if all(0 <= y <= p[a] for p, y in samples)]
     if not below:
         return None
-    for b in divisible:
-        for a, c in itertools.combinations([f for f in divisible if f != b], 2):
-            if a not in below and c not in below:
-                continue
-            found = _try([*fields, ("floor", a, b), ("floor", c, b)], samples)
-            if found is not None:
-                return found
     for a, b in itertools.permutations(divisible, 2):
         if a not in below:
             continue

@@ -6,9 +6,11 @@ validator or the model insists on.
 meets wherever it is asked, where x is an integer field, or the quotient ``a//b`` of two fields
 (y then 2: RoPE's even head_dim where head_dim is hidden_size // num_attention_heads; one a
 refused sample broke, the pairs being many), and y is a field, a field that changes no weight
-(at its base value), the constant 2, or twice a field (``2*num_attention_heads``).
-Divisibility by 2 or twice a field is asked only where x is above twice y (a quotient above 4:
-RoPE lets an odd head_dim ≤ 4 pass). Each candidate is decided by one build near an accepted
+(at its base value), the constant 2, a power of two up to 64 (one a refused sample broke:
+NeoMME's 16 dividing head_dim), or twice a field (``2*num_attention_heads``). Divisibility by 2
+or twice a field is asked only where x is above twice y (a quotient above 4: RoPE lets an odd
+head_dim ≤ 4 pass); by a higher power, wherever x is positive (NeoMME refuses a head_dim of 24,
+whose global layers rotate 6 dims, as it does one of 40). Each candidate is decided by one build near an accepted
 sample that breaks it and no other candidate still standing, except those *stronger* than it (a
 multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
 held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
@@ -30,6 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["constraints"]
 
 TRIES = 12  # accepted samples a build breaking one divisibility alone is looked for from
+# constant divisors beyond 2: NeoMME's global layers rotate int(head_dim / 4) dims, which must
+# be a multiple of 4, its sliding layers all head_dim, a multiple of 4 too: 16 divides head_dim
+POWERS = ("4", "8", "16", "32", "64")
 
 
 def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
@@ -43,7 +48,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # tested even where no sample was refused: the random values meet some by chance (MiniMax-M2's
     # head_dim stayed even), and the proof's large ones do not
     kept = {g: v for g, v in d.explicit.items() if g not in d.fields and type(v) is int and v > 1}
-    divisors = [*ints, *kept, "2", *(f"2*{f}" for f in ints)]
+    divisors = [*ints, *kept, "2", *POWERS, *(f"2*{f}" for f in ints)]
 
     points = [p for p, _ in samples]
     quotients = [f"{a}//{b}" for a in ints for b in [*ints, *kept] if a != b]
@@ -56,25 +61,27 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
             return p[a] // val(p, b) if val(p, b) else 0
         if x.startswith("2*"):
             return 2 * val(p, x[2:])
-        return 2 if x == "2" else kept[x] if x in kept else p[x]
+        return int(x) if x.isdigit() else kept[x] if x in kept else p[x]
 
     def asked(p, a, b) -> bool:
         n = val(p, b)
-        return bool(n) and val(p, a) > (2 * n if b.startswith("2") else 0)
+        return bool(n) and val(p, a) > (2 * n if b == "2" or b.startswith("2*") else 0)
 
     def broken(p, a, b) -> bool:
         return asked(p, a, b) and val(p, a) % val(p, b) != 0
 
-    # a quotient's only where a refused sample broke it (the pairs are many; a field's are few)
+    # a quotient's, or a power of two's above 2, only where a refused sample broke it (the
+    # pairs are many; a field's are few)
     standing = [c for c in candidates if any(asked(p, *c) for p in points)
                 and not any(broken(p, *c) for p in points)
-                and ("//" not in c[0] or any(broken(p, *c) for p, _ in refused))]
+                and (("//" not in c[0] and c[1] not in POWERS)
+                     or any(broken(p, *c) for p, _ in refused))]
 
     def const(x) -> int | None:  # a divisor's value where no field that changes a weight
         if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
             n = const(x[2:])
             return None if n is None else 2 * n
-        return 2 if x == "2" else kept.get(x)
+        return int(x) if x.isdigit() else kept.get(x)
 
     def stronger(c, o) -> bool:  # o implies c: breaking c breaks o (BART's equal heads too)
         (a, b), (x, y) = c, o

@@ -156,7 +156,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
     for (tt, what), s in dep.items():
         if what != "mult":
             module.setdefault(_module(tt), set()).update(s)
-    pending, tried = list(templates), set[tuple[str, int]]()
+    pending, tried = list(templates), set[tuple[str, str]]()
     while pending:
         t = pending.pop(0)
         obs = [(p, b.get(t)) for p, b in samples] + [(base_point, base.get(t))]
@@ -174,6 +174,11 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             d.failures.append((t, "how many weights it names is no such expression of the "
                                   "fields (" + ", ".join(allf) + ")"))
             continue
+        odd = _undecided(mult, [p for p, _ in obs], tried)  # (builds without it count, as 0)
+        if odd and _settle(run, d, "", odd, [p for p, _ in obs[:-1]], samples, values):
+            tried.add(odd)
+            pending.insert(0, t)
+            continue
         if len(ranks) != 1 or any(-1 in o.shape for _, o in present):
             d.failures.append((t, "its shape differs between layers or builds in rank"))
             continue
@@ -181,14 +186,19 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         for i in range(ranks.pop()):
             e = _fit(dep.get((t, i), set()), allf, d, [(p, o.shape[i]) for p, o in present],
                      module.get(_module(t), set()))
+            drawn = [p for p, _ in present if p is not base_point]  # the random builds
             if e is None:
+                if (t, "") not in tried and _off_multiples(run, d, t, allf, drawn, samples,
+                                                           values):
+                    tried.add((t, ""))
+                    pending.insert(0, t)  # fitted again with builds off the multiples
+                    break
                 d.failures.append((t, f"dimension {i} is no such expression of the fields ("
                                       + ", ".join(allf) + ")"
                                       + _floats_read(run, d, t, i, present, values)))
                 break
             odd = _undecided(e, [p for p, _ in present], tried)
-            drawn = [p for p, _ in present if p is not base_point]  # the random builds
-            if odd and _settle(run, d, t, odd[0], drawn, samples, values):
+            if odd and _settle(run, d, t, odd, drawn, samples, values):
                 tried.add(odd)
                 pending.insert(0, t)  # fitted again with a build that tells them apart
                 break
@@ -215,38 +225,63 @@ def _tail_orders(d: Derivation, s) -> None:
         d.constraints.append(("<=", "+".join(within), s.tail))
 
 
-def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, int] | None:
-    """A field of ``poly``'s floors by a constant k that is a multiple of k at every point: the
-    builds cannot tell ``ffn_dim // 2`` from ``ffn_dim / 2`` (Zaya's half of kv·head_dim)."""
+def _undecided(poly: fitting.Poly, points, tried: set) -> tuple[str, str] | None:
+    """A floor of ``poly`` whose samples cannot tell it from another expression: by a constant k
+    of a field a multiple of k at every point (``ffn_dim // 2`` or ``ffn_dim / 2``: Zaya's half
+    of kv·head_dim), or by a field b of a field a ≤ b at every point, where ⌊a / b⌋ is [a = b]
+    (LUKE's entity projection, present where entity_emb_size ≠ hidden_size, and every sample
+    had entity_emb_size ≤ hidden_size). (a, k or b), else None."""
     for _, atoms in poly:
         for a in atoms:
-            if isinstance(a, tuple) and a[0] == "floor" and a[2].isdigit() \
-                    and isinstance(a[1], str) \
-                    and (a[1], int(a[2])) not in tried \
-                    and all(p[a[1]] % int(a[2]) == 0 for p in points):
-                return a[1], int(a[2])
+            if not (isinstance(a, tuple) and a[0] == "floor" and isinstance(a[1], str)) \
+                    or (a[1], a[2]) in tried:
+                continue
+            if a[2].isdigit() and all(p[a[1]] % int(a[2]) == 0 for p in points):
+                return a[1], a[2]
+            if not fitting.constant(a[2]) and all(p[a[1]] <= p[a[2]] for p in points):
+                return a[1], a[2]
     return None
 
 
-def _settle(run: Run, d: Derivation, t: str, field: str, drawn: list, samples,
-            values: Mapping[str, Any]) -> bool:
-    """Add to ``samples`` builds with ``field`` one above random builds' (``drawn``, up to six:
-    one alone may meet the other fields at values that fit by chance) that have template ``t``,
-    so off the multiples it met; whether any built. A field ``field`` must divide (a recorded
-    constraint) moves with it, a multiple of the new value: Zaya's kv heads + 1 divided no
-    heads, one build of six was accepted, and a fit true at that one point alone was kept."""
+def _settle(run: Run, d: Derivation, t: str, odd: tuple[str, str], drawn: list, samples,
+            values: Mapping[str, Any], n: int = 6) -> bool:
+    """Add to ``samples`` builds that tell :func:`_undecided`'s floor apart, from random builds
+    (``drawn``, up to ``n``: one alone may meet the other fields at values that fit by chance)
+    that have template ``t`` (any, for a count: ``t`` ""); whether any built. By a constant:
+    the field one above, so off the multiples it met; a field ``field`` must divide (a
+    recorded constraint) moves with it, a multiple of the new value: Zaya's kv heads + 1
+    divided no heads, one build of six was accepted, and a fit true at that one point alone
+    was kept. By a field b: the field at 2·b, where the floor is 2 and [a = b] is 0."""
+    field, by = odd
     flags = set(d.flags)
     added = 0
-    for p in drawn[:6]:
-        point = {**p, field: p[field] + 1}
-        point.update({a: p[a] // p[field] * (p[field] + 1) for op, a, b in d.constraints
-                      if op == "divides" and b == field and a in p and p[field]})
+    for p in drawn[:n]:
+        if not by.isdigit():
+            point = {**p, field: 2 * p[by]}
+        else:
+            point = {**p, field: p[field] + 1}
+            point.update({a: p[a] // p[field] * (p[field] + 1) for op, a, b in d.constraints
+                          if op == "divides" and b == field and a in p and p[field]})
         over = {**values, **{f: (bool(v) if f in flags else v) for f, v in point.items()}}
         b = run.try_build(over)
-        if isinstance(b, dict) and t in b:
+        if isinstance(b, dict) and (not t or t in b):
             samples.append((point, b))
             added += 1
     return added > 0
+
+
+def _off_multiples(run: Run, d: Derivation, t: str, fields: list[str], drawn: list, samples,
+                   values: Mapping[str, Any]) -> bool:
+    """Builds that tell a floor from its field, where the random builds rarely could: each of
+    ``fields`` that divides another at the base one above (:func:`_settle`) at up to twelve
+    random builds. Two-thirds of them keep the base's divisibilities, and two floors beside a
+    flag (MobileBERT's heads·⌊width / heads⌋ of one of two widths) leave more monomials than
+    the builds off the multiples decide; whether any built."""
+    ints = [f for f in fields if f in d.fields and f not in d.flags]
+    divisors = [f for f in ints if d.fields[f] > 1
+                and any(g != f and d.fields[g] % d.fields[f] == 0 for g in ints)]
+    added = [_settle(run, d, t, (f, "1"), drawn, samples, values, 12) for f in divisors]
+    return any(added)
 
 
 def _floats_read(run: Run, d: Derivation, t: str, i: int, present,
