@@ -113,3 +113,68 @@ def test_a_width_bounded_by_a_field_that_changes_no_weight_derives():
     assert set(d.fields) == {"hidden", "experts"}
     assert ("<=", "top_k", "experts") in d.constraints
     assert d.count({"hidden": 12, "experts": 5})["trainable"] == 12 * 5 + 5 * 12 * 24
+
+
+def _dict_experts(cfg):
+    """NLLB-MoE's and Switch Transformers' experts: a ModuleDict keyed ``expert_0`` …
+    ``expert_{E-1}`` in every ``step``-th layer, beside a dense feed-forward in the others."""
+    from torch import nn
+
+    h, L, k, e = cfg["hidden"], cfg["layers"], cfg["step"], cfg["experts"]
+
+    class Experts(nn.ModuleDict):
+        def __init__(self):
+            super().__init__()
+            for i in range(e):
+                self[f"expert_{i}"] = nn.Linear(h, 2 * h)
+
+    class Layer(nn.Module):
+        def __init__(self, sparse):
+            super().__init__()
+            self.attn = nn.Linear(h, h, bias=False)
+            if sparse:
+                self.router = nn.Linear(h, e, bias=False)
+                self.experts = Experts()
+            else:
+                self.fc = nn.Linear(h, 3 * h, bias=False)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(k > 0 and (i + 1) % k == 0) for i in range(L))
+
+    return Model()
+
+
+DICT_EXPERTS = {"hidden": 8, "layers": 8, "step": 2, "experts": 6}
+
+
+@torch_side
+def test_a_module_dict_numbered_from_0_folds_its_index_as_a_list_does():
+    """``experts.expert_3`` is the fourth of a ModuleDict keyed ``expert_0`` … ``expert_5``: one
+    template ``experts.expert_*`` naming every expert of every layer (a template per expert
+    named a count no expression of the fields gives: expert_5 exists only where experts > 5)."""
+    from paramcount.analyze.derive.probe import Observed, fold, observe
+
+    built = observe(_dict_experts(DICT_EXPERTS))
+    assert built["layers.*.experts.expert_*.weight"] == Observed(4 * 6, (16, 8), "trainable")
+    assert not any("expert_0" in k or "expert_5" in k for k in built)
+    assert fold("a.block_1.w", numbered=frozenset({"a"})) == "a.block_*.w"
+    assert fold("a.block_1.w") == "a.block_1.w"  # only under a numbered ModuleDict
+
+
+@torch_side
+def test_experts_of_a_numbered_module_dict_derive_to_the_hand_written_count():
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_dict_experts, defaults=DICT_EXPERTS, model_type="dict_experts"))
+    assert not d.failures, d.failures
+    rng = random.Random(3)
+    for _ in range(6):
+        h, L, k, e = (rng.randint(1, 40), rng.randint(0, 20), rng.randint(1, 5),
+                      rng.randint(1, 20))
+        sparse = L // k
+        hand = L * h * h + sparse * (h * e + e * (2 * h * h + 2 * h)) + (L - sparse) * 3 * h * h
+        p = {"hidden": h, "layers": L, "step": k, "experts": e}
+        assert d.count(p)["trainable"] == hand, p

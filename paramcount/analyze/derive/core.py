@@ -298,8 +298,9 @@ def _untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
     from paramcount.analyze.derive.tree import ties
 
     def names(template: str) -> str:
-        segs = template.split("@")[0].split(".")
-        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x) for x in segs) + "$"
+        segs = template.split("@")[0].split(".")  # (expert_*: a numbered ModuleDict's keys)
+        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x[:-2]) + r"(_\d+)?"
+                                 if x.endswith("_*") else re.escape(x) for x in segs) + "$"
 
     out = []
     for t, (to, flags) in ties(d).items():

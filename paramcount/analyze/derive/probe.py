@@ -60,15 +60,45 @@ Built = dict[str, Observed]
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 
 
-def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
+def fold(name: str, literal: frozenset[str] = frozenset(),
+         numbered: frozenset[str] = frozenset()) -> str:
     """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``;
     an index under a container in ``literal`` (whose children differ in class: CTRL's
-    ``ffn`` Sequential of Linear, ReLU, Linear) is kept."""
-    if not literal:
+    ``ffn`` Sequential of Linear, ReLU, Linear) is kept; a key ``expert_17`` under a container in
+    ``numbered`` (a ModuleDict keyed ``expert_0`` … ``expert_{n-1}``) folds as ``expert_*``."""
+    if not literal and not numbered:
         return _INDEX.sub("*", name)
     segs = name.split(".")
-    return ".".join("*" if s.isdigit() and ".".join(segs[:i]) not in literal else s
-                    for i, s in enumerate(segs))
+
+    def seg(i: int, s: str) -> str:
+        under = ".".join(segs[:i])
+        if s.isdigit():
+            return s if under in literal else "*"
+        return _NUMBERED.sub("_*", s) if under in numbered else s
+
+    return ".".join(seg(i, s) for i, s in enumerate(segs))
+
+
+_NUMBERED = re.compile(r"_\d+$")
+
+
+def _numbered_dicts(model) -> frozenset[str]:
+    """ModuleDicts keyed ``p_0`` … ``p_{n-1}``, one prefix ``p`` (NLLB-MoE's and Switch
+    Transformers' ``experts``, keyed ``expert_0`` …): a list of modules under names, whose key
+    folds as a ModuleList's index does (:func:`fold`), so that one template counts the experts
+    of every layer, not one template per expert (``expert_100`` exists only where
+    num_experts > 100: a count no expression of the fields gives)."""
+    from torch import nn
+
+    out = set()
+    for name, mod in model.named_modules():
+        if not isinstance(mod, nn.ModuleDict) or not len(mod):
+            continue
+        keys = list(mod.keys())
+        prefix = _NUMBERED.sub("", keys[0])
+        if sorted(keys) == sorted(f"{prefix}_{i}" for i in range(len(keys))):
+            out.add(name)
+    return frozenset(out)
 
 
 def _literal_containers(model) -> frozenset[str]:
@@ -381,12 +411,13 @@ def observe(model, split: set[str] | None = None) -> Built:
     kinds = _layer_kinds(model)
     out: dict[str, list] = {}
     literal = _literal_containers(model)
+    numbered = _numbered_dicts(model)
     for w in torch_weights(model):
         name = w.path.replace("/", ".")
         role = "trainable" if w.trainable else "frozen"
         if not _is_parameter(model, name):
             role = "buffer"
-        key = fold(name, literal)
+        key = fold(name, literal, numbered)
         out.setdefault(key, []).append((name, tuple(w.shape), role))
     for key in list(out):
         if key in split or len({s for _, s, _ in out[key]}) > 1:
