@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tests._shared import torch_side
 
 
@@ -178,3 +180,53 @@ def test_experts_of_a_numbered_module_dict_derive_to_the_hand_written_count():
         hand = L * h * h + sparse * (h * e + e * (2 * h * h + 2 * h)) + (L - sparse) * 3 * h * h
         p = {"hidden": h, "layers": L, "step": k, "experts": e}
         assert d.count(p)["trainable"] == hand, p
+
+
+def _swapped(cfg):
+    """Marian's head: ``vocab`` wide where ``share`` is on, else ``dvocab`` wide, the two equal at
+    the base (so no probe there sees the flag swap them); tied to the decoder's embedding, and
+    so absent, where ``tie`` is on (at the base)."""
+    from torch import nn
+
+    h, v, dv = cfg["hidden"], cfg["vocab"], cfg["dvocab"]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(v, h)
+            self.dec_embed = nn.Embedding(dv, h)
+            self.layers = nn.ModuleList(nn.Linear(h, cfg["ffn"]) for _ in range(cfg["layers"]))
+            if not cfg["tie"]:
+                self.head = nn.Linear(h, v if cfg["share"] else dv, bias=False)
+            if cfg["own"] and not cfg["share"]:  # a weight the flag adds too (Marian's decoder
+                self.dec_norm = nn.LayerNorm(h)  # embedding, apart where not shared)
+
+    return Model()
+
+
+SWAPPED = {"hidden": 16, "vocab": 60, "dvocab": 60, "ffn": 24, "layers": 3, "share": True,
+           "tie": True}
+
+
+@torch_side
+@pytest.mark.parametrize("own", [False, True])
+def test_a_flag_swapping_two_fields_equal_at_the_base_is_probed_where_they_are_apart(own):
+    """Flipping ``share`` at the base changes no weight of the head (vocab = dvocab there): the
+    flag is flipped again where the two are apart, and the head's width reads the flag and
+    both fields (Marian's LM head fitted a chance floor of its vocabulary without them). With
+    ``own``, the flag adds a weight of its own, and so is switched on with ``tie`` before the
+    head is probed: flipped back there."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_swapped, defaults={**SWAPPED, "own": own}, model_type="swapped"))
+    assert not d.failures, d.failures
+    head = next(t for t in d.templates if t.name == "head.weight")
+    rng = random.Random(11)
+    for _ in range(20):
+        p = {"hidden": rng.randint(1, 99), "vocab": rng.randint(1, 999),
+             "dvocab": rng.randint(1, 999), "ffn": 5, "layers": 2,
+             "share": rng.randint(0, 1), "tie": 0, "own": int(own)}
+        from paramcount.analyze.derive import fit
+
+        assert fit.evaluate(head.dims[0], p) == (p["vocab"] if p["share"] else p["dvocab"]), p

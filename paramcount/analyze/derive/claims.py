@@ -12,6 +12,9 @@ other relation kept) from a few of the accepted builds, and built:
 - they build, and one counts otherwise (or no build breaks it alone): the formula's *domain* (DeepSeek's
   ``first_k_dense_replace <= num_hidden_layers``: above, every layer is dense, no polynomial of
   the two), said as where the formula was derived, not as what a build requires.
+
+A tie (a weight counted once, as the one it is tied to) is likewise stated only where a build with
+its flags on shares the weight (:func:`untied`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "total"]
+__all__ = ["check_orders", "total", "untied"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -127,3 +130,35 @@ def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) ->
     d.constraints = [c for c in d.constraints if c[0] != "<=" or c in keep] \
         + [c for c in keep if c not in d.constraints]  # (in the order they were found)
     d.domain = domain
+
+
+def untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
+    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
+    with the flags on (at the probes' values) does not share with the weight named: each
+    parameter the template names there must be that weight's object (an LM head tied to the
+    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
+    import re
+
+    from paramcount.analyze.derive.tree import ties
+
+    def names(template: str) -> str:
+        segs = template.split("@")[0].split(".")  # (expert_*: a numbered ModuleDict's keys)
+        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x[:-2]) + r"(_\d+)?"
+                                 if x.endswith("_*") else re.escape(x) for x in segs) + "$"
+
+    out = []
+    for t, (to, flags) in ties(d).items():
+        run.builds += 1
+        try:
+            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
+        except Exception:  # no build with them: no tie seen
+            out.append(t)
+            continue
+        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+            continue
+        params = dict(model.named_parameters(remove_duplicate=False))
+        mine = [p for n, p in params.items() if re.match(names(t), n)]
+        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
+        if not mine or any(id(p) not in theirs for p in mine):
+            out.append(t)
+    return out

@@ -23,6 +23,7 @@ order is a constraint only where builds breaking it are refused
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ from typing import Any
 
 from paramcount.analyze.derive import deadline, layers
 from paramcount.analyze.derive import fit as fitting
+from paramcount.analyze.derive.claims import untied
 from paramcount.analyze.derive.probe import Built, DeriveError, Source
 from paramcount.analyze.derive.templates import Template, changes, fit_all
 
@@ -226,6 +228,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 tried.add(f)
             if not built:
                 unvaried.setdefault(f, why)
+            elif isinstance(v, bool) and isinstance(b, dict):  # (b: the flag flipped)
+                _apart(run, f, not v, at, ref, b, {**values, **at}, dep, ints, apart)
             # a template absent at the base whose count follows the field: a layer count
             # (DeepSeek-V2's first_k_dense_replace = 0, its dense layers 1, then 2)
             if type(v) is int and any(len(n) > 1 for n in appeared.values()):
@@ -233,6 +237,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
 
     def dep_fields() -> set[str]:
         return {f for s in dep.values() for f in s}
+
+    apart: dict = {}  # (a probe's reference, field) -> a variation of it that builds, its build
 
     ref = run.build(at)
     probe(ints + flags, ref, at)
@@ -250,6 +256,11 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             # (Falcon's query_key_value.bias: multi_query, new_decoder_architecture)
             probe([f for f in ints if f not in unvaried] + [f for f in flags if f not in on],
                   alt, {**at, **on})
+            for f in on:  # and each switched flag back, where two fields it swaps are apart
+                back = run.try_build({**at, **on, f: values[f]})
+                if isinstance(back, dict):
+                    _apart(run, f, values[f], {**at, **on}, alt, back, {**values, **at, **on},
+                           dep, ints, apart)
             # only the templates the switched flags add or reshape learn from these probes
             learn = new | flipped
             dep = {k: (v if k[0] in learn else before.get(k, set()))
@@ -283,41 +294,33 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
-    d.untied = _untied(run, d, at)
+    d.untied = untied(run, d, at)
     d.builds = run.builds
     return d
 
 
-def _untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
-    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
-    with the flags on (at the probes' values) does not share with the weight named: each
-    parameter the template names there must be that weight's object (an LM head tied to the
-    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
-    import re
-
-    from paramcount.analyze.derive.tree import ties
-
-    def names(template: str) -> str:
-        segs = template.split("@")[0].split(".")  # (expert_*: a numbered ModuleDict's keys)
-        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x[:-2]) + r"(_\d+)?"
-                                 if x.endswith("_*") else re.escape(x) for x in segs) + "$"
-
-    out = []
-    for t, (to, flags) in ties(d).items():
-        run.builds += 1
-        try:
-            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
-        except Exception:  # no build with them: no tie seen
-            out.append(t)
+def _apart(run: Run, f: str, to: bool, at: Mapping[str, Any], ref: Built, flip: Built,
+           now: Mapping[str, Any], dep: dict, ints: list[str], cache: dict) -> None:
+    """A flag that swaps two fields equal at the base (Marian's share_encoder_decoder_embeddings:
+    its LM head vocab_size wide, else decoder_vocab_size wide) changes nothing that a flip there
+    shows of what it swaps: flipped again where they are apart (the second at its first
+    variation that builds), what changes there and not at the base reads the flag and both
+    fields. Pairs of which one changes a weight only; ``flip``: ``ref``'s build with it flipped."""
+    read = {g for s in dep.values() for g in s}
+    seen = changes(ref, flip)
+    for a, b in itertools.combinations(sorted(ints), 2):
+        if not (now[a] == now[b] and type(now[a]) is int and now[a] > 1 and {a, b} & read):
             continue
-        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+        if (id(ref), b) not in cache:
+            cache[id(ref), b] = next(((w, x) for w in _variations(now[b])
+                                      if isinstance(x := run.try_build({**at, b: w}), dict)), None)
+        if cache[id(ref), b] is None:
             continue
-        params = dict(model.named_parameters(remove_duplicate=False))
-        mine = [p for n, p in params.items() if re.match(names(t), n)]
-        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
-        if not mine or any(id(p) not in theirs for p in mine):
-            out.append(t)
-    return out
+        w, there = cache[id(ref), b]
+        other = run.try_build({**at, b: w, f: to})
+        if isinstance(other, dict):
+            for c in changes(there, other) - seen:
+                dep.setdefault(c, set()).update((f, a, b))
 
 
 def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
