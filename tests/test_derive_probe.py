@@ -129,6 +129,7 @@ def _dict_experts(cfg):
             super().__init__()
             for i in range(e):
                 self[f"expert_{i}"] = nn.Linear(h, 2 * h)
+            self["token_dropout"] = nn.Dropout(0.1)  # a key of no index beside them (NLLB-MoE's)
 
     class Layer(nn.Module):
         def __init__(self, sparse):

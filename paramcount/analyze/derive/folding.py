@@ -36,20 +36,23 @@ def fold(name: str, literal: frozenset[str] = frozenset(),
 
 
 def numbered_dicts(model) -> frozenset[str]:
-    """ModuleDicts keyed ``p_0`` … ``p_{n-1}``, one prefix ``p`` (NLLB-MoE's and Switch
-    Transformers' ``experts``, keyed ``expert_0`` …): a list of modules under names, whose key
-    folds as a ModuleList's index does (:func:`fold`), so that one template counts the experts
-    of every layer, not one template per expert (``expert_100`` exists only where
-    num_experts > 100: a count no expression of the fields gives)."""
+    """ModuleDicts keyed ``p_0`` … ``p_{n-1}`` (NLLB-MoE's and Switch Transformers' ``experts``,
+    keyed ``expert_0`` …, beside NLLB-MoE's ``token_dropout``), each prefix's indices 0 to its
+    count less one: a list of modules under names, whose key folds as a ModuleList's index does
+    (:func:`fold`), so that one template counts the experts of every layer, not one template
+    per expert (``expert_100`` exists only where num_experts > 100: a count no expression of
+    the fields gives)."""
     from torch import nn
 
     out = set()
     for name, mod in model.named_modules():
         if not isinstance(mod, nn.ModuleDict) or not len(mod):
             continue
-        keys = list(mod.keys())
-        prefix = _NUMBERED.sub("", keys[0])
-        if sorted(keys) == sorted(f"{prefix}_{i}" for i in range(len(keys))):
+        groups: dict[str, list[int]] = {}  # (beside keys of no index: its token_dropout)
+        for k in mod:
+            if m := _NUMBERED.search(k):
+                groups.setdefault(k[:m.start()], []).append(int(m.group()[1:]))
+        if groups and all(sorted(v) == list(range(len(v))) for v in groups.values()):
             out.add(name)
     return frozenset(out)
 
