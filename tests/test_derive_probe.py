@@ -231,3 +231,22 @@ def test_a_flag_swapping_two_fields_equal_at_the_base_is_probed_where_they_are_a
         from paramcount.analyze.derive import fit
 
         assert fit.evaluate(head.dims[0], p) == (p["vocab"] if p["share"] else p["dvocab"]), p
+
+
+def test_experts_of_a_numbered_module_dict_are_probed_shrunk():
+    """128 experts in each of 3 sparse layers name 384 weights a template (NLLB-MoE's): the
+    probes build 12 of them (a base-size build of 768 experts cost a second and a half, and the
+    derivation ran past the sweep's ten minutes), as they build 12 layers of more."""
+    from paramcount.analyze.derive import core
+    from paramcount.analyze.derive.probe import Observed
+
+    base = {"layers.*.moe.router.weight": Observed(3, (128, 8), "trainable"),
+            "layers.*.moe.experts.expert_*.fc1.weight": Observed(3 * 128, (16, 8), "trainable"),
+            "layers.*.attn.weight": Observed(6, (8, 8), "trainable")}  # (384 / 6: capacity's)
+
+    class Run:
+        def try_build(self, at):
+            return base
+
+    values = {"num_experts": 128, "layers": 6, "capacity": 64, "hidden": 8}
+    assert core._shrunk(Run(), base, values, list(values)) == {"num_experts": core.SHRINK}

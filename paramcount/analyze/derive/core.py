@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paramcount.analyze.derive import deadline, layers
+from paramcount.analyze.derive import deadline, folding, layers
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import untied
 from paramcount.analyze.derive.probe import Built, DeriveError, Source
@@ -374,6 +374,7 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
     a per-layer list's counts, and another layer count below it, scaled with its layers (at
     least one of each kind)."""
     counts = {o.count for o in base.values()}
+    counts |= folding.keys_per_holder({k: o.count for k, o in base.items()})  # (experts)
     scaled = set(layers.names(lists))
     at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts
           and f not in scaled}

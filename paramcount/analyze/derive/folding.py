@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fold", "literal_containers", "numbered_dicts"]
+__all__ = ["fold", "keys_per_holder", "literal_containers", "numbered_dicts"]
 
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 _NUMBERED = re.compile(r"_\d+$")  # a numbered key's index (expert_17)
@@ -74,3 +74,20 @@ def literal_containers(model) -> frozenset[str]:
         if len(kids) > 1 and not all(re.search(r"(Layer|Block)$", c.__name__) for c in kids):
             out.add(name)
     return frozenset(out)
+
+
+def keys_per_holder(counts: dict[str, int]) -> set[int]:
+    """How many keys a numbered ModuleDict holds (:func:`numbered_dicts`), from a build's
+    templates and their counts: a template inside it (``ffn.experts.expert_*.fc1.weight``,
+    384 weights) over one of the module holding it outside it (``ffn.router.classifier.weight``,
+    3: one a layer that has the experts), where that divides: NLLB-MoE's 128 experts a layer."""
+    out = set()
+    for name, n in counts.items():
+        segs = name.split("@")[0].split(".")
+        at = next((i for i, s in enumerate(segs) if s.endswith("_*")), None)
+        if not at:
+            continue
+        holder, inside = ".".join(segs[:at - 1]) + ".", ".".join(segs[:at]) + "."
+        out |= {n // c for u, c in counts.items() if u.startswith(holder)
+                and not u.startswith(inside) and c > 0 and n % c == 0}
+    return out
