@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -305,11 +306,14 @@ def _apart(run: Run, f: str, to: bool, at: Mapping[str, Any], ref: Built, flip: 
     its LM head vocab_size wide, else decoder_vocab_size wide) changes nothing that a flip there
     shows of what it swaps: flipped again where they are apart (the second at its first
     variation that builds), what changes there and not at the base reads the flag and both
-    fields. Pairs of which one changes a weight only; ``flip``: ``ref``'s build with it flipped."""
+    fields. Two fields alone at their value (not three heads, layers and KV heads at 32), one
+    of which changes a weight; ``flip``: ``ref``'s build with the flag flipped."""
     read = {g for s in dep.values() for g in s}
     seen = changes(ref, flip)
+    alone = Counter(now[g] for g in ints)
     for a, b in itertools.combinations(sorted(ints), 2):
-        if not (now[a] == now[b] and type(now[a]) is int and now[a] > 1 and {a, b} & read):
+        if not (now[a] == now[b] and type(now[a]) is int and now[a] > 1 and {a, b} & read
+                and alone[now[a]] == 2):
             continue
         if (id(ref), b) not in cache:
             cache[id(ref), b] = next(((w, x) for w in _variations(now[b])
