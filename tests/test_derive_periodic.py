@@ -94,3 +94,35 @@ def test_a_width_a_flag_picks_is_two_floors_by_one_divisor():
             for hidden, intra in ((10, 23), (301, 5), (64, 64)):
                 p = {"f": f, "heads": heads, "hidden": hidden, "intra": intra}
                 assert fitting.evaluate(poly, p) == heads * ((intra if f else hidden) // heads)
+
+
+def _stepped(cfg):
+    """Switch Transformers' sparse layers: the config computes step = layers // sparse (layers
+    where sparse is 0), and layer i carries the experts where i % step == 1, or every layer
+    where step is 1: ⌈(layers − 1) / ⌊layers / sparse⌋⌉ of them, a step no field gives."""
+    from torch import nn
+
+    h, L, n = cfg["hidden"], cfg["layers"], cfg["sparse"]
+    step = L // n if n > 0 else L
+
+    class Layer(nn.Module):
+        def __init__(self, sparse):
+            super().__init__()
+            self.attn = nn.Linear(h, h, bias=False)
+            self.mlp = nn.Linear(h, 2 * h, bias=False) if sparse else nn.Linear(h, h, bias=False)
+
+    return nn.ModuleList(Layer(step > 0 and (i % step == 1 or step == 1)) for i in range(L))
+
+
+@torch_side
+def test_a_count_no_expression_gives_names_every_field_it_was_fitted_in():
+    """The sparse layers' count follows the layers too, though no probe of them saw it (12 → 24
+    and 13 keep 3): the refusal names the layer count among the fields it was fitted in."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_stepped, defaults={"hidden": 8, "layers": 12, "sparse": 3},
+                      model_type="stepped"))
+    why = dict(d.failures).get("*.mlp.weight@2") or dict(d.failures).get("*.mlp.weight")
+    assert why is not None, d.failures
+    assert "how many weights" in why and "layers" in why and "sparse" in why, why

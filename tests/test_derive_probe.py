@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tests._shared import torch_side
 
 
@@ -113,3 +115,138 @@ def test_a_width_bounded_by_a_field_that_changes_no_weight_derives():
     assert set(d.fields) == {"hidden", "experts"}
     assert ("<=", "top_k", "experts") in d.constraints
     assert d.count({"hidden": 12, "experts": 5})["trainable"] == 12 * 5 + 5 * 12 * 24
+
+
+def _dict_experts(cfg):
+    """NLLB-MoE's and Switch Transformers' experts: a ModuleDict keyed ``expert_0`` …
+    ``expert_{E-1}`` in every ``step``-th layer, beside a dense feed-forward in the others."""
+    from torch import nn
+
+    h, L, k, e = cfg["hidden"], cfg["layers"], cfg["step"], cfg["experts"]
+
+    class Experts(nn.ModuleDict):
+        def __init__(self):
+            super().__init__()
+            for i in range(e):
+                self[f"expert_{i}"] = nn.Linear(h, 2 * h)
+            self["token_dropout"] = nn.Dropout(0.1)  # a key of no index beside them (NLLB-MoE's)
+
+    class Layer(nn.Module):
+        def __init__(self, sparse):
+            super().__init__()
+            self.attn = nn.Linear(h, h, bias=False)
+            if sparse:
+                self.router = nn.Linear(h, e, bias=False)
+                self.experts = Experts()
+            else:
+                self.fc = nn.Linear(h, 3 * h, bias=False)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(k > 0 and (i + 1) % k == 0) for i in range(L))
+
+    return Model()
+
+
+DICT_EXPERTS = {"hidden": 8, "layers": 8, "step": 2, "experts": 6}
+
+
+@torch_side
+def test_a_module_dict_numbered_from_0_folds_its_index_as_a_list_does():
+    """``experts.expert_3`` is the fourth of a ModuleDict keyed ``expert_0`` … ``expert_5``: one
+    template ``experts.expert_*`` naming every expert of every layer (a template per expert
+    named a count no expression of the fields gives: expert_5 exists only where experts > 5)."""
+    from paramcount.analyze.derive.probe import Observed, fold, observe
+
+    built = observe(_dict_experts(DICT_EXPERTS))
+    assert built["layers.*.experts.expert_*.weight"] == Observed(4 * 6, (16, 8), "trainable")
+    assert not any("expert_0" in k or "expert_5" in k for k in built)
+    assert fold("a.block_1.w", numbered=frozenset({"a"})) == "a.block_*.w"
+    assert fold("a.block_1.w") == "a.block_1.w"  # only under a numbered ModuleDict
+
+
+@torch_side
+def test_experts_of_a_numbered_module_dict_derive_to_the_hand_written_count():
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_dict_experts, defaults=DICT_EXPERTS, model_type="dict_experts"))
+    assert not d.failures, d.failures
+    rng = random.Random(3)
+    for _ in range(6):
+        h, L, k, e = (rng.randint(1, 40), rng.randint(0, 20), rng.randint(1, 5),
+                      rng.randint(1, 20))
+        sparse = L // k
+        hand = L * h * h + sparse * (h * e + e * (2 * h * h + 2 * h)) + (L - sparse) * 3 * h * h
+        p = {"hidden": h, "layers": L, "step": k, "experts": e}
+        assert d.count(p)["trainable"] == hand, p
+
+
+def _swapped(cfg):
+    """Marian's head: ``vocab`` wide where ``share`` is on, else ``dvocab`` wide, the two equal at
+    the base (so no probe there sees the flag swap them); tied to the decoder's embedding, and
+    so absent, where ``tie`` is on (at the base)."""
+    from torch import nn
+
+    h, v, dv = cfg["hidden"], cfg["vocab"], cfg["dvocab"]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(v, h)
+            self.dec_embed = nn.Embedding(dv, h)
+            self.layers = nn.ModuleList(nn.Linear(h, cfg["ffn"]) for _ in range(cfg["layers"]))
+            if not cfg["tie"]:
+                self.head = nn.Linear(h, v if cfg["share"] else dv, bias=False)
+            if cfg["own"] and not cfg["share"]:  # a weight the flag adds too (Marian's decoder
+                self.dec_norm = nn.LayerNorm(h)  # embedding, apart where not shared)
+
+    return Model()
+
+
+SWAPPED = {"hidden": 16, "vocab": 60, "dvocab": 60, "ffn": 24, "layers": 3, "share": True,
+           "tie": True}
+
+
+@torch_side
+@pytest.mark.parametrize("own", [False, True])
+def test_a_flag_swapping_two_fields_equal_at_the_base_is_probed_where_they_are_apart(own):
+    """Flipping ``share`` at the base changes no weight of the head (vocab = dvocab there): the
+    flag is flipped again where the two are apart, and the head's width reads the flag and
+    both fields (Marian's LM head fitted a chance floor of its vocabulary without them). With
+    ``own``, the flag adds a weight of its own, and so is switched on with ``tie`` before the
+    head is probed: flipped back there."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_swapped, defaults={**SWAPPED, "own": own}, model_type="swapped"))
+    assert not d.failures, d.failures
+    head = next(t for t in d.templates if t.name == "head.weight")
+    rng = random.Random(11)
+    for _ in range(20):
+        p = {"hidden": rng.randint(1, 99), "vocab": rng.randint(1, 999),
+             "dvocab": rng.randint(1, 999), "ffn": 5, "layers": 2,
+             "share": rng.randint(0, 1), "tie": 0, "own": int(own)}
+        from paramcount.analyze.derive import fit
+
+        assert fit.evaluate(head.dims[0], p) == (p["vocab"] if p["share"] else p["dvocab"]), p
+
+
+def test_experts_of_a_numbered_module_dict_are_probed_shrunk():
+    """128 experts in each of 3 sparse layers name 384 weights a template (NLLB-MoE's): the
+    probes build 12 of them (a base-size build of 768 experts cost a second and a half, and the
+    derivation ran past the sweep's ten minutes), as they build 12 layers of more."""
+    from paramcount.analyze.derive import core
+    from paramcount.analyze.derive.probe import Observed
+
+    base = {"layers.*.moe.router.weight": Observed(3, (128, 8), "trainable"),
+            "layers.*.moe.experts.expert_*.fc1.weight": Observed(3 * 128, (16, 8), "trainable"),
+            "layers.*.attn.weight": Observed(6, (8, 8), "trainable")}  # (384 / 6: capacity's)
+
+    class Run:
+        def try_build(self, at):
+            return base
+
+    values = {"num_experts": 128, "layers": 6, "capacity": 64, "hidden": 8}
+    assert core._shrunk(Run(), base, values, list(values)) == {"num_experts": core.SHRINK}

@@ -18,6 +18,9 @@ stated with that gap, ``a + g <= b``, as the formula's domain: Gemma 3n's last
 num_kv_shared_layers layers reuse the keys and values of the layers before them, and the config
 refuses a stack whose unshared layers lack a layer type the shared ones have (its first full
 attention layer is the fifth: g = 5 where there are five layers or more, less below).
+
+A tie (a weight counted once, as the one it is tied to) is likewise stated only where a build with
+its flags on shares the weight (:func:`untied`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "gaps", "total"]
+__all__ = ["check_orders", "gaps", "total", "untied"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -175,3 +178,35 @@ def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
             d.constraints = [x for x in d.constraints if x != c]
             d.domain = [gap if x == c else x for x in d.domain] + ([] if c in d.domain
                                                                     else [gap])
+
+
+def untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
+    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
+    with the flags on (at the probes' values) does not share with the weight named: each
+    parameter the template names there must be that weight's object (an LM head tied to the
+    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
+    import re
+
+    from paramcount.analyze.derive.tree import ties
+
+    def names(template: str) -> str:
+        segs = template.split("@")[0].split(".")  # (expert_*: a numbered ModuleDict's keys)
+        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x[:-2]) + r"(_\d+)?"
+                                 if x.endswith("_*") else re.escape(x) for x in segs) + "$"
+
+    out = []
+    for t, (to, flags) in ties(d).items():
+        run.builds += 1
+        try:
+            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
+        except Exception:  # no build with them: no tie seen
+            out.append(t)
+            continue
+        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+            continue
+        params = dict(model.named_parameters(remove_duplicate=False))
+        mine = [p for n, p in params.items() if re.match(names(t), n)]
+        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
+        if not mine or any(id(p) not in theirs for p in mine):
+            out.append(t)
+    return out

@@ -22,16 +22,18 @@ order is a constraint only where builds breaking it are refused
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paramcount.analyze.derive import deadline, layers, prepare
+from paramcount.analyze.derive import deadline, folding, layers, prepare
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.probe import Built, DeriveError, Source
+from paramcount.analyze.derive.claims import untied
+from paramcount.analyze.derive.probe import Built, DeriveError, Source, versions
 from paramcount.analyze.derive.templates import Template, changes, fit_all
 
 __all__ = ["Derivation", "Run", "Template", "derive", "first_line"]
@@ -228,6 +230,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 tried.add(f)
             if not built:
                 unvaried.setdefault(f, why)
+            elif isinstance(v, bool) and isinstance(b, dict):  # (b: the flag flipped)
+                _apart(run, f, not v, at, ref, b, {**values, **at}, dep, ints, apart)
             # a template absent at the base whose count follows the field: a layer count
             # (DeepSeek-V2's first_k_dense_replace = 0, its dense layers 1, then 2)
             if type(v) is int and any(len(n) > 1 for n in appeared.values()):
@@ -235,6 +239,8 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
 
     def dep_fields() -> set[str]:
         return {f for s in dep.values() for f in s}
+
+    apart: dict = {}  # (a probe's reference, field) -> a variation of it that builds, its build
 
     ref = run.build(at)
     probe(ints + flags, ref, at)
@@ -261,6 +267,11 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             # (Falcon's query_key_value.bias: multi_query, new_decoder_architecture)
             probe([f for f in ints if f not in unvaried] + [f for f in flags if f not in on],
                   alt, {**at, **on})
+            for f in on:  # and each switched flag back, where two fields it swaps are apart
+                back = run.try_build({**at, **on, f: values[f]})
+                if isinstance(back, dict):
+                    _apart(run, f, values[f], {**at, **on}, alt, back, {**values, **at, **on},
+                           dep, ints, apart)
             # only the templates the switched flags add or reshape learn from these probes
             learn = new | flipped
             dep = {k: (v if k[0] in learn else before.get(k, set()))
@@ -276,7 +287,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                 and k not in _GENERIC:
             unvaried[k] = "None at this config: give it an integer to derive with it"
     hyper = sorted(dep_fields())
-    d = Derivation(src.model_type, src.cls_name, _versions(), {
+    d = Derivation(src.model_type, src.cls_name, versions(), {
         f: int(full[f]) for f in hyper}, tuple(f for f in hyper if f in flags),
         tuple(inert), unvaried)
     d.explicit = explicit
@@ -297,40 +308,36 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
-    d.untied = _untied(run, d, at)
+    d.untied = untied(run, d, at)
     d.builds = run.builds
     return d
 
 
-def _untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
-    """The templates :func:`paramcount.analyze.derive.tree.ties` would call tied that a build
-    with the flags on (at the probes' values) does not share with the weight named: each
-    parameter the template names there must be that weight's object (an LM head tied to the
-    embedding is ``embed_tokens.weight`` itself), else the flag only removes it."""
-    import re
-
-    from paramcount.analyze.derive.tree import ties
-
-    def names(template: str) -> str:
-        segs = template.split("@")[0].split(".")
-        return "^" + r"\.".join(r"\d+" if x == "*" else re.escape(x) for x in segs) + "$"
-
-    out = []
-    for t, (to, flags) in ties(d).items():
-        run.builds += 1
-        try:
-            model = run.src.model(run.src.config({**at, **dict.fromkeys(flags, True)}))
-        except Exception:  # no build with them: no tie seen
-            out.append(t)
+def _apart(run: Run, f: str, to: bool, at: Mapping[str, Any], ref: Built, flip: Built,
+           now: Mapping[str, Any], dep: dict, ints: list[str], cache: dict) -> None:
+    """A flag that swaps two fields equal at the base (Marian's share_encoder_decoder_embeddings:
+    its LM head vocab_size wide, else decoder_vocab_size wide) changes nothing that a flip there
+    shows of what it swaps: flipped again where they are apart (the second at its first
+    variation that builds), what changes there and not at the base reads the flag and both
+    fields. Two fields alone at their value (not three heads, layers and KV heads at 32), one
+    of which changes a weight; ``flip``: ``ref``'s build with the flag flipped."""
+    read = {g for s in dep.values() for g in s}
+    seen = changes(ref, flip)
+    alone = Counter(now[g] for g in ints)
+    for a, b in itertools.combinations(sorted(ints), 2):
+        if not (now[a] == now[b] and type(now[a]) is int and now[a] > 1 and {a, b} & read
+                and alone[now[a]] == 2):
             continue
-        if not hasattr(model, "named_parameters"):  # a Keras builder's model: not read here
+        if (id(ref), b) not in cache:
+            cache[id(ref), b] = next(((w, x) for w in _variations(now[b])
+                                      if isinstance(x := run.try_build({**at, b: w}), dict)), None)
+        if cache[id(ref), b] is None:
             continue
-        params = dict(model.named_parameters(remove_duplicate=False))
-        mine = [p for n, p in params.items() if re.match(names(t), n)]
-        theirs = {id(p) for n, p in params.items() if re.match(names(to), n)}
-        if not mine or any(id(p) not in theirs for p in mine):
-            out.append(t)
-    return out
+        w, there = cache[id(ref), b]
+        other = run.try_build({**at, b: w, f: to})
+        if isinstance(other, dict):
+            for c in changes(there, other) - seen:
+                dep.setdefault(c, set()).update((f, a, b))
 
 
 def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
@@ -384,6 +391,7 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
     a per-layer list's counts, and another layer count below it, scaled with its layers (at
     least one of each kind)."""
     counts = {o.count for o in base.values()}
+    counts |= folding.keys_per_holder({k: o.count for k, o in base.items()})  # (experts)
     scaled = set(layers.names(lists))
     at = {f: SHRINK for f in ints if values[f] > SHRINK and values[f] in counts
           and f not in scaled}
@@ -403,17 +411,3 @@ def _shrunk(run: Run, base: Built, values: Mapping[str, Any], ints: list[str],
                 at[f] = max(1, values[f] * SHRINK // values[n])
     small = run.try_build(at)
     return at if isinstance(small, dict) and small.keys() == base.keys() else {}
-
-
-def _versions() -> dict[str, str]:
-    from paramcount.runtime import isolate
-
-    if isolate.side() == "keras":  # a Keras builder's derivation: torch is never imported here
-        from paramcount.analyze.derive.keras_source import versions
-
-        return versions()
-    out = {}
-    for lib in ("torch", "transformers"):
-        with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
-            out[lib] = __import__(lib).__version__
-    return out

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from paramcount.analyze.derive import layers, prepare
+from paramcount.analyze.derive.folding import fold, literal_containers, numbered_dicts
 from paramcount.core.errors import ParamcountError
 
-__all__ = ["BuildsKeras", "Built", "Observed", "Source", "fold", "observe"]
+__all__ = ["BuildsKeras", "Built", "Observed", "Source", "fold", "observe", "versions"]
 
 
 class DeriveError(ParamcountError):
@@ -56,39 +57,6 @@ class Observed:
 
 
 Built = dict[str, Observed]
-
-_INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
-
-
-def fold(name: str, literal: frozenset[str] = frozenset()) -> str:
-    """``model.layers.3.mlp.experts.17.w1.weight`` → ``model.layers.*.mlp.experts.*.w1.weight``;
-    an index under a container in ``literal`` (whose children differ in class: CTRL's
-    ``ffn`` Sequential of Linear, ReLU, Linear) is kept."""
-    if not literal:
-        return _INDEX.sub("*", name)
-    segs = name.split(".")
-    return ".".join("*" if s.isdigit() and ".".join(segs[:i]) not in literal else s
-                    for i, s in enumerate(segs))
-
-
-def _literal_containers(model) -> frozenset[str]:
-    """Containers whose numbered children differ in class: a fixed pipeline (CTRL's ffn
-    Sequential), whose places stay apart. Not a ModuleList, a stack of layers whose length a
-    config sets (Jamba's and Zamba's attention and Mamba layers), nor another stack of layers of
-    several kinds (Mllama's self- and cross-attention decoder layers, every class a ``…Layer``
-    or ``…Block``): their index folds, so a template counts the layers that have it (how many
-    of each kind is a count), and a build costs its layers, not a template per layer."""
-    from torch import nn
-
-    out = set()
-    for name, mod in model.named_modules():
-        if isinstance(mod, nn.ModuleList):
-            continue
-        kids = {type(c) for k, c in mod.named_children() if k.isdigit()}
-        if len(kids) > 1 and not all(re.search(r"(Layer|Block)$", c.__name__) for c in kids):
-            out.add(name)
-    return frozenset(out)
-
 
 class Source:
     """What is derived: a config class (with a base config) and the model class built from it,
@@ -382,13 +350,14 @@ def observe(model, split: set[str] | None = None) -> Built:
     split = set() if split is None else split
     kinds = _layer_kinds(model)
     out: dict[str, list] = {}
-    literal = _literal_containers(model)
+    literal = literal_containers(model)
+    numbered = numbered_dicts(model)
     for w in torch_weights(model):
         name = w.path.replace("/", ".")
         role = "trainable" if w.trainable else "frozen"
         if not _is_parameter(model, name):
             role = "buffer"
-        key = fold(name, literal)
+        key = fold(name, literal, numbered)
         out.setdefault(key, []).append((name, tuple(w.shape), role))
     for key in list(out):
         if key in split or len({s for _, s, _ in out[key]}) > 1:
@@ -417,3 +386,18 @@ def _is_parameter(model, name: str) -> bool:
 
 def size(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
+
+
+def versions() -> dict[str, str]:
+    """The libraries a derivation's builds hold for."""
+    from paramcount.runtime import isolate
+
+    if isolate.side() == "keras":  # a Keras builder's derivation: torch is never imported here
+        from paramcount.analyze.derive.keras_source import versions as keras_versions
+
+        return keras_versions()
+    out = {}
+    for lib in ("torch", "transformers"):
+        with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
+            out[lib] = __import__(lib).__version__
+    return out

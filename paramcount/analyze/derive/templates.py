@@ -166,13 +166,14 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             continue
         role = roles.pop()
         allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
-        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
-                    [(p, o.count if o else 0) for p, o in obs])
+        counted_in = sorted(set(allf) | structural)  # (the layer counts: a probe of one may
+        mult = _fit(dep.get((t, "mult"), set()), counted_in, d,  # keep this count, 12 → 24
+                    [(p, o.count if o else 0) for p, o in obs])  # keeping Switch's 3 sparse)
         present = [(p, o) for p, o in obs if o is not None]
         ranks = {len(o.shape) for _, o in present}
         if mult is None:
             d.failures.append((t, "how many weights it names is no such expression of the "
-                                  "fields (" + ", ".join(allf) + ")"))
+                                  "fields (" + ", ".join(counted_in) + ")"))
             continue
         odd = _undecided(mult, [p for p, _ in obs], tried)  # (builds without it count, as 0)
         if odd and _settle(run, d, "", odd, [p for p, _ in obs[:-1]], samples, values):

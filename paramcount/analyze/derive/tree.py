@@ -103,7 +103,7 @@ def ties(d: Derivation) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Templates a flag removes that another template of the same shape stays for: the weight
     tied to it, counted once there (an LM head tied to the token embedding): template → (the
     template it is tied to, the flags that tie it). Not those a build with the flags on does
-    not share with it (``d.untied``, :func:`paramcount.analyze.derive.core._untied`)."""
+    not share with it (``d.untied``, :func:`paramcount.analyze.derive.claims.untied`)."""
     out = {}
     for t in d.templates:
         if t.name in d.untied:  # the build with the flags on does not share it: removed
