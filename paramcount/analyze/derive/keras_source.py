@@ -68,9 +68,3 @@ class KerasSource(Source):
             built[key] = Observed(len(seen), seen[0][0] if len(shapes) == 1 else (-1,),
                                   roles.pop())
         return built
-
-
-def versions() -> dict[str, str]:
-    import keras
-
-    return {"keras": keras.__version__}

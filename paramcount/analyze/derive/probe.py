@@ -393,9 +393,9 @@ def versions() -> dict[str, str]:
     from paramcount.runtime import isolate
 
     if isolate.side() == "keras":  # a Keras builder's derivation: torch is never imported here
-        from paramcount.analyze.derive.keras_source import versions as keras_versions
+        import keras
 
-        return keras_versions()
+        return {"keras": keras.__version__}
     out = {}
     for lib in ("torch", "transformers"):
         with contextlib.suppress(ImportError):  # derive needs both; a builder, torch alone
