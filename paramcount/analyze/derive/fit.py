@@ -102,15 +102,17 @@ def _repeats_field(mono: tuple[Atom, ...]) -> bool:
 _P = (1 << 61) - 1  # a prime: the coefficients are solved modulo it, then checked exactly
 
 
-def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
+def _solve(rows: list[list[int]], ys: list[int], head: int = 8) -> list[int] | None:
     """The integer solution of rows·x = ys (free columns at zero, pivots in column order), or
     None where there is none. Solved modulo _P from the first m + 8 rows (exact rational
     elimination took a second a system on Jamba's 42 monomials), each value lifted to the
     integer nearest zero, and checked exactly on every row: a rational or inconsistent system
-    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such)."""
+    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such). Where
+    those rows leave a column free and the solution fails a later row, from every row: a flag
+    zero in half the builds (Jamba's mamba_conv_bias) leaves the first rows short of rank."""
     m = len(rows[0]) if rows else 0
     # from a few more rows than unknowns; the rest are checked below
-    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + 8], ys, strict=False)]
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + head], ys, strict=False)]
     pivots: list[int] = []
     r = 0
     for c in range(m):
@@ -139,7 +141,7 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
     x = [v - _P if v > _P // 2 else v for v in x]
     if any(sum(a * b for a, b in zip(row, x, strict=True)) != y
            for row, y in zip(rows, ys, strict=True)):
-        return None
+        return _solve(rows, ys, len(rows)) if r < m and m + head < len(rows) else None
     return x
 
 

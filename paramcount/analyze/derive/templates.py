@@ -9,6 +9,7 @@ only away from the base) are probed from a random build that has them.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -56,15 +57,19 @@ def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
 
 
 def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool, same: bool, lists=()) -> dict[str, int]:
+            structured: bool, same: bool, lists=(), gaps: bool = False) -> dict[str, int]:
     """Small random values: layer counts in the base's order; widths dividing as at the base
     (``structured``; equal ones equal too with ``same``) or at random; a per-layer list's counts
-    (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers."""
+    (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers. With ``gaps``
+    and three layer counts or more, each is the one below plus a gap drawn alone: three sorted
+    in 0 to 10 leave the largest within one period of the next (Jamba's attention layer
+    every period-th from an offset, ⌈(L − offset) / period⌉, then reads as ⌊L / period⌋)."""
     point: dict[str, int] = {}
     counted = {n: s for s in lists for n in s.names if n in d.fields}
     structural = [f for f in structural if f not in counted]
     lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
-    drawn = sorted(rng.randint(0, 10) for _ in structural)
+    drawn = list(itertools.accumulate(rng.randint(0, 5) for _ in structural)) \
+        if gaps and len(structural) > 2 else sorted(rng.randint(0, 10) for _ in structural)
     prev = 0
     for f, v in zip(structural, drawn, strict=True):  # the base's order kept
         prev = max(v, lo[f], prev)
@@ -119,7 +124,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         if len(samples) >= need:
             break
         point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
-                       lists=lists)
+                       lists=lists, gaps=i % 2 == 1)
         over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
         b = run.try_build(over)
         (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
