@@ -37,6 +37,8 @@ MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 # int(2·I/3) rounded up to a multiple of m, is m·("ceil", ("floor", "I", "3/2"), "m").
 # ("minus", a, k) is a − k, only inside a ceiling: the layers i < L with i ≡ k (mod p), every
 # p-th layer from the k-th (Jamba's experts at i % 2 = 1), are ⌈(L − k) / p⌉ for 0 ≤ k < p.
+# ("times", a, c) is a·c, only inside a floor: a product of two fields divided by a third
+# (Zamba's Mamba head width, mamba_expand·hidden_size // n_mamba_heads).
 Atom = str | tuple[str, "Atom", str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
@@ -66,6 +68,8 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
         return int(x == other)
     if op == "minus":
         return x - int(other)
+    if op == "times":
+        return x * int(other)
     if not other:
         return 0
     if op == "ceil":
@@ -256,7 +260,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         if found is not None:
             return found
     found = _periodic(fields, divisible, samples)
-    return found if found is not None else _rounded(fields, divisible, samples)
+    found = found if found is not None else _rounded(fields, divisible, samples)
+    # last, a product of two fields divided by a third (Zamba's mamba_expand·hidden_size //
+    # n_mamba_heads, which the config requires to be exact, not either factor alone)
+    for a, c in itertools.combinations(divisible, 2):
+        for b in divisible:
+            if found is None and b not in (a, c):
+                found = _try([*fields, ("floor", ("times", a, c), b)], samples)
+    return found
 
 
 SHIFTS = 3  # constant offsets k of a period tried in ⌈(a − k) / b⌉
@@ -342,4 +353,4 @@ def _atom_text(a: Atom) -> str:
     inner = _atom_text(x)
     return {"floor": f"({inner} // {b})", "ceil": f"ceil({inner} / {b})", "pow": f"{inner}^{b}",
             "isqrt": f"isqrt({inner})",
-            "minus": f"({inner} - {b})"}.get(op, f"[{inner} = {b}]")
+            "minus": f"({inner} - {b})", "times": f"{inner}·{b}"}.get(op, f"[{inner} = {b}]")
