@@ -215,6 +215,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             if found is not None:
                 return found
     for a, b in itertools.permutations(divisible, 2):
+        # a at most b in every sample: a // b is [a = b] where b > 0, said so, which the prover
+        # splits (Inkling 2's one fewer query where every layer is of the kind; a // b with
+        # b = a + b' it cannot)
+        if all(0 <= p[a] <= p[b] and p[b] > 0 for p, _ in samples) \
+                and any(p[a] == p[b] for p, _ in samples):
+            found = _try([*fields, ("eq", a, b)], samples)
+            if found is not None:
+                return found
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
             return found

@@ -165,8 +165,14 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             continue
         role = roles.pop()
         allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
-        mult = _fit(dep.get((t, "mult"), set()), sorted(set(allf) | structural), d,
-                    [(p, o.count if o else 0) for p, o in obs])
+        counts = [(p, o.count if o else 0) for p, o in obs]
+        first = dep.get((t, "mult"), set())
+        mult = _fit(first, sorted(set(allf) | structural), d, counts)
+        # a kind's count with the layers it is counted among: a weight every layer but the
+        # first has (Inkling 2's attention_input) is one fewer where the kind takes layer 0
+        among = {s.length for s in lists if set(s.names) & first and s.length in d.fields}
+        if mult is None and among - first:
+            mult = _fit(first | among, sorted(set(allf) | structural), d, counts)
         present = [(p, o) for p, o in obs if o is not None]
         ranks = {len(o.shape) for _, o in present}
         if mult is None:
