@@ -214,6 +214,24 @@ def test_a_weight_of_every_layer_but_the_first_is_counted_with_the_layers():
             == hand, (n, full)
 
 
+def test_a_lists_count_is_drawn_in_the_base_order_among_the_layer_counts():
+    """Zamba 2's shared blocks (num_mem_blocks, 1 at the base) at most its hybrid layers (9 of
+    54): the chain of layer counts states blocks <= hybrid <= layers, and the draws keep it
+    (above it, min(hybrid, blocks) blocks are distinct, no polynomial)."""
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import sample
+
+    spec = layers.Spec("types", "layers", ("hybrid", "mamba"))
+    d = SimpleNamespace(fields={"blocks": 1, "n_types_hybrid": 9, "layers": 54}, explicit={},
+                        flags=())
+    rng = random.Random(2)
+    points = [sample(rng, d, ["blocks", "layers"], [], True, False, lists=[spec])
+              for _ in range(60)]
+    assert all(q["blocks"] <= q["n_types_hybrid"] <= q["layers"] for q in points)
+    assert len({q["n_types_hybrid"] for q in points}) > 3
+
+
 def test_a_count_at_most_another_divided_by_it_is_said_as_their_equality():
     """n // L with n ≤ L is [n = L] (L > 0): fitted as the indicator, which the prover splits
     (n = L, n ≠ L), not as a floor it cannot split once L = n + L'."""

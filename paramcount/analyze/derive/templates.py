@@ -95,8 +95,15 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
     for s in lists:  # each kind's count at most what the layers before it leave
         left = point.get(s.length, d.fields.get(s.length, d.explicit.get(s.length, 0)))
-        for n in (n for n in s.names if n in counted):
-            point[n] = rng.randint(min(1, left), left) if left > 0 else 0
+        names = [n for n in s.names if n in counted]
+        for n in names:
+            lo, hi = min(1, left), left
+            if len(names) == 1:  # a list's one count among the layer counts in the base's
+                # order, as fit_all's chain states it (Zamba 2's num_mem_blocks shared blocks
+                # at most its hybrid layers: above, min(hybrid, blocks) of them are distinct)
+                lo = max([lo, *(point[f] for f in structural if d.fields[f] < d.fields[n])])
+                hi = min([hi, *(point[f] for f in structural if d.fields[f] > d.fields[n])])
+            point[n] = rng.randint(min(lo, hi), hi) if hi > 0 else 0
             left -= point[n]
     for f in d.flags:
         point[f] = rng.randint(0, 1)
