@@ -66,3 +66,20 @@ def test_a_product_divided_by_a_field_derives_with_its_divisibility_and_proves()
     assert from_json(to_json(d)).constraints == d.constraints
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+def test_fit_finds_a_sum_of_squared_ceilings_as_a_quotient_and_its_square():
+    """Zamba 2's untied shared blocks: block b of M holds an adapter for each of the H hybrid
+    layers ≡ b (mod M), and is itself in that many layers: Σ_b ⌈(H − b) / M⌉² adapters, which
+    is M·q² + (H − M·q)·(2q + 1), q = H // M; tied (t = 1), the M blocks hold H."""
+    rng = random.Random(1)
+    samples = []
+    for _ in range(80):
+        m = rng.randint(1, 5)
+        h, t = rng.randint(m, 20), rng.randint(0, 1)
+        y = h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))
+        samples.append(({"H": h, "M": m, "t": t, "L": h + rng.randint(0, 5)}, y))
+    poly = fit.fit(["H", "L", "M", "t"], ["H", "L", "M"], samples)
+    assert poly is not None
+    assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)

@@ -275,6 +275,12 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         for b in divisible:
             if found is None and b not in (a, c):
                 found = _try([*fields, ("floor", ("times", a, c), b)], samples)
+    # a quotient and its square: Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b,
+    # the sum over b blocks of the squares of how many of a layers each holds (Zamba 2's
+    # untied shared blocks, each with an adapter for every hybrid layer of its residue)
+    for a, b in itertools.permutations(divisible, 2):
+        if found is None:
+            found = _try([*fields, ("floor", a, b), ("pow", ("floor", a, b), "2")], samples)
     return found
 
 

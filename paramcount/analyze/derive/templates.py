@@ -180,6 +180,11 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         among = {s.length for s in lists if set(s.names) & first and s.length in d.fields}
         if mult is None and among - first:
             mult = _fit(first | among, sorted(set(allf) | structural), d, counts)
+        # or with the layer counts beside them: one the probes at the base did not see move it
+        # (Zamba 2's num_mem_blocks, which changes its adapters only where its blocks are untied)
+        wide = first | among | structural
+        if mult is None and wide - first - among and len(wide) <= fitting.MAX_FIELDS:
+            mult = _fit(wide, sorted(set(allf) | structural), d, counts)
         present = [(p, o) for p, o in obs if o is not None]
         ranks = {len(o.shape) for _, o in present}
         if mult is None:
