@@ -269,6 +269,8 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             return found
     found = _periodic(fields, divisible, samples)
     found = found if found is not None else _rounded(fields, divisible, samples)
+    if found is not None or len(fields) > MAX_FIELDS - 1:  # (five fields: a search too long)
+        return found
     # last, a product of two fields divided by a third (Zamba's mamba_expand·hidden_size //
     # n_mamba_heads, which the config requires to be exact, not either factor alone)
     for a, c in itertools.combinations(divisible, 2):
