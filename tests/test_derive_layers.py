@@ -76,10 +76,13 @@ def test_written_lists_have_the_counts_asked_spread_with_the_last_layer_counted(
     out = layers.write({"num_hidden_layers": 10, "n_layer_types_full": 3,
                         "n_mlp_layer_types_dense": 0, "n_cross_attention_layers": 4,
                         "hidden_size": 8}, specs, BEAM_LIKE)
-    assert out["layer_types"] == ["sliding"] * 2 + ["full"] + ["sliding"] * 2 + ["full"] \
-        + ["sliding"] * 3 + ["full"]
+    assert out["layer_types"] == ["sliding"] * 3 + ["full"] + ["sliding"] * 2 + ["full"] \
+        + ["sliding"] * 2 + ["full"]
     assert out["mlp_layer_types"] == ["sparse"] * 10
-    assert out["cross_attention_layers"] == [1, 4, 6, 9]
+    assert out["cross_attention_layers"] == [2, 4, 7, 9]
+    # the first layer the remainder's, unless every layer is counted
+    assert [layers._spread(n, list(range(4))) for n in range(5)] == \
+        [[], [3], [1, 3], [1, 2, 3], [0, 1, 2, 3]]
     assert not set(layers.names(specs)) & out.keys()
     assert layers.read(out, specs) == {"n_mlp_layer_types_dense": 0, "n_layer_types_full": 3,
                                        "n_cross_attention_layers": 4}
@@ -276,3 +279,82 @@ def test_a_weight_before_a_tail_is_counted_by_the_kinds_before_it():
 
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+def _first_less(cfg):
+    """Inkling 2's stack: every layer but the first reads its input through a query of its
+    kind's width (three for the full-attention kind, one for the sliding)."""
+    import torch
+    from torch import nn
+
+    h, n, kinds = cfg["hidden"], cfg["layers"], cfg["layer_types"]
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            self.mix = nn.Linear(h, h, bias=False)
+            if i > 0 and kinds[i] == "full":
+                self.full_query = nn.Parameter(torch.empty(3, h))
+            elif i > 0:
+                self.slide_query = nn.Parameter(torch.empty(h))
+
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(i) for i in range(n))
+
+    return Stack()
+
+
+@torch_side
+def test_a_weight_of_every_layer_but_the_first_is_counted_with_the_layers():
+    """A kind's count alone does not say whether the kind holds layer 0, which has no query:
+    its layers are read with it (all full: one fewer full query; else one fewer sliding)."""
+    _, d = derive_tiny(_first_less, {"hidden": 4, "layers": 6,
+                                     "layer_types": ["slide", "slide", "full"] * 2}, "first")
+    assert not d.failures, d.failures
+    rng = random.Random(7)
+    for n, full in [(5, 5), (5, 2), (1, 1), (9, 0)] + [(m := rng.randint(1, 30),
+                                                          rng.randint(0, m)) for _ in range(4)]:
+        h = rng.randint(1, 40)
+        kinds = layers.write({"layers": n, "n_layer_types_full": full},
+                             layers.find({"layers": 6, "layer_types": ["slide", "full"] * 3}),
+                             {})["layer_types"]
+        hand = n * h * h + sum(3 * h if k == "full" else h for k in kinds[1:])
+        assert d.count({"hidden": h, "layers": n, "n_layer_types_full": full})["trainable"] \
+            == hand, (n, full)
+
+
+def test_a_lists_count_is_drawn_in_the_base_order_among_the_layer_counts():
+    """Zamba 2's shared blocks (num_mem_blocks, 1 at the base) at most its hybrid layers (9 of
+    54): the chain of layer counts states blocks <= hybrid <= layers, and the draws keep it
+    (above it, min(hybrid, blocks) blocks are distinct, no polynomial)."""
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import sample
+
+    spec = layers.Spec("types", "layers", ("hybrid", "mamba"))
+    d = SimpleNamespace(fields={"blocks": 1, "n_types_hybrid": 9, "layers": 54}, explicit={},
+                        flags=())
+    rng = random.Random(2)
+    points = [sample(rng, d, ["blocks", "layers"], [], True, False, lists=[spec])
+              for _ in range(60)]
+    assert all(q["blocks"] <= q["n_types_hybrid"] <= q["layers"] for q in points)
+    assert len({q["n_types_hybrid"] for q in points}) > 3
+
+
+def test_a_count_at_most_another_divided_by_it_is_said_as_their_equality():
+    """n // L with n ≤ L is [n = L] (L > 0): fitted as the indicator, which the prover splits
+    (n = L, n ≠ L), not as a floor it cannot split once L = n + L'."""
+    from paramcount.analyze.derive import fit
+
+    rng = random.Random(3)
+    samples = []
+    for _ in range(40):
+        L = rng.randint(1, 12)
+        n = rng.choice([L, rng.randint(0, L)])
+        samples.append(({"n": n, "L": L, "h": rng.randint(1, 9)}, n - (n == L)))
+    poly = fit.fit(["L", "n"], ["L", "n", "h"], samples)
+    assert poly is not None
+    assert {a for _, m in poly for a in m if isinstance(a, tuple)} == {("eq", "n", "L")}, poly
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)

@@ -126,3 +126,29 @@ def test_a_count_no_expression_gives_names_every_field_it_was_fitted_in():
     why = dict(d.failures).get("*.mlp.weight@2") or dict(d.failures).get("*.mlp.weight")
     assert why is not None, d.failures
     assert "how many weights" in why and "layers" in why and "sparse" in why, why
+
+
+def test_rows_short_of_rank_at_the_head_are_solved_from_every_row():
+    """Jamba's conv1d bias, in every Mamba layer where mamba_conv_bias is on: the flag zeroes
+    the rows of every monomial it is in, and the first rows the solve reads may leave columns
+    free; a solution with them at zero that a later row refutes is not the answer, every row
+    is (x = 1, 2, 3 here, the first eleven rows reading the first column alone)."""
+    rows = [[k, 0, 0] for k in range(1, 12)] + [[1, 1, 0], [0, 1, 1], [1, 0, 1], [2, 1, 1]]
+    ys = [r[0] + 2 * r[1] + 3 * r[2] for r in rows]
+    assert fitting._solve(rows, ys) == [1, 2, 3]
+    assert fitting._solve(rows, [*ys[:-1], ys[-1] + 1]) is None  # inconsistent: none
+
+
+def test_three_layer_counts_drawn_with_gaps_span_periods():
+    """Three layer counts sorted in 0 to 10 leave the largest within a period of the next:
+    drawn with gaps, some points have L mod period above the offset, where ⌈(L − offset) /
+    period⌉ and ⌊L / period⌋ differ."""
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.templates import sample
+
+    d = SimpleNamespace(fields={"o": 4, "p": 8, "L": 32}, explicit={}, flags=())
+    rng = random.Random(1)
+    points = [sample(rng, d, ["o", "p", "L"], [], True, False, gaps=True) for _ in range(40)]
+    assert all(q["o"] <= q["p"] <= q["L"] for q in points)
+    assert any(-(-(q["L"] - q["o"]) // q["p"]) != q["L"] // q["p"] for q in points if q["p"])

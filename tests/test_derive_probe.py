@@ -250,3 +250,40 @@ def test_experts_of_a_numbered_module_dict_are_probed_shrunk():
 
     values = {"num_experts": 128, "layers": 6, "capacity": 64, "hidden": 8}
     assert core._shrunk(Run(), base, values, list(values)) == {"num_experts": core.SHRINK}
+
+
+def _patterned(cfg):
+    """Jamba's layer pattern: an attention layer where i % period = offset (offset < period),
+    a mixer elsewhere."""
+    from torch import nn
+
+    h, L, p, o = cfg["hidden"], cfg["layers"], cfg["period"], cfg["offset"]
+    if o >= p:
+        raise ValueError("offset must be smaller than period")
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(h, 3 * h, bias=False) if i % p == o
+                                        else nn.Linear(h, 4 * h, bias=False) for i in range(L))
+
+    return Model()
+
+
+@torch_side
+def test_a_period_its_first_variations_hide_is_found():
+    """At 12 layers, an attention layer every 8th from the 4th is one layer at periods 16 and 9
+    and at offsets 5 and 6: the probes go on to the variations that move a layer (period 7,
+    offset 2), and the count is the shifted ceiling of both fields."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_patterned, model_type="patterned",
+                      defaults={"hidden": 8, "layers": 12, "period": 8, "offset": 4}))
+    assert not d.failures, d.failures
+    assert {"period", "offset"} <= set(d.fields)
+    for p in ({"hidden": 4, "layers": 30, "period": 7, "offset": 5},
+              {"hidden": 4, "layers": 3, "period": 3, "offset": 2}):
+        attn = sum(1 for i in range(p["layers"]) if i % p["period"] == p["offset"])
+        hand = 4 * (3 * 4 * attn + 4 * 4 * (p["layers"] - attn))
+        assert d.count(p)["trainable"] == hand, p

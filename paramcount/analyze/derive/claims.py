@@ -49,6 +49,9 @@ def total(b: Built) -> dict[str, int]:
 def _val(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
     if "+" in x:  # a per-layer list's counts together
         return sum(_val(p, y, kept) for y in x.split("+"))
+    if "*" in x and not x.startswith("2*"):  # a product of two fields (a divisibility's)
+        a, b = x.split("*")
+        return _val(p, a, kept) * _val(p, b, kept)
     if "//" in x:
         a, b = x.split("//")
         n = _val(p, b, kept)

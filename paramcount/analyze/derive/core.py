@@ -200,9 +200,14 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
             tries = [not v] if isinstance(v, bool) else _variations(v)
             why = ""
             built = 0
+            moved = False  # whether a variation that built changed a weight
             appeared: dict[str, set[int]] = {}
             for t in tries:  # two variations that build: a floor (q_proj's heads·(hidden //
-                if built == 2:  # heads) when heads doubles) may hide a field from one
+                # heads) when heads doubles) may hide a field from one; where neither changed a
+                # weight, the rest too: a layer pattern's period or offset changes no layer
+                # kind at most of its values (Jamba's attention every 8th layer from the 4th,
+                # one of the probes' 12 layers at periods 16 and 9, two at 7)
+                if built >= 2 and moved:
                     break
                 b = run.try_build({**at, f: t})
                 if isinstance(b, str):
@@ -215,6 +220,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                     why = why or f"{t} is read back as the base's {run.reads(at, f)}"
                     continue
                 built += 1
+                moved = moved or bool(ch)
                 for c in ch:
                     dep.setdefault(c, set()).add(f)
                 if any(c[1] == "mult" and c[0] in ref and c[0] in b for c in ch):

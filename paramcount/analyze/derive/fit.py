@@ -37,6 +37,8 @@ MAX_FIELDS = 5  # floors and equalities are tried among at most this many fields
 # int(2·I/3) rounded up to a multiple of m, is m·("ceil", ("floor", "I", "3/2"), "m").
 # ("minus", a, k) is a − k, only inside a ceiling: the layers i < L with i ≡ k (mod p), every
 # p-th layer from the k-th (Jamba's experts at i % 2 = 1), are ⌈(L − k) / p⌉ for 0 ≤ k < p.
+# ("times", a, c) is a·c, only inside a floor: a product of two fields divided by a third
+# (Zamba's Mamba head width, mamba_expand·hidden_size // n_mamba_heads).
 Atom = str | tuple[str, "Atom", str]
 # A polynomial: (coefficient, atoms of the monomial) pairs; () is the constant monomial.
 Poly = tuple[tuple[int, tuple[Atom, ...]], ...]
@@ -66,6 +68,8 @@ def atom_value(atom: Atom, point: Mapping[str, int]) -> int:
         return int(x == other)
     if op == "minus":
         return x - int(other)
+    if op == "times":
+        return x * int(other)
     if not other:
         return 0
     if op == "ceil":
@@ -102,15 +106,17 @@ def _repeats_field(mono: tuple[Atom, ...]) -> bool:
 _P = (1 << 61) - 1  # a prime: the coefficients are solved modulo it, then checked exactly
 
 
-def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
+def _solve(rows: list[list[int]], ys: list[int], head: int = 8) -> list[int] | None:
     """The integer solution of rows·x = ys (free columns at zero, pivots in column order), or
     None where there is none. Solved modulo _P from the first m + 8 rows (exact rational
     elimination took a second a system on Jamba's 42 monomials), each value lifted to the
     integer nearest zero, and checked exactly on every row: a rational or inconsistent system
-    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such)."""
+    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such). Where
+    those rows leave a column free and the solution fails a later row, from every row: a flag
+    zero in half the builds (Jamba's mamba_conv_bias) leaves the first rows short of rank."""
     m = len(rows[0]) if rows else 0
     # from a few more rows than unknowns; the rest are checked below
-    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + 8], ys, strict=False)]
+    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + head], ys, strict=False)]
     pivots: list[int] = []
     r = 0
     for c in range(m):
@@ -139,7 +145,7 @@ def _solve(rows: list[list[int]], ys: list[int]) -> list[int] | None:
     x = [v - _P if v > _P // 2 else v for v in x]
     if any(sum(a * b for a, b in zip(row, x, strict=True)) != y
            for row, y in zip(rows, ys, strict=True)):
-        return None
+        return _solve(rows, ys, len(rows)) if r < m and m + head < len(rows) else None
     return x
 
 
@@ -218,6 +224,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
             if found is not None:
                 return found
     for a, b in itertools.permutations(divisible, 2):
+        # a at most b in every sample: a // b is [a = b] where b > 0, said so, which the prover
+        # splits (Inkling 2's one fewer query where every layer is of the kind; a // b with
+        # b = a + b' it cannot)
+        if all(0 <= p[a] <= p[b] and p[b] > 0 for p, _ in samples) \
+                and any(p[a] == p[b] for p, _ in samples):
+            found = _try([*fields, ("eq", a, b)], samples)
+            if found is not None:
+                return found
         found = _try([*fields, ("floor", a, b)], samples)
         if found is not None:
             return found
@@ -266,7 +280,22 @@ def fit(fields: Sequence[str], ints: Sequence[str],
     if found is not None:
         return found
     found = _periodic(fields, divisible, samples)
-    return found if found is not None else _rounded(fields, divisible, samples)
+    found = found if found is not None else _rounded(fields, divisible, samples)
+    if found is not None or len(fields) > MAX_FIELDS - 1:  # (five fields: a search too long)
+        return found
+    # last, a product of two fields divided by a third (Zamba's mamba_expand·hidden_size //
+    # n_mamba_heads, which the config requires to be exact, not either factor alone)
+    for a, c in itertools.combinations(divisible, 2):
+        for b in divisible:
+            if found is None and b not in (a, c):
+                found = _try([*fields, ("floor", ("times", a, c), b)], samples)
+    # a quotient and its square: Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b,
+    # the sum over b blocks of the squares of how many of a layers each holds (Zamba 2's
+    # untied shared blocks, each with an adapter for every hybrid layer of its residue)
+    for a, b in itertools.permutations(divisible, 2):
+        if found is None:
+            found = _try([*fields, ("floor", a, b), ("pow", ("floor", a, b), "2")], samples)
+    return found
 
 
 def _simplest(found: Poly, fields: list[str], divisible: list[str],
@@ -371,4 +400,4 @@ def _atom_text(a: Atom) -> str:
     inner = _atom_text(x)
     return {"floor": f"({inner} // {b})", "ceil": f"ceil({inner} / {b})", "pow": f"{inner}^{b}",
             "isqrt": f"isqrt({inner})",
-            "minus": f"({inner} - {b})"}.get(op, f"[{inner} = {b}]")
+            "minus": f"({inner} - {b})", "times": f"{inner}·{b}"}.get(op, f"[{inner} = {b}]")

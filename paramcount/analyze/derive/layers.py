@@ -25,11 +25,12 @@ read from; GPT-Neo's ``attention_layers`` is made from ``attention_types``).
 Read (:func:`read`) from any config's lists, these are the counts the formula takes; written
 (:func:`write`) for a build at chosen counts, each kind's layers are spread evenly over the stack,
 the last layer the first counted kind's (Gemma 4 insists its last layer attends fully), the
-remainder filling the rest; a list of indices the base gives as the first layers (Flint's
-``mlp_only_layers`` [0, 1]) is written as the first layers again, so that a pattern of a period
-beside it counts as a floor (:func:`paramcount.analyze.derive.fit.fit`). A config that rewrites
-the list it was given refuses that build (:func:`check`). An empty list, or one of a single kind,
-is left to the config (nothing to count). Plain data: no torch, no SymPy.
+remainder filling the rest, the first layer where any is left to it; a list of indices the base
+gives as the first layers (Flint's ``mlp_only_layers`` [0, 1]) is written as the first layers
+again, so that a pattern of a period beside it counts as a floor
+(:func:`paramcount.analyze.derive.fit.fit`). A config that rewrites the list it was given refuses
+that build (:func:`check`). An empty list, or one of a single kind, is left to the config
+(nothing to count). Plain data: no torch, no SymPy.
 """
 
 from __future__ import annotations
@@ -197,8 +198,12 @@ def _tail_of(s: Spec, values: Mapping[str, Any], layers: int) -> int:
 
 
 def _spread(n: int, free: list[int]) -> list[int]:
-    """``n`` of the positions ``free`` spread evenly, the last of them included."""
-    return [free[(j + 1) * len(free) // n - 1] for j in range(n)] if n else []
+    """``n`` of the positions ``free`` spread evenly, the last of them included and the first
+    only where all are taken: layer 0 is the remainder's wherever a layer is left to it, so a
+    weight every layer but the first has (Inkling 2's attention_input) counts one fewer of the
+    remainder, or of a kind that takes every layer, never of a kind past half the layers."""
+    k = len(free)
+    return [free[k - 1 - j * k // n] for j in reversed(range(n))] if n else []
 
 
 def _prefix(v) -> bool:

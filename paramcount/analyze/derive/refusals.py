@@ -54,8 +54,15 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     quotients = [f"{a}//{b}" for a in ints for b in [*ints, *kept] if a != b]
     candidates = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"]
     candidates += [(q, "2") for q in quotients]
+    # a product of two fields, divided by a third (Zamba's mamba_expand·hidden_size by
+    # n_mamba_heads: where neither factor alone need be a multiple), as a quotient is asked
+    candidates += [(f"{a}*{c}", y) for a, c in itertools.combinations(ints, 2)
+                   for y in [*ints, *kept] if y not in (a, c)]
 
     def val(p, x) -> int:  # a field that changes no weight divides at its base value
+        if "*" in x and not x.startswith("2*"):  # a product of two fields
+            a, b = x.split("*")
+            return val(p, a) * val(p, b)
         if "//" in x:
             a, b = x.split("//")
             return p[a] // val(p, b) if val(p, b) else 0
@@ -74,7 +81,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # pairs are many; a field's are few)
     standing = [c for c in candidates if any(asked(p, *c) for p in points)
                 and not any(broken(p, *c) for p in points)
-                and (("//" not in c[0] and c[1] not in POWERS)
+                and ((c[0].isidentifier() and c[1] not in POWERS)
                      or any(broken(p, *c) for p, _ in refused))]
 
     def const(x) -> int | None:  # a divisor's value where no field that changes a weight
@@ -85,6 +92,8 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
 
     def stronger(c, o) -> bool:  # o implies c: breaking c breaks o (BART's equal heads too)
         (a, b), (x, y) = c, o
+        if "*" in a:  # y divides a factor: the product too
+            return y == b and x in a.split("*")
         if "//" in a:  # 2·b divides a: a // b is even
             return b == "2" and a.split("//") == [x, y.removeprefix("2*")] and y.startswith("2*")
         m, n = const(b), const(y)
@@ -140,7 +149,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
 def _fields_of(c: tuple[str, str], fields) -> list[str]:
     """The fields a build breaking ``c`` may move: its dividend's (both of a quotient's), then
     its divisor's."""
-    names = [*c[0].split("//"), c[1].removeprefix("2*")]
+    names = [*c[0].replace("*", "//").split("//"), c[1].removeprefix("2*")]
     return [f for f in dict.fromkeys(names) if f in fields]
 
 
@@ -157,7 +166,7 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
                     continue
                 if alone(q):
                     return q
-                q.update({x: p[x] * m for x, y in held if y == f and x != f})
+                q.update({x: p[x] * m for x, y in held if y == f and x != f and x in p})
                 if alone(q):
                     return q
                 # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1

@@ -9,6 +9,7 @@ only away from the base) are probed from a random build that has them.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -56,15 +57,23 @@ def changes(a: Built, b: Built) -> set[tuple[str, Any]]:
 
 
 def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool, same: bool, lists=()) -> dict[str, int]:
+            structured: bool, same: bool, lists=(), gaps: bool = False) -> dict[str, int]:
     """Small random values: layer counts in the base's order; widths dividing as at the base
     (``structured``; equal ones equal too with ``same``) or at random; a per-layer list's counts
-    (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers."""
+    (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers. With ``gaps``
+    and three layer counts or more, each is the one below plus a gap drawn alone: three sorted
+    in 0 to 10 leave the largest within one period of the next (Jamba's attention layer
+    every period-th from an offset, ⌈(L − offset) / period⌉, then reads as ⌊L / period⌋)."""
     point: dict[str, int] = {}
     counted = {n: s for s in lists for n in s.names if n in d.fields}
     structural = [f for f in structural if f not in counted]
     lo = {f: 0 if d.fields[f] == 0 else 1 for f in structural}
-    drawn = sorted(rng.randint(0, 10) for _ in structural)
+    # (the gaps small enough that the largest stays near 12: experts in a ModuleList are a
+    # layer count too; with gaps up to 5 the beam row ran out of its 600 s, at most 3 it took
+    # 254 s, proven, on this loaded machine)
+    step = max(3, 12 // max(len(structural), 1))
+    drawn = list(itertools.accumulate(rng.randint(0, step) for _ in structural)) \
+        if gaps and len(structural) > 2 else sorted(rng.randint(0, 10) for _ in structural)
     prev = 0
     for f, v in zip(structural, drawn, strict=True):  # the base's order kept
         prev = max(v, lo[f], prev)
@@ -93,9 +102,16 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
 
     for s in lists:  # each kind's count at most what the layers before it leave (a tail's:
         tail = min(at(s.tail), at(s.length)) if s.tail else 0  # those before it, those within)
+        one = len([n for n in s.names if n in counted]) == 1
         for names, left in ((s.head_names, at(s.length) - tail), (s.tail_names, tail)):
             for n in (n for n in names if n in counted):
-                point[n] = rng.randint(min(1, left), left) if left > 0 else 0
+                lo, hi = min(1, left), left
+                if one:  # a list's one count among the layer counts in the base's order, as
+                    # fit_all's chain states it (Zamba 2's num_mem_blocks shared blocks at most
+                    # its hybrid layers: above, min(hybrid, blocks) of them are distinct)
+                    lo = max([lo, *(point[f] for f in structural if d.fields[f] < d.fields[n])])
+                    hi = min([hi, *(point[f] for f in structural if d.fields[f] > d.fields[n])])
+                point[n] = rng.randint(min(lo, hi), hi) if hi > 0 else 0
                 left -= point[n]
     for f in d.flags:
         point[f] = rng.randint(0, 1)
@@ -123,7 +139,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         if len(samples) >= need:
             break
         point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
-                       lists=lists)
+                       lists=lists, gaps=i % 2 == 1)
         over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
         b = run.try_build(over)
         (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
@@ -167,8 +183,19 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
         role = roles.pop()
         allf = sorted({f for (tt, _), s in dep.items() if tt == t for f in s})
         counted_in = sorted(set(allf) | structural)  # (the layer counts: a probe of one may
-        mult = _fit(dep.get((t, "mult"), set()), counted_in, d,  # keep this count, 12 → 24
-                    [(p, o.count if o else 0) for p, o in obs])  # keeping Switch's 3 sparse)
+        counts = [(p, o.count if o else 0) for p, o in obs]  # keep this count, 12 → 24
+        first = dep.get((t, "mult"), set())  # keeping Switch's 3 sparse)
+        mult = _fit(first, counted_in, d, counts)
+        # a kind's count with the layers it is counted among: a weight every layer but the
+        # first has (Inkling 2's attention_input) is one fewer where the kind takes layer 0
+        among = {s.length for s in lists if set(s.names) & first and s.length in d.fields}
+        if mult is None and among - first:
+            mult = _fit(first | among, counted_in, d, counts)
+        # or with the layer counts beside them: one the probes at the base did not see move it
+        # (Zamba 2's num_mem_blocks, which changes its adapters only where its blocks are untied)
+        wide = first | among | structural
+        if mult is None and wide - first - among and len(wide) <= fitting.MAX_FIELDS:
+            mult = _fit(wide, counted_in, d, counts)
         present = [(p, o) for p, o in obs if o is not None]
         ranks = {len(o.shape) for _, o in present}
         if mult is None:

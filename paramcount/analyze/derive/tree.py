@@ -84,6 +84,8 @@ def expr(poly: fitting.Poly, syms: dict[str, sympy.Symbol]) -> sympy.Expr:
             return sympy.KroneckerDelta(x, other)
         if a[0] == "minus":
             return x - other
+        if a[0] == "times":
+            return x * other
         return (sympy.ceiling if a[0] == "ceil" else sympy.floor)(x / other)
 
     return sympy.Add(*(c * sympy.Mul(*(atom(a) for a in atoms)) for c, atoms in poly))
@@ -200,7 +202,9 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             return 2 * divisor(b[2:])
         return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
 
-    def dividend(a: str):  # a field, or the quotient a // b of two (an even head_dim)
+    def dividend(a: str):  # a field, the quotient a // b of two (an even head_dim), or a
+        if "*" in a:  # product of two (Zamba's mamba_expand·hidden_size)
+            return sympy.Mul(*(syms[x] for x in a.split("*")))
         if "//" in a:
             x, y = a.split("//")
             return sympy.floor(syms[x] / divisor(y))

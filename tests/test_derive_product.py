@@ -1,0 +1,85 @@
+"""A width that is a product of two fields divided by a third (issue 32): Zamba's Mamba head
+width, mamba_expand·hidden_size // n_mamba_heads, where the config requires the product, not
+either factor, to be a multiple of the heads. Fitted exactly, its divisibility recorded from
+the refusals, and proven; on exact samples and a tiny torch builder written by hand."""
+
+from __future__ import annotations
+
+import random
+
+from paramcount.analyze.derive import fit
+from tests._shared import derive_tiny, torch_side
+
+
+def test_fit_finds_a_product_divided_by_a_field():
+    rng = random.Random(4)
+    samples = []
+    while len(samples) < 60:
+        p = {"expand": rng.randint(1, 6), "hidden": rng.randint(1, 60),
+             "heads": rng.randint(1, 8), "layers": rng.randint(0, 9)}
+        if p["expand"] * p["hidden"] % p["heads"] == 0:
+            samples.append((p, p["expand"] * p["hidden"] // p["heads"]))
+    poly = fit.fit(["expand", "heads", "hidden"], ["expand", "heads", "hidden", "layers"],
+                   samples)
+    assert poly == ((1, (("floor", ("times", "expand", "hidden"), "heads"),)),)
+    assert fit.poly_text(poly) == "(expand·hidden // heads)"
+    assert fit.atom_value(poly[0][1][0], {"expand": 3, "hidden": 10, "heads": 4}) == 7
+
+
+def _mamba(cfg):
+    """Zamba's multi-head Mamba: the inner width expand·hidden split into heads."""
+    import torch
+    from torch import nn
+
+    h, e, m, n = cfg["hidden"], cfg["expand"], cfg["heads"], cfg["layers"]
+    if e * h % m:
+        raise ValueError("expand·hidden must be divisible by heads")
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.in_proj = nn.Linear(h, 2 * e * h, bias=False)
+            self.D = nn.Parameter(torch.ones(m, e * h // m))
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer() for _ in range(n))
+
+    return Model()
+
+
+MAMBA = {"hidden": 12, "expand": 2, "heads": 8, "layers": 2}
+
+
+@torch_side
+def test_a_product_divided_by_a_field_derives_with_its_divisibility_and_proves():
+    src, d = derive_tiny(_mamba, MAMBA, "product")
+    assert not d.failures, d.failures
+    assert ("divides", "expand*hidden", "heads") in d.constraints
+    for h, e, m, n in ((10, 3, 6, 4), (7, 4, 2, 1)):
+        p = {"hidden": h, "expand": e, "heads": m, "layers": n}
+        assert d.count(p)["trainable"] == n * (2 * e * h * h + m * (e * h // m)), p
+    from paramcount.analyze.derive.proof import prove_derivation
+    from paramcount.analyze.derive.store import from_json, to_json
+
+    assert from_json(to_json(d)).constraints == d.constraints
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+def test_fit_finds_a_sum_of_squared_ceilings_as_a_quotient_and_its_square():
+    """Zamba 2's untied shared blocks: block b of M holds an adapter for each of the H hybrid
+    layers ≡ b (mod M), and is itself in that many layers: Σ_b ⌈(H − b) / M⌉² adapters, which
+    is M·q² + (H − M·q)·(2q + 1), q = H // M; tied (t = 1), the M blocks hold H."""
+    rng = random.Random(1)
+    samples = []
+    for _ in range(80):
+        m = rng.randint(1, 5)
+        h, t = rng.randint(m, 20), rng.randint(0, 1)
+        y = h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))
+        samples.append(({"H": h, "M": m, "t": t, "L": h + rng.randint(0, 5)}, y))
+    poly = fit.fit(["H", "L", "M", "t"], ["H", "L", "M"], samples)
+    assert poly is not None
+    assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
