@@ -60,6 +60,7 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
                 m * rng.randint(1, 4) if m > 1 else rng.choice(NICE)
         else:
             point[f] = rng.choice(NICE) if rng.random() < 0.25 else rng.randint(1, 40)
+
     def at(f):
         return point.get(f, d.fields.get(f, d.explicit.get(f, 0)))
 
@@ -68,13 +69,13 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
         one = len([n for n in s.names if n in counted]) == 1
         for names, left in ((s.head_names, at(s.length) - tail), (s.tail_names, tail)):
             for n in (n for n in names if n in counted):
-                lo, hi = min(1, left), left
+                low, high = min(1, left), left
                 if one:  # a list's one count among the layer counts in the base's order, as
                     # fit_all's chain states it (Zamba 2's num_mem_blocks shared blocks at most
                     # its hybrid layers: above, min(hybrid, blocks) of them are distinct)
-                    lo = max([lo, *(point[f] for f in structural if d.fields[f] < d.fields[n])])
-                    hi = min([hi, *(point[f] for f in structural if d.fields[f] > d.fields[n])])
-                point[n] = rng.randint(min(lo, hi), hi) if hi > 0 else 0
+                    low = max([low, *(point[f] for f in structural if d.fields[f] < d.fields[n])])
+                    high = min([high, *(point[f] for f in structural if d.fields[f] > d.fields[n])])
+                point[n] = rng.randint(min(low, high), high) if high > 0 else 0
                 left -= point[n]
     for f in d.flags:
         point[f] = rng.randint(0, 1)
