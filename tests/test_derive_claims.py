@@ -357,6 +357,30 @@ def test_an_order_whose_refusals_need_a_gap_states_the_gap_as_the_domain():
     assert d.constraints == [("<=", "shared", "layers")] and d.domain == []
 
 
+def test_a_refusal_a_wider_gap_cures_only_by_chance_is_no_gap():
+    """Cohere 2's refusals are validate_rope's odd head widths, hidden // heads, above 4: a gap
+    between heads and hidden that happens to give an even width builds, and one more does not.
+    A gap is the domain only where every wider one builds too (checked at the next two), so the
+    order stays a constraint (it was stated as 'heads + 28 <= hidden', which the proof then could
+    not parametrize)."""
+    from paramcount.analyze.derive.claims import gaps
+    from paramcount.analyze.derive.core import Derivation
+
+    class Rope:
+        builds = 0
+
+        def try_build(self, over):
+            self.builds += 1
+            width = over["hidden"] // over["heads"] if over["heads"] else 0
+            return "ValueError: odd head_dim" if width > 4 and width % 2 else {}
+
+    d = Derivation("rope", "Rope", {}, {"heads": 4, "hidden": 64, "layers": 2}, (), ())
+    d.constraints = [("<=", "heads", "hidden")]
+    gaps(Rope(), d, [({"heads": 1, "hidden": 5, "layers": 2}, "refused"),
+                     ({"heads": 1, "hidden": 7, "layers": 2}, "refused")], {})
+    assert d.constraints == [("<=", "heads", "hidden")] and d.domain == []
+
+
 def test_a_gap_is_a_sum_the_architecture_and_its_proof_space_take():
     from paramcount.analyze.derive.claims import _holds
 

@@ -147,7 +147,8 @@ GAP_TRIES = 4  # refused builds a gap is looked for from
 def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
     """Each order ``a <= b`` of two fields (a constraint or the domain) with refused samples
     that a gap g between them explains: raising b to a + g and lowering a to b − g both
-    build, g the least that does, at most the base's gap. The largest such g of up to
+    build, and so does b at a + g + 1 and a + g + 2 (a gap that cured it by chance is none),
+    g the least that does, at most the base's gap. The largest such g of up to
     :data:`GAP_TRIES` samples replaces the order, ``a + g <= b``, as the formula's domain (not a
     constraint: builds below the gap are accepted elsewhere, a stack too short for the pattern
     a refusal names). A refusal neither move cures (a divisibility) explains no gap."""
@@ -172,7 +173,10 @@ def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
                 if p[b] - g < 0:
                     break
                 if builds({**p, b: p[a] + g}) and builds({**p, a: p[b] - g}):
-                    need = max(need, g)
+                    # every wider gap builds too (the next two): a gap that cured it by chance
+                    # (an even head width hidden // heads, Cohere 2's) is none, nor is one after
+                    if all(builds({**p, b: p[a] + h}) for h in (g + 1, g + 2)):
+                        need = max(need, g)
                     break
                 if g == lo + 1 and not builds({**p, b: p[a] + widest}):
                     break  # no gap cures it: another refusal
