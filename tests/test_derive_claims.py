@@ -379,6 +379,12 @@ def test_a_refusal_a_wider_gap_cures_only_by_chance_is_no_gap():
     gaps(Rope(), d, [({"heads": 1, "hidden": 5, "layers": 2}, "refused"),
                      ({"heads": 1, "hidden": 7, "layers": 2}, "refused")], {})
     assert d.constraints == [("<=", "heads", "hidden")] and d.domain == []
+    # at 4 heads a gap of 28 to 30 keeps 31's odd width 7 at an even 8: a refusal the recorded
+    # divisibility (an even hidden // heads) explains is no gap's
+    even = ("divides", "hidden//heads", "2")
+    d.constraints = [("<=", "heads", "hidden"), even]
+    gaps(Rope(), d, [({"heads": 4, "hidden": 31, "layers": 2}, "refused")], {})
+    assert d.constraints == [("<=", "heads", "hidden"), even] and d.domain == []
 
 
 def test_a_gap_is_a_sum_the_architecture_and_its_proof_space_take():

@@ -166,8 +166,12 @@ def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
             continue
         widest = d.fields[b] - d.fields[a]
         need = 0
+        # a refusal a divisibility found explains is none a gap may (Cohere 2's odd head
+        # width, hidden // heads, which a wider gap keeps even for as many steps as heads)
+        divides = [o for o in d.constraints if o[0] == "divides"]
         for p, _ in [r for r in refused if a in r[0] and b in r[0]
-                     and 0 <= r[0][b] - r[0][a] < widest][:GAP_TRIES]:
+                     and 0 <= r[0][b] - r[0][a] < widest
+                     and all(_holds(o, {**values, **r[0]}, values) for o in divides)][:GAP_TRIES]:
             lo = p[b] - p[a]
             for g in range(lo + 1, widest + 1):
                 if p[b] - g < 0:
