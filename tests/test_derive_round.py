@@ -116,7 +116,7 @@ def test_rounded_widths_fit_the_hand_written_count():
 def test_a_field_the_config_rewrites_takes_the_value_given():
     # BailingHybrid: the linear attention reads the head_dim given (128); the config then sets
     # head_dim to qk_rope_head_dim (64). The base point must be 128, as every build gives it.
-    from paramcount.analyze.derive.core import _given_back
+    from paramcount.analyze.derive.given import given_back as _given_back
     from paramcount.analyze.derive.probe import Observed
 
     class Config:
@@ -144,6 +144,47 @@ def test_a_field_the_config_rewrites_takes_the_value_given():
     explicit = dict(full)
     _given_back(Run(), Src(), Config(layers=-1), base, full, explicit)  # type: ignore[arg-type]
     assert explicit == full == {"head_dim": 128, "qk_rope_head_dim": 64, "layers": 5}
+
+
+def test_a_field_the_config_computes_from_a_layer_count_keeps_the_value_given():
+    # ERNIE 4.5: moe_layer_end_index given -1 is read back as num_hidden_layers - 1. Read back
+    # (27 at 28 layers), it would bound every build with more layers than the base; given (-1),
+    # it follows them. It is then the config's rule, not a field varied.
+    from paramcount.analyze.derive.given import follows, given_back
+    from paramcount.analyze.derive.probe import Observed
+
+    class Config:
+        def __init__(self, num_hidden_layers: int = 4, end_index: int = -1, width: int = -1):
+            self.num_hidden_layers = num_hidden_layers
+            self.end_index = num_hidden_layers - 1 if end_index == -1 else end_index
+            self.width = 8 if width == -1 else width  # a constant in place of -1: stays
+
+    class Src:
+        def __init__(self):
+            self.base: dict = {}
+
+        def config(self, over):
+            return Config(**over)
+
+        def values(self, cfg):
+            return dict(vars(cfg))
+
+    class Run:
+        def try_build(self, over):
+            cfg = Config(**over)
+            n = min(cfg.num_hidden_layers, cfg.end_index + 1)
+            return {"mlp.weight": Observed(n, (cfg.width, 2), "trainable")}
+
+    full = {"num_hidden_layers": 4, "end_index": 3, "width": 8}
+    explicit = dict(full)
+    base = Run().try_build({})
+    assert follows(Src(), explicit, "end_index", -1) == "num_hidden_layers"  # type: ignore[arg-type]
+    assert follows(Src(), explicit, "width", -1) == ""  # type: ignore[arg-type]
+    ruled = given_back(Run(), Src(), Config(), base, full, explicit)  # type: ignore[arg-type]
+    assert explicit == full == {"num_hidden_layers": 4, "end_index": -1, "width": 8}
+    assert list(ruled) == ["end_index"] and "num_hidden_layers" in ruled["end_index"]
+    # the builds now follow the layers: 6 layers, 6 weights (read back, 3 would bound them)
+    assert Run().try_build({**explicit, "num_hidden_layers": 6})["mlp.weight"].count == 6
 
 
 def test_fit_finds_half_a_quotient_rounded_up():

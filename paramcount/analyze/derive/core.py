@@ -33,6 +33,7 @@ from typing import Any
 from paramcount.analyze.derive import deadline, folding, layers, prepare
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import untied
+from paramcount.analyze.derive.given import given_back
 from paramcount.analyze.derive.probe import Built, DeriveError, Source, versions
 from paramcount.analyze.derive.templates import Template, changes, fit_all
 
@@ -176,8 +177,9 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     # every field given explicitly, as the random builds give them: head_dim then stays
     # head_dim when num_attention_heads varies, rather than the class recomputing it
     explicit = {f: full[f] for f in ints + flags}
-    _given_back(run, src, base_cfg, base, full, explicit)
-    ints = [f for f in ints if full[f] is not None]  # given back as None: the config's rule
+    ruled = given_back(run, src, base_cfg, base, full, explicit)
+    # given back as None, or as a value the config computes from the others: the config's rule
+    ints = [f for f in ints if full[f] is not None and f not in ruled]
     # token ids are no shape, but a small random vocabulary must not refuse them (Phi-3's
     # padding_idx within the vocabulary)
     nulls = {k: None for k, v in full.items() if k.endswith("token_id")
@@ -188,7 +190,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
     tried: set[str] = set()
-    unvaried: dict[str, str] = {}
+    unvaried: dict[str, str] = dict(ruled)
     structural: set[str] = set()
     on: dict[str, Any] = {}  # flags that add templates, switched on together below
     reshape: dict[str, Any] = {}  # flags that reshape a template, switched with them if it builds
@@ -344,47 +346,6 @@ def _apart(run: Run, f: str, to: bool, at: Mapping[str, Any], ref: Built, flip: 
         if isinstance(other, dict):
             for c in changes(there, other) - seen:
                 dep.setdefault(c, set()).update((f, a, b))
-
-
-def _given_back(run: Run, src: Source, cfg, base: Built, full: dict, explicit: dict) -> None:
-    """Fields the config rewrites after taking them take the value given, as every probe and
-    random build gives them: BailingHybrid's linear attention reads the head_dim given (128),
-    then the config sets head_dim to qk_rope_head_dim (64), which given back would build
-    another model. Only where the values read back build another model than the base (ERNIE
-    4.5's moe_layer_end_index, given -1 and read back 27, builds the same: kept at 27), and
-    the given values build the base."""
-    if isinstance(cfg, dict):
-        return
-    import inspect
-
-    params = inspect.signature(type(cfg).__init__).parameters
-    given = {k: p.default for k, p in params.items() if type(p.default) in (int, bool)
-             or p.default is None}
-    given.update({k: v for k, v in src.base.items() if k in params})
-    odd = {f: given[f] for f in explicit
-           if f in given and type(given[f]) is type(explicit[f]) and given[f] != explicit[f]}
-    # and a field left None, which the config computes from the others (Dory's recurrent
-    # layers, the ones its input and output layers leave): None given back, only where the
-    # integers alone do not build the base (Dory reads its layer counts back doubled)
-    nones = {f: None for f in explicit if f in given and given[f] is None
-             and type(explicit[f]) is int}
-    # the given values first: a build that splits a template by layer kind (below) would keep
-    # it split in every later build, the given values' too, and no longer equal to the base
-    if odd and run.try_build({**explicit, **odd}) == base:
-        if run.try_build(explicit) != base:
-            full.update(odd)
-            explicit.update(odd)
-        return
-    try:  # a config that reads every value back as given rewrites none (no build needed)
-        again = src.values(src.config(explicit))
-    except Exception:
-        again = {}
-    if not nones or all(again.get(f) == v for f, v in explicit.items()):
-        return
-    back = {**odd, **nones}
-    if run.try_build({**explicit, **back}) == base and run.try_build(explicit) != base:
-        full.update(back)
-        explicit.update(back)
 
 
 SHRINK = 12  # layer counts above this are probed at this value (a build costs per layer)
