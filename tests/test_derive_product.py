@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from paramcount.analyze.derive import fit
 from tests._shared import derive_tiny, torch_side
 
@@ -83,3 +85,19 @@ def test_fit_finds_a_sum_of_squared_ceilings_as_a_quotient_and_its_square():
     assert poly is not None
     assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}
     assert all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+
+@torch_side
+@pytest.mark.slow
+def test_heads_that_change_no_weight_still_divide_the_width_beside_product_candidates():
+    """A product of two fields is asked to divide by a field that changes weights only: by one
+    that changes none (held at its base value, as Whisper's heads are) it stood beside the
+    heads' own divisibility, no build broke that one alone, the constraints read
+    'mask_time_min_masks divides d_model; 2 divides d_model', and Whisper's and PLBart's
+    proofs drew widths their heads do not divide (about a minute: a real derivation)."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(model_type="whisper"))
+    assert ("divides", "d_model", "decoder_attention_heads") in d.constraints, d.constraints

@@ -57,7 +57,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # a product of two fields, divided by a third (Zamba's mamba_expand·hidden_size by
     # n_mamba_heads: where neither factor alone need be a multiple), as a quotient is asked
     candidates += [(f"{a}*{c}", y) for a, c in itertools.combinations(ints, 2)
-                   for y in [*ints, *kept] if y not in (a, c)]
+                   for y in ints if y not in (a, c)]
 
     def val(p, x) -> int:  # a field that changes no weight divides at its base value
         if "*" in x and not x.startswith("2*"):  # a product of two fields
