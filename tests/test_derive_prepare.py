@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from paramcount.analyze.derive import prepare
+from paramcount.analyze.derive import layers, prepare
 from tests._shared import derive_tiny, torch_side
 
 TINY = {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
@@ -212,12 +212,13 @@ def test_fields_the_model_insists_equal_follow_the_first_the_config_lists():
     # varied together, the base model again (a config reading both back): no pair
     assert prepare.equal_fields(lambda over: {}, at, ["embed", "hidden"], order, ref={}) == []
     raw = {"hidden": 768, "embed": 768, "vocab": 50}
-    pairs = (("embed", "hidden"),)
-    assert prepare.follow_equal({"hidden": 64, "vocab": 9}, raw, pairs)["embed"] == 64
-    assert prepare.follow_equal({"hidden": 64, "embed": 768}, raw, pairs)["embed"] == 64
+    pairs = (("embed", ("hidden",)),)  # follows as a one-part sum
+    follow = layers.follow_sums
+    assert follow({"hidden": 64, "vocab": 9}, raw, pairs)["embed"] == 64
+    assert follow({"hidden": 64, "embed": 768}, raw, pairs)["embed"] == 64
     # given otherwise, the follower is the caller's (a build with them unequal: refused)
-    assert prepare.follow_equal({"hidden": 64, "embed": 32}, raw, pairs)["embed"] == 32
-    assert prepare.follow_equal({"vocab": 9}, raw, pairs) == {"vocab": 9}
+    assert follow({"hidden": 64, "embed": 32}, raw, pairs)["embed"] == 32
+    assert follow({"vocab": 9}, raw, pairs) == {"vocab": 9}
 
 
 def _equal_builder(cfg):

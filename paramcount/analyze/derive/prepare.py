@@ -20,7 +20,8 @@
 - **Fields the model insists are equal** (:func:`equal_fields`): integer fields equal at the
   base, every variation of each alone refused, varied together built (SqueezeBERT asserts
   embedding_size = hidden_size): the first the config lists is the hyperparameter, the others
-  follow it in every build (:func:`follow_equal`).
+  follow it in every build, a one-part sum
+  (:func:`paramcount.analyze.derive.layers.follow_sums`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["equal_fields", "follow_equal", "in_vocabulary", "repairs", "sub_config", "text_class"]
+__all__ = ["equal_fields", "in_vocabulary", "repairs", "sub_config", "text_class"]
 
 # fields read as a count of something else when the config leaves them None: the expression
 # transformers' own configs use (Llama's num_key_value_heads, Nemotron's head_dim)
@@ -188,19 +189,6 @@ def in_vocabulary(kwargs: dict[str, Any], defaults: Mapping[str, Any]) -> dict[s
         v = out.get(k, defaults.get(k))
         if k.endswith("token_id") and type(v) is int and v >= vocab:
             out[k] = vocab - 1
-    return out
-
-
-def follow_equal(kwargs: dict[str, Any], raw: Mapping[str, Any],
-                 pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
-    """``kwargs`` with each follower of ``pairs`` (follower, leader) set to its leader's value,
-    where the leader is given off its base value (``raw``) and the follower at its own."""
-    out = dict(kwargs)
-    for follower, leader in pairs:
-        now, base = out.get(leader, raw.get(leader)), raw.get(leader)
-        if type(now) is int and now != base and out.get(follower, raw.get(follower)) == \
-                raw.get(follower):
-            out[follower] = now
     return out
 
 

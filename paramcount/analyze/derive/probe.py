@@ -149,7 +149,8 @@ class Source:
             kwargs = layers.follow_sums(kwargs, self._raw, self.sums)  # (see sums)
             kwargs = {**layers.pinned(self.lists, self.base, self._raw, overrides), **kwargs}
         if self.equal and overrides and self.lists is not None:  # (self.lists reads _raw)
-            kwargs = prepare.follow_equal(kwargs, self._raw, self.equal)  # equal fields follow
+            kwargs = layers.follow_sums(kwargs, self._raw, tuple(  # equal fields follow,
+                (f, (leader,)) for f, leader in self.equal))  # a sum of one part
         if set(layers.names(self.lists)) & kwargs.keys():  # layer counts: their lists written
             kwargs = layers.write(kwargs, self.lists, self._raw)
         if self.builder is not None:
