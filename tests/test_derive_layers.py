@@ -331,7 +331,7 @@ def test_a_lists_count_is_drawn_in_the_base_order_among_the_layer_counts():
     (above it, min(hybrid, blocks) blocks are distinct, no polynomial)."""
     from types import SimpleNamespace
 
-    from paramcount.analyze.derive.templates import sample
+    from paramcount.analyze.derive.sampling import sample
 
     spec = layers.Spec("types", "layers", ("hybrid", "mamba"))
     d = SimpleNamespace(fields={"blocks": 1, "n_types_hybrid": 9, "layers": 54}, explicit={},

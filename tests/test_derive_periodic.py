@@ -145,7 +145,7 @@ def test_three_layer_counts_drawn_with_gaps_span_periods():
     period⌉ and ⌊L / period⌋ differ."""
     from types import SimpleNamespace
 
-    from paramcount.analyze.derive.templates import sample
+    from paramcount.analyze.derive.sampling import sample
 
     d = SimpleNamespace(fields={"o": 4, "p": 8, "L": 32}, explicit={}, flags=())
     rng = random.Random(1)

@@ -39,7 +39,7 @@ def test_widths_divide_by_the_small_inert_divisors_not_the_large_ones():
     its context length also divides the base width, but the lcm of both is too large to keep:
     the sample keeps the heads' divisibility rather than dropping every one."""
     from paramcount.analyze.derive.core import Derivation
-    from paramcount.analyze.derive.templates import sample
+    from paramcount.analyze.derive.sampling import sample
 
     d = Derivation("t", "T", {}, {"hidden_size": 6144, "num_hidden_layers": 44}, (), ())
     d.explicit = {"num_attention_heads": 64, "max_position_embeddings": 2048, **d.fields}

@@ -20,12 +20,12 @@ from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import check_orders, gaps
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
-from paramcount.analyze.derive.sampling import NICE, sample
+from paramcount.analyze.derive.sampling import sample
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
 
-__all__ = ["NICE", "Template", "changes", "fit_all", "sample"]  # (sample, NICE: sampling's)
+__all__ = ["Template", "changes", "fit_all"]
 
 @dataclass(frozen=True)
 class Template:
