@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "gaps", "total", "untied"]
+__all__ = ["check_orders", "gaps", "total", "untied", "value"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -46,18 +46,20 @@ def total(b: Built) -> dict[str, int]:
     return out
 
 
-def _val(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
+def value(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
+    """A constraint side's value at ``p``: a field (else its ``kept`` base value), a constant,
+    twice a field (``2*h``), a quotient (``a//b``, 0 by 0), a product (``a*c``) or a sum (``+``)."""
     if "+" in x:  # a per-layer list's counts together
-        return sum(_val(p, y, kept) for y in x.split("+"))
+        return sum(value(p, y, kept) for y in x.split("+"))
     if "*" in x and not x.startswith("2*"):  # a product of two fields (a divisibility's)
         a, b = x.split("*")
-        return _val(p, a, kept) * _val(p, b, kept)
+        return value(p, a, kept) * value(p, b, kept)
     if "//" in x:
         a, b = x.split("//")
-        n = _val(p, b, kept)
-        return _val(p, a, kept) // n if n else 0
+        n = value(p, b, kept)
+        return value(p, a, kept) // n if n else 0
     if x.startswith("2*"):
-        return 2 * _val(p, x[2:], kept)
+        return 2 * value(p, x[2:], kept)
     if x.isdigit():
         return int(x)
     return int(p[x]) if x in p else int(kept[x])
@@ -65,7 +67,7 @@ def _val(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
 
 def _holds(c: tuple[str, str, str], p, kept) -> bool:
     op, a, b = c
-    x, y = _val(p, a, kept), _val(p, b, kept)
+    x, y = value(p, a, kept), value(p, b, kept)
     if op == "divides":
         return y == 0 or x % y == 0
     return x <= y if op == "<=" else True
@@ -76,10 +78,10 @@ def _breaking(c: tuple[str, str, str], p: dict[str, int], others, kept) -> list[
     moved past b, or b below a."""
     _, a, b = c
     first = a.split("+")[0]
-    lo, hi = _val(p, a, kept), _val(p, b, kept)
+    lo, hi = value(p, a, kept), value(p, b, kept)
     out = []
     for step in (1, 2):  # (a field that changes no weight moves from its base value)
-        out.append({**p, first: _val(p, first, kept) + hi - lo + step})
+        out.append({**p, first: value(p, first, kept) + hi - lo + step})
     if b.isidentifier() and lo - 1 >= 0:  # a field (not a sum, a quotient, twice one)
         out.append({**p, b: lo - 1})
     return [q for q in out if not _holds(c, q, kept) and all(_holds(o, q, kept) for o in others)]

@@ -34,7 +34,6 @@ def fold(name: str, literal: frozenset[str] = frozenset(),
     return ".".join(seg(i, s) for i, s in enumerate(segs))
 
 
-
 def numbered_dicts(model) -> frozenset[str]:
     """ModuleDicts keyed ``p_0`` … ``p_{n-1}`` (NLLB-MoE's and Switch Transformers' ``experts``,
     keyed ``expert_0`` …, beside NLLB-MoE's ``token_dropout``), each prefix's indices 0 to its

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
+from paramcount.analyze.derive.claims import value
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
@@ -60,15 +61,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                    for y in ints if y not in (a, c)]
 
     def val(p, x) -> int:  # a field that changes no weight divides at its base value
-        if "*" in x and not x.startswith("2*"):  # a product of two fields
-            a, b = x.split("*")
-            return val(p, a) * val(p, b)
-        if "//" in x:
-            a, b = x.split("//")
-            return p[a] // val(p, b) if val(p, b) else 0
-        if x.startswith("2*"):
-            return 2 * val(p, x[2:])
-        return int(x) if x.isdigit() else kept[x] if x in kept else p[x]
+        return value(p, x, kept)
 
     def asked(p, a, b) -> bool:
         n = val(p, b)
