@@ -115,6 +115,25 @@ def test_every_architecture_is_formulated_or_declares_why():
         assert all(isinstance(r, str) and r.strip() for r in declared.values()), (arch_id, declared)
 
 
+def test_cost_proofs_keep_to_what_the_class_validators_refuse():
+    """A cost proof draws only where the parameter proof draws: a row binding the proof alone
+    (validate_rope's odd head widths, ``prove_within``) binds the quantity's proof too (ten
+    rotary families' cost proofs errored on drawn odd widths while it did not)."""
+    from paramcount.analyze.costs import quantity_arch
+
+    checked = 0
+    for arch_id in with_reference():
+        arch = registry.get(arch_id)
+        within = tuple(arch.transformers.prove_within or ())
+        if not within or frameworks.unformulated(arch):
+            continue
+        for quantity in ("kv", "flops"):
+            got = quantity_arch(arch, quantity).constraints
+            assert all(c in got for c in within), (arch_id, quantity, within)
+        checked += 1
+    assert checked >= 10
+
+
 # --- model/cost.py on trees built by hand ----------------------------------------------------------
 
 def _at(expr, **values) -> int:

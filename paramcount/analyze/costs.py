@@ -139,10 +139,19 @@ def quantity_arch(arch: Architecture, quantity: str,
                             "position table holds"),)
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
-        # a forward runs here: what it needs (the notes: an even rotary width) holds
-        constraints=(*window, *built.constraints, *(r.constraint for r in built.notes)),
+        # a forward runs here: what it needs (the notes: an even rotary width) holds, and what
+        # the class's validators refuse (prove_within: validate_rope's odd head widths) is not
+        # drawn, as in the parameter proof
+        constraints=(*window, *_within(arch), *built.constraints,
+                     *(r.constraint for r in built.notes)),
         reference=Named("reference_models.hf:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
+
+
+def _within(arch: Architecture) -> tuple:
+    """The constraints the prover keeps to for ``arch``'s transformers class (its
+    ``prove_within``: what its config validators refuse, no build or forward needs)."""
+    return tuple(getattr(arch.transformers, "prove_within", ()) or ())
 
 
 def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, int | None, str]]:
