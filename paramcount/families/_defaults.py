@@ -75,16 +75,6 @@ ENCODER_DECODER = {
         'length the trees do not formulate yet'
     ),
 }
-LATENT_ATTENTION = {
-    'flops': (
-        "multi-head latent attention: the query's low-rank path and the latent keys' and values' "
-        "up-projections are not written as one attention's scores yet"
-    ),
-    'kv': (
-        'multi-head latent attention: transformers caches the compressed latent (keys B·1·T·r_kv, '
-        'values B·1·T·d_rope), not per-head keys and values; not written yet'
-    ),
-}
 STATE_SPACE = {
     'flops': (
         'a state-space mixer: its convolution and scan (measured at the mixer as products torch '

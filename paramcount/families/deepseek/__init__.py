@@ -42,9 +42,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import LATENT_ATTENTION
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_DENSE_FIRST_MOE_FIELDS
 from paramcount.families._lineages import HF_HEADS
 from paramcount.families._lineages import HF_LAYERS
@@ -148,6 +146,20 @@ def _fields(*, v3: bool, v32: bool = False):
     )
 
 
+def _heads(hp):
+    """num_key_value_heads as the forward needs it: M (the released configs' value)."""
+    return hp["M"]
+
+
+# Config keys that change no weight but that a forward of a small set needs (the memory-and-
+# compute measurement runs one): the V3 config class defaults to 128 key/value heads, which MLA
+# repeats M // 128 times (none, below 128 heads: it decompresses a key and a value per head),
+# and to 8 expert groups, 4 of them picked (more groups than a small set's experts). One group
+# of all the experts: each token still goes to k of them, all the count depends on.
+_FORWARD = Sets.each({"num_key_value_heads": _heads, "n_group": 1, "topk_group": 1},
+                     why="latent attention decompresses a key and a value for each of the M "
+                         "heads; the experts form one group")
+
 _REQUIRES = (
     Require("attention_bias", (False,), "DeepSeek's attention projections have no biases"),
     Require("mlp_bias", (False,), "DeepSeek's feed-forward projections have no biases"),
@@ -174,6 +186,7 @@ MAPPING_V3 = family_table(
         Sets("attention_bias", False, why="DeepSeek's attention projections have no biases"),
         Sets("q_lora_rank", _q_lora_rank,
             why="transformers takes a plain query projection as q_lora_rank null, a low-rank one as its rank r_q"),
+        *_FORWARD,
         *Requires.each(_REQUIRES),
     ),
     free=FREE,
@@ -279,6 +292,7 @@ MAPPING_V32 = family_table(
     restrictions=(
         Sets("attention_bias", False, why="DeepSeek's attention projections have no biases"),
         Sets("mlp_bias", False, why="DeepSeek's feed-forward projections have no biases"),
+        *_FORWARD,
         *Requires.each(_REQUIRES),
     ),
     free=FREE | {"index_topk", "layer_types"},
@@ -297,8 +311,3 @@ _register(
         "tiny_mtp_tied": {**_TINY, "H_idx": 2, "d_idx": 6, "n_mtp": 1, "tied": 1, "L_dense": 0},
     },
 )
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("deepseek_v2", **LATENT_ATTENTION), replace=True)
-register(not_formulated("deepseek_v3", **LATENT_ATTENTION), replace=True)
-register(not_formulated("deepseek_v32", **LATENT_ATTENTION), replace=True)

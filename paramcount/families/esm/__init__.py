@@ -29,7 +29,6 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.model.components import attention
@@ -118,7 +117,9 @@ register(keras_hub_backbone(
     # KerasHub floors d_e // M, but the attention output is then not the floored M·d_k → d_e
     # (prove refutes it): an exact split only, as the checkpoints have.
     mapping=MAPPING,
-    transformers=Transformers(caches=False,
+    # the memory-and-compute measurement's forward masks padding with pad_token_id, which the
+    # config class leaves unset: ESM-2's own, 1 (no count depends on which id it is)
+    transformers=Transformers(caches=False, cost_config={"pad_token_id": 1},
         # EsmConfig has no bias key: the class cannot switch the biases off
         restrictions=(
             Fixed(zeta, 1, binds="transformers", why="transformers' ESM has biases on every dense layer"),
@@ -148,7 +149,7 @@ register(keras_hub_backbone(
                   "ESMBackbone none"),
             Delta("contact_head", leaf("contact_head", L * M + 1,
                                        note="logistic regression over the L·M attention maps",
-                                       kind="head"),
+                                       kind="head", macs=0),  # run only for return_contacts
                   "transformers' EsmModel always builds the contact-prediction head (a "
                   "Linear(L·M, 1) with bias); KerasHub has none"),
             Delta("rotary_inv_freq",
@@ -165,15 +166,3 @@ register(keras_hub_backbone(
         "odd_no_bias": dict(v=37, d_e=45, M=5, d_f=13, L=3, zeta=0, abs_pos=1, n=7),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "esm",
-    flops=(
-        "EsmModel's forward needs a pad_token_id (its embeddings mask padding with it), "
-        'which the tiny configs leave unset; not measured yet'
-    ),
-    kv=(
-        'not measured: the forward fails without a pad_token_id'
-    ),
-), replace=True)

@@ -31,7 +31,6 @@ from paramcount.core.symbols import zeta
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import ATTENTION_HEADS
 from paramcount.families._lineages import HF_HEADS
 from paramcount.families._lineages import HF_LAYERS
@@ -223,7 +222,13 @@ register(hf_causal_lm(
                 "attention",
                 leaf("query_key_value", (M + 2 * M_kv) * d_k * (d_e + zeta),
                      match=_W["blocks.attention.query_key_value"],
-                     note="M query heads and M_kv key and value heads, fused"),
+                     note="M query heads and M_kv key and value heads, fused",
+                     # each query's scores over M heads of d_k and the values they weigh; the
+                     # cache keeps keys and values for all M heads: FalconAttention broadcasts
+                     # the M_kv key and value heads to the M query heads before it caches them
+                     # (num_kv_heads = num_heads under the new decoder architecture), M/M_kv
+                     # times what the M_kv heads alone would take
+                     macs=(M + 2 * M_kv) * d_k * d_e, attends=2 * M * d_k, caches=2 * M * d_k),
                 dense("output", d_e, d_e, bias=zeta, match=_W["blocks.attention.output"]),
                 match=_W["blocks.attention"],
                 kind="attention",
@@ -258,15 +263,3 @@ register(hf_causal_lm(
         "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "falcon_parallel",
-    flops=(
-        "Falcon's new decoder architecture fuses q, k and v in one query_key_value leaf "
-        'that does not yet say its attention (attends, caches)'
-    ),
-    kv=(
-        'the fused query_key_value leaf does not yet say what its attention caches'
-    ),
-), replace=True)

@@ -20,13 +20,14 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import hf_causal_lm
 from paramcount.families._decoders import parallel_causal_lm
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_VOCAB
 from paramcount.families._lineages import full_heads
 from paramcount.families._lineages import split_heads
 from paramcount.model.components.basic import dense
 from paramcount.model.components.hf_decoder import attention
+from paramcount.model.frameworks import Transformers
+from paramcount.model.frameworks import own_weights
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -50,6 +51,10 @@ register(hf_causal_lm(
            "transformers/models/gptj/modeling_gptj.py",
     hf="GPTJForCausalLM", model_type="gptj",
     formula=FORMULA,
+    # the memory-and-compute measurement's forward rotates rotary_dim channels of each head (64
+    # by default, wider than a small set's heads, which it cannot broadcast over): 2, the
+    # narrowest even width; the rotation multiplies elementwise, so no count depends on it
+    transformers=Transformers(weights=own_weights(FORMULA), cost_config={"rotary_dim": 2}),
     required=(v, d_e, M, L),
     optional={d_f: 4 * d_e, tied: 0},
     restrictions=(
@@ -70,15 +75,3 @@ register(hf_causal_lm(
         "tiny_inner_tied": dict(v=31, d_e=24, M=3, d_f=20, L=3, tied=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "gpt_j",
-    flops=(
-        "GPTJForCausalLM's rotary embedding (rotary_dim, 64 by default) does not "
-        'broadcast over a narrower head on the meta device; not measured yet'
-    ),
-    kv=(
-        'not measured: the forward fails (rotary_dim)'
-    ),
-), replace=True)

@@ -59,8 +59,20 @@ def dsa_indexer(name: str = "indexer", *, match: str = "indexer") -> Term:
 def latent_attention(name: str = "attention", *, match: str = "self_attn",
                      indexer: Term | None = None) -> Term:
     """Multi-head latent attention (see the module docstring), in q_lora, r_q, r_kv, d_nope,
-    d_rope and d_v; M query heads (MLA has no separate key/value heads). ``indexer``: V3.2's."""
+    d_rope and d_v; M query heads (MLA has no separate key/value heads). ``indexer``: V3.2's.
+
+    What it costs beside its projections: each query's scores and weighted values over every
+    head's decompressed key (d_nope + d_rope) and value (d_v), 2·B·T·T·M·(d_nope + d_rope + d_v);
+    its cache holds what ``kv_a_proj_with_mqa`` makes, the latent and the rotary key, r_kv +
+    d_rope a token (transformers caches them compressed: keys (B, 1, T, r_kv), values (B, 1, T,
+    d_rope)). An indexer below it (:func:`dsa_indexer`) adds its own scores, 2·B·T·T·H_idx·(d_idx
+    + 1) (H_idx heads' products with every cached key, then their weighted sum), and its cached
+    key, d_idx a token, in the same layer of the cache: one claim covers both, the attention's
+    (its scores and cache are measured below it, at ``indexer/``)."""
     qk = d_nope + d_rope
+    attends, caches = M * (qk + d_v), r_kv + d_rope
+    if indexer is not None:
+        attends, caches = attends + H_idx * (d_idx + 1), caches + d_idx
     return group(
         name,
         dense("query_down", d_e, q_lora * r_q, bias=0, match="q_a_proj",
@@ -69,10 +81,11 @@ def latent_attention(name: str = "attention", *, match: str = "self_attn",
         dense("query_up", q_lora * r_q, M * qk, bias=0, match="q_b_proj",
               note="r_q → M·(d_nope + d_rope): each head's query, non-rotary and rotary parts"),
         leaf("query", (1 - q_lora) * d_e * M * qk, match="q_proj", kind="attention",
-             note="plain query projection d_e → M·(d_nope + d_rope) (when q_lora = 0)"),
+             note="plain query projection d_e → M·(d_nope + d_rope) (when q_lora = 0)",
+             macs=(1 - q_lora) * d_e * M * qk),
         dense("kv_down", d_e, r_kv + d_rope, bias=0, match="kv_a_proj_with_mqa",
               note="the compressed key-value latent (r_kv) and the decoupled rotary key "
-                   "(d_rope), one for all heads"),
+                   "(d_rope), one for all heads").with_cost(attends=attends, caches=caches),
         rms_norm("kv_norm", r_kv, match="kv_a_layernorm"),
         dense("kv_up", r_kv, M * (d_nope + d_v), bias=0, match="kv_b_proj",
               note="r_kv → each head's non-rotary key (d_nope) and value (d_v)"),
