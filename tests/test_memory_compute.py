@@ -171,7 +171,8 @@ def test_the_report_page_shows_proven_architectures_at_their_presets():
 
     cp = {"flops": [proof("llama3")], "kv": [proof("llama3")]}
     text = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), cp))
-    (row,) = [ln for ln in text.splitlines() if ln.startswith("| llama3 · llama3_8b_en | 8,030")]
+    presets = text.split("## How far", 1)[0]
+    (row,) = [ln for ln in presets.splitlines() if ln.startswith("| llama3 · llama3_8b_en | 8,030")]
     # 2·L·T·M_kv·d_k·2 bytes at T = 8192: 1 GiB
     assert "| 1 GiB |" in row
     assert "kv_cache.svg" in text
@@ -240,3 +241,33 @@ def test_a_config_of_another_class_than_the_trees_describe_gets_no_cost_figure(c
         assert "total" not in costs_json[q]
         assert costs_json[q]["why"] == ("the config's class OPTForCausalLM is not the one the cost "
                                         "trees describe (OPTModel)")
+
+
+def test_training_memory_conventions_and_accelerates_estimate():
+    from paramcount.model.training import accelerate_bytes, training_bytes
+
+    # mixed precision: 2 + 2 + 4 + 4 + 4 bytes a trainable parameter, 2 a non-trainable weight
+    assert training_bytes(10, 3) == 166
+    assert training_bytes(10, 3, "fp32") == 172
+    # accelerate shows the largest of its parts: at bfloat16 the optimizer's 2·(4n), at float32
+    # the step's 4·(4n)
+    assert accelerate_bytes(1000, "bfloat16") == accelerate_bytes(1000, "float16") == 8000
+    assert accelerate_bytes(1000, "float32") == 16000
+    with pytest.raises(ValueError):
+        accelerate_bytes(1000, "int8")
+
+
+def test_the_report_page_sets_training_memory_beside_accelerates():
+    from paramcount.output import report_costs
+    from paramcount.output.report_pages import Inputs
+
+    def proof(aid):
+        return ArchProof(aid, (CaseProof(aid, "(no options)", "proven", (), (), {}, {}, {}, 2,
+                                         1e-12, 1, 0.0, (), ""),))
+
+    cp = {"flops": [proof("llama3")], "kv": [proof("llama3")]}
+    text = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), cp))
+    part = text.split("## Training memory", 1)[1]
+    (row,) = [ln for ln in part.splitlines() if ln.startswith("| llama3 · llama3_8b_en |")]
+    # 8,030,261,248 trainable parameters × 16 bytes = 119.7 GiB; accelerate's 8 bytes: -50 %
+    assert "| 8,030,261,248 | 0 | 120 GiB | 59.8 GiB | -50.0 % |" in row

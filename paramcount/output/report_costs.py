@@ -43,6 +43,9 @@ hyperparameters with the same method (T and B interpolated like a layer count).
   position. FLOPs per token below are the forward's over B·T.
 - **Training FLOPs** are a named convention, not a measurement: forward + backward = 3 × forward
   (the backward pass twice the forward's products), set beside the 6N rule (Kaplan et al. 2020).
+- **Training memory** is a named convention too (`paramcount.model.training`): weights, gradients
+  and AdamW's states under mixed precision, 16 bytes a trainable parameter (ZeRO's accounting),
+  set beside what `accelerate estimate-memory` shows; activations are in neither.
 """
 
 
@@ -146,9 +149,34 @@ def section(inp: Inputs) -> str:
             train = Fraction(3 * fl[t], t)
             cells += [f"{float(train):,.4g}", _pct(Fraction(6 * n) / train - 1)]
         lines.append(f"| {aid} · {name} | {6 * n:,} | " + " | ".join(cells) + " |")
+    lines += _training(rows)
     if rows:
         lines += ["", f"![KV cache against context]({FIGURE})"]
     return "\n".join(lines)
+
+
+def _training(rows) -> list[str]:
+    """The training-memory table: each preset's weights, gradients and AdamW states under mixed
+    precision beside accelerate's "Training using Adam" at bfloat16 (its largest part, not the
+    sum: 8 bytes a parameter against 16)."""
+    from paramcount.model.frameworks import for_framework
+    from paramcount.model.training import accelerate_bytes, training_bytes
+
+    lines = ["", "## Training memory: weights, gradients and AdamW states", "",
+             "Mixed-precision AdamW (16-bit weights and gradients, fp32 master weights and two "
+             "fp32 moments: 16 bytes a trainable parameter, 2 a non-trainable weight) beside "
+             "`accelerate estimate-memory`'s \"Training using Adam\" at bfloat16, which shows "
+             "the largest of its parts (the optimizer's states, 8 bytes a parameter) rather than "
+             "their sum. Activations are in neither.", "",
+             "| architecture · preset | trainable | non-trainable | mixed-precision AdamW | "
+             "accelerate (bf16) | accelerate's miss |", "|---|---:|---:|---:|---:|---:|"]
+    for aid, name, hp, n, _, _ in rows:
+        frozen = for_framework(registry.get(aid), "transformers", hp).count_nontrainable(hp)
+        ours = training_bytes(n, frozen)
+        theirs = accelerate_bytes(n + frozen, "bfloat16")
+        lines.append(f"| {aid} · {name} | {n:,} | {frozen:,} | {_gib(ours)} | {_gib(theirs)} | "
+                     f"{_pct(Fraction(theirs, ours) - 1)} |")
+    return lines
 
 
 def tally(inp: Inputs) -> str:
