@@ -32,6 +32,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
+from paramcount.model.training import training_bytes
+
 # SymPy-free at import: ``count``'s compiled path (paramcount.analyze.counting.compiled) computes its context with
 # context_of without building a formula tree. (NamedTuples rather than dataclasses: importing
 # dataclasses imports inspect, a tenth of a compiled count's time.) Its text and JSON are
@@ -124,7 +126,7 @@ class Context(NamedTuple):
 
     def bytes(self) -> dict[str, int]:
         out = {k: b * self.total for k, b in BYTES_PER_PARAM.items()}
-        out["adam_fp32"] = 12 * self.trainable + 4 * self.nontrainable
+        out["adam_fp32"] = training_bytes(self.trainable, self.nontrainable, "adam_fp32")
         return out
 
 

@@ -8,6 +8,8 @@ allocated by the training loop, not by the model), and accelerate's estimate bes
   checkpoint keeps) takes its 16-bit copy only.
 - **fp32 AdamW**: weights, gradients and both moments in fp32: 16 bytes a trainable parameter,
   4 a non-trainable one.
+- **Adam state** (``count``'s line "with Adam state"): fp32 weights and Adam's two moments, no
+  gradients: 12 bytes a trainable parameter, 4 a non-trainable one.
 - **accelerate** (``accelerate estimate-memory``'s "Training using Adam" column,
   ``accelerate/commands/estimate.py``): from the model's fp32 size S = 4·N it lists the model,
   the gradients, the optimizer states and the optimizer step, and shows the *largest* of them,
@@ -37,6 +39,8 @@ CONVENTIONS = {c.name: c for c in (
                                "weights and moments (ZeRO's accounting, 2 + 2 + 4 + 4 + 4 bytes)"),
     Convention("fp32", 16, 4, "fp32 AdamW: weights, gradients and both moments in fp32 (4 + 4 + "
                               "4 + 4 bytes)"),
+    Convention("adam_fp32", 12, 4, "fp32 weights and Adam's two moments, no gradients (4 + 4 + "
+                                   "4 bytes)"),
 )}
 
 

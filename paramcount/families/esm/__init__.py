@@ -110,6 +110,9 @@ register(keras_hub_backbone(
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     restrictions=(
         *KERAS_FLOORED_HEADS,
+        Holds(Divisible((1 - abs_pos) * d_e, 2 * M), binds="forward",
+              why="ESM's rotary positions (abs_pos = 0) rotate pairs of each head's channels: a "
+                  "forward needs an even head width (no build does)"),
         Holds(Divisible(d_e, M),
             why="the heads split the width exactly: transformers' EsmSelfAttention refuses a hidden size they do "
                 "not divide"),
