@@ -66,7 +66,13 @@ def _hparams(arch, name: str) -> tuple[dict[str, int], tuple[int, ...]]:
 
 
 def _skipped(arch, hp) -> str | None:
-    return frameworks.broken_limit(arch, hp) or arch.transformers.refusal(hp)
+    """Why a set is not measured: a limit, transformers' refusal, or a note (what a forward needs,
+    no build does: XLNet's even width) it breaks."""
+    from paramcount.core.restrictions import broken_notes
+
+    notes = broken_notes(arch.notes, arch.values(hp))
+    return (frameworks.broken_limit(arch, hp) or arch.transformers.refusal(hp)
+            or (notes[0] if notes else None))
 
 
 def _disagreements(arch, hp, t: int) -> dict[str, list]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
+from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -109,6 +110,9 @@ register(keras_hub_backbone(
     restrictions=(
         *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
+        Holds(Divisible(d_e, 2), binds="forward",
+              why="XLNet's relative encodings are d_e/2 sines and d_e/2 cosines: a forward needs an "
+                  "even width (no build does)"),
     ),
     keras_hub_metadata=False,
     mapping=MAPPING,
@@ -143,7 +147,11 @@ register(keras_hub_backbone(
 register(not_formulated(
     "xlnet",
     flops=(
-        "XLNet's relative attention (position projection, segment encodings, the two "
-        'attention streams) computes at its attention module; not written as leaves yet'
+        "XLNet's relative attention computes in its own einsums, all measured at its module: "
+        "2·B·T·(6·d_e·M·d_k + 4·T·M·d_k) (q, k, v, o; 2T relative encodings projected; content "
+        "scores, position scores over 2T, values) was measured to equal FlopCounterMode's count at "
+        "a tiny set for T = 2 to 11, but at T = 1 torch multiplies the content scores "
+        "elementwise, which it does not count (2·B·M·d_k fewer): no polynomial tree holds for "
+        "every T"
     ),
 ), replace=True)
