@@ -161,7 +161,9 @@ def test_dtypes():
     assert not exact and n // 2 < size < 2 * n  # 4 bits a weight, scales, 16-bit embeddings
 
 
-def test_the_report_page_shows_proven_architectures_at_their_presets():
+def _page(*proven: str):
+    """The memory page's text with ``proven`` architectures proven for both quantities, and its
+    inputs."""
     from paramcount.output import report_costs
     from paramcount.output.report_pages import Inputs
 
@@ -169,16 +171,23 @@ def test_the_report_page_shows_proven_architectures_at_their_presets():
         return ArchProof(aid, (CaseProof(aid, "(no options)", "proven", (), (), {}, {}, {}, 2,
                                          1e-12, 1, 0.0, (), ""),))
 
-    cp = {"flops": [proof("llama3")], "kv": [proof("llama3")]}
-    text = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), cp))
+    cp = {q: [proof(a) for a in proven] for q in ("flops", "kv")} if proven else {}
+    inp = Inputs([], {}, [], [], "conformance.md", ([], {}), cp)
+    return report_costs.section(inp), inp
+
+
+def test_the_report_page_shows_proven_architectures_at_their_presets():
+    from paramcount.output import report_costs
+
+    text, inp = _page("llama3")
     presets = text.split("## How far", 1)[0]
     (row,) = [ln for ln in presets.splitlines() if ln.startswith("| llama3 · llama3_8b_en | 8,030")]
     # 2·L·T·M_kv·d_k·2 bytes at T = 8192: 1 GiB
     assert "| 1 GiB |" in row
     assert "kv_cache.svg" in text
-    assert report_costs.tally(Inputs([], {}, [], [], "c.md", ([], {}), cp)).startswith(
+    assert report_costs.tally(inp).startswith(
         "KV cache and forward FLOPs as formulas in T and B: 1 architectures")
-    none = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), {}))
+    none, _ = _page()
     assert "kv_cache.svg" not in none
 
 
@@ -258,15 +267,7 @@ def test_training_memory_conventions_and_accelerates_estimate():
 
 
 def test_the_report_page_sets_training_memory_beside_accelerates():
-    from paramcount.output import report_costs
-    from paramcount.output.report_pages import Inputs
-
-    def proof(aid):
-        return ArchProof(aid, (CaseProof(aid, "(no options)", "proven", (), (), {}, {}, {}, 2,
-                                         1e-12, 1, 0.0, (), ""),))
-
-    cp = {"flops": [proof("llama3")], "kv": [proof("llama3")]}
-    text = report_costs.section(Inputs([], {}, [], [], "conformance.md", ([], {}), cp))
+    text, _ = _page("llama3")
     part = text.split("## Training memory", 1)[1]
     (row,) = [ln for ln in part.splitlines() if ln.startswith("| llama3 · llama3_8b_en |")]
     # 8,030,261,248 trainable parameters × 16 bytes = 119.7 GiB; accelerate's 8 bytes: -50 %
