@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from paramcount.analyze.derive.core import Derivation
 from paramcount.analyze.derive.probe import Source
-from paramcount.analyze.derive.subcases import subcases
+from paramcount.analyze.derive.subcases import shared_periods, subcases
 from paramcount.analyze.derive.tree import architecture
 from paramcount.analyze.prove.case import UNCLAIMED, UnsupportedError
 from paramcount.analyze.prove.oracle import Contested, Oracle
@@ -82,9 +82,10 @@ def prove_derivation(d: Derivation, src: Source) -> ArchProof:
     for label, notes, sub in subcases(arch):
         try:
             all_cases = cases(sub)
-        except UnsupportedError as exc:
+        except UnsupportedError as exc:  # a floor it cannot split: two periods, if that is why
+            why = ("split" in str(exc) and shared_periods(sub)) or str(exc)
             out.append(CaseProof(arch.id, label or "(all)", "error", (), (), {}, {}, {}, 0, 0.0,
-                                 0, 0.0, message=str(exc)))
+                                 0, 0.0, message=why))
             continue
         for c in all_cases:
             p = prove_case(c, make_oracle=TorchOracle)

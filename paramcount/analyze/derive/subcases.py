@@ -16,6 +16,13 @@ from the new parameters to (x, y, B, floor) is dominant (onto a dense set: given
 the floor q, any r_x fixes r_y = (x·y − B·q)/r_x and the rest), so the prover's assumption (each
 count a polynomial of bounded degree in the sub-case's own quantities, x, y, B and q) carries an
 identity on the points drawn to the whole sub-case.
+
+Two periods over one layer count (Jamba: attention on the layers ≡ attn_layer_offset modulo
+attn_layer_period, experts on those ≡ 1 modulo expert_layer_period) are not split here: the
+counts are jointly periodic in the layer count with period lcm of the two, so a sub-case on
+which both are polynomials fixes a residue modulo both, and writing L = P·q + r for one period
+leaves the other quotient's numerator no parameter of constant coefficient to solve for.
+:func:`shared_periods` names them, the proof's reason where it stops.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from paramcount.core.formula import Term, pretty
 if TYPE_CHECKING:
     from paramcount.model.registry import Architecture
 
-__all__ = ["product_floor", "subcases"]
+__all__ = ["product_floor", "shared_periods", "subcases"]
 
 DEPTH = 2  # product floors split in turn, at most
 
@@ -126,3 +133,33 @@ def subcases(arch: Architecture, depth: int = 0) -> list[tuple[str, tuple[str, .
     return [(", ".join(x for x in (label, more) if x), notes + notes2, sub2)
             for label, notes, sub in _split(arch, *found)
             for more, notes2, sub2 in subcases(sub, depth + 1)]
+
+
+def shared_periods(arch: Architecture) -> str:
+    """Where two floors or ceilings of the formula divide one field L (of degree one, a constant
+    coefficient, in both numerators) by two other fields, the reason the proof stops, in those
+    terms; else ""."""
+    free = {s for s in arch.settable if not symbols.info(s).flag}
+    exprs = [e for _, _, t in arch.formula.walk()
+             for e in (t.expr, t.times, t.active_times) if e is not None]
+    by: dict[sympy.Symbol, dict[sympy.Symbol, sympy.Expr]] = {}
+    for atom in sorted({a for e in exprs for a in sympy.sympify(e).atoms(sympy.floor,
+                                                                         sympy.ceiling)},
+                       key=sympy.default_sort_key):
+        num, den = sympy.fraction(sympy.together(atom.args[0]))
+        if not (isinstance(den, sympy.Symbol) and den in free):
+            continue
+        num = sympy.expand(num)
+        for x in sorted(num.free_symbols & free - {den}, key=lambda s: s.name):
+            if sympy.degree(num, x) == 1 and num.coeff(x, 1).is_Integer:
+                by.setdefault(x, {}).setdefault(den, atom)
+    for x, dens in sorted(by.items(), key=lambda kv: kv[0].name):
+        if len(dens) > 1:
+            (p1, a1), (p2, a2) = sorted(dens.items(), key=lambda kv: kv[0].name)[:2]
+            return (f"two periods, {p1.name} and {p2.name}, over one layer count {x.name} "
+                    f"({pretty(a1)} and {pretty(a2)}): the counts are jointly periodic in "
+                    f"{x.name} with period lcm({p1.name}, {p2.name}); writing {x.name} = "
+                    f"{p1.name}·q + r makes one a polynomial and leaves the other's numerator no "
+                    "parameter of constant coefficient, and the prover splits one quotient at a "
+                    "time, not residues modulo both")
+    return ""
