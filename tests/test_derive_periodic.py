@@ -199,5 +199,5 @@ def test_two_periods_over_one_layer_count_are_named_where_the_proof_stops():
     bad = [c for c in proof.cases if c.status != "proven"]
     assert bad, proof.cases
     msg = bad[0].message
-    assert msg.startswith("two periods, attn_period and expert_period, over one layer count "
-                          "layers"), msg
+    assert msg.startswith("two periods of one layer count layers, attn_period and "
+                          "expert_period: jointly periodic, modulo their lcm"), msg

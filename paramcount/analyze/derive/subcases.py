@@ -156,10 +156,8 @@ def shared_periods(arch: Architecture) -> str:
     for x, dens in sorted(by.items(), key=lambda kv: kv[0].name):
         if len(dens) > 1:
             (p1, a1), (p2, a2) = sorted(dens.items(), key=lambda kv: kv[0].name)[:2]
-            return (f"two periods, {p1.name} and {p2.name}, over one layer count {x.name} "
-                    f"({pretty(a1)} and {pretty(a2)}): the counts are jointly periodic in "
-                    f"{x.name} with period lcm({p1.name}, {p2.name}); writing {x.name} = "
-                    f"{p1.name}·q + r makes one a polynomial and leaves the other's numerator no "
-                    "parameter of constant coefficient, and the prover splits one quotient at a "
-                    "time, not residues modulo both")
+            return (f"two periods of one layer count {x.name}, {p1.name} and {p2.name}: "
+                    "jointly periodic, modulo their lcm; the prover splits one quotient at a "
+                    f"time, and {x.name} = {p1.name}·q + r leaves the other's numerator no "
+                    f"parameter of constant coefficient ({pretty(a1)}, {pretty(a2)})")
     return ""
