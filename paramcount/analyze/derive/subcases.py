@@ -8,14 +8,15 @@ the other. Its two sub-cases are written here as substitutions, each a sub-archi
 fields x, y, B are fixed expressions of new positive parameters, and proven as any other:
 
 - B divides x·y: ``x = B·x'`` (floor = x'·y);
-- B does not: ``x = B·x' + r_x``, ``y = B·y' + r_y``, ``B = r_x·r_y + B'``, so that
-  x·y = B·(B·x'·y' + x'·r_y + r_x·y') + r_x·r_y with 0 < r_x·r_y < B (the floor that sum).
+- B does not: ``x = B·x' + r``, ``B = r·y + B'``, so that x·y = B·x'·y + r·y with
+  0 < r·y < B (the floor x'·y).
 
 Both are sub-lattices or sub-regions of their sub-case, as the prover's own splits are: the map
-from the new parameters to (x, y, B, floor) is dominant (onto a dense set: given x, y, B and
-the floor q, any r_x fixes r_y = (x·y − B·q)/r_x and the rest), so the prover's assumption (each
-count a polynomial of bounded degree in the sub-case's own quantities, x, y, B and q) carries an
-identity on the points drawn to the whole sub-case.
+from the new parameters to (x, y, B, floor) is dominant (birational: given x, y, B and the
+floor q, x' = q/y, r = x − B·q/y, B' = B − r·y), so the prover's assumption (each count a
+polynomial of bounded degree in the sub-case's own quantities, x, y, B and q) carries an
+identity on the points drawn to the whole sub-case. (Degree three at most in the new
+parameters, y kept: the values each may take stay as wide as the prover's ranges allow.)
 
 Two periods over one layer count (Jamba: attention on the layers ≡ attn_layer_offset modulo
 attn_layer_period, experts on those ≡ 1 modulo expert_layer_period) are not split here: the
@@ -94,18 +95,14 @@ def _split(arch: Architecture, atom, x, y, b) -> list[tuple[str, tuple[str, ...]
     out.append((f"{b.name} divides {prod}", (f"{x.name} = {b.name}·{xq.name} (a sub-lattice "
                                              f"of {b.name} | {prod})",),
                 {x: b * xq}, {atom: xq * y}, [xq]))
-    # B ∤ x·y: x = B·x' + r_x, y = B·y' + r_y, B = r_x·r_y + B'
-    yq = _fresh(arch, f"{y.name}'", f"{y.name} // {b.name}")
+    # B ∤ x·y: x = B·x' + r, B = r·y + B' (0 < r·y < B)
     rx = _fresh(arch, f"r_{x.name}", f"{x.name} mod {b.name}")
-    ry = _fresh(arch, f"r_{y.name}", f"{y.name} mod {b.name}")
-    bt = _fresh(arch, f"{b.name}'", f"{b.name} − ({x.name} mod {b.name})·({y.name} mod {b.name})")
-    q = b * xq * yq + xq * ry + rx * yq
+    bt = _fresh(arch, f"{b.name}'", f"{b.name} − ({x.name} mod {b.name})·{y.name}")
     out.append((f"{b.name} does not divide {prod}",
-                (f"{x.name} = {b.name}·{xq.name} + {rx.name}, {y.name} = {b.name}·{yq.name} + "
-                 f"{ry.name}, {b.name} = {rx.name}·{ry.name} + {bt.name} ({rx.name}·{ry.name} "
-                 f"< {b.name}: a sub-region of {b.name} ∤ {prod}; floor = {pretty(q)})",),
-                {x: b * xq + rx, y: b * yq + ry, b: rx * ry + bt}, {atom: q + up},
-                [xq, yq, rx, ry, bt]))
+                (f"{x.name} = {b.name}·{xq.name} + {rx.name}, {b.name} = {rx.name}·{y.name} + "
+                 f"{bt.name} ({rx.name}·{y.name} < {b.name}: a sub-region of {b.name} ∤ {prod}; "
+                 f"floor = {xq.name}·{y.name})",),
+                {x: b * xq + rx, b: rx * y + bt}, {atom: xq * y + up}, [xq, rx, bt]))
     subs: list[tuple[str, tuple[str, ...], Architecture]] = []
     for label, notes, written, swap, new in out:
         whole = {b: written[b]} if b in written else {}  # every field in the new parameters alone
