@@ -8,15 +8,17 @@ the other. Its two sub-cases are written here as substitutions, each a sub-archi
 fields x, y, B are fixed expressions of new positive parameters, and proven as any other:
 
 - B divides x·y: ``x = B·x'`` (floor = x'·y);
-- B does not: ``x = B·x' + r``, ``B = r·y + B'``, so that x·y = B·x'·y + r·y with
-  0 < r·y < B (the floor x'·y).
+- B does not: ``x = (r + B')·x' + r``, ``B = (r + B')·y``, so that x·y = B·x' + r·y with
+  0 < r·y < B (the floor x'): a sub-lattice (y | B) and a sub-region (x mod B below B/y).
 
 Both are sub-lattices or sub-regions of their sub-case, as the prover's own splits are: the map
 from the new parameters to (x, y, B, floor) is dominant (birational: given x, y, B and the
-floor q, x' = q/y, r = x − B·q/y, B' = B − r·y), so the prover's assumption (each count a
+floor q, x' = q, B' = B/y − r, r = x − q·B/y), so the prover's assumption (each count a
 polynomial of bounded degree in the sub-case's own quantities, x, y, B and q) carries an
-identity on the points drawn to the whole sub-case. (Degree three at most in the new
-parameters, y kept: the values each may take stay as wide as the prover's ranges allow.)
+identity on the points drawn to the whole sub-case. Every field is of degree two at most in
+the new parameters (y kept): the prover's ranges give each parameter half the bits of a value,
+not a third (a remainder B = r·y + B', x = B·x' + r, of degree three, leaves four bits each
+where the model's other products keep values below 2^12, too few to prove).
 
 Two periods over one layer count (Jamba: attention on the layers ≡ attn_layer_offset modulo
 attn_layer_period, experts on those ≡ 1 modulo expert_layer_period) are not split here: the
@@ -95,14 +97,16 @@ def _split(arch: Architecture, atom, x, y, b) -> list[tuple[str, tuple[str, ...]
     out.append((f"{b.name} divides {prod}", (f"{x.name} = {b.name}·{xq.name} (a sub-lattice "
                                              f"of {b.name} | {prod})",),
                 {x: b * xq}, {atom: xq * y}, [xq]))
-    # B ∤ x·y: x = B·x' + r, B = r·y + B' (0 < r·y < B)
-    rx = _fresh(arch, f"r_{x.name}", f"{x.name} mod {b.name}")
-    bt = _fresh(arch, f"{b.name}'", f"{b.name} − ({x.name} mod {b.name})·{y.name}")
+    # B ∤ x·y: x = (r + B')·x' + r, B = (r + B')·y (0 < r·y < B)
+    rx = _fresh(arch, f"r_{x.name}", f"{x.name} mod ({b.name} // {y.name})")
+    bt = _fresh(arch, f"{b.name}'", f"{b.name} // {y.name} − ({x.name} mod ({b.name} // "
+                f"{y.name}))")
     out.append((f"{b.name} does not divide {prod}",
-                (f"{x.name} = {b.name}·{xq.name} + {rx.name}, {b.name} = {rx.name}·{y.name} + "
-                 f"{bt.name} ({rx.name}·{y.name} < {b.name}: a sub-region of {b.name} ∤ {prod}; "
-                 f"floor = {xq.name}·{y.name})",),
-                {x: b * xq + rx, b: rx * y + bt}, {atom: xq * y + up}, [xq, rx, bt]))
+                (f"{x.name} = ({rx.name} + {bt.name})·{xq.name} + {rx.name}, {b.name} = "
+                 f"({rx.name} + {bt.name})·{y.name} (a sub-lattice, {y.name} | {b.name}, and a "
+                 f"sub-region, {rx.name}·{y.name} < {b.name}, of {b.name} ∤ {prod}; floor = "
+                 f"{xq.name})",),
+                {x: (rx + bt) * xq + rx, b: (rx + bt) * y}, {atom: xq + up}, [xq, rx, bt]))
     subs: list[tuple[str, tuple[str, ...], Architecture]] = []
     for label, notes, written, swap, new in out:
         whole = {b: written[b]} if b in written else {}  # every field in the new parameters alone
