@@ -152,3 +152,52 @@ def test_three_layer_counts_drawn_with_gaps_span_periods():
     points = [sample(rng, d, ["o", "p", "L"], [], True, False, gaps=True) for _ in range(40)]
     assert all(q["o"] <= q["p"] <= q["L"] for q in points)
     assert any(-(-(q["L"] - q["o"]) // q["p"]) != q["L"] // q["p"] for q in points if q["p"])
+
+
+def _two_periods(cfg):
+    """Jamba's stack: attention on the layers ≡ offset (mod attn_period), Mamba elsewhere, and
+    experts on the layers ≡ 1 (mod expert_period), one MLP elsewhere: two periods, one count."""
+    from torch import nn
+
+    n, pa, oa, pe, h = (cfg[k] for k in ("layers", "attn_period", "attn_offset",
+                                          "expert_period", "hidden"))
+    if oa >= pa or pe < 2:
+        raise ValueError("an offset must be below its period")
+
+    class Layer(nn.Module):
+        def __init__(self, i):
+            super().__init__()
+            if i % pa == oa:
+                self.attn = nn.Linear(h, h, bias=False)
+            else:
+                self.mamba = nn.Linear(h, 2 * h, bias=False)
+            self.experts = nn.Linear(h, 3 * h if i % pe == 1 else h, bias=False)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer(i) for i in range(n))
+
+    return Model()
+
+
+TWO = {"layers": 8, "attn_period": 4, "attn_offset": 2, "expert_period": 2, "hidden": 4}
+
+
+@torch_side
+def test_two_periods_over_one_layer_count_are_named_where_the_proof_stops():
+    """Each count is a ceiling of the layer count by its own period; splitting the layer count
+    by one period (L = p·q + r) leaves the other quotient's numerator no parameter with a
+    constant coefficient. The proof's reason says that, in those terms, not a sympy term."""
+    from tests._shared import derive_tiny
+
+    src, d = derive_tiny(_two_periods, TWO, "two_periods")
+    assert not d.failures, d.failures
+    from paramcount.analyze.derive.proof import prove_derivation
+
+    proof = prove_derivation(d, src)
+    bad = [c for c in proof.cases if c.status != "proven"]
+    assert bad, proof.cases
+    msg = bad[0].message
+    assert msg.startswith("two periods of one layer count layers, attn_period and "
+                          "expert_period: jointly periodic, modulo their lcm"), msg

@@ -101,3 +101,49 @@ def test_heads_that_change_no_weight_still_divide_the_width_beside_product_candi
 
     d = derive(Source(model_type="whisper"))
     assert ("divides", "d_model", "decoder_attention_heads") in d.constraints, d.constraints
+
+
+def _grouped(cfg):
+    """DeepSeek V4's grouped output projection: the heads' width heads·head_dim split into
+    groups, each group's share floor(heads·head_dim / groups) wide, and no build refusing a
+    share that does not divide (only a forward pass would)."""
+    from torch import nn
+
+    h, k, g, n = cfg["heads"], cfg["head_dim"], cfg["groups"], cfg["layers"]
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q_proj = nn.Linear(2, h * k, bias=False)
+            self.o_a_proj = nn.Linear(h * k // g, g * 3, bias=False)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(Layer() for _ in range(n))
+
+    return Model()
+
+
+GROUPED = {"heads": 4, "head_dim": 6, "groups": 8, "layers": 2}
+
+
+@torch_side
+def test_a_product_floored_by_a_field_no_build_refuses_proves_by_its_own_subcases():
+    """floor(heads·head_dim / groups) with no divisibility: no parameter of the product has a
+    constant coefficient, so the prover's split (a parameter eliminated) finds none; derive
+    splits it itself, groups | heads·head_dim (heads = groups·heads') or not (heads and
+    head_dim written groups·q + r, the remainders' product below groups), and proves both."""
+    src, d = derive_tiny(_grouped, GROUPED, "grouped")
+    assert not d.failures, d.failures
+    assert not [c for c in d.constraints if c[0] == "divides"], d.constraints
+    for h, k, g, n in ((3, 5, 4, 2), (4, 6, 8, 1)):
+        p = {"heads": h, "head_dim": k, "groups": g, "layers": n}
+        assert d.count(p)["trainable"] == n * (2 * h * k + 3 * g * (h * k // g)), p
+    from paramcount.analyze.derive.proof import prove_derivation
+
+    proof = prove_derivation(d, src)
+    assert len(proof.cases) == 2, proof.cases
+    assert [c.status for c in proof.cases] == ["proven"] * 2, proof.cases
+    assert "groups divides" in proof.cases[0].case, proof.cases[0].case
+    assert "does not divide" in proof.cases[1].case, proof.cases[1].case

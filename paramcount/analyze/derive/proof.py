@@ -10,12 +10,14 @@ never holds TensorFlow beside torch.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 from collections.abc import Mapping
 
 from paramcount.analyze.derive.core import Derivation
 from paramcount.analyze.derive.probe import Source
+from paramcount.analyze.derive.subcases import shared_periods, subcases
 from paramcount.analyze.derive.tree import architecture
 from paramcount.analyze.prove.case import UNCLAIMED, UnsupportedError
 from paramcount.analyze.prove.oracle import Contested, Oracle
@@ -71,13 +73,23 @@ def derived_architecture(d: Derivation, src: Source):
 
 
 def prove_derivation(d: Derivation, src: Source) -> ArchProof:
-    """Decide derived formula ≡ build, every option case (each value of each flag)."""
+    """Decide derived formula ≡ build, every option case (each value of each flag), within
+    each sub-case derive writes itself (:mod:`paramcount.analyze.derive.subcases`)."""
     from paramcount.analyze.prove import cases, prove_case
 
     arch = derived_architecture(d, src)
-    try:
-        all_cases = cases(arch)
-    except UnsupportedError as exc:
-        return ArchProof(arch.id, (CaseProof(arch.id, "(all)", "error", (), (), {}, {}, {}, 0,
-                                             0.0, 0, 0.0, message=str(exc)),))
-    return ArchProof(arch.id, tuple(prove_case(c, make_oracle=TorchOracle) for c in all_cases))
+    out: list[CaseProof] = []
+    for label, notes, sub in subcases(arch):
+        try:
+            all_cases = cases(sub)
+        except UnsupportedError as exc:  # a floor it cannot split: two periods, if that is why
+            why = ("split" in str(exc) and shared_periods(sub)) or str(exc)
+            out.append(CaseProof(arch.id, label or "(all)", "error", (), (), {}, {}, {}, 0, 0.0,
+                                 0, 0.0, message=why))
+            continue
+        for c in all_cases:
+            p = prove_case(c, make_oracle=TorchOracle)
+            out.append(dataclasses.replace(
+                p, case=", ".join(x for x in (label, p.case) if x and x != "(no options)")
+                or p.case, parametrization=(*notes, *p.parametrization)) if label else p)
+    return ArchProof(arch.id, tuple(out))
