@@ -101,3 +101,34 @@ def test_heads_that_change_no_weight_still_divide_the_width_beside_product_candi
 
     d = derive(Source(model_type="whisper"))
     assert ("divides", "d_model", "decoder_attention_heads") in d.constraints, d.constraints
+
+
+def test_fit_finds_a_multiple_of_a_field_divided_by_another():
+    """Zamba 2's query width: heads·(2·hidden // heads), no divisibility keeping it whole."""
+    rng = random.Random(2)
+    samples = []
+    for _ in range(60):
+        p = {"hidden": rng.randint(1, 60), "heads": rng.randint(1, 12)}
+        samples.append((p, p["heads"] * (2 * p["hidden"] // p["heads"])))
+    poly = fit.fit(["heads", "hidden"], ["heads", "hidden"], samples)
+    assert poly is not None
+    assert ("floor", ("times", "hidden", "2"), "heads") in {a for _, m in poly for a in m}
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+def test_fit_finds_a_flag_times_a_count_of_degree_three():
+    """Zamba 2's attention adapters: use_shared_attention_adapter (u) times the adapters of
+    the shared blocks, tied (t) or not, a count of degree three in H, M, t and q = H // M, so
+    degree four in all; 0 wherever u is unset."""
+    rng = random.Random(3)
+    samples = []
+    for _ in range(100):  # hybrid layers up to 10, as a derivation draws them: q = H // M ≤ 10
+        m = rng.randint(1, 5)
+        h, t, u = rng.randint(m, 10), rng.randint(0, 1), rng.randint(0, 1)
+        y = h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))
+        samples.append(({"H": h, "M": m, "t": t, "u": u}, u * y))
+    poly = fit.fit(["H", "M", "t", "u"], ["H", "M"], samples)
+    assert poly is not None
+    assert all("u" in m for _, m in poly)
+    assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}  # not ⌈q / 2⌉
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
