@@ -144,6 +144,7 @@ def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) ->
 
 
 GAP_TRIES = 4  # refused builds a gap is looked for from
+SMALL = 3  # a layer count a flag needs more of is refused below this (minimums)
 
 
 def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
@@ -229,9 +230,10 @@ def minimums(run: Run, d: Derivation, samples, refused, layers: list[str],
              values: Mapping[str, Any]) -> None:
     """Each layer count ``a`` (of ``layers``, the counts the random builds drew in order, and
     a per-layer list's) a flag ``f`` needs at least ``k`` of: refused builds with ``f``
-    set that ``f`` unset cures, and so does ``a`` raised to ``k`` (and ``k + 1``, ``k + 2``: a
-    cure by chance is none; an order above ``a`` raised with it), ``k`` the largest such least
-    value of up to :data:`GAP_TRIES` of them; kept where ``k > 1`` and an accepted build with
+    set and ``a`` below :data:`SMALL` that ``f`` unset cures, and so does ``a`` raised to ``k``
+    (and ``k + 1``, ``k + 2``: a cure by chance is none; an order above ``a`` raised with it),
+    ``k`` the largest such least value of up to :data:`GAP_TRIES` of them (none where one is
+    not cured so); kept where ``k > 1`` and an accepted build with
     ``f`` set and ``a`` lowered to ``k − 1`` is refused, that same build with ``f`` unset
     accepted. Stated ``k <= a when f = 1`` (:attr:`Derivation.conditional`): Zamba ties its
     hybrid layers' shared block to the first one's only where tie_word_embeddings is set, and
@@ -262,10 +264,12 @@ def minimums(run: Run, d: Derivation, samples, refused, layers: list[str],
         cured = [p for p in cured if builds({**p, f: 0})]
         for a in counts:
             need = 0
-            for p in (p for p in cured if a in p):
-                k = next((k for k in range(p[a] + 1, p[a] + 4) if builds(raised(p, a, k))), None)
-                if k is not None and all(builds(raised(p, a, k + h)) for h in (1, 2)):
-                    need = max(need, k)
+            for p in (p for p in cured if 0 < p.get(a, SMALL) < SMALL):  # (a few builds)
+                k = next((k for k in range(p[a] + 1, SMALL + 1) if builds(raised(p, a, k))), None)
+                if k is None or not all(builds(raised(p, a, k + h)) for h in (1, 2)):
+                    need = 0  # more of a does not cure it: another refusal
+                    break
+                need = max(need, k)
             if need < 2:
                 continue
             below = next(({**p, a: need - 1} for p, _ in samples if p.get(f) == 1
