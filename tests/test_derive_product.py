@@ -132,3 +132,24 @@ def test_fit_finds_a_flag_times_a_count_of_degree_three():
     assert all("u" in m for _, m in poly)
     assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}  # not ⌈q / 2⌉
     assert all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+def test_a_flag_times_a_count_is_fitted_first_without_a_flag_it_does_not_read():
+    """Half the samples hold the flag: with another flag that changes nothing (b) beside the
+    count's fields there are more monomials than those samples determine at degree three, and
+    a chance fit of the few small quotients drawn (⌈q / 2⌉ for q²) came first."""
+    rng = random.Random(2)
+    samples = []
+    for _ in range(90):
+        m = rng.randint(1, 4)
+        h, t, u, b = rng.randint(m, 8), rng.randint(0, 1), rng.randint(0, 1), rng.randint(0, 1)
+        samples.append(({"H": h, "M": m, "t": t, "u": u, "b": b}, u * _blocks(h, m, t)))
+    poly = fit.fit(["H", "M", "b", "t", "u"], ["H", "M"], samples)
+    assert poly is not None
+    assert all(fit.evaluate(poly, {"H": h, "M": m, "t": t, "u": 1, "b": 0}) == _blocks(h, m, t)
+               for h in range(1, 30) for m in range(1, h + 1) for t in (0, 1))
+
+
+def _blocks(h: int, m: int, t: int) -> int:
+    """Zamba 2's adapters: h tied (t), else Σ_b ⌈(h − b) / m⌉² over the m untied blocks."""
+    return h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))

@@ -284,9 +284,8 @@ def fit(fields: Sequence[str], ints: Sequence[str],
     found = _one_divisor(fields, divisible, samples)
     if found is not None:
         return found
-    # a quotient and its square: Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b
-    # (Zamba 2's untied blocks, an adapter each for every hybrid layer of its residue); before
-    # the roundings, which a few small quotients let fit it by chance (⌈q / 2⌉ for q ≤ 4)
+    # Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b (Zamba 2's untied blocks),
+    # before the roundings, which a few small quotients let fit it by chance (⌈q / 2⌉)
     for a, b in itertools.permutations(divisible, 2):
         if found is None and len(fields) < MAX_FIELDS:
             found = _try([*fields, ("floor", a, b), ("pow", ("floor", a, b), "2")], samples)
@@ -305,13 +304,14 @@ def fit(fields: Sequence[str], ints: Sequence[str],
 
 def _gated(fields: list[str], ints, samples, equal) -> Poly | None:
     """A flag ``f`` times an expression of the others, 0 wherever ``f`` is unset: fitted where
-    it is set, one degree above :data:`MAX_DEGREE` (Zamba 2's attention adapters)."""
+    it is set (half the samples: first without each other flag), of degree up to four."""
     for f in (f for f in fields if f not in ints):
-        on = [(p, y) for p, y in samples if p[f] == 1]
-        if on and not any(y or p[f] != 0 for p, y in samples if p[f] != 1) and \
-                (inner := fit([g for g in fields if g != f], ints, on, equal)) is not None:
-            return tuple((c, (*sorted([*(a for a in m if isinstance(a, str)), f]),
-                              *(a for a in m if not isinstance(a, str)))) for c, m in inner)
+        on, rest = [(p, y) for p, y in samples if p[f] == 1], [g for g in fields if g != f]
+        for some in [*([g for g in rest if g != x] for x in rest if x not in ints), rest] if on \
+                and not any(y or p[f] != 0 for p, y in samples if p[f] != 1) else []:
+            if (inner := fit(some, ints, on, equal)) is not None:
+                return tuple((c, (*sorted([*(a for a in m if isinstance(a, str)), f]),
+                                  *(a for a in m if not isinstance(a, str)))) for c, m in inner)
     return None
 
 
