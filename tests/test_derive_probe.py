@@ -287,3 +287,31 @@ def test_a_period_its_first_variations_hide_is_found():
         attn = sum(1 for i in range(p["layers"]) if i % p["period"] == p["offset"])
         hand = 4 * (3 * 4 * attn + 4 * 4 * (p["layers"] - attn))
         assert d.count(p)["trainable"] == hand, p
+
+
+def _adapters(cfg):
+    """Zamba 2's adapters in miniature: each layer a list of slots, each slot a pipeline
+    Sequential(Linear(hidden, rank), Linear(rank, 2·inner)) (its two stages one class)."""
+    from torch import nn
+
+    h, r, i = cfg["hidden"], cfg["rank"], cfg["inner"]
+    return nn.ModuleList(nn.ModuleList(
+        nn.Sequential(nn.Linear(h, r, bias=False), nn.Linear(r, 2 * i, bias=False))
+        for _ in range(cfg["slots"])) for _ in range(cfg["layers"]))
+
+
+@torch_side
+def test_a_pipelines_stages_are_split_by_place_even_where_their_shapes_coincide():
+    """Split by shape (``@1``, ``@2``), a build whose two stages coincide in shape (rank =
+    hidden = 2·inner) named them all one template, twice as many: no count of the fields."""
+    from paramcount.analyze.derive.probe import Observed, observe
+
+    split: set[str] = set()
+    apart = observe(_adapters({"hidden": 8, "rank": 3, "inner": 5, "slots": 2, "layers": 3}),
+                    split)
+    assert apart == {"*.*.*.weight@p0": Observed(6, (3, 8), "trainable"),
+                     "*.*.*.weight@p1": Observed(6, (10, 3), "trainable")}
+    same = observe(_adapters({"hidden": 4, "rank": 4, "inner": 2, "slots": 2, "layers": 2}),
+                   split)
+    assert same == {"*.*.*.weight@p0": Observed(4, (4, 4), "trainable"),
+                    "*.*.*.weight@p1": Observed(4, (4, 4), "trainable")}

@@ -147,3 +147,55 @@ def test_a_product_floored_by_a_field_no_build_refuses_proves_by_its_own_subcase
     assert [c.status for c in proof.cases] == ["proven"] * 2, proof.cases
     assert "groups divides" in proof.cases[0].case, proof.cases[0].case
     assert "does not divide" in proof.cases[1].case, proof.cases[1].case
+
+
+def test_fit_finds_a_multiple_of_a_field_divided_by_another():
+    """Zamba 2's query width: heads·(2·hidden // heads), no divisibility keeping it whole."""
+    rng = random.Random(2)
+    samples = []
+    for _ in range(60):
+        p = {"hidden": rng.randint(1, 60), "heads": rng.randint(1, 12)}
+        samples.append((p, p["heads"] * (2 * p["hidden"] // p["heads"])))
+    poly = fit.fit(["heads", "hidden"], ["heads", "hidden"], samples)
+    assert poly is not None
+    assert ("floor", ("times", "hidden", "2"), "heads") in {a for _, m in poly for a in m}
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+def test_fit_finds_a_flag_times_a_count_of_degree_three():
+    """Zamba 2's attention adapters: use_shared_attention_adapter (u) times the adapters of
+    the shared blocks, tied (t) or not, a count of degree three in H, M, t and q = H // M, so
+    degree four in all; 0 wherever u is unset."""
+    rng = random.Random(3)
+    samples = []
+    for _ in range(100):  # hybrid layers up to 10, as a derivation draws them: q = H // M ≤ 10
+        m = rng.randint(1, 5)
+        h, t, u = rng.randint(m, 10), rng.randint(0, 1), rng.randint(0, 1)
+        y = h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))
+        samples.append(({"H": h, "M": m, "t": t, "u": u}, u * y))
+    poly = fit.fit(["H", "M", "t", "u"], ["H", "M"], samples)
+    assert poly is not None
+    assert all("u" in m for _, m in poly)
+    assert ("pow", ("floor", "H", "M"), "2") in {a for _, m in poly for a in m}  # not ⌈q / 2⌉
+    assert all(fit.evaluate(poly, p) == y for p, y in samples)
+
+
+def test_a_flag_times_a_count_is_fitted_first_without_a_flag_it_does_not_read():
+    """Half the samples hold the flag: with another flag that changes nothing (b) beside the
+    count's fields there are more monomials than those samples determine at degree three, and
+    a chance fit of the few small quotients drawn (⌈q / 2⌉ for q²) came first."""
+    rng = random.Random(2)
+    samples = []
+    for _ in range(90):
+        m = rng.randint(1, 4)
+        h, t, u, b = rng.randint(m, 8), rng.randint(0, 1), rng.randint(0, 1), rng.randint(0, 1)
+        samples.append(({"H": h, "M": m, "t": t, "u": u, "b": b}, u * _blocks(h, m, t)))
+    poly = fit.fit(["H", "M", "b", "t", "u"], ["H", "M"], samples)
+    assert poly is not None
+    assert all(fit.evaluate(poly, {"H": h, "M": m, "t": t, "u": 1, "b": 0}) == _blocks(h, m, t)
+               for h in range(1, 30) for m in range(1, h + 1) for t in (0, 1))
+
+
+def _blocks(h: int, m: int, t: int) -> int:
+    """Zamba 2's adapters: h tied (t), else Σ_b ⌈(h − b) / m⌉² over the m untied blocks."""
+    return h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))

@@ -94,6 +94,9 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         lines.append("constraints: " + "; ".join(
             f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
             for op, a, b in d.constraints))
+    if d.conditional:  # each one a build breaking it alone, with its flag set, refused
+        lines.append("constraints where a flag is set: " + "; ".join(
+            f"{a} {op} {b} when {f} = 1" for op, a, b, f in d.conditional))
     if d.domain:  # orders no refused build showed required: the formula derived within them
         lines.append("formula's domain: " + "; ".join(f"{a} {op} {b}" for op, a, b in d.domain)
                      + " (where it was derived and proven)")

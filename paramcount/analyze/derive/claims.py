@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "gaps", "total", "untied", "value"]
+__all__ = ["check_orders", "gaps", "minimums", "total", "untied", "value"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -144,6 +144,7 @@ def check_orders(run: Run, d: Derivation, samples, values: Mapping[str, Any]) ->
 
 
 GAP_TRIES = 4  # refused builds a gap is looked for from
+SMALL = 3  # a layer count a flag needs more of is refused below this (minimums)
 
 
 def gaps(run: Run, d: Derivation, refused, values: Mapping[str, Any]) -> None:
@@ -223,3 +224,56 @@ def untied(run: Run, d: Derivation, at: Mapping[str, Any]) -> list[str]:
         if not mine or any(id(p) not in theirs for p in mine):
             out.append(t)
     return out
+
+
+def minimums(run: Run, d: Derivation, samples, refused, layers: list[str],
+             values: Mapping[str, Any]) -> None:
+    """Each layer count ``a`` (of ``layers``, the counts the random builds drew in order, and
+    a per-layer list's) a flag ``f`` needs at least ``k`` of: refused builds with ``f``
+    set and ``a`` below :data:`SMALL` that ``f`` unset cures, and so does ``a`` raised to ``k``
+    (and ``k + 1``, ``k + 2``: a cure by chance is none; an order above ``a`` raised with it),
+    ``k`` the largest such least value of up to :data:`GAP_TRIES` of them (none where one is
+    not cured so); kept where ``k > 1`` and an accepted build with
+    ``f`` set and ``a`` lowered to ``k − 1`` is refused, that same build with ``f`` unset
+    accepted. Stated ``k <= a when f = 1`` (:attr:`Derivation.conditional`): Zamba ties its
+    hybrid layers' shared block to the first one's only where tie_word_embeddings is set, and
+    transformers refuses the tie's pattern where it names no other hybrid layer (one)."""
+    d.conditional = []
+    if d.failures or not refused or not d.flags:
+        return
+    flags = set(d.flags)
+    stated = [*d.constraints, *d.domain]
+    orders = [c for c in stated if c[0] == "<="]
+    counts = [f for f in dict.fromkeys([*layers, *d.counts]) if f in d.fields and f not in flags]
+
+    def builds(q) -> bool:
+        return not isinstance(run.try_build(
+            {**values, **{k: (bool(v) if k in flags else v) for k, v in q.items()}}), str)
+
+    def raised(p, a, k) -> dict[str, int]:  # a at k, each field an order puts above it too
+        q = {**p, a: k}
+        for _ in orders:
+            for _, x, y in orders:
+                if y in q and value(q, x, values) > q[y]:
+                    q[y] = value(q, x, values)
+        return q
+
+    for f in d.flags:
+        cured = [p for p, _ in refused if p.get(f) == 1
+                 and all(_holds(o, {**values, **p}, values) for o in stated)][:GAP_TRIES]
+        cured = [p for p in cured if builds({**p, f: 0})]
+        for a in counts:
+            need = 0
+            for p in (p for p in cured if 0 < p.get(a, SMALL) < SMALL):  # (a few builds)
+                k = next((k for k in range(p[a] + 1, SMALL + 1) if builds(raised(p, a, k))), None)
+                if k is None or not all(builds(raised(p, a, k + h)) for h in (1, 2)):
+                    need = 0  # more of a does not cure it: another refusal
+                    break
+                need = max(need, k)
+            if need < 2:
+                continue
+            below = next(({**p, a: need - 1} for p, _ in samples if p.get(f) == 1
+                          and p.get(a, 0) >= need and all(_holds(o, {**values, **p, a: need - 1},
+                                                                 values) for o in stated)), None)
+            if below is not None and not builds(below) and builds({**below, f: 0}):
+                d.conditional.append(("<=", str(need), a, f))

@@ -72,6 +72,8 @@ class Derivation:
     untied: list[str] = field(default_factory=list)
     # fields the model insists are equal to a hyperparameter, which follow it: field -> it
     equal: dict[str, str] = field(default_factory=dict)
+    # orders a build requires only where a flag is set: (op, a, b, flag) (:func:`.claims.minimums`)
+    conditional: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     @property
     def held(self) -> dict[str, int]:

@@ -204,8 +204,9 @@ def fit(fields: Sequence[str], ints: Sequence[str],
     found = _try(fields, samples)
     if found is not None:
         return found
-    if len(fields) > MAX_FIELDS:
-        return None
+    found = _gated(fields, ints, samples, equal)
+    if found is not None or len(fields) > MAX_FIELDS:
+        return found
     divisible = [f for f in fields if f in ints]
     # a part only nonzero values make (a shared expert where num_shared_experts > 0), before
     # the floors, which small values would let fit it by chance
@@ -276,10 +277,19 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         found = _try([*fields, ("floor", a, "2"), ("floor", b, "2")], samples)
         if found is not None:
             return found
+    for a, b in itertools.permutations(divisible, 2):  # Zamba 2's head width 2·hidden // heads
+        found = _try([*fields, ("floor", ("times", a, "2"), b)], samples)
+        if found is not None:
+            return found
     found = _one_divisor(fields, divisible, samples)
     if found is not None:
         return found
-    found = _periodic(fields, divisible, samples)
+    # Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b (Zamba 2's untied blocks),
+    # before the roundings, which a few small quotients let fit it by chance (⌈q / 2⌉)
+    for a, b in itertools.permutations(divisible, 2):
+        if found is None and len(fields) < MAX_FIELDS:
+            found = _try([*fields, ("floor", a, b), ("pow", ("floor", a, b), "2")], samples)
+    found = found if found is not None else _periodic(fields, divisible, samples)
     found = found if found is not None else _rounded(fields, divisible, samples)
     if found is not None or len(fields) > MAX_FIELDS - 1:  # (five fields: a search too long)
         return found
@@ -289,13 +299,20 @@ def fit(fields: Sequence[str], ints: Sequence[str],
         for b in divisible:
             if found is None and b not in (a, c):
                 found = _try([*fields, ("floor", ("times", a, c), b)], samples)
-    # a quotient and its square: Σ_{i<b} ⌈(a − i) / b⌉² = b·q² + (a − b·q)·(2q + 1), q = a // b,
-    # the sum over b blocks of the squares of how many of a layers each holds (Zamba 2's
-    # untied shared blocks, each with an adapter for every hybrid layer of its residue)
-    for a, b in itertools.permutations(divisible, 2):
-        if found is None:
-            found = _try([*fields, ("floor", a, b), ("pow", ("floor", a, b), "2")], samples)
     return found
+
+
+def _gated(fields: list[str], ints, samples, equal) -> Poly | None:
+    """A flag ``f`` times an expression of the others, 0 wherever ``f`` is unset: fitted where
+    it is set (half the samples: first without each other flag), of degree up to four."""
+    for f in (f for f in fields if f not in ints):
+        on, rest = [(p, y) for p, y in samples if p[f] == 1], [g for g in fields if g != f]
+        for some in [*([g for g in rest if g != x] for x in rest if x not in ints), rest] if on \
+                and not any(y or p[f] != 0 for p, y in samples if p[f] != 1) else []:
+            if (inner := fit(some, ints, on, equal)) is not None:
+                return tuple((c, (*sorted([*(a for a in m if isinstance(a, str)), f]),
+                                  *(a for a in m if not isinstance(a, str)))) for c, m in inner)
+    return None
 
 
 def _simplest(found: Poly, fields: list[str], divisible: list[str],

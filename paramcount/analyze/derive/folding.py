@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["fold", "keys_per_holder", "literal_containers", "numbered_dicts"]
+__all__ = ["by_place", "fold", "keys_per_holder", "literal_containers", "numbered_dicts", "stages"]
 
 _INDEX = re.compile(r"(?<=\.)\d+(?=\.|$)|^\d+(?=\.)")
 _NUMBERED = re.compile(r"_\d+$")  # a numbered key's index (expert_17)
@@ -89,4 +89,28 @@ def keys_per_holder(counts: dict[str, int]) -> set[int]:
         holder, inside = ".".join(segs[:at - 1]) + ".", ".".join(segs[:at]) + "."
         out |= {n // c for u, c in counts.items() if u.startswith(holder)
                 and not u.startswith(inside) and c > 0 and n % c == 0}
+    return out
+
+
+def stages(items: list) -> bool:
+    """Whether a template's weights are a pipeline's stages inside a stack: two numbered
+    segments or more, the last (the place) giving each weight's shape, one shape a place and
+    a place a shape (Zamba 2's adapter, Sequential(Linear(hidden, rank), Linear(rank, 2·I))
+    in each slot of each hybrid layer; not a stack alternating two shapes by layer)."""
+    at: dict[str, set] = {}
+    for name, shape, _ in items:
+        nums = re.findall(r"(?<=\.)\d+(?=\.|$)", name)
+        if len(nums) < 2:
+            return False
+        at.setdefault(nums[-1], set()).add(shape)
+    shapes = {s for v in at.values() for s in v}
+    return len(at) > 1 and all(len(v) == 1 for v in at.values()) and len(shapes) == len(at)
+
+
+def by_place(key: str, items: list) -> dict[str, list]:
+    """A pipeline's weights (:func:`stages`) as one template a place: ``key@p0``, ``key@p1``."""
+    out: dict[str, list] = {}
+    for name, shape, role in items:
+        place = re.findall(r"(?<=\.)\d+(?=\.|$)", name)[-1]
+        out.setdefault(f"{key}@p{place}", []).append((name, shape, role))
     return out

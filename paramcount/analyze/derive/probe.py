@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from paramcount.analyze.derive import layers, prepare
-from paramcount.analyze.derive.folding import fold, literal_containers, numbered_dicts
+from paramcount.analyze.derive.folding import (
+    by_place,
+    fold,
+    literal_containers,
+    numbered_dicts,
+    stages,
+)
 from paramcount.core.errors import ParamcountError
 
 __all__ = ["BuildsKeras", "Built", "Observed", "Source", "fold", "observe", "versions"]
@@ -363,7 +369,13 @@ def observe(model, split: set[str] | None = None) -> Built:
     for key in list(out):
         if key in split or len({s for _, s, _ in out[key]}) > 1:
             split.add(key)
-            out.update(_split(key, out.pop(key), kinds))
+            items = out.pop(key)
+            # a pipeline's stages, in each build by their place (where two stages' shapes
+            # coincide, Zamba 2's adapters at rank = hidden = 2·intermediate, too)
+            if f"{key}@place" in split or stages(items):
+                split.add(f"{key}@place")
+            out.update(by_place(key, items) if f"{key}@place" in split else
+                       _split(key, items, kinds))
     built: Built = {}
     for key, named in out.items():
         items = [(s, r) for _, s, r in named]

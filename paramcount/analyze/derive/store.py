@@ -43,6 +43,7 @@ def to_json(d: Derivation) -> dict[str, Any]:
         "failures": [list(f) for f in d.failures], "builds": d.builds,
         "explicit": d.explicit, "counts": {k: list(v) for k, v in d.counts.items()},
         "domain": [list(c) for c in d.domain], "untied": list(d.untied), "equal": d.equal,
+        "conditional": [list(c) for c in d.conditional],
     }
 
 
@@ -60,6 +61,7 @@ def from_json(obj: Mapping[str, Any]) -> Derivation:
     d.domain = [(str(a), str(b), str(c)) for a, b, c in obj.get("domain", [])]
     d.untied = [str(t) for t in obj.get("untied", [])]
     d.equal = {str(a): str(b) for a, b in obj.get("equal", {}).items()}
+    d.conditional = [(str(o), str(a), str(b), str(f)) for o, a, b, f in obj.get("conditional", [])]
     return d
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.claims import check_orders, gaps
+from paramcount.analyze.derive.claims import check_orders, gaps, minimums
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
 from paramcount.analyze.derive.sampling import sample
@@ -170,6 +170,7 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             d.templates.append(Template(t, role, mult, tuple(shapes)))
     check_orders(run, d, samples, values)  # each order stated only where builds need it
     gaps(run, d, refused, values)  # and an order a refusal needs wider, with its gap
+    minimums(run, d, samples, refused, chain, values)  # and a layer count a flag needs more of
     return set()
 
 

@@ -218,6 +218,9 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             why = ("the formula's domain: derived and proven within it"
                    if (op, a, b) in d.domain else "a build breaking it is refused")
             cons.append(Relation(divisor(a), op, divisor(b), reason=why))
+    for op, a, b, f in d.conditional:  # (Zamba's tie regex: two hybrid layers where tied)
+        cons.append(Relation(divisor(a), op, divisor(b), when=syms[f],
+                             reason=f"a build breaking it with {f} = 1 is refused"))
     # fields the derivation could not vary: fixed at their values, where alone the formula is
     # exact (any other value is refused, in one line: "it is fixed to V there")
     held = {f: _declare(f) for f in d.held}
