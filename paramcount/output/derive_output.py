@@ -80,6 +80,10 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
+    pins = {k: why for k, why in d.unvaried.items() if why.startswith("pinned at ")}
+    if pins:  # values the config's validator pins (paramcount.analyze.derive.prepare.pinned)
+        lines.append("held where the config class pins them: " + "; ".join(
+            f"{k} ({why})" for k, why in pins.items()))
     if d.equal:  # fields that follow a hyperparameter (paramcount.analyze.derive.prepare)
         lines.append("fields equal to a hyperparameter (every build with them unequal refused): "
                      + ", ".join(f"{k} = {to}" for k, to in d.equal.items()))
