@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paramcount.analyze.derive import deadline, folding, layers, prepare
+from paramcount.analyze.derive import deadline, folding, inert_where, layers, prepare
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import untied
 from paramcount.analyze.derive.given import given_back
@@ -300,6 +300,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    # one that changes a weight only within a tail the base lacks: held, not inert
+    tailed = inert_where.tailed(run, src, {**values, **at}, inert, _variations)
+    inert = [f for f in inert if f not in tailed]
+    unvaried.update(tailed)
     # a tail's count no probe could vary (none where the base has no tail: Gemma 4's) is held
     held = {n for s in getattr(src, "lists", ()) for n in s.tail_names if n in unvaried}
     for n in set(counted) - dep_fields() - held:  # a count that changes no weight: the config's
