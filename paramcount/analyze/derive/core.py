@@ -301,7 +301,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
     # one that changes a weight only within a tail the base lacks: held, not inert
-    tailed = inert_where.tailed(run, src, {**values, **at}, inert, _variations)
+    tailed = inert_where.tailed(run, src, at, inert, _variations)
     inert = [f for f in inert if f not in tailed]
     unvaried.update(tailed)
     # a tail's count no probe could vary (none where the base has no tail: Gemma 4's) is held
