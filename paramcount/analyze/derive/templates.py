@@ -82,10 +82,9 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
 
     draw({})
-    # where fewer than asked for built, the layer counts drawn again as multiples of the fields
-    # that change no weight and divide them at the base (sampling.steps: a validator's
-    # divisibility); the few a sample holds make the constraints' search slow (Inkling 2 Loop)
-    if len(samples) < need and (step := steps(d, order)):
+    # where too few built, the layer counts drawn again as multiples of the fields that change
+    # no weight and divide them at the base (sampling.steps: a validator's divisibility)
+    if len(samples) < need // 2 and (step := steps(d, order)):
         draw(step)
     if len(samples) < need // 2:
         why = refused[0][1] if refused else "no build"
