@@ -1,6 +1,7 @@
 """Layer counts of a kind that recurs with a period (issue 32): exact floor and ceiling
 expressions of the layer count, the period and the start or offset, fitted from counts; and
-the real model types these and KV sharing (the last layers without keys and values) unlock."""
+the real model types these and KV sharing (the last layers without keys and values) unlock;
+and layer counts a validator insists are multiples of a field that changes no weight."""
 
 import random
 
