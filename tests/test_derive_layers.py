@@ -246,6 +246,8 @@ def _shared(cfg):
                 self.k = nn.Linear(h, h, bias=False)
                 if kinds[i] == "full":
                     self.global_k = nn.Linear(h, 2 * h, bias=False)
+            elif cfg.get("double"):  # Gemma 4's use_double_wide_mlp: the shared layers' MLP
+                self.mlp = nn.Linear(h, 2 * h, bias=False)
 
     class Stack(nn.Module):
         def __init__(self):
@@ -279,6 +281,27 @@ def test_a_weight_before_a_tail_is_counted_by_the_kinds_before_it():
 
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * len(proof.cases), proof.cases
+
+
+@torch_side
+def test_a_flag_that_changes_weights_only_within_an_empty_tail_is_held_not_inert():
+    """At the base no layer is shared, so a flag widening the shared layers' MLP (Gemma 4's
+    use_double_wide_mlp) changes no weight there: probed again with the tail non-empty, it
+    does, so it is held at its value (not listed as changing no weight)."""
+    _, d = derive_tiny(_shared, {**SHARED, "shared_layers": 0, "double": False},
+                        "shared_double")
+    assert "double" not in d.inert and "double" not in d.fields
+    assert d.held["double"] == 0 and "shared_layers > 0" in d.unvaried["double"]
+
+
+@pytest.mark.slow
+@torch_side
+def test_gemma_4s_double_wide_mlp_is_held_not_listed_as_changing_no_weight():
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(model_type="gemma4_text"))  # (its base shares no layer's keys)
+    assert "use_double_wide_mlp" not in d.inert and d.held["use_double_wide_mlp"] == 0
 
 
 def _first_less(cfg):

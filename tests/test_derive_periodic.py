@@ -1,6 +1,7 @@
 """Layer counts of a kind that recurs with a period (issue 32): exact floor and ceiling
 expressions of the layer count, the period and the start or offset, fitted from counts; and
-the real model types these and KV sharing (the last layers without keys and values) unlock."""
+the real model types these and KV sharing (the last layers without keys and values) unlock;
+and layer counts a validator insists are multiples of a field that changes no weight."""
 
 import random
 
@@ -201,3 +202,57 @@ def test_two_periods_over_one_layer_count_are_named_where_the_proof_stops():
     msg = bad[0].message
     assert msg.startswith("two periods of one layer count layers, attn_period and "
                           "expert_period: jointly periodic, modulo their lcm"), msg
+
+
+# --- layer counts a validator insists are multiples of a field that changes no weight -----------
+
+
+def test_layer_counts_are_drawn_as_multiples_of_the_inert_fields_dividing_them_at_the_base():
+    from types import SimpleNamespace
+
+    from paramcount.analyze.derive.sampling import STEP, sample, steps
+
+    d = SimpleNamespace(fields={"start": 6, "end": 18, "layers": 24, "hidden": 64},
+                        explicit={"start": 6, "end": 18, "layers": 24, "hidden": 64,
+                                  "block": 6, "passes": 3, "top_k": 8, "window": 7},
+                        flags=())
+    order = ["start", "end", "layers"]
+    assert STEP == 8 and steps(d, order) == {"start": 6, "end": 6, "layers": 6}  # (not 24)
+    rng = random.Random(1)
+    for i in range(40):
+        p = sample(rng, d, order, ["hidden"], structured=True, same=False, gaps=i % 2 == 1,
+                   multiple=steps(d, order))
+        assert all(p[f] % 6 == 0 and p[f] > 0 for f in order), p
+        assert p["start"] <= p["end"] <= p["layers"], p
+
+
+def _looped(cfg):
+    """Inkling 2 Loop's looped layers: from ``start`` to ``end``, each a multiple of ``block``
+    (which changes no weight), ``start`` above 0; a gate in each looped layer."""
+    from torch import nn
+
+    h, L, s, e, b = (cfg[k] for k in ("hidden", "layers", "start", "end", "block"))
+    if s <= 0 or s % b or e % b:
+        raise ValueError(f"`start` ({s}) and `end` ({e}) must be multiples of `block` ({b})")
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(h, 2 * h if s <= i < e else h, bias=False)
+                                        for i in range(L))
+
+    return Model()
+
+
+@torch_side
+def test_layer_counts_a_validator_insists_are_multiples_of_an_inert_field_derive():
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_looped, model_type="looped", defaults={
+        "hidden": 4, "layers": 12, "start": 3, "end": 9, "block": 3}))
+    assert not d.failures, d.failures
+    assert "block" in d.inert and {"start", "end", "layers"} <= set(d.fields)
+    assert {("divides", "start", "block"), ("divides", "end", "block")} <= set(d.constraints)
+    p = {"hidden": 5, "layers": 20, "start": 6, "end": 15}
+    assert d.count(p)["trainable"] == 9 * 2 * 25 + 11 * 25

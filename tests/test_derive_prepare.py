@@ -5,6 +5,7 @@ the model computes with, or a small vocabulary is below the token ids; each on a
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 import pytest
 
@@ -158,14 +159,63 @@ def test_a_build_needing_fields_no_class_defaults_gets_them_by_name():
                          "indexer_kv_heads": 1, "indexer_n_heads": _common_defaults()["n_heads"]}
 
 
+class _Pinning:
+    """A config whose validator pins its text sub-config's ``per_layer`` to 0 and its own
+    ``moe`` to False, refusing its own defaults, as Gemma 4 Assistant's does."""
+    sub_configs: ClassVar[dict] = {"text_config": object}
+
+    def __init__(self, text_config=None, moe=True, **kwargs):
+        text = {"per_layer": 256, **(text_config or {})}
+        if text["per_layer"] != 0:
+            raise ValueError(f"per_layer must be 0, got {text['per_layer']}")
+        if moe is not False:
+            raise ValueError(f"`moe` must be False, got {moe}")
+        if kwargs:
+            raise TypeError(f"unexpected {sorted(kwargs)}")
+
+
+def test_values_a_config_validator_pins_are_held_where_it_pins_them():
+    base, pins = prepare.pinned(_Pinning, {})
+    assert base == {"text_config": {"per_layer": 0}, "moe": False}
+    assert pins == {"text_config.per_layer": "pinned at 0 by the config class: "
+                                             "ValueError: per_layer must be 0, got 256",
+                    "moe": "pinned at False by the config class: "
+                           "ValueError: `moe` must be False, got True"}
+
+
+def test_a_value_the_caller_gave_is_not_pinned_nor_an_unreadable_refusal():
+    given = {"text_config": {"per_layer": 3}}
+    assert prepare.pinned(_Pinning, given, given) == (given, {})
+
+    class Refusing:
+        def __init__(self, **kwargs):
+            raise ValueError("heads must divide the width")
+
+    assert prepare.pinned(Refusing, {"a": 1}) == ({"a": 1}, {})
+
+
+@torch_side
+def test_a_config_pinning_its_sub_config_derives_there():
+    from paramcount.analyze.derive.probe import Source
+
+    src = Source(model_type="gemma4_assistant")
+    assert src.base == {"text_config": {"hidden_size_per_layer_input": 0,
+                                        "vocab_size_per_layer_input": 0}}
+    assert set(src.pins) == {"text_config.hidden_size_per_layer_input",
+                             "text_config.vocab_size_per_layer_input"}
+    assert src.config({}).text_config.hidden_size_per_layer_input == 0
+    assert "backbone_hidden_size" in src.init_fields()  # (the class's, not its refused defaults)
+
+
 @torch_side
 def test_a_config_refusing_its_defaults_names_the_validators_own_reason():
     from paramcount.analyze.derive.core import derive
     from paramcount.analyze.derive.probe import DeriveError, Source
 
+    given = {"text_config": {"hidden_size_per_layer_input": 256}}  # given: never moved
     with pytest.raises(DeriveError, match=r"refuses its base values: ValueError: "
                                           r"hidden_size_per_layer_input must be 0, got 256"):
-        derive(Source(model_type="gemma4_assistant"))
+        derive(Source(model_type="gemma4_assistant", config=given))
 
 
 @torch_side

@@ -315,3 +315,38 @@ def test_a_pipelines_stages_are_split_by_place_even_where_their_shapes_coincide(
                    split)
     assert same == {"*.*.*.weight@p0": Observed(4, (4, 4), "trainable"),
                     "*.*.*.weight@p1": Observed(4, (4, 4), "trainable")}
+
+
+def _two_kinds(cfg):
+    """Even layers ``a`` wide, odd ones ``b`` (equal at the base: one template until a probe
+    sets them apart, Inkling 2's sliding and full attention heads); ``window`` no weight."""
+    from types import SimpleNamespace
+
+    from torch import nn
+
+    h, L = cfg["hidden"], cfg["layers"]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.config = SimpleNamespace(layer_types=["even", "odd"] * L)  # (the kinds read)
+            self.layers = nn.ModuleList(nn.Linear(h, cfg["a"] if i % 2 == 0 else cfg["b"],
+                                                  bias=False) for i in range(L))
+
+    return Model()
+
+
+@torch_side
+def test_fields_probed_after_a_template_splits_are_probed_against_the_split_base():
+    """A probe that splits a template by layer (``a`` set apart from ``b``) makes every later
+    build's templates other than the reference's: the later fields are probed again against
+    the base observed split, so a field that changes no weight is not a hyperparameter."""
+    from paramcount.analyze.derive.core import derive
+    from paramcount.analyze.derive.probe import Source
+
+    d = derive(Source(builder=_two_kinds, model_type="two_kinds",
+                      defaults={"a": 4, "b": 4, "hidden": 8, "layers": 4, "window": 64}))
+    assert not d.failures, d.failures
+    assert set(d.fields) == {"a", "b", "hidden", "layers"} and "window" in d.inert
+    p = {"a": 3, "b": 5, "hidden": 2, "layers": 7}
+    assert d.count(p)["trainable"] == 2 * (4 * 3 + 3 * 5)

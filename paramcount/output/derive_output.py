@@ -80,14 +80,21 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
+    pins = {k: why for k, why in d.unvaried.items() if why.startswith("pinned at ")}
+    if pins:  # values the config's validator pins (paramcount.analyze.derive.prepare.pinned)
+        lines.append("held where the config class pins them: " + "; ".join(
+            f"{k} ({why})" for k, why in pins.items()))
     if d.equal:  # fields that follow a hyperparameter (paramcount.analyze.derive.prepare)
         lines.append("fields equal to a hyperparameter (every build with them unequal refused): "
                      + ", ".join(f"{k} = {to}" for k, to in d.equal.items()))
     same: dict[tuple, list[str]] = {}  # the formula is exact at the held values only
     for k, value in d.held.items():
         same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)
-    for (value, why), ks in same.items():
-        lines.append(f"held at {value}: {', '.join(ks)} (no variation built another model: {why})")
+    for (value, why), ks in same.items():  # (or one changes a weight only where the base
+        # hides it: paramcount.analyze.derive.inert_where)
+        why = why if why.startswith("changes a weight only") else \
+            f"no variation built another model: {why}"
+        lines.append(f"held at {value}: {', '.join(ks)} ({why})")
     for t, (to, flags) in ties.items():
         lines.append(f"tied: {t} is {to} when {' = '.join(flags)} = 1 (counted once, there)")
     if d.constraints:  # each one a build breaking it alone refused

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paramcount.analyze.derive import deadline, folding, layers, prepare
+from paramcount.analyze.derive import deadline, folding, inert_where, layers, prepare
 from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import untied
 from paramcount.analyze.derive.given import given_back
@@ -192,7 +192,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     values = {**full, **at}
     dep: dict[tuple[str, Any], set[str]] = {}
     tried: set[str] = set()
-    unvaried: dict[str, str] = dict(ruled)
+    unvaried: dict[str, str] = {**getattr(src, "pins", {}), **ruled}  # (prepare.pinned)
     structural: set[str] = set()
     on: dict[str, Any] = {}  # flags that add templates, switched on together below
     reshape: dict[str, Any] = {}  # flags that reshape a template, switched with them if it builds
@@ -253,7 +253,21 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
     apart: dict = {}  # (a probe's reference, field) -> a variation of it that builds, its build
 
     ref = run.build(at)
+    seen = set(getattr(src, "split", ()))
     probe(ints + flags, ref, at)
+    if set(getattr(src, "split", ())) - seen:  # a probe split a template by layer kind
+        # (Inkling 2's attention, its sliding heads set apart): every later build's templates
+        # differed from the reference's, so each field seemed to change them; probed again
+        # against the reference observed split
+        ref = run.build(at)
+        for gone in (dep, on, reshape, apart):
+            gone.clear()
+        tried.clear()
+        structural.clear()
+        flipped.clear()
+        unvaried.clear()
+        unvaried.update({**getattr(src, "pins", {}), **ruled})
+        probe(ints + flags, ref, at)
     # fields the model insists are equal (SqueezeBERT's embedding_size, hidden_size): the first
     # the config lists is varied, the others follow it (prepare.equal_fields)
     refused = [f for f in ints if " read back " not in unvaried.get(f, " read back ")]
@@ -288,6 +302,10 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
                    for k, v in dep.items() if k[0] in learn or k in before}
     inert = sorted(tried - dep_fields())
     unvaried = {k: v for k, v in unvaried.items() if k not in tried}
+    # one that changes a weight only within a tail the base lacks: held, not inert
+    tailed = inert_where.tailed(run, src, at, inert, _variations)
+    inert = [f for f in inert if f not in tailed]
+    unvaried.update(tailed)
     # a tail's count no probe could vary (none where the base has no tail: Gemma 4's) is held
     held = {n for s in getattr(src, "lists", ()) for n in s.tail_names if n in unvaried}
     for n in set(counted) - dep_fields() - held:  # a count that changes no weight: the config's

@@ -22,6 +22,10 @@
   embedding_size = hidden_size): the first the config lists is the hyperparameter, the others
   follow it in every build, a one-part sum
   (:func:`paramcount.analyze.derive.layers.follow_sums`).
+- **Values a config validator pins** (:func:`pinned`): where the config class refuses its own
+  defaults with "``name`` must be V, got W" (Gemma 4 Assistant's text config: no per-layer
+  inputs, ``hidden_size_per_layer_input`` must be 0), the base holds ``name`` at V, in the
+  config or the sub-config whose refusal it ends; a value the caller gave is never moved.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["equal_fields", "in_vocabulary", "repairs", "sub_config", "text_class"]
+__all__ = ["equal_fields", "in_vocabulary", "pinned", "repairs", "sub_config", "text_class"]
 
 # fields read as a count of something else when the config leaves them None: the expression
 # transformers' own configs use (Llama's num_key_value_heads, Nemotron's head_dim)
@@ -76,6 +80,58 @@ def text_class(model_type: str, base: Mapping[str, Any]) -> tuple[str, dict, str
     default = text().to_dict()
     return kind, {k: v for k, v in sub.to_dict().items()
                   if k not in default or default[k] != v}, cls
+
+
+_PIN = re.compile(r"`?(\w+)`? must be `?([\w.+-]+)`?,? got ")
+PINS = 8  # values pinned at most: a class refusing more is refused with its first reason
+
+
+def pinned(config_cls, base: Mapping[str, Any], given: Mapping[str, Any] = {}
+           ) -> tuple[dict[str, Any], dict[str, str]]:
+    """``base`` with each value ``config_cls``'s validator pins, and why (dotted name: "pinned
+    at V by the config class: its refusal"), where the class refuses ``base`` saying
+    "``name`` must be V, got W": ``name`` set to V at the top or in the sub-config whose
+    refusal that ends, one after another, until it builds. ``base`` itself, and no pins, where
+    a refusal says no such thing, the value was ``given`` by the caller, or setting it does not
+    end that refusal (derive then names the class's own refusal)."""
+    import ast
+
+    def refusal(values) -> str | None:
+        try:
+            config_cls(**values)
+        except Exception as exc:  # a validator's own message (huggingface_hub wraps it)
+            cause = exc.__cause__ if exc.__cause__ is not None else exc
+            return f"{type(cause).__name__}: {' '.join(str(cause).split())[:200]}"
+        return None
+
+    out, pins = dict(base), dict[str, str]()
+    subs = sorted(dict(getattr(config_cls, "sub_configs", None) or {}))
+    for _ in range(PINS):
+        why = refusal(out)
+        m = _PIN.search(why or "")
+        if why is None or m is None:
+            return (out, pins) if why is None else (dict(base), {})
+        name = m.group(1)
+        try:
+            want = ast.literal_eval(m.group(2))
+        except (ValueError, SyntaxError):
+            return dict(base), {}
+        for key in (None, *subs):
+            at = given if key is None else given.get(key) or {}
+            if name in (at if isinstance(at, Mapping) else {}):
+                continue
+            trial = {**out, name: want} if key is None else \
+                {**out, key: {**(out.get(key) or {}), name: want}}
+            after = refusal(trial)
+            nxt = _PIN.search(after or "")  # built, or refused by the next pin
+            if after is None or (nxt is not None and nxt.group(1) != name):
+                out = trial
+                pins[name if key is None else f"{key}.{name}"] = \
+                    f"pinned at {want} by the config class: {why}"
+                break
+        else:
+            return dict(base), {}
+    return dict(base), {}
 
 
 _INT_FIELD = re.compile(r"^    (\w+): int(?: \| None)? = (\d[\d_]*)$", re.M)

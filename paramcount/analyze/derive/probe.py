@@ -83,6 +83,7 @@ class Source:
         self.base = dict(config or {})
         self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
+        self.pins: dict[str, str] = {}  # values the config class pins: name -> why
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
         self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
@@ -131,6 +132,9 @@ class Source:
         moved = prepare.sub_config(model_type, self.base, self._cls)  # Qwen3.5's text_config
         if moved is not None:
             self.model_type, self.base = moved[0], _strip(moved[1])
+        # values the config's validator pins (Gemma 4 Assistant's text config): held there
+        self.base, self.pins = prepare.pinned(configuration_auto.CONFIG_MAPPING[self.model_type],
+                                              self.base, {} if moved else dict(config or {}))
         self._ids: dict[str, Any] = {}  # the config's token ids (prepare.in_vocabulary)
         with contextlib.suppress(Exception):  # a config refusing its base: derive says so
             ids = configuration_auto.CONFIG_MAPPING[self.model_type](**self.base).to_dict()
@@ -245,9 +249,10 @@ class Source:
             return None
         import inspect
 
-        from transformers import AutoConfig
+        from transformers.models.auto import configuration_auto
 
-        cfg_cls = type(AutoConfig.for_model(self.model_type))
+        # the class itself, not an instance at its defaults (which its validator may refuse)
+        cfg_cls = configuration_auto.CONFIG_MAPPING[self.model_type]
         return {p for p in inspect.signature(cfg_cls.__init__).parameters if p != "self"}
 
     # --- the model ----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["constraints"]
 
+_NAME = re.compile(r"[A-Za-z_]\w*")
 TRIES = 12  # accepted samples a build breaking one divisibility alone is looked for from
 # constant divisors beyond 2: NeoMME's global layers rotate int(head_dim / 4) dims, which must
 # be a multiple of 4, its sliding layers all head_dim, a multiple of 4 too: 16 divides head_dim
@@ -93,9 +95,19 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
             m is not None and n is not None and n % m == 0))
 
-    def alone(q, c) -> bool:
-        return broken(q, *c) and all(not broken(q, *o) for o in standing
-                                     if o != c and not stronger(c, o)) \
+    def touching(fs, among) -> list:  # the candidates a build _alone makes from an accepted
+        # sample by moving fs (and the fields they divide, or that divide them) can break: no
+        # other is broken there, as none was at the sample (Inkling 2 Loop's 177 refusals left
+        # thousands standing, each searched for every build)
+        moved = set(fs)
+        for f in fs:
+            moved |= {x for x, y in standing if y == f and x in d.fields}
+            moved |= _divisors(f, standing, set(d.fields))
+        return [o for o in among if moved & set(_NAME.findall(f"{o[0]} {o[1]}"))]
+
+    def alone(q, c, among=None) -> bool:
+        return broken(q, *c) and all(not broken(q, *o) for o in (
+            standing if among is None else among) if o != c and not stronger(c, o)) \
             and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
@@ -105,8 +117,9 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
              and all(p[a] >= val(p, b) for p in points)]
     for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
-        q = _alone(points, [a], standing, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
-            broken(q, *o) for o in standing if not (o[0] == a and 0 < q[a] < val(q, o[1])))
+        near = touching([a], standing)
+        q = _alone(points, [a], standing, lambda q, a=a, b=b, near=near: q[a] < val(q, b) and not any(
+            broken(q, *o) for o in near if not (o[0] == a and 0 < q[a] < val(q, o[1])))
             and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
@@ -116,7 +129,9 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     while undecided:
         progress = False
         for c in list(undecided):
-            q = _alone(points, _fields_of(c, d.fields), standing, lambda q, c=c: alone(q, c))
+            fs = _fields_of(c, d.fields)
+            near = touching(fs, standing)
+            q = _alone(points, fs, standing, lambda q, c=c, near=near: alone(q, c, near))
             if q is None:
                 continue
             undecided.remove(c)

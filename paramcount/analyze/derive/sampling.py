@@ -9,24 +9,50 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation
 
-__all__ = ["NICE", "sample"]
+__all__ = ["NICE", "sample", "steps"]
 
 NICE = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 
 
+STEP = 8  # a layer count drawn as a multiple of at most this (a build costs per layer)
+
+
+def steps(d: Derivation, structural: list[str]) -> dict[str, int]:
+    """The multiple each layer count is drawn as where the base's are: the least common
+    multiple (at most STEP, the smallest first) of the integer fields that change no weight
+    and divide it at the base (Inkling 2 Loop's looped layers from the 6th to the 18th, each
+    end a multiple of its 6 layers per attention-residual block, which its config insists
+    on); a layer count no such field divides is absent."""
+    kept = sorted(v for g, v in d.explicit.items()
+                  if g not in d.fields and type(v) is int and v > 1)
+    out = {}
+    for f in structural:
+        m = 1
+        for v in kept:
+            if d.fields[f] > 0 and d.fields[f] % v == 0 and math.lcm(m, v) <= STEP:
+                m = math.lcm(m, v)
+        if m > 1:
+            out[f] = m
+    return out
+
+
 def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[str],
-            structured: bool, same: bool, lists=(), gaps: bool = False) -> dict[str, int]:
+           structured: bool, same: bool, lists=(), gaps: bool = False,
+           multiple: Mapping[str, int] | None = None) -> dict[str, int]:
     """Small random values: layer counts in the base's order; widths dividing as at the base
     (``structured``; equal ones equal too with ``same``) or at random; a per-layer list's counts
     (``lists``: :mod:`paramcount.analyze.derive.layers`) within its layers. With ``gaps``
     and three layer counts or more, each is the one below plus a gap drawn alone: three sorted
     in 0 to 10 leave the largest within one period of the next (Jamba's attention layer
-    every period-th from an offset, ⌈(L − offset) / period⌉, then reads as ⌊L / period⌋)."""
+    every period-th from an offset, ⌈(L − offset) / period⌉, then reads as ⌊L / period⌋).
+    With ``multiple`` (:func:`steps`) and ``structured``, each layer count it names is rounded up
+    to its multiple."""
     point: dict[str, int] = {}
     counted = {n: s for s in lists for n in s.names if n in d.fields}
     structural = [f for f in structural if f not in counted]
@@ -40,6 +66,8 @@ def sample(rng: random.Random, d: Derivation, structural: list[str], dims: list[
     prev = 0
     for f, v in zip(structural, drawn, strict=True):  # the base's order kept
         prev = max(v, lo[f], prev)
+        k = (multiple or {}).get(f, 1) if structured else 1
+        prev = -(-max(prev, lo[f] * k) // k) * k  # (not 0 where the base is not)
         point[f] = prev
     # fields that change no weight keep their base values, and may still divide one that does
     # (OPT's num_attention_heads divides hidden_size)

@@ -20,7 +20,7 @@ from paramcount.analyze.derive import fit as fitting
 from paramcount.analyze.derive.claims import check_orders, gaps, minimums
 from paramcount.analyze.derive.probe import Built, DeriveError
 from paramcount.analyze.derive.refusals import constraints
-from paramcount.analyze.derive.sampling import sample
+from paramcount.analyze.derive.sampling import sample, steps
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
@@ -70,14 +70,22 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
     need = min(160, 2 * monos + 12)
     samples: list[tuple[dict[str, int], Built]] = []
     refused: list[tuple[dict[str, int], str]] = []
-    for i in range(need * 6):
-        if len(samples) >= need:
-            break
-        point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
-                       lists=lists, gaps=i % 2 == 1)
-        over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
-        b = run.try_build(over)
-        (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
+
+    def draw(step: Mapping[str, int]) -> None:
+        for i in range(need * 6):
+            if len(samples) >= need:
+                break
+            point = sample(rng, d, order, dims, structured=i % 3 != 2, same=i % 3 == 0,
+                           lists=lists, gaps=i % 2 == 1, multiple=step)
+            over = {**values, **{k: (bool(v) if k in flags else v) for k, v in point.items()}}
+            b = run.try_build(over)
+            (refused.append((point, b)) if isinstance(b, str) else samples.append((point, b)))
+
+    draw({})
+    # where too few built, the layer counts drawn again as multiples of the fields that change
+    # no weight and divide them at the base (sampling.steps: a validator's divisibility)
+    if len(samples) < need // 2 and (step := steps(d, order)):
+        draw(step)
     if len(samples) < need // 2:
         why = refused[0][1] if refused else "no build"
         raise DeriveError(f"{d.cls}: too few random configurations build ({len(samples)} of "
