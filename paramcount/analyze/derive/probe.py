@@ -197,9 +197,10 @@ class Source:
         """Build the class at ``cfg`` on the meta device (no repairs): a refusal raises."""
         import torch
 
+        from paramcount.analyze.derive import quiet_init
         from reference_models.hf import legacy_constructors_on_default_device
 
-        with torch.device("meta"), legacy_constructors_on_default_device():
+        with torch.device("meta"), legacy_constructors_on_default_device(), quiet_init.skipped():
             return self.builder(cfg) if self.builder is not None else self._cls(cfg)
 
     @property
@@ -267,13 +268,15 @@ class Source:
     def model(self, cfg):
         import torch
 
+        from paramcount.analyze.derive import quiet_init
         from reference_models.hf import legacy_constructors_on_default_device
 
         def make(cfg):
             was = gc.isenabled()
             gc.disable()
             try:
-                with torch.device("meta"), legacy_constructors_on_default_device():
+                with torch.device("meta"), legacy_constructors_on_default_device(), \
+                        quiet_init.skipped():
                     return self.builder(cfg) if self.builder is not None else self._cls(cfg)
             except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
                 if self.builder is not None:
