@@ -10,6 +10,7 @@ never holds TensorFlow beside torch.
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from collections.abc import Mapping
@@ -38,6 +39,7 @@ class TorchOracle(Oracle):
         self.counts[self._key(point)] = len(weights)
         if self.builds % 40 == 0:
             gc.collect()
+        remember_claims(arch)
         res = compare(arch, hp, weights, framework="transformers")
         if res.contested:
             path, owners = res.contested[0]
@@ -47,6 +49,17 @@ class TorchOracle(Oracle):
         out[UNCLAIMED] = sum(w.size for w in res.unclaimed)
         self.unclaimed_paths |= {re.sub(r"\d+", "#", w.path) for w in res.unclaimed}
         return out
+
+
+def remember_claims(arch) -> None:
+    """Each leaf of ``arch``'s formula remembers which weight paths it claims: a proof's builds
+    name the same paths again and again (a few hundred a build, over hundreds of builds), and
+    ``compare`` asks every leaf of every one, by regular expressions. A leaf's answer depends
+    on the path alone (its patterns are fixed), so it is kept; the leaves are the formula's own
+    (memoized), so this holds for the architecture's life."""
+    for lf in arch.formula.leaves():
+        if "claims" not in vars(lf):  # (frozen: set as the dataclass sets its own fields)
+            object.__setattr__(lf, "claims", functools.lru_cache(maxsize=1 << 16)(lf.claims))
 
 
 def derived_architecture(d: Derivation, src: Source):
@@ -80,4 +93,12 @@ def prove_derivation(d: Derivation, src: Source) -> ArchProof:
     except UnsupportedError as exc:
         return ArchProof(arch.id, (CaseProof(arch.id, "(all)", "error", (), (), {}, {}, {}, 0,
                                              0.0, 0, 0.0, message=str(exc)),))
-    return ArchProof(arch.id, tuple(prove_case(c, make_oracle=TorchOracle) for c in all_cases))
+    # what exists before the proof is kept through it: frozen out of the collector's scans, the
+    # collections between builds (TorchOracle) look at the builds' leftovers only
+    gc.collect()
+    gc.freeze()
+    try:
+        return ArchProof(arch.id, tuple(prove_case(c, make_oracle=TorchOracle)
+                                        for c in all_cases))
+    finally:
+        gc.unfreeze()
