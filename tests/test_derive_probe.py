@@ -287,3 +287,25 @@ def test_a_period_its_first_variations_hide_is_found():
         attn = sum(1 for i in range(p["layers"]) if i % p["period"] == p["offset"])
         hand = 4 * (3 * 4 * attn + 4 * 4 * (p["layers"] - attn))
         assert d.count(p)["trainable"] == hand, p
+
+
+@torch_side
+def test_a_config_built_before_is_not_built_again():
+    """A derivation asks for the same config more than once (a probe's reference, a variation
+    two probes share): Source.observe remembers its templates, by the config's values, so the
+    builder runs once for it; another config is built, and what is returned is a copy."""
+    from paramcount.analyze.derive.probe import Source
+
+    calls = []
+
+    def builder(cfg):
+        calls.append(dict(cfg))
+        return _hybrid(cfg)
+
+    src = Source(builder=builder, defaults=HYBRID)
+    first = src.observe({"layers": 6})
+    first.clear()  # a caller's change to what it was given is its own
+    again = src.observe({"layers": 6})
+    assert len(calls) == 1 and again == src.observe({})  # the base's values: the same build
+    assert again["layers.*.qkv.weight"].count == 2
+    assert src.observe({"layers": 9})["layers.*.qkv.weight"].count == 3 and len(calls) == 2

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from paramcount.analyze.derive import layers, prepare
+from paramcount.analyze.derive import layers, prepare, quiet_init
 from paramcount.analyze.derive.folding import fold, literal_containers, numbered_dicts
 from paramcount.core.errors import ParamcountError
 
@@ -77,6 +78,7 @@ class Source:
         self.base = dict(config or {})
         self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
+        self._built: dict[str, Built] = {}  # templates by build (observe)
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
         self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
@@ -197,7 +199,6 @@ class Source:
         """Build the class at ``cfg`` on the meta device (no repairs): a refusal raises."""
         import torch
 
-        from paramcount.analyze.derive import quiet_init
         from reference_models.hf import legacy_constructors_on_default_device
 
         with torch.device("meta"), legacy_constructors_on_default_device(), quiet_init.skipped():
@@ -261,14 +262,20 @@ class Source:
         return built
 
     def observe(self, overrides: Mapping[str, Any]) -> Built:
-        """The model at the base config with ``overrides``, on the meta device, as templates."""
+        """The model at the base config with ``overrides``, on the meta device, as templates
+        (remembered by :func:`_key`: a config built before is not built again)."""
         cfg = self.config(overrides)
-        return observe(self.model(cfg), self.split)
+        key = _key(cfg, self.fixes, self.split) if self._settled or self.builder else None
+        if key is not None and key in self._built:
+            return dict(self._built[key])
+        built = observe(self.model(cfg), self.split)
+        if key is not None and len(self._built) < 4096:  # (a derivation makes hundreds)
+            self._built[key] = dict(built)
+        return built
 
     def model(self, cfg):
         import torch
 
-        from paramcount.analyze.derive import quiet_init
         from reference_models.hf import legacy_constructors_on_default_device
 
         def make(cfg):
@@ -297,6 +304,12 @@ class Source:
             raise DeriveError(f"the builder returned {type(model).__name__}, not a torch "
                               "nn.Module")
         return model
+
+
+def _key(cfg, fixes: Mapping[str, Any], split: set[str]) -> str:
+    """A build's identity: its config's values, the repairs and the layer-kind split."""
+    raw = dict(cfg) if isinstance(cfg, dict) else cfg.to_dict()
+    return json.dumps([raw, sorted(fixes.items()), sorted(split)], sort_keys=True, default=repr)
 
 
 def _strip(values: dict[str, Any]) -> dict[str, Any]:
