@@ -21,6 +21,7 @@ recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -93,9 +94,14 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
             m is not None and n is not None and n % m == 0))
 
-    def alone(q, c) -> bool:
+    # the fields each side of a candidate reads: at a point q moved from an accepted sample p,
+    # a standing candidate reading no moved field is as unbroken as at p (every sample kept it)
+    reading = {c: set(re.split(r"\*|//|\+", f"{c[0]}*{c[1]}")) for c in candidates}
+
+    def alone(q, c, p) -> bool:
+        moved = {x for x, v in q.items() if p.get(x) != v}
         return broken(q, *c) and all(not broken(q, *o) for o in standing
-                                     if o != c and not stronger(c, o)) \
+                                     if o != c and reading[o] & moved and not stronger(c, o)) \
             and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
@@ -105,7 +111,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
              and all(p[a] >= val(p, b) for p in points)]
     for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
-        q = _alone(points, [a], standing, lambda q, a=a, b=b: q[a] < val(q, b) and not any(
+        q = _alone(points, [a], standing, lambda q, _, a=a, b=b: q[a] < val(q, b) and not any(
             broken(q, *o) for o in standing if not (o[0] == a and 0 < q[a] < val(q, o[1])))
             and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
         if q is not None and isinstance(run.try_build(
@@ -116,7 +122,8 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     while undecided:
         progress = False
         for c in list(undecided):
-            q = _alone(points, _fields_of(c, d.fields), standing, lambda q, c=c: alone(q, c))
+            q = _alone(points, _fields_of(c, d.fields), standing,
+                       lambda q, p, c=c: alone(q, c, p))
             if q is None:
                 continue
             undecided.remove(c)
@@ -157,14 +164,14 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
                 q = {**p, f: m}
                 if m == p[f]:
                     continue
-                if alone(q):
+                if alone(q, p):
                     return q
                 q.update({x: p[x] * m for x, y in held if y == f and x != f and x in p})
-                if alone(q):
+                if alone(q, p):
                     return q
                 # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
                 q = {**p, **dict.fromkeys(_divisors(f, held, set(p)), 1), f: m}
-                if alone(q):
+                if alone(q, p):
                     return q
     return None
 
