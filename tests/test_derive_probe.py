@@ -350,3 +350,25 @@ def test_fields_probed_after_a_template_splits_are_probed_against_the_split_base
     assert set(d.fields) == {"a", "b", "hidden", "layers"} and "window" in d.inert
     p = {"a": 3, "b": 5, "hidden": 2, "layers": 7}
     assert d.count(p)["trainable"] == 2 * (4 * 3 + 3 * 5)
+
+
+@torch_side
+def test_a_config_built_before_is_not_built_again():
+    """A derivation asks for the same config more than once (a probe's reference, a variation
+    two probes share): Source.observe remembers its templates, by the config's values, so the
+    builder runs once for it; another config is built, and what is returned is a copy."""
+    from paramcount.analyze.derive.probe import Source
+
+    calls = []
+
+    def builder(cfg):
+        calls.append(dict(cfg))
+        return _hybrid(cfg)
+
+    src = Source(builder=builder, defaults=HYBRID)
+    first = src.observe({"layers": 6})
+    first.clear()  # a caller's change to what it was given is its own
+    again = src.observe({"layers": 6})
+    assert len(calls) == 1 and again == src.observe({})  # the base's values: the same build
+    assert again["layers.*.qkv.weight"].count == 2
+    assert src.observe({"layers": 9})["layers.*.qkv.weight"].count == 3 and len(calls) == 2

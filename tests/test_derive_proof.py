@@ -362,3 +362,25 @@ def test_settling_a_floor_of_two_fields_builds_at_twice_the_divisor():
     samples: list = []
     assert _settle(Run(), d, "", ("emb", "hidden"), drawn, samples, {})
     assert [p["emb"] for p, _ in samples] == [48 * k for k in range(1, 7)]
+
+
+def test_a_leaf_remembers_the_paths_it_claims_with_the_same_answers():
+    """A proof's builds name the same weight paths over and over; each leaf of a derived
+    architecture keeps its answers (proof.remember_claims), which must be its own."""
+    import types
+
+    from paramcount.analyze.derive.proof import remember_claims
+    from paramcount.core.formula import Leaf, group, leaf
+
+    tree = group("model", group("layers", leaf("q", 4, match=r"q_proj"), match=r"layers/\d+"),
+                 leaf("emb", 8, match=r"embed"))
+    arch = types.SimpleNamespace(formula=tree)
+    paths = ["model/layers/0/q_proj/weight", "model/embed/weight", "model/layers/1/k_proj/weight",
+             "model/layers/0/q_proj/weight"]
+    want = {lf.path: [Leaf.claims(lf, p) for p in paths] for lf in tree.leaves()}
+    remember_claims(arch)
+    remember_claims(arch)  # once is enough: a second call keeps the first memo
+    for lf in tree.leaves():
+        assert [lf.claims(p) for p in paths] == want[lf.path]
+        assert lf.claims.cache_info().hits == 1  # the repeated path was not matched again
+    assert want["model.layers.q"] == [True, False, False, True]

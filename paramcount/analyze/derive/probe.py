@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import math
-import re
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from paramcount.analyze.derive import layers, prepare
-from paramcount.analyze.derive.folding import (
-    by_place,
-    fold,
-    literal_containers,
-    numbered_dicts,
-    stages,
-)
-from paramcount.core.errors import ParamcountError
+from paramcount.analyze.derive import layers, prepare, quiet_init
+from paramcount.analyze.derive.folding import fold
+from paramcount.analyze.derive.observing import Built, DeriveError, Observed, observe, size
 
-__all__ = ["BuildsKeras", "Built", "Observed", "Source", "fold", "observe", "versions"]
-
-
-class DeriveError(ParamcountError):
-    """Input ``derive`` cannot work from (an unknown model type, a builder returning no model)."""
+__all__ = ["BuildsKeras", "Built", "DeriveError", "NeedsLibrary", "Observed", "Source", "fold", "observe",
+           "size", "versions"]
 
 
 class NeedsLibrary(DeriveError):
@@ -53,17 +42,6 @@ class BuildsKeras(DeriveError):
             raise cls(f"the builder imports Keras: {exc}") from None
 
 
-@dataclass(frozen=True)
-class Observed:
-    """One template in one build."""
-
-    count: int  # weights it names
-    shape: tuple[int, ...]
-    role: str  # "trainable", "frozen" or "buffer"
-
-
-Built = dict[str, Observed]
-
 class Source:
     """What is derived: a config class (with a base config) and the model class built from it,
     or a user's builder from a mapping of field values to a torch module. ``cls_kwargs``: the
@@ -84,6 +62,7 @@ class Source:
         self.split: set[str] = set()  # templates split by layer kind (see observe)
         self.fixes: dict[str, Any] = {}  # repairs the base build needs (prepare.repairs)
         self.pins: dict[str, str] = {}  # values the config class pins: name -> why
+        self._built: dict[str, Built] = {}  # templates by build (observe)
         self._lists: tuple[layers.Spec, ...] | None = None  # per-layer lists (see lists)
         self._raw: dict[str, Any] = {}
         self._sums: tuple[tuple[str, tuple[str, ...]], ...] | None = None  # see sums
@@ -209,7 +188,7 @@ class Source:
 
         from reference_models.hf import legacy_constructors_on_default_device
 
-        with torch.device("meta"), legacy_constructors_on_default_device():
+        with torch.device("meta"), legacy_constructors_on_default_device(), quiet_init.skipped():
             return self.builder(cfg) if self.builder is not None else self._cls(cfg)
 
     @property
@@ -271,9 +250,16 @@ class Source:
         return built
 
     def observe(self, overrides: Mapping[str, Any]) -> Built:
-        """The model at the base config with ``overrides``, on the meta device, as templates."""
+        """The model at the base config with ``overrides``, on the meta device, as templates
+        (remembered by :func:`_key`: a config built before is not built again)."""
         cfg = self.config(overrides)
-        return observe(self.model(cfg), self.split)
+        key = _key(cfg, self.fixes, self.split) if self._settled or self.builder else None
+        if key is not None and key in self._built:
+            return dict(self._built[key])
+        built = observe(self.model(cfg), self.split)
+        if key is not None and len(self._built) < 4096:  # (a derivation makes hundreds)
+            self._built[key] = dict(built)
+        return built
 
     def model(self, cfg):
         import torch
@@ -284,7 +270,8 @@ class Source:
             was = gc.isenabled()
             gc.disable()
             try:
-                with torch.device("meta"), legacy_constructors_on_default_device():
+                with torch.device("meta"), legacy_constructors_on_default_device(), \
+                        quiet_init.skipped():
                     return self.builder(cfg) if self.builder is not None else self._cls(cfg)
             except ImportError as exc:  # a builder's own (Keras in a torch worker) passes
                 if self.builder is not None:
@@ -307,6 +294,12 @@ class Source:
         return model
 
 
+def _key(cfg, fixes: Mapping[str, Any], split: set[str]) -> str:
+    """A build's identity: its config's values, the repairs and the layer-kind split."""
+    raw = dict(cfg) if isinstance(cfg, dict) else cfg.to_dict()
+    return json.dumps([raw, sorted(fixes.items()), sorted(split)], sort_keys=True, default=repr)
+
+
 def _strip(values: dict[str, Any]) -> dict[str, Any]:
     """``values`` without the keys that are no config field (``model_type``, ``dtype``)."""
     for k in ("model_type", "architectures", "transformers_version", "_name_or_path",
@@ -320,90 +313,6 @@ def _quiet(transformers) -> None:
     import warnings
 
     warnings.filterwarnings("ignore", module="transformers")
-
-
-def _layer_kinds(model) -> list[str] | None:
-    """The config's ``layer_types`` (its text config's, for a composite one), or None."""
-    cfg = getattr(model, "config", None)
-    for c in (cfg, getattr(cfg, "text_config", None)):
-        kinds = getattr(c, "layer_types", None)
-        if isinstance(kinds, list | tuple) and kinds and all(isinstance(k, str) for k in kinds):
-            return list(kinds)
-    return None
-
-
-def _split(key: str, items: list, kinds: list[str] | None) -> dict[str, list]:
-    """A template whose weights differ in shape between layers (Gemma 4's k_norm, wider in its
-    full-attention layers) as one template per layer kind: ``…k_norm.weight@full_attention``,
-    the kind read from ``layer_types`` at the weight's first index; without one, the shapes in
-    the order the layers first show them (``@1``, ``@2``)."""
-    out: dict[str, list] = {}
-    order: list[tuple] = []
-    for name, shape, role in items:
-        first = re.search(r"(?<=\.)\d+(?=\.|$)", name)
-        if kinds is not None and first is not None and int(first.group()) < len(kinds):
-            tag = kinds[int(first.group())]
-        else:
-            order += [shape] if shape not in order else []
-            tag = str(order.index(shape) + 1)
-        out.setdefault(f"{key}@{tag}", []).append((name, shape, role))
-    if kinds is not None and any(len({s for _, s, _ in v}) > 1 for v in out.values()):
-        return _split(key, items, None)  # kinds of other layers (GOT-OCR2's vision tower)
-    return out
-
-
-def observe(model, split: set[str] | None = None) -> Built:
-    """Every distinct weight of a torch model by template (tied ones once, as ``verify`` reads
-    them: :func:`reference_models.hf.torch_weights`). A template whose shapes differ between
-    layers is split by layer kind (:func:`_split`), and stays split in every later build that
-    shares ``split``."""
-    from reference_models.hf import torch_weights
-
-    split = set() if split is None else split
-    kinds = _layer_kinds(model)
-    out: dict[str, list] = {}
-    literal = literal_containers(model)
-    numbered = numbered_dicts(model)
-    for w in torch_weights(model):
-        name = w.path.replace("/", ".")
-        role = "trainable" if w.trainable else "frozen"
-        if not _is_parameter(model, name):
-            role = "buffer"
-        key = fold(name, literal, numbered)
-        out.setdefault(key, []).append((name, tuple(w.shape), role))
-    for key in list(out):
-        if key in split or len({s for _, s, _ in out[key]}) > 1:
-            split.add(key)
-            items = out.pop(key)
-            # a pipeline's stages, in each build by their place (where two stages' shapes
-            # coincide, Zamba 2's adapters at rank = hidden = 2·intermediate, too)
-            if f"{key}@place" in split or stages(items):
-                split.add(f"{key}@place")
-            out.update(by_place(key, items) if f"{key}@place" in split else
-                       _split(key, items, kinds))
-    built: Built = {}
-    for key, named in out.items():
-        items = [(s, r) for _, s, r in named]
-        shapes = {s for s, _ in items}
-        roles = {r for _, r in items}
-        if len(roles) > 1:
-            raise DeriveError(f"{key}: weights of one template differ in trainability")
-        shape = items[0][0] if len(shapes) == 1 else (-1,)  # -1: shapes differ by layer
-        built[key] = Observed(len(items), shape, roles.pop())
-    return built
-
-
-def _is_parameter(model, name: str) -> bool:
-    mod_name, _, attr = name.rpartition(".")
-    try:
-        mod = model.get_submodule(mod_name) if mod_name else model
-    except AttributeError:
-        return True
-    return attr in mod._parameters
-
-
-def size(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)
 
 
 def versions() -> dict[str, str]:

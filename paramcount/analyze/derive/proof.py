@@ -11,6 +11,7 @@ never holds TensorFlow beside torch.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import re
 from collections.abc import Mapping
@@ -40,6 +41,7 @@ class TorchOracle(Oracle):
         self.counts[self._key(point)] = len(weights)
         if self.builds % 40 == 0:
             gc.collect()
+        remember_claims(arch)
         res = compare(arch, hp, weights, framework="transformers")
         if res.contested:
             path, owners = res.contested[0]
@@ -49,6 +51,17 @@ class TorchOracle(Oracle):
         out[UNCLAIMED] = sum(w.size for w in res.unclaimed)
         self.unclaimed_paths |= {re.sub(r"\d+", "#", w.path) for w in res.unclaimed}
         return out
+
+
+def remember_claims(arch) -> None:
+    """Each leaf of ``arch``'s formula remembers which weight paths it claims: a proof's builds
+    name the same paths again and again (a few hundred a build, over hundreds of builds), and
+    ``compare`` asks every leaf of every one, by regular expressions. A leaf's answer depends
+    on the path alone (its patterns are fixed), so it is kept; the leaves are the formula's own
+    (memoized), so this holds for the architecture's life."""
+    for lf in arch.formula.leaves():
+        if "claims" not in vars(lf):  # (frozen: set as the dataclass sets its own fields)
+            object.__setattr__(lf, "claims", functools.lru_cache(maxsize=1 << 16)(lf.claims))
 
 
 def derived_architecture(d: Derivation, src: Source):
@@ -79,17 +92,24 @@ def prove_derivation(d: Derivation, src: Source) -> ArchProof:
 
     arch = derived_architecture(d, src)
     out: list[CaseProof] = []
-    for label, notes, sub in subcases(arch):
-        try:
-            all_cases = cases(sub)
-        except UnsupportedError as exc:  # a floor it cannot split: two periods, if that is why
-            why = ("split" in str(exc) and shared_periods(sub)) or str(exc)
-            out.append(CaseProof(arch.id, label or "(all)", "error", (), (), {}, {}, {}, 0, 0.0,
-                                 0, 0.0, message=why))
-            continue
-        for c in all_cases:
-            p = prove_case(c, make_oracle=TorchOracle)
-            out.append(dataclasses.replace(
-                p, case=", ".join(x for x in (label, p.case) if x and x != "(no options)")
-                or p.case, parametrization=(*notes, *p.parametrization)) if label else p)
+    # what exists before the proof is kept through it: frozen out of the collector's scans, the
+    # collections between builds (TorchOracle) look at the builds' leftovers only
+    gc.collect()
+    gc.freeze()
+    try:
+        for label, notes, sub in subcases(arch):
+            try:
+                all_cases = cases(sub)
+            except UnsupportedError as exc:  # a floor it cannot split: two periods, if that is why
+                why = ("split" in str(exc) and shared_periods(sub)) or str(exc)
+                out.append(CaseProof(arch.id, label or "(all)", "error", (), (), {}, {}, {}, 0,
+                                     0.0, 0, 0.0, message=why))
+                continue
+            for c in all_cases:
+                p = prove_case(c, make_oracle=TorchOracle)
+                out.append(dataclasses.replace(
+                    p, case=", ".join(x for x in (label, p.case) if x and x != "(no options)")
+                    or p.case, parametrization=(*notes, *p.parametrization)) if label else p)
+    finally:
+        gc.unfreeze()
     return ArchProof(arch.id, tuple(out))

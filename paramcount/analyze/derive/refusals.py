@@ -95,19 +95,18 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         return x == a and (y == f"2*{b}" or (b == "2" and y.startswith("2*")) or (
             m is not None and n is not None and n % m == 0))
 
-    def touching(fs, among) -> list:  # the candidates a build _alone makes from an accepted
-        # sample by moving fs (and the fields they divide, or that divide them) can break: no
-        # other is broken there, as none was at the sample (Inkling 2 Loop's 177 refusals left
-        # thousands standing, each searched for every build)
-        moved = set(fs)
-        for f in fs:
-            moved |= {x for x, y in standing if y == f and x in d.fields}
-            moved |= _divisors(f, standing, set(d.fields))
-        return [o for o in among if moved & set(_NAME.findall(f"{o[0]} {o[1]}"))]
+    # the fields each side of a candidate reads: at a point q moved from an accepted sample p,
+    # a standing candidate reading no moved field is as unbroken as at p (every sample kept it;
+    # Inkling 2 Loop's 177 refusals left thousands standing, each searched for every build)
+    reading = {c: set(re.split(r"\*|//|\+", f"{c[0]}*{c[1]}")) for c in candidates}
 
-    def alone(q, c, among=None) -> bool:
-        return broken(q, *c) and all(not broken(q, *o) for o in (
-            standing if among is None else among) if o != c and not stronger(c, o)) \
+    def moved(q, p) -> set:
+        return {x for x, v in q.items() if p.get(x) != v}
+
+    def alone(q, c, p) -> bool:
+        near = moved(q, p)
+        return broken(q, *c) and all(not broken(q, *o) for o in standing
+                                     if o != c and reading[o] & near and not stronger(c, o)) \
             and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
@@ -117,9 +116,9 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
              and all(p[a] >= val(p, b) for p in points)]
     for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
-        near = touching([a], standing)
-        q = _alone(points, [a], standing, lambda q, a=a, b=b, near=near: q[a] < val(q, b) and not any(
-            broken(q, *o) for o in near if not (o[0] == a and 0 < q[a] < val(q, o[1])))
+        q = _alone(points, [a], standing, lambda q, p, a=a, b=b: q[a] < val(q, b) and not any(
+            broken(q, *o) for o in standing if reading[o] & moved(q, p)
+            and not (o[0] == a and 0 < q[a] < val(q, o[1])))
             and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
@@ -129,9 +128,8 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     while undecided:
         progress = False
         for c in list(undecided):
-            fs = _fields_of(c, d.fields)
-            near = touching(fs, standing)
-            q = _alone(points, fs, standing, lambda q, c=c, near=near: alone(q, c, near))
+            q = _alone(points, _fields_of(c, d.fields), standing,
+                       lambda q, p, c=c: alone(q, c, p))
             if q is None:
                 continue
             undecided.remove(c)
@@ -172,14 +170,14 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
                 q = {**p, f: m}
                 if m == p[f]:
                     continue
-                if alone(q):
+                if alone(q, p):
                     return q
                 q.update({x: p[x] * m for x, y in held if y == f and x != f and x in p})
-                if alone(q):
+                if alone(q, p):
                     return q
                 # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
                 q = {**p, **dict.fromkeys(_divisors(f, held, set(p)), 1), f: m}
-                if alone(q):
+                if alone(q, p):
                     return q
     return None
 
