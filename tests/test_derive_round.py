@@ -240,7 +240,7 @@ def test_a_divisor_the_probes_missed_is_tried_beside_the_fields():
 def test_layer_kinds_that_do_not_part_the_shapes_give_way_to_the_shapes():
     # GOT-OCR2: the vision tower's rel_pos_h is wider in its global layers (2, 5) than in its
     # windowed ones; the text config's layer_types (all "full_attention") are no kinds of it
-    from paramcount.analyze.derive.probe import _split
+    from paramcount.analyze.derive.observing import _split
 
     items = [(f"vision.layers.{i}.attn.rel_pos_h", (27 if i in (2, 5) else 13, 8), "trainable")
              for i in range(6)]
