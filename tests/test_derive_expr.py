@@ -11,6 +11,7 @@ import random
 import pytest
 
 from paramcount.analyze.derive import fit
+from paramcount.analyze.derive.linsolve import solve
 from tests._shared import derive_tiny, torch_side
 
 # --- exact fits (no torch) ----------------------------------------------------------------------
@@ -230,11 +231,11 @@ def test_the_exact_solve_gives_the_integer_solution_or_none():
     points = [{k: rng.randint(0, 4000) for k in "abcdef"} for _ in range(len(monos) + 8)]
     rows = [[fit._mono_value(m, p) for m in monos] for p in points]
     ys = [sum(r * x for r, x in zip(row, want, strict=True)) for row in rows]
-    assert fit._solve(rows, ys) == want
-    assert fit._solve([[2]], [1]) is None  # x = 1/2
-    assert fit._solve([[1, 1], [1, 1]], [1, 2]) is None  # inconsistent
-    assert fit._solve([[1, 1], [2, 2]], [3, 6]) == [3, 0]  # a free column at zero
-    assert fit._solve([[1, 2], [3, 4]], [-(2**40) + 1, -3 * 2**40 + 5]) == [-(2**40) + 3, -1]
+    assert solve(rows, ys) == want
+    assert solve([[2]], [1]) is None  # x = 1/2
+    assert solve([[1, 1], [1, 1]], [1, 2]) is None  # inconsistent
+    assert solve([[1, 1], [2, 2]], [3, 6]) == [3, 0]  # a free column at zero
+    assert solve([[1, 2], [3, 4]], [-(2**40) + 1, -3 * 2**40 + 5]) == [-(2**40) + 3, -1]
 
 
 def test_a_floor_of_two_fields_never_above_one_is_told_from_an_equality():

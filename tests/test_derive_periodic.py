@@ -8,6 +8,7 @@ import random
 import pytest
 
 from paramcount.analyze.derive import fit as fitting
+from paramcount.analyze.derive.linsolve import solve
 from tests._shared import torch_side
 
 
@@ -136,8 +137,8 @@ def test_rows_short_of_rank_at_the_head_are_solved_from_every_row():
     is (x = 1, 2, 3 here, the first eleven rows reading the first column alone)."""
     rows = [[k, 0, 0] for k in range(1, 12)] + [[1, 1, 0], [0, 1, 1], [1, 0, 1], [2, 1, 1]]
     ys = [r[0] + 2 * r[1] + 3 * r[2] for r in rows]
-    assert fitting._solve(rows, ys) == [1, 2, 3]
-    assert fitting._solve(rows, [*ys[:-1], ys[-1] + 1]) is None  # inconsistent: none
+    assert solve(rows, ys) == [1, 2, 3]
+    assert solve(rows, [*ys[:-1], ys[-1] + 1]) is None  # inconsistent: none
 
 
 def test_three_layer_counts_drawn_with_gaps_span_periods():

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from paramcount.analyze.derive import deadline
+from paramcount.analyze.derive.linsolve import solve
 
 __all__ = ["MAX_DEGREE", "Atom", "Poly", "atom_value", "evaluate", "fit", "poly_text"]
 
@@ -103,52 +104,6 @@ def _repeats_field(mono: tuple[Atom, ...]) -> bool:
     return len(odd) > 1 and (len(halves) != len(odd) or len({m[1] for m in halves}) < len(odd))
 
 
-_P = (1 << 61) - 1  # a prime: the coefficients are solved modulo it, then checked exactly
-
-
-def _solve(rows: list[list[int]], ys: list[int], head: int = 8) -> list[int] | None:
-    """The integer solution of rows·x = ys (free columns at zero, pivots in column order), or
-    None where there is none. Solved modulo _P from the first m + 8 rows (exact rational
-    elimination took a second a system on Jamba's 42 monomials), each value lifted to the
-    integer nearest zero, and checked exactly on every row: a rational or inconsistent system
-    gives None, as does one whose coefficients reach 2⁶⁰ (no weight's size has such). Where
-    those rows leave a column free and the solution fails a later row, from every row: a flag
-    zero in half the builds (Jamba's mamba_conv_bias) leaves the first rows short of rank."""
-    m = len(rows[0]) if rows else 0
-    # from a few more rows than unknowns; the rest are checked below
-    mat = [[v % _P for v in r] + [y % _P] for r, y in zip(rows[:m + head], ys, strict=False)]
-    pivots: list[int] = []
-    r = 0
-    for c in range(m):
-        p = next((i for i in range(r, len(mat)) if mat[i][c]), None)
-        if p is None:
-            continue
-        mat[r], mat[p] = mat[p], mat[r]
-        inv = pow(mat[r][c], _P - 2, _P)
-        pivot = mat[r]
-        pivot[c:] = [v * inv % _P for v in pivot[c:]]  # (left of c: zeros already)
-        tail = pivot[c:]
-        for i in range(r + 1, len(mat)):
-            f = mat[i][c]
-            if f:
-                row = mat[i]
-                row[c:] = [(a - f * b) % _P for a, b in zip(row[c:], tail, strict=True)]
-        pivots.append(c)
-        r += 1
-    if any(row[m] for row in mat[r:]):
-        return None
-    x = [0] * m
-    for i in range(r - 1, -1, -1):  # back substitution, free columns at zero
-        c = pivots[i]
-        row = mat[i]
-        x[c] = (row[m] - sum(row[j] * x[j] for j in pivots[i + 1:])) % _P
-    x = [v - _P if v > _P // 2 else v for v in x]
-    if any(sum(a * b for a, b in zip(row, x, strict=True)) != y
-           for row, y in zip(rows, ys, strict=True)):
-        return _solve(rows, ys, len(rows)) if r < m and m + head < len(rows) else None
-    return x
-
-
 def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]) -> Poly | None:
     deadline.check("fitting the weights' counts and shapes")  # (a derivation's budget)
     # the extra atom (a floor, an indicator) first: where the samples cannot tell it from the
@@ -172,7 +127,7 @@ def _try(atoms: Sequence[Atom], samples: Sequence[tuple[Mapping[str, int], int]]
         if not monos:
             return None
     rows = [[_mono_value(mo, p) for mo in monos] for p, _ in distinct]
-    x = _solve(rows, [y for _, y in distinct])
+    x = solve(rows, [y for _, y in distinct])
     if x is None:
         return None
     # a monomial's fields before its floors and indicators, as the fields alone give them
