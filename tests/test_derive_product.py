@@ -28,6 +28,18 @@ def test_fit_finds_a_product_divided_by_a_field():
     assert fit.atom_value(poly[0][1][0], {"expand": 3, "hidden": 10, "heads": 4}) == 7
 
 
+def _stacked(layer, n: int):
+    """A toy model of ``n`` layers ``layer()`` under ``layers``, as a causal LM stacks them."""
+    from torch import nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(layer() for _ in range(n))
+
+    return Model()
+
+
 def _mamba(cfg):
     """Zamba's multi-head Mamba: the inner width expand·hidden split into heads."""
     import torch
@@ -43,12 +55,7 @@ def _mamba(cfg):
             self.in_proj = nn.Linear(h, 2 * e * h, bias=False)
             self.D = nn.Parameter(torch.ones(m, e * h // m))
 
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.layers = nn.ModuleList(Layer() for _ in range(n))
-
-    return Model()
+    return _stacked(Layer, n)
 
 
 MAMBA = {"hidden": 12, "expand": 2, "heads": 8, "layers": 2}
@@ -117,12 +124,7 @@ def _grouped(cfg):
             self.q_proj = nn.Linear(2, h * k, bias=False)
             self.o_a_proj = nn.Linear(h * k // g, g * 3, bias=False)
 
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.layers = nn.ModuleList(Layer() for _ in range(n))
-
-    return Model()
+    return _stacked(Layer, n)
 
 
 GROUPED = {"heads": 4, "head_dim": 6, "groups": 8, "layers": 2}
