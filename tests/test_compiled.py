@@ -46,6 +46,10 @@ def test_every_preset_and_example_set(arch_id):
     arch, ns = registry.get(arch_id), namespace(arch_id)
     for hs in arch.hparam_sets():
         hp = hs.hparams
+        if broken_notes(arch.notes, arch.values(hp)):  # a set a note is printed beside: SymPy's
+            with pytest.raises(compiled.Defer):        # path says it (XLNet's odd width)
+                compiled.resolve(ns, hs.preset.hparams)
+            continue
         assert compiled.resolve(ns, hs.preset.hparams) == hp
         assert list(compiled.resolve(ns, hs.preset.hparams)) == list(hp)  # the same order
         assert compiled.evaluate(ns, hp, hs.name) == counting.counted(arch, hp, hs.name), hs.name
