@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
-from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -110,9 +109,6 @@ register(keras_hub_backbone(
     restrictions=(
         *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
-        Holds(Divisible(d_e, 2), binds="forward",
-              why="XLNet's relative encodings are d_e/2 sines and d_e/2 cosines: a forward needs an "
-                  "even width (no build does)"),
     ),
     keras_hub_metadata=False,
     mapping=MAPPING,
