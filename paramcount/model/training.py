@@ -31,16 +31,13 @@ class Convention(NamedTuple):
     name: str
     trainable: int  # bytes per trainable parameter
     frozen: int  # bytes per non-trainable weight
-    text: str
 
 
+# (what each is: the module docstring)
 CONVENTIONS = {c.name: c for c in (
-    Convention("mixed", 16, 2, "mixed-precision AdamW: 16-bit weights and gradients, fp32 master "
-                               "weights and moments (ZeRO's accounting, 2 + 2 + 4 + 4 + 4 bytes)"),
-    Convention("fp32", 16, 4, "fp32 AdamW: weights, gradients and both moments in fp32 (4 + 4 + "
-                              "4 + 4 bytes)"),
-    Convention("adam_fp32", 12, 4, "fp32 weights and Adam's two moments, no gradients (4 + 4 + "
-                                   "4 bytes)"),
+    Convention("mixed", 16, 2),  # 16-bit weights and gradients, fp32 master, two fp32 moments
+    Convention("fp32", 16, 4),  # weights, gradients and both moments in fp32
+    Convention("adam_fp32", 12, 4),  # fp32 weights and two moments, no gradients
 )}
 
 

@@ -75,7 +75,7 @@ def _proven(cost_proofs: Mapping[str, list], aid: str) -> bool:
 
 def preset_rows(cost_proofs: Mapping[str, list]):
     """(architecture, preset, hyperparameters, parameters, KV elements and FLOPs at each of
-    CONTEXTS) at each published preset of an architecture proven for both quantities, that
+    CONTEXTS, non-trainable weights) at each published preset of an architecture proven for both quantities, that
     transformers builds (B = 1)."""
     from paramcount.analyze import costs
     from paramcount.model.frameworks import for_framework
@@ -98,7 +98,8 @@ def preset_rows(cost_proofs: Mapping[str, list]):
                     values[q] = {t: costs.value(arch, q, hp, t, 1, config) for t in CONTEXTS}
             except (ParamcountError, ValueError):  # a preset transformers does not build
                 continue
-            out.append((aid, name, hp, n, values["kv"], values["flops"]))
+            out.append((aid, name, hp, n, values["kv"], values["flops"],
+                        shown.count_nontrainable(hp)))
     return out
 
 
@@ -131,7 +132,7 @@ def section(inp: Inputs) -> str:
               "| architecture · preset | parameters N | weights | KV cache at "
               f"{t0:,} | KV cache at {t1:,} | forward FLOPs per token at {t0:,} | ÷ 2N |",
               "|---|---:|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, kv, fl in rows:
+    for aid, name, _, n, kv, fl, _ in rows:
         per_token = Fraction(fl[t0], t0)
         lines.append(f"| {aid} · {name} | {n:,} | {_gib(n * DTYPE_BYTES)} | "
                      f"{_gib(kv[t0] * DTYPE_BYTES)} | {_gib(kv[t1] * DTYPE_BYTES)} | "
@@ -143,7 +144,7 @@ def section(inp: Inputs) -> str:
               "with T.", "",
               "| architecture · preset | 6N | training at " + f"{t0:,} | miss | training at {t1:,} "
               "| miss |", "|---|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, _, fl in rows:
+    for aid, name, _, n, _, fl, _ in rows:
         cells = []
         for t in CONTEXTS:
             train = Fraction(3 * fl[t], t)
@@ -159,7 +160,6 @@ def _training(rows) -> list[str]:
     """The training-memory table: each preset's weights, gradients and AdamW states under mixed
     precision beside accelerate's "Training using Adam" at bfloat16 (its largest part, not the
     sum: 8 bytes a parameter against 16)."""
-    from paramcount.model.frameworks import for_framework
     from paramcount.model.training import accelerate_bytes, training_bytes
 
     lines = ["", "## Training memory: weights, gradients and AdamW states", "",
@@ -170,8 +170,7 @@ def _training(rows) -> list[str]:
              "their sum. Activations are in neither.", "",
              "| architecture · preset | trainable | non-trainable | mixed-precision AdamW | "
              "accelerate (bf16) | accelerate's miss |", "|---|---:|---:|---:|---:|---:|"]
-    for aid, name, hp, n, _, _ in rows:
-        frozen = for_framework(registry.get(aid), "transformers", hp).count_nontrainable(hp)
+    for aid, name, _, n, _, _, frozen in rows:
         ours = training_bytes(n, frozen)
         theirs = accelerate_bytes(n + frozen, "bfloat16")
         lines.append(f"| {aid} · {name} | {n:,} | {frozen:,} | {_gib(ours)} | {_gib(theirs)} | "
