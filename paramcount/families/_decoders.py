@@ -48,6 +48,7 @@ from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import ROTARY_PAIRS_VALIDATED
+from paramcount.families._lineages import pinned
 from paramcount.families._lineages import rotary_heads
 from paramcount.families._lineages import split_heads
 from paramcount.model.components.basic import layer_norm
@@ -153,8 +154,7 @@ def always_off(*flags: tuple[str, str] | tuple[str, str, str]) -> tuple[Sets | R
     head it keeps untied), each ``(key, why)`` or ``(key, why, refused_why)``: written False
     (``why``), then, after all of them, required False (``refused_why``, else ``why``): a config
     that turns one on describes no model the class builds."""
-    return (*(Sets(f[0], False, why=f[1]) for f in flags),
-            *(Requires(f[0], (False,), why=f[-1]) for f in flags))
+    return pinned(*((key, False, *whys) for key, *whys in flags))
 
 
 def _untied_rows(keras: str, why: str) -> tuple[Sets | Requires, ...]:

@@ -13,6 +13,7 @@ A lineage module is no family: its name starts with ``_``, so discovery skips it
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 
 from paramcount.core.restrictions import Restriction
 from paramcount.model.mapping import Field
@@ -31,14 +32,17 @@ def keras_hub_backbone(arch_id: str, **fields) -> Architecture:
     return Architecture(id=arch_id, **{**defaults, **fields})
 
 
-def family_table(arch_id: str, *, hf: str, keras: str | None = None, fields: Iterable[Field],
+def family_table(arch_id: str, *, hf: str | tuple[str, ...], keras: str | None = None, fields: Iterable[Field],
                  model_type: str | None = None, restrictions: Iterable[Restriction] = (),
-                 free: Iterable[str] = (), base_free: frozenset[str] = frozenset(), **more) -> Table:
-    """A family's table: its ``fields`` (in order), the transformers class ``hf`` and (where
-    KerasHub builds it too) the KerasHub class ``keras`` that build ``arch_id``, its
+                 free: Iterable[str] = (), base_free: frozenset[str] = frozenset(),
+                 tasks: Mapping[str, str] | None = None, **more) -> Table:
+    """A family's table: its ``fields`` (in order), the transformers class ``hf`` (or classes)
+    and (where KerasHub builds it too) the KerasHub class ``keras`` that build ``arch_id``, the
+    transformers classes of its ``tasks`` (class → the id of the task model it builds), its
     ``model_type`` (the id by default), its restriction rows, and its ``free`` keys beside a
     lineage's ``base_free``; any other Table field in ``more``."""
-    return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={hf: arch_id},
+    classes = {name: arch_id for name in ((hf,) if isinstance(hf, str) else hf)}
+    return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={**classes, **(tasks or {})},
                  keras_classes={keras: arch_id} if keras else {}, restrictions=tuple(restrictions),
                  free=base_free | frozenset(free), **more)
 

@@ -267,6 +267,18 @@ def biased_floored_heads(model: str) -> tuple[Fixed | Holds, ...]:
             HEADS_FIT_WIDTH)
 
 
+def pinned(*keys: tuple) -> tuple[Sets | Requires, ...]:
+    """The table rows of config keys a class always builds one way, each ``(key, value, why)`` or
+    ``(key, value, why, refused)``: written ``value`` (``why``), then, after all of them, required
+    to be ``value`` (``refused``, else ``why``): a config that sets another describes no model the
+    class builds. ``refused`` may be a dict of the Requires row's fields (``classes``, ``why``)."""
+    def required(key, value, why, refused=None) -> Requires:
+        fields = refused if isinstance(refused, dict) else {"why": refused or why}
+        return Requires(key, (value,), **fields)
+
+    return (*(Sets(key, value, why=why) for key, value, why, *_ in keys), *(required(*row) for row in keys))
+
+
 # mixtures of experts whose first L_dense blocks are dense (DeepSeek's layout), or whose dense
 # blocks are any not sparse (Qwen MoE's)
 DENSE_THEN_SPARSE = Fixed.each(

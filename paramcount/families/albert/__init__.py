@@ -18,8 +18,6 @@ from paramcount.core.formula import group
 from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -27,6 +25,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import s
 from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
 from paramcount.families._lineages import EMBEDDING_WIDTH_128
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import HEADS
@@ -36,6 +35,7 @@ from paramcount.families._lineages import SEGMENTS
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import pinned
 from paramcount.model.components import dense
 from paramcount.model.components import layer_norm
 from paramcount.model.components.encoders import L_g
@@ -49,7 +49,6 @@ from paramcount.model.cost import runs
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
@@ -68,7 +67,8 @@ _BACKBONE = (
 )
 
 # symbol ↔ AlbertBackbone argument ↔ AlbertConfig key.
-MAPPING = Table(
+MAPPING = family_table(
+    "albert", hf="AlbertModel", keras="AlbertBackbone",
     fields=(
         VOCAB,
         LAYERS,
@@ -82,19 +82,12 @@ MAPPING = Table(
         POSITIONS_512,
         SEGMENTS,
     ),
-    model_type="albert",
     # AlbertForPreTraining adds a sentence-order head KerasHub has no class for: refused.
-    hf_classes={"AlbertModel": "albert", "AlbertForMaskedLM": "albert_masked_lm"},
-    keras_classes={"AlbertBackbone": "albert"},
-    restrictions=(
-        Sets("tie_word_embeddings", True,
-            why="ALBERT's masked-LM decoder is the token table transposed (tied), as the formula counts it"),
-        Requires(
-            "tie_word_embeddings",
-            (True,),
-            why="AlbertForMaskedLM's decoder counts only as the token table, tied",
-        ),
-    ),
+    tasks={"AlbertForMaskedLM": "albert_masked_lm"},
+    restrictions=pinned((
+        "tie_word_embeddings", True,
+        "ALBERT's masked-LM decoder is the token table transposed (tied), as the formula counts it",
+        "AlbertForMaskedLM's decoder counts only as the token table, tied")),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
         "classifier_dropout_prob", "dropout", "position_embedding_type",

@@ -11,8 +11,6 @@ from __future__ import annotations
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -21,6 +19,7 @@ from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import ENCODER_DECODER
+from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS_FIT_WIDTH
@@ -29,6 +28,7 @@ from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families._lineages import TINY_AND_ODD_N
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH_D_MODEL
+from paramcount.families._lineages import pinned
 from paramcount.model.components import decoder_block
 from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
@@ -38,7 +38,6 @@ from paramcount.model.components.encoders import encoder_stack
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import register
 
 IDS = ("bart",)  # the ids this folder registers
@@ -59,20 +58,17 @@ ENCODER_DECODER_FIELDS = (
     Field("d_f", keras="intermediate_dim", hf="encoder_ffn_dim"),
     Field("d_f", hf="decoder_ffn_dim"),
 )
-MAPPING = Table(
+MAPPING = family_table(
+    # BartForConditionalGeneration's lm_head is the shared table (tied) and its final_logits_bias
+    # a buffer (not trainable): its trainable weights are BartModel's.
+    "bart", hf=("BartModel", "BartForConditionalGeneration"), keras="BartBackbone",
     fields=(
         *ENCODER_DECODER_FIELDS,
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=1024),
     ),
-    model_type="bart",
-    # BartForConditionalGeneration's lm_head is the shared table (tied) and its final_logits_bias
-    # a buffer (not trainable): its trainable weights are BartModel's.
-    hf_classes={"BartModel": "bart", "BartForConditionalGeneration": "bart"},
-    keras_classes={"BartBackbone": "bart"},
-    restrictions=(
-        Sets("tie_word_embeddings", True, why="BartSeq2SeqLM's LM head is the shared token table, transposed (tied)"),
-        Requires("tie_word_embeddings", (True,), why="the LM head counts only as the shared token table, tied"),
-    ),
+    restrictions=pinned((
+        "tie_word_embeddings", True, "BartSeq2SeqLM's LM head is the shared token table, transposed (tied)",
+        "the LM head counts only as the shared token table, tied")),
     free=frozenset({
         "activation_function", "dropout", "attention_dropout", "activation_dropout",
         "classifier_dropout", "classif_dropout", "encoder_layerdrop", "decoder_layerdrop",

@@ -17,6 +17,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import s
 from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import POSITIONS_512
@@ -32,7 +33,6 @@ from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
-from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import get as _registered
 from paramcount.model.registry import register
@@ -59,12 +59,10 @@ ENCODER_FREE = frozenset({
     "classifier_dropout", "gradient_checkpointing", "is_decoder", "dropout",
 })
 
-MAPPING = Table(
+MAPPING = family_table(
+    "bert", hf="BertModel", keras="BertBackbone",
+    tasks={"BertForMaskedLM": "bert_masked_lm", "BertForPreTraining": "bert_pretraining"},
     fields=(*ENCODER_FIELDS, POSITIONS_512, SEGMENTS),
-    model_type="bert",
-    hf_classes={"BertModel": "bert", "BertForMaskedLM": "bert_masked_lm",
-                "BertForPreTraining": "bert_pretraining"},
-    keras_classes={"BertBackbone": "bert"},
     restrictions=(
         Sets("position_embedding_type", "absolute", why="the formula counts BERT's absolute learned position table"),
         Sets("add_cross_attention", False, why="BertBackbone is an encoder: it has no cross-attention weights"),

@@ -12,7 +12,6 @@ from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Limit
 from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -27,6 +26,7 @@ from paramcount.families._lineages import LAYERS_N_LAYER
 from paramcount.families._lineages import TINY_AND_ODD
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import pinned
 from paramcount.model.components.decoders import alibi_decoder
 from paramcount.model.components.decoders import alibi_decoder_names
 from paramcount.model.components.hf_decoder import tied_head
@@ -44,12 +44,8 @@ MAPPING = family_table(
     "bloom", hf="BloomForCausalLM", keras="BloomBackbone",
     fields=(VOCAB, LAYERS_N_LAYER, HEADS_N_HEAD, WIDTH, Field('d_f', keras='intermediate_dim', hf_default=4 * d_e)),
     restrictions=(
-        Sets("tie_word_embeddings", True, why="BLOOM's LM head is the token table transposed (tied)"),
-        Requires(
-            "tie_word_embeddings",
-            (True,),
-            why="BLOOM's LM head is the token embedding (tied), as in KerasHub's BloomCausalLM",
-        ),
+        *pinned(("tie_word_embeddings", True, "BLOOM's LM head is the token table transposed (tied)",
+                 "BLOOM's LM head is the token embedding (tied), as in KerasHub's BloomCausalLM")),
         Requires(
             "n_inner",
             (None,),

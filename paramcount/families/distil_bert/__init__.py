@@ -10,18 +10,18 @@ from functools import partial
 
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import TINY_AND_ODD_N
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import pinned
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import encoder_stack
 from paramcount.model.components.encoders import mlm_decoder
@@ -29,7 +29,6 @@ from paramcount.model.components.encoders import mlm_head
 from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
@@ -38,7 +37,8 @@ IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
 
 # symbol ↔ DistilBertBackbone argument ↔ DistilBertConfig key (HF's hidden_dim is the
 # feed-forward width, KerasHub's the model width).
-MAPPING = Table(
+MAPPING = family_table(
+    "distil_bert", hf="DistilBertModel", keras="DistilBertBackbone", model_type="distilbert",
     fields=(
         VOCAB,
         Field("L", keras="num_layers", hf="n_layers"),
@@ -47,17 +47,10 @@ MAPPING = Table(
         Field("d_f", keras="intermediate_dim", hf="hidden_dim"),
         POSITIONS_512,
     ),
-    model_type="distilbert",
-    hf_classes={"DistilBertModel": "distil_bert", "DistilBertForMaskedLM": "distil_bert_masked_lm"},
-    keras_classes={"DistilBertBackbone": "distil_bert"},
-    restrictions=(
-        Sets("tie_word_embeddings", True, why="DistilBERT's masked-LM decoder is the token table transposed (tied)"),
-        Requires(
-            "tie_word_embeddings",
-            (True,),
-            why="DistilBertForMaskedLM's projector counts only as the token embedding, tied",
-        ),
-    ),
+    tasks={"DistilBertForMaskedLM": "distil_bert_masked_lm"},
+    restrictions=pinned((
+        "tie_word_embeddings", True, "DistilBERT's masked-LM decoder is the token table transposed (tied)",
+        "DistilBertForMaskedLM's projector counts only as the token embedding, tied")),
     free=frozenset({
         "activation", "dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout",
         # a sinusoidal table is the same V-independent n×d_e parameter, only initialised fixed

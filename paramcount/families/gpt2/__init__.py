@@ -7,18 +7,18 @@ from functools import partial
 from paramcount.core.formula import group
 from paramcount.core.formula import zero
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
 from paramcount.families._lineages import HEADS_N_HEAD
 from paramcount.families._lineages import LAYERS_N_LAYER
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import pinned
 from paramcount.model.components import decoder_block
 from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
@@ -26,7 +26,6 @@ from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
@@ -45,7 +44,8 @@ _BACKBONE = (
 
 # symbol ↔ GPT2Backbone argument ↔ GPT2Config key. n_inner absent or null is 4·n_embd in
 # transformers; KerasHub has no default for intermediate_dim.
-MAPPING = Table(
+MAPPING = family_table(
+    "gpt2", hf="GPT2Model", keras="GPT2Backbone", tasks={"GPT2LMHeadModel": "gpt2_causal_lm"},
     fields=(
         VOCAB,
         LAYERS_N_LAYER,
@@ -54,19 +54,11 @@ MAPPING = Table(
         Field("d_f", keras="intermediate_dim", hf="n_inner", hf_default=4 * d_e),
         Field("n", keras="max_sequence_length", hf="n_positions", keras_default=1024),
     ),
-    model_type="gpt2",
-    hf_classes={"GPT2Model": "gpt2", "GPT2LMHeadModel": "gpt2_causal_lm"},
-    keras_classes={"GPT2Backbone": "gpt2"},
-    restrictions=(
-        Sets("tie_word_embeddings", True, why="GPT-2's LM head is the token embedding (tied)"),
-        Sets("add_cross_attention", False, why="GPT-2 is a decoder alone: no cross-attention weights"),
-        Requires(
-            "tie_word_embeddings",
-            (True,),
-            classes=("GPT2LMHeadModel",),
-            why="GPT-2's LM head is the token embedding (tied)",
-        ),
-        Requires("add_cross_attention", (False,), why="GPT-2 here is a decoder without cross-attention"),
+    restrictions=pinned(
+        ("tie_word_embeddings", True, "GPT-2's LM head is the token embedding (tied)",
+         dict(classes=("GPT2LMHeadModel",), why="GPT-2's LM head is the token embedding (tied)")),
+        ("add_cross_attention", False, "GPT-2 is a decoder alone: no cross-attention weights",
+         "GPT-2 here is a decoder without cross-attention"),
     ),
     free=frozenset({
         "activation_function", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",

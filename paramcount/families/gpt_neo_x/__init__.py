@@ -13,8 +13,6 @@ from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -26,6 +24,7 @@ from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import TINY_AND_ODD
+from paramcount.families._lineages import pinned
 from paramcount.model.components import dense
 from paramcount.model.components import feed_forward
 from paramcount.model.components import layer_norm
@@ -46,16 +45,12 @@ MAPPING = family_table(
     # would need the same formula without that delta).
     "gpt_neo_x", hf="GPTNeoXForCausalLM", keras="GPTNeoXBackbone", model_type="gpt_neox",
     fields=ENCODER_FIELDS,
-    restrictions=(
-        Sets("attention_bias", True, why="GPT-NeoX's fused query-key-value and output projections have biases"),
-        Sets("tie_word_embeddings", False, why="GPT-NeoX's LM head is a matrix of its own (untied)"),
-        Requires("attention_bias", (True,), why="KerasHub's GPT-NeoX projections all have biases"),
-        Requires(
-            "tie_word_embeddings",
-            (False,),
-            why="the transformers delta is EleutherAI's untied output head (every published "
-                "GPT-NeoX checkpoint); a tied one is not formulated",
-        ),
+    restrictions=pinned(
+        ("attention_bias", True, "GPT-NeoX's fused query-key-value and output projections have biases",
+         "KerasHub's GPT-NeoX projections all have biases"),
+        ("tie_word_embeddings", False, "GPT-NeoX's LM head is a matrix of its own (untied)",
+         "the transformers delta is EleutherAI's untied output head (every published "
+         "GPT-NeoX checkpoint); a tied one is not formulated"),
     ),
     free=CAUSAL_LM_FREE | {
         "hidden_dropout", "classifier_dropout", "layer_norm_eps", "use_parallel_residual", "rotary_pct",

@@ -15,8 +15,6 @@ from paramcount.core.formula import group
 from paramcount.core.formula import leaf
 from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Holds
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import E
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -34,6 +32,7 @@ from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import LOCAL_EXPERTS
+from paramcount.families._lineages import pinned
 from paramcount.model.components import dense
 from paramcount.model.components import embedding
 from paramcount.model.components.llama_like import embeddings
@@ -69,15 +68,11 @@ MAPPING = family_table(
         LOCAL_EXPERTS,
         Field("k", keras="top_k", hf="num_experts_per_tok", keras_default=2),
     ),
-    restrictions=(
-        Sets("tie_word_embeddings", False, why="gpt-oss's LM head is a matrix of its own (untied)"),
-        Sets("attention_bias", True, why="gpt-oss has biases on all four attention projections"),
-        Requires("tie_word_embeddings", (False,), why="KerasHub's GptOssBackbone always keeps an untied LM head"),
-        Requires(
-            "attention_bias",
-            (True,),
-            why="KerasHub's GPT-OSS attention always has biases on all four projections",
-        ),
+    restrictions=pinned(
+        ("tie_word_embeddings", False, "gpt-oss's LM head is a matrix of its own (untied)",
+         "KerasHub's GptOssBackbone always keeps an untied LM head"),
+        ("attention_bias", True, "gpt-oss has biases on all four attention projections",
+         "KerasHub's GPT-OSS attention always has biases on all four projections"),
     ),
     free=LLAMA_FREE | {
         "rope_scaling", "sliding_window", "layer_types", "output_router_logits", "router_aux_loss_coef", "swiglu_alpha",

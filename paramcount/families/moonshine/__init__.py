@@ -52,6 +52,7 @@ from paramcount.core.symbols import glu_enc
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_f
 from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import VOCAB
@@ -65,7 +66,6 @@ from paramcount.model.components.stacks import repeat
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import register
 
 IDS = ("moonshine",)  # the ids this folder registers
@@ -76,7 +76,10 @@ IDS = ("moonshine",)  # the ids this folder registers
 # transformers as intermediate_size = x_f·d_e; KerasHub's front end width filter_dim is the model
 # width. transformers' key/value head counts must be the query heads' (the formula has no
 # grouped-query attention); its gating is fixed by the class (Transformers.always below).
-MAPPING = Table(
+MAPPING = family_table(
+    # MoonshineForConditionalGeneration's proj_out is the token table (tied): its weights are
+    # MoonshineModel's, the class the published checkpoints name.
+    "moonshine", hf=("MoonshineForConditionalGeneration", "MoonshineModel"), keras="MoonshineBackbone",
     fields=(
         VOCAB,
         WIDTH,
@@ -96,11 +99,6 @@ MAPPING = Table(
         Field("zeta", keras="attention_bias", hf="attention_bias", flag=True, keras_default=0,
               hf_default=0),
     ),
-    model_type="moonshine",
-    # MoonshineForConditionalGeneration's proj_out is the token table (tied): its weights are
-    # MoonshineModel's, the class the published checkpoints name.
-    hf_classes={"MoonshineForConditionalGeneration": "moonshine", "MoonshineModel": "moonshine"},
-    keras_classes={"MoonshineBackbone": "moonshine"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="Moonshine's LM head is the token table (tied)"),
         Sets("intermediate_size", lambda hp: hp["d_f"],

@@ -19,6 +19,7 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
+from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import HEADS_FIT_WIDTH
@@ -35,7 +36,6 @@ from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import register
 
 IDS = ("opt",)  # the ids this folder registers
@@ -43,7 +43,10 @@ IDS = ("opt",)  # the ids this folder registers
 
 # symbol ↔ OPTBackbone argument ↔ OPTConfig key. word_embed_proj_dim is d_e as well: where it
 # differs (OPT-350m) HF adds project_in / project_out, which the formula does not have.
-MAPPING = Table(
+MAPPING = family_table(
+    # OPTForCausalLM's lm_head is embed_tokens itself (tie_word_embeddings, required true), so
+    # its configs count as the backbone.
+    "opt", hf=("OPTModel", "OPTForCausalLM"), keras="OPTBackbone",
     fields=(
         VOCAB,
         LAYERS,
@@ -53,11 +56,6 @@ MAPPING = Table(
         Field("d_f", keras="intermediate_dim", hf="ffn_dim"),
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=2048),
     ),
-    model_type="opt",
-    # OPTForCausalLM's lm_head is embed_tokens itself (tie_word_embeddings, required true), so
-    # its configs count as the backbone.
-    hf_classes={"OPTModel": "opt", "OPTForCausalLM": "opt"},
-    keras_classes={"OPTBackbone": "opt"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="OPT's LM head is the token embedding (tied)"),
         Sets("do_layer_norm_before", True,

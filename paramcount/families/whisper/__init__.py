@@ -29,6 +29,7 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
+from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -42,7 +43,6 @@ from paramcount.model.components.audio import n_audio
 from paramcount.model.components.audio import n_mels
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.mapping import Table
 from paramcount.model.registry import register
 
 IDS = ("whisper",)  # the ids this folder registers
@@ -55,7 +55,10 @@ _NO_KEY_BIAS = (1, 0, 1, 1)  # q, k, v, output
 # num_hidden_layers alias published configs carry) must agree. KerasHub's encoder position table
 # holds max_encoder_sequence_length // 2 rows (the frames left after the stride-2 convolution),
 # transformers' max_source_positions rows.
-MAPPING = Table(
+MAPPING = family_table(
+    # WhisperForConditionalGeneration's proj_out is the decoder's token table (tied): its
+    # weights are WhisperModel's, the class the published checkpoints name.
+    "whisper", hf=("WhisperForConditionalGeneration", "WhisperModel"), keras="WhisperBackbone",
     fields=(
         *ENCODER_DECODER_FIELDS,  # BART's: one depth, head count and width for both stacks
         # both frameworks default to 80 mel channels (128 from large-v3 on)
@@ -65,11 +68,6 @@ MAPPING = Table(
         Field("n", keras="max_decoder_sequence_length", hf="max_target_positions",
               keras_default=448, hf_default=448),
     ),
-    model_type="whisper",
-    # WhisperForConditionalGeneration's proj_out is the decoder's token table (tied): its
-    # weights are WhisperModel's, the class the published checkpoints name.
-    hf_classes={"WhisperForConditionalGeneration": "whisper", "WhisperModel": "whisper"},
-    keras_classes={"WhisperBackbone": "whisper"},
     restrictions=(
         Sets("tie_word_embeddings", True, why="Whisper's LM head is the token table transposed (tied)"),
         Sets("pad_token_id", None,
