@@ -91,6 +91,16 @@ STATE_SPACE = {
         'as leaves yet'
     ),
 }
+VISION_TOWER = {
+    'flops': (
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        'images (pixel inputs), which the measurement does not feed'
+    ),
+    'kv': (
+        "the measured forward takes token ids only; the vision tower's compute needs "
+        'images (pixel inputs), which the measurement does not feed'
+    ),
+}
 LINEAR_ATTENTION = {
     'flops': (
         'gated delta-net linear attention: its causal convolution, chunked recurrence and '
@@ -101,3 +111,9 @@ LINEAR_ATTENTION = {
         'recurrent state (a cache that does not grow with T) are not written as leaves yet'
     ),
 }
+
+
+def with_note(reasons: dict[str, str], **notes: str) -> dict[str, str]:
+    """A kind of layer's ``reasons`` with what one family adds to a quantity's reason after it
+    (``flops="its encoder takes audio"``): ``reason; note``."""
+    return {q: f"{why}; {notes[q]}" if q in notes else why for q, why in reasons.items()}

@@ -25,6 +25,7 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
+from paramcount.families._defaults import VISION_TOWER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
@@ -207,14 +208,4 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "gemma3_vision",
-    flops=(
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        'images (pixel inputs), which the measurement does not feed'
-    ),
-    kv=(
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        'images (pixel inputs), which the measurement does not feed'
-    ),
-), replace=True)
+register(not_formulated("gemma3_vision", **VISION_TOWER), replace=True)

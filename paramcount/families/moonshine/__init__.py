@@ -52,9 +52,11 @@ from paramcount.core.symbols import glu_enc
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_f
 from paramcount.core.symbols import zeta
+from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
+from paramcount.families._defaults import with_note
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.model.components import attention
@@ -328,16 +330,4 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "moonshine",
-    flops=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet; its encoder takes audio'
-    ),
-    kv=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet'
-    ),
-), replace=True)
+register(not_formulated("moonshine", **with_note(ENCODER_DECODER, flops="its encoder takes audio")), replace=True)

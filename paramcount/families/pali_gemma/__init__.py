@@ -29,9 +29,11 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
+from paramcount.families._defaults import VISION_TOWER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
+from paramcount.families._defaults import with_note
 from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import GEMMA_VALIDATED
 from paramcount.families._lineages import GQA
@@ -255,15 +257,5 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "pali_gemma",
-    flops=(
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        "images (pixel inputs), which the measurement does not feed; PaliGemma's forward "
-        'on meta calls .item()'
-    ),
-    kv=(
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        'images (pixel inputs), which the measurement does not feed'
-    ),
-), replace=True)
+register(not_formulated("pali_gemma", **with_note(VISION_TOWER, flops="PaliGemma's forward on meta calls .item()")),
+         replace=True)

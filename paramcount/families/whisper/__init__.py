@@ -29,9 +29,11 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
+from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
+from paramcount.families._defaults import with_note
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
 from paramcount.model.components import attention
@@ -217,16 +219,5 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "whisper",
-    flops=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet; its encoder takes audio features'
-    ),
-    kv=(
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the '
-        "cache holds the encoder's cross-attention keys and values at the source length, "
-        'a second length the trees do not formulate yet'
-    ),
-), replace=True)
+register(not_formulated("whisper", **with_note(ENCODER_DECODER, flops="its encoder takes audio features")),
+         replace=True)

@@ -54,8 +54,10 @@ from paramcount.core.symbols import r_ad
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
+from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
+from paramcount.families._defaults import with_note
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_FFN_OR_4D
@@ -244,17 +246,6 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "zamba2",
-    flops=(
-        'a state-space mixer: its convolution and scan (measured at the mixer as products'
-        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
-        "are not written as leaves yet; its shared block's LoRA adapters neither"
-    ),
-    kv=(
-        'a state-space mixer: its convolution and scan (measured at the mixer as products'
-        ' torch counts) and its conv and SSM states (a cache that does not grow with T) '
-        "are not written as leaves yet; the shared attention block's cache sits at each "
-        'hybrid layer'
-    ),
-), replace=True)
+register(not_formulated("zamba2", **with_note(
+    STATE_SPACE, flops="its shared block's LoRA adapters neither",
+    kv="the shared attention block's cache sits at each hybrid layer")), replace=True)
