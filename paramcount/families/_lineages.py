@@ -337,6 +337,18 @@ ABSOLUTE_POSITIONS = Requires(
     "position_embedding_type", ("absolute",),
     why="relative position types add a distance table the formula does not have")
 
+
+
+def mlm_names(match: str, transform: str, norm: str, bias: str = "predictions/bias",
+              decoder: str | None = "decoder/weight") -> dict[str, str]:
+    """transformers' names of a BERT-lineage masked-LM head (the tree's ``mlm_head``: its group
+    ``match``, the ``transform`` dense, its ``norm``, the output ``bias``) and of its output
+    projection, the ``decoder`` (None: named apart)."""
+    names = {"mlm_head": match, "mlm_head.transform": transform, "mlm_head.norm": norm,
+             "mlm_head.output_bias": bias}
+    return {**names, "mlm_head.decoder": decoder} if decoder else names
+
+
 # Gemma lineage: what transformers validates of every Gemma decoder, and the classes' post norms
 GEMMA_VALIDATED = (EVEN_HEAD_DIM_VALIDATED, HEADS_DIVIDE_WIDTH_VALIDATED)
 

@@ -35,6 +35,7 @@ from paramcount.families._lineages import SEGMENTS
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import mlm_names
 from paramcount.families._lineages import pinned
 from paramcount.model.components import dense
 from paramcount.model.components import layer_norm
@@ -180,15 +181,9 @@ register(_architecture(
              "its norm, output bias; the output projection is the token table (tied), counted "
              "once",
     transformers=Transformers(caches=False,
-        weights={
-            **{k: p for k, p in _HF_BACKBONE.items() if k != "pooler"},
-            "mlm_head": "predictions",
-            "mlm_head.transform": "dense",
-            "mlm_head.norm": "LayerNorm",
-            # decoder.bias is this same parameter (tied), named once
-            "mlm_head.output_bias": "predictions/bias",
-            "mlm_head.decoder": "decoder/weight",
-        },
+        # the output bias: decoder.bias is this same parameter (tied), named once
+        weights={**{k: p for k, p in _HF_BACKBONE.items() if k != "pooler"},
+                 **mlm_names("predictions", "dense", "LayerNorm")},
         deltas=(_HF_OUTPUT, mlm_decoder(d_emb),
                 Delta("pooler", None, "AlbertForMaskedLM builds AlbertModel(add_pooling_layer="
                                       "False); KerasHub's AlbertMaskedLM keeps the pooler")),

@@ -23,6 +23,7 @@ from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import SEGMENTS
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import mlm_names
 from paramcount.model.components import dense
 from paramcount.model.components import embedding
 from paramcount.model.components import encoder_block
@@ -104,6 +105,12 @@ HF_ENCODER = {
     **HF_BLOCKS,
 }
 HF_POOLER = {"pooler": "pooler/dense"}
+_HF_MLM = {**HF_ENCODER, **HF_POOLER, **mlm_names("cls/predictions", "transform/dense", "transform/LayerNorm")}
+_HF_WHOLE_HEADS = (
+    Holds(WHOLE_HEADS, binds="transformers",
+        why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
+            "KerasHub floors instead"),
+)
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
@@ -128,11 +135,7 @@ register(_architecture(
     counting="trainable weights of the backbone: token, position and segment embeddings, "
              "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
-    transformers=Transformers(caches=False, weights={**HF_ENCODER, **HF_POOLER}, restrictions=(
-        Holds(WHOLE_HEADS, binds="transformers",
-            why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
-                "KerasHub floors instead"),
-    )),
+    transformers=Transformers(caches=False, weights={**HF_ENCODER, **HF_POOLER}, restrictions=_HF_WHOLE_HEADS),
 ))
 
 register(_architecture(
@@ -147,20 +150,7 @@ register(_architecture(
     reference="reference_models.bert:masked_lm",
     counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
              "projection is the token embedding (tied), counted once",
-    transformers=Transformers(caches=False,
-        restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers",
-                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
-                    "KerasHub floors instead"),
-        ),
-        weights={
-            **HF_ENCODER, **HF_POOLER,
-            "mlm_head": "cls/predictions",
-            "mlm_head.transform": "transform/dense",
-            "mlm_head.norm": "transform/LayerNorm",
-            "mlm_head.output_bias": "predictions/bias",
-            "mlm_head.decoder": "decoder/weight",
-        },
+    transformers=Transformers(caches=False, restrictions=_HF_WHOLE_HEADS, weights=_HF_MLM,
         deltas=(mlm_decoder(), Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
                                                 "BertModel(add_pooling_layer=False), no pooler"),
                       "BertForMaskedLM has no pooler; KerasHub's BertMaskedLM keeps the "
@@ -178,21 +168,8 @@ register(_architecture(
     reference="reference_models.bert:masked_lm",
     counting="KerasHub: BertMaskedLM (KerasHub has no next-sentence head); transformers: "
              "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
-    transformers=Transformers(caches=False,
-        weights={
-            **HF_ENCODER, **HF_POOLER,
-            "mlm_head": "cls/predictions",
-            "mlm_head.transform": "transform/dense",
-            "mlm_head.norm": "transform/LayerNorm",
-            "mlm_head.output_bias": "predictions/bias",
-            "mlm_head.decoder": "decoder/weight",
-            "nsp_head": "cls/seq_relationship",
-        },
-        restrictions=(
-            Holds(WHOLE_HEADS, binds="transformers",
-                why="transformers' BertSelfAttention refuses a hidden size that is not a multiple of the heads; "
-                    "KerasHub floors instead"),
-        ),
+    transformers=Transformers(caches=False, weights={**_HF_MLM, "nsp_head": "cls/seq_relationship"},
+        restrictions=_HF_WHOLE_HEADS,
         deltas=(mlm_decoder(),
                 Delta("nsp_head", dense("nsp_head", d_e, 2, note="next-sentence classifier on "
                                                                "the pooled output", kind="head"

@@ -21,6 +21,7 @@ from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import TINY_AND_ODD_N
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import mlm_names
 from paramcount.families._lineages import pinned
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import encoder_stack
@@ -122,12 +123,8 @@ register(_architecture(
     counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
              "head's output projection is the token embedding (tied), counted once",
     transformers=Transformers(caches=False, weights={
-        **_HF,
-        "mlm_head": "vocab_transform|vocab_layer_norm|vocab_projector",
-        "mlm_head.transform": "vocab_transform",
-        "mlm_head.norm": "vocab_layer_norm",
-        "mlm_head.output_bias": "vocab_projector/bias",
-        "mlm_head.decoder": "vocab_projector/weight",
+        **_HF, **mlm_names("vocab_transform|vocab_layer_norm|vocab_projector", "vocab_transform",
+                           "vocab_layer_norm", "vocab_projector/bias", "vocab_projector/weight"),
     }, deltas=(mlm_decoder(),), restrictions=(
         *Holds.each(_HF_CONSTRAINTS, binds="transformers",
             why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "

@@ -22,6 +22,7 @@ from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import TINY_AND_ODD_N
 from paramcount.families._lineages import biased_floored_heads
+from paramcount.families._lineages import mlm_names
 from paramcount.families.bert import ENCODER_FREE
 from paramcount.families.bert import HF_ENCODER
 from paramcount.families.bert import HF_POOLER
@@ -81,12 +82,7 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
 
 
 # PyTorch names of RobertaModel and XLMRobertaModel: BertModel's (see bert.py).
-HF_MLM_HEAD = {
-    "mlm_head": "lm_head",
-    "mlm_head.transform": "dense",
-    "mlm_head.norm": "layer_norm",
-    "mlm_head.output_bias": "lm_head/bias",
-}
+HF_MLM_HEAD = mlm_names("lm_head", "dense", "layer_norm", "lm_head/bias", decoder=None)
 
 _POSITIONS = Delta(
     "embeddings.position",
