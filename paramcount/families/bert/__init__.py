@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 
 from paramcount.core.formula import group
 from paramcount.core.formula import zero
@@ -11,18 +10,16 @@ from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
-from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
-from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import s
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import SEGMENTS
-from paramcount.families._lineages import biased_floored_heads
 from paramcount.families._lineages import mlm_names
 from paramcount.model.components import dense
 from paramcount.model.components import embedding
@@ -34,7 +31,6 @@ from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
-from paramcount.model.registry import Architecture
 from paramcount.model.registry import get as _registered
 from paramcount.model.registry import register
 
@@ -113,15 +109,10 @@ _HF_WHOLE_HEADS = (
 )
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
-_architecture = partial(
-    Architecture,
-    required=(v, n, d_e, M, d_f, L),
+_architecture = learned_positions_family(
+    "BERT",
     optional={s: 2},
-    restrictions=(
-        *biased_floored_heads("BERT"),
-    ),
     presets="bert",
-    family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2, s=3)},
     mapping=MAPPING,
 )

@@ -6,21 +6,14 @@ learned-position tables, an embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from functools import partial
-
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
-from paramcount.core.symbols import M
-from paramcount.core.symbols import d_e
-from paramcount.core.symbols import d_f
-from paramcount.core.symbols import n
-from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import TINY_AND_ODD_N
 from paramcount.families._lineages import VOCAB
-from paramcount.families._lineages import biased_floored_heads
 from paramcount.families._lineages import mlm_names
 from paramcount.families._lineages import pinned
 from paramcount.model.components.basic import WHOLE_HEADS
@@ -30,7 +23,6 @@ from paramcount.model.components.encoders import mlm_head
 from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
 IDS = ("distil_bert", "distil_bert_masked_lm")  # the ids this folder registers
@@ -81,14 +73,9 @@ _HF = {
 _HF_CONSTRAINTS = (WHOLE_HEADS,)
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
-_architecture = partial(
-    Architecture,
-    required=(v, n, d_e, M, d_f, L),
-    restrictions=(
-        *biased_floored_heads("DistilBERT"),
-    ),
+_architecture = learned_positions_family(
+    "DistilBERT",
     presets="distil_bert",
-    family="keras_hub",
     examples=TINY_AND_ODD_N,
     mapping=MAPPING,
 )

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from paramcount.core.formula import group
 from paramcount.core.formula import zero
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
-from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
-from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import HEADS_N_HEAD
 from paramcount.families._lineages import LAYERS_N_LAYER
 from paramcount.families._lineages import VOCAB
-from paramcount.families._lineages import biased_floored_heads
 from paramcount.families._lineages import pinned
 from paramcount.model.components import decoder_block
 from paramcount.model.components import embedding
@@ -26,7 +22,6 @@ from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
 IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
@@ -91,14 +86,9 @@ TRANSFORMERS = Transformers(restrictions=(
 })
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
-_architecture = partial(
-    Architecture,
-    required=(v, n, d_e, M, d_f, L),
-    restrictions=(
-        *biased_floored_heads("GPT-2"),
-    ),
+_architecture = learned_positions_family(
+    "GPT-2",
     presets=("gpt2", "gpt3"),
-    family="keras_hub",
     examples={"tiny": dict(v=100, n=16, d_e=32, M=4, d_f=64, L=2)},
     mapping=MAPPING,
 )

@@ -37,6 +37,7 @@ from paramcount.families.qwen3_5 import HYBRID_FREE
 from paramcount.families.qwen3_5 import HYBRID_OPTIONAL
 from paramcount.families.qwen3_5 import HYBRID_REQUIRES
 from paramcount.families.qwen3_5 import HYBRID_WEIGHTS
+from paramcount.families.qwen3_5 import TEXT_BACKBONE
 from paramcount.model.components.basic import dense
 from paramcount.model.components.llama_like import backbone
 from paramcount.model.components.llama_like import d_fe
@@ -99,6 +100,15 @@ def hybrid_moe(arch_id: str) -> dict:
                 optional=HYBRID_OPTIONAL, restrictions=(*HYBRID_FIXED, *HYBRID_CONSTRAINTS, ROUTED_TO_AT_MOST_ALL))
 
 
+# a tiny Qwen 3.5 hybrid mixture, and one of odd sizes (tied, two full-attention layers)
+HYBRID_MOE_EXAMPLES = {
+    "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
+                 H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),
+    "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, L=3, L_full=2, E=5, k=5,
+                          d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
+}
+
+
 # Qwen3_5MoeForCausalLM's names: Qwen 3.5's hybrid blocks; in ``mlp`` the router ``gate``, the
 # routed experts as two stacked tensors (gate_up_proj: E × 2·d_fe × d_e, down_proj), the shared
 # SwiGLU expert and its one-output gate.
@@ -116,16 +126,10 @@ register(keras_hub_backbone(
              "hybrid blocks each with a router, E routed experts and a gated shared expert, "
              "final RMS norm and the LM head KerasHub keeps in the backbone (none when tied); "
              "active parameters count k of the E routed experts",
-    presets=None,
-    keras_hub_metadata=False,
+    **TEXT_BACKBONE,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
-                     H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),
-        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, L=3, L_full=2, E=5, k=5,
-                              d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
-    },
+    examples=HYBRID_MOE_EXAMPLES,
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)

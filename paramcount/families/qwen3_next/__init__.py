@@ -24,6 +24,7 @@ from paramcount.families._defaults import not_formulated
 from paramcount.families.qwen3_5 import HYBRID_FIELDS
 from paramcount.families.qwen3_5 import HYBRID_FREE
 from paramcount.families.qwen3_5 import HYBRID_REQUIRES
+from paramcount.families.qwen3_5_moe import HYBRID_MOE_EXAMPLES
 from paramcount.families.qwen3_5_moe import MAPPING as QWEN3_5_MOE_MAPPING
 from paramcount.families.qwen3_5_moe import TRANSFORMERS as QWEN3_5_MOE_TRANSFORMERS
 from paramcount.families.qwen3_5_moe import hybrid_moe
@@ -79,12 +80,8 @@ register(hf_causal_lm(
              "transformers and not counted; active parameters count k of the E routed experts",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, L=5, E=6, k=2, d_fe=12, d_fs=20,
-                     H_lk=2, H_lv=4, d_lk=4, d_lv=6, K_conv=4),
-        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=6, L=3, L_full=2, E=5, k=5,
-                              d_fe=7, d_fs=11, H_lk=1, H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
-    },
+    # Qwen 3.5 MoE's, the odd one with an even head width
+    examples={**HYBRID_MOE_EXAMPLES, "tiny_odd_tied": dict(HYBRID_MOE_EXAMPLES["tiny_odd_tied"], d_k=6)},
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)

@@ -6,22 +6,17 @@ embedding layer norm, L post-LN encoder blocks.
 
 from __future__ import annotations
 
-from functools import partial
-
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
-from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
-from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
-from paramcount.core.symbols import v
+from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import TINY_AND_ODD_N
-from paramcount.families._lineages import biased_floored_heads
 from paramcount.families._lineages import mlm_names
 from paramcount.families.bert import ENCODER_FREE
 from paramcount.families.bert import HF_ENCODER
@@ -110,13 +105,8 @@ HF_CONSTRAINTS = (WHOLE_HEADS,)
 
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
-roberta_family = partial(
-    Architecture,
-    required=(v, n, d_e, M, d_f, L),
-    restrictions=(
-        *biased_floored_heads("RoBERTa"),
-    ),
-    family="keras_hub",
+roberta_family = learned_positions_family(
+    "RoBERTa",
     keras_hub_metadata=True,
     examples=TINY_AND_ODD_N,
 )
