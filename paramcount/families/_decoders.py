@@ -51,6 +51,7 @@ from paramcount.families._lineages import ROTARY_PAIRS_VALIDATED
 from paramcount.families._lineages import pinned
 from paramcount.families._lineages import rotary_heads
 from paramcount.families._lineages import split_heads
+from paramcount.model.components import embedding
 from paramcount.model.components.basic import layer_norm
 from paramcount.model.components.hf_decoder import causal_lm
 from paramcount.model.components.llama_like import backbone
@@ -223,6 +224,24 @@ def keras_llama(arch_id: str, *, keras: str, hf: str = "", fields: Iterable[Fiel
         names = defaults["transformers"]
         defaults["transformers"] = dataclasses.replace(names, weights={**names.weights, **QK_NORM_NAMES})
     return keras_hub_backbone(arch_id, **{**defaults, **rest})
+
+
+def untied_keras_ends() -> tuple[Term, Term]:
+    """The ends of a KerasHub backbone whose embedding layer holds an untied LM head (Phi-3's,
+    GPT-OSS's, written out block by block): the final RMS norm ``sequence_output_layernorm``
+    and the head, ``reverse_embeddings`` (d_e × v)."""
+    return (rms_norm("final_norm", match="sequence_output_layernorm"),
+            embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
+                      note="untied output projection d_e × v, held by the backbone's embedding layer"
+                      ).with_cost(macs=d_e * v))
+
+
+def fused_gate_up(prefix: str, axis: int) -> dict:
+    """transformers' names of a SwiGLU (``prefix``: its gate, up and down leaves) whose gate and
+    up projections are one ``gate_up_proj`` stacked along ``axis`` (gate rows, then up rows),
+    its down projection ``down_proj``."""
+    return {f"{prefix}.gate": ("gate_up_proj", (0, 2, axis)), f"{prefix}.up": ("gate_up_proj", (1, 2, axis)),
+            f"{prefix}.down": "down_proj"}
 
 
 def sliding(every: int = 0, default: int | None = 4096) -> dict:

@@ -25,6 +25,7 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._decoders import LLAMA_FREE
 from paramcount.families._decoders import sliding
+from paramcount.families._decoders import untied_keras_ends
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import DECODER_FIELDS
@@ -34,7 +35,6 @@ from paramcount.families._lineages import GQA
 from paramcount.families._lineages import LOCAL_EXPERTS
 from paramcount.families._lineages import pinned
 from paramcount.model.components import dense
-from paramcount.model.components import embedding
 from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.llama_like import hf_decoder_names
 from paramcount.model.components.modern import k_act
@@ -128,10 +128,7 @@ register(keras_hub_backbone(
             times=L,
             match=r"transformer_layer_\d+",
         ),
-        rms_norm("final_norm", match="sequence_output_layernorm"),
-        embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
-                  note="untied output projection d_e × v, held by the backbone's embedding layer"
-                  ).with_cost(macs=d_e * v),
+        *untied_keras_ends(),
     ),
     required=(v, d_e, M, M_kv, d_k, d_f, E, k_act, L),
     restrictions=(

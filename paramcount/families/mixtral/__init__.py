@@ -19,6 +19,7 @@ from paramcount.core.symbols import v
 from paramcount.families._decoders import LLAMA_FREE
 from paramcount.families._decoders import LLAMA_ROTARY_VALIDATED
 from paramcount.families._decoders import LLAMA_TRANSFORMERS
+from paramcount.families._decoders import fused_gate_up
 from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
@@ -75,9 +76,7 @@ TRANSFORMERS = Transformers(restrictions=(
     "blocks.moe": "mlp",
     "blocks.moe.router": "gate",
     "blocks.moe.experts": "experts",
-    "blocks.moe.experts.expert.gate": ("gate_up_proj", (0, 2, 1)),
-    "blocks.moe.experts.expert.up": ("gate_up_proj", (1, 2, 1)),
-    "blocks.moe.experts.expert.down": "down_proj",
+    **fused_gate_up("blocks.moe.experts.expert", 1),
 }, **sliding(default=None))  # MixtralConfig: no window unless a config sets one (every layer then)
 
 register(keras_hub_backbone(

@@ -20,15 +20,16 @@ from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import v
+from paramcount.families._decoders import fused_gate_up
 from paramcount.families._decoders import keras_llama
 from paramcount.families._decoders import llama_table
 from paramcount.families._decoders import sliding
+from paramcount.families._decoders import untied_keras_ends
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families._lineages import LLAMA_FIELDS
 from paramcount.families._lineages import ROTARY_PAIRS_VALIDATED
 from paramcount.model.components import attention
-from paramcount.model.components import embedding
 from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.modern import gated_feed_forward
 from paramcount.model.components.modern import rms_norm
@@ -69,9 +70,7 @@ TRANSFORMERS = Transformers(restrictions=(
     "blocks.attention.output": "o_proj",
     "blocks.norm_2": "post_attention_layernorm",
     "blocks.ffn": "mlp",
-    "blocks.ffn.gate": ("gate_up_proj", (0, 2, 0)),
-    "blocks.ffn.up": ("gate_up_proj", (1, 2, 0)),
-    "blocks.ffn.down": "down_proj",
+    **fused_gate_up("blocks.ffn", 0),
     "final_norm": "model/norm",
     "head": "lm_head",
 }, **sliding(default=None))  # Phi3Config: no window unless a config sets one (every layer then)
@@ -94,10 +93,7 @@ register(keras_llama(
             times=L,
             match=r"transformer_layer_\d+",
         ),
-        rms_norm("final_norm", match="sequence_output_layernorm"),
-        embedding("head", v, match="token_embedding/reverse_embeddings", kind="head",
-                  note="untied output projection d_e × v, held by the backbone's embedding layer"
-                  ).with_cost(macs=d_e * v),
+        *untied_keras_ends(),
     ),
     required=(v, d_e, M, d_f, L),
     optional={M_kv: M},
