@@ -338,6 +338,24 @@ ABSOLUTE_POSITIONS = Requires(
     why="relative position types add a distance table the formula does not have")
 
 
+def absolute_positions(model: str) -> Sets:
+    """Configs of a BERT-lineage ``model`` are written with its absolute learned position table."""
+    return Sets("position_embedding_type", "absolute",
+                why=f"the formula counts {model}'s absolute learned position table")
+
+
+def encoder_only(backbone: str) -> tuple[Sets, Sets]:
+    """Configs of an encoder (KerasHub's ``backbone``) are written without cross-attention and
+    not as a decoder."""
+    return (Sets("add_cross_attention", False, why=f"{backbone} is an encoder: it has no cross-attention weights"),
+            Sets("is_decoder", False, why=f"{backbone} is an encoder, not a decoder (no cross-attention)"))
+
+
+def no_cross_attention(model: str) -> Requires:
+    """A config giving the encoder ``model`` cross-attention describes no model the formula counts."""
+    return Requires("add_cross_attention", (False,), why=f"{model} here is an encoder without cross-attention")
+
+
 
 def mlm_names(match: str, transform: str, norm: str, bias: str = "predictions/bias",
               decoder: str | None = "decoder/weight") -> dict[str, str]:

@@ -20,7 +20,10 @@ from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import SEGMENTS
+from paramcount.families._lineages import absolute_positions
+from paramcount.families._lineages import encoder_only
 from paramcount.families._lineages import mlm_names
+from paramcount.families._lineages import no_cross_attention
 from paramcount.model.components import dense
 from paramcount.model.components import embedding
 from paramcount.model.components import encoder_block
@@ -61,9 +64,8 @@ MAPPING = family_table(
     tasks={"BertForMaskedLM": "bert_masked_lm", "BertForPreTraining": "bert_pretraining"},
     fields=(*ENCODER_FIELDS, POSITIONS_512, SEGMENTS),
     restrictions=(
-        Sets("position_embedding_type", "absolute", why="the formula counts BERT's absolute learned position table"),
-        Sets("add_cross_attention", False, why="BertBackbone is an encoder: it has no cross-attention weights"),
-        Sets("is_decoder", False, why="BertBackbone is an encoder, not a decoder (no cross-attention)"),
+        absolute_positions("BERT"),
+        *encoder_only("BertBackbone"),
         Sets("tie_word_embeddings", True, why="BertMaskedLM's decoder is the token table transposed (tied)"),
         Requires(
             "tie_word_embeddings",
@@ -71,7 +73,7 @@ MAPPING = family_table(
             why="BertForMaskedLM's decoder counts only as the token embedding, tied",
         ),
         ABSOLUTE_POSITIONS,
-        Requires("add_cross_attention", (False,), why="BERT here is an encoder without cross-attention"),
+        no_cross_attention("BERT"),
     ),
     free=ENCODER_FREE,
 )

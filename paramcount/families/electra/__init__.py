@@ -11,8 +11,6 @@ import sympy
 
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Fixed
-from paramcount.core.restrictions import Requires
-from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -33,6 +31,9 @@ from paramcount.families._lineages import LAYERS
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import SEGMENTS
 from paramcount.families._lineages import WIDTH
+from paramcount.families._lineages import absolute_positions
+from paramcount.families._lineages import encoder_only
+from paramcount.families._lineages import no_cross_attention
 from paramcount.families.bert import HF_BLOCKS
 from paramcount.model.components import dense
 from paramcount.model.components.encoders import d_emb
@@ -65,16 +66,10 @@ MAPPING = family_table(
         SEGMENTS,
     ),
     restrictions=(
-        Sets("position_embedding_type", "absolute", why="the formula counts ELECTRA's absolute learned position table"),
-        Sets("add_cross_attention", False, why="ElectraBackbone is an encoder: it has no cross-attention weights"),
-        Sets("is_decoder", False, why="ElectraBackbone is an encoder, not a decoder (no cross-attention)"),
+        absolute_positions("ELECTRA"),
+        *encoder_only("ElectraBackbone"),
         ABSOLUTE_POSITIONS,
-        Requires(
-            "add_cross_attention",
-            (False,),
-            why="ELECTRA here is an encoder without "
-                "cross-attention",
-        ),
+        no_cross_attention("ELECTRA"),
     ),
     free=frozenset({
         "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",

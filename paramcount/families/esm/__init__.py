@@ -31,6 +31,8 @@ from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
+from paramcount.families._lineages import encoder_only
+from paramcount.families._lineages import no_cross_attention
 from paramcount.model.components import attention
 from paramcount.model.components import dense
 from paramcount.model.components import embedding
@@ -63,10 +65,9 @@ MAPPING = family_table(
     ),
     restrictions=(
         Sets("is_folding_model", False, why="the formula counts ESM-2's language model, not ESMFold's folding trunk"),
-        Sets("add_cross_attention", False, why="ESMBackbone is an encoder: it has no cross-attention weights"),
-        Sets("is_decoder", False, why="ESMBackbone is an encoder, not a decoder (no cross-attention)"),
+        *encoder_only("ESMBackbone"),
         Requires("is_folding_model", (False,), why="ESMFold's folding trunk is not in the formula"),
-        Requires("add_cross_attention", (False,), why="ESM here is an encoder without cross-attention"),
+        no_cross_attention("ESM"),
     ),
     free=frozenset({
         "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps", "rope_theta",

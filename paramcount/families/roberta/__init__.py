@@ -17,6 +17,8 @@ from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
 from paramcount.families._lineages import TINY_AND_ODD_N
+from paramcount.families._lineages import absolute_positions
+from paramcount.families._lineages import encoder_only
 from paramcount.families._lineages import mlm_names
 from paramcount.families.bert import ENCODER_FREE
 from paramcount.families.bert import HF_ENCODER
@@ -58,10 +60,8 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
         keras_classes={f"{keras_prefix}Backbone": arch_id},
         restrictions=(
             Sets("type_vocab_size", 1, why="RoBERTa has no segment embeddings: one token type"),
-            Sets("position_embedding_type", "absolute",
-                why="the formula counts RoBERTa's absolute learned position table"),
-            Sets("add_cross_attention", False, why="RobertaBackbone is an encoder: it has no cross-attention weights"),
-            Sets("is_decoder", False, why="RobertaBackbone is an encoder, not a decoder (no cross-attention)"),
+            absolute_positions("RoBERTa"),
+            *encoder_only("RobertaBackbone"),
             Sets("tie_word_embeddings", True, why="RoBERTa's masked-LM decoder is the token table transposed (tied)"),
             Requires(
                 "type_vocab_size",
