@@ -40,6 +40,7 @@ from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
+from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GEMMA3_TIED
@@ -66,9 +67,7 @@ from paramcount.model.frameworks import Always
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
-from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
-from paramcount.model.weights import Named
 
 IDS = ("gemma3", "gemma3_embedding")  # the ids this folder registers
 
@@ -87,10 +86,9 @@ _BACKBONE = (
 
 # The settings this family's architectures share; each call adds (or overrides) the rest.
 _architecture = partial(
-    Architecture,
+    keras_hub_backbone,
     required=(v, d_e, M, d_k, d_f, L),
     restrictions=(GQA,),
-    family="keras_hub",
 )
 
 # symbol ↔ Gemma3Backbone argument ↔ Gemma3TextConfig key (model_type gemma3_text). The text
@@ -171,7 +169,7 @@ TRANSFORMERS = Transformers(
 )
 
 register(_architecture(
-    id="gemma3",
+    "gemma3",
     title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
           "local/global layers",
     source="Gemma Team 2025, 'Gemma 3 Technical Report'; "
@@ -183,12 +181,9 @@ register(_architecture(
              macs=d_e * v),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
-    reference=Named("reference_models.table:backbone", ("gemma3",)),
     counting="trainable weights of the text backbone: token embedding (also the tied head), "
              "L blocks, final norm; the vision+text presets, with their SigLIP encoder, are "
              "gemma3_vision's",
-    presets="gemma3",
-    keras_hub_metadata=True,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
@@ -256,7 +251,7 @@ EMBEDDING_TRANSFORMERS = Transformers(
 )
 
 register(_architecture(
-    id="gemma3_embedding",
+    "gemma3_embedding",
     title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
           "EmbeddingGemma",
     source="Vera et al. 2025, 'EmbeddingGemma'; keras_hub/src/models/gemma3/gemma3_backbone.py",
@@ -273,11 +268,8 @@ register(_architecture(
         ),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST, d_pool: 4 * d_e, d_sent: d_e},
-    reference=Named("reference_models.table:backbone", ("gemma3_embedding",)),
     counting="trainable weights: token embedding, L bidirectional blocks, final norm, pooling "
              "head (two bias-free dense layers)",
-    presets="gemma3_embedding",
-    keras_hub_metadata=True,
     mapping=EMBEDDING_MAPPING,
     transformers=EMBEDDING_TRANSFORMERS,
     examples={

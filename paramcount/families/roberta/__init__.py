@@ -13,6 +13,7 @@ from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import n
+from paramcount.families._defaults import family_table
 from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
@@ -49,15 +50,14 @@ def table(model_type: str, prefix: str, keras_prefix: str, arch_id: str) -> Tabl
     """symbol ↔ <keras_prefix>Backbone argument ↔ <prefix>Config key (RoBERTa and XLM-R share
     it). HF's max_position_embeddings counts fairseq's two padding-offset rows (514 for n = 512):
     KerasHub's converters subtract them, and so does the table (hf_offset)."""
-    return Table(
+    return family_table(
+        arch_id, hf=f"{prefix}Model", keras=f"{keras_prefix}Backbone", model_type=model_type,
+        tasks={f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
         fields=(
             *ENCODER_FIELDS,
             Field("n", keras="max_sequence_length", hf="max_position_embeddings",
                   hf_offset=2, keras_default=512),
         ),
-        model_type=model_type,
-        hf_classes={f"{prefix}Model": arch_id, f"{prefix}ForMaskedLM": f"{arch_id}_masked_lm"},
-        keras_classes={f"{keras_prefix}Backbone": arch_id},
         restrictions=(
             Sets("type_vocab_size", 1, why="RoBERTa has no segment embeddings: one token type"),
             absolute_positions("RoBERTa"),
