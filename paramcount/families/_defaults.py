@@ -26,9 +26,11 @@ __all__ = ["family_table", "keras_hub_backbone"]
 
 def keras_hub_backbone(arch_id: str, **fields) -> Architecture:
     """The Architecture ``arch_id`` with KerasHub's defaults (reference, presets ``<id>``,
-    metadata, origin) under the family's ``fields``, which may override any of them."""
+    metadata, origin) under the family's ``fields``, which may override any of them. KerasHub's
+    metadata is read from the presets: without presets (``presets=None``), none by default."""
+    presets = fields.get("presets", arch_id)
     defaults = dict(reference=Named("reference_models.table:backbone", (arch_id,)), presets=arch_id,
-                    keras_hub_metadata=True, family="keras_hub")
+                    keras_hub_metadata=presets is not None, family="keras_hub")
     return Architecture(id=arch_id, **{**defaults, **fields})
 
 

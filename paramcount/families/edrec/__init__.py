@@ -56,7 +56,6 @@ MAPPING = Table(
 register(keras_hub_backbone(
     "edrec",
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     title="EdRec backbone (keras_hub.models.EdRecBackbone): pre-norm encoder-decoder, RMS norms, "
           "gated feed-forward, shared token table",

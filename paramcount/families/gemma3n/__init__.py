@@ -389,7 +389,6 @@ register(keras_hub_backbone(
         ),
     ),
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -372,7 +372,6 @@ register(keras_hub_backbone(
         *Holds.each(LOCAL_AND_GLOBAL.constraints()),
     ),
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

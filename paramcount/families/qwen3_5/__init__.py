@@ -54,9 +54,6 @@ from paramcount.model.registry import register
 IDS = ("qwen3_5",)  # the ids this folder registers
 
 
-# KerasHub's Qwen 3.5 presets are vision-language models: a text backbone (Qwen 3.5, Qwen 3.5
-# MoE) reads none of them, nor KerasHub's metadata of them
-TEXT_BACKBONE = dict(presets=None, keras_hub_metadata=False)
 HYBRID_OPTIONAL = {L_full: sympy.floor(L / 4), tied: 0, H_lk: 16, H_lv: 32, d_lk: 128,
                    d_lv: 128, K_conv: 4}
 # The hybrid stack's restriction rows, shared with Qwen 3.5 MoE and Qwen3-Next.
@@ -159,7 +156,7 @@ register(keras_hub_backbone(
     counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
              "hybrid blocks, final RMS norm and the LM head KerasHub keeps in the backbone (none "
              "when tied); KerasHub's presets are vision-language models and are not counted here",
-    **TEXT_BACKBONE,
+    presets=None,  # KerasHub's Qwen 3.5 presets are vision-language models
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -37,7 +37,6 @@ from paramcount.families.qwen3_5 import HYBRID_FREE
 from paramcount.families.qwen3_5 import HYBRID_OPTIONAL
 from paramcount.families.qwen3_5 import HYBRID_REQUIRES
 from paramcount.families.qwen3_5 import HYBRID_WEIGHTS
-from paramcount.families.qwen3_5 import TEXT_BACKBONE
 from paramcount.model.components.basic import dense
 from paramcount.model.components.llama_like import backbone
 from paramcount.model.components.llama_like import d_fe
@@ -126,7 +125,7 @@ register(keras_hub_backbone(
              "hybrid blocks each with a router, E routed experts and a gated shared expert, "
              "final RMS norm and the LM head KerasHub keeps in the backbone (none when tied); "
              "active parameters count k of the E routed experts",
-    **TEXT_BACKBONE,
+    presets=None,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples=HYBRID_MOE_EXAMPLES,

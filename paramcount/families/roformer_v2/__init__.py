@@ -61,7 +61,6 @@ MAPPING = Table(
 register(keras_hub_backbone(
     "roformer_v2",
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     title="RoFormer-V2 backbone (keras_hub.models.RoformerV2Backbone): rotary positions, RMS "
           "norms, optional biases",

@@ -68,7 +68,6 @@ MAPPING = Table(
 register(keras_hub_backbone(
     "rwkv7",
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     title="RWKV-7 backbone (keras_hub.models.RWKV7Backbone): attention-free, low-rank "
           "time-mix maps, untied head",

@@ -379,7 +379,6 @@ register(keras_hub_backbone(
         *t5gemma_heads("T5Gemma 2"),
     ),
     presets=None,
-    keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
