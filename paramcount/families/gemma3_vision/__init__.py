@@ -32,6 +32,8 @@ from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GEMMA3_TIED
 from paramcount.families._lineages import IMAGE_SIZE_224
 from paramcount.families._lineages import VISION_SPLIT
+from paramcount.families.pali_gemma import ODD_VISION_LM
+from paramcount.families.pali_gemma import TINY_VISION_LM
 from paramcount.families.pali_gemma import TRANSFORMERS as PALI_GEMMA_TRANSFORMERS
 from paramcount.model.components import dense
 from paramcount.model.components.modern import rms_norm
@@ -200,10 +202,8 @@ register(keras_hub_backbone(
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16,
-                     M_vis=2, d_fvis=24, L_vis=2),
-        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
-                          M_vis=5, d_fvis=11, L_vis=3, qk_norm=0, post_norm=0),
+        "tiny": TINY_VISION_LM,
+        "odd_sizes": dict(ODD_VISION_LM, qk_norm=0, post_norm=0),
     },
 ))
 

@@ -218,6 +218,13 @@ TRANSFORMERS = Transformers(
     ),),
 )
 
+# a tiny Gemma decoder with a tiny SigLIP tower, and one of odd sizes (Gemma 3's vision model
+# takes them too)
+TINY_VISION_LM = dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16, M_vis=2, d_fvis=24,
+                      L_vis=2)
+ODD_VISION_LM = dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15, M_vis=5, d_fvis=11,
+                     L_vis=3)
+
 register(keras_hub_backbone(
     "pali_gemma",
     title="PaliGemma / PaliGemma 2 backbone (keras_hub.models.PaliGemmaBackbone): SigLIP image "
@@ -247,12 +254,10 @@ register(keras_hub_backbone(
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, H=32, P=8, d_vis=16,
-                     M_vis=2, d_fvis=24, L_vis=2),
+        "tiny": TINY_VISION_LM,
         "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, H=28, P=7, d_vis=12,
                             M_vis=3, d_fvis=20, L_vis=1, post_norm=1),
-        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, d_vis=15,
-                          M_vis=5, d_fvis=11, L_vis=3),
+        "odd_sizes": ODD_VISION_LM,
     },
 ))
 
