@@ -15,6 +15,7 @@ every table), issue 29 §3.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 
 import sympy
@@ -391,6 +392,14 @@ T5GEMMA_VALIDATED = (
           why="transformers validates each side's width divisible by its heads, even with head_dim set"),
 )
 
+
+
+def layer_types(types: Callable[[str], object], why: str) -> tuple[Sets, ...]:
+    """The KerasHub T5Gemma backbones' ``encoder_layer_types`` and ``decoder_layer_types``: each
+    side's layer kinds, ``types("L_enc")`` and ``types("L_dec")`` (a function of the
+    hyperparameters; the kinds hold no weights), with one ``why``."""
+    return tuple(Sets(f"{side}_layer_types", types(layers), binds="keras", why=why)
+                 for side, layers in (("encoder", "L_enc"), ("decoder", "L_dec")))
 
 
 def t5gemma_heads(model: str) -> tuple[Fixed | Holds, ...]:

@@ -39,6 +39,7 @@ from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
 from paramcount.families._lineages import T5GEMMA_VOCAB
 from paramcount.families._lineages import TIED_YES
+from paramcount.families._lineages import layer_types
 from paramcount.families._lineages import t5gemma_heads
 from paramcount.model.components import attention
 from paramcount.model.components import embedding
@@ -104,12 +105,8 @@ MAPPING = family_table(
         TIED_YES,
     ),
     restrictions=(
-        Sets("encoder_layer_types", _types("L_enc"), binds="keras",
-            why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, local then global (no "
-                "weights)"),
-        Sets("decoder_layer_types", _types("L_dec"), binds="keras",
-            why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, local then global (no "
-                "weights)"),
+        *layer_types(_types, why="T5GemmaBackbone takes each layer's attention kind: Gemma 2's interleaving, "
+                                 "local then global (no weights)"),
         Sets("sliding_window", 4096, binds="keras", why="the released T5Gemma models' window (no weight)"),
     ),
     free=frozenset({

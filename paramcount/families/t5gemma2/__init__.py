@@ -61,6 +61,7 @@ from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
 from paramcount.families._lineages import T5GEMMA_VOCAB
 from paramcount.families._lineages import TIED_YES
+from paramcount.families._lineages import layer_types
 from paramcount.families._lineages import t5gemma_heads
 from paramcount.model.components import attention
 from paramcount.model.components import dense
@@ -175,12 +176,8 @@ MAPPING = family_table(
                 "released checkpoints have it (So400m/14 at 896, no head)"),
         Sets("encoder.mm_tokens_per_image", 256,
             why="the released checkpoints' image tokens per image (pooling only: no weights)"),
-        Sets("encoder_layer_types", _types("L_enc"), binds="keras",
-            why="T5Gemma2Backbone requires each layer's attention kind: Gemma 3's pattern, five sliding-window "
-                "layers then one global (no weights)"),
-        Sets("decoder_layer_types", _types("L_dec"), binds="keras",
-            why="T5Gemma2Backbone requires each layer's attention kind: Gemma 3's pattern, five sliding-window "
-                "layers then one global (no weights)"),
+        *layer_types(_types, why="T5Gemma2Backbone requires each layer's attention kind: Gemma 3's pattern, "
+                                 "five sliding-window layers then one global (no weights)"),
         Sets("sliding_window", 4, binds="keras", why="a window for the sliding-window layers, which holds no weight"),
         Sets("vision_encoder", None, binds="keras",
             why="t5gemma2's Keras model is the text encoder-decoder, without KerasHub's vision encoder"),
