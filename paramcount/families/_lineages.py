@@ -109,6 +109,8 @@ EXPERTS = Field("E", keras="num_experts", hf="num_experts")
 TOP_K = Field("k", keras="top_k", hf="num_experts_per_tok")
 EXPERT_FFN = Field("d_fe", keras="moe_intermediate_dim", hf="moe_intermediate_size")
 LOCAL_EXPERTS = Field("E", keras="num_experts", hf="num_local_experts")
+# the Qwen MoE lineage's experts, k per token, and each expert's width
+QWEN_MOE_FIELDS = (EXPERTS, TOP_K, EXPERT_FFN)
 
 
 def released_values(backbone: str, released: str = "model's", **values) -> tuple[Sets, ...]:
@@ -208,6 +210,8 @@ HF_EXPERTS = Field("E", hf="num_experts")
 HF_MLP_BIAS = Field("b_ffn", hf="mlp_bias", flag=True, hf_default=0)
 HF_FFN_OR_4D = Field("d_f", hf="intermediate_size", hf_default=4 * d_e)
 HF_HEAD_DIM_OR_128 = Field("d_k", hf="head_dim", hf_default=128)
+# a mixture's routing as transformers' Mixtral-lineage configs name it: the experts, k per token
+HF_LOCAL_ROUTING = (HF_LOCAL_EXPERTS, HF_TOP_K)
 # a mixture whose first L_dense blocks are dense, with routed and shared experts (DeepSeek's
 # layout, GLM-4.5's): its rows, in this order
 HF_DENSE_FIRST_MOE_FIELDS = (HF_FFN, HF_EXPERT_FFN, HF_ROUTED_EXPERTS, HF_SHARED_EXPERTS, HF_TOP_K, HF_FIRST_DENSE)

@@ -24,8 +24,7 @@ from paramcount.core.symbols import d_fe
 from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
-from paramcount.families._lineages import HF_LOCAL_EXPERTS
-from paramcount.families._lineages import HF_TOP_K
+from paramcount.families._lineages import HF_LOCAL_ROUTING
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.model.components.hf_decoder import causal_lm
 from paramcount.model.components.hf_decoder import stacked_expert
@@ -63,8 +62,7 @@ MAPPING = dataclasses.replace(
     _MAPPING,
     fields=(*(f for f in _MAPPING.fields if f.symbol not in _DENSE_ONLY),
             HF_EXPERT_FFN_AS_FFN,
-            HF_LOCAL_EXPERTS,
-            HF_TOP_K),
+            *HF_LOCAL_ROUTING),
     model_type="granitemoe",
     hf_classes={"GraniteMoeForCausalLM": "granitemoe"},
     free=_MAPPING.free | {"output_router_logits", "router_aux_loss_coef"},

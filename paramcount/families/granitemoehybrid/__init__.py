@@ -56,9 +56,8 @@ from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
 from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
-from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_LOCAL_ROUTING
 from paramcount.families._lineages import HF_TIED_NO
-from paramcount.families._lineages import HF_TOP_K
 from paramcount.families._lineages import MAMBA_CONV
 from paramcount.families._lineages import MAMBA_CONV_BIAS
 from paramcount.families._lineages import MAMBA_EXPAND
@@ -149,8 +148,7 @@ MAPPING = family_table(
         Field("d_fs", hf="shared_intermediate_size"),
         # absent: GraniteMoeHybridConfig's 8 experts (routed); 0 or null: dense
         Field("moe", hf="num_local_experts", hf_presence=True, hf_default=1),
-        HF_LOCAL_EXPERTS,
-        HF_TOP_K,
+        *HF_LOCAL_ROUTING,
         MAMBA_EXPAND,
         MAMBA_HEADS,
         MAMBA_GROUPS,

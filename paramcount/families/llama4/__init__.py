@@ -42,9 +42,8 @@ from paramcount.families._lineages import EVEN_HEAD_DIM
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
 from paramcount.families._lineages import HF_HEAD_DIM_DECODER_FIELDS
-from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_LOCAL_ROUTING
 from paramcount.families._lineages import HF_TIED_NO
-from paramcount.families._lineages import HF_TOP_K
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.model.components.basic import dense
 from paramcount.model.components.hf_decoder import lm_head
@@ -122,8 +121,7 @@ MAPPING = family_table(
         *HF_HEAD_DIM_DECODER_FIELDS,
         HF_EXPERT_FFN_AS_FFN,
         Field("d_f", hf="intermediate_size_mlp"),
-        HF_LOCAL_EXPERTS,
-        HF_TOP_K,
+        *HF_LOCAL_ROUTING,
         HF_TIED_NO,
         Field("L_moe", stack=INTERLEAVED_MOE, options={
             "interleave_moe_layer_step": "interleave_moe_layer_step",

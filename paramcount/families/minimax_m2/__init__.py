@@ -34,9 +34,8 @@ from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_EXPERT_FFN_AS_FFN
 from paramcount.families._lineages import HF_GQA_FIELDS
 from paramcount.families._lineages import HF_HEAD_DIM_OR_SPLIT
-from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_LOCAL_ROUTING
 from paramcount.families._lineages import HF_TIED_NO
-from paramcount.families._lineages import HF_TOP_K
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.model.components.hf_decoder import attention
 from paramcount.model.components.hf_decoder import qk_norms
@@ -89,8 +88,7 @@ register(hf_causal_lm(
             # absent: d_e/M, as MiniMaxM2Attention takes it
             HF_HEAD_DIM_OR_SPLIT,
             HF_EXPERT_FFN_AS_FFN,
-            HF_LOCAL_EXPERTS,
-            HF_TOP_K,
+            *HF_LOCAL_ROUTING,
             HF_TIED_NO,
         ),
         # rotary_dim / partial_rotary_factor: the rotary share of d_k; use_qk_norm,

@@ -29,9 +29,8 @@ from paramcount.families._lineages import HF_ATTENTION_BIAS
 from paramcount.families._lineages import HF_FFN
 from paramcount.families._lineages import HF_GQA_FIELDS
 from paramcount.families._lineages import HF_HEAD_DIM
-from paramcount.families._lineages import HF_LOCAL_EXPERTS
+from paramcount.families._lineages import HF_LOCAL_ROUTING
 from paramcount.families._lineages import HF_TIED_NO
-from paramcount.families._lineages import HF_TOP_K
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families._lineages import rotary_heads
 from paramcount.model.components.basic import layer_norm
@@ -78,8 +77,7 @@ register(hf_causal_lm(
             *HF_GQA_FIELDS,
             HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
             HF_FFN,
-            HF_LOCAL_EXPERTS,
-            HF_TOP_K,
+            *HF_LOCAL_ROUTING,
             HF_ATTENTION_BIAS,
             Field("b_head", hf="lm_head_bias", flag=True, hf_default=0),
             HF_TIED_NO,

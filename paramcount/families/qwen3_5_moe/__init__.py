@@ -23,13 +23,11 @@ from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
-from paramcount.families._lineages import EXPERT_FFN
-from paramcount.families._lineages import EXPERTS
 from paramcount.families._lineages import QWEN3_5_NO_ATTENTION_BIAS
+from paramcount.families._lineages import QWEN_MOE_FIELDS
 from paramcount.families._lineages import QWEN_MOE_NAMES
 from paramcount.families._lineages import QWEN_SHARED_EXPERT_NAMES
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
-from paramcount.families._lineages import TOP_K
 from paramcount.families.qwen3_5 import HYBRID_CONSTRAINTS
 from paramcount.families.qwen3_5 import HYBRID_FIELDS
 from paramcount.families.qwen3_5 import HYBRID_FIXED
@@ -76,9 +74,7 @@ MAPPING = family_table(
     "qwen3_5_moe", hf="Qwen3_5MoeForCausalLM", keras="Qwen3_5MoeBackbone", model_type="qwen3_5_moe_text",
     fields=(
         *HYBRID_FIELDS,
-        EXPERTS,
-        TOP_K,
-        EXPERT_FFN,
+        *QWEN_MOE_FIELDS,
         Field("d_fs", keras="shared_expert_intermediate_size",
               hf="shared_expert_intermediate_size"),
     ),

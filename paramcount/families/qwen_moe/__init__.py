@@ -40,19 +40,17 @@ from paramcount.families._decoders import QWEN_FREE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._lineages import DECODER_FIELDS
-from paramcount.families._lineages import EXPERT_FFN
-from paramcount.families._lineages import EXPERTS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_HEAD_DIM_IMPLIED
 from paramcount.families._lineages import QWEN_DENSE_FFN_NAMES
+from paramcount.families._lineages import QWEN_MOE_FIELDS
 from paramcount.families._lineages import QWEN_MOE_NAMES
 from paramcount.families._lineages import QWEN_SHARED_EXPERT_NAMES
 from paramcount.families._lineages import ROUTED_TO_AT_MOST_ALL
 from paramcount.families._lineages import SPARSE_AND_DENSE
 from paramcount.families._lineages import TIED_NO
-from paramcount.families._lineages import TOP_K
 from paramcount.families._lineages import dense_block_rows
 from paramcount.families._lineages import split_heads
 from paramcount.families._lineages import without_ffn
@@ -122,9 +120,7 @@ MAPPING = family_table(
     "qwen_moe", hf="Qwen2MoeForCausalLM", keras="QwenMoeBackbone", model_type="qwen2_moe",
     fields=(
         *DECODER_FIELDS,
-        EXPERTS,
-        TOP_K,
-        EXPERT_FFN,
+        *QWEN_MOE_FIELDS,
         Field("d_fs", keras="shared_expert_intermediate_dim", hf="shared_expert_intermediate_size"),
         # the dense blocks' width: no weight while every block is sparse (absent: d_fs, the
         # formula's default, as the published config sets it)
