@@ -13,7 +13,6 @@ table, transposed, unless untied.
 from __future__ import annotations
 
 from paramcount.core.formula import group
-from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Sets
@@ -42,10 +41,10 @@ from paramcount.families._lineages import TIED_YES
 from paramcount.families._lineages import layer_types
 from paramcount.families._lineages import t5gemma_heads
 from paramcount.model.components import attention
-from paramcount.model.components import embedding
 from paramcount.model.components import gated_feed_forward
 from paramcount.model.components import rms_norm
 from paramcount.model.components import rotary_positions
+from paramcount.model.components.encoders import encoder_decoder_embeddings
 from paramcount.model.components.encoders import encoder_decoder_outputs
 from paramcount.model.components.encoders import tied
 from paramcount.model.frameworks import Transformers
@@ -171,11 +170,7 @@ register(keras_hub_backbone(
            "keras_hub/src/models/t5gemma/t5gemma_backbone.py",
     formula=group(
         "t5gemma",
-        embedding("encoder_token_embedding", v, d_e, match="encoder_token_embedding",
-                  note="v × d_e encoder table"),
-        leaf("decoder_token_embedding", v * d_e_dec, match="decoder_token_embedding/embeddings",
-             kind="embedding",
-             note="v × d_e_dec decoder table (the tied LM head)"),
+        *encoder_decoder_embeddings(d_e_dec),
         group(
             "encoder",
             rotary_positions(),

@@ -65,10 +65,10 @@ from paramcount.families._lineages import layer_types
 from paramcount.families._lineages import t5gemma_heads
 from paramcount.model.components import attention
 from paramcount.model.components import dense
-from paramcount.model.components import embedding
 from paramcount.model.components import gated_feed_forward
 from paramcount.model.components import rms_norm
 from paramcount.model.components.decoders import qk_norm
+from paramcount.model.components.encoders import encoder_decoder_embeddings
 from paramcount.model.components.encoders import encoder_decoder_outputs
 from paramcount.model.components.vision import H
 from paramcount.model.components.vision import L_vis
@@ -347,11 +347,7 @@ register(keras_hub_backbone(
            "keras_hub/src/models/t5gemma2/t5gemma2_{backbone,encoder,decoder,attention}.py",
     formula=group(
         "t5gemma2",
-        embedding("encoder_token_embedding", v, match="encoder_token_embedding",
-                  note="v × d_e encoder table"),
-        leaf("decoder_token_embedding", v * d_e, match="decoder_token_embedding/embeddings",
-             kind="embedding",
-             note="v × d_e decoder table (the tied LM head)"),
+        *encoder_decoder_embeddings(d_e),
         group(
             "encoder",
             _block(heads=M, kv_heads=M_kv, key_dim=d_k, inner=d_f,

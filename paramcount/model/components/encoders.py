@@ -24,6 +24,7 @@ __all__ = [
     "L_g",
     "L_r",
     "d_emb",
+    "encoder_decoder_embeddings",
     "encoder_decoder_outputs",
     "encoder_stack",
     "eta",
@@ -189,6 +190,17 @@ def full_width_attention_output(cls: str) -> Delta:
         f"{cls}'s attention output projection is d_e → d_e, KerasHub's M·⌊d_e/M⌋ → d_e (the "
         "heads' concatenated width): they differ when M does not divide d_e, which neither "
         "refuses")
+
+
+def encoder_decoder_embeddings(decoder_width) -> tuple[Term, Term]:
+    """An encoder-decoder backbone's token tables as KerasHub's T5Gemma (and T5Gemma 2) hold them:
+    the encoder's, v × d_e, and the decoder's, v × ``decoder_width``, which is also the tied LM
+    head (a ReversibleEmbedding's ``embeddings``)."""
+    return (
+        embedding("encoder_token_embedding", v, d_e, match="encoder_token_embedding", note="v × d_e encoder table"),
+        leaf("decoder_token_embedding", v * decoder_width, match="decoder_token_embedding/embeddings",
+             kind="embedding", note=f"v × {decoder_width} decoder table (the tied LM head)"),
+    )
 
 
 def encoder_decoder_outputs(norms, *, head_width, whose: str) -> tuple[Term, Term]:
