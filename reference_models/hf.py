@@ -7,7 +7,8 @@ One builder for every family: the config comes from the family's table (forward 
 (``Transformers.variants``: Gemma and Gemma 2), the table and class of the one that builds the
 set. A reference and nothing more: hyperparameters in, weights out. Imports torch and
 transformers, so it is imported only in a torch worker (paramcount.runtime.isolate), never beside
-TensorFlow; the proofs against it are :mod:`paramcount.analyze.prove.transformers`.
+TensorFlow; the proofs against it are :mod:`paramcount.analyze.prove.transformers`. What a forward
+of the model costs (FLOPs, its cache) is measured beside it, in :mod:`reference_models.hf_costs`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ import torch
 import transformers
 
 from paramcount.core.errors import Refused
-from paramcount.model.cost import NO_WINDOW
-from paramcount.model.frameworks import cost_symbols, torch_path
+from paramcount.model.frameworks import torch_path
 from paramcount.model.weights import Weight
 
 # transformers' advice to its users (a tiny preset's vocabulary below GPT-2's token ids: "Model
@@ -218,159 +218,3 @@ def _as_declared(path: str, model, base: str) -> str:
         return path  # the head
     rel = path[len(own):]
     return f"{base}/{rel}" if base else rel
-
-
-def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
-    """The oracle of a cost proof: :func:`costs`' measurement of one ``quantity``."""
-    return costs(arch, hp)[quantity]
-
-
-def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = None
-          ) -> dict[str, list[Weight]]:
-    """What a forward of ``hp["B"]`` sequences of ``hp["T"]`` tokens costs the transformers
-    model of ``arch`` at the rest of ``hp``, as weights the verifier attributes like parameters
-    (:mod:`paramcount.model.cost`):
-
-    - ``"flops"``: torch's ``FlopCounterMode`` count of each module's own operations (its
-      children's taken out), at ``<module>/weight`` for a module with a weight of its own (a
-      projection), at ``<module>/scores`` for one without parameters or with small ones only (an
-      attention's products of queries, keys and values; a state-space mixer's scan). A module
-      whose own parameters are stacked matrices (≥ 3 axes: E experts' projections; or matrices
-      only, two or more: E experts' rows in each) has its count
-      shared among them in proportion to their sizes (each a product of the tokens routed to it
-      with its matrix), each at ``<module>/<parameter>``, shaped as the parameter with its first
-      axis scaled, so the slices a formula claims (gate and up of one tensor) apply;
-    - ``"kv"``: the elements each layer of the cache the forward returns holds (keys and values,
-      or a state), at ``<module>/cache``, the module whose ``layer_idx`` is the layer's.
-
-    On the meta device (nothing allocated), except where a router sends tokens to experts (the
-    formula has ``active_times``): the routing depends on the data, so a real model with random
-    small weights runs on the CPU (seeded, random token ids; each token goes to exactly k
-    experts, so the count does not depend on them), its experts in transformers' eager loop.
-    ``config``: config fields that change no weight (``sliding_window``), set on the config;
-    the family's ``Transformers.cost_config`` symbols in ``hp`` are written so too."""
-    if isinstance(arch, str):
-        from paramcount.model.registry import get
-
-        arch = get(arch)
-    ref = arch.transformers.pick(hp)
-    symbols = cost_symbols(ref)
-    extra: dict[str, object] = {k: x for k, x in ref.cost_config.items() if k not in symbols}
-    for key, (sym, default) in symbols.items():
-        given = hp.get(sym.name, default)
-        extra[key] = None if given is None or given >= NO_WINDOW else given  # none: null
-    extra.update(config or {})
-    skip = {"T", "B", *(sym.name for sym, _ in symbols.values())}
-    sizes = {k: hp[k] for k in ("T", "B")}
-    real = arch.formula.has_active
-    model = _model(arch, {k: x for k, x in hp.items() if k not in skip}, extra,
-                   "cpu" if real else "meta")
-    if real:
-        # eager experts (grouped_mm takes bf16 only) and eager attention (FlopCounterMode counts
-        # no CPU flash kernel): the same products, counted
-        with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
-            model.set_experts_implementation("eager")
-        with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
-            model.set_attn_implementation("eager")
-        model.eval().requires_grad_(False)  # FlopCounterMode's module hooks track no grads
-        torch.manual_seed(0)
-        vocab = model.get_input_embeddings().weight.shape[0]
-        ids = torch.randint(0, vocab, (sizes["B"], sizes["T"]))
-    else:
-        with torch.device("meta"):
-            ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
-    threads = torch.get_num_threads()
-    if real:  # a tiny model: one thread (several only wait for each other on a busy machine)
-        torch.set_num_threads(1)
-    try:
-        own, cache = measure(model, ids)
-    finally:
-        torch.set_num_threads(threads)
-    modules = dict(model.named_modules())
-    flops: list[Weight] = []
-    for name, n in own.items():
-        if n:
-            flops.extend(_flop_weights(name, modules[name], n))
-    return {"flops": flops, "kv": cache_weights(model, cache)}
-
-
-def measure(model, ids) -> tuple[dict[str, int], object]:
-    """One forward of ``model`` on the token ids ``ids`` with ``use_cache=True`` under torch's
-    ``FlopCounterMode``: each module's own FLOPs (its counted children's taken out), by module
-    name (``""`` the model itself), and the cache the forward returns (None without one). The
-    one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`)."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-    counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad():
-        out = model(input_ids=ids, use_cache=True)
-    totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
-    root = type(model).__name__
-    counted = {name: int(totals[f"{root}.{name}" if name else root])
-               for name, _ in model.named_modules()
-               if (f"{root}.{name}" if name else root) in totals}
-    own = dict(counted)
-    for name, total in counted.items():  # a module's own: its nearest counted ancestor's less
-        parts = name.split(".") if name else []
-        parent = next((p for p in (".".join(parts[:i]) for i in range(len(parts) - 1, -1, -1))
-                       if p in counted and p != name), None)
-        if parent is not None:
-            own[parent] -= total
-    return own, getattr(out, "past_key_values", None)
-
-
-_LAST: list = []  # the last real model built, (key, model): the next context reuses it
-
-
-def _model(arch, hp: Mapping[str, int], config: Mapping[str, object], device: str):
-    """:func:`build`'s model; a real one is kept for the next call at the same set (the
-    contexts of one set differ in the input only: one random initialisation, not three)."""
-    if device == "meta":
-        return build(arch, hp, config=config, device=device)
-    key = (arch.id, tuple(sorted(hp.items())), tuple(sorted(config.items())), device)
-    if _LAST and _LAST[0][0] == key:
-        return _LAST[0][1]
-    _LAST.clear()
-    torch.manual_seed(0)
-    model = build(arch, hp, config=config, device=device)
-    _LAST.append((key, model))
-    return model
-
-
-def _flop_weights(name: str, module, n: int) -> list[Weight]:
-    """A module's own FLOPs ``n`` as pseudo-weights (see :func:`costs`)."""
-    at = f"{name}." if name else ""
-    params = dict(module.named_parameters(recurse=False))
-    if "weight" in params:
-        return [Weight(torch_path(f"{at}weight"), n, True, (n,))]
-    stacked = {k: p for k, p in params.items() if p.dim() >= 3}
-    if not stacked and len(params) >= 2 and all(p.dim() == 2 for p in params.values()):
-        stacked = params  # matrices side by side, E experts' rows in each (DBRX's w1, v1, w2)
-    size = sum(math.prod(p.shape) for p in stacked.values())
-    if not stacked or any(n * math.prod(p.shape) % size for p in stacked.values()):
-        return [Weight(torch_path(f"{at}scores"), n, True, (n,))]
-    out = []
-    for k, p in stacked.items():
-        share = n * math.prod(p.shape) // size
-        shape = (share // math.prod(p.shape[1:]), *p.shape[1:])
-        out.append(Weight(torch_path(f"{at}{k}"), share, True, shape))
-    return out
-
-
-def cache_weights(model, cache) -> list[Weight]:
-    """The elements each layer of ``cache`` holds, at the module of that layer's index."""
-    if cache is None:
-        return []
-    at: dict[int, str] = {}  # the deepest module that holds the layer's index: its attention
-    for name, module in model.named_modules():
-        idx = getattr(module, "layer_idx", getattr(module, "layer_id", None))
-        if isinstance(idx, int) and not isinstance(idx, bool) and len(name) >= len(at.get(idx, "")):
-            at[idx] = name
-    out = []
-    for i, layer in enumerate(getattr(cache, "layers", ())):
-        size = sum(int(t.numel()) for t in vars(layer).values()
-                   if torch.is_tensor(t) and t.dim() >= 2)
-        if size:
-            where = at.get(i, f"cache_layer_{i}")
-            out.append(Weight(torch_path(f"{where}.cache"), size, True, (size,)))
-    return out

@@ -14,7 +14,8 @@ import torch
 import transformers
 
 from paramcount.core.errors import Refused
-from reference_models.hf import cache_weights, legacy_constructors_on_default_device, measure
+from reference_models.hf import legacy_constructors_on_default_device
+from reference_models.hf_costs import cache_weights, measure
 
 transformers.logging.set_verbosity_error()
 

@@ -1,6 +1,6 @@
 """Memory and compute against transformers: every architecture's forward-FLOPs and KV-cache trees
 (:mod:`paramcount.model.cost`) agree exactly, component by component, with what transformers'
-model computes and caches (``reference_models.hf.costs``: torch's FlopCounterMode on the meta
+model computes and caches (``reference_models.hf_costs.costs``: torch's FlopCounterMode on the meta
 device, a tiny real model on the CPU where a router picks experts), at B = 2 and three contexts T
 (one past any sliding window), or the architecture declares the quantity not formulated, with its
 reason, and the check really fails there (so a stale declaration fails this test).

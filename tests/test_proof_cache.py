@@ -156,6 +156,23 @@ def test_transformers_proof_key_names_its_builder_and_libraries():
     assert keys == {f"{cache.proof_key(arch)} False"}
 
 
+def test_cost_measurement_keys_the_cost_proofs_only():
+    """A cost proof's reference (``reference_models.hf_costs:cost_weights``) holds the measurement
+    and the build it measures (hf_costs.py, hf.py); a parameter proof against transformers holds
+    the build only, so a change to how a cost is measured re-proves no parameter count."""
+    from paramcount.analyze import costs
+    from paramcount.analyze.prove.transformers import proof_arch
+    from paramcount.analyze.verify import transformers_missing
+
+    if transformers_missing():
+        pytest.skip("the transformers extra is not installed")
+    params = [n for n, _ in cache.builder_sources(proof_arch(registry.get("gpt2")).reference)]
+    flops = [n for n, _ in cache.builder_sources(
+        costs.quantity_arch(registry.get("gpt2"), "flops").reference)]
+    assert "reference_models.hf/hf.py" in params and not any("hf_costs" in n for n in params)
+    assert {"reference_models.hf_costs/hf_costs.py", "reference_models.hf/hf.py"} <= set(flops)
+
+
 def test_key_follows_the_mapping_table_the_builder_reads():
     """A Keras builder takes its constructor arguments from the family's table (from_table), and
     the transformers reference its config: a changed table changes what is built, so it must

@@ -3,7 +3,7 @@
 
 A quantity is checked the way a parameter count is: :func:`quantity_arch` is the architecture as
 transformers builds it with the quantity's tree for a formula, T and B among its hyperparameters,
-and a reference that measures (``reference_models.hf:cost_weights``, in a torch worker: torch's
+and a reference that measures (``reference_models.hf_costs:cost_weights``, in a torch worker: torch's
 ``FlopCounterMode`` per module, the cache's tensors per layer). :func:`check` compares one set
 component by component with the verifier's own attribution, and the prover decides the tree for
 all hyperparameters with the same oracle (:func:`paramcount.analyze.prove.prove`).
@@ -144,7 +144,7 @@ def quantity_arch(arch: Architecture, quantity: str,
         # drawn, as in the parameter proof
         constraints=(*window, *_within(arch), *built.constraints,
                      *(r.constraint for r in built.notes)),
-        reference=Named("reference_models.hf:cost_weights", (arch.id, quantity)),
+        reference=Named("reference_models.hf_costs:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
 
 
@@ -311,7 +311,7 @@ def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: i
     from paramcount.runtime import isolate
 
     hp = at(arch, hparams, context, batch)
-    measured = isolate.call("torch", Named("reference_models.hf:costs", (arch.id,)), hp)
+    measured = isolate.call("torch", Named("reference_models.hf_costs:costs", (arch.id,)), hp)
     out = {}
     for q in QUANTITIES:
         qa = quantity_arch(arch, q, hparams)

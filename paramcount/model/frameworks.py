@@ -140,7 +140,7 @@ class Transformers:
     # cannot run on the meta device, a cost not written yet); paramcount.model.cost.unformulated.
     not_formulated: Mapping[str, str] = field(default_factory=dict)
     # Config fields that change no weight but the compute, set by the cost measurement
-    # (reference_models.hf.costs): key (dotted into a sub-config) → (symbol, default), the value
+    # (reference_models.hf_costs.costs): key (dotted into a sub-config) → (symbol, default), the value
     # the hyperparameters give, else the config's default (``sliding_window``: (w, 4096)), or a
     # constant (what a forward needs). :func:`cost_values` fills in the defaults.
     cost_config: Mapping[str, object] = field(default_factory=dict)
