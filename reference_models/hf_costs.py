@@ -37,8 +37,11 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
 
     - ``"flops"``: torch's ``FlopCounterMode`` count of each module's own operations (its
       children's taken out), at ``<module>/weight`` for a module with a weight of its own (a
-      projection), at ``<module>/scores`` for one without parameters or with small ones only (an
-      attention's products of queries, keys and values; a state-space mixer's scan). A module
+      projection), at ``<module>/scan`` for a recurrent mixer (a module holding a ``conv1d``:
+      the convolution and scan it computes inline, apart from an attention's where a hybrid
+      names both modules alike, as Nemotron-H's ``mixer``), at ``<module>/scores`` for one
+      without parameters or with small ones only (an attention's products of queries, keys and
+      values). A module
       whose own parameters are stacked matrices (≥ 3 axes: E experts' projections; or matrices
       only, two or more: E experts' rows in each) has its count
       shared among them in proportion to their sizes (each a product of the tokens routed to it
@@ -170,6 +173,8 @@ def _flop_weights(name: str, module, n: int) -> list[Weight]:
     params = dict(module.named_parameters(recurse=False))
     if "weight" in params:
         return [Weight(torch_path(f"{at}weight"), n, True, (n,))]
+    if isinstance(getattr(module, "conv1d", None), torch.nn.Module):  # a recurrent mixer's own
+        return [Weight(torch_path(f"{at}scan"), n, True, (n,))]
     stacked = {k: p for k, p in params.items() if p.dim() >= 3}
     if not stacked and len(params) >= 2 and all(p.dim() == 2 for p in params.values()):
         stacked = params  # matrices side by side, E experts' rows in each (DBRX's w1, v1, w2)

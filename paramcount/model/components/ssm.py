@@ -51,9 +51,9 @@ def _param(name: str, expr, note: str) -> Term:
 
 def _scan(note: str, *, flops, state) -> Term:
     """The products a mixer computes itself (no module of their own: torch counts them at the
-    mixer, ``<mixer>/scores``) and the states it caches per sequence (``<mixer>/cache``): a
-    part without parameters (:mod:`paramcount.model.cost`)."""
-    return leaf("scan", 0, match="scores", kind="recurrent",
+    mixer, ``<mixer>/scan``) and the states it caches per sequence (``<mixer>/cache``): a
+    part without parameters (:mod:`paramcount.model.cost`, :mod:`reference_models.hf_costs`)."""
+    return leaf("scan", 0, match="scan", kind="recurrent",
                 note="no parameters; the mixer's own products: " + note, flops=flops, state=state)
 
 
