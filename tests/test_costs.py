@@ -28,6 +28,11 @@ NO_FORWARD = {
     (a, "uneven_heads"): "transformers builds the floored heads' projections (M·⌊d_e/M⌋ wide) "
                          "but its forward cannot multiply them by the d_e-wide output"
     for a in ("albert", "albert_masked_lm", "electra")
+} | {
+    ("zamba2", "tiny_attention_adapters"): "transformers builds the attention adapters 2·d_e "
+                                           "wide, but its forward adds the key's and value's to "
+                                           "the M_kv·d_k-wide keys and values (M_kv < M: no "
+                                           "broadcast)",
 }
 
 
