@@ -37,8 +37,11 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
 
     - ``"flops"``: torch's ``FlopCounterMode`` count of each module's own operations (its
       children's taken out), at ``<module>/weight`` for a module with a weight of its own (a
-      projection), at ``<module>/scores`` for one without parameters or with small ones only (an
-      attention's products of queries, keys and values; a state-space mixer's scan). A module
+      projection), at ``<module>/scan`` for a recurrent mixer (a module holding a ``conv1d``:
+      the convolution and scan it computes inline, apart from an attention's where a hybrid
+      names both modules alike, as Nemotron-H's ``mixer``), at ``<module>/scores`` for one
+      without parameters or with small ones only (an attention's products of queries, keys and
+      values). A module
       whose own parameters are stacked matrices (≥ 3 axes: E experts' projections; or matrices
       only, two or more: E experts' rows in each) has its count
       shared among them in proportion to their sizes (each a product of the tokens routed to it
@@ -120,7 +123,30 @@ def measure(model, ids) -> tuple[dict[str, int], object]:
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    return own, getattr(out, "past_key_values", None)
+    return own, _returned_cache(out)
+
+
+def _returned_cache(out):
+    """The cache a forward's output holds: ``past_key_values``, or where a state-space model's
+    output keeps it (transformers 5's ``cache``, older ``cache_params``); None without one."""
+    for name in ("past_key_values", "cache", "cache_params"):
+        found = getattr(out, name, None)
+        if found is not None:
+            return found
+    return None
+
+
+def _tensors(value) -> list:
+    """The tensors a cache layer's attribute holds: itself, or a dict's or list's values (a
+    linear-attention layer's ``conv_states`` {0: tensor}), at least 2-dimensional (a count, a
+    position, a flag is none)."""
+    if torch.is_tensor(value):
+        return [value] if value.dim() >= 2 else []
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [t for x in value for t in _tensors(x)]
+    return []
 
 
 _LAST: list = []  # the last real model built, (key, model): the next context reuses it
@@ -147,6 +173,8 @@ def _flop_weights(name: str, module, n: int) -> list[Weight]:
     params = dict(module.named_parameters(recurse=False))
     if "weight" in params:
         return [Weight(torch_path(f"{at}weight"), n, True, (n,))]
+    if isinstance(getattr(module, "conv1d", None), torch.nn.Module):  # a recurrent mixer's own
+        return [Weight(torch_path(f"{at}scan"), n, True, (n,))]
     stacked = {k: p for k, p in params.items() if p.dim() >= 3}
     if not stacked and len(params) >= 2 and all(p.dim() == 2 for p in params.values()):
         stacked = params  # matrices side by side, E experts' rows in each (DBRX's w1, v1, w2)
@@ -162,19 +190,30 @@ def _flop_weights(name: str, module, n: int) -> list[Weight]:
 
 
 def cache_weights(model, cache) -> list[Weight]:
-    """The elements each layer of ``cache`` holds, at the module of that layer's index."""
+    """The elements each layer of ``cache`` holds, at the module of that layer's index: its keys
+    and values (tensors) at the deepest such module, its attention; its states (a linear-attention
+    layer's conv and recurrent states, in dicts by state) at the one that holds a convolution
+    (``conv1d``), its mixer, where a hybrid layer has both (Falcon-H1's attention beside a Mamba
+    mixer), else at the deepest too."""
     if cache is None:
         return []
     at: dict[int, str] = {}  # the deepest module that holds the layer's index: its attention
+    mixer: dict[int, str] = {}  # the deepest that holds it and a convolution: its mixer
     for name, module in model.named_modules():
         idx = getattr(module, "layer_idx", getattr(module, "layer_id", None))
-        if isinstance(idx, int) and not isinstance(idx, bool) and len(name) >= len(at.get(idx, "")):
-            at[idx] = name
+        if isinstance(idx, int) and not isinstance(idx, bool):
+            if len(name) >= len(at.get(idx, "")):
+                at[idx] = name
+            if isinstance(getattr(module, "conv1d", None), torch.nn.Module) and \
+                    len(name) >= len(mixer.get(idx, "")):
+                mixer[idx] = name
     out = []
     for i, layer in enumerate(getattr(cache, "layers", ())):
-        size = sum(int(t.numel()) for t in vars(layer).values()
-                   if torch.is_tensor(t) and t.dim() >= 2)
-        if size:
+        sizes: dict[str, int] = {}
+        for value in vars(layer).values():
             where = at.get(i, f"cache_layer_{i}")
-            out.append(Weight(torch_path(f"{where}.cache"), size, True, (size,)))
+            if isinstance(value, Mapping):  # states by index
+                where = mixer.get(i, where)
+            sizes[where] = sizes.get(where, 0) + sum(int(t.numel()) for t in _tensors(value))
+        out += [Weight(torch_path(f"{where}.cache"), n, True, (n,)) for where, n in sizes.items() if n]
     return out

@@ -28,6 +28,11 @@ NO_FORWARD = {
     (a, "uneven_heads"): "transformers builds the floored heads' projections (M·⌊d_e/M⌋ wide) "
                          "but its forward cannot multiply them by the d_e-wide output"
     for a in ("albert", "albert_masked_lm", "electra")
+} | {
+    ("zamba2", "tiny_attention_adapters"): "transformers builds the attention adapters 2·d_e "
+                                           "wide, but its forward adds the key's and value's to "
+                                           "the M_kv·d_k-wide keys and values (M_kv < M: no "
+                                           "broadcast)",
 }
 
 
@@ -209,3 +214,52 @@ def test_unformulated_says_why():
     with pytest.raises(ParamcountError):
         frameworks.for_framework(registry.get("ffnn_lm"), "transformers")
     assert set(frameworks.unformulated(registry.get("ffnn_lm"))) == set(cost.QUANTITIES)
+
+
+# --- the measurement of a recurrent layer's cache (reference_models.hf_costs) --------------------
+
+@pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
+    """A linear-attention layer holds its states in dicts ({0: tensor}): they are read, and where
+    the layer also holds keys and values (a hybrid's attention beside a Mamba mixer, both of one
+    index) the states go to the mixer (the module holding conv1d), the keys and values to the
+    attention; an attention-only layer is reported as before. The output's ``cache`` is read
+    where it has no ``past_key_values`` (transformers 5's Mamba)."""
+    import types
+
+    import torch
+
+    from reference_models.hf_costs import _returned_cache, cache_weights
+
+    def indexed(module, i):
+        module.layer_idx = i
+        return module
+
+    mixer = indexed(torch.nn.Module(), 0)
+    mixer.conv1d = torch.nn.Conv1d(4, 4, 3, groups=4)
+    block = torch.nn.Module()
+    block.self_attention, block.mixer = indexed(torch.nn.Module(), 0), mixer
+    model = torch.nn.Module()
+    model.layers = torch.nn.ModuleList([block, indexed(torch.nn.Module(), 1)])
+    hybrid = types.SimpleNamespace(keys=torch.zeros(2, 1, 5, 3), values=torch.zeros(2, 1, 5, 3),
+                                   conv_states={0: torch.zeros(2, 4, 3)},
+                                   recurrent_states={0: torch.zeros(2, 4, 6)},
+                                   is_conv_states_initialized={0: True}, cumulative_length=5)
+    plain = types.SimpleNamespace(keys=torch.zeros(2, 1, 5, 3), values=torch.zeros(2, 1, 5, 3))
+    cache = types.SimpleNamespace(layers=[hybrid, plain])
+    got = {w.path: w.size for w in cache_weights(model, cache)}
+    assert got == {"layers/0/self_attention/cache": 60, "layers/0/mixer/cache": 24 + 48,
+                                  "layers/1/cache": 60}
+    assert _returned_cache(types.SimpleNamespace(cache=cache)) is cache
+    assert _returned_cache(types.SimpleNamespace(past_key_values=None)) is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+def test_a_context_shorter_than_the_convolution_pads_it():
+    """T < K_conv: transformers pads the prefill to K_conv (LinearAttentionLayer.update_conv_state)
+    before its causal convolution, so the products are of max(T, K) + K − 1 outputs."""
+    arch = registry.get("mamba")
+    hp, _ = _hparams(arch, "tiny")
+    assert hp["K_conv"] == 4
+    assert not _disagreements(arch, hp, 2)

@@ -39,9 +39,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import EVEN_HEAD_DIM
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_ATTENTION_BIAS
@@ -159,6 +157,3 @@ register(hf_causal_lm(
                                      b_out=1, b_att=1, b_ffn=1, tied=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("falcon_h1", **STATE_SPACE), replace=True)

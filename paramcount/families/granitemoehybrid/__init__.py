@@ -47,9 +47,7 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_ATTENTION_BIAS
@@ -98,8 +96,9 @@ _moe = routed_experts(_expert, match="block_sparse_moe")
 _shared = group(
     "shared_mlp",
     leaf("input", 2 * d_e * d_fs, match="input_linear", kind="feed-forward",
-         note="gate and up fused, d_e → 2·d_fs, no bias"),
-    leaf("output", d_fs * d_e, match="output_linear", kind="feed-forward", note="no bias"),
+         note="gate and up fused, d_e → 2·d_fs, no bias", d_in=d_e, d_out=2 * d_fs),
+    leaf("output", d_fs * d_e, match="output_linear", kind="feed-forward", note="no bias",
+         d_in=d_fs, d_out=d_e),
     match="shared_mlp",
     kind="feed-forward",
 )
@@ -217,6 +216,3 @@ register(hf_causal_lm(
                                b_att=1, tied=0),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("granitemoehybrid", **STATE_SPACE), replace=True)

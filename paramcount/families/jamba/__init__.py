@@ -45,9 +45,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HEADS_SPLIT_WIDTH
 from paramcount.families._lineages import HF_DECODER_FIELDS
@@ -225,6 +223,3 @@ register(hf_causal_lm(
                               tied=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("jamba", **STATE_SPACE), replace=True)

@@ -34,9 +34,7 @@ from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HF_LAYERS
 from paramcount.families._lineages import HF_TIED_NO
 from paramcount.families._lineages import HF_TIED_YES
@@ -158,7 +156,3 @@ register(hf_causal_lm(
                                    K_conv=3, b_conv=0, b_proj=1, tied=0),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("mamba", **STATE_SPACE), replace=True)
-register(not_formulated("mamba2", **STATE_SPACE), replace=True)

@@ -54,7 +54,6 @@ from paramcount.core.symbols import d_state
 from paramcount.core.symbols import moe_lat
 from paramcount.core.symbols import v
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import GQA
@@ -114,8 +113,9 @@ _d_x = moe_lat * d_lat + (1 - moe_lat) * d_e
 _expert = group(
     "expert",
     leaf("up", d_fe * _d_x, match="up_proj", kind="feed-forward",
-         note="squared-ReLU expert: up and down, no gate (on the latent when moe_lat = 1)"),
-    leaf("down", _d_x * d_fe, match="down_proj", kind="feed-forward"),
+         note="squared-ReLU expert: up and down, no gate (on the latent when moe_lat = 1)",
+         d_in=_d_x, d_out=d_fe),
+    leaf("down", _d_x * d_fe, match="down_proj", kind="feed-forward", d_in=d_fe, d_out=_d_x),
     match="experts",
 )
 _routed = mixture_of_experts("moe", experts=E, top_k=k_act, expert=_expert, router=_router,
@@ -142,13 +142,13 @@ FORMULA = group(
         per_kind={"attention": (attention(match="mixer"),),
                   "mlp": (_mlp("mlp", d_f, "mixer", at="(?<=mixer/)"),),
                   "moe": (_moe,),
-                  "mamba": (mamba2_mixer("mamba", match="mixer", inner=H_ssm * d_ssm),)},
+                  "mamba": (mamba2_mixer("mamba", match="mixer", inner=H_ssm * d_ssm, chunk=128),)},
         match=r"model/layers/\d+",
         note="L blocks, each a norm and one mixer: attention in L_att, an MLP in L_mlp, "
              "experts in L_moe, Mamba-2 in the other L_ssm",
     ),
     rms_norm("final_norm", match="model/norm_f"),
-    leaf("head", d_e * v, match="lm_head", kind="head",
+    leaf("head", d_e * v, match="lm_head", kind="head", d_in=d_e, d_out=v,
          note="output projection, never tied: NemotronHForCausalLM ties no weights, whatever "
               "tie_word_embeddings says"),
 )
@@ -277,4 +277,10 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("nemotron_h", **STATE_SPACE), replace=True)
+register(not_formulated("nemotron_h", kv=(
+    "its attention and Mamba-2 layers are the same module name (model.layers.i.mixer): an "
+    "attention layer's keys and values and a Mamba layer's conv and SSM states are both measured "
+    "at <mixer>/cache, which the attention's cache leaf and the mixer's both claim (each path "
+    "ends in cache under mixer), so neither is attributed, though each agrees in value "
+    "(B·T·2·M_kv·d_k per attention layer, B·(conv_dim·K_conv + d_in·N) per Mamba layer)")),
+    replace=True)

@@ -22,10 +22,8 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
 from paramcount.families._decoders import LLAMA_FREE
-from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import KV_HEADS
@@ -128,6 +126,7 @@ HYBRID_WEIGHTS = {
     "blocks.linear_attention.dt_bias": "dt_bias",
     "blocks.linear_attention.norm": "norm",
     "blocks.linear_attention.output": "out_proj",
+    "blocks.linear_attention.scan": "scan",  # its own products and states (no weight)
     "blocks.ffn_norm": "post_attention_layernorm",
     "final_norm": "model/norm",
     "head": "lm_head",
@@ -168,6 +167,3 @@ register(keras_hub_backbone(
                               H_lv=1, d_lk=2, d_lv=2, K_conv=2, tied=0),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("qwen3_5", **LINEAR_ATTENTION), replace=True)

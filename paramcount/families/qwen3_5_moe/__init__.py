@@ -19,10 +19,8 @@ from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
-from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import QWEN3_5_NO_ATTENTION_BIAS
 from paramcount.families._lineages import QWEN_MOE_FIELDS
 from paramcount.families._lineages import QWEN_MOE_NAMES
@@ -55,7 +53,8 @@ MOE = mixture_of_experts(
     expert=group(
         "expert",
         leaf("gate_up", 2 * d_e * d_fe, match="expert_feedforward_gate_dense",
-             note="gate and up projections stored as one d_e × 2·d_fe tensor"),
+             note="gate and up projections stored as one d_e × 2·d_fe tensor",
+             d_in=d_e, d_out=2 * d_fe),
         dense("down", d_fe, d_e, bias=0, match="expert_feedforward_output_dense"),
         match="experts",
     ),
@@ -126,6 +125,3 @@ register(keras_hub_backbone(
     transformers=TRANSFORMERS,
     examples=HYBRID_MOE_EXAMPLES,
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("qwen3_5_moe", **LINEAR_ATTENTION), replace=True)

@@ -18,9 +18,7 @@ from paramcount.core.formula import FUSED
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import LINEAR_ATTENTION
 from paramcount.families._defaults import family_table
-from paramcount.families._defaults import not_formulated
 from paramcount.families.qwen3_5 import HYBRID_FIELDS
 from paramcount.families.qwen3_5 import HYBRID_FREE
 from paramcount.families.qwen3_5 import HYBRID_REQUIRES
@@ -83,6 +81,3 @@ register(hf_causal_lm(
     # Qwen 3.5 MoE's, the odd one with an even head width
     examples={**HYBRID_MOE_EXAMPLES, "tiny_odd_tied": dict(HYBRID_MOE_EXAMPLES["tiny_odd_tied"], d_k=6)},
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("qwen3_next", **LINEAR_ATTENTION), replace=True)

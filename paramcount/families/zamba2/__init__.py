@@ -43,6 +43,7 @@ from paramcount.core.symbols import L
 from paramcount.core.symbols import L_hyb
 from paramcount.core.symbols import M
 from paramcount.core.symbols import M_kv
+from paramcount.core.symbols import T
 from paramcount.core.symbols import att_ad
 from paramcount.core.symbols import b_conv
 from paramcount.core.symbols import b_proj
@@ -54,10 +55,8 @@ from paramcount.core.symbols import r_ad
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_in
 from paramcount.families._decoders import hf_causal_lm
-from paramcount.families._defaults import STATE_SPACE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import not_formulated
-from paramcount.families._defaults import with_note
 from paramcount.families._lineages import GQA
 from paramcount.families._lineages import HF_DECODER_FIELDS
 from paramcount.families._lineages import HF_FFN_OR_4D
@@ -69,6 +68,8 @@ from paramcount.model.components.basic import dense
 from paramcount.model.components.basic import embedding
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.cost import runs
+from paramcount.model.cost import with_kept
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -81,13 +82,15 @@ D_ATT = 2 * d_e  # the shared block reads the hidden state and the input embeddi
 def _adapter(name: str, width_in, width_out, match: str, on=1):
     return group(name,
                  leaf("down", on * width_in * r_ad, match=r"\d+/0", kind="projection",
-                      note="into the adapter's rank r_ad"),
+                      note="into the adapter's rank r_ad", macs=on * width_in * r_ad),
                  leaf("up", on * r_ad * width_out, match=r"\d+/1", kind="projection",
-                      note="back out of rank r_ad"),
+                      note="back out of rank r_ad", macs=on * r_ad * width_out),
                  match=match)
 
 
-_shared = group(
+# each of the B_mem stored blocks runs in L_hyb/B_mem of the hybrid layers (in all, L_hyb runs),
+# its attention caching T positions at each
+_shared = with_kept(runs(group(
     "shared_block",
     rms_norm("attention_norm", D_ATT, match="input_layernorm"),
     group("attention",
@@ -105,7 +108,7 @@ _shared = group(
     times=B_mem,
     match=r"model/layers/\d+/shared_transformer",
     note="B_mem distinct blocks, each reused by every B_mem-th hybrid layer: counted once each",
-)
+), L_hyb / B_mem), T * L_hyb / B_mem)
 
 _adapters = group(
     "adapters",
@@ -135,8 +138,9 @@ FORMULA = group(
     _shared,
     _adapters,
     rms_norm("final_norm", match="model/final_layernorm"),
-    zero("head", "tied to the token embedding (counted there): Zamba2ForCausalLM shares its "
-                 "blocks only with the embedding tied", kind="head"),
+    leaf("head", 0, match="lm_head", kind="head", macs=d_e * v,
+         note="tied to the token embedding (counted there): Zamba2ForCausalLM shares its "
+              "blocks only with the embedding tied"),
 )
 
 _LEGACY = {"mamba": "linear_attention"}
@@ -246,6 +250,10 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("zamba2", **with_note(
-    STATE_SPACE, flops="its shared block's LoRA adapters neither",
-    kv="the shared attention block's cache sits at each hybrid layer")), replace=True)
+register(not_formulated("zamba2", kv=(
+    "the shared attention's keys and values sit in the hybrid layer's cache layer beside its "
+    "Mamba states, but the shared attention holds no layer index (layer_idx -1, the index "
+    "passed at call time), so the measurement attributes them to the layer's Mamba mixer "
+    "(<mamba>/cache), not to the shared block's attention the cache tree names; the values "
+    "agree (B·T·2·M_kv·d_k per hybrid layer beside B·(conv_dim·K_conv + d_in·N) per layer)")),
+    replace=True)

@@ -22,6 +22,7 @@ import sympy
 
 from paramcount.core.formula import Term, group, leaf, zero
 from paramcount.core.symbols import (
+    B,
     E,
     H_lk,
     H_lv,
@@ -31,6 +32,7 @@ from paramcount.core.symbols import (
     L_linear,
     M,
     M_kv,
+    T,
     d_e,
     d_f,
     d_fe,
@@ -49,6 +51,7 @@ from paramcount.model.components.modern import (
     rms_norm,
     rotary_positions,
 )
+from paramcount.model.components.ssm import conv_flops
 from paramcount.model.components.stacks import LayerKinds
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "d_fe",
     "d_fs",
     "decoder_blocks",
+    "delta_rule_flops",
     "embeddings",
     "final_norm",
     "gqa_attention",
@@ -211,18 +215,34 @@ def gated_delta_net(name: str = "linear_attention", *, match: str = "linear_attn
     return group(
         name,
         dense("qkv", d_e, conv_dim, bias=0, match="in_proj_qkv"),
-        leaf("conv", conv_dim * K_conv, match="conv1d_kernel",
+        leaf("conv", conv_dim * K_conv, match="conv1d_kernel", flops=0,  # the layer's own
              note="depthwise causal convolution over the q, k, v channels (no bias)"),
         dense("z_gate", d_e, H_lv * d_lv, bias=0, match="in_proj_z"),
         dense("beta", d_e, H_lv, bias=0, match="in_proj_b"),
         dense("decay", d_e, H_lv, bias=0, match="in_proj_a"),
-        leaf("A_log", H_lv, match="A_log", note="per-head decay rate (log)"),
-        leaf("dt_bias", H_lv, match="dt_bias", note="per-head time-step bias"),
+        leaf("A_log", H_lv, match="A_log", note="per-head decay rate (log)", flops=0),
+        leaf("dt_bias", H_lv, match="dt_bias", note="per-head time-step bias", flops=0),
         rms_norm("norm", d_lv, match="norm"),
         dense("output", H_lv * d_lv, d_e, bias=0, match="out_proj"),
+        leaf("scan", 0, match="scan", flops=conv_flops(conv_dim) + delta_rule_flops(),
+             state=conv_dim * K_conv + H_lv * d_lk * d_lv,
+             note="no parameters; the layer's own products (transformers' torch path): the "
+                  "causal convolution and the chunked gated delta rule; it caches the "
+                  "convolution's last K_conv inputs and a d_lk × d_lv state per value head"),
         match=match,
         kind="attention",
     )
+
+
+def delta_rule_flops(chunk: int = 64) -> sympy.Expr:
+    """FLOPs of transformers' chunked gated delta rule (``torch_chunk_gated_delta_rule``, chunks
+    of Q = ``chunk``, c = ⌈T/Q⌉, keys repeated to the H_lv value heads) as torch counts them: per
+    head and chunk, two Q × Q products of keys (β-scaled keys and queries against the keys, d_lk
+    wide), the read and the write of the d_lk × d_lv state (three Q·d_lk·d_lv products) and the
+    chunk's scores times the new values (Q²·d_lv); its two triangular solves torch counts none."""
+    c = sympy.ceiling(T / chunk)
+    q = sympy.Integer(chunk)
+    return 2 * B * H_lv * c * (2 * q**2 * d_lk + 3 * q * d_lk * d_lv + q**2 * d_lv)
 
 
 def gated_attention(name: str = "full_attention", *, key_dim=d_k) -> Term:

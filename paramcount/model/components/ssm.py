@@ -15,12 +15,14 @@ of d_in and ``out_proj``.
 
 from __future__ import annotations
 
+import sympy
+
 from paramcount.core.formula import Term, group, leaf
-from paramcount.core.symbols import G_ssm, H_ssm, K_conv, b_conv, b_proj, d_e, d_state, r_dt, x_in
+from paramcount.core.symbols import B, G_ssm, H_ssm, K_conv, T, b_conv, b_proj, d_e, d_state, r_dt, x_in
 from paramcount.model.components.basic import dense
 from paramcount.model.components.modern import rms_norm
 
-__all__ = ["MODULE_NAMES", "jamba_mixer", "mamba2_mixer", "mamba_mixer"]
+__all__ = ["MODULE_NAMES", "conv_flops", "jamba_mixer", "mamba2_mixer", "mamba_mixer", "ssd_flops"]
 
 D_IN = x_in * d_e
 # The names transformers' modeling files give a state-space mixer's module (a block's ``mamba``,
@@ -30,11 +32,29 @@ MODULE_NAMES = ("mamba", "mixer", "ssm")
 
 def _conv(channels) -> Term:
     return leaf("conv", channels * K_conv + b_conv * channels, match="conv1d", kind="recurrent",
-                note="depthwise causal convolution, K_conv taps per channel (a bias when b_conv)")
+                note="depthwise causal convolution, K_conv taps per channel (a bias when b_conv)",
+                flops=0)  # run inline by the mixer (F.conv1d): its products are the mixer's own
+
+
+def conv_flops(channels) -> sympy.Expr:
+    """FLOPs of transformers' causal depthwise convolution of ``channels`` over T tokens
+    (``causal_conv1d_fn``'s torch fallback, F.conv1d padded K_conv − 1 on both sides, then cut
+    to T): 2 per tap of each of the max(T, K_conv) + K_conv − 1 outputs it computes, the input
+    padded to K_conv where the cache's prefill is shorter (``LinearAttentionLayer.update_conv_state``)."""
+    return 2 * B * channels * K_conv * (sympy.Max(T, K_conv) + K_conv - 1)
 
 
 def _param(name: str, expr, note: str) -> Term:
-    return leaf(name, expr, match=name, kind="recurrent", note=note)
+    # a parameter the mixer applies itself: its products are the mixer's own (``_scan``)
+    return leaf(name, expr, match=name, kind="recurrent", note=note, flops=0)
+
+
+def _scan(note: str, *, flops, state) -> Term:
+    """The products a mixer computes itself (no module of their own: torch counts them at the
+    mixer, ``<mixer>/scan``) and the states it caches per sequence (``<mixer>/cache``): a
+    part without parameters (:mod:`paramcount.model.cost`, :mod:`reference_models.hf_costs`)."""
+    return leaf("scan", 0, match="scan", kind="recurrent",
+                note="no parameters; the mixer's own products: " + note, flops=flops, state=state)
 
 
 def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
@@ -47,22 +67,40 @@ def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
         dense("x_proj", D_IN, r_dt + 2 * d_state, bias=0, match="x_proj",
               note="input-dependent Δ (rank r_dt), B and C (N each)"),
         dense("dt_proj", r_dt, D_IN, bias=1, match="dt_proj",
-              note="Δ from rank r_dt to d_in channels, with a bias"),
+              note="Δ from rank r_dt to d_in channels, with a bias").with_cost(flops=0),  # inline
         _param("A_log", D_IN * d_state, "the state matrix A: N per channel (log)"),
         _param("D", D_IN, "the skip connection D, one per channel"),
+        _scan("Δ's projection (dt_proj's weight, applied inline: 2·B·T·d_in·r_dt), the "
+              "convolution, and the scan's read-out of its d_in × N state by C at each token "
+              "(2·B·T·d_in·N); it caches the convolution's last K_conv inputs and the SSM state",
+              flops=2 * B * T * D_IN * r_dt + conv_flops(D_IN) + 2 * B * T * D_IN * d_state,
+              state=D_IN * (K_conv + d_state)),
         dense("out_proj", D_IN, d_e, bias=b_proj, match="out_proj"),
         match=match,
         kind="recurrent",
     )
 
 
+def ssd_flops(inner, chunk: int = 256) -> sympy.Expr:
+    """FLOPs of transformers' chunked SSD scan (``mamba2_chunk_scan``'s torch path) over T tokens
+    of width ``inner`` in H_ssm heads, the sequence padded to c = ⌈T/Q⌉ chunks of Q = ``chunk``:
+    its five einsums, 2 per multiply-accumulate: C·B within each chunk (Q² per head, N wide), those
+    scores times x (Q² of width d_in), the chunk states (Q·d_in·N, twice: from B, out by C) and
+    the recurrence over the c + 1 chunk states ((c + 1)²·d_in·N)."""
+    c = sympy.ceiling(T / chunk)
+    q = sympy.Integer(chunk)
+    return 2 * B * (c * q**2 * (H_ssm * d_state + inner) + 2 * c * q * inner * d_state
+                    + (c + 1) ** 2 * inner * d_state)
+
+
 def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN, norm=1,
-                 out_bias=b_proj) -> Term:
+                 out_bias=b_proj, chunk: int = 256) -> Term:
     """Mamba-2's SSD mixer (see the module docstring). ``inner``: its width d_in (x_in·d_e;
     H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does). ``norm``: a
     0/1 symbol where the gated RMS norm is optional (Falcon-H1's mamba_rms_norm);
     ``out_bias``: out_proj's bias flag where it is set apart from in_proj's (Falcon-H1's
-    projectors_bias)."""
+    projectors_bias); ``chunk``: the scan's chunk length, the config's default (its FLOPs,
+    :func:`ssd_flops`)."""
     conv_dim = inner + 2 * G_ssm * d_state
     return group(
         name,
@@ -75,6 +113,10 @@ def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN, norm=
         _param("D", H_ssm, "the skip D, one per head"),
         rms_norm("norm", norm * inner, match="norm"),
         dense("out_proj", inner, d_e, bias=out_bias, match="out_proj"),
+        _scan(f"the convolution of x, B and C, and the chunked SSD scan (chunks of {chunk}); it "
+              "caches the convolution's last K_conv inputs and the d_in × N SSM state",
+              flops=conv_flops(conv_dim) + ssd_flops(inner, chunk),
+              state=conv_dim * K_conv + inner * d_state),
         match=match,
         kind="recurrent",
     )
