@@ -81,18 +81,6 @@ ENCODER_DECODER = {
         'length the trees do not formulate yet'
     ),
 }
-STATE_SPACE = {
-    'flops': (
-        'a state-space mixer: its convolution and scan (measured at the mixer as products torch '
-        'counts) and its conv and SSM states (a cache that does not grow with T) are not written '
-        'as leaves yet'
-    ),
-    'kv': (
-        'a state-space mixer: its convolution and scan (measured at the mixer as products torch '
-        'counts) and its conv and SSM states (a cache that does not grow with T) are not written '
-        'as leaves yet'
-    ),
-}
 VISION_TOWER = {
     'flops': (
         "the measured forward takes token ids only; the vision tower's compute needs "
@@ -101,16 +89,6 @@ VISION_TOWER = {
     'kv': (
         "the measured forward takes token ids only; the vision tower's compute needs "
         'images (pixel inputs), which the measurement does not feed'
-    ),
-}
-LINEAR_ATTENTION = {
-    'flops': (
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and '
-        'recurrent state (a cache that does not grow with T) are not written as leaves yet'
-    ),
-    'kv': (
-        'gated delta-net linear attention: its causal convolution, chunked recurrence and '
-        'recurrent state (a cache that does not grow with T) are not written as leaves yet'
     ),
 }
 
