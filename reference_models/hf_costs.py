@@ -76,6 +76,7 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
             model.set_experts_implementation("eager")
         with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
             model.set_attn_implementation("eager")
+        model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
         model.eval().requires_grad_(False)  # FlopCounterMode's module hooks track no grads
         torch.manual_seed(0)
         vocab = model.get_input_embeddings().weight.shape[0]
@@ -126,8 +127,9 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
         # attention multiplies the same queries, keys and values, counted as products
         with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
             model.set_attn_implementation("eager")
+        model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
     counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad(), _writers(model) as places:
+    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1):
         out = model(**inputs, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
@@ -141,7 +143,34 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    return own, getattr(out, "past_key_values", None), places
+    cache = getattr(out, "past_key_values", None)
+    if cache is None:  # an output that names it ``cache`` only (T5Gemma's Seq2SeqModelOutput)
+        cache = getattr(out, "cache", None)
+    return own, cache, places
+
+
+@contextlib.contextmanager
+def _unread_masks(on: bool):
+    """While entered (``on``), transformers' masking reads no meta tensor: a mask on the meta
+    device is taken as a traced one (its values unknown, so the mask is built, not skipped after
+    reading whether every position is attended: an ``.item()`` the meta device cannot give). The
+    masks an encoder-decoder makes of its inputs (T5Gemma's padding mask, BART's decoder's ones)
+    need it; building a mask multiplies nothing."""
+    if not on:
+        yield
+        return
+    from transformers import masking_utils
+
+    traced = masking_utils.is_tracing
+
+    def meta_or_traced(tensor=None) -> bool:
+        return traced(tensor) or (torch.is_tensor(tensor) and tensor.is_meta)
+
+    masking_utils.is_tracing = meta_or_traced
+    try:
+        yield
+    finally:
+        masking_utils.is_tracing = traced
 
 
 @contextlib.contextmanager
