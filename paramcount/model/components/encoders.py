@@ -215,7 +215,8 @@ def encoder_decoder_outputs(norms, *, head_width, whose: str) -> tuple[Term, Ter
              note=f"{whose} output RMS norms; KerasHub leaves them unnamed, so they are one term"),
         leaf("head", (1 - tied) * head_width * v, match="decoder_token_embedding/reverse_embeddings",
              kind="head",
-             note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)"),
+             note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)",
+             macs=head_width * v),  # tied or not, it multiplies
     )
 
 
