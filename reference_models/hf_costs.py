@@ -122,6 +122,9 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
     inputs = {"input_ids": ids}
     if getattr(model.config, "is_encoder_decoder", False):
         inputs["decoder_input_ids"] = ids
+        if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
+            inputs.pop("input_ids")
+            inputs["input_features"] = _features(model, ids)
         # eager attention: its decoder, given no mask, makes one of ones, which SDPA's path reads
         # (whether every position is attended: an .item() the meta device cannot give); eager
         # attention multiplies the same queries, keys and values, counted as products
@@ -147,6 +150,16 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
     if cache is None:  # an output that names it ``cache`` only (T5Gemma's Seq2SeqModelOutput)
         cache = getattr(out, "cache", None)
     return own, cache, places
+
+
+def _features(model, ids):
+    """The input features an audio encoder-decoder's encoder takes beside the target ``ids``:
+    zeros of B × num_mel_bins × the frames it requires (Whisper's: max_source_positions times its
+    convolutions' strides, so max_source_positions positions after them, whatever T)."""
+    config = model.config
+    convs = [m for m in model.get_encoder().modules() if isinstance(m, torch.nn.Conv1d)]
+    frames = config.max_source_positions * math.prod(m.stride[0] for m in convs)
+    return torch.zeros((ids.shape[0], config.num_mel_bins, frames), device=ids.device)
 
 
 @contextlib.contextmanager
