@@ -125,6 +125,9 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
         if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
             inputs.pop("input_ids")
             inputs["input_features"] = _features(model, ids)
+        elif getattr(model, "main_input_name", "") == "input_values":  # Moonshine's waveform
+            inputs.pop("input_ids")
+            inputs["input_values"] = _samples(model, ids)
         # eager attention: its decoder, given no mask, makes one of ones, which SDPA's path reads
         # (whether every position is attended: an .item() the meta device cannot give); eager
         # attention multiplies the same queries, keys and values, counted as products
@@ -160,6 +163,19 @@ def _features(model, ids):
     convs = [m for m in model.get_encoder().modules() if isinstance(m, torch.nn.Conv1d)]
     frames = config.max_source_positions * math.prod(m.stride[0] for m in convs)
     return torch.zeros((ids.shape[0], config.num_mel_bins, frames), device=ids.device)
+
+
+def _samples(model, ids):
+    """The waveform a raw-audio encoder-decoder's encoder takes beside the T target ``ids``:
+    zeros of B × the fewest samples its convolutions turn into exactly T positions (each
+    convolution inverted, last to first: stride·(out − 1) + dilation·(kernel − 1) + 1 − 2·padding;
+    Moonshine's: 384·T + 511), so T source positions and T target tokens."""
+    convs = [m for m in model.get_encoder().modules() if isinstance(m, torch.nn.Conv1d)]
+    length = ids.shape[1]
+    for m in reversed(convs):
+        length = (m.stride[0] * (length - 1) + m.dilation[0] * (m.kernel_size[0] - 1) + 1
+                  - 2 * m.padding[0])
+    return torch.zeros((ids.shape[0], length), device=ids.device)
 
 
 @contextlib.contextmanager
