@@ -90,7 +90,7 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     if real:  # a tiny model: one thread (several only wait for each other on a busy machine)
         torch.set_num_threads(1)
     try:
-        own, cache = measure(model, ids)
+        own, cache, places = _measure(model, ids)
     finally:
         torch.set_num_threads(threads)
     modules = dict(model.named_modules())
@@ -98,19 +98,47 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     for name, n in own.items():
         if n:
             flops.extend(_flop_weights(name, modules[name], n))
-    return {"flops": flops, "kv": cache_weights(model, cache)}
+    return {"flops": flops, "kv": cache_weights(model, cache, places)}
 
 
 def measure(model, ids) -> tuple[dict[str, int], object]:
     """One forward of ``model`` on the token ids ``ids`` with ``use_cache=True`` under torch's
     ``FlopCounterMode``: each module's own FLOPs (its counted children's taken out), by module
     name (``""`` the model itself), and the cache the forward returns (None without one). The
-    one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`)."""
+    one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`).
+
+    An encoder-decoder (``config.is_encoder_decoder``) is given ``ids`` twice: as the source
+    (``input_ids``) and as the target (``decoder_input_ids``), so B sequences of T source tokens
+    and T target tokens; its cache (an ``EncoderDecoderCache``) holds the decoder's
+    self-attention keys and values at the T target positions and the cross-attention ones at the
+    T source positions."""
+    own, cache, _ = _measure(model, ids)
+    return own, cache
+
+
+def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], str]]:
+    """:func:`measure`, and where each cache layer was written: (id of the cache, layer index) →
+    the name of the innermost module running when the layer was updated (its attention)."""
     from torch.utils.flop_counter import FlopCounterMode
 
+    inputs = {"input_ids": ids}
+    if getattr(model.config, "is_encoder_decoder", False):
+        inputs["decoder_input_ids"] = ids
+        if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
+            inputs.pop("input_ids")
+            inputs["input_features"] = _features(model, ids)
+        elif getattr(model, "main_input_name", "") == "input_values":  # Moonshine's waveform
+            inputs.pop("input_ids")
+            inputs["input_values"] = _samples(model, ids)
+        # eager attention: its decoder, given no mask, makes one of ones, which SDPA's path reads
+        # (whether every position is attended: an .item() the meta device cannot give); eager
+        # attention multiplies the same queries, keys and values, counted as products
+        with contextlib.suppress(AttributeError, ValueError, NotImplementedError):
+            model.set_attn_implementation("eager")
+        model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
     counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad():
-        out = model(input_ids=ids, use_cache=True)
+    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1):
+        out = model(**inputs, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
     counted = {name: int(totals[f"{root}.{name}" if name else root])
@@ -123,7 +151,7 @@ def measure(model, ids) -> tuple[dict[str, int], object]:
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    return own, _returned_cache(out)
+    return own, _returned_cache(out), places
 
 
 def _returned_cache(out):
@@ -147,6 +175,91 @@ def _tensors(value) -> list:
     if isinstance(value, (list, tuple)):
         return [t for x in value for t in _tensors(x)]
     return []
+
+
+def _features(model, ids):
+    """The input features an audio encoder-decoder's encoder takes beside the target ``ids``:
+    zeros of B × num_mel_bins × the frames it requires (Whisper's: max_source_positions times its
+    convolutions' strides, so max_source_positions positions after them, whatever T)."""
+    config = model.config
+    convs = [m for m in model.get_encoder().modules() if isinstance(m, torch.nn.Conv1d)]
+    frames = config.max_source_positions * math.prod(m.stride[0] for m in convs)
+    return torch.zeros((ids.shape[0], config.num_mel_bins, frames), device=ids.device)
+
+
+def _samples(model, ids):
+    """The waveform a raw-audio encoder-decoder's encoder takes beside the T target ``ids``:
+    zeros of B × the fewest samples its convolutions turn into exactly T positions (each
+    convolution inverted, last to first: stride·(out − 1) + dilation·(kernel − 1) + 1 − 2·padding;
+    Moonshine's: 384·T + 511), so T source positions and T target tokens."""
+    convs = [m for m in model.get_encoder().modules() if isinstance(m, torch.nn.Conv1d)]
+    length = ids.shape[1]
+    for m in reversed(convs):
+        length = (m.stride[0] * (length - 1) + m.dilation[0] * (m.kernel_size[0] - 1) + 1
+                  - 2 * m.padding[0])
+    return torch.zeros((ids.shape[0], length), device=ids.device)
+
+
+@contextlib.contextmanager
+def _unread_masks(on: bool):
+    """While entered (``on``), transformers' masking reads no meta tensor: a mask on the meta
+    device is taken as a traced one (its values unknown, so the mask is built, not skipped after
+    reading whether every position is attended: an ``.item()`` the meta device cannot give). The
+    masks an encoder-decoder makes of its inputs (T5Gemma's padding mask, BART's decoder's ones)
+    need it; building a mask multiplies nothing."""
+    if not on:
+        yield
+        return
+    from transformers import masking_utils
+
+    traced = masking_utils.is_tracing
+
+    def meta_or_traced(tensor=None) -> bool:
+        return traced(tensor) or (torch.is_tensor(tensor) and tensor.is_meta)
+
+    masking_utils.is_tracing = meta_or_traced
+    try:
+        yield
+    finally:
+        masking_utils.is_tracing = traced
+
+
+@contextlib.contextmanager
+def _writers(model):
+    """While it is entered, which module writes each layer of a cache: (id of the cache, layer
+    index) → the innermost running module of ``model`` when ``Cache.update`` is called (the
+    attention that writes it: a decoder's self-attention or its cross-attention, which share a
+    layer index in two caches of an ``EncoderDecoderCache``)."""
+    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+    from transformers.cache_utils import Cache
+
+    names = {id(m): name for name, m in model.named_modules()}
+    stack: list[str] = []
+    places: dict[tuple[int, int], str] = {}
+
+    def enter(module, args):
+        if id(module) in names:
+            stack.append(names[id(module)])
+
+    def leave(module, args, output):
+        if id(module) in names and stack:
+            stack.pop()
+
+    update = Cache.update
+
+    def recorded(self, key_states, value_states, layer_idx, *args, **kwargs):
+        if stack:
+            places.setdefault((id(self), layer_idx), stack[-1])
+        return update(self, key_states, value_states, layer_idx, *args, **kwargs)
+
+    handles = (register_module_forward_pre_hook(enter), register_module_forward_hook(leave))
+    Cache.update = recorded  # type: ignore[method-assign]
+    try:
+        yield places
+    finally:
+        Cache.update = update  # type: ignore[method-assign]
+        for h in handles:
+            h.remove()
 
 
 _LAST: list = []  # the last real model built, (key, model): the next context reuses it
@@ -189,14 +302,26 @@ def _flop_weights(name: str, module, n: int) -> list[Weight]:
     return out
 
 
-def cache_weights(model, cache) -> list[Weight]:
+def cache_weights(model, cache, places: Mapping[tuple[int, int], str] | None = None
+                  ) -> list[Weight]:
     """The elements each layer of ``cache`` holds, at the module of that layer's index: its keys
     and values (tensors) at the deepest such module, its attention; its states (a linear-attention
     layer's conv and recurrent states, in dicts by state) at the one that holds a convolution
     (``conv1d``), its mixer, where a hybrid layer has both (Falcon-H1's attention beside a Mamba
-    mixer), else at the deepest too."""
+    mixer), else at the deepest too. An ``EncoderDecoderCache``'s two (self-attention,
+    cross-attention) each at the module that wrote it (``places``: :func:`_measure`)."""
     if cache is None:
         return []
+    parts = [getattr(cache, k, None) for k in ("self_attention_cache", "cross_attention_cache")]
+    if all(p is not None for p in parts):
+        out = []
+        for part in parts:
+            for i, layer in enumerate(getattr(part, "layers", ())):
+                size = _elements(layer)
+                if size:
+                    where = (places or {}).get((id(part), i), f"cache_layer_{i}")
+                    out.append(Weight(torch_path(f"{where}.cache"), size, True, (size,)))
+        return out
     at: dict[int, str] = {}  # the deepest module that holds the layer's index: its attention
     mixer: dict[int, str] = {}  # the deepest that holds it and a convolution: its mixer
     for name, module in model.named_modules():
@@ -217,3 +342,8 @@ def cache_weights(model, cache) -> list[Weight]:
             sizes[where] = sizes.get(where, 0) + sum(int(t.numel()) for t in _tensors(value))
         out += [Weight(torch_path(f"{where}.cache"), n, True, (n,)) for where, n in sizes.items() if n]
     return out
+
+
+def _elements(layer) -> int:
+    """The elements one cache layer holds: its tensors of two axes or more (in dicts too)."""
+    return sum(int(t.numel()) for v in vars(layer).values() for t in _tensors(v))

@@ -263,3 +263,21 @@ def test_a_context_shorter_than_the_convolution_pads_it():
     hp, _ = _hparams(arch, "tiny")
     assert hp["K_conv"] == 4
     assert not _disagreements(arch, hp, 2)
+
+
+@pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+def test_an_encoder_decoder_cache_is_read_at_the_attention_that_wrote_it():
+    """An EncoderDecoderCache's two caches share layer indices: each layer is attributed to the
+    module that wrote it (the decoder's self-attention, its cross-attention), none to the encoder,
+    whose attention modules carry the same indices."""
+    from paramcount.model.weights import Named
+    from paramcount.runtime import isolate
+
+    arch = registry.get("bart")
+    hp = {**arch.resolve(dict(arch.preset("tiny").hparams)), "T": 5, "B": 2}
+    kv = isolate.call("torch", Named("reference_models.hf_costs:costs", ("bart",)), hp)["kv"]
+    paths = sorted(w.path for w in kv)
+    layers = hp["L"]
+    assert paths == sorted(f"decoder/layers/{i}/{a}/cache" for i in range(layers)
+                           for a in ("self_attn", "encoder_attn")), paths
+    assert all(w.size == 2 * 5 * 2 * hp["d_e"] for w in kv)  # B·T·(keys + values)

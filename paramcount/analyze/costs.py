@@ -7,6 +7,16 @@ and a reference that measures (``reference_models.hf_costs:cost_weights``, in a 
 ``FlopCounterMode`` per module, the cache's tensors per layer). :func:`check` compares one set
 component by component with the verifier's own attribution, and the prover decides the tree for
 all hyperparameters with the same oracle (:func:`paramcount.analyze.prove.prove`).
+
+An encoder-decoder's forward is of B sequences of T source tokens *and* T target tokens (the
+measurement gives the same ids as ``input_ids`` and ``decoder_input_ids``: one length T for both,
+there being no second length symbol): the encoder runs on T positions, the decoder on T, its
+cross-attention's T queries against the T encoder positions. Its cache (transformers'
+``EncoderDecoderCache``) holds, per decoder layer, the self-attention's keys and values at the T
+target positions and the cross-attention's at the T source positions, each measured beside the
+attention that wrote it; the encoder caches nothing (:func:`paramcount.model.cost.without_cache`).
+(Said here, not in :mod:`paramcount.model.cost`, whose source keys the parameter proofs of the
+architectures whose reference builders import it.)
 """
 
 from __future__ import annotations

@@ -69,18 +69,6 @@ def not_formulated(arch_id: str, **reasons: str) -> Architecture:
 
 # Why a kind of layer's memory and compute are not formulated yet: one reason, every family
 # that has the layer (its not_formulated declaration names it).
-ENCODER_DECODER = {
-    'flops': (
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the cache '
-        "holds the encoder's cross-attention keys and values at the source length, a second "
-        'length the trees do not formulate yet'
-    ),
-    'kv': (
-        'an encoder-decoder: the forward needs decoder inputs beside the source, and the cache '
-        "holds the encoder's cross-attention keys and values at the source length, a second "
-        'length the trees do not formulate yet'
-    ),
-}
 VISION_TOWER = {
     'flops': (
         "the measured forward takes token ids only; the vision tower's compute needs "

@@ -18,10 +18,8 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.families._lineages import HF_LAYERS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -35,6 +33,7 @@ from paramcount.model.components import layer_norm
 from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import encoder_stack
+from paramcount.model.cost import without_cache
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -140,7 +139,8 @@ register(keras_hub_backbone(
             "encoder",
             position_embedding(n, match="encoder_position_embedding", name="positions"),
             layer_norm("embedding_norm", match="encoder_embeddings_layer_norm"),
-            encoder_stack(L, match=r"transformer_encoder_layer_\d+"),
+            # the encoder caches nothing: its positions attend both ways
+            without_cache(encoder_stack(L, match=r"transformer_encoder_layer_\d+")),
         ),
         group(
             "decoder",
@@ -169,6 +169,3 @@ register(keras_hub_backbone(
                               )),
     examples=TINY_AND_ODD_N,
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("bart", **ENCODER_DECODER), replace=True)

@@ -37,10 +37,12 @@ from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import B
 from paramcount.core.symbols import L_dec
 from paramcount.core.symbols import L_enc
 from paramcount.core.symbols import M
 from paramcount.core.symbols import M_dec
+from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
@@ -52,11 +54,8 @@ from paramcount.core.symbols import glu_enc
 from paramcount.core.symbols import v
 from paramcount.core.symbols import x_f
 from paramcount.core.symbols import zeta
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
-from paramcount.families._defaults import with_note
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH
 from paramcount.model.components import attention
@@ -65,6 +64,7 @@ from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
 from paramcount.model.components.audio import conv1d
 from paramcount.model.components.stacks import repeat
+from paramcount.model.cost import without_cache
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -202,6 +202,7 @@ TRANSFORMERS = Transformers(
         "decoder.blocks.ffn.up": "fc1",
         "decoder.blocks.ffn.down": "fc2",
         "decoder.final_norm": "norm",
+        "head": "proj_out",
     },
     deltas=(
         Delta("encoder.rotary", None, _ROTARY),
@@ -245,18 +246,24 @@ register(keras_hub_backbone(
             "encoder",
             group(
                 "front_end",
+                # a forward of T source positions reads 384·T + 511 samples (the fewest the
+                # convolutions turn into T): 6·T + 7 outputs of the first, 2·T + 1 of the
+                # second, T of the third
                 conv1d("conv_1", 1, d_e, kernel=127, bias=0, match="conv1",
-                       note="convolution over the waveform, kernel 127, stride 64, no bias"),
+                       note="convolution over the waveform, kernel 127, stride 64, no bias"
+                       ).with_cost(flops=2 * B * (6 * T + 7) * 127 * d_e),
                 leaf("group_norm", 2 * d_e, match="group_norm", kind="norm",
                      note="group norm with one group: scale and shift"),
                 conv1d("conv_2", d_e, 2 * d_e, kernel=7, match="conv2",
-                       note="convolution, kernel 7, stride 3"),
+                       note="convolution, kernel 7, stride 3"
+                       ).with_cost(flops=2 * B * (2 * T + 1) * 7 * d_e * 2 * d_e),
                 conv1d("conv_3", 2 * d_e, d_e, kernel=3, match="conv3",
-                       note="convolution, kernel 3, stride 2"),
+                       note="convolution, kernel 3, stride 2"
+                       ).with_cost(flops=2 * B * T * 3 * 2 * d_e * d_e),
             ),
             leaf("rotary", f_rot, match="encoder_rotary_embedding", trainable=False, kind="position",
                  note="rotary inverse frequencies, a non-trainable weight"),
-            group(
+            without_cache(group(  # attending both ways: no cache
                 "blocks",
                 layer_norm("norm_1", beta=0, match="self_attention_layer_norm"),
                 attention("self_attention", match="self_attention_layer", key_dim=d_k,
@@ -265,7 +272,7 @@ register(keras_hub_backbone(
                 _mlp(glu_enc, match="feedforward"),
                 times=L_enc,
                 match=r"encoder_block_\d+",
-            ),
+            )),
             layer_norm("final_norm", beta=0, match="encoder_final_layer_norm"),
         ),
         group(
@@ -292,7 +299,8 @@ register(keras_hub_backbone(
             ),
             layer_norm("final_norm", beta=0, match="decoder_post_norm"),
         ),
-        zero("head", "tied: the output projection is the token table, transposed", kind="head"),
+        zero("head", "tied: the output projection is the token table, transposed", kind="head",
+             macs=d_e * v),
     ),
     reference="reference_models.moonshine:backbone",
     counting="trainable weights of the backbone: the convolutional front end and its group "
@@ -328,6 +336,3 @@ register(keras_hub_backbone(
         "biases": dict(v=13, d_e=16, M=2, M_dec=4, L_enc=1, L_dec=2, zeta=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("moonshine", **with_note(ENCODER_DECODER, flops="its encoder takes audio")), replace=True)

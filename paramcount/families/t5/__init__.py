@@ -32,10 +32,8 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import d_v
 from paramcount.core.symbols import v
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import WIDTH_D_MODEL
 from paramcount.model.components.encoders import gated
@@ -45,6 +43,7 @@ from paramcount.model.components.encoders import t5_attention
 from paramcount.model.components.encoders import t5_feed_forward
 from paramcount.model.components.encoders import t5_norms
 from paramcount.model.components.encoders import tied
+from paramcount.model.cost import without_cache
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -60,7 +59,8 @@ _FFN = t5_feed_forward()
 # output_projector``); the attention's own output_projector sits one level further down.
 def _in_block(c: Term) -> Term:
     assert c.match is not None  # t5_feed_forward gives each of its layers a match
-    return leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note)
+    return leaf(c.name, c.expr, match=r"transformer_\w+_layer_\d+/" + c.match, note=c.note,
+                **c.costs())
 
 
 _FFN = group("ffn", *(_in_block(c) for c in _FFN.children), kind="feed-forward")
@@ -140,14 +140,14 @@ register(keras_hub_backbone(
                  kind="position"),
         ),
         relative_bias(),
-        group(
+        without_cache(group(
             "encoder",
             t5_attention("self_attention", "self_attention"),
             _FFN,
             t5_norms(2),
             times=L,
             match=r"transformer_encoder_layer_\d+",
-        ),
+        )),
         leaf("encoder_final_norm", d_e, match="encoder_output_layer_norm", kind="norm",
              note="RMS norm, scale only"),
         group(
@@ -186,9 +186,11 @@ register(keras_hub_backbone(
         "decoder": r"decoder/block/\d+",
         **{f"decoder.{k}": p for k, p in _T5_STACK.items()},
         "decoder_final_norm": "decoder/final_layer_norm",
+        "head": "lm_head",
     }, deltas=(Delta(
         "head", zero("head", "transformers ties lm_head to the shared table whatever the config "
-                             "says: T5Config forces tie_word_embeddings = True"),
+                             "says: T5Config forces tie_word_embeddings = True", kind="head",
+                     macs=d_e * v),
         "transformers 5's T5Config forces tie_word_embeddings = True (a false value only turns "
         "off the decoder's output scaling), so T5ForConditionalGeneration never has a separate "
         "head; KerasHub keeps v1.1's untied d_e × v head"),)),
@@ -199,6 +201,3 @@ register(keras_hub_backbone(
         "odd_untied_relu": dict(v=101, d_e=30, M=3, d_k=11, d_f=17, L=1, gated=0, tied=0),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("t5", **ENCODER_DECODER), replace=True)

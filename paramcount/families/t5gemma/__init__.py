@@ -12,6 +12,8 @@ table, transposed, unless untied.
 
 from __future__ import annotations
 
+import sympy
+
 from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
@@ -29,11 +31,10 @@ from paramcount.core.symbols import d_f_dec
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import d_k_dec
 from paramcount.core.symbols import v
+from paramcount.core.symbols import w
 from paramcount.core.symbols import zeta
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
 from paramcount.families._lineages import T5GEMMA_VOCAB
@@ -47,6 +48,9 @@ from paramcount.model.components import rotary_positions
 from paramcount.model.components.encoders import encoder_decoder_embeddings
 from paramcount.model.components.encoders import encoder_decoder_outputs
 from paramcount.model.components.encoders import tied
+from paramcount.model.cost import sliding_kept
+from paramcount.model.cost import with_kept
+from paramcount.model.cost import without_cache
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -160,7 +164,16 @@ TRANSFORMERS = Transformers(
         "final_norms": "model/(?:encoder|decoder)/norm",
         "head": "lm_head/out_proj",
     },
+    # the window (no weight) the cost measurement writes to both sides' configs; only the
+    # decoder's self-attention cache keeps it (its sliding layers), the encoder's masks only
+    cost_config={"encoder.sliding_window": (w, 4096), "decoder.sliding_window": (w, 4096)},
 )
+
+# The decoder's self-attention layers alternate as layer_types says, local then global: a
+# sliding layer's cache keeps min(T, w − 1) positions, a global one T (⌊L_dec/2⌋ of them); the
+# cross-attention's cache (no window: transformers gives it a DynamicCache without the config)
+# keeps the T encoder positions; the encoder caches nothing.
+_DECODER_KEPT = sliding_kept(w, sympy.floor(L_dec / 2), layers=L_dec)
 
 register(keras_hub_backbone(
     "t5gemma",
@@ -171,7 +184,7 @@ register(keras_hub_backbone(
     formula=group(
         "t5gemma",
         *encoder_decoder_embeddings(d_e_dec),
-        group(
+        without_cache(group(
             "encoder",
             rotary_positions(),
             attention("self_attention", match="self_attention", kv_heads=M_kv, key_dim=d_k,
@@ -181,12 +194,13 @@ register(keras_hub_backbone(
                     "post_feedforward"),
             times=L_enc,
             match=r"encoder_layer_\d+",
-        ),
+        )),
         group(
             "decoder",
             rotary_positions(),
-            attention("self_attention", match="self_attention", width=d_e_dec, heads=M_dec,
-                      kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, bias=zeta),
+            with_kept(attention("self_attention", match="self_attention", width=d_e_dec,
+                                heads=M_dec, kv_heads=M_kv_dec, key_dim=d_k_dec,
+                                value_dim=d_k_dec, bias=zeta), _DECODER_KEPT),
             attention("cross_attention", match="cross_attention", kind="cross-attention", width=d_e_dec, heads=M_dec,
                       kv_heads=M_kv_dec, key_dim=d_k_dec, value_dim=d_k_dec, kv_width=d_e,
                       bias=zeta),
@@ -220,6 +234,3 @@ register(keras_hub_backbone(
         "odd_biases": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=5, L_enc=1, L_dec=2, zeta=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("t5gemma", **ENCODER_DECODER), replace=True)

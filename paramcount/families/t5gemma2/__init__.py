@@ -44,6 +44,7 @@ from paramcount.core.symbols import M
 from paramcount.core.symbols import M_dec
 from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import M_kv_dec
+from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_f_dec
@@ -51,11 +52,10 @@ from paramcount.core.symbols import d_k
 from paramcount.core.symbols import d_k_dec
 from paramcount.core.symbols import tied
 from paramcount.core.symbols import v
+from paramcount.core.symbols import w
 from paramcount.core.symbols import zeta
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import QK_NORM_KERAS
 from paramcount.families._lineages import T5GEMMA_ATTENTION_BIAS
 from paramcount.families._lineages import T5GEMMA_VALIDATED
@@ -63,6 +63,9 @@ from paramcount.families._lineages import T5GEMMA_VOCAB
 from paramcount.families._lineages import TIED_YES
 from paramcount.families._lineages import layer_types
 from paramcount.families._lineages import t5gemma_heads
+from paramcount.families.t5gemma2.costs import MERGED_KEPT
+from paramcount.families.t5gemma2.costs import idle
+from paramcount.families.t5gemma2.costs import merged_scores
 from paramcount.model.components import attention
 from paramcount.model.components import dense
 from paramcount.model.components import gated_feed_forward
@@ -77,6 +80,8 @@ from paramcount.model.components.vision import P
 from paramcount.model.components.vision import d_fvis
 from paramcount.model.components.vision import d_vis
 from paramcount.model.components.vision import vision_encoder
+from paramcount.model.cost import with_kept
+from paramcount.model.cost import without_cache
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -87,14 +92,20 @@ IDS = ("t5gemma2",)  # the ids this folder registers
 
 
 def _block(*, heads, kv_heads, key_dim, inner, attention_name: str, attention_match: str,
-           norm_prefix: str, times, match: str):
+           norm_prefix: str, times, match: str, merged: bool = False):
     att = attention(attention_name, match=attention_match, heads=heads, kv_heads=kv_heads,
                     key_dim=key_dim, value_dim=key_dim, bias=zeta)
-    return group(
+    children = att.children
+    if merged:  # each query meets 2T keys, T of the decoder, T of the encoder (one softmax),
+        # the key and value projections projecting both: the decoder's T and the encoder's T
+        children = tuple(merged_scores(c) if c.name == "query" else
+                         c.with_cost(tokens=2 * T) if c.name in ("key", "value") else c
+                         for c in children)
+    block = group(
         "blocks",
         group(
             attention_name,
-            *att.children,
+            *children,
             leaf("query_norm", qk_norm * key_dim, match="query_norm", kind="norm",
                  note="RMS norm over each query head (QK norm); none when qk_norm = 0"),
             leaf("key_norm", qk_norm * key_dim, match="key_norm", kind="norm",
@@ -111,6 +122,9 @@ def _block(*, heads, kv_heads, key_dim, inner, attention_name: str, attention_ma
         note="sliding-window and full-attention layers alike: they differ in mask and rotary "
              "wavelength, not in weights",
     )
+    if not merged:
+        return without_cache(block)  # the encoder's positions attend both ways: no cache
+    return with_kept(block, MERGED_KEPT)
 
 
 def _types(key: str):
@@ -238,7 +252,8 @@ def _at(term: Term, values: dict) -> Term:
     """``term`` with its symbols replaced by numbers (the fixed SigLIP tower)."""
     return dataclasses.replace(
         term, expr=None if term.expr is None else sympy.sympify(term.expr).xreplace(values),
-        times=term.times.xreplace(values), children=tuple(_at(c, values) for c in term.children))
+        times=term.times.xreplace(values), children=tuple(_at(c, values) for c in term.children),
+        cost=tuple((k, sympy.sympify(x).xreplace(values)) for k, x in term.cost))
 
 
 def _hf_block(side: str, prefix: str, attention_name: str) -> dict[str, str]:
@@ -298,15 +313,15 @@ TRANSFORMERS = Transformers(
               "transformers' token tables always hold a d_e-wide end-of-image embedding; "
               "KerasHub adds them only with a vision encoder"),
         Delta("vision_tower",
-              _at(vision_encoder("vision_tower"), _SO400M),
+              idle(_at(vision_encoder("vision_tower"), _SO400M)),
               _TOWER),
         Delta("vision_projector",
-              group("vision_projector",
+              idle(group("vision_projector",
                     rms_norm("norm", _SO400M[d_vis]),
                     dense("projection", _SO400M[d_vis], d_e, bias=0),
                     kind="projection",
                     note="RMS norm (1152) and a bias-free projection 1152 → d_e of the pooled "
-                         "image tokens"),
+                         "image tokens")),
               _TOWER),
     ),
     weights={
@@ -337,6 +352,8 @@ TRANSFORMERS = Transformers(
         "vision_projector.norm": "mm_soft_emb_norm",
         "vision_projector.projection": "mm_input_projection_weight",
     },
+    # the decoder's window (no weight), written by the cost measurement: its cache keeps it
+    cost_config={"decoder.sliding_window": (w, 4096)},
 )
 
 register(keras_hub_backbone(
@@ -358,7 +375,8 @@ register(keras_hub_backbone(
             "decoder",
             _block(heads=M_dec, kv_heads=M_kv_dec, key_dim=d_k_dec, inner=d_f_dec,
                    attention_name="merged_attention", attention_match="merged_attention",
-                   norm_prefix="decoder_", times=L_dec, match=r"decoder_layer_\d+"),
+                   norm_prefix="decoder_", times=L_dec, match=r"decoder_layer_\d+",
+                   merged=True),
         ),
         *encoder_decoder_outputs(2 * d_e, head_width=d_e, whose="the encoder's and decoder's"),
     ),
@@ -386,6 +404,3 @@ register(keras_hub_backbone(
                            M_kv_dec=1, d_k_dec=4, d_f_dec=9, zeta=1),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("t5gemma2", **ENCODER_DECODER), replace=True)

@@ -23,17 +23,16 @@ from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import B
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
+from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
-from paramcount.families._defaults import ENCODER_DECODER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
-from paramcount.families._defaults import with_note
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
 from paramcount.model.components import attention
@@ -43,6 +42,8 @@ from paramcount.model.components import layer_norm
 from paramcount.model.components.audio import conv1d
 from paramcount.model.components.audio import n_audio
 from paramcount.model.components.audio import n_mels
+from paramcount.model.components.audio import on_positions
+from paramcount.model.components.audio import over_keys
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -114,6 +115,7 @@ _BLOCK = {
     "cross_attention.key": "k_proj",
     "cross_attention.value": "v_proj",
     "cross_attention.output": "out_proj",
+    "cross_attention.scores": "scores",
     "norm_2": "final_layer_norm",
     "ffn.up": "fc1",
     "ffn.down": "fc2",
@@ -131,6 +133,7 @@ TRANSFORMERS = Transformers(weights={
     "encoder.positions": "embed_positions",
     "encoder.blocks": r"layers/\d+",
     **{f"encoder.blocks.{k}": p for k, p in _BLOCK.items() if not k.startswith(_ENCODER_ONLY)},
+    "encoder.blocks.self_attention.scores": "scores",
     "encoder.final_norm": "layer_norm",
     "decoder": "decoder",
     "decoder.embeddings.token": "embed_tokens",
@@ -138,6 +141,7 @@ TRANSFORMERS = Transformers(weights={
     "decoder.blocks": r"layers/\d+",
     **{f"decoder.blocks.{k}": p for k, p in _BLOCK.items()},
     "decoder.final_norm": "layer_norm",
+    "head": "proj_out",
 })
 
 register(keras_hub_backbone(
@@ -152,24 +156,29 @@ register(keras_hub_backbone(
             "encoder",
             group(
                 "front_end",
+                # the encoder reads 2·n_audio frames, whatever T (transformers refuses another
+                # length): 2·n_audio outputs of the first convolution, n_audio of the second
                 conv1d("conv_1", n_mels, d_e, kernel=3,
-                       match="encoder_token_embedding_conv_layer_1"),
+                       match="encoder_token_embedding_conv_layer_1"
+                       ).with_cost(flops=2 * B * 2 * n_audio * 3 * n_mels * d_e),
                 conv1d("conv_2", d_e, d_e, kernel=3,
                        match="encoder_token_embedding_conv_layer_2",
-                       note="convolution, kernel width 3, stride 2 (halves the frames)"),
+                       note="convolution, kernel width 3, stride 2 (halves the frames)"
+                       ).with_cost(flops=2 * B * n_audio * 3 * d_e * d_e),
             ),
             leaf("positions", n_audio * d_e, match="encoder_position_embedding", kind="position",
                  trainable=False,
                  note="sinusoidal n_audio × d_e table, stored as a non-trainable weight"),
-            group(
+            on_positions(group(  # n_audio positions, attending both ways: no cache
                 "blocks",
                 layer_norm("norm_1", match="self_attention_layer_norm"),
-                attention("self_attention", match="self_attention_layer", bias=_NO_KEY_BIAS),
+                over_keys(attention("self_attention", match="self_attention_layer",
+                                    bias=_NO_KEY_BIAS), n_audio, n_audio, cached=False),
                 layer_norm("norm_2", match="feedforward_layer_norm"),
                 feed_forward(),
                 times=L,
                 match=r"transformer_encoder_layer_\d+",
-            ),
+            ), n_audio),
             layer_norm("final_norm", match="encoder_layer_norm"),
         ),
         group(
@@ -187,7 +196,8 @@ register(keras_hub_backbone(
                 layer_norm("norm_1", match="self_attention_layer_norm"),
                 attention("self_attention", match="self_attention", bias=_NO_KEY_BIAS),
                 layer_norm("norm_cross", match="cross_attention_layer_norm"),
-                attention("cross_attention", match="cross_attention", bias=_NO_KEY_BIAS),
+                over_keys(attention("cross_attention", match="cross_attention", bias=_NO_KEY_BIAS),
+                          T, n_audio, cached=True),  # T queries, the n_audio frames cached
                 layer_norm("norm_2", match="feedforward_layer_norm"),
                 feed_forward(),
                 times=L,
@@ -196,7 +206,7 @@ register(keras_hub_backbone(
             layer_norm("final_norm", match="decoder_layer_norm"),
         ),
         zero("head", "tied: the output projection is the decoder's token table, transposed",
-             kind="head"),
+             kind="head", macs=d_e * v),
     ),
     counting="trainable weights of the backbone: the convolutional front end, L encoder and L "
              "decoder blocks, their final norms, the decoder's token and position tables (the "
@@ -217,7 +227,3 @@ register(keras_hub_backbone(
         "odd_sizes": dict(v=97, n_mels=5, d_e=21, M=3, d_f=13, L=3, n=7, n_audio=5),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("whisper", **with_note(ENCODER_DECODER, flops="its encoder takes audio features")),
-         replace=True)

@@ -133,7 +133,8 @@ def t5_feed_forward() -> Term:
         "ffn",
         dense("up", d_e, d_f, bias=0, match="input_projector"),
         leaf("gate", gated * d_e * d_f, match="gate_projector",
-             note="gated feed-forward (T5 v1.1 GeGLU) only: absent when gated = 0"),
+             note="gated feed-forward (T5 v1.1 GeGLU) only: absent when gated = 0",
+             macs=gated * d_e * d_f),
         dense("down", d_f, d_e, bias=0, match="output_projector"),
         kind="feed-forward",
     )
@@ -154,6 +155,7 @@ def relative_bias(times=2) -> Term:
         kind="attention",
         note="T5 relative position bias: an n_b × M table in the first self-attention layer of "
              "the encoder and of the decoder, reused by the layers above (first layer only)",
+        macs=0,  # a lookup of a bucket's M biases: it multiplies nothing
     )
 
 
@@ -213,7 +215,8 @@ def encoder_decoder_outputs(norms, *, head_width, whose: str) -> tuple[Term, Ter
              note=f"{whose} output RMS norms; KerasHub leaves them unnamed, so they are one term"),
         leaf("head", (1 - tied) * head_width * v, match="decoder_token_embedding/reverse_embeddings",
              kind="head",
-             note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)"),
+             note=f"untied {head_width} × v LM head; zero when tied (every released checkpoint)",
+             macs=head_width * v),  # tied or not, it multiplies
     )
 
 
