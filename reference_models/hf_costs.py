@@ -11,6 +11,7 @@ Imports torch and transformers: imported only in a torch worker.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Mapping
 
@@ -49,6 +50,9 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
       axis scaled, so the slices a formula claims (gate and up of one tensor) apply;
     - ``"kv"``: the elements each layer of the cache the forward returns holds (keys and values,
       or a state), at ``<module>/cache``, the module whose ``layer_idx`` is the layer's.
+
+    Both at the paths the parameter measurement gives the same modules: renamed by the family's
+    ``Transformers.rename`` where it has one (:func:`reference_models.hf.weights`).
 
     On the meta device (nothing allocated), except where a router sends tokens to experts (the
     formula has ``active_times``): the routing depends on the data, so a real model with random
@@ -98,7 +102,14 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     for name, n in own.items():
         if n:
             flops.extend(_flop_weights(name, modules[name], n))
-    return {"flops": flops, "kv": cache_weights(model, cache, places)}
+    out = {"flops": flops, "kv": cache_weights(model, cache, places)}
+    rename = getattr(arch.transformers, "rename", None)
+    if rename is None:
+        return out
+    # named as the parameter measurement names them (reference_models.hf.weights: a family's
+    # ``rename``, Gemma 4's global layers apart), so the cost trees' patterns match alike
+    return {q: [dataclasses.replace(x, path=rename(x.path, model.config)) for x in ws]
+            for q, ws in out.items()}
 
 
 def measure(model, ids) -> tuple[dict[str, int], object]:
