@@ -107,6 +107,10 @@ def measure(model, ids) -> tuple[dict[str, int], object]:
     name (``""`` the model itself), and the cache the forward returns (None without one). The
     one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`).
 
+    An image encoder (``main_input_name`` ``pixel_values``: ViT) is given B images of zeros at
+    its config's image size in place of the ids (:func:`_pixels`): its positions are the
+    patches' (and a class token), whatever T.
+
     An encoder-decoder (``config.is_encoder_decoder``) is given ``ids`` twice: as the source
     (``input_ids``) and as the target (``decoder_input_ids``), so B sequences of T source tokens
     and T target tokens; its cache (an ``EncoderDecoderCache``) holds the decoder's
@@ -122,6 +126,8 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
     from torch.utils.flop_counter import FlopCounterMode
 
     inputs = {"input_ids": ids}
+    if getattr(model, "main_input_name", "") == "pixel_values":  # an image encoder (ViT's)
+        inputs = {"pixel_values": _pixels(model.config, ids.shape[0], ids.device)}
     if getattr(model.config, "is_encoder_decoder", False):
         inputs["decoder_input_ids"] = ids
         if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
@@ -175,6 +181,14 @@ def _tensors(value) -> list:
     if isinstance(value, (list, tuple)):
         return [t for x in value for t in _tensors(x)]
     return []
+
+
+def _pixels(config, batch: int, device):
+    """The images an image encoder takes: zeros of ``batch`` × num_channels × the config's
+    image size (``image_size``: a side, or [height, width]), whatever T."""
+    size = config.image_size
+    height, width = (size, size) if isinstance(size, int) else tuple(size)
+    return torch.zeros((batch, config.num_channels, height, width), device=device)
 
 
 def _features(model, ids):

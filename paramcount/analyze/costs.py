@@ -15,6 +15,10 @@ cross-attention's T queries against the T encoder positions. Its cache (transfor
 ``EncoderDecoderCache``) holds, per decoder layer, the self-attention's keys and values at the T
 target positions and the cross-attention's at the T source positions, each measured beside the
 attention that wrote it; the encoder caches nothing (:func:`paramcount.model.cost.without_cache`).
+An image encoder (a class whose main input is ``pixel_values``: ViT) runs on images, not
+tokens: its forward is of B images at the config's image size H × W (zeros: the count does not
+depend on the pixels), so its positions are the (H/P)·(W/P) patches and the class token whatever
+T, and T plays no part in its trees; it caches nothing (an encoder's positions attend both ways).
 (Said here, not in :mod:`paramcount.model.cost`, whose source keys the parameter proofs of the
 architectures whose reference builders import it.)
 """
