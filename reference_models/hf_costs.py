@@ -128,6 +128,8 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
     inputs = {"input_ids": ids}
     if getattr(model, "main_input_name", "") == "pixel_values":  # an image encoder (ViT's)
         inputs = {"pixel_values": _pixels(model.config, ids.shape[0], ids.device)}
+    elif _image_text(model):  # one image per sequence beside the ids
+        inputs["pixel_values"] = _pixels(model.config.vision_config, ids.shape[0], ids.device)
     if getattr(model.config, "is_encoder_decoder", False):
         inputs["decoder_input_ids"] = ids
         if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
@@ -143,7 +145,8 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
             model.set_attn_implementation("eager")
         model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
     counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1):
+    unread = _unread_checks("pixel_values" in inputs and "input_ids" in inputs and ids.is_meta)
+    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1), unread:
         out = model(**inputs, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
@@ -183,6 +186,15 @@ def _tensors(value) -> list:
     return []
 
 
+def _image_text(model) -> bool:
+    """Whether ``model`` is an image-text model (a decoder-only class whose config holds a
+    ``vision_config`` and that computes image features: PaliGemma's, Gemma 3's)."""
+    config = model.config
+    return (not getattr(config, "is_encoder_decoder", False)
+            and getattr(config, "vision_config", None) is not None
+            and callable(getattr(model, "get_image_features", None)))
+
+
 def _pixels(config, batch: int, device):
     """The images an image encoder takes: zeros of ``batch`` × num_channels × the config's
     image size (``image_size``: a side, or [height, width]), whatever T."""
@@ -212,6 +224,31 @@ def _samples(model, ids):
         length = (m.stride[0] * (length - 1) + m.dilation[0] * (m.kernel_size[0] - 1) + 1
                   - 2 * m.padding[0])
     return torch.zeros((ids.shape[0], length), device=ids.device)
+
+
+@contextlib.contextmanager
+def _unread_checks(on: bool):
+    """While entered (``on``), transformers' value checks are skipped
+    (``TRANSFORMERS_DISABLE_TORCH_CHECK``): an image-text model checks that its ids hold as many
+    image tokens as the image has features (``get_placeholder_mask``: an ``.item()`` the meta
+    device cannot give, the ids' values being unknown there). The check computes nothing; the
+    ids are taken to hold them (T at least that many: :mod:`paramcount.analyze.costs`), and
+    placing the image's features at them (``masked_scatter``) multiplies nothing either."""
+    import os
+
+    if not on:
+        yield
+        return
+    key = "TRANSFORMERS_DISABLE_TORCH_CHECK"
+    before = os.environ.get(key)
+    os.environ[key] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = before
 
 
 @contextlib.contextmanager
