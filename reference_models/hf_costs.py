@@ -146,7 +146,8 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
         model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
     counter = FlopCounterMode(display=False)
     unread = _unread_checks("pixel_values" in inputs and "input_ids" in inputs and ids.is_meta)
-    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1), unread:
+    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1), \
+            unread, _no_padding_warning(ids.is_meta):
         out = model(**inputs, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
@@ -249,6 +250,25 @@ def _unread_checks(on: bool):
             os.environ.pop(key, None)
         else:
             os.environ[key] = before
+
+
+@contextlib.contextmanager
+def _no_padding_warning(on: bool):
+    """While entered (``on``), transformers' warning of padded ids without a mask
+    (``warn_if_padding_and_no_attention_mask``, DeBERTa's forward calls it) is not given: it
+    reads the ids (an ``.item()`` the meta device cannot give) and computes nothing."""
+    from transformers.modeling_utils import PreTrainedModel
+
+    if not on:
+        yield
+        return
+    warn = PreTrainedModel.warn_if_padding_and_no_attention_mask
+    PreTrainedModel.warn_if_padding_and_no_attention_mask = (  # type: ignore[method-assign]
+        lambda self, input_ids, attention_mask: None)
+    try:
+        yield
+    finally:
+        PreTrainedModel.warn_if_padding_and_no_attention_mask = warn  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager
