@@ -163,15 +163,16 @@ def quantity_arch(arch: Architecture, quantity: str,
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
         window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
                             "position table holds"),)
-    window += tuple(Relation(x, "<=", T, reason="the image's tokens are among the T positions "
-                             "(transformers refuses ids holding fewer image tokens than the image "
-                             "has features)") for x in image_tokens(built.formula))
+    # after the hyperparameters' own (the prover writes T over them: H = P·H' first)
+    images = tuple(Relation(x, "<=", T, reason="the image's tokens are among the T positions "
+                            "(transformers refuses ids holding fewer image tokens than the image "
+                            "has features)") for x in image_tokens(built.formula))
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
         # a forward runs here: what it needs (the notes: an even rotary width) holds, and what
         # the class's validators refuse (prove_within: validate_rope's odd head widths) is not
         # drawn, as in the parameter proof
-        constraints=(*window, *_within(arch), *built.constraints,
+        constraints=(*window, *_within(arch), *built.constraints, *images,
                      *(r.constraint for r in built.notes)),
         reference=Named("reference_models.hf_costs:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
