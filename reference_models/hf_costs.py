@@ -118,6 +118,10 @@ def measure(model, ids) -> tuple[dict[str, int], object]:
     name (``""`` the model itself), and the cache the forward returns (None without one). The
     one measurement behind :func:`costs` and a config file's (:func:`hf_configs.config_costs`).
 
+    An image encoder (``main_input_name`` ``pixel_values``: ViT) is given B images of zeros at
+    its config's image size in place of the ids (:func:`_pixels`): its positions are the
+    patches' (and a class token), whatever T.
+
     An encoder-decoder (``config.is_encoder_decoder``) is given ``ids`` twice: as the source
     (``input_ids``) and as the target (``decoder_input_ids``), so B sequences of T source tokens
     and T target tokens; its cache (an ``EncoderDecoderCache``) holds the decoder's
@@ -133,6 +137,10 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
     from torch.utils.flop_counter import FlopCounterMode
 
     inputs = {"input_ids": ids}
+    if getattr(model, "main_input_name", "") == "pixel_values":  # an image encoder (ViT's)
+        inputs = {"pixel_values": _pixels(model.config, ids.shape[0], ids.device)}
+    elif _image_text(model):  # one image per sequence beside the ids
+        inputs["pixel_values"] = _pixels(model.config.vision_config, ids.shape[0], ids.device)
     if getattr(model.config, "is_encoder_decoder", False):
         inputs["decoder_input_ids"] = ids
         if getattr(model, "main_input_name", "") == "input_features":  # Whisper's log-mel frames
@@ -148,7 +156,9 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
             model.set_attn_implementation("eager")
         model.eval()  # an inference forward: T5Gemma's decoder makes no cache while training
     counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1):
+    unread = _unread_checks("pixel_values" in inputs and "input_ids" in inputs and ids.is_meta)
+    with counter, torch.no_grad(), _writers(model) as places, _unread_masks(len(inputs) > 1), \
+            unread, _no_padding_warning(ids.is_meta):
         out = model(**inputs, use_cache=True)
     totals = {name: sum(ops.values()) for name, ops in counter.get_flop_counts().items()}
     root = type(model).__name__
@@ -188,6 +198,23 @@ def _tensors(value) -> list:
     return []
 
 
+def _image_text(model) -> bool:
+    """Whether ``model`` is an image-text model (a decoder-only class whose config holds a
+    ``vision_config`` and that computes image features: PaliGemma's, Gemma 3's)."""
+    config = model.config
+    return (not getattr(config, "is_encoder_decoder", False)
+            and getattr(config, "vision_config", None) is not None
+            and callable(getattr(model, "get_image_features", None)))
+
+
+def _pixels(config, batch: int, device):
+    """The images an image encoder takes: zeros of ``batch`` × num_channels × the config's
+    image size (``image_size``: a side, or [height, width]), whatever T."""
+    size = config.image_size
+    height, width = (size, size) if isinstance(size, int) else tuple(size)
+    return torch.zeros((batch, config.num_channels, height, width), device=device)
+
+
 def _features(model, ids):
     """The input features an audio encoder-decoder's encoder takes beside the target ``ids``:
     zeros of B × num_mel_bins × the frames it requires (Whisper's: max_source_positions times its
@@ -209,6 +236,50 @@ def _samples(model, ids):
         length = (m.stride[0] * (length - 1) + m.dilation[0] * (m.kernel_size[0] - 1) + 1
                   - 2 * m.padding[0])
     return torch.zeros((ids.shape[0], length), device=ids.device)
+
+
+@contextlib.contextmanager
+def _unread_checks(on: bool):
+    """While entered (``on``), transformers' value checks are skipped
+    (``TRANSFORMERS_DISABLE_TORCH_CHECK``): an image-text model checks that its ids hold as many
+    image tokens as the image has features (``get_placeholder_mask``: an ``.item()`` the meta
+    device cannot give, the ids' values being unknown there). The check computes nothing; the
+    ids are taken to hold them (T at least that many: :mod:`paramcount.analyze.costs`), and
+    placing the image's features at them (``masked_scatter``) multiplies nothing either."""
+    import os
+
+    if not on:
+        yield
+        return
+    key = "TRANSFORMERS_DISABLE_TORCH_CHECK"
+    before = os.environ.get(key)
+    os.environ[key] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = before
+
+
+@contextlib.contextmanager
+def _no_padding_warning(on: bool):
+    """While entered (``on``), transformers' warning of padded ids without a mask
+    (``warn_if_padding_and_no_attention_mask``, DeBERTa's forward calls it) is not given: it
+    reads the ids (an ``.item()`` the meta device cannot give) and computes nothing."""
+    from transformers.modeling_utils import PreTrainedModel
+
+    if not on:
+        yield
+        return
+    warn = PreTrainedModel.warn_if_padding_and_no_attention_mask
+    PreTrainedModel.warn_if_padding_and_no_attention_mask = (  # type: ignore[method-assign]
+        lambda self, input_ids, attention_mask: None)
+    try:
+        yield
+    finally:
+        PreTrainedModel.warn_if_padding_and_no_attention_mask = warn  # type: ignore[method-assign]
 
 
 @contextlib.contextmanager

@@ -67,7 +67,26 @@ def _hparams(arch, name: str) -> tuple[dict[str, int], tuple[int, ...]]:
     ts = (5, 11, 37) if example or "w" not in hp else (5, 37, hp["w"] + 1)
     if "n" in hp:  # learned positions: no T past the table
         ts = tuple(sorted({min(t, hp["n"]) for t in (3, 5, *ts)}))[-3:]
+    image = _image_tokens(arch, hp)
+    if image:  # an image-text model: the image's tokens among the T, the window past them
+        ts = tuple(image + t for t in ts)
+        if "w" in hp and example:
+            hp["w"] += image
     return hp, ts
+
+
+def _image_tokens(arch, hp) -> int:
+    """The image tokens a sequence of ``arch`` holds at ``hp`` (the fewest T its forward takes:
+    :func:`paramcount.analyze.costs.image_tokens`), 0 for a model of tokens only."""
+    from paramcount.analyze.costs import image_tokens
+    from paramcount.model.frameworks import for_framework
+
+    try:
+        built = for_framework(arch, "transformers", hp)
+    except (ParamcountError, ValueError):
+        return 0
+    values = arch.values(hp)
+    return max((int(x.subs(values)) for x in image_tokens(built.formula)), default=0)
 
 
 def _skipped(arch, hp) -> str | None:
@@ -281,3 +300,19 @@ def test_an_encoder_decoder_cache_is_read_at_the_attention_that_wrote_it():
     assert paths == sorted(f"decoder/layers/{i}/{a}/cache" for i in range(layers)
                            for a in ("self_attn", "encoder_attn")), paths
     assert all(w.size == 2 * 5 * 2 * hp["d_e"] for w in kv)  # B·T·(keys + values)
+
+
+def test_an_image_text_context_holds_the_image_tokens():
+    """An image-text model's T counts its image's tokens among it (transformers refuses ids with
+    fewer image tokens than the image's features): T below them is refused, and the tower's cost
+    does not grow with T (PaliGemma's tiny set: a 32-pixel image of 8-pixel patches, 16 tokens)."""
+    from paramcount.analyze import costs
+    from paramcount.core.errors import ConstraintError
+
+    arch = registry.get("pali_gemma")
+    hp = arch.resolve(dict(arch.preset("tiny").hparams))
+    assert costs.image_tokens(frameworks.for_framework(arch, "transformers", hp).formula) != []
+    with pytest.raises(ConstraintError, match="image"):
+        costs.value(arch, "flops", hp, 15, 2)
+    assert costs.value(arch, "kv", hp, 16, 2) == 2 * 2 * 16 * (8 + 8)  # L · B·T·M_kv·(d_k + d_v)
+    assert costs.image_tokens(frameworks.for_framework(registry.get("llama"), "transformers").formula) == []

@@ -15,6 +15,21 @@ cross-attention's T queries against the T encoder positions. Its cache (transfor
 ``EncoderDecoderCache``) holds, per decoder layer, the self-attention's keys and values at the T
 target positions and the cross-attention's at the T source positions, each measured beside the
 attention that wrote it; the encoder caches nothing (:func:`paramcount.model.cost.without_cache`).
+An image encoder (a class whose main input is ``pixel_values``: ViT) runs on images, not
+tokens: its forward is of B images at the config's image size H × W (zeros: the count does not
+depend on the pixels), so its positions are the (H/P)·(W/P) patches and the class token whatever
+T, and T plays no part in its trees; it caches nothing (an encoder's positions attend both ways).
+
+An image-text model (a decoder-only class whose config holds a ``vision_config``: PaliGemma's)
+runs on B sequences of T tokens of which N are image tokens, with one image per sequence at its
+vision config's image size: its vision tower runs on the image's patches, its projection on the
+N image tokens (PaliGemma's: one per patch, (H/P)²), whatever T, and the decoder on all T
+positions, caching their keys and values; the tower caches nothing. transformers' forward
+requires exactly N image-token ids in each sequence, so T ≥ N is a constraint of the quantity
+(:func:`image_tokens`). The measurement, on the meta device, cannot read the ids (nor write
+them): it gives the image beside T ids and skips transformers' check that they hold N image
+tokens (a check that reads values and computes nothing), so the forward it counts is the one
+transformers runs on ids holding them.
 (Said here, not in :mod:`paramcount.model.cost`, whose source keys the parameter proofs of the
 architectures whose reference builders import it.)
 """
@@ -48,6 +63,7 @@ __all__ = [
     "check_config",
     "evaluate",
     "formulated",
+    "image_tokens",
     "proof",
     "quantity_arch",
     "regimes",
@@ -147,15 +163,32 @@ def quantity_arch(arch: Architecture, quantity: str,
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
         window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
                             "position table holds"),)
+    # after the hyperparameters' own (the prover writes T over them: H = P·H' first)
+    images = tuple(Relation(x, "<=", T, reason="the image's tokens are among the T positions "
+                            "(transformers refuses ids holding fewer image tokens than the image "
+                            "has features)") for x in image_tokens(built.formula))
     return dataclasses.replace(
         built, formula=formula, required=(*built.required, T, B),
         # a forward runs here: what it needs (the notes: an even rotary width) holds, and what
         # the class's validators refuse (prove_within: validate_rope's odd head widths) is not
         # drawn, as in the parameter proof
-        constraints=(*window, *_within(arch), *built.constraints,
+        constraints=(*window, *_within(arch), *built.constraints, *images,
                      *(r.constraint for r in built.notes)),
         reference=Named("reference_models.hf_costs:cost_weights", (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
+
+
+def image_tokens(formula) -> list:
+    """The image tokens an image-text model's sequence holds (each distinct count once): the
+    positions its projection of the image into token embeddings runs on (a leaf of kind
+    ``projection`` whose ``tokens`` are not T's), placed at as many of the T token positions."""
+    out: list = []
+    for lf in formula.leaves():
+        tokens = lf.term.costs().get("tokens")
+        if lf.term.kind == "projection" and tokens is not None and tokens != 0 \
+                and T not in tokens.free_symbols and tokens not in out:
+            out.append(tokens)
+    return out
 
 
 def _within(arch: Architecture) -> tuple:

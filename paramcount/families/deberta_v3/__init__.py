@@ -10,14 +10,20 @@ weights.
 
 from __future__ import annotations
 
+import dataclasses
+
+from paramcount.core.formula import Term
 from paramcount.core.formula import group
+from paramcount.core.formula import leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
+from paramcount.core.symbols import B
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
+from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
@@ -25,7 +31,6 @@ from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
@@ -43,6 +48,39 @@ from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
 IDS = ("deberta_v3",)  # the ids this folder registers
+
+
+def _disentangled(blocks: Term) -> Term:
+    """The encoder blocks with what DeBERTa-v3's disentangled attention costs (transformers'
+    DisentangledSelfAttention): the content scores and the values they weigh, 2·B·T·T·2·d_e; the
+    shared relative table's 2·k_rel rows projected by the layer's own query and key projections
+    once (not per sequence: 2·2·k_rel·d_e·d_e each, beside their tokens' 2·B·T·d_e·d_e); and the
+    content-to-position and position-to-content products of the T queries and keys with those
+    2·k_rel rows (2·B·T·d_e·2·k_rel each; gathering the buckets multiplies nothing), all measured
+    beside the attention (``scores``). An encoder: nothing is cached."""
+    rows = 2 * k_rel
+
+    def one(c: Term) -> Term:
+        if c.name in ("query", "key"):  # the flops said whole: the group is no plain T × T one
+            return dataclasses.replace(c, cost=(("flops", 2 * B * T * d_e * d_e
+                                                 + 2 * rows * d_e * d_e),))
+        return c
+
+    def attention(a: Term) -> Term:
+        scores = leaf("scores", 0, match="scores", kind="attention",
+                      note="content scores and the values, and the content-to-position and "
+                           "position-to-content products with the 2·k_rel relative rows",
+                      flops=2 * B * T * T * 2 * d_e + 2 * 2 * B * T * d_e * rows)
+        return dataclasses.replace(a, children=(*map(one, a.children), scores))
+
+    return dataclasses.replace(blocks, children=tuple(
+        attention(c) if c.name == "attention" else c for c in blocks.children))
+
+
+def _free_table(table: Term) -> Term:
+    """The relative table: looked up (its rows sliced), its norm a scale: no products."""
+    return dataclasses.replace(table, children=tuple(
+        c.with_cost(flops=0) if c.name == "table" else c for c in table.children))
 
 
 # symbol ↔ DebertaV3Backbone argument ↔ DebertaV2Config key. DebertaV2Config covers DeBERTa-v2
@@ -119,12 +157,12 @@ register(keras_hub_backbone(
             embedding("token", v, match="token_embedding"),
             layer_norm("norm", match="embeddings_layer_norm"),
         ),
-        relative_position_table(),
-        encoder_stack(
+        _free_table(relative_position_table()),
+        _disentangled(encoder_stack(
             L, match=r"disentangled_attention_encoder_layer_\d+",
             note="disentangled attention: content and relative-position scores through the same "
                  "query/key projections (no extra weights per layer)",
-        ),
+        )),
     ),
     counting="trainable weights of the backbone: token table and its norm, the shared relative "
              "position table (2·k_rel × d_e) and its norm, L post-LN encoder blocks; no absolute "
@@ -152,6 +190,7 @@ register(keras_hub_backbone(
         "blocks.attention.key": "self/key_proj",
         "blocks.attention.value": "self/value_proj",
         "blocks.attention.output": "output/dense",
+        "blocks.attention.scores": "self/scores",
         "blocks.norm_1": "attention/output/LayerNorm",
         "blocks.ffn.up": "intermediate/dense",
         "blocks.ffn.down": r"\d+/output/dense",
@@ -162,15 +201,3 @@ register(keras_hub_backbone(
         "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3, k_rel=3, n=7),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "deberta_v3",
-    flops=(
-        "DeBERTa's relative-position buckets call .item(), which the meta device cannot; "
-        "the disentangled attention's position products are not written as leaves yet"
-    ),
-    kv=(
-        'not measured: the forward calls .item() on the meta device'
-    ),
-), replace=True)

@@ -156,7 +156,7 @@ TRANSFORMERS = Transformers(
     ),
     weights={
         **{k: w for k, w in PALI_GEMMA_TRANSFORMERS.weights.items()
-           if k.startswith("vision_encoder")},
+           if k.startswith("vision_encoder") and not k.endswith(".scores")},
         **{k: w for k, w in _text.TRANSFORMERS.weights.items()
            if k not in ("embeddings.token", "blocks", "final_norm")},
         "embeddings.token": "language_model/embed_tokens",

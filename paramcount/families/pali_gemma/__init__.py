@@ -29,11 +29,9 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
-from paramcount.families._defaults import VISION_TOWER
+from paramcount.families._decoders import sliding
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
-from paramcount.families._defaults import with_note
 from paramcount.families._lineages import EVEN_HEAD_DIM_VALIDATED
 from paramcount.families._lineages import GEMMA_VALIDATED
 from paramcount.families._lineages import GQA
@@ -48,6 +46,7 @@ from paramcount.model.components.decoders import post_norms
 from paramcount.model.components.llama_like import HF_GEMMA2_NORMS
 from paramcount.model.components.llama_like import hf_decoder_names
 from paramcount.model.components.modern import rms_norm
+from paramcount.model.components.vision import PATCHES
 from paramcount.model.components.vision import RGB_ONLY
 from paramcount.model.components.vision import H
 from paramcount.model.components.vision import L_vis
@@ -193,6 +192,7 @@ _WEIGHTS = {
     "vision_encoder.blocks.attention.key": "k_proj",
     "vision_encoder.blocks.attention.value": "v_proj",
     "vision_encoder.blocks.attention.output": "out_proj",
+    "vision_encoder.blocks.attention.scores": "scores",
     "vision_encoder.blocks.norm_2": "layer_norm2",
     "vision_encoder.blocks.ffn": "mlp",
     "vision_encoder.blocks.ffn.up": "fc1",
@@ -200,6 +200,7 @@ _WEIGHTS = {
     "vision_encoder.final_norm": "post_layernorm",
     "image_projection": "multi_modal_projector/linear",
     **hf_decoder_names(prefix="language_model", layers=r"language_model/layers/\d+"),
+    "head": "lm_head",  # tied: lm_head shares the token table
 }
 TRANSFORMERS = Transformers(
     restrictions=(
@@ -215,6 +216,8 @@ TRANSFORMERS = Transformers(
             Fixed(post_norm, 1, binds="transformers", why="PaliGemma 2's Gemma2Model always has both post norms"),
         ),
         weights={**_WEIGHTS, **HF_GEMMA2_NORMS},
+        # Gemma2Config: every other layer in a window of 4096 (the text config's sliding_window)
+        **{**sliding(2), "cost_config": {"text_config.sliding_window": sliding(2)["cost_config"]["sliding_window"]}},
     ),),
 )
 
@@ -234,14 +237,16 @@ register(keras_hub_backbone(
            "pali_gemma_{backbone,vit,decoder_block}.py",
     formula=group(
         "pali_gemma",
-        vision_encoder(),
+        vision_encoder(costs=True),
         dense("image_projection", d_vis, d_e, match="image_classifier", kind="projection",
-              note="the linear projection d_vis → d_e, with bias (KerasHub's image_classifier)"),
+              note="the linear projection d_vis → d_e, with bias (KerasHub's image_classifier)",
+              ).with_cost(tokens=PATCHES),  # the image's patches, whatever T
         *gemma_decoder(_post_attention, _post_ffw,
                        note="image tokens attend to each other and to the prefix in full, text "
                             "causally: masks, not weights"),
         rms_norm("final_norm", match="final_normalization"),
-        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head",
+             macs=d_e * v),
     ),
     required=(v, d_e, M, d_k, d_f, L, H, P, d_vis, M_vis, d_fvis, L_vis),
     optional={M_kv: M, post_norm: 0},
@@ -260,7 +265,3 @@ register(keras_hub_backbone(
         "odd_sizes": ODD_VISION_LM,
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("pali_gemma", **with_note(VISION_TOWER, flops="PaliGemma's forward on meta calls .item()")),
-         replace=True)

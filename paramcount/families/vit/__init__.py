@@ -40,7 +40,6 @@ from paramcount.core.symbols import d_v
 from paramcount.core.symbols import zeta
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
-from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import HEADS
 from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.families._lineages import HF_HEAD_DIM
@@ -51,6 +50,8 @@ from paramcount.model.components import attention
 from paramcount.model.components import dense
 from paramcount.model.components import feed_forward
 from paramcount.model.components import layer_norm
+from paramcount.model.components.audio import on_positions
+from paramcount.model.components.audio import over_keys
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -62,6 +63,9 @@ IDS = ("vit",)  # the ids this folder registers
 # KerasHub's use_patch_bias and use_mlp_bias (b_ffn as SmolLM3 declares it)
 
 n_patches = (H / P) * (W / P)
+# the positions the encoder runs on, whatever T: the patches and the class token. Its forward
+# costs are of B images at the image size H × W (paramcount.analyze.costs); it caches nothing.
+positions = n_patches + cls
 
 
 def _pooler_width(config: Mapping) -> Mapping:
@@ -145,6 +149,7 @@ TRANSFORMERS = Transformers(
         "blocks.attention.key": "k_proj",
         "blocks.attention.value": "v_proj",
         "blocks.attention.output": "o_proj",
+        "blocks.attention.scores": "scores",
         "blocks.norm_2": "layernorm_after",
         "blocks.ffn": "mlp",
         "blocks.ffn.up": "fc1",
@@ -155,7 +160,8 @@ TRANSFORMERS = Transformers(
     deltas=(
         Delta("blocks.attention.output",
               dense("output", M * d_v, d_e, kind="attention",
-                    note="o_proj: its bias is always there (qkv_bias switches q, k and v only)"),
+                    note="o_proj: its bias is always there (qkv_bias switches q, k and v only)",
+                    ).with_cost(tokens=positions),
               "transformers' ViT attention always biases its output projection; KerasHub's "
               "use_mha_bias = False drops all four biases (its converter maps qkv_bias to it)"),
         Delta("pooler",
@@ -168,6 +174,7 @@ TRANSFORMERS = Transformers(
     # ViTModel's default, said here: the base model as transformers builds it for a config
     # naming ViTModel (ViTForImageClassification builds it without)
     kwargs={"add_pooling_layer": True},
+    caches=False,  # an image encoder: its positions attend both ways, nothing is kept
     restrictions=(
         Fixed(cls, 1, binds="transformers", why="ViTModel always prepends a class token (and keeps its position row)"),
         Fixed(b_patch, 1, binds="transformers", why="ViTModel's patch convolution always has a bias"),
@@ -185,22 +192,23 @@ register(keras_hub_backbone(
             "embeddings",
             leaf("patch", P * P * C * d_e + b_patch * d_e, match="patch_embedding", kind="embedding",
                  note="Conv2D, kernel P × P × C → d_e, stride P, with bias unless b_patch = 0: "
-                      "one linear map per patch"),
+                      "one linear map per patch",
+                 macs=P * P * C * d_e, tokens=n_patches),
             leaf("class_token", cls * d_e, match="class_token", kind="embedding",
                  note="a learned d_e vector prepended to the patches"),
             leaf("position", (n_patches + cls) * d_e, match="position_embedding", kind="position",
                  note="learned: one per patch, (H/P)·(W/P), plus one for the class token"),
             match="vit_patching_and_embedding",
         ),
-        group(
+        on_positions(group(  # the patches and the class token, attending both ways
             "blocks",
             layer_norm("norm_1", match="ln_1"),
-            attention(match="mha", bias=zeta),
+            over_keys(attention(match="mha", bias=zeta), positions, positions, cached=False),
             layer_norm("norm_2", match="ln_2"),
             feed_forward(match="mlp", names=("dense_1", "dense_2"), bias=b_ffn),
             times=L,
             match=r"transformer_block_\d+",
-        ),
+        ), positions),
         layer_norm("final_norm", match="ln"),
     ),
     required=(H, P, d_e, M, d_f, L),
@@ -224,15 +232,3 @@ register(keras_hub_backbone(
         "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
     },
 ))
-
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated(
-    "vit",
-    flops=(
-        'an image encoder: its forward takes pixels, not the token ids the measurement '
-        'feeds'
-    ),
-    kv=(
-        'an image encoder: its forward takes pixels'
-    ),
-), replace=True)

@@ -25,3 +25,20 @@ def test_vit_mlp_and_patch_biases_switch_apart():
     hp = dict(H=224, P=16, d_e=768, M=12, d_f=3072, L=12)
     assert count("vit", **hp) - count("vit", **hp, b_ffn=0) == 12 * (3072 + 768)
     assert count("vit", **hp) - count("vit", **hp, b_patch=0) == 768
+
+
+def test_vit_costs_are_of_b_images_whatever_t():
+    # B images of 32 × 32 × 3 at P = 8: 16 patches and the class token, 17 positions; the
+    # forward FLOPs do not grow with T, and an image encoder caches nothing
+    from paramcount.analyze import costs
+    from paramcount.model import registry
+
+    arch = registry.get("vit")
+    hp = arch.resolve(dict(H=32, P=8, d_e=32, M=4, d_f=64, L=2))
+    b, n, patches = 2, 17, 16
+    patch = 2 * b * patches * 8 * 8 * 3 * 32
+    block = 2 * b * n * (4 * 32 * 32 + 2 * 32 * 64) + 2 * b * n * n * (32 + 32)
+    pooler = 2 * b * 1 * 32 * 32  # on the class token only
+    for t in (5, 37):
+        assert costs.value(arch, "flops", hp, t, b) == patch + 2 * block + pooler == 1_659_392
+        assert costs.value(arch, "kv", hp, t, b) == 0

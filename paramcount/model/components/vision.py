@@ -12,16 +12,23 @@ a bias-free projection to d_e; PaliGemma: a dense layer with bias), so the famil
 
 from __future__ import annotations
 
+import dataclasses
+
 from paramcount.core.formula import Term, group, leaf
 from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Requires
 from paramcount.core.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
+from paramcount.model.components.audio import on_positions, over_keys
 from paramcount.model.components.basic import attention, feed_forward, layer_norm
 
-__all__ = ["RGB_ONLY", "VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis", "vision_encoder"]
+__all__ = ["PATCHES", "RGB_ONLY", "VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis",
+           "vision_encoder"]
 
 # H and P are ViT's symbols (paramcount.core.symbols): these encoders
 # take square images only, so H is the side.
+
+#: The positions the encoder runs on: one per patch of the one image a sequence holds, whatever T.
+PATCHES = (H / P) ** 2
 
 #: Checked wherever :func:`vision_encoder` is used: heads split the width, patches tile the image.
 VISION_CONSTRAINTS = (Divisible(d_vis, M_vis), Divisible(H, P))
@@ -33,8 +40,27 @@ RGB_ONLY = Requires("vision_config.num_channels", (_CHANNELS,),
                     why="the image encoder here takes RGB images (3 channels), as KerasHub's does")
 
 
-def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder") -> Term:
-    """The SigLIP-style image encoder, from pixels to (H/P)² vectors of d_vis."""
+def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder",
+                   costs: bool = False) -> Term:
+    """The SigLIP-style image encoder, from pixels to (H/P)² vectors of d_vis. ``costs``: with
+    what it costs said on its leaves (:mod:`paramcount.model.cost`): one image per sequence,
+    its patch convolution and blocks on the :data:`PATCHES` positions whatever T, attending
+    both ways (the products of their queries and keys measured beside the attention, as
+    ``scores``), caching nothing."""
+    encoder = _encoder(name, match)
+    if not costs:
+        return encoder
+    embeddings, blocks, final = encoder.children
+    patch, position = embeddings.children
+    patch = patch.with_cost(macs=P * P * _CHANNELS * d_vis, tokens=PATCHES)
+    kids = tuple(over_keys(c, PATCHES, PATCHES, cached=False) if c.name == "attention" else c
+                 for c in blocks.children)
+    return dataclasses.replace(encoder, children=(
+        dataclasses.replace(embeddings, children=(patch, position)),
+        on_positions(dataclasses.replace(blocks, children=kids), PATCHES), final))
+
+
+def _encoder(name: str, match: str) -> Term:
     head = d_vis / M_vis
     return group(
         name,
