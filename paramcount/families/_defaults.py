@@ -65,23 +65,3 @@ def not_formulated(arch_id: str, **reasons: str) -> Architecture:
                                    variants=tuple(put(x) for x in t.variants))
 
     return dataclasses.replace(arch, transformers=put(arch.transformers))
-
-
-# Why a kind of layer's memory and compute are not formulated yet: one reason, every family
-# that has the layer (its not_formulated declaration names it).
-VISION_TOWER = {
-    'flops': (
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        'images (pixel inputs), which the measurement does not feed'
-    ),
-    'kv': (
-        "the measured forward takes token ids only; the vision tower's compute needs "
-        'images (pixel inputs), which the measurement does not feed'
-    ),
-}
-
-
-def with_note(reasons: dict[str, str], **notes: str) -> dict[str, str]:
-    """A kind of layer's ``reasons`` with what one family adds to a quantity's reason after it
-    (``flops="its encoder takes audio"``): ``reason; note``."""
-    return {q: f"{why}; {notes[q]}" if q in notes else why for q, why in reasons.items()}

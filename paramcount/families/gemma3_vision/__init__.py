@@ -25,7 +25,6 @@ from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import v
-from paramcount.families._defaults import VISION_TOWER
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
 from paramcount.families._defaults import not_formulated
@@ -208,4 +207,9 @@ register(keras_hub_backbone(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("gemma3_vision", **VISION_TOWER), replace=True)
+_IMAGE_TOKENS = (
+    "the image's tokens in the sequence are the config's mm_tokens_per_image (256 in the "
+    "published configs, 1 in the builds here), which no cost symbol names, and transformers "
+    "pools the patch grid to its square root, which must divide the grid: a quantity in two "
+    "symbols the trees do not write yet")
+register(not_formulated("gemma3_vision", flops=_IMAGE_TOKENS, kv=_IMAGE_TOKENS), replace=True)
