@@ -173,6 +173,29 @@ def test_cost_measurement_keys_the_cost_proofs_only():
     assert {"reference_models.hf_costs/hf_costs.py", "reference_models.hf/hf.py"} <= set(flops)
 
 
+def test_what_a_forward_costs_keys_the_cost_proofs_only():
+    """Declaring a quantity not formulated (or dropping it, as formulating a family does) and a
+    leaf's cost change no weight: the parameter proof keeps its key, so formulating a family's
+    memory and compute re-proves no parameter count; a cost proof's key follows them."""
+    import dataclasses
+
+    from paramcount.analyze import costs
+    from paramcount.analyze.verify import transformers_missing
+
+    if transformers_missing():
+        pytest.skip("the transformers extra is not installed")
+    arch = registry.get("gpt2")
+    undeclared = dataclasses.replace(arch, transformers=dataclasses.replace(
+        arch.transformers, not_formulated={"kv": "not yet"}, cost_config={"x": 1}))
+    assert cache.proof_key(undeclared) == cache.proof_key(arch)
+    assert cache.declared(undeclared.transformers, False) == cache.declared(arch.transformers, False)
+    assert cache.declared(undeclared.transformers) != cache.declared(arch.transformers)
+    flops = costs.quantity_arch(arch, "flops")
+    moved = dataclasses.replace(flops, transformers=dataclasses.replace(
+        flops.transformers, cost_config={"x": 1}))
+    assert cache.proof_key(moved) != cache.proof_key(flops)
+
+
 def test_key_follows_the_mapping_table_the_builder_reads():
     """A Keras builder takes its constructor arguments from the family's table (from_table), and
     the transformers reference its config: a changed table changes what is built, so it must

@@ -122,7 +122,7 @@ class Term:
     kind: str | None = None  # see KINDS; None: the nearest ancestor's
     # What one instance of a leaf costs beside its parameters (see COSTS), as (name, expr) pairs:
     # the memory-and-compute trees of paramcount.model.cost read these, never names.
-    cost: tuple[tuple[str, sympy.Expr], ...] = ()
+    cost: tuple[tuple[str, sympy.Expr], ...] = field(default=(), metadata={"cost": True})
     _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False, compare=False)
     # Sums and leaves, built once: a term is immutable, and building SymPy sums is what verify
     # and the report spent their time on when every hyperparameter set rebuilt them.

@@ -87,6 +87,11 @@ class Always:
     reason: str
 
 
+# A field of a declaration that says what a forward costs, not which weights it builds: a
+# parameter proof's key leaves it out (paramcount.runtime.cache.declared), a cost proof's keeps it.
+COST = {"cost": True}
+
+
 @dataclass(frozen=True)
 class Transformers:
     """How transformers builds an architecture (see the module docstring)."""
@@ -132,18 +137,18 @@ class Transformers:
     only: str | None = None
     # False: the class returns no cache (an encoder: its positions attend both ways, nothing is
     # kept for a next token), so the KV-cache tree is empty (paramcount.model.cost.without_cache).
-    caches: bool = True
+    caches: bool = field(default=True, metadata=COST)
     # Positions each attention layer's cache keeps after T tokens where fewer than T: a sliding
     # window's (paramcount.model.cost.sliding_kept, w read from the config: ``cost_config``).
-    kept: object = None
+    kept: object = field(default=None, metadata=COST)
     # Memory and compute not formulated: quantity ("flops", "kv") → why (a forward transformers
     # cannot run on the meta device, a cost not written yet); paramcount.model.cost.unformulated.
-    not_formulated: Mapping[str, str] = field(default_factory=dict)
+    not_formulated: Mapping[str, str] = field(default_factory=dict, metadata=COST)
     # Config fields that change no weight but the compute, set by the cost measurement
     # (reference_models.hf_costs.costs): key (dotted into a sub-config) → (symbol, default), the value
     # the hyperparameters give, else the config's default (``sliding_window``: (w, 4096)), or a
     # constant (what a forward needs). :func:`cost_values` fills in the defaults.
-    cost_config: Mapping[str, object] = field(default_factory=dict)
+    cost_config: Mapping[str, object] = field(default_factory=dict, metadata=COST)
     # The family's restrictions (paramcount.core.restrictions): ``constraints``, ``limits``, ``always``
     # and ``prove_within`` derive from its rows binding transformers or the proof.
     restrictions: tuple[restrict.Restriction, ...] = field(default=(), compare=False, repr=False)

@@ -225,36 +225,42 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def declared(obj) -> str:
+def declared(obj, costs: bool = True) -> str:
     """A stable text of declared data (a mapping table, a transformers declaration): dataclasses
     field by field, mappings sorted, SymPy exactly, a function by its source and the values it
-    captured (Gemma 2's soft caps), never an address."""
+    captured (Gemma 2's soft caps), never an address. Without ``costs``, the fields that say what
+    a forward costs (marked ``metadata={"cost": True}``: a leaf's costs, a class's cache and
+    window, what is not formulated) are left out: a parameter proof does not depend on them."""
     import dataclasses
     import inspect
 
     import sympy
 
+    def again(x) -> str:
+        return declared(x, costs)
+
     if isinstance(obj, sympy.Basic):
         return sympy.srepr(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        inner = ", ".join(f"{f.name}={declared(getattr(obj, f.name))}"
-                          for f in dataclasses.fields(obj) if f.compare)  # not a memo
+        inner = ", ".join(f"{f.name}={again(getattr(obj, f.name))}"
+                          for f in dataclasses.fields(obj)
+                          if f.compare and (costs or not f.metadata.get("cost")))  # not a memo
         return f"{type(obj).__name__}({inner})"
     if isinstance(obj, Mapping):
-        return "{" + ", ".join(sorted(f"{declared(k)}: {declared(v)}" for k, v in obj.items())) + "}"
+        return "{" + ", ".join(sorted(f"{again(k)}: {again(v)}" for k, v in obj.items())) + "}"
     if isinstance(obj, (frozenset, set)):
-        return "{" + ", ".join(sorted(declared(x) for x in obj)) + "}"
+        return "{" + ", ".join(sorted(again(x) for x in obj)) + "}"
     if isinstance(obj, (tuple, list)):
-        return "(" + ", ".join(declared(x) for x in obj) + ")"
+        return "(" + ", ".join(again(x) for x in obj) + ")"
     if isinstance(obj, functools.partial):
-        return f"partial({declared(obj.func)}, {declared(obj.args)}, {declared(obj.keywords)})"
+        return f"partial({again(obj.func)}, {again(obj.args)}, {again(obj.keywords)})"
     if callable(obj) and not isinstance(obj, type):
         try:
             src = inspect.getsource(obj)
         except (OSError, TypeError):
             src = getattr(obj, "__qualname__", type(obj).__qualname__)
         cells = [c.cell_contents for c in (getattr(obj, "__closure__", None) or ())]
-        return f"{src.strip()} with {declared(tuple(cells))}" if cells else src.strip()
+        return f"{src.strip()} with {again(tuple(cells))}" if cells else src.strip()
     return repr(obj)
 
 
@@ -279,7 +285,13 @@ def proof_key(arch, prove_module: str = "paramcount.analyze.prove") -> str:
                    for c in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ())))]
     method = [src for m in (prove_module, "paramcount.analyze.verify", "paramcount.analyze.builds",
                             "paramcount.core.formula", "paramcount.core.hparams") for src in _module_sources(m, True)]
-    tables = [declared(getattr(arch, "mapping", None)), declared(getattr(arch, "transformers", None))]
+    # a cost proof (a tree in the context T: paramcount.analyze.costs.quantity_arch) depends on
+    # what the declarations say a forward costs; a parameter proof does not
+    from paramcount.core.symbols import T
+
+    costs = T in arch.required
+    tables = [declared(getattr(arch, "mapping", None), costs),
+              declared(getattr(arch, "transformers", None), costs)]
     return key(PROOF_FORMAT, arch.id, tree, roles, constraints,
                builder_sources(arch.reference), tables, sorted(library_versions().items()), method)
 
