@@ -17,11 +17,6 @@ Not yet counted (left for a later change): the vision and audio encoders of the 
 (E2B/E4B-style) models and the MoE blocks of the 26B-A4B model; KerasHub's preset figures are
 rounded (5.1B, 7.9B, 26B, 31B), so no preset is listed here yet.
 
-Memory and compute (:mod:`paramcount.model.cost`): the sliding-window layers cache
-min(T, w − 1) positions (``sliding_window``, w), the global ones all T; where keys double as
-values transformers caches them twice (as keys and as values), so the cache counts both, while
-the missing value projection multiplies nothing.
-
 Configs in: a Gemma4TextConfig (``model_type`` gemma4_text, Gemma4ForCausalLM; the 31B
 checkpoint's ``text_config`` as a file of its own) or a Gemma4Backbone config; the options above
 that are not counted are refused by key. transformers (Gemma4ForCausalLM) builds the same weights:
@@ -48,16 +43,15 @@ from paramcount.core.symbols import L_local
 from paramcount.core.symbols import M
 from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import M_kvg
-from paramcount.core.symbols import T
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
 from paramcount.core.symbols import d_kg
 from paramcount.core.symbols import keqv
 from paramcount.core.symbols import v
-from paramcount.core.symbols import w
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import not_formulated
 from paramcount.families._lineages import DECODER_FIELDS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
@@ -68,7 +62,6 @@ from paramcount.model.components import gated_feed_forward
 from paramcount.model.components import rms_norm
 from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.stacks import LayerKinds
-from paramcount.model.cost import sliding_kept
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -88,20 +81,16 @@ def _local_or_global(i: int, *, sliding_window_pattern: int = 6,
 LOCAL_AND_GLOBAL = LayerKinds((("global", L_global), ("local", L_local)), _local_or_global)
 
 
-def _attention(*, key_dim, kv_heads, value: bool | sympy.Expr = True, kept=T):
-    """Gemma4TextAttention: query, key, value (unless keys double as values), output, QK norm.
-
-    Its cache keeps ``kept`` positions of keys and values (transformers caches the keys a second
-    time as the values where they double as them), kv_heads·key_dim each."""
+def _attention(*, key_dim, kv_heads, value: bool | sympy.Expr = True):
+    """Gemma4TextAttention: query, key, value (unless keys double as values), output, QK norm."""
     v_flag = 1 if value is True else value
     return group(
         "attention",
         dense("query", d_e, M * key_dim, bias=0, match="query"),
-        dense("key", d_e, kv_heads * key_dim, bias=0, match="key").with_cost(kept=kept),
+        dense("key", d_e, kv_heads * key_dim, bias=0, match="key"),
         leaf("value", v_flag * d_e * kv_heads * key_dim, match="value",
              note="no value projection where keys double as values (keqv = 1)"
-             if v_flag != 1 else "value projection",
-             d_in=d_e, d_out=kv_heads * key_dim, macs=v_flag * d_e * kv_heads * key_dim),
+             if v_flag != 1 else "value projection"),
         leaf("query_norm", key_dim, match="query_norm", note="RMS norm over each query head",
              kind="norm"),
         leaf("key_norm", key_dim, match="key_norm", note="RMS norm over each key head",
@@ -124,17 +113,14 @@ BLOCKS = LOCAL_AND_GLOBAL.stack(
         gated_feed_forward(bias=0, names=("ffw_gating", "ffw_gating_2", "ffw_linear")),
         rms_norm("post_ffw_norm", match="post_ffw_norm"),
         leaf("layer_scalar", 1, match="layer_scalar", trainable=False, kind="other",
-             note="a fixed scalar per block (HF: a buffer), non-trainable",
-             macs=0),  # an elementwise scale: FlopCounterMode counts no product in it
+             note="a fixed scalar per block (HF: a buffer), non-trainable"),
     ),
     per_kind={
         "global": (group("global_attention",
                          *_attention(key_dim=d_kg, kv_heads=_GLOBAL_KV_HEADS,
                                      value=1 - keqv).children,
                          match=r"decoder_block_\d+_global/attention", kind="attention"),),
-        # transformers' sliding layers cache min(T, w − 1) positions (DynamicSlidingWindowLayer)
-        "local": (group("local_attention", *_attention(key_dim=d_k, kv_heads=M_kv,
-                                                       kept=sliding_kept(w)).children,
+        "local": (group("local_attention", *_attention(key_dim=d_k, kv_heads=M_kv).children,
                         match=r"decoder_block_\d+/attention", kind="attention"),),
     },
     # The reference names global blocks ``decoder_block_i_global`` (KerasHub names every block
@@ -337,8 +323,6 @@ TRANSFORMERS = Transformers(
         ),
     ),
     rename=_global_layers_apart,
-    # the sliding layers' window w: Gemma4TextConfig's sliding_window, 512 by default
-    cost_config={"sliding_window": (w, 512)},
     weights={
         "embeddings.token": "model/embed_tokens",
         "blocks": r"layers/\d+(?:_global)?",
@@ -358,7 +342,6 @@ TRANSFORMERS = Transformers(
                                  (".query_norm", "q_norm"), (".key_norm", "k_norm"),
                                  (".output", "o_proj"))},
         "final_norm": "model/norm",
-        "head": "lm_head",
     },
 )
 
@@ -373,8 +356,7 @@ register(keras_hub_backbone(
         embeddings("token_embedding"),
         BLOCKS,
         rms_norm("final_norm", match="final_normalization"),
-        zero("head", "tied: the output projection is the token embedding, transposed", kind="head",
-             macs=d_e * v),
+        zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma4:backbone",
     counting="trainable weights of the text decoder: token embedding (also the tied head), L "
@@ -386,15 +368,6 @@ register(keras_hub_backbone(
         *Fixed.each(LOCAL_AND_GLOBAL.fixed(),
             why="the sliding-window blocks are those not global (L_local = L − L_global)"),
         GQA,
-        # transformers builds odd head widths (no validator refuses them) but its forward fails
-        # to broadcast the rotary table (2·⌈d/2⌉ wide) over the d-wide heads; the sliding one
-        # binds an all-global stack too (no row says "where L_local ≥ 1")
-        Holds(Divisible(d_k, 2), binds="forward",
-              why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
-                  "sliding-window head width d_k (transformers builds an odd one, its forward fails)"),
-        Holds(Divisible(d_kg, 2), binds="forward",
-              why="rotary positions rotate pairs of a head's channels: a forward pass needs an even "
-                  "global head width d_kg (transformers builds an odd one, its forward fails)"),
         Holds(Divisible(M, M_kvg), why="the global layers' key heads are shared by whole groups of query heads too"),
         *Holds.each(LOCAL_AND_GLOBAL.constraints()),
     ),
@@ -409,3 +382,16 @@ register(keras_hub_backbone(
         "odd_all_global": dict(v=13, d_e=10, M=2, M_kv=1, d_k=3, d_f=5, L=2, L_global=2, d_kg=7),
     },
 ))
+
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+register(not_formulated(
+    "gemma4",
+    flops=(
+        "Gemma 4's global layers (keys as values, a width of their own) are not written "
+        "as one attention's scores yet"
+    ),
+    kv=(
+        "Gemma 4's global layers cache keys that are also their values; not formulated "
+        'yet'
+    ),
+), replace=True)
