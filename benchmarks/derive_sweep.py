@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.executable, "-c", "import json; from paramcount.analyze.derive import sweep; "
         f"print(json.dumps(sweep.model_types(({k!r},))))"]))
              if not args.only or t in args.only]
+    code = subprocess.check_output([  # the derive code's digest, for the rows made here
+        sys.executable, "-c", "from paramcount.analyze.derive.store import fingerprint; "
+        "print(fingerprint()[:16])"], text=True).strip()
 
     def job(item: tuple[str, str]) -> None:
         kind, t = item
@@ -57,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             row = {"model_type": t, "cls": "", "status": "error", "kind": kind,
                    "reason": f"not derived within the sweep's time limit ({args.limit} s a type)"}
+        row.setdefault("derive", code)
         row["seconds"] = round(time.perf_counter() - start, 1)
         with out.open("a") as f:
             f.write(json.dumps(row) + "\n")

@@ -104,6 +104,25 @@ def test_the_record_reads_back_as_the_same_rows(tmp_path):
     assert load(path) == ([], {})  # a damaged record is no record: the report sweeps anew
 
 
+def test_rows_name_the_derive_code_they_were_swept_under(tmp_path):
+    """A record that re-sweeps some rows says so: each row keeps the digest of the derive code
+    it was swept under, the page counts the rows by code, and a record whose rows are not all
+    today's is not today's record (``report --sweep`` sweeps it again)."""
+    import dataclasses
+
+    from paramcount.analyze.derive import sweep
+
+    rows = [dataclasses.replace(r, derive=d) for r, d in zip(_rows(), ("new", "old", ""))]
+    vers = {"torch": "2.13.0", "transformers": "5.23.0", "derive": "new"}
+    path = tmp_path / sweep.RECORD_NAME
+    path.write_text(sweep.dumps(rows, vers), encoding="utf-8")
+    assert sweep.loads(path.read_text(encoding="utf-8")) == (rows, vers)
+    assert sweep.codes(rows, vers) == ("Rows swept: 1 under the derive code of this record "
+                                       "(`new`); 1 under earlier code `old`; 1 under earlier "
+                                       "code, before rows named theirs.")
+    assert sweep.codes(rows, vers) in sweep.section(rows, vers)
+
+
 def test_a_report_never_sweeps_unasked(tmp_path, monkeypatch):
     """A cold sweep of every language-model type takes hours: without ``report --sweep`` the
     report shows the record as it was recorded (versions and all), even a stale one."""

@@ -69,14 +69,16 @@ def record_for(output: str | os.PathLike, kinds: tuple[str, ...] = sweep.KINDS,
     """The rows a report written to ``output`` shows, and whether they were swept afresh: the
     project's record (else the one beside ``output``), as recorded, with the versions and derive
     code it was swept under; with ``fresh`` (``report --sweep``, with the transformers extra),
-    unless that record is today's, swept in ``n_jobs`` torch workers (None: one per core) — a
-    cold sweep of every language-model type takes hours, so a report never starts one unasked."""
+    unless that record is today's (every row swept under today's derive code), swept in
+    ``n_jobs`` torch workers (None: one per core) — a cold sweep of every language-model type
+    takes hours, so a report never starts one unasked."""
     from paramcount.runtime.extras import missing
 
     source = PROJECT_RECORD if PROJECT_RECORD.is_file() else Path(output).parent / \
         sweep.RECORD_NAME
     rows, vers = load(source)
-    if not fresh or missing("transformers") or (rows and vers == sweep.versions()):
+    if not fresh or missing("transformers") or (
+            rows and vers == sweep.versions() and all(r.derive == vers["derive"] for r in rows)):
         return (rows, vers), False
     return swept(kinds, n_jobs or os.cpu_count() or 1), True
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-__all__ = ["RECORD_NAME", "Row", "dumps", "loads", "model_types", "one", "section", "sweep",
+__all__ = ["RECORD_NAME", "Row", "codes", "dumps", "loads", "model_types", "one", "section", "sweep",
            "tally"]
 
 RECORD_NAME = "derived.json"
@@ -26,6 +26,7 @@ class Row:
     fields: tuple[str, ...] = ()
     reason: str = ""
     kind: str = "causal"
+    derive: str = ""  # the derive code's digest it was swept under ("": before rows carried it)
 
 
 def model_types(kinds: tuple[str, ...] = ("causal",)) -> list[str]:
@@ -51,7 +52,15 @@ def _line(exc: BaseException) -> str:
 
 def one(model_type: str, kind: str = "causal", *, prove: bool = True) -> Row:
     """One model type at its config class's defaults, built as its ``kind`` class: derived and,
-    with ``prove``, proven (both cached)."""
+    with ``prove``, proven (both cached); the row names the derive code it was swept under."""
+    from dataclasses import replace
+
+    from paramcount.analyze.derive.store import fingerprint
+
+    return replace(_one(model_type, kind, prove=prove), derive=fingerprint()[:16])
+
+
+def _one(model_type: str, kind: str, *, prove: bool) -> Row:
     from paramcount.analyze.derive import derive_model
     from paramcount.core.errors import ParamcountError
 
@@ -141,7 +150,7 @@ def loads(text: str) -> tuple[list[Row], dict[str, str]]:
     try:  # (a malformed, too deep or too long-numbered record: an InputFileError, a ValueError)
         obj = inputs.parse_json(text, "the derive sweep record", "a derive sweep record")
         rows = [Row(r["model_type"], r["cls"], r["status"], r["total"], tuple(r["fields"]),
-                    r["reason"], r["kind"]) for r in obj["rows"]]
+                    r["reason"], r["kind"], str(r.get("derive", ""))) for r in obj["rows"]]
         return rows, {str(k): str(v) for k, v in obj["versions"].items()}
     except (KeyError, TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not a derive sweep record: {exc}") from None
@@ -164,6 +173,7 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
              "proof < 1e-9). A row that is not proven names its reason; nothing is "
              "approximated.", ""]
     lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
+    lines += ["", codes(rows, versions)]
     causes: dict[str, int] = {}
     for r in rows:
         if r.status != "proven":
@@ -186,6 +196,20 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
             lines.append(f"| `{r.model_type}` | {r.cls} | {total} | {found} | "
                          f"{status.replace('|', '/')} |")
     return lines
+
+
+def codes(rows: list[Row], versions: dict[str, str]) -> str:
+    """Which derive code the rows were swept under: the record's (the code it was written at)
+    and any other, by count, so a record that re-sweeps some rows says so."""
+    now = versions.get("derive", "?")
+    n: dict[str, int] = {}
+    for r in rows:
+        n[r.derive] = n.get(r.derive, 0) + 1
+    parts = [f"{n.pop(now)} under the derive code of this record (`{now}`)"] if now in n else []
+    parts += [f"{c} under earlier code `{d}`" for d, c in sorted(n.items(), key=lambda x: (-x[1], x[0]))
+              if d]
+    parts += [f"{n['']} under earlier code, before rows named theirs"] if n.get("") else []
+    return "Rows swept: " + "; ".join(parts) + "."
 
 
 def _cause(r: Row) -> str:
