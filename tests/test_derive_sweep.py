@@ -112,7 +112,7 @@ def test_rows_name_the_derive_code_they_were_swept_under(tmp_path):
 
     from paramcount.analyze.derive import sweep
 
-    rows = [dataclasses.replace(r, derive=d) for r, d in zip(_rows(), ("new", "old", ""))]
+    rows = [dataclasses.replace(r, derive=d) for r, d in zip(_rows(), ("new", "old", ""), strict=True)]
     vers = {"torch": "2.13.0", "transformers": "5.23.0", "derive": "new"}
     path = tmp_path / sweep.RECORD_NAME
     path.write_text(sweep.dumps(rows, vers), encoding="utf-8")
