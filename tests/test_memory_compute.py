@@ -17,6 +17,9 @@ from paramcount.cli.main import main
 from paramcount.model import dtypes, registry
 
 
+CONFIGS = Path(__file__).resolve().parent / "configs"
+
+
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -40,6 +43,19 @@ def test_count_context_gives_the_cache_flops_and_weight_bytes(capsys):
     flops = c["flops"]
     assert flops["components"]["head"] == 2 * 2 * 4096 * 4096 * 128_256
     assert "T^2" in flops["formula"]
+
+
+def test_count_context_weighs_every_weight_as_the_count_does(capsys):
+    """The weights' bytes under ``--context`` are those of every weight the model holds, the
+    non-trainable ones too (DeepSeek-V3's routers' score-correction biases, 14,848 of them), the
+    same figure as the count's own "weights in bf16" (it once left them out: two figures)."""
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "deepseek-v3.json"),
+                       "--context", "64", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["nontrainable"] == 14_848
+    assert data["costs"]["weights"]["parameters"] == data["total"] + data["nontrainable"]
+    assert data["costs"]["weights"]["bytes"] == data["context"]["bytes"]["bf16"] == 1_342_052_838_400
 
 
 def test_count_context_gpt2_forward_flops_as_flopcountermode_counts(capsys):

@@ -91,7 +91,8 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
         raise HyperparameterError(f"{arch.id}: its KV-cache formula is {status} ({message}): "
                                   "no answer is given from it")
     shown = for_framework(arch, "transformers", hparams)
-    wbytes, exact = dtypes.weight_bytes(arch, hparams, shown.count(hparams), dtype)
+    every = shown.count(hparams) + shown.count_nontrainable(hparams)  # every weight it holds
+    wbytes, exact = dtypes.weight_bytes(arch, hparams, every, dtype)
     cache = dtypes.cache_dtype(dtype)
     per = cache.bytes
     assert per is not None  # a cache is held in a float dtype

@@ -100,7 +100,8 @@ def _costs(args, arch, hp, count, reading):
         statuses = dict.fromkeys(costs.QUANTITIES, ("not formulated", other))
     config = dict(reading.costs) if reading is not None else (
         dict(arch.preset(args.preset).config) if args.preset else {})
-    return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype, count.total, statuses,
+    return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype,
+                          count.total + count.nontrainable, statuses,
                           config)
 
 

@@ -114,7 +114,8 @@ def try_count(argv: Sequence[str]) -> str | None:
             from paramcount.model import dtypes
 
             costs = evaluate_costs(cns, hp, preset, wanted.context, wanted.batch or 1,
-                                   dtypes.get(wanted.dtype or "bf16"), counted.total)
+                                   dtypes.get(wanted.dtype or "bf16"),
+                                   counted.total + counted.nontrainable)  # every weight held
     except Defer:
         return None
     except Exception:  # not the table this version writes: the SymPy path answers, and rewrites it

@@ -132,9 +132,9 @@ def section(inp: Inputs) -> str:
               "| architecture · preset | parameters N | weights | KV cache at "
               f"{t0:,} | KV cache at {t1:,} | forward FLOPs per token at {t0:,} | ÷ 2N |",
               "|---|---:|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, kv, fl, _ in rows:
+    for aid, name, _, n, kv, fl, nt in rows:
         per_token = Fraction(fl[t0], t0)
-        lines.append(f"| {aid} · {name} | {n:,} | {_gib(n * DTYPE_BYTES)} | "
+        lines.append(f"| {aid} · {name} | {n:,} | {_gib((n + nt) * DTYPE_BYTES)} | "
                      f"{_gib(kv[t0] * DTYPE_BYTES)} | {_gib(kv[t1] * DTYPE_BYTES)} | "
                      f"{float(per_token):,.4g} | {float(per_token / (2 * n)):.3f} |")
     lines += ["", "## How far the rules of thumb miss", "",
