@@ -16,7 +16,6 @@ from paramcount.cli import fast
 from paramcount.cli.main import main
 from paramcount.model import dtypes, registry
 
-
 CONFIGS = Path(__file__).resolve().parent / "configs"
 
 
