@@ -38,7 +38,7 @@ class Costs:
     batch: int
     dtype: Dtype
     cache_dtype: Dtype
-    parameters: int
+    parameters: int  # every weight the model holds, non-trainable ones too (what the bytes weigh)
     weight_bytes: int
     weight_bytes_exact: bool
     quantities: dict[str, Quantity]
