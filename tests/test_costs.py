@@ -164,6 +164,43 @@ def test_cost_proofs_keep_to_what_the_class_validators_refuse():
     assert checked >= 10
 
 
+
+def test_a_convolutions_max_splits_into_two_regimes_as_a_windows_min_does():
+    """The prover takes polynomials: a causal convolution's max(T, K_conv) (a Mamba mixer's FLOPs)
+    is split as a window's min(T, w − 1) is, each regime under the constraint that keeps its
+    points there (every state-space FLOPs proof errored on the max while only the min split)."""
+    from paramcount.analyze.costs import quantity_arch, regimes
+
+    parts = regimes(quantity_arch(registry.get("mamba"), "flops"))
+    assert [label for label, _ in parts] == ["K_conv ≤ T", "T ≤ K_conv"]
+    for label, qa in parts:
+        exprs = [lf.term.expr for lf in qa.formula.leaves()]
+        assert not any(e.has(sympy.Max, sympy.Min) for e in exprs), label
+        assert any(str(c.reason).startswith(label) for c in qa.constraints
+                   if hasattr(c, "reason")), label
+    k_first = parts[0][1].formula.leaves()  # K_conv ≤ T: the max is T
+    assert any(lf.term.expr.has(sympy.Symbol("T", integer=True, positive=True))
+               for lf in k_first if "scan" in lf.path)
+
+
+def test_a_cost_proof_draws_whole_heads_where_a_forward_repeats_them():
+    """A Mamba-2 forward repeats each group's B and C over H_ssm/G_ssm heads, a gated DeltaNet its
+    key heads over H_lv/H_lk value heads (repeat_interleave): builds need neither, so the
+    parameter proof does not keep to them, and a cost proof must (Falcon-H1's and Qwen 3.5's KV
+    proofs errored at drawn sets where the heads did not divide)."""
+    from paramcount.analyze.costs import quantity_arch
+    from paramcount.core.hparams import Divisible
+    from paramcount.core.symbols import G_ssm, H_lk, H_lv, H_ssm
+
+    for arch_id, need in (("falcon_h1", Divisible(H_ssm, G_ssm)), ("mamba2", Divisible(H_ssm, G_ssm)),
+                          ("qwen3_5", Divisible(H_lv, H_lk))):
+        arch = registry.get(arch_id)
+        assert need not in arch.constraints, arch_id
+        for quantity in ("kv", "flops"):
+            assert need in quantity_arch(arch, quantity).constraints, (arch_id, quantity)
+    assert all(c.divisor not in (G_ssm, H_lk) for c in quantity_arch(registry.get("llama"), "kv")
+               .constraints if isinstance(c, Divisible))
+
 # --- model/cost.py on trees built by hand ----------------------------------------------------------
 
 def _at(expr, **values) -> int:

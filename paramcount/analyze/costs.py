@@ -145,7 +145,7 @@ def quantity_arch(arch: Architecture, quantity: str,
     import sympy
 
     from paramcount.core.hparams import Divisible, Relation
-    from paramcount.core.symbols import M, d_e, n, w
+    from paramcount.core.symbols import G_ssm, H_lk, H_lv, H_ssm, M, d_e, n, w
 
     built = for_framework(arch, "transformers", hparams)
     formula, _ = _of(built.formula, quantity)  # (the one build of the transformers view)
@@ -160,6 +160,13 @@ def quantity_arch(arch: Architecture, quantity: str,
         # transformers builds, but its forward cannot multiply them into the d_e-wide output
         # (ALBERT's, ELECTRA's)
         window += (Divisible(d_e, M),)
+    # what a forward repeats over heads, a build does not: a Mamba-2 mixer each group's B and C
+    # (repeat_interleave H_ssm // G_ssm times, to H_ssm heads), a gated DeltaNet its key heads'
+    # queries and keys (H_lv // H_lk times, to the H_lv value heads)
+    for need in (Divisible(H_ssm, G_ssm), Divisible(H_lv, H_lk)):
+        if {need.dividend, need.divisor} <= built.formula.free_symbols() \
+                and need not in built.constraints:
+            window += (need,)
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
         window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
                             "position table holds"),)
@@ -230,33 +237,38 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
 
 def regimes(qa: Architecture) -> list[tuple[str, Architecture]]:
     """The proof's cases of a quantity arch whose tree is polynomial only piecewise: a window's
-    ``min(T, w − 1)`` is T while T ≤ w − 1 and w − 1 from there on, so each regime is the tree
-    with the one side, under a constraint that keeps the points in it (the prover writes it as a
-    substitution: w = T + 1 + w', or T = w − 1 + T'). One regime, unlabelled, without a min."""
+    ``min(T, w − 1)`` is T while T ≤ w − 1 and w − 1 from there on (a causal convolution's
+    ``max(T, K_conv)`` the other way round), so each regime is the tree with the one side, under
+    a constraint that keeps the points in it (the prover writes it as a substitution: w = T + 1 +
+    w', or T = w − 1 + T'). One regime, unlabelled, without a min or a max."""
     import sympy
 
     from paramcount.core.formula import pretty
     from paramcount.core.hparams import Relation
 
-    mins = {m for lf in qa.formula.leaves() if lf.term.expr is not None
-            for m in lf.term.expr.atoms(sympy.Min)}
-    if not mins:
+    kinks = {m for lf in qa.formula.leaves() if lf.term.expr is not None
+             for m in lf.term.expr.atoms(sympy.Min, sympy.Max)}
+    if not kinks:
         return [("", qa)]
-    if len(mins) > 1:
-        raise ParamcountError(f"{qa.id}: several windows ({', '.join(map(pretty, mins))}): "
+    if len(kinks) > 1:
+        raise ParamcountError(f"{qa.id}: several regimes ({', '.join(map(pretty, kinks))}): "
                               "the prover splits one")
-    (m,) = mins
+    (m,) = kinks
+    if len(m.args) != 2:
+        raise ParamcountError(f"{qa.id}: cannot split {pretty(m)} for the prover")
     out = []
-    for low, high in (m.args, m.args[::-1]):  # min is ``low`` where low ≤ high
+    for low, high in (m.args, m.args[::-1]):  # where low ≤ high: a min is low, a max high
         # solve low ≤ high for a symbol of ``high`` with coefficient 1: the prover eliminates it
         sym = next((x for x in sorted(high.free_symbols, key=lambda x: x.name)
                     if sympy.expand(high).coeff(x) == 1), None)
         if sym is None:
             raise ParamcountError(f"{qa.id}: cannot split {pretty(m)} for the prover")
         rest = sympy.expand(high - sym)
+        kind = "window" if isinstance(m, sympy.Min) else "convolution"
         relation = Relation(sympy.expand(low - rest), "<=", sym,
-                            reason=f"{pretty(low)} ≤ {pretty(high)}: the window's regime")
-        formula = _map_exprs(qa.formula, lambda e, low=low: e.xreplace({m: low}))
+                            reason=f"{pretty(low)} ≤ {pretty(high)}: the {kind}'s regime")
+        side = low if isinstance(m, sympy.Min) else high
+        formula = _map_exprs(qa.formula, lambda e, side=side: e.xreplace({m: side}))
         out.append((f"{pretty(low)} ≤ {pretty(high)}", dataclasses.replace(
             qa, formula=formula, constraints=(relation, *qa.constraints))))
     return out
