@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
+from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -109,6 +110,9 @@ register(keras_hub_backbone(
     restrictions=(
         *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
+        Holds(Divisible(d_e, 2), binds="forward",
+              why="XLNet's relative sinusoidal encodings are 2·⌈d_e/2⌉ wide (arange(0, d_model, 2) "
+                  "in transformers and KerasHub alike): a forward needs an even d_e (no build does)"),
     ),
     keras_hub_metadata=False,
     mapping=MAPPING,
