@@ -143,15 +143,20 @@ register(keras_hub_backbone(
     examples=TINY_AND_ODD,
 ))
 
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated). The KV
+# cache is formulated: XLNetModel returns no transformers cache (``caches=False``: its ``mems``
+# are hidden states, not a Cache, and none in the training mode the measurement builds in).
 register(not_formulated(
     "xlnet",
     flops=(
-        "XLNet's relative attention computes in its own einsums, all measured at its module: "
-        "2·B·T·(6·d_e·M·d_k + 4·T·M·d_k) (q, k, v, o; 2T relative encodings projected; content "
-        "scores, position scores over 2T, values) was measured to equal FlopCounterMode's count at "
-        "a tiny set for T = 2 to 11, but at T = 1 torch multiplies the content scores "
-        "elementwise, which it does not count (2·B·M·d_k fewer): no polynomial tree holds for "
-        "every T"
+        "XLNet's relative attention computes in its own einsums, all counted at its module: "
+        "L·(2·B·T·(6·d_e·M·d_k + 4·T·M·d_k) − 2·B·M·d_k·(2 − min(T, 2))) (q, k, v, o; 2T relative "
+        "encodings projected; content scores, position scores over 2T, values; at T = 1 torch "
+        "multiplies the content scores elementwise, uncounted) was measured equal to "
+        "FlopCounterMode's total for T = 1 to 40, B = 1 to 3 at two sets, but the measurement "
+        "(reference_models.hf_costs._flop_weights) attributes it by divisibility: where the count "
+        "divides among the module's 3-axis parameters (q, k, v, o, r: d_e × M × d_k; seg_embed: "
+        "2 × M × d_k) as experts' would (T = 6, 27, 33 at the tiny set, B = 2), it is split "
+        "among them, elsewhere it sits at rel_attn/scores: no tree claims both"
     ),
 ), replace=True)
