@@ -110,9 +110,6 @@ register(keras_hub_backbone(
     restrictions=(
         *KERAS_FLOORED_HEADS,
         HEADS_FIT_WIDTH,
-        Holds(Divisible(d_e, 2), binds="forward",
-              why="XLNet's relative sinusoidal encodings are 2·⌈d_e/2⌉ wide (arange(0, d_model, 2) "
-                  "in transformers and KerasHub alike): a forward needs an even d_e (no build does)"),
     ),
     keras_hub_metadata=False,
     mapping=MAPPING,
@@ -121,6 +118,9 @@ register(keras_hub_backbone(
             Holds(WHOLE_HEADS, binds="transformers",
                 why="XLNetConfig refuses a width the heads do not split ('d_model % n_head' should be equal to 0); "
                     "KerasHub floors the head width"),
+            Holds(Divisible(d_e, 2), binds="forward",
+                why="XLNet's relative sinusoidal encodings are 2·⌈d_e/2⌉ wide (torch.arange(0, "
+                    "d_model, 2)): a forward needs an even d_e (no build does)"),
         ),
         weights={
             "embeddings.token": "word_embedding",
