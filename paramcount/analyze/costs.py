@@ -64,6 +64,7 @@ __all__ = [
     "evaluate",
     "formulated",
     "image_tokens",
+    "per_head_kv",
     "proof",
     "quantity_arch",
     "regimes",
@@ -79,6 +80,13 @@ def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = 
     the components whose cost is not formulated (ParamcountError when there is no transformers
     reference)."""
     return _of(for_framework(arch, "transformers", hparams).formula, quantity)
+
+
+def per_head_kv(arch: Architecture, hparams: Mapping[str, int] | None = None):
+    """The KV cache of ``arch`` as a cache keeping every query head's own key and value,
+    decompressed, would hold it (:func:`paramcount.model.cost.kv_cache` ``per_head``): a named
+    convention beside the class's cache, not a measurement."""
+    return cost.kv_cache(for_framework(arch, "transformers", hparams).formula, per_head=True)
 
 
 def _of(formula, quantity: str):
@@ -404,8 +412,12 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
 
         vals = qa.values(qa.resolve(values))  # T ≤ n where positions are learned; w ≥ 2
         counts = qa.formula.node_counts(vals)
-        out[q] = Quantity(q, qa.formula.evaluate(vals), qa.formula.breakdown(vals),
+        total = qa.formula.evaluate(vals)
+        named = []
+        if q == "kv" and (per_head := per_head_kv(arch, hparams).evaluate(vals)) != total:
+            named.append(("per_head", per_head))
+        out[q] = Quantity(q, total, qa.formula.breakdown(vals),
                           pretty(qa.formula.total()), status, message,
-                          tuple(count_rows(qa, values, counts)))
+                          tuple(count_rows(qa, values, counts)), tuple(named))
     size, exact = dtypes.weight_bytes(arch, hparams, parameters, dtype)
     return Costs(context, batch, dtype, dtypes.cache_dtype(dtype), parameters, size, exact, out)
