@@ -353,3 +353,17 @@ def test_an_image_text_context_holds_the_image_tokens():
         costs.value(arch, "flops", hp, 15, 2)
     assert costs.value(arch, "kv", hp, 16, 2) == 2 * 2 * 16 * (8 + 8)  # L · B·T·M_kv·(d_k + d_v)
     assert costs.image_tokens(frameworks.for_framework(registry.get("llama"), "transformers").formula) == []
+
+
+def test_a_chunked_scans_flops_are_checked_not_proven_and_say_why():
+    """Mamba-2's scan runs on ⌈T/256⌉ chunks: its FLOPs are a polynomial on each residue of T mod
+    256, a proof of 256 cases per regime (a proof of Mamba-2's FLOPs ran 23 CPU minutes in its
+    first regime, two residues of 256 split at once); the report proves no such quantity and says
+    why, and its KV cache (no chunk) is proven as any."""
+    from paramcount.analyze.cost_status import unprovable
+
+    why = unprovable(registry.get("mamba2"), "flops")
+    assert why is not None and "⌈T/256⌉" in why and "256 residues" in why
+    assert unprovable(registry.get("mamba2"), "kv") is None
+    assert unprovable(registry.get("mamba"), "flops") is None  # no chunk: its max splits in two
+    assert "router" in unprovable(registry.get("mixtral"), "kv")
