@@ -21,6 +21,7 @@ from paramcount.core.symbols import B, E, L, M, T, d_e, d_f, d_k, v, w
 from paramcount.core.symbols import k as k_act
 from paramcount.model import cost, frameworks, registry
 from paramcount.model.components.basic import dense, layer_norm
+from tests._shared import torch_side
 
 WINDOW = 8  # the window the example sets are measured with: T = 5 below it, 11 and 37 past it
 # Sets whose weights transformers builds but whose forward it cannot run, with why.
@@ -169,7 +170,8 @@ def test_a_convolutions_max_splits_into_two_regimes_as_a_windows_min_does():
     """The prover takes polynomials: a causal convolution's max(T, K_conv) (a Mamba mixer's FLOPs)
     is split as a window's min(T, w − 1) is, each regime under the constraint that keeps its
     points there (every state-space FLOPs proof errored on the max while only the min split)."""
-    from paramcount.analyze.costs import quantity_arch, regimes
+    from paramcount.analyze.cost_regimes import regimes
+    from paramcount.analyze.costs import quantity_arch
 
     parts = regimes(quantity_arch(registry.get("mamba"), "flops"))
     assert [label for label, _ in parts] == ["K_conv ≤ T", "T ≤ K_conv"]
@@ -275,6 +277,7 @@ def test_unformulated_says_why():
 # --- the measurement of a recurrent layer's cache (reference_models.hf_costs) --------------------
 
 @pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+@torch_side  # it handles torch objects: a test process may hold TensorFlow
 def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
     """A linear-attention layer holds its states in dicts ({0: tensor}): they are read, and where
     the layer also holds keys and values (a hybrid's attention beside a Mamba mixer, both of one
