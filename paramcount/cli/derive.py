@@ -323,7 +323,6 @@ def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None
     given) and counted at its values."""
     from paramcount.analyze import derive
     from paramcount.analyze.derive.deadline import until
-
     from paramcount.analyze.derive.probe import NeedsLibrary
 
     asked = (data.get("architectures") or [None])[0]
