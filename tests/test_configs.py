@@ -373,6 +373,24 @@ def test_bad_config_is_one_line_naming_file_and_key(capsys, tmp_path, data, mess
     assert err.count("\n") == 1 and message in err and (path in err or "config" in err), err
 
 
+
+def test_a_class_whose_library_is_missing_is_refused_without_deriving_its_text_model(
+        capsys, tmp_path, monkeypatch):
+    """A config naming Gemma 3n's whole class (its vision tower needs timm) is refused from the
+    missing library alone: its text model, which the sweep derives in its place and this config
+    does not ask for, is not derived first (that took 40 s, to refuse), and says which library."""
+    from paramcount.runtime import cache
+
+    pytest.importorskip("transformers")
+    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    path = _write(tmp_path, {"model_type": "gemma3n",
+                             "architectures": ["Gemma3nForConditionalGeneration"]})
+    code, out, err = run(capsys, "count", "--config", path)
+    assert code == 2 and out == "" and "timm" in err, err
+    derived = tmp_path / "cache" / "derive"
+    assert not derived.exists() or not any(derived.iterdir())
+
 def test_unknown_model_type_lists_supported(capsys, tmp_path):
     code, _, err = run(capsys, "count", "--config", _write(tmp_path, _llama(model_type="x")))
     assert code == 2

@@ -21,6 +21,7 @@ from paramcount.core.symbols import B, E, L, M, T, d_e, d_f, d_k, v, w
 from paramcount.core.symbols import k as k_act
 from paramcount.model import cost, frameworks, registry
 from paramcount.model.components.basic import dense, layer_norm
+from tests._shared import torch_side
 
 WINDOW = 8  # the window the example sets are measured with: T = 5 below it, 11 and 37 past it
 # Sets whose weights transformers builds but whose forward it cannot run, with why.
@@ -164,6 +165,44 @@ def test_cost_proofs_keep_to_what_the_class_validators_refuse():
     assert checked >= 10
 
 
+
+def test_a_convolutions_max_splits_into_two_regimes_as_a_windows_min_does():
+    """The prover takes polynomials: a causal convolution's max(T, K_conv) (a Mamba mixer's FLOPs)
+    is split as a window's min(T, w − 1) is, each regime under the constraint that keeps its
+    points there (every state-space FLOPs proof errored on the max while only the min split)."""
+    from paramcount.analyze.cost_regimes import regimes
+    from paramcount.analyze.costs import quantity_arch
+
+    parts = regimes(quantity_arch(registry.get("mamba"), "flops"))
+    assert [label for label, _ in parts] == ["K_conv ≤ T", "T ≤ K_conv"]
+    for label, qa in parts:
+        exprs = [lf.term.expr for lf in qa.formula.leaves()]
+        assert not any(e.has(sympy.Max, sympy.Min) for e in exprs), label
+        assert any(str(c.reason).startswith(label) for c in qa.constraints
+                   if hasattr(c, "reason")), label
+    k_first = parts[0][1].formula.leaves()  # K_conv ≤ T: the max is T
+    assert any(lf.term.expr.has(sympy.Symbol("T", integer=True, positive=True))
+               for lf in k_first if "scan" in lf.path)
+
+
+def test_a_cost_proof_draws_whole_heads_where_a_forward_repeats_them():
+    """A Mamba-2 forward repeats each group's B and C over H_ssm/G_ssm heads, a gated DeltaNet its
+    key heads over H_lv/H_lk value heads (repeat_interleave): builds need neither, so the
+    parameter proof does not keep to them, and a cost proof must (Falcon-H1's and Qwen 3.5's KV
+    proofs errored at drawn sets where the heads did not divide)."""
+    from paramcount.analyze.costs import quantity_arch
+    from paramcount.core.hparams import Divisible
+    from paramcount.core.symbols import G_ssm, H_lk, H_lv, H_ssm
+
+    for arch_id, need in (("falcon_h1", Divisible(H_ssm, G_ssm)), ("mamba2", Divisible(H_ssm, G_ssm)),
+                          ("qwen3_5", Divisible(H_lv, H_lk))):
+        arch = registry.get(arch_id)
+        assert need not in arch.constraints, arch_id
+        for quantity in ("kv", "flops"):
+            assert need in quantity_arch(arch, quantity).constraints, (arch_id, quantity)
+    assert all(c.divisor not in (G_ssm, H_lk) for c in quantity_arch(registry.get("llama"), "kv")
+               .constraints if isinstance(c, Divisible))
+
 # --- model/cost.py on trees built by hand ----------------------------------------------------------
 
 def _at(expr, **values) -> int:
@@ -238,6 +277,7 @@ def test_unformulated_says_why():
 # --- the measurement of a recurrent layer's cache (reference_models.hf_costs) --------------------
 
 @pytest.mark.skipif(transformers_missing(), reason="the transformers extra is not installed")
+@torch_side  # it handles torch objects: a test process may hold TensorFlow
 def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
     """A linear-attention layer holds its states in dicts ({0: tensor}): they are read, and where
     the layer also holds keys and values (a hybrid's attention beside a Mamba mixer, both of one
@@ -316,3 +356,17 @@ def test_an_image_text_context_holds_the_image_tokens():
         costs.value(arch, "flops", hp, 15, 2)
     assert costs.value(arch, "kv", hp, 16, 2) == 2 * 2 * 16 * (8 + 8)  # L · B·T·M_kv·(d_k + d_v)
     assert costs.image_tokens(frameworks.for_framework(registry.get("llama"), "transformers").formula) == []
+
+
+def test_a_chunked_scans_flops_are_checked_not_proven_and_say_why():
+    """Mamba-2's scan runs on ⌈T/256⌉ chunks: its FLOPs are a polynomial on each residue of T mod
+    256, a proof of 256 cases per regime (a proof of Mamba-2's FLOPs ran 23 CPU minutes in its
+    first regime, two residues of 256 split at once); the report proves no such quantity and says
+    why, and its KV cache (no chunk) is proven as any."""
+    from paramcount.analyze.cost_status import unprovable
+
+    why = unprovable(registry.get("mamba2"), "flops")
+    assert why is not None and "⌈T/256⌉" in why and "256 residues" in why
+    assert unprovable(registry.get("mamba2"), "kv") is None
+    assert unprovable(registry.get("mamba"), "flops") is None  # no chunk: its max splits in two
+    assert "router" in unprovable(registry.get("mixtral"), "kv")

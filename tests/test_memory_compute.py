@@ -57,6 +57,27 @@ def test_count_context_weighs_every_weight_as_the_count_does(capsys):
     assert data["costs"]["weights"]["bytes"] == data["context"]["bytes"]["bf16"] == 1_342_052_838_400
 
 
+
+def test_the_cache_a_latent_or_grouped_attention_saves_is_a_named_convention_beside_it(capsys):
+    """DeepSeek-V3 caches its latent, r_kv + d_rope = 576 per token and layer; every query head
+    keeping its own decompressed key (d_nope + d_rope = 192) and value (128) would cache
+    128·320 = 40,960: the saving shown beside the measured figure, as a named convention (a
+    grouped-query Llama's too; a class keeping one key and value per head shows none)."""
+    code, out, _ = run(capsys, "count", "--config", str(CONFIGS / "deepseek-v3.json"),
+                       "--context", "4096", "--json")
+    assert code == 0
+    kv = json.loads(out)["costs"]["kv"]
+    assert kv["elements"] == 61 * 4096 * (512 + 64)
+    assert kv["conventions"]["per_head"]["total"] == 61 * 4096 * 128 * (192 + 128)
+    assert "not a measurement" in kv["conventions"]["per_head"]["meaning"]
+    code, out, _ = run(capsys, "count", "llama3", "--preset", "llama3_8b_en", "--context", "4096")
+    assert code == 0
+    line = next(x for x in out.splitlines() if "per head, decompressed (a convention)" in x)
+    assert f"{32 * 4096 * 32 * 256:,}" in line and f"keeps {32 * 4096 * (32 - 8) * 256:,} fewer" in line
+    code, out, _ = run(capsys, "count", "gpt2_causal_lm", "--preset", "gpt2_base_en", "--context",
+                       "64", "--json")
+    assert code == 0 and "conventions" not in json.loads(out)["costs"]["kv"]
+
 def test_count_context_gpt2_forward_flops_as_flopcountermode_counts(capsys):
     # the figure a new user measured with torch's FlopCounterMode on GPT-2 at T = 1024
     code, out, _ = run(capsys, "count", "gpt2_causal_lm", "--preset", "gpt2_base_en",

@@ -179,3 +179,15 @@ def test_a_row_binding_forward_is_a_note_not_a_constraint():
     assert restrictions.broken_notes(arch.notes, arch.values(hp)) == [
         "d_e (35) is not divisible by 2·M (10): rotary pairs"]
     assert restrictions.broken_notes(arch.notes, arch.values({**hp, "d_e": 30})) == []
+
+
+def test_a_transformers_row_binding_forward_is_a_note_of_its_view_only():
+    """A forward need of one framework's class (XLNet's arange(0, d_model, 2) in transformers'
+    forward) is a note of that framework's view, not of the architecture, so the Keras proof
+    keeps every width. Such a row was accepted in a Transformers declaration and dropped."""
+    from paramcount.model.frameworks import for_framework
+
+    arch = registry.get("xlnet")
+    rows = [r for r in arch.transformers.restrictions if r.binds == "forward"]
+    assert rows and arch.notes == ()
+    assert for_framework(arch, "transformers").notes == tuple(rows)

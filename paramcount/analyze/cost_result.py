@@ -27,6 +27,10 @@ class Quantity:
     status: str
     why: str = ""
     rows: tuple[tuple[int, str, int], ...] = ()  # (depth, component, value), tree order
+    # named conventions beside the total, (name, value), where they differ from it: the KV
+    # cache's "per_head" (every query head its own key and value, decompressed: what grouped-query
+    # and latent attention save; paramcount.model.cost.kv_cache)
+    conventions: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

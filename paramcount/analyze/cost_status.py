@@ -14,15 +14,37 @@ if TYPE_CHECKING:
 __all__ = ["statuses", "unprovable"]
 
 
-def unprovable(arch: Architecture) -> str | None:
-    """Why ``arch``'s costs are checked but not proven, or None: a router's choice depends on
-    the data, so transformers' model runs for real on the CPU (not on the meta device), at sizes
-    the prover's random values far exceed."""
+def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
+    """Why ``arch``'s costs (``quantity``'s; None: any of them) are checked but not proven, or
+    None: a router's choice depends on the data, so transformers' model runs for real on the CPU
+    (not on the meta device), at sizes the prover's random values far exceed; a chunked scan's
+    FLOPs (a Mamba-2 mixer's, a gated DeltaNet's) are a polynomial in T only on each residue of T
+    modulo the chunk, so a proof has as many cases as the chunk is long (256), times as many
+    again on the convolution's regime (T against K_conv): beyond the prover's budget."""
     if arch.formula.has_active:
         return ("checked at its example sets (tests/test_costs.py), not proven: a router's choice "
                 "depends on the data, so the model runs for real on the CPU, at sizes the "
                 "prover's values exceed")
+    if quantity in (None, "flops") and costs.formulated(arch, "flops") is None:
+        chunks = _chunks(arch)
+        if chunks:
+            return ("checked at its example sets (tests/test_costs.py), not proven: its chunked "
+                    f"scan computes ⌈T/{chunks[0]}⌉ chunks, a polynomial in T only on each of "
+                    f"T's {chunks[0]} residues modulo {chunks[0]} (and again on each regime of "
+                    "the convolution, T against K_conv): more cases than the prover's budget")
     return None
+
+
+def _chunks(arch: Architecture) -> list[int]:
+    """The chunk lengths of the scans in ``arch``'s FLOPs tree (the divisors of T under a
+    ceiling), largest first."""
+    import sympy
+
+    from paramcount.core.symbols import T
+
+    total = costs.tree(arch, "flops")[0].total()
+    return sorted({int(d) for c in total.atoms(sympy.ceiling) if T in c.free_symbols
+                   for d in [sympy.fraction(c.args[0])[1]] if d.is_Integer}, reverse=True)
 
 
 def statuses(arch: Architecture, record_path) -> dict[str, tuple[str, str]]:
@@ -34,6 +56,6 @@ def statuses(arch: Architecture, record_path) -> dict[str, tuple[str, str]]:
     for q in costs.QUANTITIES:
         if costs.formulated(arch, q) is not None:
             continue
-        why = unprovable(arch)
+        why = unprovable(arch, q)
         out[q] = ("not proven", why) if why else recorded(arch.id, q, record_path)
     return out

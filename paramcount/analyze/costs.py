@@ -64,9 +64,9 @@ __all__ = [
     "evaluate",
     "formulated",
     "image_tokens",
+    "per_head_kv",
     "proof",
     "quantity_arch",
-    "regimes",
     "tree",
     "value",
 ]
@@ -79,6 +79,13 @@ def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = 
     the components whose cost is not formulated (ParamcountError when there is no transformers
     reference)."""
     return _of(for_framework(arch, "transformers", hparams).formula, quantity)
+
+
+def per_head_kv(arch: Architecture, hparams: Mapping[str, int] | None = None):
+    """The KV cache of ``arch`` as a cache keeping every query head's own key and value,
+    decompressed, would hold it (:func:`paramcount.model.cost.kv_cache` ``per_head``): a named
+    convention beside the class's cache, not a measurement."""
+    return cost.kv_cache(for_framework(arch, "transformers", hparams).formula, per_head=True)
 
 
 def _of(formula, quantity: str):
@@ -145,7 +152,7 @@ def quantity_arch(arch: Architecture, quantity: str,
     import sympy
 
     from paramcount.core.hparams import Divisible, Relation
-    from paramcount.core.symbols import M, d_e, n, w
+    from paramcount.core.symbols import G_ssm, H_lk, H_lv, H_ssm, M, d_e, n, w
 
     built = for_framework(arch, "transformers", hparams)
     formula, _ = _of(built.formula, quantity)  # (the one build of the transformers view)
@@ -160,6 +167,13 @@ def quantity_arch(arch: Architecture, quantity: str,
         # transformers builds, but its forward cannot multiply them into the d_e-wide output
         # (ALBERT's, ELECTRA's)
         window += (Divisible(d_e, M),)
+    # what a forward repeats over heads, a build does not: a Mamba-2 mixer each group's B and C
+    # (repeat_interleave H_ssm // G_ssm times, to H_ssm heads), a gated DeltaNet its key heads'
+    # queries and keys (H_lv // H_lk times, to the H_lv value heads)
+    for need in (Divisible(H_ssm, G_ssm), Divisible(H_lv, H_lk)):
+        if {need.dividend, need.divisor} <= built.formula.free_symbols() \
+                and need not in built.constraints:
+            window += (need,)
     if n in built.formula.free_symbols():  # learned positions: a table of n rows
         window += (Relation(T, "<=", n, reason="the context may not exceed the n positions the "
                             "position table holds"),)
@@ -228,49 +242,10 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
     return out
 
 
-def regimes(qa: Architecture) -> list[tuple[str, Architecture]]:
-    """The proof's cases of a quantity arch whose tree is polynomial only piecewise: a window's
-    ``min(T, w − 1)`` is T while T ≤ w − 1 and w − 1 from there on, so each regime is the tree
-    with the one side, under a constraint that keeps the points in it (the prover writes it as a
-    substitution: w = T + 1 + w', or T = w − 1 + T'). One regime, unlabelled, without a min."""
-    import sympy
-
-    from paramcount.core.formula import pretty
-    from paramcount.core.hparams import Relation
-
-    mins = {m for lf in qa.formula.leaves() if lf.term.expr is not None
-            for m in lf.term.expr.atoms(sympy.Min)}
-    if not mins:
-        return [("", qa)]
-    if len(mins) > 1:
-        raise ParamcountError(f"{qa.id}: several windows ({', '.join(map(pretty, mins))}): "
-                              "the prover splits one")
-    (m,) = mins
-    out = []
-    for low, high in (m.args, m.args[::-1]):  # min is ``low`` where low ≤ high
-        # solve low ≤ high for a symbol of ``high`` with coefficient 1: the prover eliminates it
-        sym = next((x for x in sorted(high.free_symbols, key=lambda x: x.name)
-                    if sympy.expand(high).coeff(x) == 1), None)
-        if sym is None:
-            raise ParamcountError(f"{qa.id}: cannot split {pretty(m)} for the prover")
-        rest = sympy.expand(high - sym)
-        relation = Relation(sympy.expand(low - rest), "<=", sym,
-                            reason=f"{pretty(low)} ≤ {pretty(high)}: the window's regime")
-        formula = _map_exprs(qa.formula, lambda e, low=low: e.xreplace({m: low}))
-        out.append((f"{pretty(low)} ≤ {pretty(high)}", dataclasses.replace(
-            qa, formula=formula, constraints=(relation, *qa.constraints))))
-    return out
-
-
-def _map_exprs(term, f):
-    if term.is_leaf:
-        return dataclasses.replace(term, expr=f(term.expr))
-    return dataclasses.replace(term, children=tuple(_map_exprs(c, f) for c in term.children))
-
-
 def proof(arch: Architecture, quantity: str):
     """``quantity``'s tree ≡ transformers' measurement, for all hyperparameters: one proof per
     regime (:func:`regimes`), their cases labelled by the regime."""
+    from paramcount.analyze.cost_regimes import regimes
     from paramcount.analyze.prove import prove
     from paramcount.analyze.prove.results import ArchProof
 
@@ -392,8 +367,12 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
 
         vals = qa.values(qa.resolve(values))  # T ≤ n where positions are learned; w ≥ 2
         counts = qa.formula.node_counts(vals)
-        out[q] = Quantity(q, qa.formula.evaluate(vals), qa.formula.breakdown(vals),
+        total = qa.formula.evaluate(vals)
+        named = []
+        if q == "kv" and (per_head := per_head_kv(arch, hparams).evaluate(vals)) != total:
+            named.append(("per_head", per_head))
+        out[q] = Quantity(q, total, qa.formula.breakdown(vals),
                           pretty(qa.formula.total()), status, message,
-                          tuple(count_rows(qa, values, counts)))
+                          tuple(count_rows(qa, values, counts)), tuple(named))
     size, exact = dtypes.weight_bytes(arch, hparams, parameters, dtype)
     return Costs(context, batch, dtype, dtypes.cache_dtype(dtype), parameters, size, exact, out)

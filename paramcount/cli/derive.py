@@ -323,10 +323,17 @@ def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None
     given) and counted at its values."""
     from paramcount.analyze import derive
     from paramcount.analyze.derive.deadline import until
+    from paramcount.analyze.derive.probe import NeedsLibrary
 
+    asked = (data.get("architectures") or [None])[0]
     with until(*(budget or (None, None))):
-        src, d, hit = derive.derive_model(config=data)
-        _same_class((data.get("architectures") or [None])[0], d, where)
+        try:  # a class named is that class: never its text model in its place (no derivation)
+            src, d, hit = derive.derive_model(config=data, text_model=not isinstance(asked, str))
+        except NeedsLibrary as exc:
+            said = str(exc).split(": ", 1)[-1].split(". ")[0]  # transformers' own first sentence
+            raise ParamcountError(f"{where}: {asked} does not build here (a library it needs is "
+                                  f"not installed): {said}") from None
+        _same_class(asked, d, where)
         _refuse_failures(d)
     return _counted(d, src, hit, where, proof=_proof(d, src))
 

@@ -161,9 +161,13 @@ def forward_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
     return tree, tuple(missing)
 
 
-def kv_cache(root: Term) -> Term:
+def kv_cache(root: Term, per_head: bool = False) -> Term:
     """The KV-cache tree of the parameter tree ``root``: elements kept after B sequences of T
-    tokens, one leaf per attention (its layers' multiplicity above it)."""
+    tokens, one leaf per attention (its layers' multiplicity above it). ``per_head``: the named
+    convention of a cache that keeps every query head's own key and value, decompressed (an
+    attention's ``attends`` per token in place of its ``caches``: no key/value heads shared, no
+    latent; the same positions, the same states), beside which grouped-query and latent
+    attention show what they save. Not a measurement."""
     def cache(t: Term) -> list[Term]:
         state = t.costs().get("state") if t.is_leaf else None
         if state:
@@ -172,9 +176,10 @@ def kv_cache(root: Term) -> Term:
         parts = attention_parts(t)
         if parts is None or parts["kept"] == 0 or parts["caches"] == 0:
             return []
-        return [leaf("cache", B * parts["kept"] * parts["caches"], match=_beside(parts["at"], "cache"),
+        width = parts["attends"] if per_head else parts["caches"]
+        return [leaf("cache", B * parts["kept"] * width, match=_beside(parts["at"], "cache"),
                      kind="attention",
-                     note=f"keys and values: B·{_show(parts['kept'])}·({_show(parts['caches'])})")]
+                     note=f"keys and values: B·{_show(parts['kept'])}·({_show(width)})")]
 
     return _mirror(root, lambda t: None, cache) or group(root.name, leaf("none", 0))
 

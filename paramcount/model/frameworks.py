@@ -278,7 +278,9 @@ def for_framework(arch, framework: str, hparams: Mapping[str, int] | None = None
         constraints=(*ref.constraints, *ref.limits, *arch.constraints),
         required=tuple(s for s in arch.required if s not in pinned),
         optional={**{s: e for s, e in arch.optional.items() if s not in pinned}, **freed, **costs},
-        fixed={s: e for s, e in {**arch.fixed, **pinned}.items() if s not in freed})
+        fixed={s: e for s, e in {**arch.fixed, **pinned}.items() if s not in freed},
+        # what the class's forward needs beside the architecture's own (XLNet's even width)
+        notes=(*arch.notes, *restrict.select(ref.restrictions, restrict.Holds, "forward")))
 
 
 def hf_class(arch, hparams: Mapping[str, int] | None = None, ref: Transformers | None = None

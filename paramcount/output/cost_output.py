@@ -21,6 +21,12 @@ MEANING = {
     "flops": "FLOPs of one forward over B × T tokens as torch's FlopCounterMode counts them: 2 per "
              "multiply-accumulate of every matrix product (attention over all T keys)",
 }
+#: Named conventions beside a quantity (Quantity.conventions): what each means.
+CONVENTIONS = {
+    "per_head": "a convention, not a measurement: the same positions and states, every query "
+                "head keeping its own key and value, decompressed (no key/value heads shared, "
+                "no latent)",
+}
 
 
 def _claim(q: Quantity) -> str:
@@ -50,6 +56,10 @@ def cost_lines(c: Costs) -> list[str]:
         lines.append(f"  {_claim(q)}")
         for depth, label, value in q.rows:
             lines.append(f"{'  ' * depth + label:<44}{value:>26,}")
+        for _, value in q.conventions:  # the one convention: per head (CONVENTIONS)
+            saved = value - q.total
+            lines.append(f"{'  per head, decompressed (a convention)':<44}{value:>26,}  (the class "
+                         f"keeps {saved:,} fewer)")
     return lines
 
 
@@ -67,5 +77,8 @@ def cost_json(c: Costs) -> dict:
             entry.update(total=q.total, components=q.breakdown)
         if name == "kv" and q.total is not None:
             entry.update(elements=q.total, bytes=c.kv_bytes, dtype=c.cache_dtype.name)
+        if q.conventions:
+            entry["conventions"] = {conv: {"total": value, "meaning": CONVENTIONS[conv]}
+                                    for conv, value in q.conventions}
         out[name] = entry
     return out

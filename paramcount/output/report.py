@@ -247,7 +247,7 @@ def generate(results: list[Verification] | None = None, *,
 
         cost_proofs = {q: [prove_against(a, q) for a in transformers_ids(results)
                            if formulated(registry.get(a), q) is None
-                           and unprovable(registry.get(a)) is None] for q in COSTS}
+                           and unprovable(registry.get(a), q) is None] for q in COSTS}
     inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index, derived,
                  dict(cost_proofs))
     pages = {p.path: p.text(inp) for p in PAGES}
@@ -324,7 +324,7 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
         from paramcount.analyze.costs import formulated
 
         ids = [a for a in transformers_ids(results) if formulated(registry.get(a), framework) is None
-               and unprovable(registry.get(a)) is None]
+               and unprovable(registry.get(a), framework) is None]
     else:
         ids = transformers_ids(results)
     return record.proofs_for(ids, proofs_source(path, proofs) if reuse else None,

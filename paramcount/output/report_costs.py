@@ -49,12 +49,12 @@ hyperparameters with the same method (T and B interpolated like a layer count).
 """
 
 
-def _proof_cell(proofs: dict, aid: str) -> str:
+def _proof_cell(proofs: dict, aid: str, quantity: str) -> str:
     from paramcount.analyze.cost_status import unprovable
 
     p = proofs.get(aid)
     if p is None:
-        return unprovable(registry.get(aid)) or "—"
+        return unprovable(registry.get(aid), quantity) or "—"
     bad = [c for c in p.cases if c.status != "proven"]
     if not bad:
         return "proven"
@@ -123,7 +123,7 @@ def section(inp: Inputs) -> str:
         cells = []
         for q in ("flops", "kv"):
             why = formulated(arch, q)
-            cells.append(_proof_cell(proofs.get(q, {}), aid) if why is None
+            cells.append(_proof_cell(proofs.get(q, {}), aid, q) if why is None
                          else f"not formulated: {why}")
         lines.append(f"| {aid} | {cells[0]} | {cells[1]} |")
     rows = preset_rows(inp.cost_proofs)

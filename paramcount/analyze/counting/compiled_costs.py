@@ -115,6 +115,16 @@ def _pick(cns: dict, hparams: Mapping[str, int]) -> dict:
     return chosen
 
 
+def _whole(v) -> int:
+    """An exact value that is a whole number (a windowed cache's average over the layers times
+    their count), as an int; Defer where it is not."""
+    if isinstance(v, int):
+        return v
+    if v.denominator != 1:
+        raise Defer(f"{v} is not whole")
+    return int(v.numerator)
+
+
 def _quantity(q: str, tree: dict, values: Mapping[str, int], status: str, message: str
               ) -> Quantity:
     hp = resolve(tree, values)  # the quantity's constraints: T ≤ n, w ≥ 2 (Defer where broken)
@@ -125,8 +135,10 @@ def _quantity(q: str, tree: dict, values: Mapping[str, int], status: str, messag
     except ValueError as exc:
         raise Defer(str(exc)) from None
     rows = tuple((d, label, counts[i]) for i, (_, d, label) in enumerate(tree["nodes"]) if d)
+    named = [("per_head", v) for v in [_whole(value(tree["per_head"], hp))] if v != counts[0]] \
+        if "per_head" in tree else []
     return Quantity(q, counts[0], numcore.nested(tree["components"], counts), tree["formula"],
-                    status, message, rows)
+                    status, message, rows, tuple(named))
 
 
 def evaluate_costs(cns: dict, hparams: Mapping[str, int], preset: str | None, context: int,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from paramcount.analyze.counting.table import FORMAT, hparam_table, tree_table
+from paramcount.core import exprdata
 
 __all__ = ["always", "generate_costs", "picking"]
 
@@ -69,6 +70,8 @@ def generate_costs(arch, record) -> dict:
             total = qa.formula.total()
             trees[q] = {**hparam_table(qa), **tree_table(qa.formula),
                         "formula": pretty(total)}
+            if q == "kv":  # the named convention beside it (costs.evaluate's)
+                trees[q]["per_head"] = exprdata.encode(costs.per_head_kv(arch, hp).total())
         classes.append({"index": i, "always": always(ref), "fields": _cost_fields(ref),
                         "trees": trees})
     return {"format": FORMAT, "kind": "costs", "id": arch.id, "quantities": list(costs.QUANTITIES),

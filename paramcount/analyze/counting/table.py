@@ -10,7 +10,8 @@ from paramcount.runtime import cache
 
 __all__ = ["FORMAT", "generate", "hparam_table", "tree_table"]
 
-FORMAT = 5  # bump when the table's shape changes (5: exprdata's "min"; the costs' tables)
+FORMAT = 6  # bump when the table's shape changes (5: exprdata's "min"; the costs' tables;
+#            6: the KV cache's per-head convention)
 
 
 # --- generation (SymPy) --------------------------------------------------------------------------

@@ -38,12 +38,15 @@ def require() -> None:
 def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | None = None,
                  cls: str | None = None, builder: Callable | None = None,
                  defaults: Mapping[str, Any] | None = None, use_cache: bool = True,
-                 max_build: int | None = None, keras: bool = False):
+                 max_build: int | None = None, keras: bool = False, text_model: bool = True):
     """(source, derivation, whether it came from the cache) for a model type's defaults, a
     config's values, or a builder of your own at ``defaults`` (``keras``: it returns a Keras
     model; then this process must hold no torch). A build with more weights than
     ``max_build`` (:func:`paramcount.analyze.budget.limit`: the option, else ``$PARAMCOUNT_MAX_BUILD``,
-    else its default; 0 no limit) is refused before any other is made."""
+    else its default; 0 no limit) is refused before any other is made. A class needing a library
+    not installed is derived as its text sub-config's class where ``text_model`` (the sweep's
+    stand-in), else refused (NeedsLibrary): a config naming the whole class asks for another
+    model."""
     if not keras:
         require()
     from paramcount.analyze import budget
@@ -68,7 +71,7 @@ def derive_model(*, model_type: str | None = None, config: Mapping[str, Any] | N
     try:
         return made(src)
     except NeedsLibrary:  # a class needing a library not installed: its text sub-config's class
-        text = src.text_source()  # (under the same build limit)
+        text = src.text_source() if text_model else None  # (under the same build limit)
         if text is None:
             raise
         return made(text)

@@ -209,7 +209,20 @@ register(keras_hub_backbone(
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
 _IMAGE_TOKENS = (
     "the image's tokens in the sequence are the config's mm_tokens_per_image (256 in the "
-    "published configs, 1 in the builds here), which no cost symbol names, and transformers "
-    "pools the patch grid to its square root, which must divide the grid: a quantity in two "
-    "symbols the trees do not write yet")
-register(not_formulated("gemma3_vision", flops=_IMAGE_TOKENS, kv=_IMAGE_TOKENS), replace=True)
+    "published configs; the builds here set 1), pooled from the patch grid by its square root, "
+    "which must divide the grid: no cost symbol says them")
+_FLOPS = (
+    "two of the forward's products have no component to claim them without new zero-parameter "
+    "leaves in the parameter tree, which re-key its parameter proofs: the projector's matmul "
+    "with mm_input_projection_weight, 2·B·N·d_vis·d_e, measured at multi_modal_projector/scores "
+    "(its module's one parameter is a matrix not named weight), where no leaf's pattern "
+    "reaches; and the image encoder's scores, 2·B·(H/P)⁴·2·d_vis whatever T, which an "
+    "attention's own scores (2·B·queries·T·attends) cannot say (PaliGemma's encoder has a "
+    "zero-parameter scores leaf for them: vision_encoder(costs=True)); and " + _IMAGE_TOKENS)
+_KV = (
+    "the text layers keep min(T, w − 1) positions in five of six (measured exact at the example "
+    "sets, T = 1 to 37, and the presets past 4096, with the encoder's attention not cached), but "
+    "w is the text config's sliding_window, a cost symbol (cost_config) that "
+    "frameworks.for_framework adds to the transformers view's optional symbols, re-keying the "
+    "parameter proof against transformers; and " + _IMAGE_TOKENS + ", so T ≥ N is not said")
+register(not_formulated("gemma3_vision", flops=_FLOPS, kv=_KV), replace=True)

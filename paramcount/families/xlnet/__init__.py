@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.formula import leaf
+from paramcount.core.hparams import Divisible
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
@@ -117,6 +118,9 @@ register(keras_hub_backbone(
             Holds(WHOLE_HEADS, binds="transformers",
                 why="XLNetConfig refuses a width the heads do not split ('d_model % n_head' should be equal to 0); "
                     "KerasHub floors the head width"),
+            Holds(Divisible(d_e, 2), binds="forward",
+                why="XLNet's relative sinusoidal encodings are 2·⌈d_e/2⌉ wide (torch.arange(0, "
+                    "d_model, 2)): a forward needs an even d_e (no build does)"),
         ),
         weights={
             "embeddings.token": "word_embedding",
@@ -139,15 +143,20 @@ register(keras_hub_backbone(
     examples=TINY_AND_ODD,
 ))
 
-# memory and compute: what the trees do not formulate yet (frameworks.unformulated)
+# memory and compute: what the trees do not formulate yet (frameworks.unformulated). The KV
+# cache is formulated: XLNetModel returns no transformers cache (``caches=False``: its ``mems``
+# are hidden states, not a Cache, and none in the training mode the measurement builds in).
 register(not_formulated(
     "xlnet",
     flops=(
-        "XLNet's relative attention computes in its own einsums, all measured at its module: "
-        "2·B·T·(6·d_e·M·d_k + 4·T·M·d_k) (q, k, v, o; 2T relative encodings projected; content "
-        "scores, position scores over 2T, values) was measured to equal FlopCounterMode's count at "
-        "a tiny set for T = 2 to 11, but at T = 1 torch multiplies the content scores "
-        "elementwise, which it does not count (2·B·M·d_k fewer): no polynomial tree holds for "
-        "every T"
+        "XLNet's relative attention computes in its own einsums, all counted at its module: "
+        "L·(2·B·T·(6·d_e·M·d_k + 4·T·M·d_k) − 2·B·M·d_k·(2 − min(T, 2))) (q, k, v, o; 2T relative "
+        "encodings projected; content scores, position scores over 2T, values; at T = 1 torch "
+        "multiplies the content scores elementwise, uncounted) was measured equal to "
+        "FlopCounterMode's total for T = 1 to 40, B = 1 to 3 at two sets, but the measurement "
+        "(reference_models.hf_costs._flop_weights) attributes it by divisibility: where the count "
+        "divides among the module's 3-axis parameters (q, k, v, o, r: d_e × M × d_k; seg_embed: "
+        "2 × M × d_k) as experts' would (T = 6, 27, 33 at the tiny set, B = 2), it is split "
+        "among them, elsewhere it sits at rel_attn/scores: no tree claims both"
     ),
 ), replace=True)
