@@ -380,8 +380,9 @@ def test_a_class_whose_library_is_missing_is_refused_without_deriving_its_text_m
     missing library alone: its text model, which the sweep derives in its place and this config
     does not ask for, is not derived first (that took 40 s, to refuse), and says which library."""
     from paramcount.runtime import cache
+    from tests._shared import needs_transformers
 
-    pytest.importorskip("transformers")
+    needs_transformers()  # found without importing it: this process may hold TensorFlow
     monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(cache.CACHE_ENV, raising=False)
     path = _write(tmp_path, {"model_type": "gemma3n",
