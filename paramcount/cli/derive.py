@@ -159,10 +159,26 @@ def _load(args, keras: bool = False):
         config, where = load_json(args.config)
         if is_keras(config):
             raise InputFileError(f"{where}: a KerasHub config; derive reads transformers configs")
-    made = derive.derive_model(model_type=args.model_type, config=config, cls=args.cls,
-                               max_build=args.max_build)
-    _same_class(args.cls or ((config or {}).get("architectures") or [None])[0], made[1])
+    asked = args.cls or ((config or {}).get("architectures") or [None])[0]
+    made = _derive_asked(asked, "", model_type=args.model_type, config=config, cls=args.cls,
+                         max_build=args.max_build)
+    _same_class(asked, made[1])
     return made
+
+
+def _derive_asked(asked, where: str, **how):
+    """``derive_model(**how)`` where a class named (``asked``) is that class: never its text
+    model in its place (the sweep's stand-in for a class whose library is missing); such a class
+    is refused from the missing library at once, before any derivation."""
+    from paramcount.analyze import derive
+    from paramcount.analyze.derive.probe import NeedsLibrary
+
+    try:
+        return derive.derive_model(**how, text_model=not isinstance(asked, str))
+    except NeedsLibrary as exc:
+        said = str(exc).split(": ", 1)[-1].split(". ")[0]  # transformers' own first sentence
+        raise ParamcountError(f"{where + ': ' if where else ''}{asked} does not build here (a "
+                              f"library it needs is not installed): {said}") from None
 
 
 def _same_class(asked, d, where: str = "") -> None:
@@ -321,18 +337,10 @@ def count_derived(args, data: dict, where: str) -> int | None:
 def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None = None):
     """(In a torch worker.) The config's model type derived (by ``budget``'s deadline, when
     given) and counted at its values."""
-    from paramcount.analyze import derive
     from paramcount.analyze.derive.deadline import until
-    from paramcount.analyze.derive.probe import NeedsLibrary
-
     asked = (data.get("architectures") or [None])[0]
     with until(*(budget or (None, None))):
-        try:  # a class named is that class: never its text model in its place (no derivation)
-            src, d, hit = derive.derive_model(config=data, text_model=not isinstance(asked, str))
-        except NeedsLibrary as exc:
-            said = str(exc).split(": ", 1)[-1].split(". ")[0]  # transformers' own first sentence
-            raise ParamcountError(f"{where}: {asked} does not build here (a library it needs is "
-                                  f"not installed): {said}") from None
+        src, d, hit = _derive_asked(asked, where, config=data)
         _same_class(asked, d, where)
         _refuse_failures(d)
     return _counted(d, src, hit, where, proof=_proof(d, src))
