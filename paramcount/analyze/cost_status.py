@@ -26,23 +26,27 @@ def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
                 "depends on the data, so the model runs for real on the CPU, at sizes the "
                 "prover's values exceed")
     if quantity in (None, "flops") and costs.formulated(arch, "flops") is None:
-        chunks = _chunks(arch)
+        import sympy
+
+        total = costs.tree(arch, "flops")[0].total()
+        chunks = _chunks(total)
         if chunks:
+            again = (" (and again on each regime of the convolution, T against K_conv)"
+                     if total.has(sympy.Max) else "")
             return ("checked at its example sets (tests/test_costs.py), not proven: its chunked "
                     f"scan computes ⌈T/{chunks[0]}⌉ chunks, a polynomial in T only on each of "
-                    f"T's {chunks[0]} residues modulo {chunks[0]} (and again on each regime of "
-                    "the convolution, T against K_conv): more cases than the prover's budget")
+                    f"T's {chunks[0]} residues modulo {chunks[0]}{again}: more cases than the "
+                    "prover's budget")
     return None
 
 
-def _chunks(arch: Architecture) -> list[int]:
-    """The chunk lengths of the scans in ``arch``'s FLOPs tree (the divisors of T under a
-    ceiling), largest first."""
+def _chunks(total) -> list[int]:
+    """The chunk lengths of the scans in a FLOPs total (the divisors of T under a ceiling),
+    largest first."""
     import sympy
 
     from paramcount.core.symbols import T
 
-    total = costs.tree(arch, "flops")[0].total()
     return sorted({int(d) for c in total.atoms(sympy.ceiling) if T in c.free_symbols
                    for d in [sympy.fraction(c.args[0])[1]] if d.is_Integer}, reverse=True)
 

@@ -338,6 +338,7 @@ def _count_derived_here(data: dict, where: str, budget: tuple[float, int] | None
     """(In a torch worker.) The config's model type derived (by ``budget``'s deadline, when
     given) and counted at its values."""
     from paramcount.analyze.derive.deadline import until
+
     asked = (data.get("architectures") or [None])[0]
     with until(*(budget or (None, None))):
         src, d, hit = _derive_asked(asked, where, config=data)

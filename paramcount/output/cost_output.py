@@ -21,11 +21,12 @@ MEANING = {
     "flops": "FLOPs of one forward over B × T tokens as torch's FlopCounterMode counts them: 2 per "
              "multiply-accumulate of every matrix product (attention over all T keys)",
 }
-#: Named conventions beside a quantity (Quantity.conventions): what each means.
+#: Named conventions beside a quantity (Quantity.conventions): (its label, what it means).
 CONVENTIONS = {
-    "per_head": "a convention, not a measurement: the same positions and states, every query "
-                "head keeping its own key and value, decompressed (no key/value heads shared, "
-                "no latent)",
+    "per_head": ("per head, decompressed (a convention)",
+                 "a convention, not a measurement: the same positions and states, every query "
+                 "head keeping its own key and value, decompressed (no key/value heads shared, "
+                 "no latent)"),
 }
 
 
@@ -56,10 +57,9 @@ def cost_lines(c: Costs) -> list[str]:
         lines.append(f"  {_claim(q)}")
         for depth, label, value in q.rows:
             lines.append(f"{'  ' * depth + label:<44}{value:>26,}")
-        for _, value in q.conventions:  # the one convention: per head (CONVENTIONS)
-            saved = value - q.total
-            lines.append(f"{'  per head, decompressed (a convention)':<44}{value:>26,}  (the class "
-                         f"keeps {saved:,} fewer)")
+        for conv, value in q.conventions:
+            label = "  " + CONVENTIONS[conv][0]
+            lines.append(f"{label:<44}{value:>26,}  (the class keeps {value - q.total:,} fewer)")
     return lines
 
 
@@ -78,7 +78,7 @@ def cost_json(c: Costs) -> dict:
         if name == "kv" and q.total is not None:
             entry.update(elements=q.total, bytes=c.kv_bytes, dtype=c.cache_dtype.name)
         if q.conventions:
-            entry["conventions"] = {conv: {"total": value, "meaning": CONVENTIONS[conv]}
+            entry["conventions"] = {conv: {"total": value, "meaning": CONVENTIONS[conv][1]}
                                     for conv, value in q.conventions}
         out[name] = entry
     return out

@@ -135,8 +135,11 @@ def _quantity(q: str, tree: dict, values: Mapping[str, int], status: str, messag
     except ValueError as exc:
         raise Defer(str(exc)) from None
     rows = tuple((d, label, counts[i]) for i, (_, d, label) in enumerate(tree["nodes"]) if d)
-    named = [("per_head", v) for v in [_whole(value(tree["per_head"], hp))] if v != counts[0]] \
-        if "per_head" in tree else []
+    named = []
+    if "per_head" in tree:  # the named convention beside the KV cache (costs.evaluate's)
+        per_head = _whole(value(tree["per_head"], hp))
+        if per_head != counts[0]:
+            named.append(("per_head", per_head))
     return Quantity(q, counts[0], numcore.nested(tree["components"], counts), tree["formula"],
                     status, message, rows, tuple(named))
 
