@@ -26,14 +26,14 @@ its flags on shares the weight (:func:`untied`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "gaps", "minimums", "total", "untied", "value"]
+__all__ = ["check_orders", "evaluator", "gaps", "minimums", "total", "untied", "value"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -49,20 +49,32 @@ def total(b: Built) -> dict[str, int]:
 def value(p: Mapping[str, int], x: str, kept: Mapping[str, Any]) -> int:
     """A constraint side's value at ``p``: a field (else its ``kept`` base value), a constant,
     twice a field (``2*h``), a quotient (``a//b``, 0 by 0), a product (``a*c``) or a sum (``+``)."""
+    return evaluator(x, kept)(p)
+
+
+def evaluator(x: str, kept: Mapping[str, Any]) -> Callable[[Mapping[str, int]], int]:
+    """:func:`value` of the side ``x`` as a function of the point, ``x`` parsed once (the
+    refusals' search asks the same few sides at millions of points)."""
     if "+" in x:  # a per-layer list's counts together
-        return sum(value(p, y, kept) for y in x.split("+"))
+        parts = [evaluator(y, kept) for y in x.split("+")]
+        return lambda p: sum(f(p) for f in parts)
     if "*" in x and not x.startswith("2*"):  # a product of two fields (a divisibility's)
-        a, b = x.split("*")
-        return value(p, a, kept) * value(p, b, kept)
+        a, b = (evaluator(y, kept) for y in x.split("*"))
+        return lambda p: a(p) * b(p)
     if "//" in x:
-        a, b = x.split("//")
-        n = value(p, b, kept)
-        return value(p, a, kept) // n if n else 0
+        n, m = (evaluator(y, kept) for y in x.split("//"))
+
+        def quotient(p: Mapping[str, int]) -> int:
+            d = m(p)
+            return n(p) // d if d else 0
+        return quotient
     if x.startswith("2*"):
-        return 2 * value(p, x[2:], kept)
+        f = evaluator(x[2:], kept)
+        return lambda p: 2 * f(p)
     if x.isdigit():
-        return int(x)
-    return int(p[x]) if x in p else int(kept[x])
+        k = int(x)
+        return lambda p: k
+    return lambda p: int(p[x]) if x in p else int(kept[x])
 
 
 def _holds(c: tuple[str, str, str], p, kept) -> bool:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
-from paramcount.analyze.derive.claims import value
+from paramcount.analyze.derive.claims import evaluator
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
@@ -62,15 +62,26 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     candidates += [(f"{a}*{c}", y) for a, c in itertools.combinations(ints, 2)
                    for y in ints if y not in (a, c)]
 
+    compiled: dict[str, Any] = {}
+
     def val(p, x) -> int:  # a field that changes no weight divides at its base value
-        return value(p, x, kept)
+        f = compiled.get(x)
+        if f is None:
+            f = compiled[x] = evaluator(x, kept)
+        return f(p)
 
     def asked(p, a, b) -> bool:
         n = val(p, b)
         return bool(n) and val(p, a) > (2 * n if b == "2" or b.startswith("2*") else 0)
 
-    def broken(p, a, b) -> bool:
-        return asked(p, a, b) and val(p, a) % val(p, b) != 0
+    twice = {b: b == "2" or b.startswith("2*") for b in divisors}
+
+    def broken(p, a, b) -> bool:  # asked, and not divided
+        n = val(p, b)
+        if not n:
+            return False
+        x = val(p, a)
+        return x > (2 * n if twice[b] else 0) and x % n != 0
 
     # a quotient's, or a power of two's above 2, only where a refused sample broke it (the
     # pairs are many; a field's are few)
@@ -103,11 +114,20 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     def moved(q, p) -> set:
         return {x for x, v in q.items() if p.get(x) != v}
 
-    def alone(q, c, p) -> bool:
-        near = moved(q, p)
-        return broken(q, *c) and all(not broken(q, *o) for o in standing
-                                     if o != c and reading[o] & near and not stronger(c, o)) \
-            and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
+    def alone(c):  # q breaks c and no other standing candidate that reads a field it moved
+        others: dict[frozenset, list] = {}  # (standing is fixed while one candidate is sought)
+        orders = [(x, y) for op, x, y in d.constraints if op == "<="]
+
+        def test(q, p) -> bool:
+            if not broken(q, *c):
+                return False
+            near = frozenset(moved(q, p))
+            if near not in others:
+                others[near] = [o for o in standing
+                                if o != c and reading[o] & near and not stronger(c, o)]
+            return all(not broken(q, *o) for o in others[near]) \
+                and all(val(q, x) <= val(q, y) for x, y in orders)
+        return test
 
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
     # is 0 below, and head_dim ** -0.5 raises), where every accepted sample had it: decided by
@@ -115,11 +135,19 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # n_head 4 every random n_embd was a multiple of the heads, none below them)
     below = [(b, a) for a in ints for b in [*ints, *kept] if a != b and b not in order
              and all(p[a] >= val(p, b) for p in points)]
+    reads: dict[frozenset, list] = {}  # the standing candidates reading a moved field
     for b, a in below:  # (a divisibility of a by more than a is broken below it, and moot)
-        q = _alone(points, [a], standing, lambda q, p, a=a, b=b: q[a] < val(q, b) and not any(
-            broken(q, *o) for o in standing if reading[o] & moved(q, p)
-            and not (o[0] == a and 0 < q[a] < val(q, o[1])))
-            and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a)))
+
+        def under(q, p, a=a, b=b) -> bool:
+            if not q[a] < val(q, b):
+                return False
+            near = frozenset(moved(q, p))
+            if near not in reads:
+                reads[near] = [o for o in standing if reading[o] & near]
+            return not any(broken(q, *o) for o in reads[near]
+                           if not (o[0] == a and 0 < q[a] < val(q, o[1]))) \
+                and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a))
+        q = _alone(points, [a], standing, under)
         if q is not None and isinstance(run.try_build(
                 {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
             d.constraints.append(("<=", b, a))
@@ -128,8 +156,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     while undecided:
         progress = False
         for c in list(undecided):
-            q = _alone(points, _fields_of(c, d.fields), standing,
-                       lambda q, p, c=c: alone(q, c, p))
+            q = _alone(points, _fields_of(c, d.fields), standing, alone(c))
             if q is None:
                 continue
             undecided.remove(c)
@@ -166,17 +193,19 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
     for p in points[:TRIES]:
         deadline.check("looking for a build that breaks one constraint alone")
         for f in fields:
+            multiples = [x for x, y in held if y == f and x != f and x in p]
+            ones = dict.fromkeys(_divisors(f, held, set(p)), 1)
             for m in range(1, 2 * p[f] + 13):
                 q = {**p, f: m}
                 if m == p[f]:
                     continue
                 if alone(q, p):
                     return q
-                q.update({x: p[x] * m for x, y in held if y == f and x != f and x in p})
+                q.update({x: p[x] * m for x in multiples})
                 if alone(q, p):
                     return q
                 # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
-                q = {**p, **dict.fromkeys(_divisors(f, held, set(p)), 1), f: m}
+                q = {**p, **ones, f: m}
                 if alone(q, p):
                     return q
     return None
@@ -193,3 +222,4 @@ def _divisors(f: str, held, fields: set[str]) -> set[str]:
                 out.add(y)
                 todo.append(y)
     return out
+
