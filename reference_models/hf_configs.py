@@ -24,8 +24,11 @@ __all__ = ["config_costs"]
 
 def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     """``{"flops": ..., "kv": ...}`` of the config ``text`` (JSON) at ``sizes["T"]`` tokens ×
-    ``sizes["B"]``; :class:`Refused` where its forward cannot run on the meta device (a router's
-    choice depends on the data)."""
+    ``sizes["B"]``; :class:`Refused` where its forward cannot run on the meta device. A router's
+    experts are gathered per token where the class can switch how they run (transformers'
+    ``batched_mm``: the products of its loop over the routed experts, in shapes known before the
+    data), so a mixture of experts runs on meta too; where it cannot (DBRX's own loop), the
+    router's choice depends on the data and the forward is refused."""
     data = json.loads(text)
     cfg = transformers.AutoConfig.for_model(**data)
     cls = getattr(transformers, (data.get("architectures") or [""])[0], None)
@@ -34,6 +37,8 @@ def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     with torch.device("meta"), legacy_constructors_on_default_device():
         model = cls(cfg)
         ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
+    if model._can_set_experts_implementation():  # a router's experts gathered per token
+        model.set_experts_implementation("batched_mm")  # (shapes known before the data)
     try:
         own, cache = measure(model, ids)
     except (RuntimeError, NotImplementedError, ValueError) as exc:

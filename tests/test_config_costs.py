@@ -42,3 +42,16 @@ def test_a_published_config_costs_what_transformers_builds_from_it(name):
                                         if p.stem not in DEFAULT))
 def test_every_published_config_costs_what_transformers_builds_from_it(name):
     _check(name)
+
+
+def test_a_mixture_of_experts_config_is_measured_on_meta_its_experts_gathered():
+    """Mixtral's router picks experts by the data, which the meta device has none of: its experts
+    are gathered per token (transformers' ``batched_mm``), so both totals are measured, not
+    refused, and equal the count's; DBRX's experts run only in its own loop: refused, with why."""
+    from paramcount.analyze import costs
+
+    needs_transformers()
+    out = costs.check_config(CONFIGS / "mixtral-8x7b-v0.1.json", CONTEXT, 2)
+    assert all(theirs is not None and ours == theirs for ours, theirs, _ in out.values()), out
+    out = costs.check_config(CONFIGS / "dbrx-base.json", CONTEXT, 2)
+    assert all(theirs is None and "meta" in why for _, theirs, why in out.values()), out
