@@ -392,3 +392,20 @@ def test_a_gap_is_a_sum_the_architecture_and_its_proof_space_take():
 
     assert _holds(("<=", "shared+3", "layers"), {"shared": 2, "layers": 5}, {})
     assert not _holds(("<=", "shared+3", "layers"), {"shared": 3, "layers": 5}, {})
+
+
+
+def test_a_constraint_side_parsed_once_reads_each_form():
+    """``claims.evaluator`` (a side parsed once: the refusal search asks the same sides at
+    millions of points) reads each form a side takes, at two points: a field, one kept at its
+    base value, a constant, twice a field or a kept one, a quotient (0 by 0), a product, a sum."""
+    from paramcount.analyze.derive.claims import evaluator, value
+
+    kept = {"w": 12}
+    expected = {"a": (7, 30), "w": (12, 12), "16": (16, 16), "2*a": (14, 60), "2*w": (24, 24),
+                "a//b": (2, 6), "a//c": (0, 7), "a*b": (21, 150), "a+b+w": (22, 47),
+                "a//w": (0, 2)}
+    points = ({"a": 7, "b": 3, "c": 0}, {"a": 30, "b": 5, "c": 4})
+    for x, want in expected.items():
+        assert tuple(evaluator(x, kept)(p) for p in points) == want, x
+        assert tuple(value(p, x, kept) for p in points) == want, x
