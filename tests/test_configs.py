@@ -373,7 +373,6 @@ def test_bad_config_is_one_line_naming_file_and_key(capsys, tmp_path, data, mess
     assert err.count("\n") == 1 and message in err and (path in err or "config" in err), err
 
 
-
 def test_a_class_whose_library_is_missing_is_refused_without_deriving_its_text_model(
         capsys, tmp_path, monkeypatch):
     """A config naming Gemma 3n's whole class (its vision tower needs timm) is refused from the
@@ -392,6 +391,7 @@ def test_a_class_whose_library_is_missing_is_refused_without_deriving_its_text_m
         assert code == 2 and out == "" and "timm" in err, (command, err)
         derived = tmp_path / "cache" / "derive"
         assert not derived.exists() or not any(derived.iterdir()), command
+
 
 def test_unknown_model_type_lists_supported(capsys, tmp_path):
     code, _, err = run(capsys, "count", "--config", _write(tmp_path, _llama(model_type="x")))

@@ -29,26 +29,26 @@ def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
         import sympy
 
         total = costs.tree(arch, "flops")[0].total()
-        chunks = _chunks(total)
-        if chunks:
+        chunk = _chunk(total)
+        if chunk:
             again = (" (and again on each regime of the convolution, T against K_conv)"
                      if total.has(sympy.Max) else "")
             return ("checked at its example sets (tests/test_costs.py), not proven: its chunked "
-                    f"scan computes ⌈T/{chunks[0]}⌉ chunks, a polynomial in T only on each of "
-                    f"T's {chunks[0]} residues modulo {chunks[0]}{again}: more cases than the "
+                    f"scan computes ⌈T/{chunk}⌉ chunks, a polynomial in T only on each of "
+                    f"T's {chunk} residues modulo {chunk}{again}: more cases than the "
                     "prover's budget")
     return None
 
 
-def _chunks(total) -> list[int]:
-    """The chunk lengths of the scans in a FLOPs total (the divisors of T under a ceiling),
-    largest first."""
+def _chunk(total) -> int | None:
+    """The longest chunk of the scans in a FLOPs total (a constant divisor of T under a
+    ceiling), None without one."""
     import sympy
 
     from paramcount.core.symbols import T
 
-    return sorted({int(d) for c in total.atoms(sympy.ceiling) if T in c.free_symbols
-                   for d in [sympy.fraction(c.args[0])[1]] if d.is_Integer}, reverse=True)
+    return max((int(d) for c in total.atoms(sympy.ceiling) if T in c.free_symbols
+                for d in [sympy.fraction(c.args[0])[1]] if d.is_Integer), default=None)
 
 
 def statuses(arch: Architecture, record_path) -> dict[str, tuple[str, str]]:

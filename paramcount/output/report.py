@@ -241,13 +241,9 @@ def generate(results: list[Verification] | None = None, *,
 
         transformers_proofs = [prove_against(a, "transformers") for a in transformers_ids(results)]
     if cost_proofs is None:
-        from paramcount.analyze.cost_status import unprovable
-        from paramcount.analyze.costs import formulated
         from paramcount.analyze.prove.record import COSTS, prove_against
 
-        cost_proofs = {q: [prove_against(a, q) for a in transformers_ids(results)
-                           if formulated(registry.get(a), q) is None
-                           and unprovable(registry.get(a), q) is None] for q in COSTS}
+        cost_proofs = {q: [prove_against(a, q) for a in cost_ids(results, q)] for q in COSTS}
     inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index, derived,
                  dict(cost_proofs))
     pages = {p.path: p.text(inp) for p in PAGES}
@@ -299,6 +295,16 @@ def reusable_record(output: str | os.PathLike | None,
     return source if source.is_file() else None
 
 
+def cost_ids(results: list[Verification], quantity: str) -> list[str]:
+    """The architectures whose ``quantity`` (a cost) the report proves: those with a
+    transformers reference whose tree is whole (formulated) and not declared unprovable."""
+    from paramcount.analyze.cost_status import unprovable
+    from paramcount.analyze.costs import formulated
+
+    return [a for a in transformers_ids(results) if formulated(registry.get(a), quantity) is None
+            and unprovable(registry.get(a), quantity) is None]
+
+
 def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress=None,
                framework: str = "keras", proofs: str | os.PathLike | None = None,
                n_jobs: int | None = 1, reuse: bool = True):
@@ -319,12 +325,8 @@ def proofs_for(results: list[Verification], path: str | os.PathLike, *, progress
     # parallel layout) is proven against transformers, formula + its deltas
     if framework == "keras":
         ids = sorted({r.arch for r in results if "keras" in registry.get(r.arch).checked_by})
-    elif framework in record.COSTS:  # a cost quantity: where its tree is whole
-        from paramcount.analyze.cost_status import unprovable
-        from paramcount.analyze.costs import formulated
-
-        ids = [a for a in transformers_ids(results) if formulated(registry.get(a), framework) is None
-               and unprovable(registry.get(a), framework) is None]
+    elif framework in record.COSTS:
+        ids = cost_ids(results, framework)
     else:
         ids = transformers_ids(results)
     return record.proofs_for(ids, proofs_source(path, proofs) if reuse else None,
