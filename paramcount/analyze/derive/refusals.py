@@ -70,18 +70,17 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
             f = compiled[x] = evaluator(x, kept)
         return f(p)
 
-    def asked(p, a, b) -> bool:
-        n = val(p, b)
-        return bool(n) and val(p, a) > (2 * n if b == "2" or b.startswith("2*") else 0)
+    twice = {b: b == "2" or b.startswith("2*") for b in divisors}  # asked above twice b
 
-    twice = {b: b == "2" or b.startswith("2*") for b in divisors}
+    def asks(x: int, n: int, b: str) -> bool:  # x (a's value) is asked to be divided by n (b's)
+        return bool(n) and x > (2 * n if twice[b] else 0)
+
+    def asked(p, a, b) -> bool:
+        return asks(val(p, a), val(p, b), b)
 
     def broken(p, a, b) -> bool:  # asked, and not divided
-        n = val(p, b)
-        if not n:
-            return False
-        x = val(p, a)
-        return x > (2 * n if twice[b] else 0) and x % n != 0
+        x, n = val(p, a), val(p, b)
+        return asks(x, n, b) and x % n != 0
 
     # a quotient's, or a power of two's above 2, only where a refused sample broke it (the
     # pairs are many; a field's are few)
