@@ -322,3 +322,23 @@ def test_a_dimension_no_expression_fits_is_refitted_off_the_multiples():
     assert {p["heads"] for p, _ in samples[:12]} == {4 * k + 1 for k in range(1, 13)}
     assert all(p["hidden"] % p["heads"] for p, _ in samples[:12])
     assert all(type(o["flag"]) is bool for o in run.asked)
+
+
+def test_a_multiplicity_is_positive_at_the_derived_config():
+    """LaraMini's linear-attention layers: num_hidden_layers less the attention kinds' counts.
+    The printed multiplicity was their negative (n_full + n_sliding − L, −14 at the config) and
+    the body negative too: the product right, the line read wrong."""
+    from paramcount.analyze.derive.core import Derivation, Template
+    from paramcount.analyze.derive.tree import tree
+    from paramcount.analyze.counting import component_label
+
+    fields = {"hidden_size": 8, "num_hidden_layers": 34, "n_full": 7, "n_sliding": 13}
+    d = Derivation("tiny_kinds", "Tiny", {}, fields, (), ())
+    rest = ((1, ("num_hidden_layers",)), (-1, ("n_full",)), (-1, ("n_sliding",)))
+    d.templates = [Template("layers.*.linear.weight", "trainable", rest,
+                            (((1, ("hidden_size",)),), ((1, ("hidden_size",)),)))]
+    layers = tree(d).find("layers")  # (SymPy's gcd gives the multiplicity as n_full + ... − L)
+    values = {s: fields[s.name] for s in layers.times.free_symbols}
+    assert layers.times.subs(values) == 14
+    assert str(layers.find("linear").expr) == "hidden_size**2"
+    assert component_label(layers) == "layers × (-n_full - n_sliding + num_hidden_layers)"

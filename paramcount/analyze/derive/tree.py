@@ -133,24 +133,25 @@ def tree(d: Derivation) -> Term:
         for s in mod:
             node = node.setdefault(s, {})
         node.setdefault("", []).append(t)
-    return group(d.model_type.replace(".", "_"), *_terms(root, [], syms, ties(d)),
+    at = {syms[k]: v for k, v in d.fields.items() if k in syms}
+    return group(d.model_type.replace(".", "_"), *_terms(root, [], syms, ties(d), at),
                  note=f"derived from {d.cls} builds (transformers "
                       f"{d.versions.get('transformers', '?')})")
 
 
-def _terms(node: dict, path: list[str], syms, tied) -> list[Term]:
+def _terms(node: dict, path: list[str], syms, tied, at) -> list[Term]:
     out: list[Term] = []
     for name, child in node.items():
         if name == "":
             continue
         sub = [*path, name]
         own = child.get("", [])
-        kids = _terms(child, sub, syms, tied)
+        kids = _terms(child, sub, syms, tied, at)
         if own:
             to = [tied[t.name] for t in own if t.name in tied]
             lf = _leaf(name if not kids else "self", own, sub, syms,
                        ".".join(s for s in to[0][0].split(".") if s != "*") if to else "",
-                       to[0][1] if to else ())
+                       to[0][1] if to else (), at)
             kids = [*kids, lf] if kids else []
             if not kids:
                 out.append(lf)
@@ -166,13 +167,19 @@ def _terms(node: dict, path: list[str], syms, tied) -> list[Term]:
 
 
 def _leaf(name: str, templates, path: list[str], syms, tied: str = "",
-          flags: tuple[str, ...] = ()) -> Term:
+          flags: tuple[str, ...] = (), at: dict | None = None) -> Term:
+    """One leaf of ``templates``' weights: their common multiplicity its ``times``, positive
+    at the derived config's values ``at`` (LaraMini's linear layers, num_hidden_layers −
+    the attention kinds' counts: not the negative of both), else where it vanishes there, as
+    written with no leading minus (L − k, 1 − tie_word_embeddings)."""
     mults = [expr(t.mult, syms) for t in templates]
     common = reduce(sympy.gcd, mults)
     common = sympy.factor(common.as_content_primitive()[1]) if common.free_symbols \
         else sympy.Integer(1)
     at0 = sympy.sympify(common.xreplace(dict.fromkeys(common.free_symbols, 0)))
-    if at0.is_negative or (at0 == 0 and common.could_extract_minus_sign()):
+    here = sympy.sympify(common.xreplace(at or {}))
+    if here.is_negative or (not here.is_positive and (
+            at0.is_negative or (at0 == 0 and common.could_extract_minus_sign()))):
         common = sympy.expand(-common)  # L − k and 1 − tie_word_embeddings, not a negative body
     body = sympy.Add(*(sympy.cancel(m / common) * sympy.Mul(*(expr(x, syms) for x in t.dims))
                        for m, t in zip(mults, templates, strict=True)))
