@@ -328,9 +328,9 @@ def test_a_multiplicity_is_positive_at_the_derived_config():
     """LaraMini's linear-attention layers: num_hidden_layers less the attention kinds' counts.
     The printed multiplicity was their negative (n_full + n_sliding − L, −14 at the config) and
     the body negative too: the product right, the line read wrong."""
+    from paramcount.analyze.counting import component_label
     from paramcount.analyze.derive.core import Derivation, Template
     from paramcount.analyze.derive.tree import tree
-    from paramcount.analyze.counting import component_label
 
     fields = {"hidden_size": 8, "num_hidden_layers": 34, "n_full": 7, "n_sliding": 13}
     d = Derivation("tiny_kinds", "Tiny", {}, fields, (), ())
