@@ -128,6 +128,38 @@ def test_an_even_width_beside_a_constant_two_is_recorded():
     assert ("divides", "head_dim", "2") in found
 
 
+def test_divisors_equal_in_every_sample_are_told_apart_by_a_build_breaking_several():
+    """LaraMini's: its validator insists that num_key_value_heads divide num_attention_heads and
+    linear_num_key_heads divide linear_num_value_heads. Its samples (highly composite widths,
+    its conv kernel often equal to the KV heads) had the KV heads and the kernel dividing nearly
+    every field by chance, so that no build broke the heads' divisibility alone: nothing was
+    recorded, and the proof drew heads the KV heads do not divide. A build breaking a
+    divisibility among others, accepted, shows none of them is insisted on, and the rest then
+    break alone. The samples are the derivation's own (its first 16, and its refused ones)."""
+    import json
+    from pathlib import Path
+
+    from paramcount.analyze.derive.refusals import constraints
+
+    data = json.loads((Path(__file__).parent / "data" / "lara_mini_refusals.json").read_text())
+    names = data["names"]
+
+    def refuses(p):
+        if p["num_attention_heads"] % p["num_key_value_heads"]:
+            return "ValueError: `num_attention_heads` must be a multiple of `num_key_value_heads`."
+        if p["linear_num_value_heads"] % p["linear_num_key_heads"]:
+            return "ValueError: `linear_num_value_heads` must be a multiple of `linear_num_key_heads`."
+        return ""
+
+    d = Derivation("lara_mini", "LaraMiniForCausalLM", {}, dict(data["fields"]), tuple(data["flags"]), ())
+    d.explicit = data["explicit"]
+    samples = [(dict(zip(names, row, strict=True)), {}) for row in data["samples"]]
+    refused = [(dict(zip(names, row, strict=True)), why) for row, why in data["refused"]]
+    constraints(_Validated(refuses), d, samples, refused, data["order"], data["fields"])
+    assert sorted(d.constraints) == [("divides", "linear_num_value_heads", "linear_num_key_heads"),
+                                     ("divides", "num_attention_heads", "num_key_value_heads")]
+
+
 def test_a_divisibility_met_by_chance_does_not_hide_one_insisted_on():
     """CodeGen's: n_embd must divide by its 16 heads (which change no weight), and every sample
     had its vocabulary dividing n_embd too, by chance; while that one had to hold, no n_embd off

@@ -128,6 +128,10 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                 and all(val(q, x) <= val(q, y) for x, y in orders)
         return test
 
+    def rejects(q) -> bool:  # a build at q (flags as booleans) is refused
+        return isinstance(run.try_build(
+            {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str)
+
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
     # is 0 below, and head_dim ** -0.5 raises), where every accepted sample had it: decided by
     # one build below, as a divisibility is, whether or not a refused sample lay below (at
@@ -147,24 +151,62 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                            if not (o[0] == a and 0 < q[a] < val(q, o[1]))) \
                 and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a))
         q = _alone(points, [a], standing, under)
-        if q is not None and isinstance(run.try_build(
-                {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str):
+        if q is not None and rejects(q):
             d.constraints.append(("<=", b, a))
-    found = []
+    def among(c):  # q breaks c, perhaps others too, but none recorded, nor an order
+        def test(q, p) -> bool:
+            return broken(q, *c) and not any(broken(q, *o) for o in found) \
+                and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
+        return test
+
+    found: list = []
     undecided = list(standing)
+    shaken: set = set()  # candidates one build broke among others, refused (nothing learnt)
+    gone: list = []  # candidates out of standing, in order
+    failed: dict = {}  # a candidate no build broke alone: (len(gone) then, the fields it moves)
+
+    def drop(out) -> None:
+        standing[:] = [o for o in standing if o not in out]
+        undecided[:] = [o for o in undecided if o not in out]
+        gone.extend(out)
+
+    def reach(c) -> set[str]:  # the fields a search for c moves: its own, their multiples and
+        out = set(_fields_of(c, d.fields))  # divisors among the standing
+        for f in list(out):
+            out |= {x for x, y in standing if y == f} | _divisors(f, standing, set(d.fields))
+        return out
+
+    def stuck(c) -> bool:  # searched in vain, and no candidate reading what it moves gone since
+        n, fields = failed.get(c, (-1, set()))
+        return n >= 0 and not any(reading[o] & fields for o in gone[n:])
+
     while undecided:
         progress = False
-        for c in list(undecided):
-            q = _alone(points, _fields_of(c, d.fields), standing, alone(c))
-            if q is None:
+        for c in [c for c in undecided if not stuck(c)]:
+            if c not in undecided:  # (dropped with another)
                 continue
-            undecided.remove(c)
+            q = _alone(points, _fields_of(c, d.fields), standing, alone(c))
+            if q is None and c not in shaken:
+                # none breaks it alone (LaraMini: its conv kernel and KV heads, 4 in every
+                # sample, divided every field by chance, and num_key_value_heads had to divide
+                # num_attention_heads): a build breaking it among others, accepted, shows none
+                # of them is required, and the rest may then break alone
+                shaken.add(c)
+                q = _alone(points, _fields_of(c, d.fields), standing, among(c))
+                if q is not None and not rejects(q):
+                    drop({o for o in standing if broken(q, *o)})
+                    progress = True
+                    continue
+                q = None
+            if q is None:
+                failed[c] = (len(gone), reach(c))
+                continue
             progress = True
-            over = {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}
-            if isinstance(run.try_build(over), str):
+            if rejects(q):
                 found.append(c)
+                undecided.remove(c)
             else:
-                standing.remove(c)
+                drop({c})
         if not progress:
             break
     for a, b in list(found):  # b divides a, a // b even: 2·b divides a
