@@ -14,7 +14,9 @@ whose global layers rotate 6 dims, as it does one of 40). Each candidate is deci
 sample that breaks it and no other candidate still standing, except those *stronger* than it (a
 multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
 held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
-divided n_embd in every sample). What is recorded is said once: a divisibility a stronger
+divided n_embd in every sample). Where no build breaks one alone, one breaking it among others
+is tried: accepted, none of those it broke is insisted on, and all stop standing (LaraMini's
+conv kernel and KV heads divided nearly every field in every sample). What is recorded is said once: a divisibility a stronger
 recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b divides a".
 """
 
