@@ -16,8 +16,9 @@ multiple of its divisor, which breaking it breaks too): refused, it is recorded;
 held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
 divided n_embd in every sample). Where no build breaks one alone, one breaking it among others
 is tried: accepted, none of those it broke is insisted on, and all stop standing (LaraMini's
-conv kernel and KV heads divided nearly every field in every sample). What is recorded is said once: a divisibility a stronger
-recorded one implies is left out, and "b divides a" with "a//b is even" is "2·b divides a".
+conv kernel and KV heads divided nearly every field in every sample). What is recorded is said
+once: a divisibility a stronger recorded one implies is left out, and "b divides a" with "a//b
+is even" is "2·b divides a".
 """
 
 from __future__ import annotations
