@@ -432,3 +432,18 @@ def test_sigterm_during_report_is_one_line_and_143(tmp_path, kill):
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # no worker left behind
     assert {p.name for p in tmp_path.iterdir()} <= {"cache"}  # no report, no temporary file
+
+
+@pytest.mark.parametrize("arch_id, preset, against", [
+    ("deepseek_v3", "deepseek_v3", "the formula"),  # no Keras build: its delta is the formula's
+    ("deepseek_v2", "deepseek_v2_lite", "the formula"),
+    ("llama", "llama2_7b_en", "Keras"),
+])
+def test_a_delta_names_what_it_is_taken_against(capsys, arch_id, preset, against):
+    """A model KerasHub cannot build (DeepSeek) has its transformers deltas taken against the
+    formula: "deltas (transformers − Keras)" and "no deltas: transformers builds the weights
+    Keras builds" claimed a Keras build that does not exist."""
+    assert main(["count", arch_id, "--preset", preset, "--framework", "transformers"]) == 0
+    text = capsys.readouterr().out
+    lines = [x for x in text.splitlines() if x.startswith(("deltas", "no deltas"))]
+    assert len(lines) == 1 and against in lines[0], lines

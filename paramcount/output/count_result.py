@@ -65,7 +65,7 @@ def count_result_text(r: CountResult) -> str:
     if "keras" not in r.checked_by:  # a model KerasHub cannot build (Falcon-7B)
         lines.append(f"checked by {' and '.join(r.checked_by)} only: {r.only}")
     if r.framework != "keras":
-        lines += delta_lines(r.deltas)
+        lines += delta_lines(r.deltas, "Keras" if "keras" in r.checked_by else "the formula")
     if r.costs is not None:
         from paramcount.output.cost_output import cost_lines
 
@@ -93,11 +93,13 @@ def count_result_json(r: CountResult) -> dict:
     return out
 
 
-def delta_lines(rows: tuple[DeltaRow, ...]) -> list[str]:
-    """``count --framework transformers``: what differs from the Keras build, and why."""
+def delta_lines(rows: tuple[DeltaRow, ...], against: str = "Keras") -> list[str]:
+    """``count --framework transformers``: what differs from the Keras build, and why; for a
+    model KerasHub cannot build, from the formula (``against``)."""
     if not rows:
-        return ["no deltas: transformers builds the weights Keras builds"]
-    out = ["deltas (transformers − Keras):"]
+        return [f"no deltas: transformers builds the weights {against} "
+                + ("builds" if against == "Keras" else "counts")]
+    out = [f"deltas (transformers − {against}):"]
     for d in rows:
         out.append(f"  {d.path:<42}{d.hf - d.keras:>+18,}  ({d.keras:,} → {d.hf:,}): {d.reason}")
     return out
