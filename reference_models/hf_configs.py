@@ -15,7 +15,7 @@ import transformers
 
 from paramcount.core.errors import Refused
 from reference_models.hf import legacy_constructors_on_default_device
-from reference_models.hf_costs import cache_weights, measure
+from reference_models.hf_costs import cache_weights, gather_experts, measure
 
 transformers.logging.set_verbosity_error()
 
@@ -37,8 +37,7 @@ def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     with torch.device("meta"), legacy_constructors_on_default_device():
         model = cls(cfg)
         ids = torch.zeros((sizes["B"], sizes["T"]), dtype=torch.long)
-    if model._can_set_experts_implementation():  # a router's experts gathered per token
-        model.set_experts_implementation("batched_mm")  # (shapes known before the data)
+    gather_experts(model)  # a router's experts gathered per token, where the class can
     try:
         own, cache = measure(model, ids)
     except (RuntimeError, NotImplementedError, ValueError) as exc:

@@ -23,7 +23,7 @@ from paramcount.model.weights import Weight
 from reference_models.hf import build
 from reference_models.hf_inputs import fed, unread
 
-__all__ = ["cache_weights", "cost_weights", "costs", "measure"]
+__all__ = ["cache_weights", "cost_weights", "costs", "gather_experts", "measure"]
 
 
 def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
@@ -31,8 +31,8 @@ def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
     return costs(arch, hp)[quantity]
 
 
-def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = None
-          ) -> dict[str, list[Weight]]:
+def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = None, *,
+          real: bool | None = None) -> dict[str, list[Weight]]:
     """What a forward of ``hp["B"]`` sequences of ``hp["T"]`` tokens costs the transformers
     model of ``arch`` at the rest of ``hp``, as weights the verifier attributes like parameters
     (:mod:`paramcount.model.cost`):
@@ -55,10 +55,13 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     Both at the paths the parameter measurement gives the same modules: renamed by the family's
     ``Transformers.rename`` where it has one (:func:`reference_models.hf.weights`).
 
-    On the meta device (nothing allocated), except where a router sends tokens to experts (the
-    formula has ``active_times``): the routing depends on the data, so a real model with random
-    small weights runs on the CPU (seeded, random token ids; each token goes to exactly k
-    experts, so the count does not depend on them), its experts in transformers' eager loop.
+    On the meta device (nothing allocated). Where a router sends tokens to experts (the formula
+    has ``active_times``), each token's k experts are gathered (:func:`gather_experts`): the
+    products of transformers' eager loop over the routed experts, in shapes that do not depend
+    on the data. Where the class's forward still needs the data (``Transformers.experts_on_meta``
+    False: DBRX's loop), or with ``real``, a real model with random small weights runs on the CPU instead (seeded,
+    random token ids; each token goes to exactly k experts, so the count does not depend on
+    them), its experts in that eager loop: the measurement the gathered one is checked against.
     ``config``: config fields that change no weight (``sliding_window``), set on the config;
     the family's ``Transformers.cost_config`` symbols in ``hp`` are written so too."""
     if isinstance(arch, str):
@@ -74,9 +77,13 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     extra.update(config or {})
     skip = {"T", "B", *(sym.name for sym, _ in symbols.values())}
     sizes = {k: hp[k] for k in ("T", "B")}
-    real = arch.formula.has_active
+    routed = arch.formula.has_active
+    if real is None:
+        real = routed and not ref.experts_on_meta
     model = _model(arch, {k: x for k, x in hp.items() if k not in skip}, extra,
                    "cpu" if real else "meta")
+    if routed and not real:  # (a class that cannot switch them may route data-free: Llama 4's
+        gather_experts(model)  # every expert weighs every token)
     if real:
         # eager experts (grouped_mm takes bf16 only) and eager attention (FlopCounterMode counts
         # no CPU flash kernel): the same products, counted
@@ -111,6 +118,17 @@ def costs(arch, hp: Mapping[str, int], config: Mapping[str, object] | None = Non
     # ``rename``, Gemma 4's global layers apart), so the cost trees' patterns match alike
     return {q: [dataclasses.replace(x, path=rename(x.path, model.config)) for x in ws]
             for q, ws in out.items()}
+
+
+def gather_experts(model) -> bool:
+    """Set ``model``'s experts to gather each token's k experts (transformers' ``batched_mm``:
+    the products its eager loop over the routed experts computes, in shapes known before the
+    data, so a forward with a router runs on the meta device); False where its class cannot
+    switch how its experts run (DBRX's own loop)."""
+    if not type(model)._can_set_experts_implementation():
+        return False
+    model.set_experts_implementation("batched_mm")
+    return True
 
 
 def measure(model, ids) -> tuple[dict[str, int], object]:

@@ -1,7 +1,8 @@
 """Memory and compute against transformers: every architecture's forward-FLOPs and KV-cache trees
 (:mod:`paramcount.model.cost`) agree exactly, component by component, with what transformers'
 model computes and caches (``reference_models.hf_costs.costs``: torch's FlopCounterMode on the meta
-device, a tiny real model on the CPU where a router picks experts), at B = 2 and three contexts T
+device, a router's experts gathered per token, or a tiny real model on the CPU where the class
+cannot gather them), at B = 2 and three contexts T
 (one past any sliding window), or the architecture declares the quantity not formulated, with its
 reason, and the check really fails there (so a stale declaration fails this test).
 
@@ -374,4 +375,41 @@ def test_a_chunked_scans_flops_are_checked_not_proven_and_say_why():
     assert why is not None and "⌈T/256⌉" in why and "256 residues" in why
     assert unprovable(registry.get("mamba2"), "kv") is None
     assert unprovable(registry.get("mamba"), "flops") is None  # no chunk: its max splits in two
-    assert "router" in unprovable(registry.get("mixtral"), "kv")
+    assert "routed" in unprovable(registry.get("dbrx"), "kv")  # its experts in its own loop
+    assert unprovable(registry.get("mixtral"), "kv") is None  # gathered per token, on meta
+
+
+def routed() -> list:
+    """The architectures whose cost trees have a router (``active_times``), with a transformers
+    reference: the first example set of each in the default run."""
+    return [pytest.param(a, id=a) for a in with_reference()
+            if registry.get(a).formula.has_active]
+
+
+@pytest.mark.parametrize("arch_id", routed())
+@torch_side
+def test_a_router_s_experts_gathered_on_meta_cost_what_the_real_loop_costs(arch_id):
+    """A router's experts gathered per token on the meta device (transformers' ``batched_mm``,
+    what the cost proofs measure) cost exactly what a real small model running transformers'
+    loop over the routed experts costs on the CPU: each module's FLOPs and each cache layer, at
+    the first example set, T = 5 and 11. A class whose forward needs the data on meta all the
+    same declares so (``experts_on_meta=False``: measured for real, not proven), and the
+    declaration holds: its meta forward fails."""
+    from reference_models import hf_costs
+
+    arch = registry.get(arch_id)
+    name = next(iter(arch.examples))
+    hp, _ = _hparams(arch, name)
+    why = _skipped(arch, hp)
+    if why:
+        pytest.skip(why)
+    if not arch.transformers.pick(hp).experts_on_meta:
+        with pytest.raises(NotImplementedError, match="meta"):
+            hf_costs.costs(arch, {**hp, "T": 5, "B": 2}, real=False)
+        return
+    for t in (5, 11):
+        sizes = {**hp, "T": t, "B": 2}
+        gathered, real = hf_costs.costs(arch, sizes), hf_costs.costs(arch, sizes, real=True)
+        for q in ("flops", "kv"):
+            assert sorted((w.path, w.size) for w in gathered[q]) == sorted(
+                (w.path, w.size) for w in real[q]), (t, q)

@@ -16,13 +16,17 @@ __all__ = ["statuses", "unprovable"]
 
 def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
     """Why ``arch``'s costs (``quantity``'s; None: any of them) are checked but not proven, or
-    None: a router's choice depends on the data, so transformers' model runs for real on the CPU
-    (not on the meta device), at sizes the prover's random values far exceed; a chunked scan's
+    None: a router whose experts the class runs only in its loop over the routed ones (not
+    gathered per token: ``Transformers.experts_on_meta`` False) needs real data, so transformers'
+    model runs for real on the CPU (not on the meta device), at sizes the prover's random values
+    far exceed; a chunked scan's
     FLOPs (a Mamba-2 mixer's, a gated DeltaNet's) are a polynomial in T only on each residue of T
     modulo the chunk, so a proof has as many cases as the chunk is long (256), times as many
     again on the convolution's regime (T against K_conv): beyond the prover's budget."""
-    if arch.formula.has_active:
-        return ("checked at its example sets (tests/test_costs.py), not proven: a router's choice "
+    if arch.formula.has_active and arch.transformers is not None \
+            and not arch.transformers.experts_on_meta:
+        return ("checked at its example sets (tests/test_costs.py), not proven: its experts run "
+                "only in transformers' loop over the experts each token was routed to, which "
                 "depends on the data, so the model runs for real on the CPU, at sizes the "
                 "prover's values exceed")
     if quantity in (None, "flops") and costs.formulated(arch, "flops") is None:

@@ -144,6 +144,12 @@ class Transformers:
     # Memory and compute not formulated: quantity ("flops", "kv") → why (a forward transformers
     # cannot run on the meta device, a cost not written yet); paramcount.model.cost.unformulated.
     not_formulated: Mapping[str, str] = field(default_factory=dict, metadata=COST)
+    # Where a router sends each token to k experts: True, the class can gather each token's
+    # experts (transformers' ``batched_mm``: the products its loop over the routed experts
+    # computes, in shapes known before the data), so the cost measurement runs on the meta device
+    # and a cost proof is made as for any model; False, its experts run only in that loop
+    # (DBRX's), which needs real data: a small real model on the CPU, checked, not proven.
+    experts_on_meta: bool = field(default=True, metadata=COST)
     # Config fields that change no weight but the compute, set by the cost measurement
     # (reference_models.hf_costs.costs): key (dotted into a sub-config) → (symbol, default), the value
     # the hyperparameters give, else the config's default (``sliding_window``: (w, 4096)), or a

@@ -138,7 +138,9 @@ register(hf_causal_lm(
     ),
     # DbrxAttention clamps q, k and v with clamp(min=None, max=None) when clip_qkv is None, which
     # torch refuses: the cost measurement runs with a clip (it changes no weight, no product)
-    transformers=Transformers(weights=own_weights(FORMULA), cost_config={"attn_config.clip_qkv": 8.0}),
+    # its experts run only in its own loop over the routed ones (no set_experts_implementation)
+    transformers=Transformers(weights=own_weights(FORMULA), cost_config={"attn_config.clip_qkv": 8.0},
+                              experts_on_meta=False),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2),
         "tiny_mha": dict(v=31, d_e=24, M=6, M_kv=6, d_fe=5, L=3, E=4, k=1),
