@@ -379,11 +379,16 @@ def test_a_chunked_scans_flops_are_checked_not_proven_and_say_why():
     assert unprovable(registry.get("mixtral"), "kv") is None  # gathered per token, on meta
 
 
+# the routed architectures the default run compares (the rest with --runslow): the one measured
+# for real, plain top-k experts, shared experts with latent attention, a linear-attention hybrid
+ROUTED_DEFAULT = ("dbrx", "mixtral", "deepseek_v3", "qwen3_5_moe")
+
+
 def routed() -> list:
     """The architectures whose cost trees have a router (``active_times``), with a transformers
-    reference: the first example set of each in the default run."""
-    return [pytest.param(a, id=a) for a in with_reference()
-            if registry.get(a).formula.has_active]
+    reference: :data:`ROUTED_DEFAULT` in the default run, every one with --runslow."""
+    return [pytest.param(a, id=a, marks=() if a in ROUTED_DEFAULT else (pytest.mark.slow,))
+            for a in with_reference() if registry.get(a).formula.has_active]
 
 
 @pytest.mark.parametrize("arch_id", routed())
