@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from paramcount.core.formula import group
 from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
@@ -200,6 +201,27 @@ _MTP_REASON = ("transformers (DeepseekV3ForCausalLM, DeepseekV32ForCausalLM) doe
                "model card says 685B and its config builds 671B")
 
 
+def _forward_notes(*, v3: bool, v32: bool) -> tuple[Holds, ...]:
+    """What a forward pass needs and no build checks (notes beside the count; the cost proofs
+    sample inside them). V2's rotary part views pairs of channels as complex numbers in place
+    (``torch.view_as_complex`` on a float32 slice), which needs every stride but the last even:
+    the query head's width d_nope + d_rope and the compressed key's r_kv + d_rope. V3.2's
+    indexer splits each of its heads into a rotary part of d_rope and the rest."""
+    if v32:
+        return (Holds(Relation(d_idx, ">=", d_rope, reason="the indexer's head holds the rotary width"),
+                      binds="forward",
+                      why="DeepSeek-V3.2's lightning indexer splits each of its heads (index_head_dim) into "
+                          "qk_rope_head_dim rotated channels and the rest: a forward pass needs d_idx >= d_rope"),)
+    if v3:
+        return ()
+    why = ("DeepseekV2's rotary embedding views a float32 slice of the {} as complex numbers in place "
+           "(torch.view_as_complex), which needs every stride but the last even: a forward pass needs {} even")
+    return (Holds(Divisible(d_nope, 2), binds="forward",
+                  why=why.format("query head (width d_nope + d_rope)", "qk_nope_head_dim")),
+            Holds(Divisible(r_kv, 2), binds="forward",
+                  why=why.format("compressed key (width r_kv + d_rope)", "kv_lora_rank")))
+
+
 def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict,
               v32: bool = False, mapping: Table | None = None) -> None:
     formula = _tree(arch_id, v3=v3, v32=v32)
@@ -230,6 +252,7 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                 why="DeepseekV2Attention refuses a hidden size that the heads do not divide"),
             ROUTED_TO_AT_MOST_ALL,
             *Holds.each(DENSE_FIRST.constraints()),
+            *_forward_notes(v3=v3, v32=v32),
         ),
         # transformers' validation is this model's own constraint (only transformers builds
         # it): an even rotary width (head_dim is d_rope there) and, for V2, d_e a multiple of M

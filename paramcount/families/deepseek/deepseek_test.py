@@ -4,9 +4,15 @@ the query projection is read from q_lora_rank."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from paramcount.cli.main import main
 from tests._shared import CONFIGS
 from tests._shared import built_values
 from tests._shared import count_json
+from tests._shared import on_torch
 
 
 def test_deepseek_v3_card_figures_are_named_terms():
@@ -58,8 +64,6 @@ def test_absent_q_lora_rank_is_the_config_class_default(capsys, tmp_path):
     not the plain query of an explicit null: read so, the count is the one transformers builds
     (its q_a_proj, norm and q_b_proj: 2048·1536 + 1536 + 1536·16·192 more than a plain
     q_proj of 2048·16·192)."""
-    import json
-
     data = json.loads((CONFIGS / "deepseek-v2-lite.json").read_text())
     plain = count_json(capsys, "--config", str(CONFIGS / "deepseek-v2-lite.json"))
     del data["q_lora_rank"]
@@ -70,3 +74,56 @@ def test_absent_q_lora_rank_is_the_config_class_default(capsys, tmp_path):
     layers, d, heads, qk = 27, 2048, 16, 192
     low_rank = d * 1536 + 1536 + 1536 * heads * qk
     assert read["total"] - plain["total"] == layers * (low_rank - d * heads * qk)
+
+
+_TINY_V2 = {"model_type": "deepseek_v2", "architectures": ["DeepseekV2ForCausalLM"], "vocab_size": 97,
+            "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 48,
+            "num_hidden_layers": 2, "n_routed_experts": 4, "n_shared_experts": 1, "moe_intermediate_size": 12,
+            "num_experts_per_tok": 2, "q_lora_rank": 10, "kv_lora_rank": 8, "qk_nope_head_dim": 6,
+            "qk_rope_head_dim": 4, "v_head_dim": 5, "first_k_dense_replace": 1, "n_group": 1,
+            "topk_group": 1, "tie_word_embeddings": False}
+# (config, a field changed, what the forward then raises)
+_FORWARD_BREAKERS = {
+    "v2_odd_nope": (_TINY_V2, {"qk_nope_head_dim": 5}, "stride divisible by 2"),
+    "v2_odd_kv_rank": (_TINY_V2, {"kv_lora_rank": 7}, "stride divisible by 2"),
+    "v32_indexer_narrower_than_rotary": (
+        {**_TINY_V2, "model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"],
+         "index_n_heads": 2, "index_head_dim": 4}, {"index_head_dim": 3}, "split_with_sizes"),
+}
+
+
+def _build_and_forward(path: str) -> tuple[int, str]:
+    """(the parameters transformers builds from ``path`` on meta, what a forward raises)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path))
+    model.set_experts_implementation("batched_mm")
+    built = sum(p.numel() for p in model.parameters())
+    try:
+        model(torch.zeros(1, 3, dtype=torch.long, device="meta"))
+    except RuntimeError as exc:
+        return built, str(exc)
+    return built, ""
+
+
+@pytest.mark.parametrize("case", sorted(_FORWARD_BREAKERS))
+def test_a_set_only_a_forward_refuses_is_counted_with_a_note_and_not_costed(tmp_path, capsys, case):
+    """V2's rotary part views float32 slices as complex numbers in place (every stride but the
+    last even: qk_nope_head_dim and kv_lora_rank even), V3.2's indexer splits its heads into
+    the rotary width and the rest (index_head_dim >= qk_rope_head_dim). transformers builds such
+    a config and its forward fails: count gives the build's count with the note, and refuses
+    its costs (--context), which a forward measures."""
+    config, change, raised = _FORWARD_BREAKERS[case]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, **change}))
+    built, message = on_torch(_build_and_forward, str(tmp_path))
+    assert raised in message
+    data = count_json(capsys, "--config", str(path))
+    assert data["total"] == built
+    assert len(data["notes"]) == 1 and "a forward pass needs" in data["notes"][0]
+    assert main(["count", "--config", str(path), "--context", "16"]) == 2
+    # the unchanged config runs its forward
+    path.write_text(json.dumps(config))
+    assert on_torch(_build_and_forward, str(tmp_path))[1] == ""
