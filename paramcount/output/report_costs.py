@@ -43,8 +43,10 @@ hyperparameters with the same method (T and B interpolated like a layer count).
   position. FLOPs per token below are the forward's over B·T.
 - **Under a router**, each token's k experts are gathered on the meta device (transformers'
   `batched_mm`: the products of its loop over the routed experts, in shapes known before the
-  data), checked module by module against a small real model running that loop on the CPU; a
-  class whose experts run only in the loop is measured for real and checked, not proven.
+  data), checked module by module against a small real model running that loop on the CPU, and
+  proven; where the gathered (B·T·k) × d_f × d_e tensor passes torch's byte count only at values
+  below 2^16, a proof stays inconclusive (the table below gives its bound). A class whose experts
+  run only in the loop is measured for real and checked, not proven.
 - **Training FLOPs** are a named convention, not a measurement: forward + backward = 3 × forward
   (the backward pass twice the forward's products), set beside the 6N rule (Kaplan et al. 2020).
 - **Training memory** is a named convention too (`paramcount.model.training`): weights, gradients
