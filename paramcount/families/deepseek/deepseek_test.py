@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from paramcount.cli.main import main
 from tests._shared import CONFIGS
 from tests._shared import built_values
 from tests._shared import count_json
 from tests._shared import on_torch
+
+from paramcount.cli.main import main
 
 
 def test_deepseek_v3_card_figures_are_named_terms():
@@ -95,7 +95,8 @@ _FORWARD_BREAKERS = {
 def _build_and_forward(path: str) -> tuple[int, str]:
     """(the parameters transformers builds from ``path`` on meta, what a forward raises)."""
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoConfig
+    from transformers import AutoModelForCausalLM
 
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path))
