@@ -95,12 +95,13 @@ _FORWARD_BREAKERS = {
 def _build_and_forward(path: str) -> tuple[int, str]:
     """(the parameters transformers builds from ``path`` on meta, what a forward raises)."""
     import torch
+    from reference_models.hf_costs import gather_experts
     from transformers import AutoConfig
     from transformers import AutoModelForCausalLM
 
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path))
-    model.set_experts_implementation("batched_mm")
+    gather_experts(model)  # as the cost measurement runs it
     built = sum(p.numel() for p in model.parameters())
     try:
         model(torch.zeros(1, 3, dtype=torch.long, device="meta"))
