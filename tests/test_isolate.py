@@ -195,3 +195,21 @@ def test_begin_returns_at_once_and_a_call_meanwhile_takes_another_worker():
     late = isolate.begin("torch", divmod, 1, 0)
     with pytest.raises(ZeroDivisionError):
         late()
+
+
+def _cache_switched_on() -> bool:
+    from paramcount.runtime import cache_store
+
+    return cache_store.enabled()
+
+
+def test_a_kept_worker_honours_no_cache_set_after_it_started():
+    """A worker is kept for the process's lifetime, so `--no-cache` (an environment switch) must
+    reach one started before it: a derived count once read a derivation cached by an earlier
+    test's call in the same warm worker, and `count --budget 1 --no-cache` answered at once."""
+    from paramcount.cli.common import no_cache
+
+    assert isolate.call("torch", _cache_switched_on) is True  # the worker, started with the cache on
+    with no_cache(True):
+        assert isolate.call("torch", _cache_switched_on) is False
+    assert isolate.call("torch", _cache_switched_on) is True

@@ -115,8 +115,9 @@ def set_verbose(args) -> None:
 def no_cache(off: bool):
     """``--no-cache`` (before or after the command's name): the cache switched off as
     ``PARAMCOUNT_CACHE=0`` switches it off (:func:`paramcount.runtime.cache.enabled`), so every
-    lookup misses and nothing is written, here and in the worker processes started meanwhile,
-    which inherit the environment. Put back afterwards (``main`` may be called again)."""
+    lookup misses and nothing is written, here and in the worker processes (a kept worker gets
+    this process's ``PARAMCOUNT_*`` switches with each call). Put back afterwards (``main`` may
+    be called again)."""
     from paramcount.runtime.cache_store import CACHE_ENV
 
     before = os.environ.get(CACHE_ENV)

@@ -122,7 +122,7 @@ def begin(side_name: str, fn: Callable, *args) -> Callable[[], object]:
     w = _CALL_WORKERS.pop(side_name, None)
     if w is None or not w.alive():
         w = Worker(side_name, multiprocessing.get_context("spawn"))
-    w.send(_apply, [(0, (fn, args))])
+    w.send(_apply, [(0, (fn, args, _switches()))])
 
     def result():
         results: list = []
@@ -146,8 +146,18 @@ def begin(side_name: str, fn: Callable, *args) -> Callable[[], object]:
 _CALL_WORKERS: dict[str, Worker] = {}
 
 
-def _apply(pair):
-    fn, args = pair
+def _switches() -> dict[str, str]:
+    """This process's ``PARAMCOUNT_*`` environment (``--no-cache`` sets ``PARAMCOUNT_CACHE=0``
+    for one command): sent with each call, since a kept worker's own environment is the one it
+    was started with."""
+    return {k: v for k, v in os.environ.items() if k.startswith("PARAMCOUNT_")}
+
+
+def _apply(task):
+    fn, args, switches = task
+    for k in [k for k in os.environ if k.startswith("PARAMCOUNT_") and k not in switches]:
+        del os.environ[k]
+    os.environ.update(switches)
     return fn(*args)
 
 
