@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from paramcount.model.dtypes import Dtype
 
-__all__ = ["Costs", "Quantity"]
+__all__ = ["Costs", "Quantity", "no_position_left"]
 
 
 @dataclass(frozen=True)
@@ -51,3 +51,13 @@ class Costs:
     def kv_bytes(self) -> int | None:
         kv = self.quantities["kv"].total
         return None if kv is None or self.cache_dtype.bytes is None else kv * self.cache_dtype.bytes
+
+
+def no_position_left(values) -> str | None:
+    """Why no token may follow the T of ``values`` (a mapping of symbol names): a learned position
+    table of n rows that the context fills (a generated token's FLOPs have no figure there), or
+    None."""
+    n = values.get("n")
+    if n is None or values["T"] < n:
+        return None
+    return f"the context fills the {n:,} positions: none is left for a generated token"

@@ -16,13 +16,17 @@ __all__ = ["statuses", "unprovable"]
 
 def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
     """Why ``arch``'s costs (``quantity``'s; None: any of them) are checked but not proven, or
-    None: a router whose experts the class runs only in its loop over the routed ones (not
-    gathered per token: ``Transformers.experts_on_meta`` False) needs real data, so transformers'
-    model runs for real on the CPU (not on the meta device), at sizes the prover's random values
-    far exceed; a chunked scan's FLOPs (a Mamba-2 mixer's, a gated DeltaNet's) are a polynomial
-    in T only on each residue of T modulo the chunk, so a proof has as many cases as the chunk is
-    long (256), times as many again on the convolution's regime (T against K_conv): beyond the
-    prover's budget."""
+    None: FLOPs per generated token, checked, not proven yet (its proof waits for its measurement
+    to join the one that keys every cost proof); a router whose experts the class runs only in
+    its loop over the routed ones (not gathered per token: ``Transformers.experts_on_meta``
+    False) needs real data, so transformers' model runs for real on the CPU (not on the meta
+    device), at sizes the prover's random values far exceed; a chunked scan's FLOPs (a Mamba-2
+    mixer's, a gated DeltaNet's) are a polynomial in T only on each residue of T modulo the
+    chunk, so a proof has as many cases as the chunk is long (256), times as many again on the
+    convolution's regime (T against K_conv): beyond the prover's budget."""
+    if quantity == "decode":
+        return ("checked against transformers' one-token step on the meta device at its first "
+                "example set and three contexts (tests/test_costs.py; every set with --runslow)")
     if arch.formula.has_active and arch.transformers is not None \
             and not arch.transformers.experts_on_meta:
         return ("checked at its example sets (tests/test_costs.py), not proven: its experts run "

@@ -40,7 +40,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from paramcount.analyze.cost_result import Costs, Quantity
+from paramcount.analyze.cost_result import Costs, Quantity, no_position_left
 from paramcount.core.errors import ParamcountError
 from paramcount.core.symbols import B, T
 from paramcount.model import cost
@@ -71,7 +71,9 @@ __all__ = [
     "value",
 ]
 
-QUANTITIES = tuple(cost.QUANTITIES)
+#: The proven quantities (paramcount.model.cost's), then FLOPs per generated token
+#: (paramcount.analyze.decode: checked, not proven yet).
+QUANTITIES = (*cost.QUANTITIES, "decode")
 
 
 def tree(arch: Architecture, quantity: str, hparams: Mapping[str, int] | None = None):
@@ -94,6 +96,10 @@ def _of(formula, quantity: str):
         return cost.forward_flops(formula)
     if quantity == "kv":
         return cost.kv_cache(formula), ()
+    if quantity == "decode":
+        from paramcount.analyze.decode import decode_flops
+
+        return decode_flops(formula)
     raise ParamcountError(f"unknown quantity {quantity!r}; known: {', '.join(QUANTITIES)}")
 
 
@@ -107,6 +113,8 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
         why = unformulated(arch, quantity).get(quantity) or _task_head(arch, quantity)
         if why is None and quantity == "kv" and _uncached_attention(arch):
             why = "its attention is not one the cache tree recognises (no key and value widths)"
+        if why is None and quantity == "decode":
+            why = formulated(arch, "flops") or _not_decoded(arch)
         return why
     except (ParamcountError, ValueError, KeyError) as exc:
         return str(exc)
@@ -131,6 +139,19 @@ def _task_head(arch: Architecture, quantity: str) -> str | None:
     if kind == heads.SEQUENCE:
         return f"{cls} ({kind}): the positions its head runs on are its own, not checked"
     return None
+
+
+def _not_decoded(arch: Architecture) -> str | None:
+    """Why ``arch`` has no FLOPs-per-generated-token tree (:func:`paramcount.analyze.decode.
+    not_decoded`), or None."""
+    from paramcount.analyze.decode import not_decoded
+
+    ref = arch.transformers.pick(None) if arch.transformers is not None else None
+    if ref is not None and not ref.experts_on_meta and arch.formula.has_active:
+        return ("its experts run only in the class's own loop over the routed ones: a step needs "
+                "real data, not the meta device")
+    caches = ref is not None and getattr(ref, "caches", True) and tree(arch, "kv")[0].total() != 0
+    return not_decoded(for_framework(arch, "transformers").formula, bool(caches))
 
 
 def _uncached_attention(arch: Architecture) -> bool:
@@ -188,8 +209,12 @@ def quantity_arch(arch: Architecture, quantity: str,
         # drawn, as in the parameter proof
         constraints=(*window, *_within(arch), *built.constraints, *images,
                      *(r.constraint for r in built.notes)),
-        reference=Named("reference_models.hf_costs:cost_weights", (arch.id, quantity)),
+        reference=Named(_ORACLES.get(quantity, "reference_models.hf_costs:cost_weights"),
+                        (arch.id, quantity)),
         frameworks=("transformers",), keras_hub_metadata=False)
+
+
+_ORACLES = {"decode": "reference_models.hf_decode:decode_weights"}
 
 
 def image_tokens(formula) -> list:
@@ -236,7 +261,8 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
     out = {}
     for q in QUANTITIES:
         reason = formulated(arch, q) or class_problem(arch, hp, reading.cls) or (
-            config_problem(arch, hp, dict(reading.costs)) if q == "kv" else None)
+            config_problem(arch, hp, dict(reading.costs)) if q == "kv" else None) or (
+            no_position_left({**hp, "T": context}) if q == "decode" else None)
         ours = None if reason else value(arch, q, hp, context, batch, dict(reading.costs))
         out[q] = (ours, measured.get(q), reason or why)
     return out
@@ -330,8 +356,11 @@ def check(arch: Architecture, hparams: Mapping[str, int], context: int, batch: i
 
     hp = at(arch, hparams, context, batch)
     measured = isolate.call("torch", Named("reference_models.hf_costs:costs", (arch.id,)), hp)
+    if formulated(arch, "decode") is None and no_position_left(hp) is None:
+        measured["decode"] = isolate.call(
+            "torch", Named("reference_models.hf_decode:decode_weights", (arch.id, "decode")), hp)
     out = {}
-    for q in QUANTITIES:
+    for q in (q for q in QUANTITIES if q in measured):
         qa = quantity_arch(arch, q, hparams)
         out[q] = compare(qa, hp, measured[q], name=f"T={context}, B={batch}",
                          framework="transformers")
@@ -355,6 +384,8 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
     for q in QUANTITIES:
         why = formulated(arch, q) or (config_problem(arch, hparams, config or {})
                                       if q == "kv" else None)
+        if why is None and q == "decode":
+            why = no_position_left(values)
         if why is not None:
             out[q] = Quantity(q, None, None, "", "not formulated", why)
             continue

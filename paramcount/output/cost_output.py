@@ -14,12 +14,15 @@ if TYPE_CHECKING:
 
 __all__ = ["cost_json", "cost_lines"]
 
-TITLES = {"kv": "KV cache", "flops": "forward FLOPs"}
+TITLES = {"kv": "KV cache", "flops": "forward FLOPs", "decode": "FLOPs per generated token"}
 MEANING = {
     "kv": "elements the cache holds after the forward (keys and values, or a state), as "
           "transformers allocates them",
     "flops": "FLOPs of one forward over B × T tokens as torch's FlopCounterMode counts them: 2 per "
              "multiply-accumulate of every matrix product (attention over all T keys)",
+    "decode": "FLOPs of one more token in each of the B sequences, against the cache the T tokens "
+              "left, as torch's FlopCounterMode counts them: each dense map on the new token, its "
+              "query against the positions the cache keeps and its own",
 }
 #: Named conventions beside a quantity (Quantity.conventions): (its label, what it means).
 CONVENTIONS = {
@@ -28,6 +31,11 @@ CONVENTIONS = {
                  "head keeping its own key and value, decompressed (no key/value heads shared, "
                  "no latent)"),
 }
+
+
+def _in_order(c: Costs) -> list[tuple[str, Quantity]]:
+    """The quantities ``c`` holds, in :data:`TITLES`' order."""
+    return [(name, c.quantities[name]) for name in TITLES if name in c.quantities]
 
 
 def _claim(q: Quantity) -> str:
@@ -42,8 +50,7 @@ def cost_lines(c: Costs) -> list[str]:
     lines = [f"memory and compute at T={c.context:,} tokens × B={c.batch:,} (as transformers builds it)",
              f"{'weights in ' + c.dtype.name:<44}{w:>26}  ({size_text(c.weight_bytes)}"
              + (")" if c.weight_bytes_exact else f"; an estimate: {c.dtype.text})")]
-    for name in ("kv", "flops"):
-        q = c.quantities[name]
+    for name, q in _in_order(c):
         if q.total is None:
             lines.append(f"{TITLES[name]:<44}{'—':>26}  {_claim(q)}")
             continue
@@ -68,8 +75,7 @@ def cost_json(c: Costs) -> dict:
     out: dict = {"context": c.context, "batch": c.batch, "dtype": c.dtype.name,
                  "weights": {"bytes": c.weight_bytes, "exact": c.weight_bytes_exact,
                              "parameters": c.parameters, "dtype": c.dtype.text}}
-    for name in ("kv", "flops"):
-        q = c.quantities[name]
+    for name, q in _in_order(c):
         entry: dict = {"meaning": MEANING[name], "status": q.status, "formula": q.formula}
         if q.why:
             entry["why"] = q.why

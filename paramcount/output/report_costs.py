@@ -41,6 +41,13 @@ hyperparameters with the same method (T and B interpolated like a layer count).
   multiply-accumulate of every matrix product, the attention's scores and weighted values over
   all T keys (a causal mask hides half of them and skips no multiply), the LM head at every
   position. FLOPs per token below are the forward's over B·T.
+- **FLOPs per generated token**: one more token in each sequence, against the cache the T tokens
+  before it left (every dense map on the new token, its query against the positions the cache
+  keeps and its own), as `FlopCounterMode` counts transformers' step on the meta device
+  (`paramcount.analyze.decode`). Checked at each architecture's example sets and three contexts
+  (`tests/test_costs.py`), not proven yet. Not formulated where a step is another computation
+  than the forward's: a recurrent mixer's, a compressed latent decompressed over the cache, an
+  encoder-decoder's decoder.
 - **Under a router**, each token's k experts are gathered on the meta device (transformers'
   `batched_mm`: the products of its loop over the routed experts, in shapes known before the
   data), checked module by module against a small real model running that loop on the CPU, and
@@ -81,7 +88,8 @@ def _proven(cost_proofs: Mapping[str, list], aid: str) -> bool:
 
 def preset_rows(cost_proofs: Mapping[str, list]):
     """(architecture, preset, hyperparameters, parameters, KV elements and FLOPs at each of
-    CONTEXTS, non-trainable weights) at each published preset of an architecture proven for both quantities, that
+    CONTEXTS, non-trainable weights, FLOPs per generated token at each of CONTEXTS or None where
+    not formulated) at each published preset of an architecture proven for both quantities, that
     transformers builds (B = 1)."""
     from paramcount.analyze import costs
     from paramcount.model.frameworks import for_framework
@@ -100,12 +108,13 @@ def preset_rows(cost_proofs: Mapping[str, list]):
                 n = shown.count(hp)
                 values = {}
                 config = dict(arch.preset(name).config)  # the checkpoint's window
-                for q in ("kv", "flops"):
-                    values[q] = {t: costs.value(arch, q, hp, t, 1, config) for t in CONTEXTS}
+                for q in ("kv", "flops", "decode"):
+                    values[q] = {t: costs.value(arch, q, hp, t, 1, config) for t in CONTEXTS} \
+                        if costs.formulated(arch, q) is None else None
             except (ParamcountError, ValueError):  # a preset transformers does not build
                 continue
             out.append((aid, name, hp, n, values["kv"], values["flops"],
-                        shown.count_nontrainable(hp)))
+                        shown.count_nontrainable(hp), values["decode"]))
     return out
 
 
@@ -122,7 +131,8 @@ def section(inp: Inputs) -> str:
 
     proofs = {q: {p.arch: p for p in ps} for q, ps in inp.cost_proofs.items()}
     lines = [HEAD, "## Proofs", "",
-             "| architecture | forward FLOPs | KV cache |", "|---|---|---|"]
+             "| architecture | forward FLOPs | KV cache | FLOPs per generated token |",
+             "|---|---|---|---|"]
     hf = sorted({r.arch for r in inp.results if registry.get(r.arch).transformers is not None})
     for aid in hf:
         arch = registry.get(aid)
@@ -131,18 +141,23 @@ def section(inp: Inputs) -> str:
             why = formulated(arch, q)
             cells.append(_proof_cell(proofs.get(q, {}), aid, q) if why is None
                          else f"not formulated: {why}")
-        lines.append(f"| {aid} | {cells[0]} | {cells[1]} |")
+        why = formulated(arch, "decode")
+        cells.append("checked, not proven" if why is None else f"not formulated: {why}")
+        lines.append(f"| {aid} | {' | '.join(cells)} |")
     rows = preset_rows(inp.cost_proofs)
     t0, t1 = CONTEXTS
     lines += ["", f"## Published presets at T = {t0:,} and {t1:,} (B = 1, bf16)", "",
               "| architecture · preset | parameters N | weights | KV cache at "
-              f"{t0:,} | KV cache at {t1:,} | forward FLOPs per token at {t0:,} | ÷ 2N |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, kv, fl, nt in rows:
+              f"{t0:,} | KV cache at {t1:,} | forward FLOPs per token at {t0:,} | ÷ 2N | "
+              f"FLOPs per generated token at {t0:,} | at {t1:,} |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for aid, name, _, n, kv, fl, nt, dec in rows:
         per_token = Fraction(fl[t0], t0)
+        step = [f"{dec[t]:,}" if dec else "—" for t in CONTEXTS]
         lines.append(f"| {aid} · {name} | {n:,} | {_gib((n + nt) * DTYPE_BYTES)} | "
                      f"{_gib(kv[t0] * DTYPE_BYTES)} | {_gib(kv[t1] * DTYPE_BYTES)} | "
-                     f"{float(per_token):,.4g} | {float(per_token / (2 * n)):.3f} |")
+                     f"{float(per_token):,.4g} | {float(per_token / (2 * n)):.3f} | "
+                     f"{step[0]} | {step[1]} |")
     lines += ["", "## How far the rules of thumb miss", "",
               "Training FLOPs per token (3 × forward, the convention) against 6N, and the "
               "forward against 2N, at each context (B = 1): the 2N rule counts each weight "
@@ -150,7 +165,7 @@ def section(inp: Inputs) -> str:
               "with T.", "",
               "| architecture · preset | 6N | training at " + f"{t0:,} | miss | training at {t1:,} "
               "| miss |", "|---|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, _, fl, _ in rows:
+    for aid, name, _, n, _, fl, *_ in rows:
         cells = []
         for t in CONTEXTS:
             train = Fraction(3 * fl[t], t)
@@ -176,7 +191,7 @@ def _training(rows) -> list[str]:
              "their sum. Activations are in neither.", "",
              "| architecture · preset | trainable | non-trainable | mixed-precision AdamW | "
              "accelerate (bf16) | accelerate's miss |", "|---|---:|---:|---:|---:|---:|"]
-    for aid, name, _, n, _, _, frozen in rows:
+    for aid, name, _, n, _, _, frozen, _ in rows:
         ours = training_bytes(n, frozen)
         theirs = accelerate_bytes(n + frozen, "bfloat16")
         lines.append(f"| {aid} · {name} | {n:,} | {frozen:,} | {_gib(ours)} | {_gib(theirs)} | "

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount.analyze.cost_result import Costs, Quantity
+from paramcount.analyze.cost_result import Costs, Quantity, no_position_left
 from paramcount.analyze.counting.compiled import Defer, resolve
 from paramcount.analyze.counting.table import FORMAT
 from paramcount.core import numcore
@@ -169,6 +169,10 @@ def evaluate_costs(cns: dict, hparams: Mapping[str, int], preset: str | None, co
             out[q] = Quantity(q, None, None, tree["formula"], status, message)
             continue
         values = dict(hparams)
+        full = no_position_left({**values, "T": context}) if q == "decode" else None
+        if full is not None:
+            out[q] = Quantity(q, None, None, "", "not formulated", full)
+            continue
         for key, name, default in cls["fields"]:  # costs.at: the preset's field, else the class's
             given = config.get(key, default)
             values.setdefault(name, cns["no_window"] if given is None else given)
