@@ -44,8 +44,9 @@ hyperparameters with the same method (T and B interpolated like a layer count).
 - **FLOPs per generated token**: one more token in each sequence, against the cache the T tokens
   before it left (every dense map on the new token, its query against the positions the cache
   keeps and its own), as `FlopCounterMode` counts transformers' step on the meta device
-  (`paramcount.analyze.decode`). Checked at each architecture's example sets and three contexts
-  (`tests/test_costs.py`), not proven yet. Not formulated where a step is another computation
+  (`paramcount.analyze.decode`). Checked at each architecture's first example set and three
+  contexts (`tests/test_costs.py`; every example set and preset with `--runslow`), not proven
+  yet. Not formulated where a step is another computation
   than the forward's: a recurrent mixer's, a compressed latent decompressed over the cache, an
   encoder-decoder's decoder.
 - **Under a router**, each token's k experts are gathered on the meta device (transformers'
