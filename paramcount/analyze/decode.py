@@ -29,11 +29,7 @@ from paramcount.core.formula import Term, group, leaf, pretty
 from paramcount.core.symbols import B, T
 from paramcount.model.cost import active, attention_parts, macs
 
-__all__ = ["MEANING", "decode_flops", "not_decoded"]
-
-MEANING = ("FLOPs of one generated token per sequence against the cache of the T tokens before "
-           "it, as torch's FlopCounterMode counts them: each dense map on the new token, its "
-           "query against the positions the cache keeps and its own")
+__all__ = ["decode_flops", "not_decoded"]
 
 
 def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
