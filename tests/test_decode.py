@@ -59,7 +59,7 @@ def test_a_window_keeps_w_minus_one_and_the_step_adds_its_own():
     assert [_at(scores.expr, **at, T=t) for t in (2, 4, 9)] == [2 * (k + 1) * 16 for k in (2, 4, 4)]
 
 
-def test_what_the_step_does_not_run_or_does_not_formulate():
+def test_what_the_step_does_not_run_runs_over_the_cache_or_does_not_formulate():
     image = leaf("patches", 8 * d_e, match="vision", kind="projection", tokens=9,
                  d_in=8, d_out=d_e)
     scan = leaf("scan", 0, match="mixer/scan", flops=2 * B * T * d_e)
@@ -70,8 +70,10 @@ def test_what_the_step_does_not_run_or_does_not_formulate():
     latent = group("attention", dense("kv_down", d_e, 4, match="kv_a").with_cost(attends=8, caches=4),
                    dense("kv_up", 4, 8, match="kv_b"), dense("output", 8, d_e, match="o"),
                    kind="attention")
-    _, missing = decode_flops(group("m", latent))
-    assert missing == ("m.attention.kv_up",)  # run over every cached position at each step
+    tree, missing = decode_flops(group("m", latent))
+    up = next(lf for lf in tree.leaves() if lf.path == "m.attention.kv_up")
+    # the cached latent decompressed anew at each step: every position the cache holds, and one
+    assert missing == () and _at(up.expr, B=2, T=9) == 2 * 2 * (9 + 1) * 4 * 8
     assert not_decoded(group("m", _attention()), caches=False).startswith("its class returns no")
     seq2seq = group("m", group("encoder", _attention()), group("decoder", _attention()))
     assert "encoder-decoder" in not_decoded(seq2seq, caches=True)
@@ -92,6 +94,12 @@ def test_count_context_gives_the_flops_of_a_generated_token(capsys):
     expected = 2 * (Lh * per_layer + d * vocab) + 2 * Lh * (t + 1) * 2 * heads * dk
     assert code == 0 and decode["total"] == expected == 17_157_324_800
     assert decode["status"] == "not proven" and "checked against" in decode["why"]
+    # DeepSeek-V3's latent, decompressed over the whole cache at each step (README's figure):
+    # kv_b_proj, r_kv → M·(d_nope + d_v), on 8,193 positions in each of its 61 layers
+    _cli("count", "deepseek_v3", "--preset", "deepseek_v3", "--context", "8192", "--json")
+    decode = json.loads(capsys.readouterr().out)["costs"]["decode"]
+    up = decode["components"]["blocks"]["attention"]["kv_up"]
+    assert up == 2 * 8193 * 512 * 128 * (128 + 128) * 61 and decode["total"] == 16_881_742_921_728
     _cli("count", "mamba", "--preset", "mamba_130m", "--context", "64")
     text = capsys.readouterr().out
     line = next(x for x in text.splitlines() if x.startswith("FLOPs per generated token"))

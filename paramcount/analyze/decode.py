@@ -9,6 +9,10 @@ cache that B sequences of T tokens left, as a formula tree beside the forward FL
   2·B·(kept + 1)·attends, where kept is T, or min(T, w − 1) under transformers' sliding window
   (``DynamicSlidingWindowLayer`` returns the w − 1 it kept and the new one).
 
+A compressed latent's projections (DeepSeek's ``kv_b_proj``, after the fused projection whose
+output the cache keeps) run over every cached position and the new one at each step:
+2·B·(kept + 1)·macs, transformers decompressing the whole cache anew.
+
 Not formulated (with the reason): a class that caches nothing (an encoder generates no token),
 an encoder-decoder (its step runs the decoder only, its cross-attention against the source), a
 leaf whose forward FLOPs are its own expression (a recurrent mixer's scan: its one-token step is
@@ -38,7 +42,7 @@ def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
     missing: list[str] = []
     paths = {id(lf.term): lf.path for lf in root.leaves()}
 
-    def dense(t: Term) -> Term | None:
+    def dense(t: Term, positions=None) -> Term | None:
         cost, m = t.costs(), macs(t)
         # a leaf's own FLOPs expression: a scan's (in T), whose step is another computation, or
         # an image's (not in T), in the cache already
@@ -47,11 +51,13 @@ def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
             missing.append(paths.get(id(t), t.name))
         if m is None or "flops" in cost:
             return None
-        n = _one(cost.get("tokens", T))
+        n = _one(cost.get("tokens", T)) if positions is None else positions
         if m == 0 or n == 0:
             return None
         return dataclasses.replace(t, expr=2 * B * n * m, cost=(), trainable=True,
-                                   note=f"2·B·{pretty(n)}·({pretty(m)}) multiply-accumulates")
+                                   note=f"2·B·{pretty(n)}·({pretty(m)}) multiply-accumulates"
+                                        + ("" if positions is None else ", over every position "
+                                           "the cache holds and the new one"))
 
     def scores(t: Term) -> list[Term]:
         parts = attention_parts(t)
@@ -65,11 +71,11 @@ def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
                      note=f"the new query against {pretty(keys)} keys, and the values: "
                           f"2·B·{pretty(n)}·{pretty(keys)}·({pretty(parts['attends'])})")]
 
-    def walk(node: Term) -> Term | None:
+    def walk(node: Term, positions=None) -> Term | None:
         if node.is_leaf:
-            return dense(node)
-        missing.extend(paths.get(id(t), t.name) for t in _decompressing(node))
-        kids = [m for c in node.children if (m := walk(c)) is not None]
+            return dense(node, positions)
+        over = _decompressing(node)
+        kids = [m for c in node.children if (m := walk(c, over.get(id(c)))) is not None]
         for c in (*(c for c in node.children if c.is_leaf), node):
             kids += scores(c)
         return dataclasses.replace(node, children=tuple(kids), expr=None,
@@ -78,17 +84,18 @@ def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
     return walk(active(root)) or group(root.name, leaf("none", 0)), tuple(missing)
 
 
-def _decompressing(node: Term) -> list[Term]:
-    """The projections of a cached latent in the group ``node``: dense maps after a fused
-    projection that says what the attention caches (its ``at``), other than the group's last (its
-    output). A step runs them over every cached position (DeepSeek's ``kv_b_proj``, on the
-    compressed latent): not formulated."""
+def _decompressing(node: Term) -> dict[int, sympy.Expr]:
+    """The projections of a cached latent in the group ``node`` (by id), each with the positions
+    it runs on at a step: dense maps after a fused projection that says what the attention caches
+    (its ``at``), other than the group's last (its output). A step runs them over every cached
+    position and the new one (DeepSeek's ``kv_b_proj`` decompresses the whole latent cache)."""
     kids = node.children
     fused = [i for i, c in enumerate(kids) if c.is_leaf and attention_parts(c) is not None]
     maps = [i for i, c in enumerate(kids) if c.is_leaf and macs(c) not in (None, 0)]
     if not fused or not maps:
-        return []
-    return [kids[i] for i in maps if fused[0] < i < maps[-1]]
+        return {}
+    keys = attention_parts(kids[fused[0]])["kept"] + 1  # type: ignore[index]
+    return {id(kids[i]): keys for i in maps if fused[0] < i < maps[-1]}
 
 
 def _one(tokens) -> sympy.Expr:

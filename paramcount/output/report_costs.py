@@ -46,9 +46,9 @@ hyperparameters with the same method (T and B interpolated like a layer count).
   keeps and its own), as `FlopCounterMode` counts transformers' step on the meta device
   (`paramcount.analyze.decode`). Checked at each architecture's first example set and three
   contexts (`tests/test_costs.py`; every example set and preset with `--runslow`), not proven
-  yet. Not formulated where a step is another computation
-  than the forward's: a recurrent mixer's, a compressed latent decompressed over the cache, an
-  encoder-decoder's decoder.
+  yet. A compressed latent (DeepSeek's) is decompressed over the whole cache at each step, as
+  transformers computes it. Not formulated where a step is another computation than the
+  forward's: a recurrent mixer's, an encoder-decoder's decoder.
 - **Under a router**, each token's k experts are gathered on the meta device (transformers'
   `batched_mm`: the products of its loop over the routed experts, in shapes known before the
   data), checked module by module against a small real model running that loop on the CPU, and
