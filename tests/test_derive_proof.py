@@ -160,6 +160,32 @@ def test_divisors_equal_in_every_sample_are_told_apart_by_a_build_breaking_sever
                                      ("divides", "num_attention_heads", "num_key_value_heads")]
 
 
+def test_a_refusal_for_a_width_no_candidate_models_records_no_divisibility():
+    """Zamba2's: its attention's head_dim is 2·hidden_size // num_attention_heads, 0 (and
+    0.0 ** -0.5 raises) where hidden_size is below half the heads, an order no candidate says.
+    Every build breaking "vocab_size // hidden_size is even" (or "2·hidden_size divides
+    num_key_value_heads") alone moved hidden_size that far down, was refused for it, and the
+    divisibility was recorded, though the config's own defaults break it (derive then refused
+    to count them). A refusal is now set against a build moving the same field as near that
+    breaks nothing: refused too, it says nothing of the divisibility."""
+    def refuses(p):
+        if 2 * p["hidden_size"] // p["num_attention_heads"] == 0:
+            return "ZeroDivisionError: 0.0 cannot be raised to a negative power"
+        return ""
+
+    def draws(rng):
+        hidden = rng.choice([4, 8, 24, 96, 256, 512])
+        heads = max(1, hidden * rng.choice([1, 2]) // rng.choice([1, 1, 2, 4]))
+        return {"hidden_size": hidden, "num_attention_heads": heads,
+                "num_key_value_heads": rng.choice([1, heads, 10 * hidden]),
+                "vocab_size": 2 * hidden * rng.choice([1, 3])}
+
+    base = {"hidden_size": 2560, "num_attention_heads": 32, "num_key_value_heads": 32,
+            "vocab_size": 32000}
+    found = _refusals(base, refuses, draws)
+    assert not [c for c in found if c[0] == "divides"], found
+
+
 def test_a_divisibility_met_by_chance_does_not_hide_one_insisted_on():
     """CodeGen's: n_embd must divide by its 16 heads (which change no weight), and every sample
     had its vocabulary dividing n_embd too, by chance; while that one had to hold, no n_embd off

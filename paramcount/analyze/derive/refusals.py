@@ -153,14 +153,28 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
             return not any(broken(q, *o) for o in reads[near]
                            if not (o[0] == a and 0 < q[a] < val(q, o[1]))) \
                 and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a))
-        q = _alone(points, [a], standing, under)
-        if q is not None and rejects(q):
+        hit = _alone(points, [a], standing, under)
+        if hit is not None and rejects(hit[0]):
             d.constraints.append(("<=", b, a))
     def among(c):  # q breaks c, perhaps others too, but none recorded, nor an order
         def test(q, p) -> bool:
             return broken(q, *c) and not any(broken(q, *o) for o in found) \
                 and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
         return test
+
+    def blamed(c, q, p, f) -> bool:  # a refusal at q (f moved from p) is c's: a build as near,
+        # f moved to the nearest other value that breaks nothing standing, builds (Zamba2's
+        # hidden_size moved below half its heads, head_dim 0, broke whatever it was moved for);
+        # none such: c's, as before
+        for m in sorted(range(1, 2 * p[f] + 13), key=lambda m: (abs(m - q[f]), m)):
+            if m in (q[f], p[f]):
+                continue
+            r = {**q, f: m}
+            near = moved(r, p)
+            if not any(broken(r, *o) for o in standing if reading[o] & near) \
+                    and all(val(r, x) <= val(r, y) for op, x, y in d.constraints if op == "<="):
+                return not rejects(r)
+        return True
 
     found: list = []
     undecided = list(standing)
@@ -188,28 +202,29 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         for c in [c for c in undecided if not stuck(c)]:
             if c not in undecided:  # (dropped with another)
                 continue
-            q = _alone(points, _fields_of(c, d.fields), standing, alone(c))
-            if q is None and c not in shaken:
+            hit = _alone(points, _fields_of(c, d.fields), standing, alone(c))
+            if hit is None and c not in shaken:
                 # none breaks it alone (LaraMini: its conv kernel and KV heads, 4 in every
                 # sample, divided every field by chance, and num_key_value_heads had to divide
                 # num_attention_heads): a build breaking it among others, accepted, shows none
                 # of them is required, and the rest may then break alone
                 shaken.add(c)
-                q = _alone(points, _fields_of(c, d.fields), standing, among(c))
-                if q is not None and not rejects(q):
-                    drop({o for o in standing if broken(q, *o)})
+                shake = _alone(points, _fields_of(c, d.fields), standing, among(c))
+                if shake is not None and not rejects(shake[0]):
+                    drop({o for o in standing if broken(shake[0], *o)})
                     progress = True
                     continue
-                q = None
-            if q is None:
+            if hit is None:
                 failed[c] = (len(gone), reach(c))
                 continue
             progress = True
-            if rejects(q):
+            if not rejects(hit[0]):
+                drop({c})
+            elif blamed(c, *hit):
                 found.append(c)
                 undecided.remove(c)
-            else:
-                drop({c})
+            else:  # as near, breaking nothing, refused too: the refusal says nothing of c
+                failed[c] = (len(gone), reach(c))
         if not progress:
             break
     for a, b in list(found):  # b divides a, a // b even: 2·b divides a
@@ -230,10 +245,10 @@ def _fields_of(c: tuple[str, str], fields) -> list[str]:
     return [f for f in dict.fromkeys(names) if f in fields]
 
 
-def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
+def _alone(points, fields: list[str], held, alone) -> tuple[dict, dict, str] | None:
     """A point near an accepted sample that breaks one divisibility alone: one field moved, and
     the fields it divided there (Jais 2's head_dim divides hidden_size) multiplied to match, or
-    the fields that divided it set to 1."""
+    the fields that divided it set to 1; with the sample and the field it moved."""
     for p in points[:TRIES]:
         deadline.check("looking for a build that breaks one constraint alone")
         for f in fields:
@@ -244,14 +259,14 @@ def _alone(points, fields: list[str], held, alone) -> dict[str, int] | None:
                 if m == p[f]:
                     continue
                 if alone(q, p):
-                    return q
+                    return q, p, f
                 q.update({x: p[x] * m for x in multiples})
                 if alone(q, p):
-                    return q
+                    return q, p, f
                 # the fields that divided it (Llama's heads, KV heads: head_dim odd) at 1
                 q = {**p, **ones, f: m}
                 if alone(q, p):
-                    return q
+                    return q, p, f
     return None
 
 
