@@ -12,7 +12,9 @@ or twice a field is asked only where x is above twice y (a quotient above 4: RoP
 head_dim ≤ 4 pass); by a higher power, wherever x is positive (NeoMME refuses a head_dim of 24,
 whose global layers rotate 6 dims, as it does one of 40). Each candidate is decided by one build near an accepted
 sample that breaks it and no other candidate still standing, except those *stronger* than it (a
-multiple of its divisor, which breaking it breaks too): refused, it is recorded; accepted, it
+multiple of its divisor, which breaking it breaks too): refused, it is recorded (where a build
+as near, the same field moved to the nearest value breaking nothing standing, builds: refused
+too, the refusal is another's, Zamba2's head_dim of 0 below half its heads); accepted, it
 held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
 divided n_embd in every sample). Where no build breaks one alone, one breaking it among others
 is tried: accepted, none of those it broke is insisted on, and all stop standing (LaraMini's
