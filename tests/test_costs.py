@@ -66,7 +66,10 @@ def _hparams(arch, name: str) -> tuple[dict[str, int], tuple[int, ...]]:
     if "w" in extra and example:
         extra["w"] = WINDOW
     hp = {**hp, **extra}
-    ts = (5, 11, 37) if example or "w" not in hp else (5, 37, hp["w"] + 1)
+    # (a preset without a window, null in its config, has none to pass: NO_WINDOW + 1 positions
+    # would overflow the ids' storage)
+    ts = (5, 11, 37) if example or hp.get("w", cost.NO_WINDOW) >= cost.NO_WINDOW \
+        else (5, 37, hp["w"] + 1)
     if "n" in hp:  # learned positions: no T past the table
         ts = tuple(sorted({min(t, hp["n"]) for t in (3, 5, *ts)}))[-3:]
     image = _image_tokens(arch, hp)

@@ -167,14 +167,15 @@ def test_a_refusal_for_a_width_no_candidate_models_records_no_divisibility():
     num_key_value_heads") alone moved hidden_size that far down, was refused for it, and the
     divisibility was recorded, though the config's own defaults break it (derive then refused
     to count them). A refusal is now set against a build moving the same field as near that
-    breaks nothing: refused too, it says nothing of the divisibility."""
+    breaks nothing: refused too, it says nothing of the divisibility. Its RoPE check wants that
+    head_dim even: twice a field over another is a quotient asked too."""
     def refuses(p):
         if 2 * p["hidden_size"] // p["num_attention_heads"] == 0:
             return "ZeroDivisionError: 0.0 cannot be raised to a negative power"
-        return ""
+        return _rope(2 * p["hidden_size"] // p["num_attention_heads"])
 
     def draws(rng):
-        hidden = rng.choice([4, 8, 24, 96, 256, 512])
+        hidden = rng.choice([4, 8, 24, 96, 256, 512, 9, 15])
         heads = max(1, hidden * rng.choice([1, 2]) // rng.choice([1, 1, 2, 4]))
         return {"hidden_size": hidden, "num_attention_heads": heads,
                 "num_key_value_heads": rng.choice([1, heads, 10 * hidden]),
@@ -183,7 +184,9 @@ def test_a_refusal_for_a_width_no_candidate_models_records_no_divisibility():
     base = {"hidden_size": 2560, "num_attention_heads": 32, "num_key_value_heads": 32,
             "vocab_size": 32000}
     found = _refusals(base, refuses, draws)
-    assert not [c for c in found if c[0] == "divides"], found
+    # what RoPE insists on, its head_dim even, is recorded as the quotient it is
+    assert [c for c in found if c[0] == "divides"] == [
+        ("divides", "2*hidden_size//num_attention_heads", "2")], found
 
 
 def test_a_divisibility_met_by_chance_does_not_hide_one_insisted_on():

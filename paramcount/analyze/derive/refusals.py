@@ -59,7 +59,10 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     divisors = [*ints, *kept, "2", *POWERS, *(f"2*{f}" for f in ints)]
 
     points = [p for p, _ in samples]
+    # (twice a field over another: Zamba2's attention is 2·hidden_size wide, its head_dim
+    # 2·hidden_size // num_attention_heads, which RoPE wants even)
     quotients = [f"{a}//{b}" for a in ints for b in [*ints, *kept] if a != b]
+    quotients += [f"2*{a}//{b}" for a in ints for b in ints if a != b]
     candidates = [(a, b) for a in ints for b in divisors if a != b and b != f"2*{a}"]
     candidates += [(q, "2") for q in quotients]
     # a product of two fields, divided by a third (Zamba's mamba_expand·hidden_size by
@@ -102,7 +105,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
 
     def stronger(c, o) -> bool:  # o implies c: breaking c breaks o (BART's equal heads too)
         (a, b), (x, y) = c, o
-        if "*" in a:  # y divides a factor: the product too
+        if "*" in a and "//" not in a:  # y divides a factor: the product too
             return y == b and x in a.split("*")
         if "//" in a:  # 2·b divides a: a // b is even
             return b == "2" and a.split("//") == [x, y.removeprefix("2*")] and y.startswith("2*")
@@ -137,6 +140,20 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         return isinstance(run.try_build(
             {**values, **{k: (bool(v) if k in d.flags else v) for k, v in q.items()}}), str)
 
+    def blamed(q, p, f, keeps=lambda r: True) -> bool:  # a refusal at q (f moved from p)
+        # is what q broke: a build as near, f moved to the nearest other value where nothing
+        # standing is broken (and ``keeps``), builds (Zamba2's hidden_size moved below half its
+        # heads, head_dim 0, broke whatever it was moved for); none such: q's, as before
+        for m in sorted(range(1, 2 * p[f] + 13), key=lambda m: (abs(m - q[f]), m)):
+            if m in (q[f], p[f]):
+                continue
+            r = {**q, f: m}
+            near = moved(r, p)
+            if keeps(r) and not any(broken(r, *o) for o in standing if reading[o] & near) \
+                    and all(val(r, x) <= val(r, y) for op, x, y in d.constraints if op == "<="):
+                return not rejects(r)
+        return True
+
     # a width at least another (CTRL's n_embd at least n_head: head_dim = n_embd // n_head
     # is 0 below, and head_dim ** -0.5 raises), where every accepted sample had it: decided by
     # one build below, as a divisibility is, whether or not a refused sample lay below (at
@@ -156,27 +173,14 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                            if not (o[0] == a and 0 < q[a] < val(q, o[1]))) \
                 and all(q[x] >= val(q, y) for y, x in below if (y, x) != (b, a))
         hit = _alone(points, [a], standing, under)
-        if hit is not None and rejects(hit[0]):
+        if hit is not None and rejects(hit[0]) \
+                and blamed(*hit, keeps=lambda r, a=a, b=b: r[a] >= val(r, b)):
             d.constraints.append(("<=", b, a))
     def among(c):  # q breaks c, perhaps others too, but none recorded, nor an order
         def test(q, p) -> bool:
             return broken(q, *c) and not any(broken(q, *o) for o in found) \
                 and all(val(q, x) <= val(q, y) for op, x, y in d.constraints if op == "<=")
         return test
-
-    def blamed(c, q, p, f) -> bool:  # a refusal at q (f moved from p) is c's: a build as near,
-        # f moved to the nearest other value that breaks nothing standing, builds (Zamba2's
-        # hidden_size moved below half its heads, head_dim 0, broke whatever it was moved for);
-        # none such: c's, as before
-        for m in sorted(range(1, 2 * p[f] + 13), key=lambda m: (abs(m - q[f]), m)):
-            if m in (q[f], p[f]):
-                continue
-            r = {**q, f: m}
-            near = moved(r, p)
-            if not any(broken(r, *o) for o in standing if reading[o] & near) \
-                    and all(val(r, x) <= val(r, y) for op, x, y in d.constraints if op == "<="):
-                return not rejects(r)
-        return True
 
     found: list = []
     undecided = list(standing)
@@ -222,7 +226,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
             progress = True
             if not rejects(hit[0]):
                 drop({c})
-            elif blamed(c, *hit):
+            elif blamed(*hit):
                 found.append(c)
                 undecided.remove(c)
             else:  # as near, breaking nothing, refused too: the refusal says nothing of c

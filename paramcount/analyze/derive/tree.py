@@ -209,12 +209,12 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
             return 2 * divisor(b[2:])
         return syms[b] if b in syms else int(d.explicit[b]) if b in d.explicit else int(b)
 
-    def dividend(a: str):  # a field, the quotient a // b of two (an even head_dim), or a
-        if "*" in a:  # product of two (Zamba's mamba_expand·hidden_size)
+    def dividend(a: str):  # a field, the quotient a // b of two (an even head_dim; a twice a
+        if "//" in a:  # field, Zamba2's 2·hidden_size), or a product of two (Zamba's
+            x, y = a.split("//")  # mamba_expand·hidden_size)
+            return sympy.floor(divisor(x) / divisor(y))
+        if "*" in a:
             return sympy.Mul(*(syms[x] for x in a.split("*")))
-        if "//" in a:
-            x, y = a.split("//")
-            return sympy.floor(syms[x] / divisor(y))
         return syms[a]
 
     for op, a, b in [*d.constraints, *d.domain]:
