@@ -308,3 +308,17 @@ def test_the_report_page_sets_training_memory_beside_accelerates():
     (row,) = [ln for ln in part.splitlines() if ln.startswith("| llama3 · llama3_8b_en |")]
     # 8,030,261,248 trainable parameters × 16 bytes = 119.7 GiB; accelerate's 8 bytes: -50 %
     assert "| 8,030,261,248 | 0 | 120 GiB | 59.8 GiB | -50.0 % |" in row
+
+
+def test_a_published_config_is_costed_whatever_its_proof_keeps_to(capsys):
+    """Jamba v0.1 has 4 attention layers and 16 MoE layers. Its cost proofs draw only sets whose
+    attention layers the MoE layers' count divides (``prove_within``: the prover's own sub-space).
+    `count --config --context` refused the published config with that proof-only constraint."""
+    code, out, err = run(capsys, "count", "--config", "tests/configs/jamba-v0.1.json",
+                         "--context", "4096", "--json")
+    assert code == 0, err
+    kv = json.loads(out)["costs"]["kv"]
+    # its KV cache is proven where L_moe divides L_att, not at this set: the figure, not the claim
+    assert kv["total"] == 38_141_952 and kv["status"] == "not proven"
+    assert kv["why"].startswith("proven for all hyperparameters where the proof draws its sets, "
+                                "not at this one: L_att (4) must be divisible by L_moe (16)")

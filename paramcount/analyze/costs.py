@@ -66,6 +66,7 @@ __all__ = [
     "image_tokens",
     "per_head_kv",
     "proof",
+    "proof_subspace",
     "quantity_arch",
     "tree",
     "value",
@@ -166,10 +167,13 @@ def _uncached_attention(arch: Architecture) -> bool:
 
 
 def quantity_arch(arch: Architecture, quantity: str,
-                  hparams: Mapping[str, int] | None = None) -> Architecture:
+                  hparams: Mapping[str, int] | None = None, proving: bool = True) -> Architecture:
     """``arch`` as transformers builds it, its formula the ``quantity`` tree, T and B required,
     and a reference that measures the quantity (so ``verify.compare`` and ``prove`` take it as
-    they take a parameter count)."""
+    they take a parameter count). Without ``proving``, the constraints the prover alone keeps
+    to (``prove_within``: its own sub-space) are left out, so a set outside it is evaluated too
+    (Jamba v0.1's 4 attention layers beside 16 MoE layers), its figure then not said proven
+    (:func:`evaluate`)."""
     import sympy
 
     from paramcount.core.hparams import Divisible, Relation
@@ -207,7 +211,7 @@ def quantity_arch(arch: Architecture, quantity: str,
         # a forward runs here: what it needs (the notes: an even rotary width) holds, and what
         # the class's validators refuse (prove_within: validate_rope's odd head widths) is not
         # drawn, as in the parameter proof
-        constraints=(*window, *_within(arch), *built.constraints, *images,
+        constraints=(*window, *(proof_subspace(arch) if proving else ()), *built.constraints, *images,
                      *(r.constraint for r in built.notes)),
         reference=Named(_ORACLES.get(quantity, "reference_models.hf_costs:cost_weights"),
                         (arch.id, quantity)),
@@ -230,7 +234,7 @@ def image_tokens(formula) -> list:
     return out
 
 
-def _within(arch: Architecture) -> tuple:
+def proof_subspace(arch: Architecture) -> tuple:
     """The constraints the prover keeps to for ``arch``'s transformers class (its
     ``prove_within``: what its config validators refuse, no build or forward needs)."""
     return tuple(getattr(arch.transformers, "prove_within", ()) or ())
@@ -343,7 +347,7 @@ def value(arch: Architecture, quantity: str, hparams: Mapping[str, int], context
           batch: int, config: Mapping[str, int | None] | None = None) -> int:
     """``quantity`` of ``arch`` at resolved ``hparams``, ``context`` tokens × ``batch`` (the
     cost fields as ``config`` gives them: :func:`at`)."""
-    qa = quantity_arch(arch, quantity, hparams)
+    qa = quantity_arch(arch, quantity, hparams, proving=False)
     return qa.formula.evaluate(qa.values(qa.resolve(at(arch, hparams, context, batch, config))))
 
 
@@ -389,8 +393,13 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
         if why is not None:
             out[q] = Quantity(q, None, None, "", "not formulated", why)
             continue
-        qa = quantity_arch(arch, q, hparams)
+        qa = quantity_arch(arch, q, hparams, proving=False)
         status, message = (statuses or {}).get(q, ("not proven", "no proof recorded"))
+        outside = [x for c in proof_subspace(arch) if (x := c.check(arch.values(hparams)))]
+        if status == "proven" and outside:
+            status, message = "not proven", (
+                "proven for all hyperparameters where the proof draws its sets, not at this one: "
+                + outside[0].split("; allowed")[0])
         if status not in ("proven", "not proven"):  # a refuted formula prints no number
             out[q] = Quantity(q, None, None, pretty(qa.formula.total()), status, message)
             continue

@@ -43,7 +43,7 @@ from paramcount.core.errors import ParamcountError
 from paramcount.core.exprdata import value
 from paramcount.runtime import cache
 
-__all__ = ["Defer", "evaluate", "generate", "load", "resolve", "store"]
+__all__ = ["Defer", "broken", "evaluate", "generate", "load", "resolve", "store"]
 
 KIND = "count"
 
@@ -88,6 +88,19 @@ def symbols_of(ns: dict) -> set[str]:
     return {*ns["required"], *ns["optional"], *ns["fixed"]}
 
 
+def broken(constraints: list, values: Mapping[str, int]) -> bool:
+    """Whether ``values`` break one of a table's ``constraints`` (each checked once every symbol
+    it reads has a value)."""
+    for kind, op, deps, when, lhs, rhs in constraints:
+        if not all(d in values for d in deps):
+            continue
+        w = 1 if when is None else (value(when[1], values) if all(d in values for d in when[0])
+                                    else None)
+        if numcore.unmet(kind, value(lhs, values), value(rhs, values), op or "", w):
+            return True
+    return False
+
+
 def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
     """:func:`paramcount.core.numcore.resolve` over the table: the complete set, or Defer where the
     SymPy path raises (its message is that path's)."""
@@ -109,13 +122,8 @@ def resolve(ns: dict, given: Mapping[str, int]) -> dict[str, int]:
         return int(x)
 
     def check(values: Mapping[str, int]) -> None:
-        for kind, op, deps, when, lhs, rhs in ns["constraints"]:
-            if not all(d in values for d in deps):
-                continue  # not checked until every symbol it reads has a value
-            w = 1 if when is None else (value(when[1], values) if all(d in values for d in when[0])
-                                        else None)
-            if numcore.unmet(kind, value(lhs, values), value(rhs, values), op or "", w):
-                raise Defer("constrained")
+        if broken(ns["constraints"], values):
+            raise Defer("constrained")
 
     def fixed_text(name: str, _value: int) -> str:
         raise Defer(f"{name} is fixed")

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from paramcount.analyze.cost_result import Costs, Quantity, no_position_left
-from paramcount.analyze.counting.compiled import Defer, resolve
+from paramcount.analyze.counting.compiled import Defer, broken, resolve
 from paramcount.analyze.counting.table import FORMAT
 from paramcount.core import numcore
 from paramcount.core.exprdata import value
@@ -153,6 +153,8 @@ def evaluate_costs(cns: dict, hparams: Mapping[str, int], preset: str | None, co
 
     if dtype.bytes is None:
         raise Defer(f"{dtype.name}: an estimate")
+    if broken(cns["subspace"], hparams):  # outside the sub-space a proof draws from
+        raise Defer("outside a proof's sub-space: costs.evaluate says so")
     config = cns["configs"].get(preset, {}) if preset else {}
     out = {}
     cls = None

@@ -49,6 +49,15 @@ def _cost_fields(ref) -> list[list]:
     return [[k, sym.name, default] for k, (sym, default) in cost_symbols(ref).items()]
 
 
+class _Within:
+    """The constraints of a proof's sub-space, as :func:`hparam_table` reads an architecture's."""
+
+    id, required, optional, fixed, notes = "", (), {}, {}, ()
+
+    def __init__(self, constraints) -> None:
+        self.constraints = tuple(constraints)
+
+
 def generate_costs(arch, record) -> dict:
     """``arch``'s compiled costs (an Architecture of the registry), the outcomes as the proof
     record at ``record`` (a path, or None: no record) says them."""
@@ -66,7 +75,7 @@ def generate_costs(arch, record) -> dict:
         for q in costs.QUANTITIES:
             if reasons[q] is not None or trees is None:
                 continue
-            qa = costs.quantity_arch(arch, q, hp)
+            qa = costs.quantity_arch(arch, q, hp, proving=False)
             total = qa.formula.total()
             trees[q] = {**hparam_table(qa), **tree_table(qa.formula),
                         "formula": pretty(total)}
@@ -75,6 +84,8 @@ def generate_costs(arch, record) -> dict:
         classes.append({"index": i, "always": always(ref), "fields": _cost_fields(ref),
                         "trees": trees})
     return {"format": FORMAT, "kind": "costs", "id": arch.id, "quantities": list(costs.QUANTITIES),
+            # the sub-space a proof draws its sets from: a set outside it, the full path says so
+            "subspace": hparam_table(_Within(costs.proof_subspace(arch)))["constraints"],
             "reasons": reasons, "statuses": statuses, "no_window": costs.NO_WINDOW,
             "classes": classes, "configs": _configs(arch)}
 
