@@ -52,9 +52,10 @@ def _cost_fields(ref) -> list[list]:
 class _Within:
     """The constraints of a proof's sub-space, as :func:`hparam_table` reads an architecture's."""
 
-    id, required, optional, fixed, notes = "", (), {}, {}, ()
-
     def __init__(self, constraints) -> None:
+        self.id, self.required, self.notes = "", (), ()
+        self.optional: dict = {}
+        self.fixed: dict = {}
         self.constraints = tuple(constraints)
 
 
