@@ -114,8 +114,8 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
         why = unformulated(arch, quantity).get(quantity) or _task_head(arch, quantity)
         if why is None and quantity == "kv" and _uncached_attention(arch):
             why = "its attention is not one the cache tree recognises (no key and value widths)"
-        if why is None and quantity == "decode":
-            why = formulated(arch, "flops") or _not_decoded(arch)
+        if why is None and quantity == "decode":  # (a step is against the class's cache)
+            why = formulated(arch, "flops") or formulated(arch, "kv") or _not_decoded(arch)
         return why
     except (ParamcountError, ValueError, KeyError) as exc:
         return str(exc)
