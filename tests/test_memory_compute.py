@@ -322,3 +322,17 @@ def test_a_published_config_is_costed_whatever_its_proof_keeps_to(capsys):
     assert kv["total"] == 38_141_952 and kv["status"] == "not proven"
     assert kv["why"].startswith("proven for all hyperparameters where the proof draws its sets, "
                                 "not at this one: L_att (4) must be divisible by L_moe (16)")
+
+
+def test_falcon_7b_s_original_layout_is_no_kv_figure_of_the_general_one(capsys):
+    """Falcon-7B's file keeps the original layout: ``multi_query``, one key/value head, cached
+    as one (transformers: 40,960,000 elements at T = 4,096, B = 2). Its table reads it as the
+    general layout, whose same weights cache every head's keys and values, 71 times as many: the
+    count printed that, said proven. The cost trees do not describe this file's cache: no figure,
+    and why."""
+    code, out, err = run(capsys, "count", "--config", "tests/configs/falcon-7b.json",
+                         "--context", "4096", "--json")
+    assert code == 0, err
+    kv = json.loads(out)["costs"]["kv"]
+    assert "total" not in kv and kv["status"] == "not formulated"
+    assert "multi_query" in kv["why"], kv

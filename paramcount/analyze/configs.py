@@ -218,6 +218,9 @@ def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, i
         out.append(("full_attention_layers", sum(k == "full_attention" for k in kinds)))
     if data.get("use_sliding_window") is True:  # Qwen's switch of windowed upper layers
         out.append(("use_sliding_window", 1))
+    own = getattr(getattr(arch, "mapping", None), "hf_cost_reading", None)
+    if own is not None:  # what the family's table knows of the file's cache
+        out.extend(own(data))
     for key in getattr(ref, "cost_config", {}) or {}:
         if key not in data:
             continue

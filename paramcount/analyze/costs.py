@@ -115,7 +115,9 @@ def formulated(arch: Architecture, quantity: str) -> str | None:
         if why is None and quantity == "kv" and _uncached_attention(arch):
             why = "its attention is not one the cache tree recognises (no key and value widths)"
         if why is None and quantity == "decode":  # (a step is against the class's cache)
-            why = formulated(arch, "flops") or formulated(arch, "kv") or _not_decoded(arch)
+            from paramcount.analyze.decode import why_not
+
+            why = formulated(arch, "flops") or formulated(arch, "kv") or why_not(arch)
         return why
     except (ParamcountError, ValueError, KeyError) as exc:
         return str(exc)
@@ -140,19 +142,6 @@ def _task_head(arch: Architecture, quantity: str) -> str | None:
     if kind == heads.SEQUENCE:
         return f"{cls} ({kind}): the positions its head runs on are its own, not checked"
     return None
-
-
-def _not_decoded(arch: Architecture) -> str | None:
-    """Why ``arch`` has no FLOPs-per-generated-token tree (:func:`paramcount.analyze.decode.
-    not_decoded`), or None."""
-    from paramcount.analyze.decode import not_decoded
-
-    ref = arch.transformers.pick(None) if arch.transformers is not None else None
-    if ref is not None and not ref.experts_on_meta and arch.formula.has_active:
-        return ("its experts run only in the class's own loop over the routed ones: a step needs "
-                "real data, not the meta device")
-    caches = ref is not None and getattr(ref, "caches", True) and tree(arch, "kv")[0].total() != 0
-    return not_decoded(for_framework(arch, "transformers").formula, bool(caches))
 
 
 def _uncached_attention(arch: Architecture) -> bool:
@@ -319,6 +308,11 @@ def config_problem(arch: Architecture, hparams: Mapping[str, int],
     full-attention layers than the tree's window pattern; Qwen's use_sliding_window set where the
     family has no window), or None: read from what :func:`paramcount.analyze.configs.read_data`
     kept of the file (``Reading.costs``)."""
+    cached = config.get("cached_kv_heads")
+    if cached is not None:
+        return (f"the file's layout (multi_query) caches {cached} key/value head a layer; the "
+                "formula's, the general layout the table reads it as (the same weights), caches "
+                "every head's")
     full, uses = config.get("full_attention_layers"), config.get("use_sliding_window")
     if full is None and not uses:
         return None

@@ -33,7 +33,7 @@ from paramcount.core.formula import Term, group, leaf, pretty
 from paramcount.core.symbols import B, T
 from paramcount.model.cost import active, attention_parts, macs
 
-__all__ = ["decode_flops", "not_decoded"]
+__all__ = ["decode_flops", "not_decoded", "why_not"]
 
 
 def decode_flops(root: Term) -> tuple[Term, tuple[str, ...]]:
@@ -118,3 +118,18 @@ def not_decoded(formula: Term, caches: bool) -> str | None:
     if missing:
         return "a one-token step not formulated for " + ", ".join(missing)
     return None
+
+
+def why_not(arch) -> str | None:
+    """Why the architecture ``arch`` has no FLOPs-per-generated-token tree (its transformers class
+    runs its experts only in its own loop, or :func:`not_decoded`), or None."""
+    from paramcount.model.cost import kv_cache
+    from paramcount.model.frameworks import for_framework
+
+    ref = arch.transformers.pick(None) if arch.transformers is not None else None
+    if ref is not None and not ref.experts_on_meta and arch.formula.has_active:
+        return ("its experts run only in the class's own loop over the routed ones: a step needs "
+                "real data, not the meta device")
+    formula = for_framework(arch, "transformers").formula
+    caches = ref is not None and getattr(ref, "caches", True) and kv_cache(formula).total() != 0
+    return not_decoded(formula, bool(caches))

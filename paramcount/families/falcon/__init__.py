@@ -153,6 +153,14 @@ def _parallel_keys(config: Mapping) -> Mapping:
     return c
 
 
+def _cached_heads(config: Mapping) -> tuple:
+    """The original layout with ``multi_query`` caches its one key/value head as one; the general
+    layout :func:`_parallel_keys` reads it as broadcasts it to every head before caching."""
+    if not config.get("new_decoder_architecture") and config.get("multi_query", True):
+        return (("cached_kv_heads", 1),)
+    return ()
+
+
 # symbol ↔ FalconConfig key (no KerasHub argument: KerasHub cannot build these models).
 FALCON_PARALLEL_MAPPING = family_table(
     "falcon_parallel", hf="FalconForCausalLM", model_type="falcon",
@@ -183,6 +191,7 @@ FALCON_PARALLEL_MAPPING = family_table(
     ),
     free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads"},
     hf_normalize=_parallel_keys,
+    hf_cost_reading=_cached_heads,
 )
 
 # FalconForCausalLM's names; the formula's own patterns are these (no Keras build exists).

@@ -127,6 +127,12 @@ class Table:
     # The same for a KerasHub config (Gemma 4's layer_types, when null, follow
     # sliding_window_pattern).
     keras_normalize: Callable[[Mapping], Mapping] | None = None
+    # A transformers config → fields of it that change a cost and no weight, beyond the class's
+    # ``cost_config`` (key, value) pairs read by paramcount.analyze.costs.config_problem: where
+    # ``hf_normalize`` reads a file as a layout with the same weights but another cache
+    # (Falcon-7B's multi_query caches one key/value head, the general layout every head's).
+    # Not declared data of a proof (compare=False): it says what a file is, not what is proven.
+    hf_cost_reading: Callable[[Mapping], tuple] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.__dict__.update(restrict.table(self, Require))  # frozen: derived attributes set directly
