@@ -378,6 +378,8 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
     from paramcount.model import dtypes
 
     values = at(arch, hparams, context, batch, config)
+    # where the set lies outside the sub-space the proofs draw from (the same for each quantity)
+    outside = [x for c in proof_subspace(arch) if (x := c.check(arch.values(hparams)))]
     out = {}
     for q in QUANTITIES:
         why = formulated(arch, q) or (config_problem(arch, hparams, config or {})
@@ -389,7 +391,6 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
             continue
         qa = quantity_arch(arch, q, hparams, proving=False)
         status, message = (statuses or {}).get(q, ("not proven", "no proof recorded"))
-        outside = [x for c in proof_subspace(arch) if (x := c.check(arch.values(hparams)))]
         if status == "proven" and outside:
             status, message = "not proven", (
                 "proven for all hyperparameters where the proof draws its sets, not at this one: "
