@@ -50,5 +50,5 @@ def config_costs(text: str, sizes: Mapping[str, int]) -> dict[str, int]:
     # one generated token (reference_models.hf_decode); none where no position is left or the
     # class returns no cache: not compared (check_config then needs the count's own reason)
     with contextlib.suppress(RuntimeError, NotImplementedError, ValueError, IndexError):
-        out["decode"] = sum(step(model, sizes["B"], sizes["T"]).values())
+        out["decode"] = sum(step(model, sizes["B"], sizes["T"], cache).values())
     return out

@@ -69,14 +69,14 @@ def decode(arch, hp: Mapping[str, int]) -> list[Weight]:
     return out
 
 
-def step(model, batch: int, context: int) -> dict[str, int]:
+def step(model, batch: int, context: int, cache=None) -> dict[str, int]:
     """Each module's own FLOPs (by name, ``""`` the model) in one forward of one token per
     sequence of ``model`` (on the meta device) against the cache a forward of ``batch`` ×
-    ``context`` tokens returned."""
+    ``context`` tokens returned (``cache``, where the caller made that forward already)."""
     with torch.device("meta"):
-        ids = torch.zeros((batch, context), dtype=torch.long)
         new = torch.zeros((batch, 1), dtype=torch.long)
-    _, cache = measure(model, ids)
+        if cache is None:
+            _, cache = measure(model, torch.zeros((batch, context), dtype=torch.long))
     key = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
     return _own(model, lambda: model(input_ids=new, use_cache=True, **{key: cache}))
 
