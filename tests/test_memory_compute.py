@@ -336,3 +336,37 @@ def test_falcon_7b_s_original_layout_is_no_kv_figure_of_the_general_one(capsys):
     kv = json.loads(out)["costs"]["kv"]
     assert "total" not in kv and kv["status"] == "not formulated"
     assert "multi_query" in kv["why"], kv
+
+
+def test_falcon_7b_s_preset_is_no_kv_figure_of_the_general_layout(capsys):
+    """The falcon_7b preset is the published Falcon-7B, whose config keeps the original layout
+    (multi_query: one key/value head, cached as one). The table reads it as the general layout,
+    whose same weights cache every head's: `count --preset falcon_7b --context` and the memory
+    page gave that figure, 71 times transformers', and the count called it proven."""
+    code, out, err = run(capsys, "count", "falcon_parallel", "--preset", "falcon_7b",
+                         "--context", "4096", "--json")
+    assert code == 0, err
+    kv = json.loads(out)["costs"]["kv"]
+    assert "total" not in kv and kv["status"] == "not formulated"
+    assert "multi_query" in kv["why"], kv
+    # the general layout's Falcon-40B is the tree's: its figure stands
+    code, out, err = run(capsys, "count", "falcon_parallel", "--preset", "falcon_40b",
+                         "--context", "4096", "--json")
+    assert json.loads(out)["costs"]["kv"]["total"] == 2 * 60 * 4096 * 8192
+
+
+def test_the_memory_page_gives_no_kv_cache_where_the_preset_s_file_is_not_the_tree_s():
+    text, _ = _page("falcon_parallel")
+    row = next(r for r in text.splitlines() if r.startswith("| falcon_parallel · falcon_7b |"))
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[4] == cells[5] == "—", row  # the KV cache at both contexts
+    row = next(r for r in text.splitlines() if r.startswith("| falcon_parallel · falcon_40b |"))
+    assert "15 GiB" in row
+    assert "No KV cache is given for falcon_parallel · falcon_7b: the file's layout (multi_query)" in text
+
+
+def test_solve_memory_gives_no_context_from_a_cache_the_preset_s_file_does_not_keep(capsys):
+    # Falcon-7B caches one key/value head; the tree, every head's: no answer from it
+    code, _, err = run(capsys, "solve", "falcon_parallel", "--preset", "falcon_7b",
+                       "--memory", "80GB", "--for", "T")
+    assert code == 2 and "multi_query" in err and len(err.strip().splitlines()) == 1, err

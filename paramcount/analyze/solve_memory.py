@@ -81,7 +81,7 @@ def solve_memory(arch: Architecture, hparams: Mapping[str, int], memory: int, un
     if unknown not in ("T", "B"):
         raise HyperparameterError(f"solve --memory finds T (the context) or B (the batch), not "
                                   f"{unknown!r}")
-    why = costs.formulated(arch, "kv")
+    why = costs.formulated(arch, "kv") or costs.config_problem(arch, hparams, config or {})
     if why is not None:
         raise HyperparameterError(f"{arch.id}: no KV-cache formula to solve with ({why})")
     from paramcount.analyze.cost_status import statuses

@@ -88,9 +88,10 @@ def _proven(cost_proofs: Mapping[str, list], aid: str) -> bool:
 
 
 def preset_rows(cost_proofs: Mapping[str, list]):
-    """(architecture, preset, hyperparameters, parameters, KV elements and FLOPs at each of
-    CONTEXTS, non-trainable weights, FLOPs per generated token at each of CONTEXTS or None where
-    not formulated) at each published preset of an architecture proven for both quantities, that
+    """(architecture, preset, hyperparameters, parameters, KV elements (None where the preset's
+    file caches otherwise than the tree: :func:`paramcount.analyze.costs.config_problem`) and
+    FLOPs at each of CONTEXTS, non-trainable weights, FLOPs per generated token at each of
+    CONTEXTS or None where not formulated) at each published preset of an architecture proven for both quantities, that
     transformers builds (B = 1)."""
     from paramcount.analyze import costs
     from paramcount.model.frameworks import for_framework
@@ -111,7 +112,8 @@ def preset_rows(cost_proofs: Mapping[str, list]):
                 config = dict(arch.preset(name).config)  # the checkpoint's window
                 for q in ("kv", "flops", "decode"):
                     values[q] = {t: costs.value(arch, q, hp, t, 1, config) for t in CONTEXTS} \
-                        if costs.formulated(arch, q) is None else None
+                        if costs.formulated(arch, q) is None and not (
+                            q == "kv" and costs.config_problem(arch, hp, config)) else None
             except (ParamcountError, ValueError):  # a preset transformers does not build
                 continue
             out.append((aid, name, hp, n, values["kv"], values["flops"],
@@ -128,6 +130,7 @@ def _pct(x: Fraction) -> str:
 
 
 def section(inp: Inputs) -> str:
+    from paramcount.analyze import costs
     from paramcount.analyze.costs import formulated
 
     proofs = {q: {p.arch: p for p in ps} for q, ps in inp.cost_proofs.items()}
@@ -155,10 +158,15 @@ def section(inp: Inputs) -> str:
     for aid, name, _, n, kv, fl, nt, dec in rows:
         per_token = Fraction(fl[t0], t0)
         step = [f"{dec[t]:,}" if dec else "—" for t in CONTEXTS]
+        cache = [_gib(kv[t] * DTYPE_BYTES) if kv else "—" for t in CONTEXTS]
         lines.append(f"| {aid} · {name} | {n:,} | {_gib((n + nt) * DTYPE_BYTES)} | "
-                     f"{_gib(kv[t0] * DTYPE_BYTES)} | {_gib(kv[t1] * DTYPE_BYTES)} | "
+                     f"{cache[0]} | {cache[1]} | "
                      f"{float(per_token):,.4g} | {float(per_token / (2 * n)):.3f} | "
                      f"{step[0]} | {step[1]} |")
+    for aid, name, hp, _, kv, *_ in rows:
+        if kv is None:
+            why = costs.config_problem(registry.get(aid), hp, dict(registry.get(aid).preset(name).config))
+            lines += ["", f"No KV cache is given for {aid} · {name}: {why}."]
     lines += ["", "## How far the rules of thumb miss", "",
               "Training FLOPs per token (3 × forward, the convention) against 6N, and the "
               "forward against 2N, at each context (B = 1): the 2N rule counts each weight "
@@ -213,7 +221,9 @@ def kv_figure(cost_proofs: Mapping[str, list]) -> Plot | None:
     from paramcount.output.plots import kv_cache_figure
 
     picked: dict[frozenset, tuple[str, str, dict]] = {}
-    for aid, name, hp, *_ in preset_rows(cost_proofs):
+    for aid, name, hp, _, kv, *_ in preset_rows(cost_proofs):
+        if kv is None:  # the preset's file caches otherwise than the tree (costs.config_problem)
+            continue
         kind = frozenset(s.name for s in costs.tree(registry.get(aid), "kv")[0].free_symbols())
         picked.setdefault(kind, (aid, name, hp))
     if not picked:

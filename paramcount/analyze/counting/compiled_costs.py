@@ -165,6 +165,10 @@ def evaluate_costs(cns: dict, hparams: Mapping[str, int], preset: str | None, co
             continue
         if cls is None:
             cls = _pick(cns, hparams)
+            if set(config) - {key for key, _, _ in cls["fields"]}:
+                # a field of the file the trees do not read (a layout's cached heads):
+                # costs.config_problem says what it means
+                raise Defer("a cost field the table does not read")
         tree = cls["trees"][q]
         status, message = cns["statuses"][q]
         if status not in ("proven", "not proven"):  # a refuted formula prints no number
