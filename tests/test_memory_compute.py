@@ -370,3 +370,17 @@ def test_solve_memory_gives_no_context_from_a_cache_the_preset_s_file_does_not_k
     code, _, err = run(capsys, "solve", "falcon_parallel", "--preset", "falcon_7b",
                        "--memory", "80GB", "--for", "T")
     assert code == 2 and "multi_query" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_nested_cost_field_is_read_from_the_file(capsys):
+    """T5Gemma 2's window is its decoder's (decoder.sliding_window = 512 in the released file).
+    The reading looked the dotted key up at the top level, found nothing and took the class's
+    4,096: 150,979,584 elements, where transformers' cache holds 95,929,344 (T = 4,096, B = 2:
+    3 full and 15 windowed self-attention layers, and the 18 layers' cross-attention keys and
+    values of the 4,096-token source, one head of 256)."""
+    code, out, err = run(capsys, "count", "--config", str(CONFIGS / "t5gemma-2-270m-270m.json"),
+                         "--context", "4096", "--batch", "2", "--json")
+    assert code == 0, err
+    per_position = 2 * 2 * 256
+    assert json.loads(out)["costs"]["kv"]["total"] == per_position * (
+        3 * 4096 + 15 * 511 + 18 * 4096) == 95_929_344

@@ -24,6 +24,7 @@ from paramcount.core import symbols
 from paramcount.core.errors import InputFileError
 from paramcount.model import heads, options, registry
 from paramcount.model.mapping import Reading
+from paramcount.model.mapping.values import get_key, has_key
 from paramcount.runtime import inputs
 
 __all__ = ["check_missing", "load_json", "read_config", "read_data", "supported", "tables"]
@@ -218,17 +219,17 @@ def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, i
         out.append(("full_attention_layers", sum(k == "full_attention" for k in kinds)))
     if data.get("use_sliding_window") is True:  # Qwen's switch of windowed upper layers
         out.append(("use_sliding_window", 1))
-    own = getattr(getattr(arch, "mapping", None), "hf_cost_reading", None)
-    if own is not None:  # what the family's table knows of the file's cache
-        out.extend(own(data))
     for key in getattr(ref, "cost_config", {}) or {}:
-        if key not in data:
+        if not has_key(data, key):  # a dotted key reaches into a nested config (decoder.…)
             continue
-        value = data[key]
+        value = get_key(data, key)
         if value is not None and not (type(value) is int and value > 0):
             raise InputFileError(f"{where}: {key} = {json.dumps(value)}: expected a positive "
                                  "integer or null")
         out.append((key, value))
+    own = getattr(getattr(arch, "mapping", None), "hf_cost_reading", None)
+    if own is not None:  # what the family's table knows of the file's cache (it reads last)
+        out.extend(own(data))
     return tuple(out)
 
 

@@ -91,6 +91,16 @@ _architecture = partial(
     restrictions=(GQA,),
 )
 
+def _bidirectional_window(config) -> tuple:
+    """The window a Gemma3TextConfig keeps: with use_bidirectional_attention it halves the
+    file's sliding_window, to ``w // 2 + 1`` (and writes it back as ``(w - 1) * 2``), so
+    EmbeddingGemma's class default 4096 keeps 2,048 positions a windowed layer, not 4,095."""
+    w = config.get("sliding_window")
+    if config.get("use_bidirectional_attention") is True and type(w) is int and w > 0:
+        return (("sliding_window", w // 2 + 1),)
+    return ()
+
+
 # symbol ↔ Gemma3Backbone argument ↔ Gemma3TextConfig key (model_type gemma3_text). The text
 # config has no switch for QK norms or post norms (Gemma3ForCausalLM always has both); KerasHub
 # has one per norm, and defaults the post norms to off. Gemma3TextConfig's num_key_value_heads
@@ -141,6 +151,7 @@ MAPPING = family_table(
         "local_rope_scaling_factor", "global_rope_scaling_factor", "layer_norm_epsilon", "dropout",
         "pooling_intermediate_dim", "embedding_dim",
     },
+    hf_cost_reading=_bidirectional_window,
 )
 
 # Gemma3ForCausalLM: Gemma 2's names (input_layernorm, post_attention_layernorm,
@@ -229,6 +240,7 @@ EMBEDDING_MAPPING = family_table(
     # Gemma3TextModel has no head, tied or not
     free=(MAPPING.free - {"pooling_intermediate_dim", "embedding_dim"})
     | {"tie_word_embeddings"},
+    hf_cost_reading=_bidirectional_window,
 )
 
 # Gemma3TextModel: Gemma3ForCausalLM's names without its ``model.`` prefix, no head; the
