@@ -384,3 +384,14 @@ def test_a_nested_cost_field_is_read_from_the_file(capsys):
     per_position = 2 * 2 * 256
     assert json.loads(out)["costs"]["kv"]["total"] == per_position * (
         3 * 4096 + 15 * 511 + 18 * 4096) == 95_929_344
+
+
+def test_layer_types_that_name_mixers_are_no_window_pattern(capsys):
+    """Granite 4.0's layer_types name each layer's mixer ("attention", "mamba"), not a window
+    ("full_attention", "sliding_attention"): the reading took them for a window pattern with no
+    full-attention layer and gave no KV cache. transformers' cache holds 335,544,320 elements
+    for Granite-4.0-Micro at T = 4,096, B = 2 (40 attention layers, 8 key/value heads of 64)."""
+    code, out, err = run(capsys, "count", "--config", str(CONFIGS / "granite-4.0-micro.json"),
+                         "--context", "4096", "--batch", "2", "--json")
+    assert code == 0, err
+    assert json.loads(out)["costs"]["kv"]["total"] == 2 * 2 * 4096 * 40 * 8 * 64 == 335_544_320
