@@ -22,7 +22,7 @@ def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
     False) needs real data, so transformers' model runs for real on the CPU (not on the meta
     device), at sizes the prover's random values far exceed; a chunked scan's FLOPs (a Mamba-2
     mixer's, a gated DeltaNet's) are a polynomial in T only on each residue of T modulo the
-    chunk, so a proof has as many cases as the chunk is long (256), times as many again on the
+    chunk, so a proof has as many cases as the chunk is long (Q_ssd: 256 by default), times as many again on the
     convolution's regime (T against K_conv): beyond the prover's budget."""
     if quantity == "decode":
         return ("checked against transformers' one-token step on the meta device at its first "
@@ -48,15 +48,19 @@ def unprovable(arch: Architecture, quantity: str | None = None) -> str | None:
     return None
 
 
-def _chunk(total) -> int | None:
-    """The longest chunk of the scans in a FLOPs total (a constant divisor of T under a
-    ceiling), None without one."""
+def _chunk(total) -> str | None:
+    """The chunk of the scans in a FLOPs total (the divisor of T under a ceiling: a config's
+    chunk length Q_ssd, else the longest constant one), None without one."""
     import sympy
 
     from paramcount.core.symbols import T
 
-    return max((int(d) for c in total.atoms(sympy.ceiling) if T in c.free_symbols
-                for d in [sympy.fraction(c.args[0])[1]] if d.is_Integer), default=None)
+    divisors = [sympy.fraction(c.args[0])[1] for c in total.atoms(sympy.ceiling)
+                if T in c.free_symbols]
+    named = sorted(str(d) for d in divisors if d.is_Symbol)
+    if named:
+        return named[0]
+    return max((str(int(d)) for d in divisors if d.is_Integer), key=int, default=None)
 
 
 def statuses(arch: Architecture, record_path) -> dict[str, tuple[str, str]]:

@@ -322,3 +322,5 @@ att_ad = declare("att_ad", "1 when the shared attention's q, k, v carry per-laye
 T = declare("T", "context: tokens per sequence (a forward over T tokens; a cache after T)")
 B = declare("B", "batch: sequences run together")
 w = declare("w", "sliding window of the windowed attention layers (transformers' sliding_window)")
+Q_ssd = declare("Q_ssd", "chunk length of a Mamba-2 mixer's chunked SSD scan (transformers' "
+                "chunk_size or mamba_chunk_size): a cost, no weight")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Mapping
 
 import sympy
 
@@ -298,15 +299,17 @@ def parallel_causal_lm(name: str, attention_term: Term, ffn: Term, *, beta=1, no
 def hf_causal_lm(arch_id: str, *, formula: Term, hf: str = "", fields: Iterable[Field] = (),
                  free: Iterable[str] = (), table_restrictions: Iterable[Restriction] = (),
                  model_type: str | None = None, base_free: frozenset[str] = CAUSAL_LM_FREE,
-                 mapping: Table | None = None, **rest) -> Architecture:
+                 mapping: Table | None = None, cost_config: Mapping[str, object] | None = None,
+                 **rest) -> Architecture:
     """A causal LM only transformers builds (KerasHub has no class of it), as an Architecture:
     checked against transformers alone (``reference_models.hf``), its names read off the tree's
     matches (``own_weights``), its presets the file ``<id>``. Its table is ``mapping``, or the
     ``fields``, restriction rows and the lineage's free keys with the family's ``free`` under
     ``model_type`` (the id by default) for the class ``hf``. By default its hyperparameters are
     the Llama block's (v, d_e, M, M_kv, d_f, L) and its config (``<Class>Config``) has no
-    head_dim (:func:`rotary_heads`). The family gives title, source, counting, examples and any
-    other field (or another default) in ``rest``."""
+    head_dim (:func:`rotary_heads`); ``cost_config``, its class's config fields that change a
+    cost and no weight (``Transformers.cost_config``). The family gives title, source, counting,
+    examples and any other field (or another default) in ``rest``."""
     if mapping is None:
         if not hf:
             raise TypeError(f"{arch_id}: hf_causal_lm needs the transformers class (hf=) or a whole mapping")
@@ -318,7 +321,7 @@ def hf_causal_lm(arch_id: str, *, formula: Term, hf: str = "", fields: Iterable[
         presets=arch_id,
         family="transformers",
         mapping=mapping,
-        transformers=Transformers(weights=own_weights(formula)),
+        transformers=Transformers(weights=own_weights(formula), cost_config=cost_config or {}),
         frameworks=("transformers",),
     )
     if "restrictions" not in rest:

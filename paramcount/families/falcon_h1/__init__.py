@@ -60,6 +60,7 @@ from paramcount.model.components.llama_like import embeddings
 from paramcount.model.components.modern import gated_feed_forward
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.ssm import ssd_chunk
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -149,6 +150,7 @@ register(hf_causal_lm(
              "a Mamba-2 mixer side by side, a SwiGLU MLP), final RMS norm, the LM head unless "
              "tied; the µP multipliers are scalars, not parameters",
     mapping=MAPPING,
+    cost_config=ssd_chunk("mamba_chunk_size", 256),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=2, H_ssm=4, d_ssm=6,
                      G_ssm=2, d_state=4, ssm_norm=1),

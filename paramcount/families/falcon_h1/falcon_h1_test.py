@@ -22,3 +22,21 @@ def test_falcon_h1_inner_width_is_heads_times_head_width(capsys, tmp_path):
     assert "mamba_d_ssm = 1537" in capsys.readouterr().err
     path.write_text(json.dumps(data | {"mamba_rms_norm": True}))
     assert count_json(capsys, "--config", str(path))["total"] == 521_411_104 + 36 * 1536
+
+
+def test_the_scan_s_chunk_is_the_file_s(capsys):
+    """Falcon-H1's released files run the SSD scan in chunks of 128 (mamba_chunk_size); the
+    class's default is 256. The FLOPs tree held 256: 11,400,250,343,424 FLOPs for the 0.5B
+    config at T = 4,096, B = 2, where transformers' forward counts 11,075,007,234,048
+    (FlopCounterMode, meta device: `costs.check_config`). The preset reads the file's chunk."""
+    import json
+    from pathlib import Path
+
+    from paramcount.cli.main import main
+
+    config = Path(__file__).parents[3] / "tests" / "configs" / "falcon-h1-0.5b-base.json"
+    for source in (["--config", str(config)], ["falcon_h1", "--preset", "falcon_h1_0_5b"]):
+        assert main(["count", *source, "--context", "4096", "--batch", "2", "--json"]) == 0
+        flops = json.loads(capsys.readouterr().out)["costs"]["flops"]
+        assert flops["total"] == 11_075_007_234_048, source
+        assert "Q_ssd" in flops["formula"]

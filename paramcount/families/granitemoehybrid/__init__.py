@@ -74,6 +74,7 @@ from paramcount.model.components.hf_decoder import stacked_expert
 from paramcount.model.components.modern import k_act
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.ssm import ssd_chunk
 from paramcount.model.components.stacks import LayerKinds
 from paramcount.model.components.stacks import repeat
 from paramcount.model.frameworks import Transformers
@@ -201,7 +202,8 @@ register(hf_causal_lm(
              "Mamba-2 mixer, a shared MLP, E routed experts when moe = 1), final RMS norm, the "
              "LM head unless tied; active parameters count k of the E experts",
     mapping=MAPPING,
-    transformers=Transformers(weights=own_weights(FORMULA), restrictions=(
+    transformers=Transformers(weights=own_weights(FORMULA), cost_config=ssd_chunk("mamba_chunk_size", 256),
+                              restrictions=(
         Holds(Divisible(x_in, H_ssm), binds="proof",
             why="prove samples x_in = H_ssm·x_in' (x_in·d_e divisible by H_ssm): there every H_ssm and M stay "
                 "free, and a polynomial identity there holds at every valid set; met through d_e instead "

@@ -48,6 +48,7 @@ from paramcount.model.components.basic import embedding
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
 from paramcount.model.components.ssm import mamba_mixer
+from paramcount.model.components.ssm import ssd_chunk
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
 
@@ -150,6 +151,7 @@ register(hf_causal_lm(
         fields=(*_COMMON, Field('H_ssm', hf='num_heads'), Field('d_ssm', hf='head_dim'), SSM_GROUPS, HF_TIED_NO),
         free=_FREE | {"time_step_rank", "intermediate_size"},
     ),
+    cost_config=ssd_chunk("chunk_size", 256),
     examples={
         "tiny": dict(v=97, d_e=32, L=2, H_ssm=8, d_state=4, G_ssm=2, K_conv=4),
         "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=2, H_ssm=6, d_state=5, G_ssm=1,

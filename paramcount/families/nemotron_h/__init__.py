@@ -80,6 +80,7 @@ from paramcount.model.components.modern import k_act
 from paramcount.model.components.modern import mixture_of_experts
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.ssm import ssd_chunk
 from paramcount.model.components.stacks import BLOCK_TYPES
 from paramcount.model.components.stacks import NEMOTRON_PATTERN_CHARS
 from paramcount.model.components.stacks import L_moe
@@ -142,7 +143,7 @@ FORMULA = group(
         per_kind={"attention": (attention(match="mixer"),),
                   "mlp": (_mlp("mlp", d_f, "mixer", at="(?<=mixer/)"),),
                   "moe": (_moe,),
-                  "mamba": (mamba2_mixer("mamba", match="mixer", inner=H_ssm * d_ssm, chunk=128),)},
+                  "mamba": (mamba2_mixer("mamba", match="mixer", inner=H_ssm * d_ssm),)},
         match=r"model/layers/\d+",
         note="L blocks, each a norm and one mixer: attention in L_att, an MLP in L_mlp, "
              "experts in L_moe, Mamba-2 in the other L_ssm",
@@ -264,6 +265,7 @@ register(hf_causal_lm(
              "moe_lat = 1 the routed experts work on a d_lat latent, projected to and from d_e; "
              "active parameters count k of the E routed experts",
     mapping=MAPPING,
+    cost_config=ssd_chunk("chunk_size", 128),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, H_ssm=4, d_ssm=6,
                      G_ssm=2, d_state=4, L_att=1, L_mlp=2, L_moe=1, E=4, k=2, d_fe=12, d_fs=20),

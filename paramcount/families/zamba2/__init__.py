@@ -68,6 +68,7 @@ from paramcount.model.components.basic import dense
 from paramcount.model.components.basic import embedding
 from paramcount.model.components.modern import rms_norm
 from paramcount.model.components.ssm import mamba2_mixer
+from paramcount.model.components.ssm import ssd_chunk
 from paramcount.model.cost import runs
 from paramcount.model.cost import with_kept
 from paramcount.model.mapping import Field
@@ -240,6 +241,7 @@ register(hf_causal_lm(
              "B_mem shared attention blocks once each (whichever hybrid layers reuse them), one "
              "linear and one adapter set per hybrid layer, final RMS norm; the head is tied",
     mapping=MAPPING,
+    cost_config=ssd_chunk("chunk_size", 256),
     examples={
         "tiny": dict(v=97, d_e=32, M=4, L=5, L_hyb=3, H_ssm=8, d_f=24, B_mem=2, r_ad=3,
                      G_ssm=2, d_state=4),

@@ -18,11 +18,12 @@ from __future__ import annotations
 import sympy
 
 from paramcount.core.formula import Term, group, leaf
-from paramcount.core.symbols import B, G_ssm, H_ssm, K_conv, T, b_conv, b_proj, d_e, d_state, r_dt, x_in
+from paramcount.core.symbols import B, G_ssm, H_ssm, K_conv, Q_ssd, T, b_conv, b_proj, d_e, d_state, r_dt, x_in
 from paramcount.model.components.basic import dense
 from paramcount.model.components.modern import rms_norm
 
-__all__ = ["MODULE_NAMES", "conv_flops", "jamba_mixer", "mamba2_mixer", "mamba_mixer", "ssd_flops"]
+__all__ = ["MODULE_NAMES", "conv_flops", "jamba_mixer", "mamba2_mixer", "mamba_mixer", "ssd_chunk",
+           "ssd_flops"]
 
 D_IN = x_in * d_e
 # The names transformers' modeling files give a state-space mixer's module (a block's ``mamba``,
@@ -81,26 +82,34 @@ def mamba_mixer(name: str = "mixer", *, match: str = "mixer") -> Term:
     )
 
 
-def ssd_flops(inner, chunk: int = 256) -> sympy.Expr:
+def ssd_chunk(key: str = "chunk_size", default: int = 256) -> dict:
+    """``Transformers(cost_config=...)`` of a class whose Mamba-2 scan runs in chunks of its
+    config's ``key`` (``default`` when unset): the cost symbol Q_ssd that :func:`ssd_flops` reads
+    (Falcon-H1's released files set 128 where its class defaults to 256)."""
+    return {key: (Q_ssd, default)}
+
+
+def ssd_flops(inner, chunk=Q_ssd) -> sympy.Expr:
     """FLOPs of transformers' chunked SSD scan (``mamba2_chunk_scan``'s torch path) over T tokens
     of width ``inner`` in H_ssm heads, the sequence padded to c = ⌈T/Q⌉ chunks of Q = ``chunk``:
     its five einsums, 2 per multiply-accumulate: C·B within each chunk (Q² per head, N wide), those
     scores times x (Q² of width d_in), the chunk states (Q·d_in·N, twice: from B, out by C) and
     the recurrence over the c + 1 chunk states ((c + 1)²·d_in·N)."""
     c = sympy.ceiling(T / chunk)
-    q = sympy.Integer(chunk)
+    q = sympy.sympify(chunk)
     return 2 * B * (c * q**2 * (H_ssm * d_state + inner) + 2 * c * q * inner * d_state
                     + (c + 1) ** 2 * inner * d_state)
 
 
 def mamba2_mixer(name: str = "mixer", *, match: str = "mixer", inner=D_IN, norm=1,
-                 out_bias=b_proj, chunk: int = 256) -> Term:
+                 out_bias=b_proj, chunk=Q_ssd) -> Term:
     """Mamba-2's SSD mixer (see the module docstring). ``inner``: its width d_in (x_in·d_e;
     H_ssm·d_ssm where a config sets heads and head width, as Nemotron-H's does). ``norm``: a
     0/1 symbol where the gated RMS norm is optional (Falcon-H1's mamba_rms_norm);
     ``out_bias``: out_proj's bias flag where it is set apart from in_proj's (Falcon-H1's
-    projectors_bias); ``chunk``: the scan's chunk length, the config's default (its FLOPs,
-    :func:`ssd_flops`)."""
+    projectors_bias); ``chunk``: the scan's chunk length, the cost symbol Q_ssd that the
+    class's config sets (its FLOPs, :func:`ssd_flops`; the family declares its key,
+    :func:`ssd_chunk`)."""
     conv_dim = inner + 2 * G_ssm * d_state
     return group(
         name,

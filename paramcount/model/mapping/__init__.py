@@ -132,7 +132,8 @@ class Table:
     # ``hf_normalize`` reads a file as a layout with the same weights but another cache
     # (Falcon-7B's multi_query caches one key/value head, the general layout every head's), or
     # where the class reads a cost field otherwise than the file gives it (Gemma 3's
-    # bidirectional config halves its sliding_window); read after ``cost_config``. Not declared data of a proof (compare=False): it says what a file is, not what is proven.
+    # bidirectional config halves its sliding_window); read after ``cost_config``. Not
+    # declared data of a proof (compare=False): it says what a file is, not what is proven.
     hf_cost_reading: Callable[[Mapping], tuple] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
