@@ -35,6 +35,14 @@ NO_FORWARD = {
                                            "wide, but its forward adds the key's and value's to "
                                            "the M_kv·d_k-wide keys and values (M_kv < M: no "
                                            "broadcast)",
+} | {
+    # an odd head width with full rotary positions that the config class does not refuse
+    # (validate_rope refuses an odd one above 4, and only where the class runs it): the weights
+    # build, but RoPE's cos and sin are ⌈d_k/2⌉·2 wide and the forward cannot broadcast them
+    (a, name): "transformers builds these odd rotary heads, but its forward cannot rotate them "
+               "(RoPE's cos and sin are one column wider than a head)"
+    for a, name in (("qwen", "tiny_untied_odd"), ("qwen", "tiny_mqa"), ("qwen3", "tiny_mha"),
+                    ("qwen_moe", "tiny_odd_tied"), ("mixtral", "tiny_odd_top1"))
 }
 
 
