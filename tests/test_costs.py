@@ -376,14 +376,17 @@ def test_an_image_text_context_holds_the_image_tokens():
 
 
 def test_a_chunked_scans_flops_are_checked_not_proven_and_say_why():
-    """Mamba-2's scan runs on ⌈T/256⌉ chunks: its FLOPs are a polynomial on each residue of T mod
-    256, a proof of 256 cases per regime (a proof of Mamba-2's FLOPs ran 23 CPU minutes in its
-    first regime, two residues of 256 split at once); the report proves no such quantity and says
-    why, and its KV cache (no chunk) is proven as any."""
+    """Mamba-2's scan runs on ⌈T/Q_ssd⌉ chunks (its config's chunk_size, 256 by default): its
+    FLOPs are a polynomial on each residue of T mod Q_ssd, a proof of 256 cases per regime at the
+    default (a proof of Mamba-2's FLOPs ran 23 CPU minutes in its first regime, two residues of
+    256 split at once); the report proves no such quantity and says why, and its KV cache (no
+    chunk) is proven as any."""
     from paramcount.analyze.cost_status import unprovable
 
     why = unprovable(registry.get("mamba2"), "flops")
-    assert why is not None and "⌈T/256⌉" in why and "256 residues" in why
+    assert why is not None and "⌈T/Q_ssd⌉" in why and "Q_ssd residues" in why
+    # a constant chunk is named by its length (a gated DeltaNet's 64)
+    assert "⌈T/64⌉" in unprovable(registry.get("qwen3_next"), "flops")
     assert unprovable(registry.get("mamba2"), "kv") is None
     assert unprovable(registry.get("mamba"), "flops") is None  # no chunk: its max splits in two
     assert "routed" in unprovable(registry.get("dbrx"), "kv")  # its experts in its own loop

@@ -216,7 +216,7 @@ def _cost_fields(arch, hparams, data: Mapping, where: str) -> tuple[tuple[str, i
     kinds = data.get("layer_types")
     if isinstance(kinds, list) and kinds and set(kinds) <= {"full_attention", "sliding_attention"}:
         # which layers attend to every position: checked against the tree's window pattern
-        # (layer_types that name mixers, Granite 4.0's "attention" and "mamba", are no window's)
+        # (layer_types that name mixers, as Granite 4.0's do, are no window's)
         out.append(("full_attention_layers", sum(k == "full_attention" for k in kinds)))
     if data.get("use_sliding_window") is True:  # Qwen's switch of windowed upper layers
         out.append(("use_sliding_window", 1))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from paramcount.model.dtypes import Dtype
 
-__all__ = ["Costs", "Quantity", "no_position_left"]
+__all__ = ["WITHHELD", "Costs", "Quantity", "no_position_left"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,13 @@ class Costs:
     def kv_bytes(self) -> int | None:
         kv = self.quantities["kv"].total
         return None if kv is None or self.cache_dtype.bytes is None else kv * self.cache_dtype.bytes
+
+
+# The statuses whose formula prints no number: a refuted one (the build differs), and one that
+# does not describe the input (a config of another class). An inconclusive proof found no
+# difference, its bound not low enough; an error is the prover's: their figures stand, with
+# that status beside them.
+WITHHELD = frozenset({"refuted", "not formulated"})
 
 
 def no_position_left(values) -> str | None:

@@ -40,7 +40,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from paramcount.analyze.cost_result import Costs, Quantity, no_position_left
+from paramcount.analyze.cost_result import WITHHELD, Costs, Quantity, no_position_left
 from paramcount.core.errors import ParamcountError
 from paramcount.core.symbols import B, T
 from paramcount.model import cost
@@ -395,7 +395,7 @@ def evaluate(arch: Architecture, hparams: Mapping[str, int], context: int, batch
             status, message = "not proven", (
                 "proven for all hyperparameters where the proof draws its sets, not at this one: "
                 + outside[0].split("; allowed")[0])
-        if status not in ("proven", "not proven"):  # a refuted formula prints no number
+        if status in WITHHELD:  # a refuted formula prints no number
             out[q] = Quantity(q, None, None, pretty(qa.formula.total()), status, message)
             continue
         from paramcount.analyze.counting import count_rows

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from paramcount.analyze.cost_result import Costs, Quantity, no_position_left
+from paramcount.analyze.cost_result import WITHHELD, Costs, Quantity, no_position_left
 from paramcount.analyze.counting.compiled import Defer, broken, resolve
 from paramcount.analyze.counting.table import FORMAT
 from paramcount.core import numcore
@@ -171,7 +171,7 @@ def evaluate_costs(cns: dict, hparams: Mapping[str, int], preset: str | None, co
                 raise Defer("a cost field the table does not read")
         tree = cls["trees"][q]
         status, message = cns["statuses"][q]
-        if status not in ("proven", "not proven"):  # a refuted formula prints no number
+        if status in WITHHELD:  # a refuted formula prints no number
             out[q] = Quantity(q, None, None, tree["formula"], status, message)
             continue
         values = dict(hparams)
