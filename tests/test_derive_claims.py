@@ -409,3 +409,54 @@ def test_a_constraint_side_parsed_once_reads_each_form():
     for x, want in expected.items():
         assert tuple(evaluator(x, kept)(p) for p in points) == want, x
         assert tuple(value(p, x, kept) for p in points) == want, x
+
+
+# --- a field that changes a weight, which no template of the fit reads (Inkling 2 Loop's) ----
+
+
+def test_a_field_no_template_reads_is_held_and_its_orders_go():
+    """Inkling 2 Loop's loop_layer_index_start was 6 in every build the fit accepted: the formula
+    counted the looped layers as end - 6, named start a hyperparameter and drew 'loop_num_passes
+    divides loop_layer_index_start' from a build that broke it. Unread, start is held at its
+    value; an order that read it alone goes, one that still reads a field stays."""
+    from paramcount.analyze.derive.claims import unread
+    from paramcount.analyze.derive.core import Derivation
+    from paramcount.analyze.derive.templates import Template
+
+    looped = Template("layers.*.w", "trainable", ((1, ("end",)), (-6, ())),
+                      (((1, ("hidden",)),), ((1, ("hidden",)),)))
+    halved = Template("head.w", "trainable", ((1, ()),), (((1, (("//", "hidden", "2"),)),),))
+    d = Derivation(model_type="loop", cls="Loop", versions={},
+                   fields={"hidden": 8, "end": 12, "start": 6, "passes": 2, "bias": 1},
+                   flags=("bias",), inert=(), templates=[looped, halved],
+                   explicit={"hidden": 8, "end": 12, "start": 6, "passes": 2, "bias": 1},
+                   constraints=[("divides", "start", "passes"), ("<=", "start", "end"),
+                                ("divides", "hidden", "2")],
+                   domain=[("<=", "start", "passes")],
+                   conditional=[("<=", "2", "start", "bias")])
+    unread(d)
+    assert d.fields == {"hidden": 8, "end": 12, "bias": 1}  # a flag is never held here
+    assert d.held == {"passes": 2, "start": 6}
+    assert d.unvaried["start"].startswith("changes a weight, but every build the fit accepted "
+                                          "kept it at 6")
+    assert d.constraints == [("<=", "start", "end"), ("divides", "hidden", "2")]
+    assert d.domain == [] and d.conditional == []
+    assert d.count({}) == {"trainable": 6 * 64 + 4, "frozen": 0, "buffer": 0}
+    from paramcount.analyze.derive.tree import architecture
+
+    arch = architecture(d, reference=lambda *_: None)  # the order reads start's value: 6 ≤ end
+    assert [str(c.lhs) for c in arch.constraints if hasattr(c, "lhs")] == ["6"]
+    assert {str(s): int(v) for s, v in arch.fixed.items()} == {"passes": 2, "start": 6}
+
+
+def test_the_held_line_says_the_field_changes_a_weight():
+    from paramcount.analyze.derive.core import Derivation
+    from paramcount.output.derive_output import header
+
+    d = Derivation(model_type="loop", cls="Loop", versions={}, fields={"hidden": 8}, flags=(),
+                   inert=(), explicit={"hidden": 8, "start": 6},
+                   unvaried={"start": "changes a weight, but every build the fit accepted kept "
+                                      "it at 6: the formula is exact there only"})
+    text = "\n".join(header(d, False, {}))
+    assert "held at 6: start (changes a weight, but every build" in text
+    assert "no variation built another model" not in text

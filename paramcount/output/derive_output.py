@@ -92,7 +92,7 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)
     for (value, why), ks in same.items():  # (or one changes a weight only where the base
         # hides it: paramcount.analyze.derive.inert_where)
-        why = why if why.startswith("changes a weight only") else \
+        why = why if why.startswith("changes a weight") else \
             f"no variation built another model: {why}"
         lines.append(f"held at {value}: {', '.join(ks)} ({why})")
     for t, (to, flags) in ties.items():

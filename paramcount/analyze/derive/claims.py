@@ -26,6 +26,7 @@ its flags on shares the weight (:func:`untied`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "evaluator", "gaps", "minimums", "total", "untied", "value"]
+__all__ = ["check_orders", "evaluator", "gaps", "minimums", "total", "unread", "untied", "value"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
 
@@ -289,3 +290,38 @@ def minimums(run: Run, d: Derivation, samples, refused, layers: list[str],
                                                                  values) for o in stated)), None)
             if below is not None and not builds(below) and builds({**below, f: 0}):
                 d.conditional.append(("<=", str(need), a, f))
+
+
+def unread(d: Derivation) -> None:
+    """Hold each field found to change a weight that no template of the fitted formula reads:
+    every build the fit accepted kept it at its base value, so the formula is exact there only
+    (Inkling 2 Loop's loop_layer_index_start, a multiple of n_layers_per_attn_res_block at most
+    loop_layer_index_end, was 6 in every accepted build: its formula counted the looped layers
+    as loop_layer_index_end - 6 and named the field a hyperparameter). Held, it is no longer one;
+    an order or divisibility that read it reads its value, and one left with no field goes."""
+    from paramcount.analyze.derive.fit import constant
+
+    def names(atom) -> set[str]:
+        if isinstance(atom, str):
+            return {atom}
+        _, a, b = atom
+        return names(a) | (set() if constant(b) else {b})
+
+    read = {n for t in d.templates for poly in (t.mult, *t.dims) for _, atoms in poly
+            for atom in atoms for n in names(atom)}
+    for f in [f for f in d.fields if f not in d.flags and f not in d.counts and f not in read]:
+        value = d.fields.pop(f)
+        d.explicit[f] = value
+        d.unvaried[f] = (f"changes a weight, but every build the fit accepted kept it at {value}: "
+                         "the formula is exact there only")
+
+    def reads_a_field(c) -> bool:
+        op, a, b = c[:3]
+        dividend = set(re.split(r"\*|//|\+", a))
+        if op == "divides" and not dividend <= set(d.fields) | {"2"}:
+            return False  # (its dividend a value now: nothing left to draw)
+        return bool((dividend | set(re.split(r"\*|//|\+", b))) & set(d.fields))
+
+    d.constraints[:] = [c for c in d.constraints if reads_a_field(c)]
+    d.domain[:] = [c for c in d.domain if reads_a_field(c)]
+    d.conditional[:] = [c for c in d.conditional if reads_a_field(c)]

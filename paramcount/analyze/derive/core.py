@@ -32,7 +32,7 @@ from typing import Any
 
 from paramcount.analyze.derive import deadline, folding, inert_where, layers, prepare
 from paramcount.analyze.derive import fit as fitting
-from paramcount.analyze.derive.claims import untied
+from paramcount.analyze.derive.claims import unread, untied
 from paramcount.analyze.derive.given import given_back
 from paramcount.analyze.derive.probe import Built, DeriveError, Source, versions
 from paramcount.analyze.derive.templates import Template, changes, fit_all
@@ -336,6 +336,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
+    unread(d)  # a field the fit never varied, which the formula does not read: held
     d.untied = untied(run, d, at)
     d.builds = run.builds
     return d
