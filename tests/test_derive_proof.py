@@ -445,3 +445,45 @@ def test_a_leaf_remembers_the_paths_it_claims_with_the_same_answers():
         assert [lf.claims(p) for p in paths] == want[lf.path]
         assert lf.claims.cache_info().hits == 1  # the repeated path was not matched again
     assert want["model.layers.q"] == [True, False, False, True]
+
+
+def test_a_layer_count_a_composite_block_divides_is_recorded_though_no_build_breaks_it_alone():
+    """Inkling 2 Loop's: loop_layer_index_start and loop_layer_index_end must be multiples of its
+    6 n_layers_per_attn_res_block (no weight reads it), and its 3 loop_num_passes changes no
+    weight either. Every accepted sample had start 6 and end 6 or 12: 2, 3 and start divided
+    end in each, so every value off a multiple of 6 broke another of them, no build broke '6
+    divides end' alone, and nothing was recorded but a false 'loop_num_passes divides start';
+    the proof then drew ends off the multiples, and the validator refused them. A build n/r off
+    a multiple, for each prime r of n (end 9: 2 broken, 3 kept; end 10: 3 broken), refused
+    each, records it."""
+    import random
+
+    from paramcount.analyze.derive.refusals import constraints
+
+    fields = {"start": 6, "end": 18, "layers": 24}
+
+    def refuses(p):
+        if not 0 < p["start"] <= p["end"] <= p["layers"]:
+            return "ValueError: the loop's layers out of order"
+        if p["start"] % 6 or p["end"] % 6:
+            return "ValueError: `loop_layer_index_*` must be a multiple of `block` (6)."
+        return ""
+
+    rng = random.Random(4)
+    samples, refused = [], []
+    for i in range(200):
+        if i % 2:  # on the step (sampling.steps), as the derivation draws when few build
+            end = 6 * rng.randint(1, 2)
+            p = {"start": 6, "end": end, "layers": rng.randint(end, 12)}
+        else:
+            layers = rng.randint(1, 12)
+            end = rng.randint(1, layers)
+            p = {"start": rng.randint(1, end), "end": end, "layers": layers}
+        why = refuses(p)
+        (refused.append((p, why)) if why else samples.append((p, {})))
+    assert {p["start"] for p, _ in samples} == {6} and {p["end"] for p, _ in samples} == {6, 12}
+    d = Derivation("loop", "Loop", {}, dict(fields), (), ())
+    d.explicit = {"block": 6, "passes": 3, **fields}
+    constraints(_Validated(refuses), d, samples, refused, ["start", "end", "layers"], fields)
+    divides = sorted(c for c in d.constraints if c[0] == "divides")
+    assert divides == [("divides", "end", "block"), ("divides", "start", "block")]

@@ -18,7 +18,10 @@ too, the refusal is another's, Zamba2's head_dim of 0 below half its heads); acc
 held by chance and stops standing, so the others are broken without it (CodeGen's vocabulary
 divided n_embd in every sample). Where no build breaks one alone, one breaking it among others
 is tried: accepted, none of those it broke is insisted on, and all stop standing (LaraMini's
-conv kernel and KV heads divided nearly every field in every sample). What is recorded is said
+conv kernel and KV heads divided nearly every field in every sample). A layer count that a
+composite n changing no weight divides in every sample, where no build breaks that alone (each
+value off n's multiples breaks a prime's part of n too), is decided by one build per prime r of
+n, n/r off a multiple: each refused, n divides it (:func:`_composite`). What is recorded is said
 once: a divisibility a stronger recorded one implies is left out, and "b divides a" with "a//b
 is even" is "2·b divides a".
 """
@@ -233,6 +236,8 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                 failed[c] = (len(gone), reach(c))
         if not progress:
             break
+    found += _composite(points, order, kept, standing, found, val, broken, rejects, blamed,
+                        [(x, y) for op, x, y in d.constraints if op == "<="])
     for a, b in list(found):  # b divides a, a // b even: 2·b divides a
         if (f"{a}//{b}", "2") in found:
             found = [c for c in found if c not in ((a, b), (f"{a}//{b}", "2"))] + [(a, f"2*{b}")]
@@ -242,6 +247,43 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # b (or 2·b) dividing a, a positive, says a is at least b: said once, by the division
     d.constraints[:] = [c for c in d.constraints if not (c[0] == "<=" and any(
         ("divides", c[2], y) in d.constraints for y in (c[1], f"2*{c[1]}")))]
+
+
+def _composite(points, order: list[str], kept: Mapping[str, int], standing, found, val, broken,
+               rejects, blamed, orders) -> list[tuple[str, str]]:
+    """A layer count that a field changing no weight divides in every sample, where no build
+    breaks that alone: its divisor n is composite, and every value off its multiples breaks a
+    prime's part of it too, or another field equal to it in every sample (Inkling 2 Loop's
+    loop_layer_index_end, a multiple of its 6 n_layers_per_attn_res_block: 2 and 3 divided it
+    in every sample, and so did loop_layer_index_start, 6 in each). For each prime r of n, a
+    build near an accepted sample, the count n/r off it, keeps r's complement dividing it and
+    breaks only what n dividing it implies (a divisor of n dividing it, or a product of it):
+    refused, each, and blamed (a build as near on a multiple builds), n divides it."""
+    out = []
+    for f, g in ((f, g) for f in order for g in kept if (f, g) in standing):
+        n = kept[g]
+        primes = [r for r in range(2, n + 1) if n % r == 0 and all(r % k for k in range(2, r))]
+        if n in primes or (f, g) in found:
+            continue  # (a prime: a build breaks it alone, if any does)
+
+        def implied(o, q, f=f, n=n) -> bool:
+            dividend = o[0].split("*") if "//" not in o[0] else [o[0]]
+            return f in dividend and val(q, o[1]) > 0 and n % val(q, o[1]) == 0
+
+        def off(r, f=f, g=g, n=n):  # (an order 'g at most f' the division implies: moot)
+            kept_orders = [(x, y) for x, y in orders if (x, y) != (g, f)]
+            for p in points[:TRIES]:
+                for m in (p[f] - n // r, p[f] + n // r):
+                    q = {**p, f: m}
+                    if m > 0 and all(val(q, x) <= val(q, y) for x, y in kept_orders) and not any(
+                            broken(q, *o) and not implied(o, q) for o in standing):
+                        return q, p
+            return None
+
+        hits = [off(r) for r in primes]
+        if all(h is not None and rejects(h[0]) and blamed(*h, f) for h in hits):
+            out.append((f, g))
+    return out
 
 
 def _fields_of(c: tuple[str, str], fields) -> list[str]:
