@@ -293,12 +293,14 @@ def minimums(run: Run, d: Derivation, samples, refused, layers: list[str],
 
 
 def unread(d: Derivation) -> None:
-    """Hold each field found to change a weight that no template of the fitted formula reads:
-    every build the fit accepted kept it at its base value, so the formula is exact there only
-    (Inkling 2 Loop's loop_layer_index_start, a multiple of n_layers_per_attn_res_block at most
-    loop_layer_index_end, was 6 in every accepted build: its formula counted the looped layers
-    as loop_layer_index_end - 6 and named the field a hyperparameter). Held, it is no longer one;
-    an order or divisibility that read it reads its value, and one left with no field goes."""
+    """Hold each field found to change a weight that no template of the fitted formula reads and
+    every build the fit accepted kept at its base value (``d.steady``): the formula is exact
+    there only (Inkling 2 Loop's loop_layer_index_start, a multiple of
+    n_layers_per_attn_res_block at most loop_layer_index_end, was 6 in every accepted build: its
+    formula counted the looped layers as loop_layer_index_end - 6 and named the field a
+    hyperparameter). Held, it is no longer one; an order or divisibility that read it reads its
+    value, and one left with no field goes. A field the builds varied that no expression reads
+    stays a hyperparameter: the proof varies it too."""
     from paramcount.analyze.derive.fit import constant
 
     def names(atom) -> set[str]:
@@ -309,7 +311,8 @@ def unread(d: Derivation) -> None:
 
     read = {n for t in d.templates for poly in (t.mult, *t.dims) for _, atoms in poly
             for atom in atoms for n in names(atom)}
-    for f in [f for f in d.fields if f not in d.flags and f not in d.counts and f not in read]:
+    for f in [f for f in d.fields if f in d.steady and f not in d.flags and f not in d.counts
+              and f not in read]:
         value = d.fields.pop(f)
         d.explicit[f] = value
         d.unvaried[f] = (f"changes a weight, but every build the fit accepted kept it at {value}: "

@@ -74,6 +74,9 @@ class Derivation:
     equal: dict[str, str] = field(default_factory=dict)
     # orders a build requires only where a flag is set: (op, a, b, flag) (:func:`.claims.minimums`)
     conditional: list[tuple[str, str, str, str]] = field(default_factory=list)
+    # fields every accepted random build of the fit kept at their base value (not stored: what
+    # :func:`.claims.unread` holds where no fitted expression reads one)
+    steady: set[str] = field(default_factory=set)
 
     @property
     def held(self) -> dict[str, int]:
@@ -336,7 +339,7 @@ def derive(src: Source, *, seed: str = SEED) -> Derivation:
         d.constraints.clear()
         fit_all(run, d, base, dep, structural & set(ints), explicit, random.Random(seed))
         d.constraints = list(dict.fromkeys(d.constraints + kept))
-    unread(d)  # a field the fit never varied, which the formula does not read: held
+    unread(d)  # a field the fit's builds never varied, which the formula does not read
     d.untied = untied(run, d, at)
     d.builds = run.builds
     return d

@@ -176,6 +176,8 @@ def fit_all(run: Run, d: Derivation, base: Built, dep, structural: set[str],
             shapes.append(e)
         else:
             d.templates.append(Template(t, role, mult, tuple(shapes)))
+    d.steady = {f for f in d.fields if all(p.get(f, d.fields[f]) == d.fields[f]
+                                           for p, _ in samples)}
     check_orders(run, d, samples, values)  # each order stated only where builds need it
     gaps(run, d, refused, values)  # and an order a refusal needs wider, with its gap
     minimums(run, d, samples, refused, chain, values)  # and a layer count a flag needs more of
