@@ -141,6 +141,23 @@ def test_a_report_never_sweeps_unasked(tmp_path, monkeypatch):
     assert report_derived.record_for(tmp_path / "x.md")[0] == (_rows(), stale)
 
 
+def test_a_proven_row_with_a_held_field_says_it_is_held():
+    """Proven for all values of the others only: the row's status says which fields were held
+    (Inkling 2 Loop's loop_layer_index_start, 6 in every build the fit accepted), as the proof
+    line does; the page shows it beside 'proven'."""
+    from paramcount.analyze.derive import sweep
+    from paramcount.analyze.derive.core import Derivation
+
+    d = Derivation("loop", "Loop", {}, {"hidden": 8}, (), (), {"start": "changes a weight"})
+    d.explicit = {"hidden": 8, "start": 6}
+    assert sweep._held(d) == "; with start = 6 held"
+    d.unvaried = {}
+    assert sweep._held(d) == ""
+    row = sweep.Row("loop", "Loop", "proven", 64, ("hidden",), "2 cases proven; with start = 6 "
+                    "held")
+    assert "| proven; with start = 6 held |" in "\n".join(sweep.section([row], {}))
+
+
 def test_the_page_renders_from_a_record_without_torch():
     """The page is a function of the recorded rows only: model type, class, parameters at the
     defaults, the hyperparameters found, status or reason, a tally per auto mapping and by

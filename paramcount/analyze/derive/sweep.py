@@ -89,7 +89,14 @@ def _one(model_type: str, kind: str, *, prove: bool) -> Row:
                    f"{len(bad)} of {len(cases)} proof cases not proven; {bad[0]['case']}: "
                    f"{bad[0]['status']}: {' '.join(str(bad[0]['message']).split())[:160]}", kind)
     return Row(model_type, d.cls, "proven", total, fields,
-               f"{len(cases)} cases proven{_given(src, d)}", kind)
+               f"{len(cases)} cases proven{_held(d)}{_given(src, d)}", kind)
+
+
+def _held(d) -> str:
+    """The fields held at their values, as the proof line says them: the row is proven for all
+    values of the others only (Inkling 2 Loop's loop_layer_index_start, 6 in every build)."""
+    held = d.held
+    return f"; with {', '.join(f'{k} = {v}' for k, v in held.items())} held" if held else ""
 
 
 def _given(src, d) -> str:
@@ -169,9 +176,11 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
     lines = [f"Each model type of transformers {versions.get('transformers', '?')}'s "
              "language-model auto mappings, its formula derived from its own meta-device "
              "builds at its config class's defaults (`paramcount derive --model-type NAME "
-             "--class CLASS`) and proven ≡ the build for all hyperparameters (bound on a false "
-             "proof < 1e-9). A row that is not proven names its reason; nothing is "
-             "approximated.", ""]
+             "--class CLASS`) and proven ≡ the build for all hyperparameters found (bound on a "
+             "false proof < 1e-9); a proven row that names fields held was proven for all "
+             "values of the others, with those at their values, where alone its formula is "
+             "exact (no build the derivation made varied them). A row that is not proven names "
+             "its reason; nothing is approximated.", ""]
     lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
     lines += ["", codes(rows, versions)]
     causes: dict[str, int] = {}
