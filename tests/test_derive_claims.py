@@ -437,7 +437,7 @@ def test_a_field_no_template_reads_is_held_and_its_orders_go():
                    domain=[("<=", "start", "passes")],
                    conditional=[("<=", "2", "start", "bias")])
     # window varied among the accepted builds and no template reads it: the proof varies it
-    # too, a hyperparameter still (Inkling 2's max_position_embeddings, Kimi Linear's KV heads)
+    # too, a hyperparameter still (Dots 3 Note's sliding_window, which the first version held)
     d.steady = {"start", "passes", "bias"}
     unread(d)
     assert d.fields == {"hidden": 8, "end": 12, "bias": 1, "window": 4}  # a flag: never held
