@@ -201,3 +201,59 @@ def test_a_flag_times_a_count_is_fitted_first_without_a_flag_it_does_not_read():
 def _blocks(h: int, m: int, t: int) -> int:
     """Zamba 2's adapters: h tied (t), else Σ_b ⌈(h − b) / m⌉² over the m untied blocks."""
     return h if t else sum((-(-(h - b) // m)) ** 2 for b in range(m))
+
+
+def _interval(cfg):
+    """ERNIE 4.5 MoE's layer pattern: layer i holds experts where i + 1 is a multiple of the
+    interval and i is at least the start index, a dense feed-forward block elsewhere: the
+    experts' layers number floor(layers / interval) − floor(start / interval)."""
+    from torch import nn
+
+    h, e, k, s, n = cfg["hidden"], cfg["experts"], cfg["interval"], cfg["start"], cfg["layers"]
+
+    def layer(i):
+        def make():
+            m = nn.Module()
+            if (i + 1) % k == 0 and i >= s:
+                m.experts = nn.Linear(h, e, bias=False)
+            else:
+                m.dense = nn.Linear(h, 3, bias=False)
+            return m
+        return make
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(layer(i)() for i in range(n))
+
+    return Model()
+
+
+INTERVAL = {"hidden": 6, "experts": 4, "interval": 2, "start": 3, "layers": 7}
+
+
+@torch_side
+def test_two_floors_by_one_divisor_prove_by_derive_s_own_subcases():
+    """floor(layers / interval) − floor(start / interval), start ≤ layers: the prover splits
+    the first floor, then writes layers over the quotient of the second by a sub-region whose
+    quotients grow with the first's (ERNIE 4.5 MoE built models of some 500 layers, 26,496
+    builds over 32 cases: past an hour). Derive writes both floors' remainders itself, start =
+    interval·a + r_s, layers = interval·(a + b) + r_l, in four sub-cases (each remainder 0 or
+    not), and the largest layer count a proof builds stays small."""
+    src, d = derive_tiny(_interval, INTERVAL, "interval")
+    assert not d.failures, d.failures
+    for h, e, k, s, n in ((5, 3, 3, 2, 11), (4, 7, 1, 0, 6), (2, 2, 4, 5, 5)):
+        p = {"hidden": h, "experts": e, "interval": k, "start": s, "layers": n}
+        moe = n // k - s // k
+        assert d.count(p)["trainable"] == moe * h * e + (n - moe) * 3 * h, p
+    from paramcount.analyze.derive.proof import derived_architecture, prove_derivation
+    from paramcount.analyze.derive.subcases import subcases
+
+    labels = [label for label, _, _ in subcases(derived_architecture(d, src))]
+    assert labels == ["interval divides start, interval divides layers",
+                      "interval divides start, interval does not divide layers",
+                      "interval does not divide start, interval divides layers",
+                      "interval does not divide start, interval does not divide layers"], labels
+    proof = prove_derivation(d, src)
+    assert [c.status for c in proof.cases] == ["proven"] * 4, proof.cases
+    assert sum(c.builds for c in proof.cases) < 2000, [c.builds for c in proof.cases]

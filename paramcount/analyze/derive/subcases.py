@@ -20,6 +20,14 @@ the new parameters (y kept): the prover's ranges give each parameter half the bi
 not a third (a remainder B = r·y + B', x = B·x' + r, of degree three, leaves four bits each
 where the model's other products keep values below 2^12, too few to prove).
 
+Two floors of two ordered fields by one divisor, floor(X/I) and floor(Y/I) with X ≤ Y (ERNIE 4.5
+MoE's experts on every I-th layer from the start index S: floor(L/I) − floor(S/I) layers), the
+prover splits one at a time: after S = I·S' + r, L's quotient is written over a sub-region whose
+quotients grow with S' (L' > I·S' + r), and its proof built models of some 500 layers, 26,496
+builds over 32 cases, past an hour. Written here, ``X = I·a + ρ``, ``Y = I·(a + b) + τ``, each
+remainder 0 or not (``I = ρ + τ + I'`` where both are not: a sub-region of each below I), the
+floors are a and a + b, every field of degree two at most, and the layer counts small.
+
 Two periods over one layer count (Jamba: attention on the layers ≡ attn_layer_offset modulo
 attn_layer_period, experts on those ≡ 1 modulo expert_layer_period) are not split here: the
 counts are jointly periodic in the layer count with period lcm of the two, so a sub-case on
@@ -37,11 +45,12 @@ import sympy
 
 from paramcount.core import symbols
 from paramcount.core.formula import Term, pretty
+from paramcount.core.hparams import Relation
 
 if TYPE_CHECKING:
     from paramcount.model.registry import Architecture
 
-__all__ = ["product_floor", "shared_periods", "subcases"]
+__all__ = ["one_divisor", "product_floor", "shared_periods", "subcases"]
 
 DEPTH = 2  # product floors split in turn, at most
 
@@ -54,11 +63,7 @@ def product_floor(arch: Architecture) -> tuple[sympy.Expr, sympy.Symbol, sympy.S
     named: set[sympy.Symbol] = set()
     for c in (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ()))):
         named |= c.symbols()
-    exprs = [e for _, _, t in arch.formula.walk()
-             for e in (t.expr, t.times, t.active_times) if e is not None]
-    atoms = sorted({a for e in exprs for a in sympy.sympify(e).atoms(sympy.floor, sympy.ceiling)},
-                   key=sympy.default_sort_key)
-    for atom in atoms:
+    for atom in _piecewise(arch):
         num, den = sympy.fraction(sympy.together(atom.args[0]))
         factors = sympy.Mul.make_args(num)
         if len(factors) == 2 and isinstance(den, sympy.Symbol) \
@@ -86,9 +91,6 @@ def _map(term: Term, swap: dict) -> Term:
 
 
 def _split(arch: Architecture, atom, x, y, b) -> list[tuple[str, tuple[str, ...], Architecture]]:
-    from paramcount.core.hparams import Relation
-    from paramcount.model.registry import Architecture
-
     up = 1 if isinstance(atom, sympy.ceiling) else 0
     prod = f"{pretty(x * y)}"
     xq = _fresh(arch, f"{x.name}'", f"{x.name} // {b.name}")
@@ -107,12 +109,77 @@ def _split(arch: Architecture, atom, x, y, b) -> list[tuple[str, tuple[str, ...]
                  f"sub-region, {rx.name}·{y.name} < {b.name}, of {b.name} ∤ {prod}; floor = "
                  f"{xq.name})",),
                 {x: (rx + bt) * xq + rx, b: (rx + bt) * y}, {atom: xq + up}, [xq, rx, bt]))
+    return _written(arch, out)
+
+
+def one_divisor(arch: Architecture) -> tuple[sympy.Expr, sympy.Expr, sympy.Symbol, sympy.Symbol,
+                                             sympy.Symbol] | None:
+    """Two floors of two fields by one third, ``floor(X/I)`` and ``floor(Y/I)``, where a
+    constraint (or the formula's domain) orders X ≤ Y and no other constraint names X, Y or I:
+    (atom of X, atom of Y, X, Y, I); else None. ERNIE 4.5 MoE's experts sit on
+    floor(L/I) − floor(S/I) layers (every I-th from the start index S)."""
+    free = {s for s in arch.settable if not symbols.info(s).flag}
+    cons = (*arch.constraints, *(r.constraint for r in getattr(arch, "notes", ())))
+    orders = {(c.lhs, c.rhs) if c.op == "<=" else (c.rhs, c.lhs) for c in cons
+              if isinstance(c, Relation) and c.op in ("<=", ">=") and c.when is None}
+    by: dict[sympy.Symbol, dict[sympy.Symbol, sympy.Expr]] = {}
+    for atom in _piecewise(arch):
+        num, den = sympy.fraction(sympy.together(atom.args[0]))
+        if isinstance(atom, sympy.floor) and isinstance(num, sympy.Symbol) \
+                and isinstance(den, sympy.Symbol) and {num, den} <= free and num != den:
+            by.setdefault(den, {})[num] = atom
+    for i, atoms in sorted(by.items(), key=lambda kv: kv[0].name):
+        for x, y in sorted(orders, key=lambda o: (str(o[0]), str(o[1]))):
+            if x in atoms and y in atoms and x != y and i not in (x, y):
+                named = {s for c in cons if not (isinstance(c, Relation)
+                                                 and {c.lhs, c.rhs} == {x, y})
+                         for s in c.symbols()}
+                if not named & {x, y, i}:
+                    return atoms[x], atoms[y], x, y, i
+    return None
+
+
+def _divisor_split(arch: Architecture, ax, ay, x, y, i):
+    """The four sub-cases of floor(X/I) and floor(Y/I), X ≤ Y: X = I·a + ρ, Y = I·(a + b) + τ,
+    ρ and τ each 0 or not; where both are not, I = ρ + τ + I' (a sub-region, ρ + τ < I, of
+    ρ, τ < I). Both floors are then polynomials (a and a + b) and every field of degree two at
+    most. b ≥ 1 and a ≥ 1 cover all but b = 0 (X and Y in one period) and a = 0 (X below I),
+    which follow by polynomial identity, as the prover's own quotients do."""
+    a = _fresh(arch, f"{x.name}'", f"{x.name} // {i.name}")
+    b = _fresh(arch, f"{y.name}'", f"{y.name} // {i.name} − {x.name} // {i.name}")
+    rx = _fresh(arch, f"r_{x.name}", f"{x.name} mod {i.name}")
+    ry = _fresh(arch, f"r_{y.name}", f"{y.name} mod {i.name}")
+    it = _fresh(arch, f"{i.name}'", f"{i.name} less the remainders {x.name} mod {i.name} and "
+                f"{y.name} mod {i.name} that are not 0")
+    out = []
+    for r1, r2 in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        ρ, τ = (rx if r1 else sympy.Integer(0)), (ry if r2 else sympy.Integer(0))
+        rests = [r for r in (ρ, τ) if r != 0]
+        div = i if not rests else sympy.Add(*rests, it)
+        written = {x: div * a + ρ, y: div * (a + b) + τ, **({i: div} if rests else {})}
+        label = ", ".join(f"{i.name} {'does not divide' if r else 'divides'} {f.name}"
+                          for r, f in ((r1, x), (r2, y)))
+        said = f"{x.name} = {pretty(written[x])}, {y.name} = {pretty(written[y])}" + (
+            f", {i.name} = {pretty(div)}" if rests else "")
+        region = (f" (a sub-region, {pretty(sympy.Add(*rests))} < {i.name}, of each remainder "
+                  f"below {i.name})" if len(rests) > 1 else "")
+        out.append((label, (said + region + f"; floor({x.name}/{i.name}) = {a.name}, "
+                            f"floor({y.name}/{i.name}) = {a.name} + {b.name}",),
+                    written, {ax: a, ay: a + b}, [a, b, *rests, *([it] if rests else [])]))
+    return _written(arch, out)
+
+
+def _written(arch: Architecture, out) -> list[tuple[str, tuple[str, ...], Architecture]]:
+    """Each sub-case (label, notes, fields written over new parameters, what each piecewise atom
+    becomes, the new parameters) as a sub-architecture: every field stays a hyperparameter,
+    equal to its expression (the first constraints: the prover eliminates it, and its value
+    ranges see the expression's degree)."""
+    from paramcount.model.registry import Architecture
+
     subs: list[tuple[str, tuple[str, ...], Architecture]] = []
     for label, notes, written, swap, new in out:
-        whole = {b: written[b]} if b in written else {}  # every field in the new parameters alone
-        written = {k: sympy.expand(v.xreplace(whole)) for k, v in written.items()}
-        # each field stays a hyperparameter, equal to its expression (the first constraints: the
-        # prover eliminates it, and its value ranges see the expression's degree)
+        written = {k: sympy.expand(v.xreplace({j: w for j, w in written.items() if j != k}))
+                   for k, v in written.items()}  # every field in the new parameters alone
         equal = tuple(Relation(k, "==", v, reason=f"the sub-case {label}")
                       for k, v in written.items())
         subs.append((label, notes, Architecture(
@@ -124,15 +191,30 @@ def _split(arch: Architecture, atom, x, y, b) -> list[tuple[str, tuple[str, ...]
     return subs
 
 
+def _piecewise(arch: Architecture) -> list[sympy.Expr]:
+    """The floors and ceilings of the formula, in a fixed order."""
+    exprs = [e for _, _, t in arch.formula.walk()
+             for e in (t.expr, t.times, t.active_times) if e is not None]
+    return sorted({a for e in exprs for a in sympy.sympify(e).atoms(sympy.floor, sympy.ceiling)},
+                  key=sympy.default_sort_key)
+
+
 def subcases(arch: Architecture, depth: int = 0) -> list[tuple[str, tuple[str, ...],
                                                                  Architecture]]:
     """(label, notes, sub-architecture) of each sub-case derive writes for ``arch``: the
     architecture itself, unlabelled, where no product floor is found."""
-    found = product_floor(arch) if depth < DEPTH else None
-    if found is None:
+    if depth >= DEPTH:
+        return [("", (), arch)]
+    product = product_floor(arch)
+    divisor = one_divisor(arch) if product is None else None
+    if product is not None:
+        split = _split(arch, *product)
+    elif divisor is not None:
+        split = _divisor_split(arch, *divisor)
+    else:
         return [("", (), arch)]
     return [(", ".join(x for x in (label, more) if x), notes + notes2, sub2)
-            for label, notes, sub in _split(arch, *found)
+            for label, notes, sub in split
             for more, notes2, sub2 in subcases(sub, depth + 1)]
 
 
@@ -141,12 +223,8 @@ def shared_periods(arch: Architecture) -> str:
     coefficient, in both numerators) by two other fields, the reason the proof stops, in those
     terms; else ""."""
     free = {s for s in arch.settable if not symbols.info(s).flag}
-    exprs = [e for _, _, t in arch.formula.walk()
-             for e in (t.expr, t.times, t.active_times) if e is not None]
     by: dict[sympy.Symbol, dict[sympy.Symbol, sympy.Expr]] = {}
-    for atom in sorted({a for e in exprs for a in sympy.sympify(e).atoms(sympy.floor,
-                                                                         sympy.ceiling)},
-                       key=sympy.default_sort_key):
+    for atom in _piecewise(arch):
         num, den = sympy.fraction(sympy.together(atom.args[0]))
         if not (isinstance(den, sympy.Symbol) and den in free):
             continue
