@@ -62,6 +62,8 @@ class Beside:
 
 def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     """What a derivation found: its builds, fields, layer counts, ties and constraints."""
+    from paramcount.analyze.derive.core import kind_of
+
     v = d.versions
     libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
     lines = [f"formula derived from {d.cls} builds (model type {d.model_type}; {libs}; "
@@ -76,11 +78,11 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
             for n, (f, length, k) in d.counts.items()))
     if d.inert:
         lines.append("fields that change no weight: " + ", ".join(d.inert))
-    nones = [k for k, why in d.unvaried.items() if why.startswith("None")]
+    nones = [k for k, why in d.unvaried.items() if kind_of(why) == "none"]
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
-    pins = {k: why for k, why in d.unvaried.items() if why.startswith("pinned at ")}
+    pins = {k: why for k, why in d.unvaried.items() if kind_of(why) == "pinned"}
     if pins:  # values the config's validator pins (paramcount.analyze.derive.prepare.pinned)
         lines.append("held where the config class pins them: " + "; ".join(
             f"{k} ({why})" for k, why in pins.items()))
@@ -92,7 +94,7 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)
     for (value, why), ks in same.items():  # (or one changes a weight only where the base
         # hides it: paramcount.analyze.derive.inert_where)
-        why = why if why.startswith("changes a weight") else \
+        why = why if kind_of(why) == "unread" else \
             f"no variation built another model: {why}"
         lines.append(f"held at {value}: {', '.join(ks)} ({why})")
     for t, (to, flags) in ties.items():
@@ -112,19 +114,17 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
 
 def held(d: Derivation | None) -> dict[str, Any]:
     """The fields a derivation's formula holds only at one value: held ints, fields left None."""
-    if d is None:
-        return {}
-    nones = {k: None for k, why in d.unvaried.items() if why.startswith("None")}
-    return dict(sorted({**d.held, **nones}.items()))
+    return {} if d is None else d.fixed
 
 
 def proof_line(cases: list[dict], d: Derivation | None = None) -> str:
     """The proof's outcome, and what it covers: all hyperparameters, or all values of the
     others with the held fields at their values."""
+    from paramcount.analyze.derive.core import said
+
     n = sum(c["status"] == "proven" for c in cases)
     fixed = held(d)
-    scope = ("for all values of the others, with "
-             + ", ".join(f"{k} = {v}" for k, v in fixed.items()) + " held") if fixed \
+    scope = f"for all values of the others, with {said(fixed)} held" if fixed \
         else "all hyperparameters"
     line = (f"proof (derived formula ≡ transformers build, {scope}; bound on a false "
             f"proof < 1e-9): {n} of {len(cases)} cases proven")

@@ -34,9 +34,17 @@ if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
     from paramcount.analyze.derive.probe import Built
 
-__all__ = ["check_orders", "evaluator", "gaps", "minimums", "total", "unread", "untied", "value"]
+__all__ = ["check_orders", "evaluator", "gaps", "minimums", "names", "total", "unread", "untied",
+           "value"]
 
 TRIES = 3  # builds breaking one order, each from another accepted build
+
+
+def names(side: str) -> list[str]:
+    """The names and numbers one side of a stated constraint is written in, in order: a field, a
+    product (``expand*hidden``, ``2*head_dim``), a quotient (``hidden//heads``) or a sum with a
+    gap (``a+5``)."""
+    return re.split(r"\*|//|\+", side)
 
 
 def total(b: Built) -> dict[str, int]:
@@ -303,14 +311,14 @@ def unread(d: Derivation) -> None:
     stays a hyperparameter: the proof varies it too."""
     from paramcount.analyze.derive.fit import constant
 
-    def names(atom) -> set[str]:
+    def reads(atom) -> set[str]:
         if isinstance(atom, str):
             return {atom}
         _, a, b = atom
-        return names(a) | (set() if constant(b) else {b})
+        return reads(a) | (set() if constant(b) else {b})
 
     read = {n for t in d.templates for poly in (t.mult, *t.dims) for _, atoms in poly
-            for atom in atoms for n in names(atom)}
+            for atom in atoms for n in reads(atom)}
     for f in [f for f in d.fields if f in d.steady and f not in d.flags and f not in d.counts
               and f not in read]:
         value = d.fields.pop(f)
@@ -320,10 +328,10 @@ def unread(d: Derivation) -> None:
 
     def reads_a_field(c) -> bool:
         op, a, b = c[:3]
-        dividend = set(re.split(r"\*|//|\+", a))
+        dividend = set(names(a))
         if op == "divides" and not dividend <= set(d.fields) | {"2"}:
             return False  # (its dividend a value now: nothing left to draw)
-        return bool((dividend | set(re.split(r"\*|//|\+", b))) & set(d.fields))
+        return bool((dividend | set(names(b))) & set(d.fields))
 
     d.constraints[:] = [c for c in d.constraints if reads_a_field(c)]
     d.domain[:] = [c for c in d.domain if reads_a_field(c)]

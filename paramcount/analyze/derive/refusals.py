@@ -29,19 +29,17 @@ is even" is "2·b divides a".
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paramcount.analyze.derive import deadline
-from paramcount.analyze.derive.claims import evaluator
+from paramcount.analyze.derive.claims import evaluator, names
 
 if TYPE_CHECKING:
     from paramcount.analyze.derive.core import Derivation, Run
 
 __all__ = ["constraints"]
 
-_NAME = re.compile(r"[A-Za-z_]\w*")
 TRIES = 12  # accepted samples a build breaking one divisibility alone is looked for from
 # constant divisors beyond 2: NeoMME's global layers rotate int(head_dim / 4) dims, which must
 # be a multiple of 4, its sliding layers all head_dim, a multiple of 4 too: 16 divides head_dim
@@ -119,7 +117,7 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
     # the fields each side of a candidate reads: at a point q moved from an accepted sample p,
     # a standing candidate reading no moved field is as unbroken as at p (every sample kept it;
     # Inkling 2 Loop's 177 refusals left thousands standing, each searched for every build)
-    reading = {c: set(re.split(r"\*|//|\+", f"{c[0]}*{c[1]}")) for c in candidates}
+    reading = {c: {*names(c[0]), *names(c[1])} for c in candidates}
 
     def moved(q, p) -> set:
         return {x for x, v in q.items() if p.get(x) != v}
@@ -262,8 +260,8 @@ def _composite(points, order: list[str], kept: Mapping[str, int], standing, foun
     out = []
     for f, g in ((f, g) for f in order for g in kept if (f, g) in standing):
         n = kept[g]
-        primes = [r for r in range(2, n + 1) if n % r == 0 and all(r % k for k in range(2, r))]
-        if n in primes or (f, g) in found:
+        primes = _primes(n)
+        if primes == [n] or (f, g) in found:
             continue  # (a prime: a build breaks it alone, if any does)
 
         def implied(o, q, f=f, n=n) -> bool:
@@ -286,11 +284,22 @@ def _composite(points, order: list[str], kept: Mapping[str, int], standing, foun
     return out
 
 
+def _primes(n: int) -> list[int]:
+    """The primes dividing ``n`` (n ≥ 1), in order, by trial division up to its root."""
+    out, r = [], 2
+    while r * r <= n:
+        if n % r == 0:
+            out.append(r)
+            while n % r == 0:
+                n //= r
+        r += 1
+    return out + ([n] if n > 1 else [])
+
+
 def _fields_of(c: tuple[str, str], fields) -> list[str]:
     """The fields a build breaking ``c`` may move: its dividend's (both of a quotient's), then
     its divisor's."""
-    names = [*c[0].replace("*", "//").split("//"), c[1].removeprefix("2*")]
-    return [f for f in dict.fromkeys(names) if f in fields]
+    return [f for f in dict.fromkeys([*names(c[0]), *names(c[1])]) if f in fields]
 
 
 def _alone(points, fields: list[str], held, alone) -> tuple[dict, dict, str] | None:
