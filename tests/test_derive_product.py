@@ -257,3 +257,47 @@ def test_two_floors_by_one_divisor_prove_by_derive_s_own_subcases():
     proof = prove_derivation(d, src)
     assert [c.status for c in proof.cases] == ["proven"] * 4, proof.cases
     assert sum(c.builds for c in proof.cases) < 2000, [c.builds for c in proof.cases]
+
+
+def _shared(cfg):
+    """Cohere 2 MoE's shared experts: a module only where the count is not 0."""
+    from torch import nn
+
+    h, s, n = cfg["hidden"], cfg["n_shared"], cfg["layers"]
+
+    def layer():
+        m = nn.Module()
+        m.proj = nn.Linear(h, h, bias=False)
+        if s:
+            m.shared = nn.Linear(h, 2 * s, bias=False)
+        return m
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(layer() for _ in range(n))
+
+    return Model()
+
+
+@torch_side
+def test_a_field_s_kind_is_its_own_derivation_s_whatever_was_derived_before():
+    """A field's symbol is declared by the derivation that reads it: positive where its base
+    value is, a count that may be 0 where it is 0. The first declaration of a name held for the
+    process, so a sweep worker that had derived a type with 2 shared experts proved Cohere 2
+    MoE (0 shared experts) with a positive symbol: KroneckerDelta(0, shared) was 0 before any
+    case was drawn, and 4 cases were "proven" where a fresh process proves 8 (shared = 0 and
+    not, at each flag)."""
+    from paramcount.analyze.derive.proof import derived_architecture
+    from paramcount.analyze.prove import cases
+    from paramcount.core import symbols
+
+    src2, d2 = derive_tiny(_shared, {"hidden": 4, "n_shared": 2, "layers": 2}, "shared-two")
+    derived_architecture(d2, src2)  # declares shared: positive (its base is 2)
+    assert not symbols.info("n_shared").zero_ok, "declared positive first"
+    src0, d0 = derive_tiny(_shared, {"hidden": 4, "n_shared": 0, "layers": 2}, "shared-none")
+    arch = derived_architecture(d0, src0)
+    assert symbols.info("n_shared").zero_ok, "the later derivation's kind"
+    labels = [c.label for c in cases(arch)]
+    assert any("0 = n_shared" in x for x in labels) and any("0 ≠ n_shared" in x for x in labels), \
+        labels

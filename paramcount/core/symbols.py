@@ -42,10 +42,13 @@ _TABLE: dict[str, SymbolInfo] = {}
 
 
 def declare(name: str, description: str, *, flag: bool = False,
-            zero_ok: bool = False) -> sympy.Symbol:
+            zero_ok: bool = False, redeclare: bool = False) -> sympy.Symbol:
     """Declare a hyperparameter symbol (idempotent for identical declarations).
 
     ``zero_ok`` makes a non-flag symbol a non-negative count rather than a positive one.
+    ``redeclare``: a declaration of another kind replaces an earlier one with the same
+    description (a derivation's config field, whose kind is that derivation's: a count its base
+    config sets to 0 where another type's is positive); else it is an error.
     """
     if flag or zero_ok:
         sym = sympy.Symbol(name, integer=True, nonnegative=True)
@@ -54,7 +57,10 @@ def declare(name: str, description: str, *, flag: bool = False,
     known = _TABLE.get(name)
     if known is not None:
         if known.flag != flag or known.zero_ok != zero_ok:
-            raise ValueError(f"symbol {name!r} declared twice with different kinds")
+            if not (redeclare and known.description == description):
+                raise ValueError(f"symbol {name!r} declared twice with different kinds")
+            _TABLE[name] = SymbolInfo(sym, description, flag, zero_ok)
+            return sym
         return known.symbol
     _TABLE[name] = SymbolInfo(sym, description, flag, zero_ok)
     return sym

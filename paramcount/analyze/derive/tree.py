@@ -62,10 +62,10 @@ def field_symbols(d: Derivation) -> dict[str, sympy.Symbol]:
     for name, value in d.fields.items():
         flag = name in d.flags
         zero_ok = not flag and (value == 0 or name in counts)
-        try:
+        try:  # its kind is this derivation's, whatever another derived before (redeclare)
             out[name] = symbols.declare(name, f"transformers config field {name}", flag=flag,
-                                        zero_ok=zero_ok)
-        except ValueError:  # declared before with another kind: the first declaration holds
+                                        zero_ok=zero_ok, redeclare=True)
+        except ValueError:  # a symbol of paramcount's own vocabulary: its declaration holds
             out[name] = symbols.info(name).symbol
     return out
 
@@ -254,6 +254,6 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
 def _declare(f: str) -> sympy.Symbol:
     """A config field's symbol beside the hyperparameters (one held, one following another)."""
     try:
-        return symbols.declare(f, f"transformers config field {f}", zero_ok=True)
-    except ValueError:  # declared before with another kind: the first declaration holds
+        return symbols.declare(f, f"transformers config field {f}", zero_ok=True, redeclare=True)
+    except ValueError:  # a symbol of paramcount's own vocabulary: its declaration holds
         return symbols.info(f).symbol
