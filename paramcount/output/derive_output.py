@@ -62,7 +62,7 @@ class Beside:
 
 def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
     """What a derivation found: its builds, fields, layer counts, ties and constraints."""
-    from paramcount.analyze.derive.core import kind_of
+    from paramcount.analyze.derive.held import reason_kind
 
     v = d.versions
     libs = ", ".join(f"{k} {x}" for k, x in v.items()) or "?"
@@ -78,11 +78,11 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
             for n, (f, length, k) in d.counts.items()))
     if d.inert:
         lines.append("fields that change no weight: " + ", ".join(d.inert))
-    nones = [k for k, why in d.unvaried.items() if kind_of(why) == "none"]
+    nones = [k for k, why in d.unvaried.items() if reason_kind(why) == "none"]
     if nones:
         lines.append("fields that are None here (not varied; give one an integer to derive "
                      "with it): " + ", ".join(nones))
-    pins = {k: why for k, why in d.unvaried.items() if kind_of(why) == "pinned"}
+    pins = {k: why for k, why in d.unvaried.items() if reason_kind(why) == "pinned"}
     if pins:  # values the config's validator pins (paramcount.analyze.derive.prepare.pinned)
         lines.append("held where the config class pins them: " + "; ".join(
             f"{k} ({why})" for k, why in pins.items()))
@@ -94,7 +94,7 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
         same.setdefault((value, d.unvaried.get(k) or "none built"), []).append(k)
     for (value, why), ks in same.items():  # (or one changes a weight only where the base
         # hides it: paramcount.analyze.derive.inert_where)
-        why = why if kind_of(why) == "unread" else \
+        why = why if reason_kind(why) == "unread" else \
             f"no variation built another model: {why}"
         lines.append(f"held at {value}: {', '.join(ks)} ({why})")
     for t, (to, flags) in ties.items():
@@ -114,13 +114,15 @@ def header(d: Derivation, hit: bool, ties: dict) -> list[str]:
 
 def held(d: Derivation | None) -> dict[str, Any]:
     """The fields a derivation's formula holds only at one value: held ints, fields left None."""
-    return {} if d is None else d.fixed
+    from paramcount.analyze.derive.held import fixed
+
+    return {} if d is None else fixed(d)
 
 
 def proof_line(cases: list[dict], d: Derivation | None = None) -> str:
     """The proof's outcome, and what it covers: all hyperparameters, or all values of the
     others with the held fields at their values."""
-    from paramcount.analyze.derive.core import said
+    from paramcount.analyze.derive.held import said
 
     n = sum(c["status"] == "proven" for c in cases)
     fixed = held(d)

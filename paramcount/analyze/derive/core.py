@@ -85,13 +85,6 @@ class Derivation:
         return {f: int(self.explicit[f]) for f in sorted(self.unvaried)
                 if type(self.explicit.get(f)) in (int, bool)}
 
-    @property
-    def fixed(self) -> dict[str, Any]:
-        """What the formula holds at one value: the held fields and those left None (a None
-        field's value is None), by name."""
-        nones = {k: None for k, why in self.unvaried.items() if kind_of(why) == "none"}
-        return dict(sorted({**self.held, **nones}.items()))
-
     def count(self, values: Mapping[str, int]) -> dict[str, int]:
         """Parameters by role (trainable, frozen, buffer) at ``values`` (missing: the base)."""
         point = {**self.fields, **values}
@@ -104,20 +97,6 @@ class Derivation:
     @property
     def complete(self) -> bool:
         return not self.failures
-
-
-def kind_of(why: str) -> str:
-    """Why a field was not varied (a :attr:`Derivation.unvaried` reason), as one word: "none"
-    (None at the config), "pinned" (the config class pins it), "unread" (it changes a weight, but
-    the builds kept it at one value, or it does only where the base hides it) or "refused" (no
-    variation built another model)."""
-    return ("none" if why.startswith("None") else "pinned" if why.startswith("pinned at ")
-            else "unread" if why.startswith("changes a weight") else "refused")
-
-
-def said(fixed: Mapping[str, Any]) -> str:
-    """Held fields as a proof line and a sweep's row say them: "k = v, …"."""
-    return ", ".join(f"{k} = {v}" for k, v in fixed.items())
 
 
 def first_line(exc: BaseException) -> str:

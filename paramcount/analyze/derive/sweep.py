@@ -95,9 +95,9 @@ def _one(model_type: str, kind: str, *, prove: bool) -> Row:
 def _held(d) -> str:
     """The fields held at their values, as the proof line says them: the row is proven for all
     values of the others only (Inkling 2 Loop's loop_layer_index_start, 6 in every build)."""
-    from paramcount.analyze.derive.core import said
+    from paramcount.analyze.derive.held import fixed, said
 
-    return f"; with {said(d.fixed)} held" if d.fixed else ""
+    return f"; with {said(fixed(d))} held" if fixed(d) else ""
 
 
 def _given(src, d) -> str:
