@@ -293,7 +293,7 @@ def test_a_field_s_kind_is_its_own_derivation_s_whatever_was_derived_before():
     from paramcount.core import symbols
 
     src2, d2 = derive_tiny(_shared, {"hidden": 4, "n_shared": 2, "layers": 2}, "shared-two")
-    derived_architecture(d2, src2)  # declares shared: positive (its base is 2)
+    derived_architecture(d2, src2)  # declares n_shared: positive (its base is 2)
     assert not symbols.info("n_shared").zero_ok, "declared positive first"
     src0, d0 = derive_tiny(_shared, {"hidden": 4, "n_shared": 0, "layers": 2}, "shared-none")
     arch = derived_architecture(d0, src0)

@@ -151,6 +151,9 @@ def test_a_proven_row_with_a_held_field_says_it_is_held():
     d = Derivation("loop", "Loop", {}, {"hidden": 8}, (), (), {"start": "changes a weight"})
     d.explicit = {"hidden": 8, "start": 6}
     assert sweep._held(d) == "; with start = 6 held"
+    # a field left None at the config was not varied either: held at None, as the proof line says
+    d.unvaried["classifier_dropout"] = "None at this config: give it an integer to derive with it"
+    assert sweep._held(d) == "; with classifier_dropout = None, start = 6 held"
     d.unvaried = {}
     assert sweep._held(d) == ""
     row = sweep.Row("loop", "Loop", "proven", 64, ("hidden",), "2 cases proven; with start = 6 "

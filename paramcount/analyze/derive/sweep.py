@@ -97,7 +97,8 @@ def _held(d) -> str:
     values of the others only (Inkling 2 Loop's loop_layer_index_start, 6 in every build)."""
     from paramcount.analyze.derive.held import fixed, said
 
-    return f"; with {said(fixed(d))} held" if fixed(d) else ""
+    values = fixed(d)
+    return f"; with {said(values)} held" if values else ""
 
 
 def _given(src, d) -> str:
