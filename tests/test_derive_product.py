@@ -301,3 +301,46 @@ def test_a_field_s_kind_is_its_own_derivation_s_whatever_was_derived_before():
     labels = [c.label for c in cases(arch)]
     assert any("0 = n_shared" in x for x in labels) and any("0 ≠ n_shared" in x for x in labels), \
         labels
+
+
+def _shared_blocks(cfg):
+    """Zamba 2's shared blocks: tied, ``blocks`` of them serve the layers in turn, so only
+    min(blocks, layers) are built; untied, each layer keeps its own, and ⌊layers / blocks⌋
+    adapters stand beside them (a floor of the two, whatever their order)."""
+    from torch import nn
+
+    h, b, n, tie = cfg["hidden"], cfg["blocks"], cfg["layers"], cfg["tie"]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(h, 3, bias=False)
+            if tie:
+                self.shared = nn.ModuleList(nn.Linear(h, h, bias=False) for _ in range(min(b, n)))
+            else:
+                self.own = nn.ModuleList(nn.Linear(h, h, bias=False) for _ in range(n))
+                self.adapters = nn.ModuleList(nn.Linear(h, 1, bias=False) for _ in range(n // b))
+
+    return Model()
+
+
+@torch_side
+def test_an_order_of_the_domain_binds_every_case_not_only_those_a_floor_of_it_splits():
+    """blocks ≤ layers is the formula's domain (tied, min(blocks, layers) blocks are built).
+    The order was left out of the derived architecture wherever a floor ⌊layers / blocks⌋ stood
+    in the formula, as that floor's split keeps its quotient at least 1; but the floor stands
+    only in the untied cases, so the tied ones were proven over every order of the two and
+    refuted (Zamba 2: 8 of its 24 cases, at blocks = 35,948 over 1 hybrid layer)."""
+    from paramcount.analyze.derive.proof import derived_architecture, prove_derivation
+    from paramcount.core.hparams import Relation
+
+    src, d = derive_tiny(_shared_blocks, {"hidden": 4, "blocks": 2, "layers": 5, "tie": True},
+                         "shared-blocks")
+    assert not d.failures, d.failures
+    assert ("<=", "blocks", "layers") in d.domain, (d.domain, d.constraints)
+    arch = derived_architecture(d, src)
+    orders = [(str(c.lhs), str(c.rhs), str(c.when)) for c in arch.constraints
+              if isinstance(c, Relation)]
+    assert orders == [("blocks", "layers", "tie")], arch.constraints  # where the floor is not
+    proof = prove_derivation(d, src)
+    assert {c.status for c in proof.cases} == {"proven"}, [(c.case, c.status) for c in proof.cases]

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from functools import reduce
@@ -220,11 +221,11 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
     for op, a, b in [*d.constraints, *d.domain]:
         if op == "divides":
             cons.append(Divisible(dividend(a), divisor(b)))
-        elif not any(("floor", b, a) in atoms for t in d.templates for p in (t.mult, *t.dims)
-                     for _, atoms in p):  # a floor's split keeps b ≥ a already (q ≥ 1)
+        elif (when := _without_floor(formula, syms, d.flags, divisor(b), divisor(a))) != 0:
             why = ("the formula's domain: derived and proven within it"
                    if (op, a, b) in d.domain else "a build breaking it is refused")
-            cons.append(Relation(divisor(a), op, divisor(b), reason=why))
+            cons.append(Relation(divisor(a), op, divisor(b), reason=why,
+                                 when=None if when == 1 else when))
     for op, a, b, f in d.conditional:  # (Zamba's tie regex: two hybrid layers where tied)
         cons.append(Relation(divisor(a), op, divisor(b), when=syms[f],
                              reason=f"a build breaking it with {f} = 1 is refused"))
@@ -249,6 +250,23 @@ def architecture(d: Derivation, reference: Callable, arch_id: str | None = None)
                   **{same[k]: syms[to] for k, to in d.equal.items()}}, constraints=tuple(cons),
         fixed={held[k]: sympy.Integer(v) for k, v in d.held.items()},
         family="derived", frameworks=("transformers",))
+
+
+def _without_floor(formula: Term, syms, flags, b: sympy.Expr, a: sympy.Expr) -> sympy.Expr:
+    """Where ⌊b / a⌋ stands in no term of ``formula``, as a polynomial in the flags, 1 at each
+    setting of them without it, else 0: its split keeps b ≥ a (a quotient of at least 1) only
+    where it stands, so an order a ≤ b binds the rest alone (Zamba 2's ⌊hybrid / blocks⌋
+    adapters, untied; tied, min(blocks, hybrid) blocks are built, no polynomial of the two)."""
+    total = formula.total()
+    floor = sympy.floor(b / a)
+    if not total.has(floor):
+        return sympy.Integer(1)
+    names = [syms[f] for f in flags]
+    where = sympy.Integer(0)
+    for bits in itertools.product((0, 1), repeat=len(names)):
+        if not total.xreplace(dict(zip(names, bits, strict=True))).has(floor):
+            where += sympy.Mul(*(x if v else 1 - x for x, v in zip(names, bits, strict=True)))
+    return sympy.expand(where)
 
 
 def _declare(f: str) -> sympy.Symbol:
