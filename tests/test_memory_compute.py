@@ -324,52 +324,63 @@ def test_a_published_config_is_costed_whatever_its_proof_keeps_to(capsys):
                                 "not at this one: L_att (4) must be divisible by L_moe (16)")
 
 
-def test_falcon_7b_s_original_layout_is_no_kv_figure_of_the_general_one(capsys):
+# Falcon-7B's KV cache at T = 4,096, B = 2 as transformers allocates it (measured on the meta
+# device: reference_models.hf_costs.costs at the falcon_7b preset): 32 layers of one key/value
+# head of 64, keys and values, cached as that one head
+FALCON_7B_KV = 2 * 2 * 4096 * 32 * 64 == 33_554_432 and 33_554_432
+
+
+def test_falcon_7b_s_original_layout_caches_its_one_key_value_head(capsys, tmp_path):
     """Falcon-7B's file keeps the original layout: ``multi_query``, one key/value head, cached
-    as one (transformers: 40,960,000 elements at T = 4,096, B = 2). Its table reads it as the
-    general layout, whose same weights cache every head's keys and values, 71 times as many: the
-    count printed that, said proven. The cost trees do not describe this file's cache: no figure,
-    and why."""
+    as one. Its table read it as the general layout, whose same weights cache every head's keys
+    and values, 71 times as many, and gave no figure; it reads the layout as kv_bcast = 0 now,
+    and the figure is transformers' (a file of the general layout: kv_bcast = 1)."""
     code, out, err = run(capsys, "count", "--config", "tests/configs/falcon-7b.json",
-                         "--context", "4096", "--json")
+                         "--context", "4096", "--batch", "2", "--json")
     assert code == 0, err
-    kv = json.loads(out)["costs"]["kv"]
-    assert "total" not in kv and kv["status"] == "not formulated"
-    assert "multi_query" in kv["why"], kv
+    data = json.loads(out)
+    assert data["costs"]["kv"]["total"] == FALCON_7B_KV, data["costs"]["kv"]
+    assert data["hparams"]["kv_bcast"] == 0 and data["hparams"]["M_kv"] == 1, data["hparams"]
+    general = tmp_path / "config.json"  # the same weights in the general layout's keys
+    general.write_text(json.dumps({**json.loads(Path("tests/configs/falcon-7b.json").read_text()),
+                                   "new_decoder_architecture": True, "num_kv_heads": 1,
+                                   "num_ln_in_parallel_attn": 1}))
+    code, out, err = run(capsys, "count", "--config", str(general), "--context", "4096",
+                         "--batch", "2", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["hparams"]["kv_bcast"] == 1 and data["total"] == 6_921_720_704, data["hparams"]
+    assert data["costs"]["kv"]["total"] == 71 * FALCON_7B_KV
 
 
-def test_falcon_7b_s_preset_is_no_kv_figure_of_the_general_layout(capsys):
-    """The falcon_7b preset is the published Falcon-7B, whose config keeps the original layout
-    (multi_query: one key/value head, cached as one). The table reads it as the general layout,
-    whose same weights cache every head's: `count --preset falcon_7b --context` and the memory
-    page gave that figure, 71 times transformers', and the count called it proven."""
+def test_falcon_7b_s_preset_caches_its_one_key_value_head(capsys):
+    """The falcon_7b preset is the published Falcon-7B (original layout: kv_bcast = 0); the
+    general layout's Falcon-40B caches its 8 key/value heads broadcast to its 128 heads."""
     code, out, err = run(capsys, "count", "falcon_parallel", "--preset", "falcon_7b",
-                         "--context", "4096", "--json")
+                         "--context", "4096", "--batch", "2", "--json")
     assert code == 0, err
-    kv = json.loads(out)["costs"]["kv"]
-    assert "total" not in kv and kv["status"] == "not formulated"
-    assert "multi_query" in kv["why"], kv
-    # the general layout's Falcon-40B is the tree's: its figure stands
+    assert json.loads(out)["costs"]["kv"]["total"] == FALCON_7B_KV
     code, out, err = run(capsys, "count", "falcon_parallel", "--preset", "falcon_40b",
                          "--context", "4096", "--json")
     assert json.loads(out)["costs"]["kv"]["total"] == 2 * 60 * 4096 * 8192
 
 
-def test_the_memory_page_gives_no_kv_cache_where_the_preset_s_file_is_not_the_tree_s():
+def test_the_memory_page_gives_falcon_7b_s_kv_cache_of_its_own_layout():
     text, _ = _page("falcon_parallel")
     row = next(r for r in text.splitlines() if r.startswith("| falcon_parallel · falcon_7b |"))
     cells = [c.strip() for c in row.split("|")]
-    assert cells[4] == cells[5] == "—", row  # the KV cache at both contexts
-    row = next(r for r in text.splitlines() if r.startswith("| falcon_parallel · falcon_40b |"))
-    assert "15 GiB" in row
-    assert "No KV cache is given for falcon_parallel · falcon_7b: the file's layout (multi_query)" in text
+    assert cells[4] != "—" and cells[5] != "—", row  # the KV cache at both contexts
+    assert "No KV cache is given for falcon_parallel" not in text
 
 
-def test_solve_memory_gives_no_context_from_a_cache_the_preset_s_file_does_not_keep(capsys):
-    # Falcon-7B caches one key/value head; the tree, every head's: no answer from it
-    code, _, err = run(capsys, "solve", "falcon_parallel", "--preset", "falcon_7b",
-                       "--memory", "80GB", "--for", "T")
-    assert code == 2 and "multi_query" in err and len(err.strip().splitlines()) == 1, err
+def test_solve_memory_answers_from_the_one_head_falcon_7b_caches(capsys):
+    """80 GB less Falcon-7B's bf16 weights (13,843,441,408 B), over 2 bytes of 2·32·64 elements
+    a position: the longest context that fits (the general layout's cache would be 71 times
+    larger a position)."""
+    code, out, err = run(capsys, "solve", "falcon_parallel", "--preset", "falcon_7b",
+                         "--memory", "80GB", "--for", "T", "--json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == (80_000_000_000 - 13_843_441_408) // (2 * 2 * 32 * 64)
 
 
 def test_a_nested_cost_field_is_read_from_the_file(capsys):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from paramcount.analyze import budget
 from paramcount.cli.main import main
 from paramcount.core import symbols
-from paramcount.core.errors import ParamcountError
+from paramcount.core.errors import ParamcountError, Refused
 from paramcount.model import registry
 from tests._shared import needs_transformers
 
@@ -74,7 +74,10 @@ def _check_formula_equals_keras(aid: str, slow: bool) -> None:
     @_profile(slow)
     @given(valid_hparams(arch))
     def prop(hp):
-        r = verify(arch, hp, name="hypothesis", framework=framework)
+        try:
+            r = verify(arch, hp, name="hypothesis", framework=framework)
+        except Refused:  # no model to compare: the class's validator refuses the set (an odd
+            assume(False)  # rotary head width, which only a forward needs, is counted with a note)
         assert r.ok, (aid, hp, r.mismatches())
         for c in r.components:  # the per-component comparison, stated
             assert c.expected == c.actual, (aid, hp, c.path)

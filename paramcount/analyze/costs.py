@@ -308,11 +308,6 @@ def config_problem(arch: Architecture, hparams: Mapping[str, int],
     full-attention layers than the tree's window pattern; Qwen's use_sliding_window set where the
     family has no window), or None: read from what :func:`paramcount.analyze.configs.read_data`
     kept of the file (``Reading.costs``)."""
-    cached = config.get("cached_kv_heads")
-    if cached is not None:
-        return (f"the file's layout (multi_query) caches {cached} key/value head a layer; the "
-                "formula's, the general layout the table reads it as (the same weights), caches "
-                "every head's")
     full, uses = config.get("full_attention_layers"), config.get("use_sliding_window")
     if full is None and not uses:
         return None

@@ -267,6 +267,10 @@ altup_cs = declare("altup_cs", "1 when AltUp scales its corrected output by a le
 split_ln = declare("split_ln", "1 when a parallel block has a layer norm for attention and one "
                    "for the MLP (Falcon-40B/180B), 0 when one norm feeds both (Falcon-7B)",
                    flag=True)
+kv_bcast = declare("kv_bcast", "1 when the attention caches its M_kv key/value heads broadcast to "
+                   "every one of the M query heads (Falcon's general layout, "
+                   "new_decoder_architecture), 0 when it caches them as they are (Falcon-7B's "
+                   "original multi-query layout: one head, cached as one)", flag=True)
 # multi-head latent attention, shared experts, multi-token prediction (DeepSeek-V2/V3)
 q_lora = declare("q_lora", "1 when queries pass through a low-rank bottleneck of rank r_q "
                  "(q_lora_rank set), 0 for a plain d_e → M·(d_nope + d_rope) projection",

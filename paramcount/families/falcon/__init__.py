@@ -15,6 +15,7 @@ from paramcount.core.formula import group
 from paramcount.core.formula import leaf
 from paramcount.core.formula import zero
 from paramcount.core.hparams import Divisible
+from paramcount.core.hparams import Relation
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
 from paramcount.core.restrictions import Requires
@@ -25,6 +26,7 @@ from paramcount.core.symbols import M_kv
 from paramcount.core.symbols import d_e
 from paramcount.core.symbols import d_f
 from paramcount.core.symbols import d_k
+from paramcount.core.symbols import kv_bcast
 from paramcount.core.symbols import split_ln
 from paramcount.core.symbols import v
 from paramcount.core.symbols import zeta
@@ -139,26 +141,24 @@ register(keras_hub_backbone(
 # --- Falcon-7B / 40B / 180B: the layout KerasHub's constructor cannot express ----------------
 
 def _parallel_keys(config: Mapping) -> Mapping:
-    """A Falcon config in the keys of the general (``new_decoder_architecture``) layout, which
-    builds the same weights: Falcon-7B's ``multi_query`` is one key/value head and its parallel
-    block one norm; without either, every head has its own keys and values."""
+    """A Falcon config of the original layout (no ``new_decoder_architecture``) in the keys of
+    the table, which builds the same weights: its parallel block has one norm, and ``multi_query``
+    (Falcon-7B, FalconConfig's default) is one key/value head, cached as it is (kv_bcast = 0);
+    without it every head has its own keys and values, the general layout's weights and cache."""
     c = dict(config)
     if not c.get("new_decoder_architecture"):
-        heads = c.get("num_attention_heads")
-        c["num_kv_heads"] = 1 if c.get("multi_query", True) else heads
-        c.pop("multi_query", None)
-        if c.get("num_ln_in_parallel_attn") is None:
-            c["num_ln_in_parallel_attn"] = 1
-        c["new_decoder_architecture"] = True
+        multi = c.pop("multi_query", True)
+        c["num_kv_heads"] = 1 if multi else c.get("num_attention_heads")
+        two = c.get("num_ln_in_parallel_attn") == 2  # (built, though that layout's forward reads
+        c["num_ln_in_parallel_attn"] = 2 if two else 1  # input_layernorm, which it lacks: the
+        c["new_decoder_architecture"] = two or not multi  # general layout's weights, then)
     return c
 
 
-def _cached_heads(config: Mapping) -> tuple:
-    """The original layout with ``multi_query`` caches its one key/value head as one; the general
-    layout :func:`_parallel_keys` reads it as broadcasts it to every head before caching."""
-    if not config.get("new_decoder_architecture") and config.get("multi_query", True):
-        return (("cached_kv_heads", 1),)
-    return ()
+def _norms(hp: Mapping[str, int]) -> int:
+    """num_ln_in_parallel_attn as written: 2 (split_ln) in the general layout only; the original
+    layout's forward reads its one input_layernorm."""
+    return 2 if hp.get("split_ln") and hp.get("kv_bcast", 1) else 1
 
 
 # symbol ↔ FalconConfig key (no KerasHub argument: KerasHub cannot build these models).
@@ -174,10 +174,14 @@ FALCON_PARALLEL_MAPPING = family_table(
         # 1 or 2 norms per block; transformers' default with new_decoder_architecture is 2
         Field("split_ln", hf="num_ln_in_parallel_attn", hf_values={1: 0, 2: 1}, hf_default=1),
         Field("zeta", hf="bias", flag=True, hf_default=0),
+        # the general layout, or the original one (FalconConfig's default multi_query: one
+        # key/value head, which _parallel_keys reads such a file as)
+        Field("kv_bcast", hf="new_decoder_architecture", hf_values={True: 1, False: 0},
+              hf_default=0),
     ),
     restrictions=(
-        Sets("new_decoder_architecture", True,
-            why="this formula is the grouped-query parallel block of Falcon-7B/40B (new_decoder_architecture)"),
+        Sets("num_ln_in_parallel_attn", _norms,
+            why="the original layout's parallel block has one norm (kv_bcast = 0: split_ln adds none)"),
         Sets("parallel_attn", True, why="this formula is Falcon-7B/40B's parallel attention and MLP block"),
         Sets("tie_word_embeddings", True, why="Falcon-7B/40B's LM head is the token embedding (tied)"),
         Sets("alibi", False, why="Falcon-7B/40B use rotary positions, not ALiBi (neither holds a weight)"),
@@ -189,9 +193,8 @@ FALCON_PARALLEL_MAPPING = family_table(
         ),
         Requires("tie_word_embeddings", (True,), why="Falcon's LM head is the token embedding (tied)"),
     ),
-    free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads"},
+    free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads", "new_decoder_architecture"},
     hf_normalize=_parallel_keys,
-    hf_cost_reading=_cached_heads,
 )
 
 # FalconForCausalLM's names; the formula's own patterns are these (no Keras build exists).
@@ -224,8 +227,10 @@ register(hf_causal_lm(
         group(
             "blocks",
             layer_norm("norm_attention", match=_W["blocks.norm_attention"]),
-            leaf("norm_ffn", 2 * d_e * split_ln, match=_W["blocks.norm_ffn"],
-                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1)",
+            # (the original layout's parallel block has one norm, whatever split_ln says)
+            leaf("norm_ffn", 2 * d_e * split_ln * kv_bcast, match=_W["blocks.norm_ffn"],
+                 note="layer norm of the MLP input, apart from the attention's (split_ln = 1, "
+                      "in the general layout)",
                  kind="norm"),
             group(
                 "attention",
@@ -233,11 +238,13 @@ register(hf_causal_lm(
                      match=_W["blocks.attention.query_key_value"],
                      note="M query heads and M_kv key and value heads, fused",
                      # each query's scores over M heads of d_k and the values they weigh; the
-                     # cache keeps keys and values for all M heads: FalconAttention broadcasts
-                     # the M_kv key and value heads to the M query heads before it caches them
-                     # (num_kv_heads = num_heads under the new decoder architecture), M/M_kv
-                     # times what the M_kv heads alone would take
-                     macs=(M + 2 * M_kv) * d_k * d_e, attends=2 * M * d_k, caches=2 * M * d_k),
+                     # general layout's cache keeps keys and values for all M heads:
+                     # FalconAttention broadcasts the M_kv key and value heads to the M query
+                     # heads before it caches them (num_kv_heads = num_heads under the new
+                     # decoder architecture), M/M_kv times what the M_kv heads alone take,
+                     # which the original layout caches
+                     macs=(M + 2 * M_kv) * d_k * d_e, attends=2 * M * d_k,
+                     caches=2 * d_k * (M_kv + kv_bcast * (M - M_kv))),
                 dense("output", d_e, d_e, bias=zeta, match=_W["blocks.attention.output"]),
                 match=_W["blocks.attention"],
                 kind="attention",
@@ -258,9 +265,11 @@ register(hf_causal_lm(
                      "(counted once)", kind="head", macs=d_e * v),
     ),
     required=(v, d_e, M, L),
-    optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0},
+    optional={M_kv: 1, d_f: 4 * d_e, split_ln: 0, zeta: 0, kv_bcast: 1},
     restrictions=(
         *rotary_heads("FalconConfig"),
+        Holds(Relation(M_kv, "==", 1, when=1 - kv_bcast,
+                       reason="the original layout's multi_query has one key/value head")),
     ),
     counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
              "final norm; the LM head is the token embedding (tied), counted once",
@@ -270,5 +279,6 @@ register(hf_causal_lm(
         "tiny_mqa": dict(v=97, d_e=32, M=4, L=2),
         "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, split_ln=1),
         "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
+        "tiny_original_mqa": dict(v=41, d_e=24, M=3, L=2, d_f=20, kv_bcast=0),
     },
 ))
