@@ -129,10 +129,8 @@ class Table:
     keras_normalize: Callable[[Mapping], Mapping] | None = None
     # A transformers config → fields of it that change a cost and no weight, beyond the class's
     # ``cost_config`` (key, value) pairs read by paramcount.analyze.costs.config_problem: where
-    # ``hf_normalize`` reads a file as a layout with the same weights but another cache
-    # (Falcon-7B's multi_query caches one key/value head, the general layout every head's), or
-    # where the class reads a cost field otherwise than the file gives it (Gemma 3's
-    # bidirectional config halves its sliding_window); read after ``cost_config``. Not
+    # the class reads a cost field otherwise than the file gives it (Gemma 3's bidirectional
+    # config halves its sliding_window); read after ``cost_config``. Not
     # declared data of a proof (compare=False): it says what a file is, not what is proven.
     hf_cost_reading: Callable[[Mapping], tuple] | None = field(default=None, compare=False)
 
