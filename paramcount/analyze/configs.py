@@ -183,7 +183,21 @@ def _read_hf(data: Mapping, where: str, arch_id: str | None) -> Reading:
     return Reading(target, hparams, "transformers config", cls, shown, where,
                    declared(data), _cost_fields(arch, hparams, data, where),
                    defaulted=tuple((k, data[k]) for k in sorted(added & read)
-                                   if data[k] is not None))  # (a null: derived as ever)
+                                   if data[k] is not None),  # (a null: derived as ever)
+                   reread=_reread(data, reader.normalized(data, "hf"), read - added))
+
+
+def _reread(data: Mapping, normalized: Mapping, keys: set) -> tuple:
+    """The ``keys`` the file gives a value that its table's normalization reads otherwise:
+    (key, the file's, the one read), one value each (a list, a per-layer spelling, is not
+    said; nor a value read as null, the one the config class derives)."""
+    out = []
+    for k in sorted(k for k in keys if k and "." not in k and k in data):
+        given, read = data[k], normalized.get(k)
+        if given != read and read is not None and not isinstance(given, (list, dict)) \
+                and not isinstance(read, (list, dict)):  # (null: the value the class derives)
+            out.append((k, given, read))
+    return tuple(out)
 
 
 def _read_built_by(data: Mapping, where: str, arch_id: str | None, model_type: str) -> Reading:

@@ -116,6 +116,9 @@ def reading_lines(reading: Reading, stored: Stored | None = None) -> list[str]:
     if getattr(reading, "defaulted", ()):  # keys left out: the config class's own defaults
         lines.append("keys the file leaves out, at its config class's defaults (as transformers "
                      "builds it): " + ", ".join(f"{k}={json.dumps(v)}" for k, v in reading.defaulted))
+    if getattr(reading, "reread", ()):  # values the class builds otherwise than they read
+        lines.append("keys read as transformers builds them: " + ", ".join(
+            f"{k}={json.dumps(given)} as {json.dumps(read)}" for k, given, read in reading.reread))
     if reading.ignored:
         # only the keys nothing declares: one the table (or every config) declares to change
         # no count, rope_theta or a dropout, is not read either, and not listed
@@ -140,6 +143,8 @@ def reading_json(reading: Reading, stored: Stored | None = None, *,
         out["via"] = reading.via
     if getattr(reading, "defaulted", ()):
         out["defaulted"] = dict(reading.defaulted)
+    if getattr(reading, "reread", ()):
+        out["reread"] = {k: {"file": given, "read": read} for k, given, read in reading.reread}
     q = _quantization(reading, stored) if quantization else None
     if q is not None:
         out["quantization"] = q

@@ -161,7 +161,10 @@ _WIDE = ("the shared attention block reads 2·hidden_size (the hidden state and 
 
 def _normalize(config: Mapping) -> Mapping:
     """Legacy layer names (mamba) as transformers remaps them; attention_hidden_size as null
-    where it is the 2·hidden_size Zamba2Config derives (any other is refused: _WIDE)."""
+    where it is the 2·hidden_size Zamba2Config derives (any other is refused: _WIDE); more
+    shared blocks than hybrid layers as one a hybrid layer, the model Zamba2ForCausalLM builds
+    (hybrid layer j keeps block j mod num_mem_blocks of those built before it: each its own,
+    the rest never built, and each block's adapters are those of its one layer)."""
     c = dict(config)
     if c.get("attention_hidden_size") is not None and isinstance(c.get("hidden_size"), int) \
             and c["attention_hidden_size"] == 2 * c["hidden_size"]:
@@ -169,6 +172,10 @@ def _normalize(config: Mapping) -> Mapping:
     if isinstance(c.get("layers_block_type"), list):
         c["layers_block_type"] = [_LEGACY.get(t, t) if isinstance(t, str) else t
                                   for t in c["layers_block_type"]]
+        hybrid = c["layers_block_type"].count("hybrid")
+        blocks = c.get("num_mem_blocks")
+        if type(blocks) is int and 0 < hybrid < blocks:
+            c["num_mem_blocks"] = hybrid
     return c
 
 

@@ -30,3 +30,39 @@ def test_zamba2_refuses_an_untied_config(capsys, tmp_path):
     path.write_text(json.dumps(data | {"tie_word_embeddings": False}))
     assert main(["count", "--config", str(path)]) == 2
     assert "tie_word_embeddings" in capsys.readouterr().err
+
+
+def _built(config: dict) -> int:
+    """(In a torch worker.) The parameters transformers builds for ``config``, on the meta
+    device (tied tensors once)."""
+    import torch
+    import transformers
+
+    with torch.device("meta"):
+        model = transformers.Zamba2ForCausalLM(transformers.Zamba2Config(**config))
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_more_shared_blocks_than_hybrid_layers_build_one_a_hybrid_layer(capsys, tmp_path):
+    """Zamba2ForCausalLM ties hybrid layer j's block to block j mod num_mem_blocks among those
+    built before it: with more blocks than hybrid layers, each hybrid layer keeps its own and the
+    rest are never built (its adapters are placed alike). transformers builds such a config;
+    `count --config` refused it ("B_mem must be <= L_hyb"). It counts it now, as transformers
+    builds it: the same model as num_mem_blocks = the hybrid layers."""
+    from tests._shared import on_torch
+
+    data = json.loads((CONFIGS / "zamba2-1.2b.json").read_text())
+    hybrid = data["layers_block_type"].count("hybrid")
+    counts = []
+    for blocks in (hybrid, hybrid + 5):
+        path = tmp_path / f"config-{blocks}.json"
+        path.write_text(json.dumps(data | {"num_mem_blocks": blocks}))
+        assert main(["count", "--config", str(path), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        counts.append(out["total"])
+    assert counts[0] == counts[1] == on_torch(_built, data | {"num_mem_blocks": hybrid + 5})
+    # and said: the file's value, the one read
+    assert out["config"]["reread"] == {"num_mem_blocks": {"file": hybrid + 5, "read": hybrid}}
+    assert main(["count", "--config", str(path)]) == 0
+    assert f"keys read as transformers builds them: num_mem_blocks={hybrid + 5} as {hybrid}" \
+        in capsys.readouterr().out

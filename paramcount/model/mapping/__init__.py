@@ -81,6 +81,10 @@ class Reading:
     # the keys the table reads that the file leaves out, at its config class's declared defaults
     # (paramcount.analyze.hf_defaults), as transformers builds them: (key, value)
     defaulted: tuple[tuple[str, object], ...] = ()
+    # the keys the file gives that the family's table reads otherwise, as transformers builds
+    # them (its ``hf_normalize``: Zamba 2's num_mem_blocks past its hybrid layers, of which
+    # only as many blocks are built): (key, the file's value, the value read)
+    reread: tuple[tuple[str, object, object], ...] = ()
 
 
 @dataclass(frozen=True)
