@@ -424,3 +424,16 @@ def test_an_inconclusive_proof_shows_its_figure_and_says_so(capsys):
     fast_out = fast.try_count(argv)
     if fast_out is not None:  # the compiled path, where it answers, says the same
         assert json.loads(fast_out)["costs"]["flops"] == flops
+
+
+def test_a_head_s_cost_trees_are_not_said_to_be_proven_by_the_report(capsys):
+    """A config of LlamaModel reads as llama:LlamaModel, whose cost trees no report proves: its
+    figures said "no proof recorded (paramcount report proves it)", which the report never did."""
+    code, out, err = run(capsys, "count", "--config", str(CONFIGS / "llama-3-8b-model.json"),
+                         "--context", "4096", "--json")
+    assert code == 0, err
+    for q in ("kv", "flops"):
+        got = json.loads(out)["costs"][q]
+        assert got["status"] == "not proven", got
+        assert got["why"] == ("the report proves the cost trees of llama's own class, not those "
+                              "of LlamaModel"), got

@@ -73,5 +73,17 @@ def statuses(arch: Architecture, record_path) -> dict[str, tuple[str, str]]:
         if costs.formulated(arch, q) is not None:
             continue
         why = unprovable(arch, q)
-        out[q] = ("not proven", why) if why else recorded(arch.id, q, record_path)
+        out[q] = ("not proven", why) if why else _variant(arch.id) or recorded(arch.id, q,
+                                                                             record_path)
     return out
+
+
+def _variant(arch_id: str) -> tuple[str, str] | None:
+    """A head's or an option's tree (``llama:LlamaModel``, ``falcon_parallel:untied``): the
+    report proves the cost trees of each architecture's own class only (``recorded`` would say
+    "paramcount report proves it", which it does not)."""
+    base, _, variant = arch_id.partition(":")
+    if not variant:
+        return None
+    return "not proven", (f"the report proves the cost trees of {base}'s own class, not those "
+                          f"of {variant}")
