@@ -67,7 +67,7 @@ def untied(note: str, **kw) -> Option:
     """An untied LM head: ``tie_word_embeddings`` false builds a separate lm_head, d_e × v
     (``note``: the class that honours it)."""
     head = leaf("head", d_e * v, kind="head",
-                note=f"untied output projection (lm_head), d_e × v: {note}")
+                note=f"untied output projection (lm_head), d_e × v: {note}", macs=d_e * v)
     return Option("untied", "tie_word_embeddings", (False,),
                   (Delta("head", head, "tie_word_embeddings false: transformers builds a "
                                        "separate lm_head, d_e × v"),),
