@@ -15,6 +15,7 @@ from paramcount.analyze.prove.results import ArchProof, CaseProof
 from paramcount.cli import fast
 from paramcount.cli.main import main
 from paramcount.model import dtypes, registry
+from tests._shared import needs_transformers
 
 CONFIGS = Path(__file__).resolve().parent / "configs"
 
@@ -282,10 +283,11 @@ def test_a_config_of_another_class_than_the_trees_describe_gets_no_cost_figure(c
                                                          "opt-125m.json"), "--context", "64", "--json")
     assert code == 0
     costs_json = json.loads(out)["costs"]
-    for q in ("kv", "flops"):
-        assert "total" not in costs_json[q]
-        assert costs_json[q]["why"] == ("the config's class OPTForCausalLM is not the one the cost "
-                                        "trees describe (OPTModel)")
+    assert "total" not in costs_json["flops"]
+    assert costs_json["flops"]["why"] == ("the config's class OPTForCausalLM is not the one the "
+                                          "cost trees describe (OPTModel)")
+    # (the head keeps no cache: the base model's, 12 layers of keys and values 768 wide)
+    assert costs_json["kv"]["total"] == 2 * 12 * 64 * 768
 
 
 def test_training_memory_conventions_and_accelerates_estimate():
@@ -437,3 +439,18 @@ def test_a_head_s_cost_trees_are_not_said_to_be_proven_by_the_report(capsys):
         assert got["status"] == "not proven", got
         assert got["why"] == ("the report proves the cost trees of llama's own class, not those "
                               "of LlamaModel"), got
+
+
+@pytest.mark.parametrize("name", ["opt-125m", "bart-large-cnn"])
+def test_a_language_model_head_s_cache_is_its_base_model_s(name):
+    """OPT's trees describe OPTModel (its table's class: the causal LM's head is tied, no
+    weight of its own) and BART's BartModel. A file of OPTForCausalLM or
+    BartForConditionalGeneration gave no KV cache, as if the class's head changed it; the head
+    keeps no cache, so the figure is the base model's, and equals transformers' build of the
+    file. Its FLOPs, which the head does change, stay unformulated, with the reason."""
+    needs_transformers()
+    out = costs.check_config(CONFIGS / f"{name}.json", 4096, 2)
+    ours, theirs, why = out["kv"]
+    assert ours is not None and ours == theirs, (ours, theirs, why)
+    ours, _, why = out["flops"]
+    assert ours is None and "is not the one the cost trees describe" in why, why

@@ -253,7 +253,7 @@ def check_config(path, context: int, batch: int) -> dict[str, tuple[int | None, 
         measured, why = {}, f"{type(exc).__name__}: {exc}"
     out = {}
     for q in QUANTITIES:
-        reason = formulated(arch, q) or class_problem(arch, hp, reading.cls) or (
+        reason = formulated(arch, q) or class_problem(arch, hp, reading.cls, q) or (
             config_problem(arch, hp, dict(reading.costs)) if q == "kv" else None) or (
             no_position_left({**hp, "T": context}) if q == "decode" else None)
         ours = None if reason else value(arch, q, hp, context, batch, dict(reading.costs))
@@ -290,14 +290,25 @@ def at(arch: Architecture, hparams: Mapping[str, int], context: int, batch: int,
     return {**hparams, **cost_values(arch, hparams, config), "T": context, "B": batch}
 
 
-def class_problem(arch: Architecture, hparams: Mapping[str, int], cls: str) -> str | None:
-    """Why a config naming the class ``cls`` is not costed by ``arch``'s trees: they describe the
-    class transformers builds for ``arch`` (a config of OPTForCausalLM reads as OPTModel's
-    parameters, the head being tied, but its forward multiplies by that head too)."""
+# transformers' classes that put a language-model head on a base model ``<stem>Model``: the head
+# multiplies (FLOPs) but keeps no cache, which is the base model's
+LM_HEADS = ("ForCausalLM", "ForConditionalGeneration")
+
+
+def class_problem(arch: Architecture, hparams: Mapping[str, int], cls: str,
+                  quantity: str | None = None) -> str | None:
+    """Why a config naming the class ``cls`` is not costed by ``arch``'s trees (for
+    ``quantity``, or for any): they describe the class transformers builds for ``arch`` (a
+    config of OPTForCausalLM reads as OPTModel's parameters, the head being tied, but its
+    forward multiplies by that head too). The KV cache of a language-model head on the trees'
+    base model (:data:`LM_HEADS`) is that base model's: no problem."""
     from paramcount.model.frameworks import hf_class
 
     built = hf_class(arch, hparams)
     if built is None or built == cls:
+        return None
+    if quantity == "kv" and built.endswith("Model") \
+            and cls in (built[:-len("Model")] + h for h in LM_HEADS):
         return None
     return f"the config's class {cls} is not the one the cost trees describe ({built})"
 

@@ -95,9 +95,10 @@ def _costs(args, arch, hp, count, reading):
 
     dtype = dtypes.get(args.dtype or "bf16")
     statuses = cost_statuses(arch, PROJECT_RECORD if PROJECT_RECORD.is_file() else None)
-    other = costs.class_problem(arch, hp, reading.cls) if reading is not None else None
-    if other is not None:  # the file's class is not the one the trees describe: no figure
-        statuses = dict.fromkeys(costs.QUANTITIES, ("not formulated", other))
+    if reading is not None:  # the file's class is not the one the trees describe: no figure
+        for q in costs.QUANTITIES:  # (but a language-model head's cache, its base model's)
+            if (other := costs.class_problem(arch, hp, reading.cls, q)) is not None:
+                statuses[q] = ("not formulated", other)
     config = dict(reading.costs) if reading is not None else (
         dict(arch.preset(args.preset).config) if args.preset else {})
     return costs.evaluate(arch, hp, args.context, args.batch or 1, dtype,
