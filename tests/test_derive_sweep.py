@@ -206,3 +206,18 @@ def test_the_report_sweeps_in_torch_workers_and_records_the_rows(tmp_path):
     path.write_text(sweep.dumps(rows, vers), encoding="utf-8")
     assert load(path) == (rows, vers) and "| `gpt2` | GPT2LMHeadModel | 124,439,808 |" in \
         section(load(path))
+
+
+def test_a_sweep_of_named_types_keeps_to_each_kind_s_mapping(monkeypatch):
+    """``sweep(kinds, types)`` swept every name given under every kind: named masked and seq2seq
+    types, it derived t5 as a masked LM too (and a name given twice twice). Each kind takes the
+    names its auto mapping has, each once, in the order given."""
+    from paramcount.analyze.derive import sweep
+
+    maps = {"masked": ["bart", "bert"], "seq2seq": ["bart", "t5"]}
+    monkeypatch.setattr(sweep, "model_types", lambda kinds: maps[kinds[0]])
+    monkeypatch.setattr(sweep, "one", lambda t, kind, prove=True: sweep.Row(t, "C", "proven",
+                                                                            kind=kind))
+    rows = sweep.sweep(("masked", "seq2seq"), ["t5", "bart", "bert", "bart"], prove=False)
+    assert [(r.kind, r.model_type) for r in rows] == [
+        ("masked", "bart"), ("masked", "bert"), ("seq2seq", "t5"), ("seq2seq", "bart")]

@@ -124,10 +124,12 @@ def _proof(d, src) -> list[dict]:
 
 def sweep(kinds: tuple[str, ...] = ("causal",), types: list[str] | None = None, *,
           prove: bool = True, progress: Callable[[str], None] | None = None) -> list[Row]:
-    """Every model type of each of ``kinds``'s auto mappings (or ``types`` of them)."""
+    """Every model type of each of ``kinds``'s auto mappings (or ``types`` of them: each kind the
+    names its mapping has, each once, in the order given)."""
     out = []
     for kind in kinds:
-        for t in types if types is not None else model_types((kind,)):
+        known = model_types((kind,))
+        for t in known if types is None else [t for t in dict.fromkeys(types) if t in known]:
             if progress:
                 progress(f"{kind} {t}")
             out.append(one(t, kind, prove=prove))
