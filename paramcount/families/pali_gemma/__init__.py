@@ -80,7 +80,9 @@ _FIELDS = (
     Field("M", keras="num_query_heads", hf="text_config.num_attention_heads"),
     Field("M_kv", keras="num_key_value_heads", hf="text_config.num_key_value_heads"),
     Field("d_e", keras="hidden_dim", hf="text_config.hidden_size"),
-    Field("d_e", hf="projection_dim"),  # the projector's output is the decoder's width
+    # the projector's output is the decoder's width; PaliGemmaConfig's default where absent
+    # (2048, whatever the text width: another is refused, the formula's projector being d_e wide)
+    Field("d_e", hf="projection_dim", hf_default=2048),
     Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
     Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
     IMAGE_SIZE_224,
