@@ -149,9 +149,11 @@ def _parallel_keys(config: Mapping) -> Mapping:
     if not c.get("new_decoder_architecture"):
         multi = c.pop("multi_query", True)
         c["num_kv_heads"] = 1 if multi else c.get("num_attention_heads")
-        two = c.get("num_ln_in_parallel_attn") == 2  # (built, though that layout's forward reads
-        c["num_ln_in_parallel_attn"] = 2 if two else 1  # input_layernorm, which it lacks: the
-        c["new_decoder_architecture"] = two or not multi  # general layout's weights, then)
+        # two norms are built in that layout too, though its forward reads an input_layernorm
+        # it then lacks: the general layout's weights
+        two = c.get("num_ln_in_parallel_attn") == 2
+        c["num_ln_in_parallel_attn"] = 2 if two else 1
+        c["new_decoder_architecture"] = two or not multi
     return c
 
 
