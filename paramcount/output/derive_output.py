@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from paramcount.analyze.counting import Counted
     from paramcount.analyze.derive.core import Derivation
 
-__all__ = ["Beside", "DerivedCount", "beside_json", "beside_text", "derive_json", "derive_text",
-           "derived_count_json", "derived_count_text", "header", "held", "proof_line"]
+__all__ = ["Beside", "CacheRegime", "DerivedCache", "DerivedCount", "beside_json", "beside_text",
+           "cache_json", "cache_text", "derive_json", "derive_text", "derived_count_json",
+           "derived_count_text", "header", "held", "proof_line"]
 
 
 @dataclass(frozen=True)
@@ -198,3 +199,60 @@ def beside_json(b: Beside) -> dict:
             "cases": [{"case": c, "how": h, "message": m} for c, h, m in b.cases],
             "within": {k: {"value": v, "why": w} for k, (v, w) in b.held.items()},
             "breakdown": count_json(b.derived.counted._replace(name=None))}
+
+
+# --- derive --kv ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CacheRegime:
+    """One regime of a derived KV cache, as ``derive --kv`` says it."""
+
+    label: str  # "" for every T, else the side of the window ("T < sliding_window")
+    formula: str  # its elements, in T, B and the config's fields (text)
+    fields: dict  # the fields it reads, at the defaults
+    cases: tuple  # the proof's cases ({"case", "status", "message"})
+    why: str = ""  # why it is not the build's (a failure, a window), else ""
+
+
+@dataclass(frozen=True)
+class DerivedCache:
+    """``derive --kv``: a model type's KV cache derived and proven, and its figure at one
+    context and batch."""
+
+    cls: str
+    versions: dict
+    regimes: tuple[CacheRegime, ...]
+    at: dict  # the context and batch of the figure
+    elements: int | None  # the cache's elements there at the defaults (None: not proven)
+    seconds: float = 0.0
+
+    @property
+    def proven(self) -> bool:
+        return self.elements is not None
+
+
+def cache_text(r: DerivedCache) -> str:
+    libs = ", ".join(f"{k} {x}" for k, x in r.versions.items()) or "?"
+    lines = [f"KV cache derived from {r.cls}'s forwards on the meta device ({libs}): the cache "
+             "a forward of B sequences of T tokens returns, in T, B and the config's fields"]
+    for g in r.regimes:
+        head = f"{g.label}: " if g.label else ""
+        lines.append(f"{head}KV = {g.formula}" if g.formula else f"{head}not derived")
+        if g.why:
+            lines.append(f"  {g.why}")
+        elif g.cases:
+            n = sum(c["status"] == "proven" for c in g.cases)
+            lines.append(f"  proof (≡ the cache for all values of {', '.join(g.fields)}; bound on "
+                         f"a false proof < 1e-9): {n} of {len(g.cases)} cases proven")
+            lines += [f"  {c['case']}: {c['status']}: {c['message']}" for c in g.cases
+                      if c["status"] != "proven"]
+    where = ", ".join(f"{k} = {v:,}" for k, v in r.at.items())
+    lines.append(f"at the defaults, {where}: {r.elements:,} elements" if r.proven else
+                 f"no figure at {where}: the cache is not proven there")
+    lines.append(f"({r.seconds:.1f} s)")
+    return "\n".join(lines)
+
+
+def cache_json(r: DerivedCache) -> dict:
+    return {"class": r.cls, "versions": r.versions, "at": r.at, "elements": r.elements,
+            "regimes": [{"label": g.label, "formula": g.formula, "fields": g.fields,
+                         "proof": list(g.cases), "why": g.why} for g in r.regimes]}

@@ -14,6 +14,8 @@ __all__ = ["RECORD_NAME", "Row", "codes", "dumps", "loads", "model_types", "one"
            "tally"]
 
 RECORD_NAME = "derived.json"
+KV_AT = {"T": 4096, "B": 1}  # the context and batch the page's KV column is given at
+KV_SECONDS = 600  # a cache derivation stops here (its builds each run a forward)
 KINDS = ("causal", "masked", "seq2seq")
 
 
@@ -27,6 +29,10 @@ class Row:
     reason: str = ""
     kind: str = "causal"
     derive: str = ""  # the derive code's digest it was swept under ("": before rows carried it)
+    # its KV cache (paramcount.analyze.derive_cache): "proven ...", or why not ("": not swept),
+    # and the elements it holds at KV_AT at the defaults (None where it is not proven)
+    kv: str = ""
+    kv_at: int | None = None
 
 
 def model_types(kinds: tuple[str, ...] = ("causal",)) -> list[str]:
@@ -90,6 +96,50 @@ def _one(model_type: str, kind: str, *, prove: bool) -> Row:
                    f"{bad[0]['status']}: {' '.join(str(bad[0]['message']).split())[:160]}", kind)
     return Row(model_type, d.cls, "proven", total, fields,
                f"{len(cases)} cases proven{_held(d)}{_given(src, d)}", kind)
+
+
+def cache(model_type: str, kind: str = "causal") -> tuple[str, int | None]:
+    """The KV cache of one model type at its config class's defaults, built as its ``kind``
+    class (:func:`paramcount.analyze.derive_cache.derive_cache`): "proven: ..." with the
+    elements it holds at :data:`KV_AT`, or what stopped it (None)."""
+    import time
+
+    from paramcount.analyze.derive import deadline
+    from paramcount.analyze.derive_cache import derive_cache, fingerprint
+
+    cls = _classes(kind).get(model_type)
+    cls = cls if isinstance(cls, str) else None
+    try:
+        with deadline.until(time.monotonic() + KV_SECONDS, KV_SECONDS):
+            regimes = derive_cache(model_type, cls)
+    except Exception as exc:  # the derivation's refusal, the forward's failure: the row's reason
+        return f"error: {_line(exc)}", None
+    code = f" [{fingerprint()[:8]}]"
+    for r in regimes:
+        if r.derivation.failures:
+            what, why = r.derivation.failures[0]
+            return f"failed{_side(r)}: {what}: {why}{code}", None
+        if r.why:
+            return f"not polynomial{_side(r)}: {r.why}{code}", None
+        bad = [c for c in r.cases if c["status"] != "proven"]
+        if bad or not r.cases:
+            first = bad[0] if bad else {"case": "", "status": "no case", "message": ""}
+            return (f"unproven{_side(r)}: {first['case']}: {first['status']}: "
+                    f"{' '.join(str(first['message']).split())[:160]}{code}"), None
+    n = sum(len(r.cases) for r in regimes)
+    sides = " and ".join(r.label for r in regimes if r.label)
+    at = _kv_at(regimes)
+    return (f"proven: {n} case{'s' if n != 1 else ''}" + (f", two regimes ({sides})" if sides
+                                                           else "") + code), at
+
+
+def _side(r) -> str:
+    return f" ({r.label})" if r.label else ""
+
+
+def _kv_at(regimes) -> int:
+    """The cache's elements at :data:`KV_AT` at the defaults, from the regime that holds it."""
+    return next(r.elements(KV_AT) for r in regimes if r.holds(KV_AT["T"]))
 
 
 def _held(d) -> str:
@@ -161,10 +211,19 @@ def loads(text: str) -> tuple[list[Row], dict[str, str]]:
     try:  # (a malformed, too deep or too long-numbered record: an InputFileError, a ValueError)
         obj = inputs.parse_json(text, "the derive sweep record", "a derive sweep record")
         rows = [Row(r["model_type"], r["cls"], r["status"], r["total"], tuple(r["fields"]),
-                    r["reason"], r["kind"], str(r.get("derive", ""))) for r in obj["rows"]]
+                    r["reason"], r["kind"], str(r.get("derive", "")), str(r.get("kv", "")),
+                    _count(r.get("kv_at"))) for r in obj["rows"]]
         return rows, {str(k): str(v) for k, v in obj["versions"].items()}
     except (KeyError, TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not a derive sweep record: {exc}") from None
+
+
+def _count(x) -> int | None:
+    if x is None:
+        return None
+    if type(x) is not int:
+        raise TypeError(f"kv_at is {x!r}, not an integer")
+    return x
 
 
 def tally(rows: list[Row], kind: str = "causal") -> str:
@@ -172,6 +231,16 @@ def tally(rows: list[Row], kind: str = "causal") -> str:
     proven = sum(r.status == "proven" for r in of)
     pct = f" ({100 * proven / len(of):.0f} %)" if of else ""
     return f"{proven} of {len(of)} {kind}-LM model types derived and proven{pct}"
+
+
+def kv_tally(rows: list[Row], kind: str = "causal") -> str:
+    """How many of a kind's swept caches are proven ("" where none was swept)."""
+    of = [r for r in rows if r.kind == kind and r.kv]
+    if not of:
+        return ""
+    proven = sum(r.kv.startswith("proven") for r in of)
+    return (f"{proven} of {len(of)} {kind}-LM model types' KV caches derived and proven "
+            f"({100 * proven / len(of):.0f} %)")
 
 
 def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
@@ -186,6 +255,7 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
              "exact (no build the derivation made varied them). A row that is not proven names "
              "its reason; nothing is approximated.", ""]
     lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
+    lines += [f"- {kv_tally(rows, k)}" for k in KINDS if kv_tally(rows, k)]
     lines += ["", codes(rows, versions)]
     causes: dict[str, int] = {}
     for r in rows:
@@ -198,17 +268,35 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
         of = [r for r in rows if r.kind == k]
         if not of:
             continue
-        lines += ["", f"## {names[k]} model types", "",
-                  "| model type | class | parameters at the defaults | hyperparameters found | "
-                  "status |", "|---|---|---:|---|---|"]
+        kv = any(r.kv for r in of)
+        lines += ["", f"## {names[k]} model types", ""]
+        if kv:
+            lines += [_KV_NOTE, ""]
+        lines += ["| model type | class | parameters at the defaults | hyperparameters found | "
+                  "status |" + (" KV cache at T = 4,096, B = 1 |" if kv else ""),
+                  "|---|---|---:|---|---|" + ("---|" if kv else "")]
         for r in sorted(of, key=lambda r: r.model_type):
             total = f"{r.total:,}" if r.total is not None else ""
             found = ", ".join(f"`{f}`" for f in r.fields)
             status = f"{r.status}: {r.reason}" if r.status != "proven" else \
                 "proven" + (r.reason[r.reason.index(";"):] if ";" in r.reason else "")
+            cache = "" if not kv else " " + (
+                f"{r.kv_at:,} elements, {r.kv}" if r.kv_at is not None else r.kv or "not swept"
+            ).replace("|", "/") + " |"
             lines.append(f"| `{r.model_type}` | {r.cls} | {total} | {found} | "
-                         f"{status.replace('|', '/')} |")
+                         f"{status.replace('|', '/')} |{cache}")
     return lines
+
+
+_KV_NOTE = (
+    "The KV cache column: the cache a forward of B sequences of T tokens returns, derived with "
+    "T and B as two more fields (`paramcount derive --model-type NAME --kv`: the cache observed "
+    "as weights beside the model's, each tensor's shape and layer count fitted) and proven ≡ "
+    "the cache for all values of the fields it reads and of those a constraint binds to them "
+    "(the derivation's builds varied every other field, and no cache tensor followed it). A "
+    "window makes two regimes, T below it and past it, each derived and proven. The figure is "
+    "the elements at the defaults, T = 4,096 and B = 1 (bytes: times the bytes of the cache's "
+    "dtype); the bracket names the cache derivation's code.")
 
 
 def codes(rows: list[Row], versions: dict[str, str]) -> str:

@@ -1,0 +1,94 @@
+"""``paramcount derive --model-type NAME --kv``: the KV cache of a transformers model type derived
+from its own forwards and proven (:mod:`paramcount.analyze.derive_cache`), its formula in T, B and
+the config's fields, a window in two regimes, and its elements at ``--context`` and ``--batch``.
+The work runs in a torch worker and returns a result
+(:class:`~paramcount.output.derive_output.DerivedCache`), printed here."""
+
+from __future__ import annotations
+
+import time
+
+from paramcount.cli.common import UsageError, emit_json
+
+__all__ = ["add_options", "cmd_derive_kv"]
+
+
+def add_options(s) -> None:
+    from paramcount.core.numcore import positive_int
+
+    s.add_argument("--kv", action="store_true",
+                   help="derive the KV cache instead (with --model-type): the cache a forward of "
+                        "B sequences of T tokens returns, in T, B and the config's fields, each "
+                        "side of a window its own regime, proven")
+    s.add_argument("--context", type=positive_int, metavar="T", default=None,
+                   help="with --kv: the context of the figure given (default 4096)")
+    s.add_argument("--batch", type=positive_int, metavar="B", default=None,
+                   help="with --kv: the batch of the figure given (default 1)")
+
+
+def cmd_derive_kv(args, refused) -> int:
+    """``derive --kv``; ``refused``: how derive says a refusal (its line, its reasons, JSON)."""
+    from paramcount.core.errors import ParamcountError
+    from paramcount.output.derive_output import cache_json, cache_text
+    from paramcount.runtime import isolate
+    from paramcount.runtime.extras import require
+
+    if not args.model_type:
+        raise UsageError("--kv derives a model type's cache at its config class's defaults: "
+                         "give --model-type NAME")
+    if args.no_prove or args.emit_plugin:
+        raise UsageError("--kv always proves, and emits no plugin")
+    require("transformers", "derive")
+    at = {"T": args.context or 4096, "B": args.batch or 1}
+    try:
+        r = isolate.call("torch", _cache_here, args.model_type, args.cls, at, args.deadline)
+    except ParamcountError as exc:
+        return refused(args, exc)
+    if args.json:
+        emit_json(cache_json(r))
+    else:
+        print(cache_text(r))
+    return 0 if r.proven else 1
+
+
+def _cache_here(model_type: str, cls: str | None, at: dict, budget):
+    """(In a torch worker.) The cache derived and proven (from the on-disk cache where it holds
+    them, unless ``--no-cache``), as a result."""
+    from paramcount.analyze.derive import deadline
+    from paramcount.analyze.derive.probe import versions
+    from paramcount.analyze.derive_cache import derive_cache
+    from paramcount.output.derive_output import CacheRegime, DerivedCache
+
+    start = time.perf_counter()
+    with deadline.until(*budget):
+        regimes = derive_cache(model_type, cls)
+    out = []
+    for r in regimes:
+        d = r.derivation
+        why = r.why or ("; ".join(f"{w}: {y}" for w, y in d.failures) if d.failures else "")
+        out.append(CacheRegime(r.label, "" if d.failures else _formula(r), dict(d.fields),
+                               tuple(r.cases), why))
+    proven = all(r.proven for r in regimes)
+    held = next((r for r in regimes if r.holds(at["T"])), None)
+    return DerivedCache(regimes[0].derivation.cls, versions(), tuple(out), at,
+                        held.elements(at) if proven and held is not None else None,
+                        time.perf_counter() - start)
+
+
+def _formula(r) -> str:
+    """A regime's elements as text, in T (past a window, its field written back as T − w + 1)."""
+    import sympy
+
+    from paramcount.analyze.derive.tree import architecture, field_symbols
+    from paramcount.analyze.derive_cache import BELOW, PAST
+    from paramcount.core.formula import pretty
+
+    d = r.derivation
+    total = architecture(d, lambda hp: []).formula.total()
+    syms = field_symbols(d)
+    if r.window:
+        w = sympy.Symbol(r.window)
+        t = syms.get("T", sympy.Symbol("T"))
+        total = total.subs({s: (t - w + 1 if n == PAST else w - t) for n, s in syms.items()
+                            if n in (PAST, BELOW)})
+    return pretty(sympy.factor(sympy.expand(total)))

@@ -1,0 +1,143 @@
+"""The KV cache derived as parameters are (:mod:`paramcount.analyze.derive_cache`): the cache a
+forward returns observed as weights, a window caught before any claim, and each side of it its
+own regime. The whole derivations of GPT-2 and Mistral (half a minute and two and a half) run
+with ``--runslow``."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._shared import torch_side
+
+_TINY = {"vocab_size": 64, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+         "max_position_embeddings": 64}
+
+
+def _template(name: str, dims: list[str]):
+    from paramcount.analyze.derive.core import Template
+
+    return Template(name, "buffer", ((1, ("num_hidden_layers",)),),
+                    tuple(((1, (d,)),) for d in dims))
+
+
+def _kv_derivation(fields: dict[str, int]):
+    """What a derivation of a Llama-like cache finds: keys and values of B·M_kv·T·d per layer."""
+    from paramcount.analyze.derive.core import Derivation
+
+    d = Derivation("llama", "LlamaForCausalLM", {}, dict(fields), (), ())
+    dims = ["B", "num_key_value_heads", "T", "head_dim"]
+    d.templates = [_template("kv_cache.layers.*.keys", dims),
+                   _template("kv_cache.layers.*.values", dims),
+                   _template("model.layers.*.mlp.up_proj.weight",
+                             ["intermediate_size", "hidden_size"])]
+    d.explicit = dict(fields)
+    return d
+
+
+@torch_side
+def test_the_cache_a_forward_returns_is_a_module_of_its_tensors_at_their_shapes():
+    from paramcount.analyze.derive_cache import CacheSource
+
+    src = CacheSource(model_type="llama", config=_TINY)
+    model = src.model(src.config({"T": 7, "B": 3}))
+    shapes = {n: tuple(b.shape) for n, b in model.kv_cache.named_buffers()}
+    assert shapes == {f"layers.{i}.{kv}": (3, 2, 7, 4) for i in range(2)
+                      for kv in ("keys", "values")}
+    assert any(n.startswith("model.layers.0.") for n, _ in model.named_parameters())
+
+
+@torch_side
+def test_a_window_is_caught_past_every_integer_of_the_config_and_full_attention_is_not():
+    """Mistral keeps its last sliding_window − 1 positions: the formula fitted at small T
+    (B·M_kv·T·d a layer) is not the cache at T beyond every integer of the config, and says so;
+    Llama's full attention is."""
+    from paramcount.analyze.derive_cache import CacheSource, cache_part, window
+
+    fields = {"B": 3, "T": 5, "num_key_value_heads": 2, "head_dim": 4, "num_hidden_layers": 2,
+              "intermediate_size": 24, "hidden_size": 16}
+    d = cache_part(_kv_derivation(fields))
+    full = CacheSource(model_type="llama", config=_TINY)
+    assert window(d, full) == ""
+    sliding = CacheSource(model_type="mistral", config={**_TINY, "sliding_window": 8})
+    why = window(d, sliding)
+    assert "a window (sliding_window)" in why and "no polynomial of T" in why
+
+
+def test_the_cache_part_keeps_the_cache_s_templates_and_the_fields_bound_to_them():
+    """The weights go (their fields with them), the cache's fields stay, and a constraint on
+    one of those keeps the field it binds (the heads the key/value heads divide)."""
+    from paramcount.analyze.derive_cache import cache_part
+
+    d = _kv_derivation({"B": 3, "T": 5, "num_key_value_heads": 2, "head_dim": 4,
+                        "num_hidden_layers": 2, "intermediate_size": 24, "hidden_size": 16,
+                        "num_attention_heads": 4})
+    d.constraints = [("divides", "num_attention_heads", "num_key_value_heads"),
+                     ("divides", "intermediate_size", "2")]
+    part = cache_part(d)
+    assert [t.name for t in part.templates] == ["kv_cache.layers.*.keys",
+                                               "kv_cache.layers.*.values"]
+    assert set(part.fields) == {"B", "T", "num_key_value_heads", "head_dim", "num_hidden_layers",
+                                "num_attention_heads"}
+    assert part.constraints == [("divides", "num_attention_heads", "num_key_value_heads")]
+
+
+def test_a_regime_covers_its_side_of_the_window_only():
+    """Past the window, T = w + T_over_window − 1: Mistral-7B's 32 layers keep 4,095 positions
+    of 8 heads of 128 at T = 5,000, not 5,000 (the 22 % the issue measured)."""
+    from paramcount.analyze.derive_cache import PAST, Regime, cache_part
+
+    fields = {"B": 3, PAST: 3, "num_key_value_heads": 8, "head_dim": 128,
+              "num_hidden_layers": 32, "sliding_window": 4096}
+    from paramcount.analyze.derive.core import Template
+
+    d = _kv_derivation(fields)
+    kept = ((-1, ()), (1, ("sliding_window",)))  # sliding_window − 1 positions
+    d.templates = [Template(f"kv_cache.layers.*.{kv}", "buffer", ((1, ("num_hidden_layers",)),),
+                            (((1, ("B",)),), ((1, ("num_key_value_heads",)),), kept,
+                             ((1, ("head_dim",)),))) for kv in ("keys", "values")]
+    past = Regime("T >= sliding_window", cache_part(d), "", window="sliding_window",
+                  below=False, width=4096)
+    assert past.holds(5000) and past.holds(4096) and not past.holds(4095)
+    assert past.elements({"T": 5000, "B": 1}) == 2 * 32 * 8 * 4095 * 128
+    with pytest.raises(ValueError):
+        past.elements({"T": 100, "B": 1})
+
+
+@pytest.mark.parametrize("argv, said", [
+    (("--config", "x.json", "--kv"), "give --model-type NAME"),
+    (("--model-type", "gpt2", "--kv", "--no-prove"), "--kv always proves"),
+    (("--model-type", "gpt2", "--kv", "--context", "0"), "positive"),
+])
+def test_derive_kv_bad_input_is_one_line_exit_2(argv, said):
+    from tests.test_derive import _cli
+
+    code, out, err = _cli("derive", *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and said in err
+
+
+@pytest.mark.slow
+def test_derive_kv_prints_the_formula_its_proof_and_the_figure():
+    from tests.test_derive import _cli
+
+    code, out, err = _cli("derive", "--model-type", "gpt2", "--kv", "--context", "100",
+                          "--batch", "2", "--budget", "600")
+    assert code == 0, err
+    assert "KV = 2·B·T·n_head·n_layer·floor(n_embd/n_head)" in out
+    assert "1 of 1 cases proven" in out
+    assert f"T = 100, B = 2: {2 * 12 * 2 * 100 * 768:,} elements" in out
+
+
+@pytest.mark.slow
+@torch_side
+def test_gpt2_and_mistral_caches_derive_and_prove():
+    """GPT-2's cache in one regime; Mistral's in two, each side of its window proven, the
+    page's figure at T = 4,096 from the side past it (4,095 positions kept)."""
+    from paramcount.analyze.derive import sweep
+
+    kv, at = sweep.cache("gpt2")
+    assert kv.startswith("proven: 1 case") and at == 2 * 12 * 12 * 4096 * 64
+    kv, at = sweep.cache("mistral")
+    assert kv.startswith("proven: ") and "two regimes" in kv
+    assert at == 2 * 32 * 8 * 4095 * 128
