@@ -141,3 +141,30 @@ def test_gpt2_and_mistral_caches_derive_and_prove():
     kv, at = sweep.cache("mistral")
     assert kv.startswith("proven: ") and "two regimes" in kv
     assert at == 2 * 32 * 8 * 4095 * 128
+
+
+def test_the_page_s_kv_column_tally_and_causes_come_from_the_rows():
+    """A causal row swept for its cache shows the figure and its status; one not swept says so;
+    the tally counts the swept rows only, the causes name why the others are not proven; the
+    record reads its KV fields back, and a figure that is no integer is no record."""
+    import dataclasses
+
+    from paramcount.analyze.derive import sweep
+
+    rows = [sweep.Row("gpt2", "GPT2LMHeadModel", "proven", 1, ("n_embd",), "1 cases proven",
+                      kv="proven: 1 case [abcd]", kv_at=75_497_472),
+            sweep.Row("mistral", "MistralForCausalLM", "proven", 2, (), "1 cases proven",
+                      kv="not polynomial: at T = 9 the cache holds 1 elements [abcd]"),
+            sweep.Row("opt", "OPTForCausalLM", "proven", 3, (), "1 cases proven"),
+            sweep.Row("bert", "BertForMaskedLM", "proven", 4, (), "1 cases proven", "masked")]
+    page = "\n".join(sweep.section(rows, {}))
+    assert "- 1 of 2 causal-LM model types' KV caches derived and proven (50 %)" in page
+    assert "| 75,497,472 elements, proven: 1 case [abcd] |" in page
+    assert "| not swept |" in page
+    assert "- a bound on the positions kept, not one window: 1" in page
+    masked = page[page.index("## masked-LM"):]
+    assert "KV cache" not in masked  # no masked row was swept: no column
+    assert sweep.loads(sweep.dumps(rows, {"derive": "x"}))[0] == rows
+    bad = sweep.dumps([dataclasses.replace(rows[0], kv_at=1)], {}).replace('"kv_at": 1', '"kv_at": 1.5')
+    with pytest.raises(ValueError):
+        sweep.loads(bad)

@@ -82,6 +82,9 @@ class CacheSource(Source):
         of the derivation as it is of the parameters'."""
         import torch
 
+        from paramcount.analyze.derive import deadline
+
+        deadline.check(f"running {self.cls_name}'s forward")  # (the proof's builds too)
         model = super().model(cfg)
         held = cache_module(model, *(int(getattr(cfg, k)) for k in ("B", "T")))
         if self.cache_only:

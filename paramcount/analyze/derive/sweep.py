@@ -15,7 +15,7 @@ __all__ = ["RECORD_NAME", "Row", "codes", "dumps", "loads", "model_types", "one"
 
 RECORD_NAME = "derived.json"
 KV_AT = {"T": 4096, "B": 1}  # the context and batch the page's KV column is given at
-KV_SECONDS = 600  # a cache derivation stops here (its builds each run a forward)
+KV_SECONDS = 300  # a cache derivation and its proof stop here (each build runs a forward)
 KINDS = ("causal", "masked", "seq2seq")
 
 
@@ -264,6 +264,13 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
     if causes:
         lines += ["", "Not proven, by cause:", ""]
         lines += [f"- {c}: {n}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
+    kv: dict[str, int] = {}
+    for r in rows:
+        if r.kv and not r.kv.startswith("proven"):
+            kv[_kv_cause(r.kv)] = kv.get(_kv_cause(r.kv), 0) + 1
+    if kv:
+        lines += ["", "KV caches not proven, by cause:", ""]
+        lines += [f"- {c}: {n}" for c, n in sorted(kv.items(), key=lambda x: (-x[1], x[0]))]
     for k in KINDS:
         of = [r for r in rows if r.kind == k]
         if not of:
@@ -311,6 +318,23 @@ def codes(rows: list[Row], versions: dict[str, str]) -> str:
               if d]
     parts += [f"{n['']} under earlier code, before rows named theirs"] if n.get("") else []
     return "Rows swept: " + "; ".join(parts) + "."
+
+
+def _kv_cause(kv: str) -> str:
+    """A KV status by kind, for the tally by cause."""
+    for pattern, cause in (("OverBudget", "the derivation ran past its budget"),
+                           ("does not build on the meta device", "no forward on the meta device "
+                                                                 "at the defaults"),
+                           ("not polynomial", "a bound on the positions kept, not one window"),
+                           ("cannot split", "a floor the prover cannot split"),
+                           ("build raised", "a proof's build failed"),
+                           ("inconclusive", "a proof inconclusive"),
+                           ("refuted", "a proof refuted"),
+                           ("no such expression", "a shape that is no such expression"),
+                           ("worker died", "the worker died")):
+        if pattern in kv:
+            return cause
+    return kv.split(":", 1)[0]
 
 
 def _cause(r: Row) -> str:
