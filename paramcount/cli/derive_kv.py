@@ -66,8 +66,10 @@ def _cache_here(model_type: str, cls: str | None, at: dict, budget):
     for r in regimes:
         d = r.derivation
         why = r.why or ("; ".join(f"{w}: {y}" for w, y in d.failures) if d.failures else "")
+        said = tuple(f"{b} divides {a}" if op == "divides" else f"{a} {op} {b}"
+                     for op, a, b in d.constraints)
         out.append(CacheRegime(r.label, "" if d.failures else _formula(r), dict(d.fields),
-                               tuple(r.cases), why))
+                               tuple(r.cases), why, said))
     proven = all(r.proven for r in regimes)
     held = next((r for r in regimes if r.holds(at["T"])), None)
     return DerivedCache(regimes[0].derivation.cls, versions(), tuple(out), at,

@@ -211,6 +211,7 @@ class CacheRegime:
     fields: dict  # the fields it reads, at the defaults
     cases: tuple  # the proof's cases ({"case", "status", "message"})
     why: str = ""  # why it is not the build's (a failure, a window), else ""
+    constraints: tuple[str, ...] = ()  # the orders and divisibilities the proof is within
 
 
 @dataclass(frozen=True)
@@ -241,8 +242,9 @@ def cache_text(r: DerivedCache) -> str:
             lines.append(f"  {g.why}")
         elif g.cases:
             n = sum(c["status"] == "proven" for c in g.cases)
-            lines.append(f"  proof (≡ the cache for all values of {', '.join(g.fields)}; bound on "
-                         f"a false proof < 1e-9): {n} of {len(g.cases)} cases proven")
+            within = f" within {'; '.join(g.constraints)}" if g.constraints else ""
+            lines.append(f"  proof (≡ the cache for all values of {', '.join(g.fields)}{within}; "
+                         f"bound on a false proof < 1e-9): {n} of {len(g.cases)} cases proven")
             lines += [f"  {c['case']}: {c['status']}: {c['message']}" for c in g.cases
                       if c["status"] != "proven"]
     where = ", ".join(f"{k} = {v:,}" for k, v in r.at.items())
@@ -255,4 +257,5 @@ def cache_text(r: DerivedCache) -> str:
 def cache_json(r: DerivedCache) -> dict:
     return {"class": r.cls, "versions": r.versions, "at": r.at, "elements": r.elements,
             "regimes": [{"label": g.label, "formula": g.formula, "fields": g.fields,
-                         "proof": list(g.cases), "why": g.why} for g in r.regimes]}
+                         "constraints": list(g.constraints), "proof": list(g.cases),
+                         "why": g.why} for g in r.regimes]}

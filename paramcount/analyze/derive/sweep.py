@@ -264,13 +264,14 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
     if causes:
         lines += ["", "Not proven, by cause:", ""]
         lines += [f"- {c}: {n}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
-    kv: dict[str, int] = {}
+    unproven: dict[str, int] = {}
     for r in rows:
         if r.kv and not r.kv.startswith("proven"):
-            kv[_kv_cause(r.kv)] = kv.get(_kv_cause(r.kv), 0) + 1
-    if kv:
+            unproven[_kv_cause(r.kv)] = unproven.get(_kv_cause(r.kv), 0) + 1
+    if unproven:
         lines += ["", "KV caches not proven, by cause:", ""]
-        lines += [f"- {c}: {n}" for c, n in sorted(kv.items(), key=lambda x: (-x[1], x[0]))]
+        lines += [f"- {c}: {n}" for c, n in sorted(unproven.items(),
+                                                    key=lambda x: (-x[1], x[0]))]
     for k in KINDS:
         of = [r for r in rows if r.kind == k]
         if not of:
