@@ -168,3 +168,24 @@ def test_the_page_s_kv_column_tally_and_causes_come_from_the_rows():
     bad = sweep.dumps([dataclasses.replace(rows[0], kv_at=1)], {}).replace('"kv_at": 1', '"kv_at": 1.5')
     with pytest.raises(ValueError):
         sweep.loads(bad)
+
+
+@torch_side
+def test_a_one_wide_head_broadcast_by_its_rotary_table_is_refused_and_latent_widths_are_not():
+    """Qwen 2 at hidden_size < 2·heads: each key broadcast to two by the rotary table, values one
+    wide, where any wider odd head fails outright; a latent cache (keys r_kv wide, values
+    d_rope) is no such thing."""
+    import torch
+
+    from paramcount.analyze.derive_cache import CacheSource, _one_wide
+
+    src = CacheSource(model_type="qwen2", config={**_TINY, "hidden_size": 6,
+                                                  "num_attention_heads": 4,
+                                                  "num_key_value_heads": 2})
+    del src.base["head_dim"]
+    with pytest.raises(ValueError, match="one wide"):
+        src.model(src.config({}))
+    layer = torch.nn.Module()
+    layer.register_buffer("keys", torch.empty(1, 1, 3, 4, device="meta"))
+    layer.register_buffer("values", torch.empty(1, 1, 3, 2, device="meta"))
+    _one_wide(layer)  # MLA's latent keys and rope values: kept

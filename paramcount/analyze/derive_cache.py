@@ -121,8 +121,20 @@ def cache_module(model, batch: int, context: int):
         for name, value in vars(layer).items():
             for key, tensor in _tensors(name, value):
                 one.register_buffer(key, tensor)
+        _one_wide(one)
         holder.layers.append(one)
     return holder
+
+
+def _one_wide(layer) -> None:
+    """Refuse a forward whose heads are one wide: its rotary table (two wide, ``cat(freqs,
+    freqs)``) broadcasts each key to two, values staying one, where any wider odd head fails
+    outright. No model keeps such a cache, and taken as a build it bends the fit (keys
+    2·⌈d/2⌉ wide, divisibilities read into the refusals): refused, as the odd widths are."""
+    keys, values = getattr(layer, "keys", None), getattr(layer, "values", None)
+    if keys is not None and values is not None and keys.shape[-1] == 2 and \
+            values.shape[-1] == 1 and keys.shape[:-1] == values.shape[:-1]:
+        raise ValueError("a head one wide: its rotary table broadcasts each key to two")
 
 
 def _tensors(name: str, value) -> list[tuple[str, Any]]:
