@@ -212,7 +212,7 @@ def window(d, src: CacheSource, field: str = "T") -> str:
     holds), its cache against the formula. A layer that keeps the last w positions keeps
     min(T, w), which no polynomial of T is; the prover interpolates T at small nodes, so this
     check is what stands between a window and a claim."""
-    base = {**d.explicit, **{k: v for k, v in d.fields.items()}}
+    base = {**d.explicit, **{k: (bool(v) if k in d.flags else v) for k, v in d.fields.items()}}
     far = 2 * max([v for v in src.values(src.config({})).values() if type(v) is int] + [1]) + 3
     was, src.cache_only = src.cache_only, True
     try:
