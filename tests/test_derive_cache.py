@@ -189,3 +189,25 @@ def test_a_one_wide_head_broadcast_by_its_rotary_table_is_refused_and_latent_wid
     layer.register_buffer("keys", torch.empty(1, 1, 3, 4, device="meta"))
     layer.register_buffer("values", torch.empty(1, 1, 3, 2, device="meta"))
     _one_wide(layer)  # MLA's latent keys and rope values: kept
+
+
+@torch_side
+def test_the_window_check_gives_a_strict_config_its_flags_as_booleans():
+    """A derivation holds flags as 0/1; Gemma 3's config class is strict and refuses 0 for a
+    boolean field, so the check passes them as the proof's builds do (the sweep's gemma3_text
+    row failed there first)."""
+    from paramcount.analyze.derive.core import Template
+    from paramcount.analyze.derive_cache import CacheSource, cache_part, window
+
+    tiny = {**_TINY, "sliding_window": 8, "layer_types": ["full_attention"] * 2}
+    fields = {"B": 3, "T": 5, "num_key_value_heads": 2, "head_dim": 4, "num_hidden_layers": 2,
+              "use_bidirectional_attention": 0}
+    d = _kv_derivation(fields)
+    d.flags = ("use_bidirectional_attention",)
+    d.explicit = {**fields, "use_bidirectional_attention": False}
+    # a cache tensor the flag adds (none at 0): the flag is a field of the cache's part
+    d.templates.append(Template("kv_cache.layers.*.extra", "buffer",
+                                ((1, ("use_bidirectional_attention", "num_hidden_layers")),),
+                                (((1, ("B",)),),)))
+    src = CacheSource(model_type="gemma3_text", config=tiny)
+    assert window(cache_part(d), src) == ""
