@@ -136,6 +136,14 @@ def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
 
 
+def show(as_json: bool, result, to_json, to_text) -> None:
+    """A command's result printed as ``output/`` renders it: JSON with ``--json``, else text."""
+    if as_json:
+        emit_json(to_json(result))
+    else:
+        print(to_text(result))
+
+
 def parse_assignments(items):
     from paramcount.core.hparams import parse_assignments as parse
 

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 
 from paramcount.cli import derive_kv
-from paramcount.cli.common import UsageError, emit_json, non_negative_int
+from paramcount.cli.common import UsageError, emit_json, non_negative_int, show
 from paramcount.core.errors import InputFileError, ParamcountError
 
 __all__ = ["add_parser", "cmd_derive", "count_derived", "derived_beside"]
@@ -268,10 +268,7 @@ def _derived(args):
 def _print_derived(args, r) -> int:
     from paramcount.output.derive_output import derive_json, derive_text
 
-    if args.json:
-        emit_json(derive_json(r))
-    else:
-        print(derive_text(r))
+    show(args.json, r, derive_json, derive_text)
     return 0 if r.proven else 1
 
 
@@ -331,10 +328,7 @@ def count_derived(args, data: dict, where: str) -> int | None:
         r = _on_torch(_count_derived_here, data, where, _deadline(args))
     except ParamcountError as exc:
         return _refused(args, exc)
-    if args.json:
-        emit_json(derived_count_json(r))
-    else:
-        print(derived_count_text(r))
+    show(args.json, r, derived_count_json, derived_count_text)
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from paramcount.cli.common import UsageError, emit_json
+from paramcount.cli.common import UsageError, show
 
 __all__ = ["add_options", "cmd_derive_kv"]
 
@@ -44,10 +44,7 @@ def cmd_derive_kv(args, refused) -> int:
         r = isolate.call("torch", _cache_here, args.model_type, args.cls, at, args.deadline)
     except ParamcountError as exc:
         return refused(args, exc)
-    if args.json:
-        emit_json(cache_json(r))
-    else:
-        print(cache_text(r))
+    show(args.json, r, cache_json, cache_text)
     return 0 if r.proven else 1
 
 
