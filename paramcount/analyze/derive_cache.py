@@ -4,10 +4,10 @@ keys, values or states at their shapes), with T and B two more fields, and the d
 machinery (:mod:`paramcount.analyze.derive`) fits each tensor's shape and how many layers hold it,
 then proves the formula ≡ the cache for all hyperparameters, T and B included.
 
-A window (Mistral's ``sliding_window``) is a second regime: at T past it a windowed layer keeps
-what transformers keeps, no polynomial of T. The base T here is below any window of the defaults,
-a field that bounds the kept positions shows itself only where a variation brings it below T, and
-the proof draws T past it, so a formula that ignores a window is refuted, never claimed.
+A window (Mistral's ``sliding_window``) is a second regime: past it a windowed layer keeps what
+transformers keeps, min(T, w − 1), no polynomial of T. The prover interpolates T at small nodes,
+so it would not see one: :func:`window` builds once at T beyond every integer of the config and
+compares, before any claim, and a window it finds is derived as two regimes, each a polynomial.
 
 This module is outside the parameter derivation's code digest (:func:`store.fingerprint`); a
 cache derivation is keyed by that digest and by this module and the forward's inputs besides.
@@ -40,9 +40,10 @@ PREFIX = "kv_cache"  # the cache's module in a build: its templates' names begin
 
 
 class CacheSource(Source):
-    """A :class:`~paramcount.analyze.derive.probe.Source` whose model is the cache a forward of
-    its build returns (:func:`cache_module`), at the config's fields ``T`` and ``B`` (given to
-    the config class as two more keys: it keeps them as attributes and builds nothing of them)."""
+    """A :class:`~paramcount.analyze.derive.probe.Source` whose build carries, beside its
+    weights, the cache a forward of it returns (:func:`cache_module`), at the config's fields
+    ``T`` and ``B`` (given to the config class as two more keys: it keeps them as attributes
+    and builds nothing of them); ``cache_only``: the cache alone (the proof's builds)."""
 
     def __init__(self, *, regime: tuple[str, str] | None = None, **kwargs: Any):
         super().__init__(**kwargs)

@@ -80,14 +80,22 @@ def _formula(r) -> str:
 
     from paramcount.analyze.derive.tree import architecture, field_symbols
     from paramcount.analyze.derive_cache import BELOW, PAST
+    from paramcount.core import symbols
     from paramcount.core.formula import pretty
 
     d = r.derivation
     total = architecture(d, lambda hp: []).formula.total()
     syms = field_symbols(d)
-    if r.window:
-        w = sympy.Symbol(r.window)
-        t = syms.get("T", sympy.Symbol("T"))
+    if r.window:  # (T is no field past the window, nor the window below it: paramcount's T, and
+        # the window as a field of the config declares it)
+        t = symbols.info("T").symbol
+        w = syms.get(r.window)
+        if w is None:  # below the window it is no field: declared as derive declares fields
+            try:
+                w = symbols.declare(r.window, f"transformers config field {r.window}",
+                                    redeclare=True)
+            except ValueError:  # a symbol of paramcount's own vocabulary: its declaration holds
+                w = symbols.info(r.window).symbol
         total = total.subs({s: (t - w + 1 if n == PAST else w - t) for n, s in syms.items()
                             if n in (PAST, BELOW)})
     return pretty(sympy.factor(sympy.expand(total)))

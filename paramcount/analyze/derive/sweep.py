@@ -109,12 +109,12 @@ def cache(model_type: str, kind: str = "causal") -> tuple[str, int | None]:
 
     cls = _classes(kind).get(model_type)
     cls = cls if isinstance(cls, str) else None
+    code = f" [{fingerprint()[:8]}]"
     try:
         with deadline.until(time.monotonic() + KV_SECONDS, KV_SECONDS):
             regimes = derive_cache(model_type, cls)
     except Exception as exc:  # the derivation's refusal, the forward's failure: the row's reason
-        return f"error: {_line(exc)}", None
-    code = f" [{fingerprint()[:8]}]"
+        return f"error: {_line(exc)}{code}", None
     for r in regimes:
         if r.derivation.failures:
             what, why = r.derivation.failures[0]
@@ -257,21 +257,9 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
     lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
     lines += [f"- {kv_tally(rows, k)}" for k in KINDS if kv_tally(rows, k)]
     lines += ["", codes(rows, versions)]
-    causes: dict[str, int] = {}
-    for r in rows:
-        if r.status != "proven":
-            causes[_cause(r)] = causes.get(_cause(r), 0) + 1
-    if causes:
-        lines += ["", "Not proven, by cause:", ""]
-        lines += [f"- {c}: {n}" for c, n in sorted(causes.items(), key=lambda x: (-x[1], x[0]))]
-    unproven: dict[str, int] = {}
-    for r in rows:
-        if r.kv and not r.kv.startswith("proven"):
-            unproven[_kv_cause(r.kv)] = unproven.get(_kv_cause(r.kv), 0) + 1
-    if unproven:
-        lines += ["", "KV caches not proven, by cause:", ""]
-        lines += [f"- {c}: {n}" for c, n in sorted(unproven.items(),
-                                                    key=lambda x: (-x[1], x[0]))]
+    lines += _by_cause("Not proven", [_cause(r) for r in rows if r.status != "proven"])
+    lines += _by_cause("KV caches not proven", [_kv_cause(r.kv) for r in rows
+                                                 if r.kv and not r.kv.startswith("proven")])
     for k in KINDS:
         of = [r for r in rows if r.kind == k]
         if not of:
@@ -319,6 +307,17 @@ def codes(rows: list[Row], versions: dict[str, str]) -> str:
               if d]
     parts += [f"{n['']} under earlier code, before rows named theirs"] if n.get("") else []
     return "Rows swept: " + "; ".join(parts) + "."
+
+
+def _by_cause(title: str, causes: list[str]) -> list[str]:
+    """The page's tally of ``causes``, most first ([] for none)."""
+    n: dict[str, int] = {}
+    for c in causes:
+        n[c] = n.get(c, 0) + 1
+    if not n:
+        return []
+    return ["", f"{title}, by cause:", "", *(f"- {c}: {k}" for c, k in sorted(
+        n.items(), key=lambda x: (-x[1], x[0])))]
 
 
 def _kv_cause(kv: str) -> str:
