@@ -320,44 +320,48 @@ def _by_cause(title: str, causes: list[str]) -> list[str]:
         n.items(), key=lambda x: (-x[1], x[0])))]
 
 
+# (a pattern of a row's reason, its cause), the first that matches deciding: the page's tallies
+_CAUSES = (
+    ("does not build on the meta device", "does not build at the defaults"),
+    ("refuses its base values", "the config refuses its own defaults"),
+    ("too few random configurations", "too few small configs build"),
+    ("how many weights", "a layer count that is no such expression"),
+    ("dimension", "a dimension that is no such expression"),
+    ("differs between layers", "a shape that differs between layers"),
+    ("proof", "derived, not proven"),
+    ("no transformers class", "no class to build"),
+)
+_KV_CAUSES = (
+    ("OverBudget", "the derivation ran past its budget"),
+    ("does not build on the meta device", "no forward on the meta device at the defaults"),
+    ("not polynomial", "a bound on the positions kept, not one window"),
+    ("cannot split", "a floor the prover cannot split"),
+    ("cannot bound a remainder", "a floor the prover cannot split"),
+    ("is not a polyn", "a floor the prover cannot split"),
+    ("wall limit", "the sweep's wall limit a type"),
+    ("needs children", "no cache returned"),
+    ("expanded size", "no forward past the position table"),
+    ("broadcast a dimension", "no forward past the position table"),
+    ("too few random", "too few small configs run"),
+    ("tiny model failed", "a proof's build failed"),
+    ("cannot parametrize", "a constraint the prover cannot parametrize"),
+    ("build raised", "a proof's build failed"),
+    ("inconclusive", "a proof inconclusive"),
+    ("refuted", "a proof refuted"),
+    ("no such expression", "a shape that is no such expression"),
+    ("worker died", "the worker died"),
+)
+
+
 def _kv_cause(kv: str) -> str:
-    """A KV status by kind, for the tally by cause."""
-    for pattern, cause in (("OverBudget", "the derivation ran past its budget"),
-                           ("does not build on the meta device", "no forward on the meta device "
-                                                                 "at the defaults"),
-                           ("not polynomial", "a bound on the positions kept, not one window"),
-                           ("cannot split", "a floor the prover cannot split"),
-                           ("cannot bound a remainder", "a floor the prover cannot split"),
-                           ("is not a polyn", "a floor the prover cannot split"),
-                           ("wall limit", "the sweep's wall limit a type"),
-                           ("needs children", "no cache returned"),
-                           ("expanded size", "no forward past the position table"),
-                           ("broadcast a dimension", "no forward past the position table"),
-                           ("Strict", "a flag given as 0/1 (code before faa5e8f)"),
-                           ("too few random", "too few small configs run"),
-                           ("tiny model failed", "a proof's build failed"),
-                           ("cannot parametrize", "a constraint the prover cannot parametrize"),
-                           ("build raised", "a proof's build failed"),
-                           ("inconclusive", "a proof inconclusive"),
-                           ("refuted", "a proof refuted"),
-                           ("no such expression", "a shape that is no such expression"),
-                           ("worker died", "the worker died")):
-        if pattern in kv:
-            return cause
-    return kv.split(":", 1)[0]
+    """A KV status by kind, for the tally by cause (else its first word)."""
+    return _first(kv, _KV_CAUSES, kv.split(":", 1)[0])
 
 
 def _cause(r: Row) -> str:
     """A row's reason by kind, for the tally by cause."""
-    text = r.reason
-    for pattern, cause in (("does not build on the meta device", "does not build at the defaults"),
-                           ("refuses its base values", "the config refuses its own defaults"),
-                           ("too few random configurations", "too few small configs build"),
-                           ("how many weights", "a layer count that is no such expression"),
-                           ("dimension", "a dimension that is no such expression"),
-                           ("differs between layers", "a shape that differs between layers"),
-                           ("proof", "derived, not proven"),
-                           ("no transformers class", "no class to build")):
-        if pattern in text:
-            return cause
-    return "other"
+    return _first(r.reason, _CAUSES, "other")
+
+
+def _first(text: str, table: tuple[tuple[str, str], ...], otherwise: str) -> str:
+    return next((cause for pattern, cause in table if pattern in text), otherwise)
