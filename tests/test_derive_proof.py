@@ -42,16 +42,19 @@ def test_tree_of_dimensions_that_mix_fields_and_floors():
 class _Validated:
     """A config validator's refusals as ``Run.try_build`` gives them: a line, or a build."""
 
-    def __init__(self, refuses):
+    def __init__(self, refuses, odd_passes: int = 4):
+        import types
+
         self.refuses = refuses
+        self.src = types.SimpleNamespace(odd_passes=odd_passes)  # a build's (4) or a forward's
 
     def try_build(self, over):
         why = self.refuses(over)
         return why if why else {}
 
 
-def _refusals(fields: dict[str, int], refuses, draws,
-              inert: dict[str, int] | None = None) -> list[tuple[str, str, str]]:
+def _refusals(fields: dict[str, int], refuses, draws, inert: dict[str, int] | None = None,
+              odd_passes: int = 4) -> list[tuple[str, str, str]]:
     """The constraints ``refusals.constraints`` records from samples drawn by ``draws``."""
     import random
 
@@ -65,7 +68,7 @@ def _refusals(fields: dict[str, int], refuses, draws,
         p = draws(rng)
         why = refuses(p)
         (refused.append((p, why)) if why else samples.append((p, {})))
-    constraints(_Validated(refuses), d, samples, refused, [], fields)
+    constraints(_Validated(refuses, odd_passes), d, samples, refused, [], fields)
     return sorted(d.constraints)
 
 
@@ -487,3 +490,49 @@ def test_a_layer_count_a_composite_block_divides_is_recorded_though_no_build_bre
     constraints(_Validated(refuses), d, samples, refused, ["start", "end", "layers"], fields)
     divides = sorted(c for c in d.constraints if c[0] == "divides")
     assert divides == [("divides", "end", "block"), ("divides", "start", "block")]
+
+
+def _forward(p) -> str:  # a cache's forward (Qwen 2's): RoPE refuses every odd head_dim
+    heads, kv = p["num_attention_heads"], p["num_key_value_heads"]
+    if heads % kv:
+        return "RuntimeError: the size of tensor a must match the size of tensor b"
+    hd = p["hidden_size"] // heads
+    return "ZeroDivisionError" if hd == 0 else ("broadcast" if hd % 2 else "")
+
+
+def _small_heads(rng):  # samples as a forward's derivation draws them: heads 1 to 4 wide
+    kv = rng.choice([1, 2, 4])
+    heads = kv * rng.randint(1, 4) + rng.choice([0, 0, 0, 1])
+    return {"num_key_value_heads": kv, "num_attention_heads": heads,
+            "hidden_size": heads * rng.randint(1, 4) + rng.choice([0, 0, 1]),
+            "T": rng.choice([2, 4, 8]) * kv}
+
+
+def test_a_forward_asks_every_head_width_to_be_even():
+    """A build's validator passes an odd head_dim up to 4 (``odd_passes`` 4), and a forward
+    fails at every odd one (a cache's source: 0). Read with a build's rule, samples whose heads
+    are 1 to 4 wide never ask it, and the refusals were blamed on others (Qwen 2's cache: '4
+    divides hidden_size'); with a forward's, the head width's evenness is what is recorded."""
+    fields = {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "T": 5}
+    forward = _refusals(fields, _forward, _small_heads, odd_passes=0)
+    assert ("divides", "hidden_size//num_attention_heads", "2") in forward
+    assert ("divides", "hidden_size//num_attention_heads", "2") \
+        not in _refusals(fields, _forward, _small_heads)
+
+
+def test_a_product_is_the_factor_no_build_told_apart():
+    """KV heads divide T × heads in every sample where they divide the heads: 'KV heads divide
+    T*num_attention_heads' stood beside the heads' own, blocked every build breaking those alone
+    (T, B and the layers all kept), and was recorded instead. Recorded now: the heads' own."""
+    def draws(rng):
+        kv = rng.choice([1, 2, 4, 8])
+        heads = kv * rng.randint(1, 4) + rng.choice([0, 0, 0, 1])
+        return {"num_key_value_heads": kv, "num_attention_heads": heads,
+                "hidden_size": heads * rng.choice([2, 4]), "T": rng.randint(1, 12),
+                "B": rng.randint(1, 12), "num_hidden_layers": rng.randint(1, 12)}
+
+    fields = {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "T": 5,
+              "B": 3, "num_hidden_layers": 32}
+    assert _refusals(fields, _forward, draws, odd_passes=0) == [
+        ("divides", "hidden_size", "2*num_attention_heads"),
+        ("divides", "num_attention_heads", "num_key_value_heads")]

@@ -45,6 +45,10 @@ class CacheSource(Source):
     ``T`` and ``B`` (given to the config class as two more keys: it keeps them as attributes
     and builds nothing of them); ``cache_only``: the cache alone (the proof's builds)."""
 
+    # a forward rotates an odd head in RoPE at no width (Qwen 2's head_dim 3 fails to broadcast,
+    # and :func:`cache_module` refuses a head one wide): its evenness is asked at every width
+    odd_passes = 0
+
     def __init__(self, *, regime: tuple[str, str] | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         for k, v in BASE.items():

@@ -51,6 +51,11 @@ class Source:
     limit counts them) is refused before any other is made (0: no limit;
     :func:`paramcount.analyze.derive.derive_model` gives the limit in force)."""
 
+    # a quotient (head_dim = hidden_size // num_attention_heads) at most this is not asked to be
+    # even (:mod:`~paramcount.analyze.derive.refusals`): transformers' validate_rope passes an
+    # odd head_dim up to 4 (a forward rotates none: CacheSource's is 0)
+    odd_passes = 4
+
     def __init__(self, *, model_type: str | None = None, config: Mapping[str, Any] | None = None,
                  cls: str | None = None, builder: Callable[[dict[str, Any]], Any] | None = None,
                  defaults: Mapping[str, Any] | None = None, max_weights: int = 0,

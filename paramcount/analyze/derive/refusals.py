@@ -8,8 +8,8 @@ meets wherever it is asked, where x is an integer field, or the quotient ``a//b`
 refused sample broke, the pairs being many), and y is a field, a field that changes no weight
 (at its base value), the constant 2, a power of two up to 64 (one a refused sample broke:
 NeoMME's 16 dividing head_dim), or twice a field (``2*num_attention_heads``). Divisibility by 2
-or twice a field is asked only where x is above twice y (a quotient above 4: RoPE lets an odd
-head_dim ≤ 4 pass); by a higher power, wherever x is positive (NeoMME refuses a head_dim of 24,
+or twice a field is asked only where the quotient is above ``Source.odd_passes`` (4: RoPE lets
+an odd head_dim ≤ 4 pass a build); by a higher power, wherever x is positive (NeoMME refuses a head_dim of 24,
 whose global layers rotate 6 dims, as it does one of 40). Each candidate is decided by one build near an accepted
 sample that breaks it and no other candidate still standing, except those *stronger* than it (a
 multiple of its divisor, which breaking it breaks too): refused, it is recorded (where a build
@@ -22,8 +22,12 @@ conv kernel and KV heads divided nearly every field in every sample). A layer co
 composite n changing no weight divides in every sample, where no build breaks that alone (each
 value off n's multiples breaks a prime's part of n too), is decided by one build per prime r of
 n, n/r off a multiple: each refused, n divides it (:func:`_composite`). What is recorded is said
-once: a divisibility a stronger recorded one implies is left out, and "b divides a" with "a//b
-is even" is "2·b divides a".
+once: a divisibility a stronger recorded one implies is left out, "b divides a" with "a//b
+is even" is "2·b divides a", and y dividing a product is y dividing its one factor that no build
+told apart from it (standing still: every build breaking the product broke it too).
+
+A forward (:class:`~paramcount.analyze.derive_cache.CacheSource`'s) rotates no odd head_dim:
+its ``odd_passes`` is 0.
 """
 
 from __future__ import annotations
@@ -80,9 +84,10 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
         return f(p)
 
     twice = {b: b == "2" or b.startswith("2*") for b in divisors}  # asked above twice b
+    odd = run.src.odd_passes  # a quotient (a//b by 2, a/b by 2·b) asked to be even above it
 
     def asks(x: int, n: int, b: str) -> bool:  # x (a's value) is asked to be divided by n (b's)
-        return bool(n) and x > (2 * n if twice[b] else 0)
+        return bool(n) and (2 * x > odd * n if twice[b] else x > 0)
 
     def asked(p, a, b) -> bool:
         return asks(val(p, a), val(p, b), b)
@@ -97,6 +102,11 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
                 and not any(broken(p, *c) for p in points)
                 and ((c[0].isidentifier() and c[1] not in POWERS)
                      or any(broken(p, *c) for p, _ in refused))]
+    # y dividing a product stands only where y divides neither factor in every sample: otherwise
+    # the factor's own divisibility implies it, and is the one a build decides (a product kept
+    # standing beside it blocks every build breaking the factor: Qwen 2's KV heads divide
+    # T × heads in every forward where they divide the heads)
+    standing = [c for c in standing if _factor(c, standing) == c]
 
     def const(x) -> int | None:  # a divisor's value where no field that changes a weight
         if x.startswith("2*"):  # sets it (2, or one that changes no weight, or twice that)
@@ -236,6 +246,10 @@ def constraints(run: Run, d: Derivation, samples, refused, order: list[str],
             break
     found += _composite(points, order, kept, standing, found, val, broken, rejects, blamed,
                         [(x, y) for op, x, y in d.constraints if op == "<="])
+    # a product found whose one factor's own divisibility still stands: every build breaking the
+    # product broke the factor too, and none broke the factor alone (Qwen 2's forward refuses
+    # KV heads not dividing the heads, found as dividing heads × layers): the factor's
+    found = list(dict.fromkeys(_factor(c, standing) for c in found))
     for a, b in list(found):  # b divides a, a // b even: 2·b divides a
         if (f"{a}//{b}", "2") in found:
             found = [c for c in found if c not in ((a, b), (f"{a}//{b}", "2"))] + [(a, f"2*{b}")]
@@ -282,6 +296,16 @@ def _composite(points, order: list[str], kept: Mapping[str, int], standing, foun
         if all(h is not None and rejects(h[0]) and blamed(*h, f) for h in hits):
             out.append((f, g))
     return out
+
+
+def _factor(c: tuple[str, str], standing) -> tuple[str, str]:
+    """``c``, or where c is y dividing a product and y dividing exactly one of its factors still
+    stands, that."""
+    a, y = c
+    if "*" not in a or "//" in a:
+        return c
+    stands = [f for f in a.split("*") if (f, y) in standing]
+    return (stands[0], y) if len(stands) == 1 else c
 
 
 def _primes(n: int) -> list[int]:
