@@ -211,3 +211,23 @@ def test_the_window_check_gives_a_strict_config_its_flags_as_booleans():
                                 (((1, ("B",)),),)))
     src = CacheSource(model_type="gemma3_text", config=tiny)
     assert window(cache_part(d), src) == ""
+
+
+@torch_side
+def test_a_class_whose_forward_returns_no_cache_says_so(monkeypatch):
+    """RoBERTa's causal LM is no decoder at its config's defaults: its forward returns no cache.
+    The derivation holds no cache tensor, and that is the row's one line (it was a formula
+    tree's 'a group needs children')."""
+    from paramcount.analyze.derive import core
+    from paramcount.analyze.derive.observing import DeriveError
+    from paramcount.analyze.derive_cache import CacheSource, _regime
+
+    tiny = {"vocab_size": 64, "hidden_size": 16, "intermediate_size": 24,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 64}
+    src = CacheSource(model_type="roberta", cls="RobertaForCausalLM", config=tiny)
+    fields = {"B": 3, "T": 5, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2}
+    weights_only = _kv_derivation(fields)
+    weights_only.templates = weights_only.templates[2:]  # the weights alone: no kv_cache.*
+    monkeypatch.setattr(core, "derive", lambda s: weights_only)
+    with pytest.raises(DeriveError, match="RobertaForCausalLM returns no cache from a forward"):
+        _regime(src, "", None, "T", use_cache=False, prove=True)

@@ -323,6 +323,11 @@ def _regime(src: CacheSource, label: str, tied: str | None, far: str, *, use_cac
         why = "" if whole.failures else window(cache_part(whole, tied), src, far)
         cache.put_json(KIND, digest, {"derivation": store.to_json(whole), "window": why})
     d = cache_part(whole, tied)
+    if not d.templates and not whole.failures:  # (RoBERTa's causal LM, not a decoder by default)
+        from paramcount.analyze.derive.observing import DeriveError
+
+        raise DeriveError(f"{src.cls_name} returns no cache from a forward at its config class's "
+                          "defaults")
     if not prove or whole.failures or why:
         return Regime(label, d, why)
     key = cache.key(KIND + "-proof", digest, json.dumps(store.to_json(d), sort_keys=True),

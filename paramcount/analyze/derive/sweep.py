@@ -339,7 +339,7 @@ _KV_CAUSES = (
     ("cannot bound a remainder", "a floor the prover cannot split"),
     ("is not a polyn", "a floor the prover cannot split"),
     ("wall limit", "the sweep's wall limit a type"),
-    ("needs children", "no cache returned"),
+    ("returns no cache", "no cache returned"),
     ("expanded size", "no forward past the position table"),
     ("broadcast a dimension", "no forward past the position table"),
     ("too few random", "too few small configs run"),
