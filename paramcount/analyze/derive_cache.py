@@ -43,7 +43,17 @@ class CacheSource(Source):
     """A :class:`~paramcount.analyze.derive.probe.Source` whose build carries, beside its
     weights, the cache a forward of it returns (:func:`cache_module`), at the config's fields
     ``T`` and ``B`` (given to the config class as two more keys: it keeps them as attributes
-    and builds nothing of them); ``cache_only``: the cache alone (the proof's builds)."""
+    and builds nothing of them); ``cache_only``: the cache alone (the proof's builds).
+
+    A subclass observes something else a forward gives as a module of shaped tensors (its
+    :meth:`observed`, under ``prefix``; :class:`paramcount.analyze.derive_flops.FlopSource`'s
+    operations), derived, checked and proven by the same functions."""
+
+    prefix = PREFIX  # the observed module's name in a build
+    kind = KIND  # the cache kind its derivations are stored under (and +"-proof" its proofs)
+    noun = "the cache holds"  # what the window check says of a build: "<noun> N elements"
+    empty = "returns no cache from a forward"  # a derivation observing none of it
+    code: tuple[Path, ...] = ()  # modules beside this one whose source keys its derivations
 
     # a forward rotates an odd head in RoPE at no width (Qwen 2's head_dim 3 fails to broadcast,
     # and :func:`cache_module` refuses a head one wide): its evenness is asked at every width
@@ -91,11 +101,16 @@ class CacheSource(Source):
 
         deadline.check(f"running {self.cls_name}'s forward")  # (the proof's builds too)
         model = super().model(cfg)
-        held = cache_module(model, *(int(getattr(cfg, k)) for k in ("B", "T")))
+        held = self.observed(model, *(int(getattr(cfg, k)) for k in ("B", "T")))
         if self.cache_only:
             model = torch.nn.Module()
-        model.add_module(PREFIX, held)
+        model.add_module(self.prefix, held)
         return model
+
+    def observed(self, model, batch: int, context: int):
+        """What one forward of ``model`` over ``batch`` × ``context`` tokens gives, as a module
+        of shaped tensors: here its cache (:func:`cache_module`)."""
+        return cache_module(model, batch, context)
 
 
 def cache_module(model, batch: int, context: int):
@@ -154,7 +169,7 @@ def _reads(t) -> set[str]:
     return {n for poly in (t.mult, *t.dims) for _, atoms in poly for a in atoms for n in _atoms(a)}
 
 
-def cache_part(d, tied: str | None = None):
+def cache_part(d, tied: str | None = None, prefix: str = PREFIX):
     """The derivation of the cache alone: its tensors' templates, and the fields they read or
     that a stated constraint binds to those (a head count the key/value heads divide), every
     other field at its base value (``explicit``): the derivation's builds varied those, and no
@@ -162,7 +177,7 @@ def cache_part(d, tied: str | None = None):
     below it), which follows, not held."""
     from paramcount.analyze.derive import claims
 
-    templates = [t for t in d.templates if t.name.startswith(PREFIX + ".")]
+    templates = [t for t in d.templates if t.name.startswith(prefix + ".")]
     keep = {n for t in templates for n in _reads(t)} & set(d.fields)
     # no config binds the context or the batch: a divisibility the refusals seemed to show in
     # them (Mistral's B by head_dim/2, met by chance where a forward failed for another reason)
@@ -185,7 +200,7 @@ def cache_part(d, tied: str | None = None):
         conditional=[c for c in d.conditional if c[3] in keep],
         counts={k: v for k, v in d.counts.items() if k in keep},
         equal={k: v for k, v in d.equal.items() if v in keep},
-        untied=[u for u in d.untied if u.startswith(PREFIX + ".")],
+        untied=[u for u in d.untied if u.startswith(prefix + ".")],
         unvaried={k: v for k, v in d.unvaried.items() if k != tied})
 
 
@@ -214,7 +229,7 @@ def window(d, src: CacheSource, field: str = "T") -> str:
     if built == said:
         return ""
     keys = windows(src)
-    return (f"at {field} = {far:,} the cache holds {built:,} elements where the formula fitted below "
+    return (f"at {field} = {far:,} {src.noun} {built:,} elements where the formula fitted below "
             f"says {said:,}: past {'a window (' + ', '.join(keys) + ')' if keys else 'some T'} "
             "a layer keeps fewer positions than T, min(T, w), which is no polynomial of T")
 
@@ -229,15 +244,16 @@ def windows(src: CacheSource) -> list[str]:
                   if type(v) is int and k in own and ("window" in k or "chunk" in k))
 
 
-def fingerprint(cls: str | None = None) -> str:
-    """The parameter derivation's digest with this module's source and the forward's inputs'."""
+def fingerprint(cls: str | None = None, code: tuple[Path, ...] = ()) -> str:
+    """The parameter derivation's digest with this module's source and the forward's inputs',
+    and ``code``'s (a source's :attr:`CacheSource.code`)."""
     import hashlib
 
     from paramcount.analyze.derive import store
 
     h = hashlib.sha256(store.fingerprint(cls).encode())
     root = Path(__file__).resolve().parents[2]
-    for f in (Path(__file__), root / "reference_models" / "hf_inputs.py"):
+    for f in (Path(__file__), root / "reference_models" / "hf_inputs.py", *code):
         h.update(f.read_bytes())
     return h.hexdigest()
 
@@ -276,17 +292,18 @@ class Regime:
 
 
 def derive_cache(model_type: str, cls: str | None = None, *, use_cache: bool = True,
-                 prove: bool = True) -> list[Regime]:
+                 prove: bool = True, source: type[CacheSource] = CacheSource) -> list[Regime]:
     """The cache of ``model_type``'s class ``cls`` at its config class's defaults, derived
     (:func:`cache_part`) and proven: one regime for all T, or, where a window bounds what a
     layer keeps (:func:`window`) and the config names one field for it, two: T below the window
     and T past it, each derived with T tied to it by a field of its own. No proof without
-    ``prove``, or where a derivation failed or its window check did."""
+    ``prove``, or where a derivation failed or its window check did. ``source``: what a
+    forward is observed for (a subclass of :class:`CacheSource`)."""
     from paramcount.analyze import budget
     from paramcount.analyze.derive import require
 
     require()
-    src = CacheSource(model_type=model_type, cls=cls, max_weights=budget.limit(None))
+    src = source(model_type=model_type, cls=cls, max_weights=budget.limit(None))
     one = _regime(src, "", None, "T", use_cache=use_cache, prove=prove)
     keys = windows(src)
     if not one.why or len(keys) != 1:
@@ -295,8 +312,8 @@ def derive_cache(model_type: str, cls: str | None = None, *, use_cache: bool = T
     width = int(src.values(src.config({}))[keys[0]])
     for gap, label, tied, far in ((BELOW, f"T < {keys[0]}", keys[0], "T"),
                                   (PAST, f"T >= {keys[0]}", "T", PAST)):
-        there = CacheSource(model_type=model_type, cls=cls, max_weights=src.max_weights,
-                            regime=(gap, keys[0]))
+        there = source(model_type=model_type, cls=cls, max_weights=src.max_weights,
+                       regime=(gap, keys[0]))
         r = _regime(there, label, tied, far, use_cache=use_cache, prove=prove)
         out.append(dataclasses.replace(r, window=keys[0], below=gap == BELOW, width=width))
     return out
@@ -312,30 +329,29 @@ def _regime(src: CacheSource, label: str, tied: str | None, far: str, *, use_cac
     from paramcount.analyze.derive.proof import prove_derivation
     from paramcount.runtime import cache
 
-    digest = cache.key(KIND, src.model_type, src.cls_name,
+    digest = cache.key(src.kind, src.model_type, src.cls_name,
                        json.dumps(src.base, sort_keys=True, default=str), label,
-                       sorted(cache.library_versions().items()), fingerprint(src.cls_name))
-    found = cache.get_json(KIND, digest) if use_cache else None
+                       sorted(cache.library_versions().items()), fingerprint(src.cls_name, src.code))
+    found = cache.get_json(src.kind, digest) if use_cache else None
     if isinstance(found, dict):
         whole, why = store.from_json(found["derivation"]), str(found["window"])
     else:
         whole = derive(src)
-        why = "" if whole.failures else window(cache_part(whole, tied), src, far)
-        cache.put_json(KIND, digest, {"derivation": store.to_json(whole), "window": why})
-    d = cache_part(whole, tied)
+        why = "" if whole.failures else window(cache_part(whole, tied, src.prefix), src, far)
+        cache.put_json(src.kind, digest, {"derivation": store.to_json(whole), "window": why})
+    d = cache_part(whole, tied, src.prefix)
     if not d.templates and not whole.failures:  # (RoBERTa's causal LM, not a decoder by default)
         from paramcount.analyze.derive.observing import DeriveError
 
-        raise DeriveError(f"{src.cls_name} returns no cache from a forward at its config class's "
-                          "defaults")
+        raise DeriveError(f"{src.cls_name} {src.empty} at its config class's defaults")
     if not prove or whole.failures or why:
         return Regime(label, d, why)
-    key = cache.key(KIND + "-proof", digest, json.dumps(store.to_json(d), sort_keys=True),
+    key = cache.key(src.kind + "-proof", digest, json.dumps(store.to_json(d), sort_keys=True),
                     store.fingerprint(d.cls, proof=True))
-    cases = cache.get_json(KIND + "-proof", key) if use_cache else None
+    cases = cache.get_json(src.kind + "-proof", key) if use_cache else None
     if not isinstance(cases, list):
         src.cache_only = True
         cases = [{"case": c.case, "status": c.status, "message": c.message}
                  for c in prove_derivation(d, src).cases]
-        cache.put_json(KIND + "-proof", key, cases)
+        cache.put_json(src.kind + "-proof", key, cases)
     return Regime(label, d, why, tuple(cases))
