@@ -51,7 +51,7 @@ class CacheSource(Source):
 
     prefix = PREFIX  # the observed module's name in a build
     kind = KIND  # the cache kind its derivations are stored under (and +"-proof" its proofs)
-    noun = "the cache holds"  # what the window check says of a build: "<noun> N elements"
+    noun = "the cache holds {} elements"  # what the window check says a build gives
     empty = "returns no cache from a forward"  # a derivation observing none of it
     code: tuple[Path, ...] = ()  # modules beside this one whose source keys its derivations
 
@@ -229,7 +229,7 @@ def window(d, src: CacheSource, field: str = "T") -> str:
     if built == said:
         return ""
     keys = windows(src)
-    return (f"at {field} = {far:,} {src.noun} {built:,} elements where the formula fitted below "
+    return (f"at {field} = {far:,} {src.noun.format(f'{built:,}')} where the formula fitted below "
             f"says {said:,}: past {'a window (' + ', '.join(keys) + ')' if keys else 'some T'} "
             "a layer keeps fewer positions than T, min(T, w), which is no polynomial of T")
 
