@@ -235,7 +235,7 @@ def _known_to_transformers(model_type: str) -> bool:
 
 def cmd_derive(args) -> int:
     args.deadline = _deadline(args)  # (from the command's start, kept by the worker)
-    if args.kv:
+    if args.kv or args.flops:
         return derive_kv.cmd_derive_kv(args, _refused)
     try:
         r = _derived(args)

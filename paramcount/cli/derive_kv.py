@@ -1,7 +1,8 @@
-"""``paramcount derive --model-type NAME --kv``: the KV cache of a transformers model type derived
-from its own forwards and proven (:mod:`paramcount.analyze.derive_cache`), its formula in T, B and
-the config's fields, a window in two regimes, and its elements at ``--context`` and ``--batch``.
-The work runs in a torch worker and returns a result
+"""``paramcount derive --model-type NAME --kv`` (or ``--flops``): the KV cache of a transformers
+model type (its forward FLOPs) derived from its own forwards and proven
+(:mod:`paramcount.analyze.derive_cache`, :mod:`paramcount.analyze.derive_flops`), its formula in
+T, B and the config's fields, a window in two regimes, and its figure at ``--context`` and
+``--batch``. The work runs in a torch worker and returns a result
 (:class:`~paramcount.output.derive_output.DerivedCache`), printed here."""
 
 from __future__ import annotations
@@ -20,45 +21,58 @@ def add_options(s) -> None:
                    help="derive the KV cache instead (with --model-type): the cache a forward of "
                         "B sequences of T tokens returns, in T, B and the config's fields, each "
                         "side of a window its own regime, proven")
+    s.add_argument("--flops", action="store_true",
+                   help="derive the forward FLOPs instead (with --model-type): torch's "
+                        "FlopCounterMode count of a forward of B sequences of T tokens, in T, B "
+                        "and the config's fields, proven")
     s.add_argument("--context", type=positive_int, metavar="T", default=None,
-                   help="with --kv: the context of the figure given (default 4096)")
+                   help="with --kv or --flops: the context of the figure given (default 4096)")
     s.add_argument("--batch", type=positive_int, metavar="B", default=None,
-                   help="with --kv: the batch of the figure given (default 1)")
+                   help="with --kv or --flops: the batch of the figure given (default 1)")
 
 
 def cmd_derive_kv(args, refused) -> int:
-    """``derive --kv``; ``refused``: how derive says a refusal (its line, its reasons, JSON)."""
+    """``derive --kv`` or ``--flops``; ``refused``: how derive says a refusal (its line, its
+    reasons, JSON)."""
     from paramcount.core.errors import ParamcountError
     from paramcount.output.derive_output import cache_json, cache_text
     from paramcount.runtime import isolate
     from paramcount.runtime.extras import require
 
+    flag, what = ("--flops", "forward FLOPs") if args.flops else ("--kv", "cache")
+    if args.kv and args.flops:
+        raise UsageError("--kv and --flops are two derivations: give one")
     if not args.model_type:
-        raise UsageError("--kv derives a model type's cache at its config class's defaults: "
+        raise UsageError(f"{flag} derives a model type's {what} at its config class's defaults: "
                          "give --model-type NAME")
     if args.no_prove or args.emit_plugin:
-        raise UsageError("--kv always proves, and emits no plugin")
+        raise UsageError(f"{flag} always proves, and emits no plugin")
     require("transformers", "derive")
     at = {"T": args.context or 4096, "B": args.batch or 1}
+    quantity = "flops" if args.flops else "kv"
     try:
-        r = isolate.call("torch", _cache_here, args.model_type, args.cls, at, args.deadline)
+        r = isolate.call("torch", _cache_here, args.model_type, args.cls, at, args.deadline,
+                         quantity)
     except ParamcountError as exc:
         return refused(args, exc)
     show(args.json, r, cache_json, cache_text)
     return 0 if r.proven else 1
 
 
-def _cache_here(model_type: str, cls: str | None, at: dict, budget):
-    """(In a torch worker.) The cache derived and proven (from the on-disk cache where it holds
-    them, unless ``--no-cache``), as a result."""
+def _cache_here(model_type: str, cls: str | None, at: dict, budget, quantity: str = "kv"):
+    """(In a torch worker.) The cache (``quantity`` "kv") or the forward FLOPs ("flops") derived
+    and proven (from the on-disk cache where it holds them, unless ``--no-cache``), as a
+    result."""
     from paramcount.analyze.derive import deadline
     from paramcount.analyze.derive.probe import versions
-    from paramcount.analyze.derive_cache import derive_cache
+    from paramcount.analyze.derive_cache import CacheSource, derive_cache
+    from paramcount.analyze.derive_flops import FlopSource
     from paramcount.output.derive_output import CacheRegime, DerivedCache
 
     start = time.perf_counter()
+    source = FlopSource if quantity == "flops" else CacheSource
     with deadline.until(*budget):
-        regimes = derive_cache(model_type, cls)
+        regimes = derive_cache(model_type, cls, source=source)
     out = []
     for r in regimes:
         d = r.derivation
@@ -71,7 +85,7 @@ def _cache_here(model_type: str, cls: str | None, at: dict, budget):
     held = next((r for r in regimes if r.holds(at["T"])), None)
     return DerivedCache(regimes[0].derivation.cls, versions(), tuple(out), at,
                         held.elements(at) if proven and held is not None else None,
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, quantity)
 
 
 def _formula(r) -> str:

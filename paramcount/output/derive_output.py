@@ -216,46 +216,56 @@ class CacheRegime:
 
 @dataclass(frozen=True)
 class DerivedCache:
-    """``derive --kv``: a model type's KV cache derived and proven, and its figure at one
-    context and batch."""
+    """``derive --kv`` (``--flops``): a model type's KV cache (forward FLOPs) derived and proven,
+    and its figure at one context and batch."""
 
     cls: str
     versions: dict
     regimes: tuple[CacheRegime, ...]
     at: dict  # the context and batch of the figure
-    elements: int | None  # the cache's elements there at the defaults (None: not proven)
+    elements: int | None  # the cache's elements (the FLOPs) there at the defaults (None: not proven)
     seconds: float = 0.0
+    quantity: str = "kv"  # or "flops"
 
     @property
     def proven(self) -> bool:
         return self.elements is not None
 
 
+# (the figure's name and unit, what it is, what a proof holds it equal to) by quantity
+_SAID = {"kv": ("KV", "elements", "KV cache", "the cache a forward of B sequences of T tokens "
+                "returns", "the cache"),
+         "flops": ("FLOPs", "FLOPs", "Forward FLOPs", "torch's FlopCounterMode count of a forward "
+                   "of B sequences of T tokens", "the count")}
+
+
 def cache_text(r: DerivedCache) -> str:
     libs = ", ".join(f"{k} {x}" for k, x in r.versions.items()) or "?"
-    lines = [f"KV cache derived from {r.cls}'s forwards on the meta device ({libs}): the cache "
-             "a forward of B sequences of T tokens returns, in T, B and the config's fields"]
+    name, unit, title, what, same = _SAID[r.quantity]
+    lines = [f"{title} derived from {r.cls}'s forwards on the meta device ({libs}): {what}, in "
+             "T, B and the config's fields"]
     for g in r.regimes:
         head = f"{g.label}: " if g.label else ""
-        lines.append(f"{head}KV = {g.formula}" if g.formula else f"{head}not derived")
+        lines.append(f"{head}{name} = {g.formula}" if g.formula else f"{head}not derived")
         if g.why:
             lines.append(f"  {g.why}")
         elif g.cases:
             n = sum(c["status"] == "proven" for c in g.cases)
             within = f" within {'; '.join(g.constraints)}" if g.constraints else ""
-            lines.append(f"  proof (≡ the cache for all values of {', '.join(g.fields)}{within}; "
+            lines.append(f"  proof (≡ {same} for all values of {', '.join(g.fields)}{within}; "
                          f"bound on a false proof < 1e-9): {n} of {len(g.cases)} cases proven")
             lines += [f"  {c['case']}: {c['status']}: {c['message']}" for c in g.cases
                       if c["status"] != "proven"]
     where = ", ".join(f"{k} = {v:,}" for k, v in r.at.items())
-    lines.append(f"at the defaults, {where}: {r.elements:,} elements" if r.proven else
-                 f"no figure at {where}: the cache is not proven there")
+    lines.append(f"at the defaults, {where}: {r.elements:,} {unit}" if r.proven else
+                 f"no figure at {where}: {same} is not proven there")
     lines.append(f"({r.seconds:.1f} s)")
     return "\n".join(lines)
 
 
 def cache_json(r: DerivedCache) -> dict:
-    return {"class": r.cls, "versions": r.versions, "at": r.at, "elements": r.elements,
+    return {"class": r.cls, "quantity": r.quantity, "versions": r.versions, "at": r.at,
+            ("flops" if r.quantity == "flops" else "elements"): r.elements,
             "regimes": [{"label": g.label, "formula": g.formula, "fields": g.fields,
                          "constraints": list(g.constraints), "proof": list(g.cases),
                          "why": g.why} for g in r.regimes]}

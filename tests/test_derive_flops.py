@@ -1,0 +1,105 @@
+"""Forward FLOPs derived as the KV cache is (:mod:`paramcount.analyze.derive_flops`): each counted
+operation a tensor shaped by the factors of torch's own formula, under the module that ran it,
+summing to what ``FlopCounterMode`` counts. GPT-2's whole derivation and proof (a minute) runs
+with ``--runslow``."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests._shared import torch_side
+
+
+@torch_side
+@pytest.mark.parametrize("op, shapes, count_shapes", [
+    ("mm", [(21, 16), (16, 48)], [(2, 21, 16, 48)]),
+    ("addmm", [(48,), (21, 16), (16, 48)], [(2, 21, 16, 48)]),
+    ("bmm", [(6, 7, 8), (6, 8, 7)], [(2, 6, 7, 8, 7)]),
+    ("baddbmm", [(6, 7, 7), (6, 7, 8), (6, 8, 7)], [(2, 6, 7, 8, 7)]),
+])
+def test_a_product_s_factors_are_torch_s_count(op, shapes, count_shapes):
+    """A product's shape holds as many elements as torch's formula counts FLOPs for it."""
+    import torch
+    from torch.utils.flop_counter import flop_registry
+
+    from paramcount.analyze.derive_flops import factors
+
+    func = getattr(torch.ops.aten, op)
+    args = [torch.empty(s, device="meta") for s in shapes]
+    out = func(*args)
+    got = factors(func, args, {}, out)
+    assert got == count_shapes
+    assert sum(math.prod(s) for s in got) == flop_registry[func](*args, out_val=out)
+
+
+@torch_side
+def test_attention_s_two_products_are_torch_s_count():
+    """Attention's scores and their weighted values: two factors of (2, B, heads, T_q, ·, ·)."""
+    import torch
+    from torch.utils.flop_counter import flop_registry
+
+    from paramcount.analyze.derive_flops import factors
+
+    func = torch.ops.aten._scaled_dot_product_efficient_attention
+    q = torch.empty(3, 4, 7, 8, device="meta")
+    k, v = torch.empty(3, 4, 9, 8, device="meta"), torch.empty(3, 4, 9, 6, device="meta")
+    got = factors(func, [q, k, v], {}, None)
+    assert got == [(2, 3, 4, 7, 8, 9), (2, 3, 4, 7, 9, 6)]
+    shape = flop_registry[func]  # (its formula reads the shapes only)
+    assert sum(math.prod(s) for s in got) == shape(q, k, v, None, False, out_val=None)
+
+
+@torch_side
+def test_the_operations_of_a_forward_sum_to_flop_counter_mode_s_count():
+    """Llama's forward (GQA, gated MLP, tied head off): each projection's product under its
+    module, attention's under the attention; together exactly FlopCounterMode's total."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from paramcount.analyze.derive_flops import flop_module
+    from reference_models.hf_inputs import fed, unread
+
+    cfg = AutoConfig.for_model("llama", hidden_size=16, num_attention_heads=2,
+                               num_key_value_heads=1, num_hidden_layers=2, vocab_size=32,
+                               intermediate_size=24)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(cfg)
+        ids = torch.zeros((3, 7), dtype=torch.long)
+    held = dict(flop_module(model, 3, 7).named_buffers())
+    assert tuple(held["model.layers.1.mlp.down_proj.mm_0"].shape) == (2, 21, 24, 16)
+    assert tuple(held["lm_head.mm_0"].shape) == (2, 21, 16, 32)
+    counter = FlopCounterMode(display=False)
+    inputs = fed(model, ids)
+    with counter, torch.no_grad(), unread(inputs, ids):
+        model(**inputs, use_cache=True)
+    assert sum(b.numel() for b in held.values()) == counter.get_total_flops()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (("--model-type", "gpt2", "--kv", "--flops"), "give one"),
+    (("--config", "x.json", "--flops"), "give --model-type NAME"),
+    (("--model-type", "gpt2", "--flops", "--no-prove"), "--flops always proves"),
+])
+def test_derive_flops_bad_input_is_one_line_exit_2(argv, said):
+    from tests.test_derive import _cli
+
+    code, out, err = _cli("derive", *argv)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and said in err
+
+
+@pytest.mark.slow
+def test_gpt2_s_forward_flops_derive_prove_and_give_the_issue_s_figure():
+    """GPT-2 at T = 1,024: 291,648,307,200 FLOPs, as FlopCounterMode counts (issue 31)."""
+    from tests.test_derive import _cli
+
+    code, out, err = _cli("derive", "--model-type", "gpt2", "--flops", "--context", "1024",
+                          "--budget", "600")
+    assert code == 0, err
+    assert ("FLOPs = 2·B·T·(2·T·n_head·n_layer·floor(n_embd/n_head) + 12·n_embd^2·n_layer + "
+            "n_embd·vocab_size)") in out
+    assert "1 of 1 cases proven" in out
+    assert "T = 1,024, B = 1: 291,648,307,200 FLOPs" in out
