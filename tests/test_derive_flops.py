@@ -103,3 +103,26 @@ def test_gpt2_s_forward_flops_derive_prove_and_give_the_issue_s_figure():
             "n_embd·vocab_size)") in out
     assert "1 of 1 cases proven" in out
     assert "T = 1,024, B = 1: 291,648,307,200 FLOPs" in out
+
+
+def test_the_page_s_flops_column_tally_and_causes_come_from_the_rows():
+    """A row swept for its forward FLOPs shows the figure beside its KV cache's; the FLOPs have
+    their own tally and causes; the record reads them back."""
+    from paramcount.analyze.derive import sweep
+
+    rows = [sweep.Row("gpt2", "GPT2LMHeadModel", "proven", 1, ("n_embd",), "1 cases proven",
+                      kv="proven: 1 case [abcd]", kv_at=75_497_472,
+                      flops="proven: 1 case [ef01]", flops_at=1_384_482_390_016),
+            sweep.Row("opt", "OPTForCausalLM", "proven", 3, (), "1 cases proven",
+                      flops="error: DeriveError: OPTForCausalLM does not build on the meta "
+                            "device at this config [ef01]")]
+    page = "\n".join(sweep.section(rows, {}))
+    assert "| KV cache at T = 4,096, B = 1 | forward FLOPs at T = 4,096, B = 1 |" in page
+    assert "| 75,497,472 elements, proven: 1 case [abcd] | 1,384,482,390,016 FLOPs, " \
+           "proven: 1 case [ef01] |" in page
+    assert "- 1 of 2 causal-LM model types' forward FLOPs derived and proven (50 %)" in page
+    assert "- 1 of 1 causal-LM model types' KV caches derived and proven (100 %)" in page
+    assert "Forward FLOPs not proven, by cause:\n\n- no forward on the meta device at the " \
+           "defaults: 1" in page
+    assert "| not swept |" in page  # opt's cache
+    assert sweep.loads(sweep.dumps(rows, {"derive": "x"}))[0] == rows

@@ -14,8 +14,8 @@ __all__ = ["RECORD_NAME", "Row", "codes", "dumps", "loads", "model_types", "one"
            "tally"]
 
 RECORD_NAME = "derived.json"
-KV_AT = {"T": 4096, "B": 1}  # the context and batch the page's KV column is given at
-KV_SECONDS = 300  # a cache derivation and its proof stop here (each build runs a forward)
+KV_AT = {"T": 4096, "B": 1}  # the context and batch the page's KV and FLOPs columns are given at
+KV_SECONDS = 300  # a cache (FLOPs) derivation and its proof stop here (each build runs a forward)
 KINDS = ("causal", "masked", "seq2seq")
 
 
@@ -33,6 +33,9 @@ class Row:
     # and the elements it holds at KV_AT at the defaults (None where it is not proven)
     kv: str = ""
     kv_at: int | None = None
+    # its forward FLOPs (paramcount.analyze.derive_flops), as its KV cache
+    flops: str = ""
+    flops_at: int | None = None
 
 
 def model_types(kinds: tuple[str, ...] = ("causal",)) -> list[str]:
@@ -98,21 +101,24 @@ def _one(model_type: str, kind: str, *, prove: bool) -> Row:
                f"{len(cases)} cases proven{_held(d)}{_given(src, d)}", kind)
 
 
-def cache(model_type: str, kind: str = "causal") -> tuple[str, int | None]:
-    """The KV cache of one model type at its config class's defaults, built as its ``kind``
-    class (:func:`paramcount.analyze.derive_cache.derive_cache`): "proven: ..." with the
-    elements it holds at :data:`KV_AT`, or what stopped it (None)."""
+def cache(model_type: str, kind: str = "causal", quantity: str = "kv") -> tuple[str, int | None]:
+    """The KV cache (``quantity`` "kv") or the forward FLOPs ("flops") of one model type at its
+    config class's defaults, built as its ``kind`` class
+    (:func:`paramcount.analyze.derive_cache.derive_cache`): "proven: ..." with the elements (the
+    FLOPs) at :data:`KV_AT`, or what stopped it (None)."""
     import time
 
     from paramcount.analyze.derive import deadline
-    from paramcount.analyze.derive_cache import derive_cache, fingerprint
+    from paramcount.analyze.derive_cache import CacheSource, derive_cache, fingerprint
+    from paramcount.analyze.derive_flops import FlopSource
 
+    source = FlopSource if quantity == "flops" else CacheSource
     cls = _classes(kind).get(model_type)
     cls = cls if isinstance(cls, str) else None
-    code = f" [{fingerprint()[:8]}]"
+    code = f" [{fingerprint(None, source.code)[:8]}]"
     try:
         with deadline.until(time.monotonic() + KV_SECONDS, KV_SECONDS):
-            regimes = derive_cache(model_type, cls)
+            regimes = derive_cache(model_type, cls, source=source)
     except Exception as exc:  # the derivation's refusal, the forward's failure: the row's reason
         return f"error: {_line(exc)}{code}", None
     for r in regimes:
@@ -212,7 +218,8 @@ def loads(text: str) -> tuple[list[Row], dict[str, str]]:
         obj = inputs.parse_json(text, "the derive sweep record", "a derive sweep record")
         rows = [Row(r["model_type"], r["cls"], r["status"], r["total"], tuple(r["fields"]),
                     r["reason"], r["kind"], str(r.get("derive", "")), str(r.get("kv", "")),
-                    _count(r.get("kv_at"))) for r in obj["rows"]]
+                    _count(r.get("kv_at")), str(r.get("flops", "")), _count(r.get("flops_at")))
+                for r in obj["rows"]]
         return rows, {str(k): str(v) for k, v in obj["versions"].items()}
     except (KeyError, TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not a derive sweep record: {exc}") from None
@@ -233,13 +240,20 @@ def tally(rows: list[Row], kind: str = "causal") -> str:
     return f"{proven} of {len(of)} {kind}-LM model types derived and proven{pct}"
 
 
-def kv_tally(rows: list[Row], kind: str = "causal") -> str:
-    """How many of a kind's swept caches are proven ("" where none was swept)."""
-    of = [r for r in rows if r.kind == kind and r.kv]
+# the page's cost columns: (the row's field, its name in the tallies, the column's head, the unit)
+_COSTS = (("kv", "KV caches", "KV cache", "elements"), ("flops", "forward FLOPs", "forward FLOPs",
+                                                          "FLOPs"))
+
+
+def kv_tally(rows: list[Row], kind: str = "causal", field: str = "kv") -> str:
+    """How many of a kind's swept caches (``field`` "flops": forward FLOPs) are proven ("" where
+    none was swept)."""
+    of = [r for r in rows if r.kind == kind and getattr(r, field)]
     if not of:
         return ""
-    proven = sum(r.kv.startswith("proven") for r in of)
-    return (f"{proven} of {len(of)} {kind}-LM model types' KV caches derived and proven "
+    proven = sum(getattr(r, field).startswith("proven") for r in of)
+    name = next(c[1] for c in _COSTS if c[0] == field)
+    return (f"{proven} of {len(of)} {kind}-LM model types' {name} derived and proven "
             f"({100 * proven / len(of):.0f} %)")
 
 
@@ -255,37 +269,46 @@ def section(rows: list[Row], versions: dict[str, str]) -> list[str]:
              "exact (no build the derivation made varied them). A row that is not proven names "
              "its reason; nothing is approximated.", ""]
     lines += [f"- {tally(rows, k)}" for k in KINDS if any(r.kind == k for r in rows)]
-    lines += [f"- {kv_tally(rows, k)}" for k in KINDS if kv_tally(rows, k)]
+    lines += [f"- {kv_tally(rows, k, c[0])}" for c in _COSTS for k in KINDS
+              if kv_tally(rows, k, c[0])]
     lines += ["", codes(rows, versions)]
     lines += _by_cause("Not proven", [_cause(r) for r in rows if r.status != "proven"])
-    lines += _by_cause("KV caches not proven", [_kv_cause(r.kv) for r in rows
-                                                 if r.kv and not r.kv.startswith("proven")])
+    for field, name, _, _ in _COSTS:
+        lines += _by_cause(f"{name[0].upper()}{name[1:]} not proven", [
+            _kv_cause(getattr(r, field)) for r in rows
+            if getattr(r, field) and not getattr(r, field).startswith("proven")])
     for k in KINDS:
         of = [r for r in rows if r.kind == k]
         if not of:
             continue
-        kv = any(r.kv for r in of)
+        costs = [c for c in _COSTS if any(getattr(r, c[0]) for r in of)]
         lines += ["", f"## {names[k]} model types", ""]
-        if kv:
+        if costs:
             lines += [_KV_NOTE, ""]
         lines += ["| model type | class | parameters at the defaults | hyperparameters found | "
-                  "status |" + (" KV cache at T = 4,096, B = 1 |" if kv else ""),
-                  "|---|---|---:|---|---|" + ("---|" if kv else "")]
+                  "status |" + "".join(f" {c[2]} at T = 4,096, B = 1 |" for c in costs),
+                  "|---|---|---:|---|---|" + "---|" * len(costs)]
         for r in sorted(of, key=lambda r: r.model_type):
             total = f"{r.total:,}" if r.total is not None else ""
             found = ", ".join(f"`{f}`" for f in r.fields)
             status = f"{r.status}: {r.reason}" if r.status != "proven" else \
                 "proven" + (r.reason[r.reason.index(";"):] if ";" in r.reason else "")
-            cache = "" if not kv else " " + (
-                f"{r.kv_at:,} elements, {r.kv}" if r.kv_at is not None else r.kv or "not swept"
-            ).replace("|", "/") + " |"
+            cache = "".join(f" {_cell(r, field, unit)} |" for field, _, _, unit in costs)
             lines.append(f"| `{r.model_type}` | {r.cls} | {total} | {found} | "
                          f"{status.replace('|', '/')} |{cache}")
     return lines
 
 
+def _cell(r: Row, field: str, unit: str) -> str:
+    """A row's cost column: its figure and status, or why not, or "not swept"."""
+    said, at = getattr(r, field), getattr(r, f"{field}_at")
+    return (f"{at:,} {unit}, {said}" if at is not None else said or "not swept").replace("|", "/")
+
+
 _KV_NOTE = (
-    "The KV cache column: the cache a forward of B sequences of T tokens returns, derived with "
+    "The KV cache column (the forward FLOPs column, as FlopCounterMode counts them: `--flops`, "
+    "each counted operation observed as a tensor of its FLOPs' factors): the cache a forward of "
+    "B sequences of T tokens returns, derived with "
     "T and B as two more fields (`paramcount derive --model-type NAME --kv`: the cache observed "
     "as weights beside the model's, each tensor's shape and layer count fitted) and proven ≡ "
     "the cache for all values of the fields it reads and of those a constraint binds to them "
