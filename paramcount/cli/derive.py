@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
-from paramcount.cli import derive_kv
+from paramcount.cli import derive_costs
 from paramcount.cli.common import UsageError, emit_json, non_negative_int, show
 from paramcount.core.errors import InputFileError, ParamcountError
 
@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
                    help="refuse a build with more than N weights (layer instances; default "
                         "$PARAMCOUNT_MAX_BUILD, else 100000; 0: no limit)")
     budget_option(s)
-    derive_kv.add_options(s)
+    derive_costs.add_options(s)
     s.add_argument("--emit-plugin", metavar="FILE",
                    help="also write a plugin module registering the derived formula as "
                         "architecture <model_type>_derived (load it with --plugin FILE)")
@@ -236,7 +236,7 @@ def _known_to_transformers(model_type: str) -> bool:
 def cmd_derive(args) -> int:
     args.deadline = _deadline(args)  # (from the command's start, kept by the worker)
     if args.kv or args.flops:
-        return derive_kv.cmd_derive_kv(args, _refused)
+        return derive_costs.cmd_derive_cost(args, _refused)
     try:
         r = _derived(args)
     except ParamcountError as exc:  # a refusal: every reason under --verbose and --json

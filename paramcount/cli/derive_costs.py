@@ -11,7 +11,7 @@ import time
 
 from paramcount.cli.common import UsageError, show
 
-__all__ = ["add_options", "cmd_derive_kv"]
+__all__ = ["add_options", "cmd_derive_cost"]
 
 
 def add_options(s) -> None:
@@ -31,7 +31,7 @@ def add_options(s) -> None:
                    help="with --kv or --flops: the batch of the figure given (default 1)")
 
 
-def cmd_derive_kv(args, refused) -> int:
+def cmd_derive_cost(args, refused) -> int:
     """``derive --kv`` or ``--flops``; ``refused``: how derive says a refusal (its line, its
     reasons, JSON)."""
     from paramcount.core.errors import ParamcountError
