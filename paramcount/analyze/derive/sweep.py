@@ -315,7 +315,10 @@ _KV_NOTE = (
     "(the derivation's builds varied every other field, and no cache tensor followed it). A "
     "window makes two regimes, T below it and past it, each derived and proven. The figure is "
     "the elements at the defaults, T = 4,096 and B = 1 (bytes: times the bytes of the cache's "
-    "dtype); the bracket names the cache derivation's code.")
+    "dtype); the bracket names the cache derivation's code. The forwards run on the meta "
+    "device, which reads no index: the figure is the formula's at T = 4,096 even where a "
+    "learned position table is shorter (GPT-2's 1,024 positions), where a real forward "
+    "refuses that context.")
 
 
 def codes(rows: list[Row], versions: dict[str, str]) -> str:
