@@ -108,8 +108,11 @@ def test_a_regime_covers_its_side_of_the_window_only():
     (("--config", "x.json", "--kv"), "give --model-type NAME"),
     (("--model-type", "gpt2", "--kv", "--no-prove"), "--kv always proves"),
     (("--model-type", "gpt2", "--kv", "--context", "0"), "positive"),
+    (("--model-type", "gpt2", "--kv", "--flops"), "give one"),
+    (("--config", "x.json", "--flops"), "give --model-type NAME"),
+    (("--model-type", "gpt2", "--flops", "--no-prove"), "--flops always proves"),
 ])
-def test_derive_kv_bad_input_is_one_line_exit_2(argv, said):
+def test_derive_kv_and_flops_bad_input_is_one_line_exit_2(argv, said):
     from tests.test_derive import _cli
 
     code, out, err = _cli("derive", *argv)

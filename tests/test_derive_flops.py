@@ -78,19 +78,6 @@ def test_the_operations_of_a_forward_sum_to_flop_counter_mode_s_count():
     assert sum(b.numel() for b in held.values()) == counter.get_total_flops()
 
 
-@pytest.mark.parametrize("argv, said", [
-    (("--model-type", "gpt2", "--kv", "--flops"), "give one"),
-    (("--config", "x.json", "--flops"), "give --model-type NAME"),
-    (("--model-type", "gpt2", "--flops", "--no-prove"), "--flops always proves"),
-])
-def test_derive_flops_bad_input_is_one_line_exit_2(argv, said):
-    from tests.test_derive import _cli
-
-    code, out, err = _cli("derive", *argv)
-    assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and said in err
-
-
 @pytest.mark.slow
 def test_gpt2_s_forward_flops_derive_prove_and_give_the_issue_s_figure():
     """GPT-2 at T = 1,024: 291,648,307,200 FLOPs, as FlopCounterMode counts (issue 31)."""
