@@ -92,6 +92,23 @@ def test_gpt2_s_forward_flops_derive_prove_and_give_the_issue_s_figure():
     assert "T = 1,024, B = 1: 291,648,307,200 FLOPs" in out
 
 
+@torch_side
+def test_a_forward_whose_heads_are_one_wide_is_refused_as_the_cache_s_is():
+    """Qwen 2 at hidden_size < 2·heads: its rotary table broadcasts each key to two. Taken as a
+    build, head_dim 1 kept the head width's evenness from being found, and the proof's builds
+    at an odd head_dim failed (Qwen 3's, Gemma's); refused, as the cache's derivation refuses
+    it."""
+    from paramcount.analyze.derive_flops import FlopSource
+
+    src = FlopSource(model_type="qwen2", config={
+        "vocab_size": 64, "hidden_size": 6, "intermediate_size": 24, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64})
+    with pytest.raises(ValueError, match="one wide"):
+        src.model(src.config({}))
+    wider = src.model(src.config({"hidden_size": 8}))  # two wide: counted
+    assert any(n.startswith("flops.model.layers.0.") for n, _ in wider.named_buffers())
+
+
 def test_the_page_s_flops_column_tally_and_causes_come_from_the_rows():
     """A row swept for its forward FLOPs shows the figure beside its KV cache's; the FLOPs have
     their own tally and causes; the record reads them back."""

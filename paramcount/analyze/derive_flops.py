@@ -73,12 +73,17 @@ def flop_module(model, batch: int, context: int):
     ``flop_registry``, the formulas ``FlopCounterMode`` applies): under the module that ran it
     (``<module>.<op>_<i>``, the i-th such call in that module; ``_<j>`` the j-th factor),
     shaped by :func:`factors`, or one axis of its count. A router's experts gather each token's
-    k (:func:`reference_models.hf_costs.gather_experts`), so the forward needs no data."""
+    k (:func:`reference_models.hf_costs.gather_experts`), so the forward needs no data. A forward
+    whose heads are one wide is refused, as the cache's derivation refuses it: its rotary table
+    broadcasts each key to two, where every wider odd head fails (so a head width's evenness is
+    what a derivation finds, not a fit bent at width 1: Qwen 3's proof builds failed at odd
+    head_dim in ``validate_rope``)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
-    from reference_models.hf_costs import gather_experts
+    from paramcount.analyze.derive_cache import _one_wide
+    from reference_models.hf_costs import gather_experts, returned_cache
     from reference_models.hf_inputs import fed, unread
 
     if hasattr(type(model), "_can_set_experts_implementation"):
@@ -119,10 +124,12 @@ def flop_module(model, batch: int, context: int):
     hooks = [register_module_forward_pre_hook(enter), register_module_forward_hook(leave)]
     try:
         with torch.no_grad(), unread(inputs, ids), Ops():
-            model(**inputs, use_cache=True)
+            out = model(**inputs, use_cache=True)
     finally:
         for h in hooks:
             h.remove()
+    for layer in getattr(returned_cache(out), "layers", ()) or ():
+        _one_wide(layer)  # (refused as the cache's derivation refuses it: see there)
     return _holder(seen)
 
 
