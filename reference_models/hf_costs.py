@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import torch
 
@@ -24,8 +23,7 @@ from paramcount.model.weights import Weight
 from reference_models.hf import build
 from reference_models.hf_inputs import fed, unread
 
-__all__ = ["cache_tensors", "cache_weights", "cost_weights", "costs", "gather_experts", "measure",
-           "returned_cache"]
+__all__ = ["cache_weights", "cost_weights", "costs", "gather_experts", "measure"]
 
 
 def cost_weights(arch, quantity: str, hp: Mapping[str, int]) -> list[Weight]:
@@ -173,10 +171,10 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    return own, returned_cache(out), places
+    return own, _returned_cache(out), places
 
 
-def returned_cache(out):
+def _returned_cache(out):
     """The cache a forward's output holds: ``past_key_values``, or where a state-space model's
     output keeps it (transformers 5's ``cache``, older ``cache_params``); None without one."""
     for name in ("past_key_values", "cache", "cache_params"):
@@ -186,16 +184,16 @@ def returned_cache(out):
     return None
 
 
-def cache_tensors(name: str, value) -> list[tuple[str, Any]]:
-    """(name, tensor) for an attribute ``name`` of a cache layer: a tensor of two axes or more,
-    or a dict's or list's such tensors named by key (a linear-attention layer's ``conv_states``
-    {0: tensor} is ``conv_states_0``); a count, a position, a flag is none."""
+def _tensors(value) -> list:
+    """The tensors a cache layer's attribute holds: itself, or a dict's or list's values (a
+    linear-attention layer's ``conv_states`` {0: tensor}), at least 2-dimensional (a count, a
+    position, a flag is none)."""
     if torch.is_tensor(value):
-        return [(name, value)] if value.dim() >= 2 else []
+        return [value] if value.dim() >= 2 else []
     if isinstance(value, Mapping):
-        return [x for k, v in value.items() for x in cache_tensors(f"{name}_{k}", v)]
+        value = list(value.values())
     if isinstance(value, (list, tuple)):
-        return [x for i, v in enumerate(value) for x in cache_tensors(f"{name}_{i}", v)]
+        return [t for x in value for t in _tensors(x)]
     return []
 
 
@@ -314,12 +312,11 @@ def cache_weights(model, cache, places: Mapping[tuple[int, int], str] | None = N
             where = at.get(i, f"cache_layer_{i}")
             if isinstance(value, Mapping):  # states by index
                 where = mixer.get(i, where)
-            sizes[where] = sizes.get(where, 0) + sum(int(t.numel())
-                                                     for _, t in cache_tensors(where, value))
+            sizes[where] = sizes.get(where, 0) + sum(int(t.numel()) for t in _tensors(value))
         out += [Weight(torch_path(f"{where}.cache"), n, True, (n,)) for where, n in sizes.items() if n]
     return out
 
 
 def _elements(layer) -> int:
     """The elements one cache layer holds: its tensors of two axes or more (in dicts too)."""
-    return sum(int(t.numel()) for k, v in vars(layer).items() for _, t in cache_tensors(k, v))
+    return sum(int(t.numel()) for v in vars(layer).values() for t in _tensors(v))

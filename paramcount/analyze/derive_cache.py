@@ -121,7 +121,7 @@ def cache_module(model, batch: int, context: int):
     so the forward needs no data."""
     import torch
 
-    from reference_models.hf_costs import cache_tensors, gather_experts, returned_cache
+    from reference_models.hf_costs import gather_experts
     from reference_models.hf_inputs import fed, unread
 
     if hasattr(type(model), "_can_set_experts_implementation"):
@@ -131,13 +131,15 @@ def cache_module(model, batch: int, context: int):
     inputs = fed(model, ids)
     with torch.no_grad(), unread(inputs, ids):
         out = model(**inputs, use_cache=True)
-    cache = returned_cache(out)
+    cache = next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
+                                                               "cache_params")) if c is not None),
+                 None)
     holder = torch.nn.Module()
     holder.layers = torch.nn.ModuleList()
     for layer in getattr(cache, "layers", ()) or ():
         one = torch.nn.Module()
         for name, value in vars(layer).items():
-            for key, tensor in cache_tensors(name, value):
+            for key, tensor in _tensors(name, value):
                 one.register_buffer(key, tensor)
         _one_wide(one)
         holder.layers.append(one)
@@ -153,6 +155,20 @@ def _one_wide(layer) -> None:
     if keys is not None and values is not None and keys.shape[-1] == 2 and \
             values.shape[-1] == 1 and keys.shape[:-1] == values.shape[:-1]:
         raise ValueError("a head one wide: its rotary table broadcasts each key to two")
+
+
+def _tensors(name: str, value) -> list[tuple[str, Any]]:
+    """(buffer name, tensor) for an attribute of a cache layer: a tensor of two axes or more, or
+    a dict's or list's such tensors named by key (a count, a position, a flag is none)."""
+    import torch
+
+    if torch.is_tensor(value):
+        return [(name, value)] if value.dim() >= 2 else []
+    if isinstance(value, Mapping):
+        return [x for k, v in value.items() for x in _tensors(f"{name}_{k}", v)]
+    if isinstance(value, (list, tuple)):
+        return [x for i, v in enumerate(value) for x in _tensors(f"{name}_{i}", v)]
+    return []
 
 
 def _atoms(a) -> set[str]:
