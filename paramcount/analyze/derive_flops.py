@@ -83,7 +83,8 @@ def flop_module(model, batch: int, context: int):
     from torch.utils.flop_counter import flop_registry
 
     from paramcount.analyze.derive_cache import _one_wide
-    from reference_models.hf_costs import gather_experts, returned_cache
+    from reference_models.hf_costs import _returned_cache as returned_cache  # (public: with the
+    from reference_models.hf_costs import gather_experts  # next re-keying of the cost proofs)
     from reference_models.hf_inputs import fed, unread
 
     if hasattr(type(model), "_can_set_experts_implementation"):
