@@ -174,13 +174,13 @@ def test_the_page_s_kv_column_tally_and_causes_come_from_the_rows():
 
 
 @torch_side
-def test_a_one_wide_head_broadcast_by_its_rotary_table_is_refused_and_latent_widths_are_not():
+def test_aone_wide_head_broadcast_by_its_rotary_table_is_refused_and_latent_widths_are_not():
     """Qwen 2 at hidden_size < 2·heads: each key broadcast to two by the rotary table, values one
     wide, where any wider odd head fails outright; a latent cache (keys r_kv wide, values
     d_rope) is no such thing."""
     import torch
 
-    from paramcount.analyze.derive_cache import CacheSource, _one_wide
+    from paramcount.analyze.derive_cache import CacheSource, one_wide
 
     src = CacheSource(model_type="qwen2", config={**_TINY, "hidden_size": 6,
                                                   "num_attention_heads": 4,
@@ -191,7 +191,7 @@ def test_a_one_wide_head_broadcast_by_its_rotary_table_is_refused_and_latent_wid
     layer = torch.nn.Module()
     layer.register_buffer("keys", torch.empty(1, 1, 3, 4, device="meta"))
     layer.register_buffer("values", torch.empty(1, 1, 3, 2, device="meta"))
-    _one_wide(layer)  # MLA's latent keys and rope values: kept
+    one_wide(layer)  # MLA's latent keys and rope values: kept
 
 
 @torch_side
@@ -215,22 +215,3 @@ def test_the_window_check_gives_a_strict_config_its_flags_as_booleans():
     src = CacheSource(model_type="gemma3_text", config=tiny)
     assert window(cache_part(d), src) == ""
 
-
-@torch_side
-def test_a_class_whose_forward_returns_no_cache_says_so(monkeypatch):
-    """RoBERTa's causal LM is no decoder at its config's defaults: its forward returns no cache.
-    The derivation holds no cache tensor, and that is the row's one line (it was a formula
-    tree's 'a group needs children')."""
-    from paramcount.analyze.derive import core
-    from paramcount.analyze.derive.observing import DeriveError
-    from paramcount.analyze.derive_cache import CacheSource, _regime
-
-    tiny = {"vocab_size": 64, "hidden_size": 16, "intermediate_size": 24,
-            "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 64}
-    src = CacheSource(model_type="roberta", cls="RobertaForCausalLM", config=tiny)
-    fields = {"B": 3, "T": 5, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2}
-    weights_only = _kv_derivation(fields)
-    weights_only.templates = weights_only.templates[2:]  # the weights alone: no kv_cache.*
-    monkeypatch.setattr(core, "derive", lambda s: weights_only)
-    with pytest.raises(DeriveError, match="RobertaForCausalLM returns no cache from a forward"):
-        _regime(src, "", None, "T", use_cache=False, prove=True)

@@ -26,7 +26,7 @@ from typing import Any
 from paramcount.analyze.derive.probe import Source
 
 __all__ = ["CacheSource", "Regime", "cache_module", "cache_part", "derive_cache", "elements",
-           "fingerprint", "window", "windows"]
+           "fingerprint", "one_wide", "window", "windows"]
 
 # the base context and batch: small, apart from each other and from the layer counts the probes
 # use, and T below every window of the defaults
@@ -141,12 +141,12 @@ def cache_module(model, batch: int, context: int):
         for name, value in vars(layer).items():
             for key, tensor in _tensors(name, value):
                 one.register_buffer(key, tensor)
-        _one_wide(one)
+        one_wide(one)
         holder.layers.append(one)
     return holder
 
 
-def _one_wide(layer) -> None:
+def one_wide(layer) -> None:
     """Refuse a forward whose heads are one wide: its rotary table (two wide, ``cat(freqs,
     freqs)``) broadcasts each key to two, values staying one, where any wider odd head fails
     outright. No model keeps such a cache, and taken as a build it bends the fit (keys

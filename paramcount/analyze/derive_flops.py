@@ -82,9 +82,8 @@ def flop_module(model, batch: int, context: int):
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
-    from paramcount.analyze.derive_cache import _one_wide
-    from reference_models.hf_costs import _returned_cache as returned_cache  # (public: with the
-    from reference_models.hf_costs import gather_experts  # next re-keying of the cost proofs)
+    from paramcount.analyze.derive_cache import one_wide
+    from reference_models.hf_costs import gather_experts
     from reference_models.hf_inputs import fed, unread
 
     if hasattr(type(model), "_can_set_experts_implementation"):
@@ -129,8 +128,11 @@ def flop_module(model, batch: int, context: int):
     finally:
         for h in hooks:
             h.remove()
-    for layer in getattr(returned_cache(out), "layers", ()) or ():
-        _one_wide(layer)  # (refused as the cache's derivation refuses it: see there)
+    cache = next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
+                                                               "cache_params")) if c is not None),
+                 None)  # (as derive_cache reads it)
+    for layer in getattr(cache, "layers", ()) or ():
+        one_wide(layer)  # (refused as the cache's derivation refuses it: see there)
     return _holder(seen)
 
 
