@@ -26,7 +26,7 @@ from typing import Any
 from paramcount.analyze.derive.probe import Source
 
 __all__ = ["CacheSource", "Regime", "cache_module", "cache_part", "derive_cache", "elements",
-           "fingerprint", "one_wide", "window", "windows"]
+           "fingerprint", "forward", "one_wide", "window", "windows"]
 
 # the base context and batch: small, apart from each other and from the layer counts the probes
 # use, and T below every window of the defaults
@@ -115,25 +115,12 @@ class CacheSource(Source):
 
 def cache_module(model, batch: int, context: int):
     """A module holding, as persistent buffers of its own, the cache one forward of ``model`` over
-    ``batch`` sequences of ``context`` token ids returns: ``layers.<i>.<attribute>`` each cache
-    layer's tensors of two axes or more (keys, values, a state; a dict's by key), on the meta
-    device. A router's experts gather each token's k (:func:`reference_models.hf_costs.gather_experts`),
-    so the forward needs no data."""
+    ``batch`` sequences of ``context`` token ids returns (:func:`forward`):
+    ``layers.<i>.<attribute>`` each cache layer's tensors of two axes or more (keys, values, a
+    state; a dict's by key), on the meta device."""
     import torch
 
-    from reference_models.hf_costs import gather_experts
-    from reference_models.hf_inputs import fed, unread
-
-    if hasattr(type(model), "_can_set_experts_implementation"):
-        gather_experts(model)
-    with torch.device("meta"):
-        ids = torch.zeros((batch, context), dtype=torch.long)
-    inputs = fed(model, ids)
-    with torch.no_grad(), unread(inputs, ids):
-        out = model(**inputs, use_cache=True)
-    cache = next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
-                                                               "cache_params")) if c is not None),
-                 None)
+    cache = forward(model, batch, context)
     holder = torch.nn.Module()
     holder.layers = torch.nn.ModuleList()
     for layer in getattr(cache, "layers", ()) or ():
@@ -144,6 +131,32 @@ def cache_module(model, batch: int, context: int):
         one_wide(one)
         holder.layers.append(one)
     return holder
+
+
+def forward(model, batch: int, context: int, *within) -> Any:
+    """The cache one forward of ``model`` over ``batch`` sequences of ``context`` token ids on the
+    meta device returns (None without one), run inside the context managers ``within`` too (a
+    dispatch mode that records operations). A router's experts gather each token's k
+    (:func:`reference_models.hf_costs.gather_experts`), so the forward needs no data."""
+    import contextlib
+
+    import torch
+
+    from reference_models.hf_costs import gather_experts
+    from reference_models.hf_inputs import fed, unread
+
+    if hasattr(type(model), "_can_set_experts_implementation"):
+        gather_experts(model)
+    with torch.device("meta"):
+        ids = torch.zeros((batch, context), dtype=torch.long)
+    inputs = fed(model, ids)
+    with contextlib.ExitStack() as stack:
+        for c in (torch.no_grad(), unread(inputs, ids), *within):
+            stack.enter_context(c)
+        out = model(**inputs, use_cache=True)
+    return next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
+                                                              "cache_params")) if c is not None),
+                None)
 
 
 def one_wide(layer) -> None:

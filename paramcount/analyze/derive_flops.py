@@ -22,9 +22,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from paramcount.analyze.derive_cache import CacheSource, Regime, derive_cache
+from paramcount.analyze.derive_cache import CacheSource
 
-__all__ = ["FlopSource", "derive_flops", "factors", "flop_module"]
+__all__ = ["SOURCES", "FlopSource", "factors", "flop_module"]
 
 PREFIX = "flops"
 
@@ -70,27 +70,19 @@ def factors(packet, args, kwargs, out) -> list[tuple[int, ...]] | None:
 def flop_module(model, batch: int, context: int):
     """A module holding, as persistent buffers on the meta device, each operation one forward of
     ``model`` over ``batch`` sequences of ``context`` token ids counts (torch's
-    ``flop_registry``, the formulas ``FlopCounterMode`` applies): under the module that ran it
+    ``flop_registry``, the formulas ``FlopCounterMode`` applies; the forward of
+    :func:`~paramcount.analyze.derive_cache.forward`): under the module that ran it
     (``<module>.<op>_<i>``, the i-th such call in that module; ``_<j>`` the j-th factor),
-    shaped by :func:`factors`, or one axis of its count. A router's experts gather each token's
-    k (:func:`reference_models.hf_costs.gather_experts`), so the forward needs no data. A forward
+    shaped by :func:`factors`, or one axis of its count. A forward
     whose heads are one wide is refused, as the cache's derivation refuses it: its rotary table
     broadcasts each key to two, where every wider odd head fails (so a head width's evenness is
     what a derivation finds, not a fit bent at width 1: Qwen 3's proof builds failed at odd
     head_dim in ``validate_rope``)."""
-    import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils.flop_counter import flop_registry
 
-    from paramcount.analyze.derive_cache import one_wide
-    from reference_models.hf_costs import gather_experts
-    from reference_models.hf_inputs import fed, unread
+    from paramcount.analyze.derive_cache import forward, one_wide
 
-    if hasattr(type(model), "_can_set_experts_implementation"):
-        gather_experts(model)
-    with torch.device("meta"):
-        ids = torch.zeros((batch, context), dtype=torch.long)
-    inputs = fed(model, ids)
     names = {id(m): n for n, m in model.named_modules()}
     stack: list[str] = []
     seen: list[tuple[str, str, list[tuple[int, ...]]]] = []
@@ -123,14 +115,10 @@ def flop_module(model, batch: int, context: int):
 
     hooks = [register_module_forward_pre_hook(enter), register_module_forward_hook(leave)]
     try:
-        with torch.no_grad(), unread(inputs, ids), Ops():
-            out = model(**inputs, use_cache=True)
+        cache = forward(model, batch, context, Ops())
     finally:
         for h in hooks:
             h.remove()
-    cache = next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
-                                                               "cache_params")) if c is not None),
-                 None)  # (as derive_cache reads it)
     for layer in getattr(cache, "layers", ()) or ():
         one_wide(layer)  # (refused as the cache's derivation refuses it: see there)
     return _holder(seen)
@@ -156,9 +144,5 @@ def _holder(seen: list[tuple[str, str, list[tuple[int, ...]]]]) -> Any:
     return root
 
 
-def derive_flops(model_type: str, cls: str | None = None, *, use_cache: bool = True,
-                 prove: bool = True) -> list[Regime]:
-    """The forward FLOPs of ``model_type``'s class ``cls`` at its config class's defaults,
-    derived and proven as :func:`~paramcount.analyze.derive_cache.derive_cache` derives the
-    cache (one regime, or two each side of a window)."""
-    return derive_cache(model_type, cls, use_cache=use_cache, prove=prove, source=FlopSource)
+# the source each quantity a forward gives is derived with (derive --kv, --flops; the sweep)
+SOURCES: dict[str, type[CacheSource]] = {"kv": CacheSource, "flops": FlopSource}

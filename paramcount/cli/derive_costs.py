@@ -65,12 +65,12 @@ def _cache_here(model_type: str, cls: str | None, at: dict, budget, quantity: st
     result."""
     from paramcount.analyze.derive import deadline
     from paramcount.analyze.derive.probe import versions
-    from paramcount.analyze.derive_cache import CacheSource, derive_cache
-    from paramcount.analyze.derive_flops import FlopSource
+    from paramcount.analyze.derive_cache import derive_cache
+    from paramcount.analyze.derive_flops import SOURCES
     from paramcount.output.derive_output import CacheRegime, DerivedCache
 
     start = time.perf_counter()
-    source = FlopSource if quantity == "flops" else CacheSource
+    source = SOURCES[quantity]
     with deadline.until(*budget):
         regimes = derive_cache(model_type, cls, source=source)
     out = []

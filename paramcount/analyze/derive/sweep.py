@@ -109,10 +109,10 @@ def cache(model_type: str, kind: str = "causal", quantity: str = "kv") -> tuple[
     import time
 
     from paramcount.analyze.derive import deadline
-    from paramcount.analyze.derive_cache import CacheSource, derive_cache, fingerprint
-    from paramcount.analyze.derive_flops import FlopSource
+    from paramcount.analyze.derive_cache import derive_cache, fingerprint
+    from paramcount.analyze.derive_flops import SOURCES
 
-    source = FlopSource if quantity == "flops" else CacheSource
+    source = SOURCES[quantity]
     cls = _classes(kind).get(model_type)
     cls = cls if isinstance(cls, str) else None
     code = f" [{fingerprint(None, source.code)[:8]}]"
