@@ -305,7 +305,7 @@ def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
 
     import torch
 
-    from reference_models.hf_costs import returned_cache, cache_weights
+    from reference_models.hf_costs import cache_weights, returned_cache
 
     def indexed(module, i):
         module.layer_idx = i

@@ -52,7 +52,7 @@ def test_a_family_registering_an_undeclared_id_is_refused(monkeypatch):
     arch = dataclasses.replace(registry.get("gpt2"), id="gpt2_undeclared")
     registry.get("bert")
     monkeypatch.setattr(registry, "_IMPORTING_BUILTIN", True)
-    monkeypatch.setattr(registry, "_registering_family", lambda: "electra")
+    monkeypatch.setattr(discovery, "calling_family", lambda: "electra")
     with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
         registry.register(arch)
     with pytest.raises(ValueError, match="IDS of paramcount/families/electra"):
@@ -62,13 +62,50 @@ def test_a_family_registering_an_undeclared_id_is_refused(monkeypatch):
 def test_preset_files_sit_in_their_family_folders():
     """A preset name is ``families/<name>/presets.toml`` or one ``families/<f>/<name>.toml``; each
     file is some architecture's (none is left unread)."""
-    files = sorted(discovery.HERE.glob("*/*.toml"))
+    files = sorted(p for p in discovery.HERE.glob("*/*.toml") if p.name != discovery.ABOUT)
     used = set()
     for arch in registry.architectures().values():
         names = arch.presets if isinstance(arch.presets, tuple) else (arch.presets,)
         used |= {discovery.preset_file(str(n)) for n in names if n and not str(n).endswith(".toml")}
     assert None not in used
     assert set(files) == used, set(files) ^ used
+
+
+def test_a_folders_about_toml_gives_its_words_free_keys_and_examples():
+    """Mistral's declaration spells out no title, source, free key or example: its about.toml
+    does, and the architecture and its config table carry them (the file's word over the
+    lineage's default)."""
+    arch = registry.get("mistral")
+    about = discovery.about("mistral")["mistral"]
+    assert (arch.title, arch.source) == (about["title"], about["source"])
+    assert dict(arch.examples) == about["examples"] and list(arch.examples) == list(about["examples"])
+    assert arch.mapping is not None and set(about["free"]) <= arch.mapping.free
+    code = (discovery.HERE / "mistral" / "__init__.py").read_text(encoding="utf-8")
+    assert "title=" not in code and "examples=" not in code and "free=" not in code
+
+
+def test_an_about_entry_of_an_undeclared_id_or_unknown_key_is_refused(tmp_path, monkeypatch):
+    """about.toml says things of the folder's own ids only, under the keys a declaration takes."""
+    for family in discovery.folders():
+        discovery.about(family)  # every packaged file is well formed
+    monkeypatch.setattr(discovery, "HERE", tmp_path)
+    for name, entry in (("stray_id", '[other]\ntitle = "t"\n'),
+                        ("stray_key", '[stray_key]\ntitel = "t"\n')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f'IDS = ("{name}",)\n', encoding="utf-8")
+        (tmp_path / name / discovery.ABOUT).write_text(entry, encoding="utf-8")
+        with pytest.raises(ValueError, match="is not an id of its IDS with keys among"):
+            discovery.about(name)
+
+
+def test_an_architecture_without_words_is_refused():
+    """A title, source and counting sentence are owed: by the code, or by a built-in family's
+    about.toml (a user's architecture has none)."""
+    from paramcount.model.components import embedding
+
+    with pytest.raises(ValueError, match="no_words: no title"):
+        registry.Architecture(id="no_words", formula=embedding("token", symbols.v),
+                              required=(symbols.v,), reference="none:none")
 
 
 def test_get_imports_only_the_module_the_map_names():

@@ -6,6 +6,8 @@ A family's folder holds:
   weight names and deltas (:class:`paramcount.model.frameworks.Transformers`), and the
   :func:`paramcount.model.registry.register` calls; its first statement after the imports is
   ``IDS = (...)``, the ids it registers, written as a literal;
+- ``about.toml``: what it says of each id it registers (title, source, counting, the ``free``
+  config keys of its table, example sets), as data (:func:`paramcount.model.discovery.about`);
 - ``presets.toml``: the published presets named like the folder (``presets="<family>"``), and
   ``<name>.toml`` for presets named otherwise (``deepseek/deepseek_v3.toml``);
 - the tables a central mechanism applies to it, each a module of data beside its formula:

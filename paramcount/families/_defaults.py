@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from paramcount.core.restrictions import Restriction
+from paramcount.model import discovery
 from paramcount.model.mapping import Field
 from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
@@ -41,12 +42,13 @@ def family_table(arch_id: str, *, hf: str | tuple[str, ...], keras: str | None =
     """A family's table: its ``fields`` (in order), the transformers class ``hf`` (or classes)
     and (where KerasHub builds it too) the KerasHub class ``keras`` that build ``arch_id``, the
     transformers classes of its ``tasks`` (class → the id of the task model it builds), its
-    ``model_type`` (the id by default), its restriction rows, and its ``free`` keys beside a
-    lineage's ``base_free``; any other Table field in ``more``."""
+    ``model_type`` (the id by default), its restriction rows, and its ``free`` keys (with those
+    its folder's ``about.toml`` lists) beside a lineage's ``base_free``; any other Table field in
+    ``more``."""
     classes = {name: arch_id for name in ((hf,) if isinstance(hf, str) else hf)}
     return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={**classes, **(tasks or {})},
                  keras_classes={keras: arch_id} if keras else {}, restrictions=tuple(restrictions),
-                 free=base_free | frozenset(free), **more)
+                 free=base_free | frozenset(free) | frozenset(discovery.said(arch_id, "free", ())), **more)
 
 
 def not_formulated(arch_id: str, **reasons: str) -> Architecture:

@@ -124,11 +124,63 @@ def family_tables(module: str, name: str) -> dict:
     return out
 
 
+# --- What a family says of its ids ---------------------------------------------------------------
+# ``families/<family>/about.toml``: a table per id it registers, with the words and lists its
+# declaration would otherwise spell out in code: ``title``, ``source`` and ``counting`` (the
+# Architecture's), ``free`` (the config keys its table reads as changing no weight) and
+# ``examples`` (name → hyperparameters). Its code gives what the file does not.
+ABOUT = "about.toml"
+ABOUT_KEYS = frozenset({"title", "source", "counting", "free", "examples"})
+
+
+@cache
+def about(family: str) -> Mapping[str, Mapping]:
+    """``families/<family>/about.toml``, id → what it says of that id (empty without the file).
+    An id the folder does not declare, or a key no declaration takes, is an error."""
+    import tomllib
+
+    path = HERE / family / ABOUT
+    if not (_named(family) and path.is_file()):
+        return {}
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    for arch_id, entry in data.items():
+        unknown = set(entry) - ABOUT_KEYS if isinstance(entry, dict) else {"(not a table)"}
+        if arch_id not in declared_ids(family) or unknown:
+            raise ValueError(f"paramcount/families/{family}/{ABOUT}: [{arch_id}] is not an id of "
+                             f"its IDS with keys among {sorted(ABOUT_KEYS)}")
+    return data
+
+
+def calling_family() -> str | None:
+    """The family folder whose module is running the calling code (the nearest on the call
+    stack; a lineage module, ``families/_*.py``, is not a family), or None."""
+    return next(_stack_families(), None)
+
+
+def _stack_families():
+    """The family folders whose modules are on the call stack, nearest first."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        parts = frame.f_globals.get("__name__", "").split(".")
+        if parts[:2] == ["paramcount", "families"] and len(parts) > 2 and not parts[2].startswith("_"):
+            yield parts[2]
+        frame = frame.f_back  # type: ignore[assignment]
+
+
+def said(arch_id: str, key: str, default=None):
+    """What ``about.toml`` says of ``arch_id`` under ``key``, in the folder that declares the id
+    among those whose code is running (XLM-RoBERTa's architecture is built by RoBERTa's code,
+    called from XLM-RoBERTa's folder); ``default`` where no family's code is (a user's)."""
+    family = next((f for f in _stack_families() if arch_id in declared_ids(f)), None)
+    return about(family).get(arch_id, {}).get(key, default) if family else default
+
+
 @cache
 def preset_file(name: str) -> Path | None:
     """The packaged preset file named ``name``: ``families/<name>/presets.toml``, else the one
-    ``families/<family>/<name>.toml``; None when there is none."""
-    if not _named(name):
+    ``families/<family>/<name>.toml`` (never a family's ``about.toml``); None when there is none."""
+    if not _named(name) or f"{name}.toml" == ABOUT:
         return None
     own = HERE / name / "presets.toml"
     if own.is_file():

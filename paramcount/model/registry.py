@@ -22,7 +22,6 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 import sympy
@@ -59,13 +58,14 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Architecture:
     """One architecture: its formula tree, its hyperparameters and how Keras checks it.
 
     Args:
         id: str. Registry id (KerasHub's model folder name where KerasHub has the model).
-        title: str. One line for ``paramcount list``.
+        title: str. One line for ``paramcount list``. A built-in family may leave title,
+            source, counting and examples to its folder's ``about.toml``.
         source: str. Paper and implementation the formula follows.
         formula: Term. The formula tree.
         required: tuple of Symbol. Hyperparameters a user must give.
@@ -93,12 +93,13 @@ class Architecture:
     """
 
     id: str
-    title: str
-    source: str
     formula: Term
     required: tuple[sympy.Symbol, ...]
     reference: str | Callable[[dict[str, int]], object]
-    counting: str
+    # The words: given here, or (a built-in family's) in its folder's about.toml
+    title: str = ""
+    source: str = ""
+    counting: str = ""
     optional: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     fixed: Mapping[sympy.Symbol, sympy.Expr] = field(default_factory=DerivedMap)
     constraints: tuple[Constraint, ...] = field(default_factory=Derived)
@@ -123,6 +124,10 @@ class Architecture:
     family: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._described()
+        for word in ("title", "source", "counting"):
+            if not getattr(self, word):
+                raise ValueError(f"{self.id}: no {word} (give it, or a built-in family's about.toml does)")
         if self.family is not None and self.origin == "transformer":
             object.__setattr__(self, "origin", self.family)
         object.__setattr__(self, "family", self.origin)
@@ -136,6 +141,15 @@ class Architecture:
             symbols.info(sym)  # every symbol must be in the vocabulary
         object.__setattr__(self, "optional", {k: sympy.sympify(v) for k, v in self.optional.items()})
         object.__setattr__(self, "fixed", like(self.fixed, {k: sympy.sympify(v) for k, v in self.fixed.items()}))
+
+    def _described(self) -> None:
+        """The words and examples its family's ``about.toml`` says of this id, where that family's
+        code declares it (:func:`paramcount.model.discovery.said`): its own, over a lineage's
+        defaults."""
+        for word in ("title", "source", "counting", "examples"):
+            said = discovery.said(self.id, word)
+            if said is not None:
+                object.__setattr__(self, word, said)
 
     @property
     def checked_by(self) -> tuple[str, ...]:
@@ -255,17 +269,6 @@ def _import_builtin(module: str) -> None:
         _IMPORTING_BUILTIN = outer
 
 
-def _registering_family() -> str | None:
-    """The family folder whose code calls :func:`register` (the nearest on the call stack)."""
-    frame: FrameType | None = sys._getframe(2)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if name.startswith("paramcount.families."):
-            return name.split(".")[2]
-        frame = frame.f_back
-    return None
-
-
 def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     """Add an architecture to the registry (from the module that defines it, at import).
 
@@ -273,7 +276,7 @@ def register(arch: Architecture, *, replace: bool = False) -> Architecture:
     not a surprise later; a family folder may register only the ids its ``IDS`` declares.
     """
     if _IMPORTING_BUILTIN:  # its own folder's IDS alone (one file read: the fast count path)
-        family = _registering_family()
+        family = discovery.calling_family()
         if family is None or arch.id not in discovery.declared_ids(family):
             raise ValueError(f"built-in architecture {arch.id!r} is missing from the IDS of "
                              f"paramcount/families/{family}/__init__.py")

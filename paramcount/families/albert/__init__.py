@@ -89,12 +89,6 @@ MAPPING = family_table(
         "tie_word_embeddings", True,
         "ALBERT's masked-LM decoder is the token table transposed (tied), as the formula counts it",
         "AlbertForMaskedLM's decoder counts only as the token table, tied")),
-    free=frozenset({
-        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-        "classifier_dropout_prob", "dropout", "position_embedding_type",
-        # keys of Google's TF ALBERT configs that transformers carries and never reads
-        "down_scale_factor", "gap_size", "net_structure_type", "num_memory_blocks",
-    }),
 )
 
 _HF_BACKBONE = {
@@ -145,22 +139,14 @@ _architecture = partial(
 
 register(_architecture(
     id="albert",
-    title="ALBERT backbone (keras_hub.models.AlbertBackbone): factorised embeddings, one "
-          "shared block per group",
-    source="Lan et al. 2020; keras_hub/src/models/albert/albert_backbone.py",
     formula=group("albert", *_BACKBONE),
     reference="reference_models.albert:backbone",
-    counting="trainable weights of the backbone: d_emb-wide token, position and segment tables "
-             "and their norm, the d_emb→d_e projection, L_g·L_r distinct (shared) encoder "
-             "blocks counted once each, the pooler",
     keras_hub_metadata=True,
     transformers=Transformers(caches=False, weights=_HF_BACKBONE, deltas=(_HF_OUTPUT,)),
 ))
 
 register(_architecture(
     id="albert_masked_lm",
-    title="ALBERT masked LM (keras_hub.models.AlbertMaskedLM): backbone + MLM head back to d_emb",
-    source="Lan et al. 2020; keras_hub/src/models/albert/albert_masked_lm.py",
     formula=group(
         "albert_masked_lm",
         *_BACKBONE,
@@ -177,9 +163,6 @@ register(_architecture(
         ),
     ),
     reference="reference_models.albert:masked_lm",
-    counting="trainable weights of backbone (pooler included) and MLM head: d_e→d_emb transform, "
-             "its norm, output bias; the output projection is the token table (tied), counted "
-             "once",
     transformers=Transformers(caches=False,
         # the output bias: decoder.bias is this same parameter (tied), named once
         weights={**{k: p for k, p in _HF_BACKBONE.items() if k != "pooler"},

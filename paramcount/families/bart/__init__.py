@@ -68,15 +68,6 @@ MAPPING = family_table(
     restrictions=pinned((
         "tie_word_embeddings", True, "BartSeq2SeqLM's LM head is the shared token table, transposed (tied)",
         "the LM head counts only as the shared token table, tied")),
-    free=frozenset({
-        "activation_function", "dropout", "attention_dropout", "activation_dropout",
-        "classifier_dropout", "classif_dropout", "encoder_layerdrop", "decoder_layerdrop",
-        "init_std", "scale_embedding", "is_encoder_decoder", "forced_eos_token_id",
-        "forced_bos_token_id", "early_stopping", "no_repeat_ngram_size", "length_penalty",
-        "min_length", "num_labels", "is_decoder",
-        # fairseq-era keys transformers' BART carries and never reads
-        "add_bias_logits", "add_final_layer_norm", "normalize_before", "normalize_embedding",
-    }),
 )
 
 
@@ -128,9 +119,6 @@ _HF = {
 
 register(keras_hub_backbone(
     "bart",
-    title="BART backbone (keras_hub.models.BartBackbone): encoder-decoder, learned positions, "
-          "shared token table",
-    source="Lewis et al. 2020; keras_hub/src/models/bart/bart_backbone.py",
     formula=group(
         "bart",
         embedding("token_embedding", v, match="token_embedding",
@@ -149,9 +137,6 @@ register(keras_hub_backbone(
             decoder_block(times=L, cross_attention=True, match=r"transformer_decoder_layer_\d+"),
         ),
     ),
-    counting="trainable weights of the backbone: the shared token table, per-stack position "
-             "tables (n each; the original checkpoints' 2 offset rows are trimmed) and embedding "
-             "norms, L encoder and L decoder blocks; the LM head is tied (no weights)",
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
         *KERAS_FLOORED_HEADS,

@@ -121,28 +121,20 @@ _architecture = learned_positions_family(
 
 register(_architecture(
     id="bert",
-    title="BERT backbone (keras_hub.models.BertBackbone): segment embeddings and pooler included",
-    source="Devlin et al. 2019; keras_hub/src/models/bert/bert_backbone.py",
     formula=group("bert", *_BACKBONE),
     reference="reference_models.bert:backbone",
-    counting="trainable weights of the backbone: token, position and segment embeddings, "
-             "embedding norm, L post-LN encoder blocks, pooler",
     keras_hub_metadata=True,
     transformers=Transformers(caches=False, weights={**HF_ENCODER, **HF_POOLER}, restrictions=_HF_WHOLE_HEADS),
 ))
 
 register(_architecture(
     id="bert_masked_lm",
-    title="BERT masked LM (keras_hub.models.BertMaskedLM): backbone + MLM head (paper's num_params_BERT)",
-    source="Devlin et al. 2019; Saleh & Paquelet 2024; keras_hub/src/models/bert/bert_masked_lm.py",
     formula=group(
         "bert_masked_lm",
         *_BACKBONE,
         mlm_head(),
     ),
     reference="reference_models.bert:masked_lm",
-    counting="trainable weights of backbone (pooler included) and MLM head; the head's output "
-             "projection is the token embedding (tied), counted once",
     transformers=Transformers(caches=False, restrictions=_HF_WHOLE_HEADS, weights=_HF_MLM,
         deltas=(mlm_decoder(), Delta("pooler", zero("pooler", "transformers: BertForMaskedLM builds "
                                                 "BertModel(add_pooling_layer=False), no pooler"),
@@ -153,14 +145,8 @@ register(_architecture(
 
 register(_architecture(
     id="bert_pretraining",
-    title="BERT pre-training model as transformers' BertForPreTraining builds it: KerasHub's "
-          "BertMaskedLM (backbone with pooler, MLM head) plus the next-sentence head",
-    source="Devlin et al. 2019; keras_hub/src/models/bert/bert_masked_lm.py; transformers' "
-           "BertForPreTraining",
     formula=dataclasses.replace(_registered("bert_masked_lm").formula, name="bert_pretraining"),
     reference="reference_models.bert:masked_lm",
-    counting="KerasHub: BertMaskedLM (KerasHub has no next-sentence head); transformers: "
-             "BertForPreTraining, the same weights (pooler kept) plus the d_e → 2 NSP classifier",
     transformers=Transformers(caches=False, weights={**_HF_MLM, "nsp_head": "cls/seq_relationship"},
         restrictions=_HF_WHOLE_HEADS,
         deltas=(mlm_decoder(),

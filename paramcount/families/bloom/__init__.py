@@ -53,12 +53,6 @@ MAPPING = family_table(
                 "4·hidden_size wide: a config setting it describes no model transformers builds",
         ),
     ),
-    free=frozenset({
-        "apply_residual_connection_post_layernorm", "attention_dropout", "hidden_dropout",
-        "layer_norm_epsilon", "pretraining_tp", "slow_but_exact", "attention_softmax_in_fp32",
-        "bias_dropout_fusion", "masked_softmax_fusion", "offset_alibi", "skip_bias_add",
-        "skip_bias_add_qkv", "unk_token_id", "seq_length", "dropout",
-    }),
 )
 
 # BloomForCausalLM's names (under ``transformer.``): the ALiBi decoder's, with the embedding's
@@ -79,9 +73,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "bloom",
-    title="BLOOM backbone (keras_hub.models.BloomBackbone): ALiBi, embedding layer norm",
-    source="BigScience Workshop 2022, 'BLOOM: A 176B-Parameter Open-Access Multilingual "
-           "Language Model'; keras_hub/src/models/bloom/bloom_{backbone,decoder,attention}.py",
     formula=alibi_decoder(
         "bloom", embedding_norm="embedding_layernorm", attention_match="self_attention",
         norm_names=("pre_attention_layernorm", "post_attention_layernorm"),
@@ -92,9 +83,6 @@ register(keras_hub_backbone(
         Fixed(zeta, 1, why="BLOOM has biases on every attention projection"),
         Holds(Divisible(d_e, M), why="BloomAttention refuses a hidden size that the heads do not divide"),
     ),
-    # BloomAttention refuses a d_e that M does not divide.
-    counting="trainable weights of the backbone: token embedding and its norm, L pre-LN blocks, "
-             "final norm; no LM head (BloomCausalLM ties it to the token embedding)",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -37,10 +37,6 @@ FORMULA = parallel_causal_lm(
 
 register(hf_causal_lm(
     "cohere",
-    title="Cohere Command R / R+ (transformers CohereForCausalLM): parallel blocks, γ-only "
-          "layer norms, optional per-head QK norm, tied head",
-    source="Cohere 2024 (Command R, Command R+ model cards); "
-           "transformers/models/cohere/modeling_cohere.py",
     hf="CohereForCausalLM",
     formula=FORMULA,
     optional={tied: 1, b_att: 0, qk_norm: 0},
@@ -48,10 +44,4 @@ register(hf_causal_lm(
     # head_dim: CohereAttention reads it (getattr, d_e/M when absent); any other width is
     # refused, d_k being d_e/M here (issue 32)
     fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, HF_ATTENTION_BIAS, HF_QK_NORM, HF_TIED_YES),
-    free=("layer_norm_eps", "logit_scale", "use_embedding_sharing", "model_max_length"),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=4, d_f=48, L=2),
-        "tiny_qk_norm_bias_untied": dict(v=31, d_e=24, M=6, M_kv=2, d_f=20, L=3, qk_norm=1,
-                                         b_att=1, tied=0),
-    },
 ))

@@ -91,10 +91,6 @@ _TIED = "DbrxConfig refuses tie_word_embeddings: DBRX's LM head is its own"
 
 register(hf_causal_lm(
     "dbrx",
-    title="DBRX (transformers DbrxForCausalLM): fused-QKV grouped-query attention, 16 "
-          "fine-grained SwiGLU experts (4 per token), γ-only layer norms",
-    source="Databricks 2024 (Introducing DBRX: 132B total, 36B active); "
-           "transformers/models/dbrx/modeling_dbrx.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_fe, L, E),
     optional={k_act: 4},
@@ -105,9 +101,6 @@ register(hf_causal_lm(
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),  # DbrxConfig refuses a tied head
-    counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
-             "experts each), final γ-only layer norm, untied LM head; active parameters count "
-             "k of the E experts",
     mapping=family_table(
         "dbrx", hf="DbrxForCausalLM",
         fields=(
@@ -127,22 +120,10 @@ register(hf_causal_lm(
                     "config without it fails to build); the released value, which holds no weight"),
             Requires("tie_word_embeddings", (False,), why=_TIED),
         ),
-        free=frozenset({
-            "max_seq_len", "resid_pdrop", "emb_pdrop", "output_router_logits",
-            "router_aux_loss_coef", "attn_config.attn_pdrop", "attn_config.clip_qkv",
-            "attn_config.rope_theta", "attn_config.model_type", "ffn_config.ffn_act_fn",
-            "ffn_config.moe_jitter_eps", "ffn_config.moe_loss_weight",
-            "ffn_config.moe_normalize_expert_weights", "ffn_config.uniform_expert_assignment",
-            "ffn_config.model_type",
-        }),
     ),
     # DbrxAttention clamps q, k and v with clamp(min=None, max=None) when clip_qkv is None, which
     # torch refuses: the cost measurement runs with a clip (it changes no weight, no product)
     # its experts run only in its own loop over the routed ones (no set_experts_implementation)
     transformers=Transformers(weights=own_weights(FORMULA), cost_config={"attn_config.clip_qkv": 8.0},
                               experts_on_meta=False),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=12, L=2, E=6, k=2),
-        "tiny_mha": dict(v=31, d_e=24, M=6, M_kv=6, d_fe=5, L=3, E=4, k=1),
-    },
 ))

@@ -134,22 +134,11 @@ MAPPING = family_table(
         Requires("type_vocab_size", (0,), why="the formula has no token types"),
         Requires("conv_kernel_size", (0,), why="DeBERTa-v2's convolution layer is not in the formula"),
     ),
-    free=frozenset({
-        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-        "pooler_dropout", "pooler_hidden_act", "pooler_hidden_size", "legacy", "dropout",
-        "tie_word_embeddings",
-        # with position_buckets set these only shape the bucketing: no weights
-        "max_relative_positions", "pos_att_type",
-    }),
     hf_normalize=_relative_span,
 )
 
 register(keras_hub_backbone(
     "deberta_v3",
-    title="DeBERTa-v3 backbone (keras_hub.models.DebertaV3Backbone): disentangled attention over "
-          "a shared relative position table",
-    source="He et al. 2021 (DeBERTa), He et al. 2023 (DeBERTaV3); "
-           "keras_hub/src/models/deberta_v3/deberta_v3_backbone.py",
     formula=group(
         "deberta_v3",
         group(
@@ -164,9 +153,6 @@ register(keras_hub_backbone(
                  "query/key projections (no extra weights per layer)",
         )),
     ),
-    counting="trainable weights of the backbone: token table and its norm, the shared relative "
-             "position table (2·k_rel × d_e) and its norm, L post-LN encoder blocks; no absolute "
-             "positions, no pooler",
     required=(v, d_e, M, d_f, L),
     optional={k_rel: 256, n: 512},
     restrictions=(
@@ -196,8 +182,4 @@ register(keras_hub_backbone(
         "blocks.ffn.down": r"\d+/output/dense",
         "blocks.norm_2": r"\d+/output/LayerNorm",
     }),
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L=2, k_rel=8, n=16),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L=3, k_rel=3, n=7),
-    },
 ))

@@ -222,8 +222,8 @@ def _forward_notes(*, v3: bool, v32: bool) -> tuple[Holds, ...]:
                   why=why.format("compressed key (width r_kv + d_rope)", "kv_lora_rank")))
 
 
-def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict,
-              v32: bool = False, mapping: Table | None = None) -> None:
+def _register(arch_id: str, *, v3: bool, examples: dict, v32: bool = False,
+              mapping: Table | None = None) -> None:
     formula = _tree(arch_id, v3=v3, v32=v32)
     optional = {k_act: 6 if not v3 else 8, tied: 0, q_lora: 1, r_q: 1536, L_dense: 1}
     required: tuple = (v, d_e, M, d_f, L, E, E_s, d_fe, r_kv, d_nope, d_rope, d_v)
@@ -236,9 +236,8 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
         fixed[q_lora] = 1
     register(hf_causal_lm(
         arch_id,
-        title=title,
-        source=source,
         formula=formula,
+        examples=examples,
         required=required,
         optional=optional,
         restrictions=(
@@ -273,7 +272,6 @@ def _register(arch_id: str, *, v3: bool, title: str, source: str, examples: dict
                      if p.split(".")[0] != "mtp"},
             deltas=(Delta("mtp", None, _MTP_REASON),) if v3 else (),
         ),
-        examples=examples,
     ))
 
 
@@ -285,10 +283,6 @@ _PLAIN = {h: x for h, x in _TINY.items() if h != "r_q"}
 _register(
     "deepseek_v2",
     v3=False,
-    title="DeepSeek-V2 (transformers DeepseekV2ForCausalLM): multi-head latent attention, "
-          "routed + shared experts",
-    source="DeepSeek-AI 2024 (DeepSeek-V2), section 2 and table 1; "
-           "transformers/models/deepseek_v2/modeling_deepseek_v2.py",
     examples={
         "tiny": _TINY,
         "tiny_plain_query": {**_PLAIN, "q_lora": 0, "L_dense": 0, "E_s": 1},
@@ -298,10 +292,6 @@ _register(
 _register(
     "deepseek_v3",
     v3=True,
-    title="DeepSeek-V3 / V3.1 / Kimi K2 (transformers DeepseekV3ForCausalLM): latent attention, "
-          "routed + shared experts, score-correction bias, multi-token prediction",
-    source="DeepSeek-AI 2024 (DeepSeek-V3 Technical Report), sections 2.1-2.2 and 4.2; "
-           "transformers/models/deepseek_v3/modeling_deepseek_v3.py",
     examples={
         "tiny": _TINY,
         "tiny_mtp": {**_TINY, "n_mtp": 1, "L_dense": 2, "E_s": 1, "k": 3},
@@ -325,10 +315,6 @@ _register(
     v3=True,
     v32=True,
     mapping=MAPPING_V32,
-    title="DeepSeek-V3.2 (transformers DeepseekV32ForCausalLM): DeepSeek-V3 with DeepSeek "
-          "Sparse Attention's lightning indexer in every block",
-    source="DeepSeek-AI 2025 (DeepSeek-V3.2-Exp: DeepSeek Sparse Attention), section 2; "
-           "transformers/models/deepseek_v32/modeling_deepseek_v32.py",
     examples={
         "tiny": {**_TINY, "H_idx": 3, "d_idx": 4},
         "tiny_mtp_tied": {**_TINY, "H_idx": 2, "d_idx": 6, "n_mtp": 1, "tied": 1, "L_dense": 0},

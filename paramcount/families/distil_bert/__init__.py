@@ -44,13 +44,6 @@ MAPPING = family_table(
     restrictions=pinned((
         "tie_word_embeddings", True, "DistilBERT's masked-LM decoder is the token table transposed (tied)",
         "DistilBertForMaskedLM's projector counts only as the token embedding, tied")),
-    free=frozenset({
-        "activation", "dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout",
-        # a sinusoidal table is the same V-independent n×d_e parameter, only initialised fixed
-        "sinusoidal_pos_embds",
-        # transformers 2.x's name for tying; transformers reads tie_word_embeddings
-        "tie_weights_",
-    }),
 )
 
 _HF = {
@@ -82,16 +75,12 @@ _architecture = learned_positions_family(
 
 register(_architecture(
     id="distil_bert",
-    title="DistilBERT backbone (keras_hub.models.DistilBertBackbone): no segments, no pooler",
-    source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_backbone.py",
     formula=group(
         "distil_bert",
         token_position_embeddings(),
         encoder_stack(L),
     ),
     reference="reference_models.distil_bert:backbone",
-    counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
-             "L post-LN encoder blocks (DistilBERT drops BERT's token types and pooler)",
     keras_hub_metadata=True,
     transformers=Transformers(caches=False, weights=_HF, restrictions=(
         *Holds.each(_HF_CONSTRAINTS, binds="transformers",
@@ -102,13 +91,9 @@ register(_architecture(
 
 register(_architecture(
     id="distil_bert_masked_lm",
-    title="DistilBERT masked LM (keras_hub.models.DistilBertMaskedLM): backbone + MLM head",
-    source="Sanh et al. 2019; keras_hub/src/models/distil_bert/distil_bert_masked_lm.py",
     formula=group("distil_bert_masked_lm", token_position_embeddings(), encoder_stack(L),
                   mlm_head()),
     reference="reference_models.distil_bert:masked_lm",
-    counting="trainable weights of backbone and MLM head (dense, layer norm, output bias); the "
-             "head's output projection is the token embedding (tied), counted once",
     transformers=Transformers(caches=False, weights={
         **_HF, **mlm_names("vocab_transform|vocab_layer_norm|vocab_projector", "vocab_transform",
                            "vocab_layer_norm", "vocab_projector/bias", "vocab_projector/weight"),

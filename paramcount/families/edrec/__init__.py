@@ -57,9 +57,6 @@ register(keras_hub_backbone(
     "edrec",
     presets=None,
     mapping=MAPPING,
-    title="EdRec backbone (keras_hub.models.EdRecBackbone): pre-norm encoder-decoder, RMS norms, "
-          "gated feed-forward, shared token table",
-    source="keras_hub/src/models/edrec/edrec_{backbone,layers}.py",
     formula=group(
         "edrec",
         group(
@@ -89,17 +86,10 @@ register(keras_hub_backbone(
             match=r"decoder_layer_\d+",
         ),
     ),
-    counting="trainable weights of the backbone: the shared token table, L_enc encoder and L_dec "
-             "decoder blocks; EdRecBackbone has no final norm and no LM head",
     required=(v, d_e, M, d_f, L_enc, L_dec),
     restrictions=(
         *KERAS_FLOORED_HEADS,
         Fixed(zeta, 0, why="EdRec's attention projections are bias-free"),
         HEADS_FIT_WIDTH,
     ),
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_f=64, L_enc=2, L_dec=2),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_f=13, L_enc=3, L_dec=1),
-        "base_like": dict(v=32000, d_e=768, M=12, d_f=2048, L_enc=12, L_dec=12),
-    },
 ))

@@ -71,28 +71,16 @@ MAPPING = family_table(
         ABSOLUTE_POSITIONS,
         no_cross_attention("ELECTRA"),
     ),
-    free=frozenset({
-        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-        "classifier_dropout", "is_decoder", "dropout", "summary_type", "summary_use_proj",
-        "summary_activation", "summary_last_dropout", "tie_word_embeddings",
-    }),
 )
 
 register(keras_hub_backbone(
     "electra",
-    title="ELECTRA backbone (keras_hub.models.ElectraBackbone): embeddings projected when "
-          "d_emb ≠ d_e; pooler included",
-    source="Clark et al. 2020; keras_hub/src/models/electra/electra_backbone.py",
     formula=group(
         "electra",
         factorised_embeddings(projection=eta, projection_match="embeddings_projection"),
         encoder_stack(L),
         dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
     ),
-    counting="trainable weights of the backbone (discriminator or generator body): d_emb-wide "
-             "token, position and segment tables and their norm, the d_emb→d_e projection when "
-             "the widths differ, L post-LN encoder blocks, the pooler; no discriminator or "
-             "generator head",
     required=(v, n, d_emb, d_e, M, d_f, L),
     optional={s: 2},
     restrictions=(
@@ -121,12 +109,4 @@ register(keras_hub_backbone(
                                   "ElectraBackbone keeps a d_e→d_e pooled dense"),
         ),
     ),
-    examples={
-        "tiny_projected": dict(v=100, n=16, d_emb=8, d_e=32, M=4, d_f=64, L=2),
-        "tiny_unprojected": dict(v=100, n=16, d_emb=32, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_emb=5, d_e=45, M=5, d_f=13, L=3, s=3),
-        # heads that do not split the width: KerasHub floors them, transformers' output
-        # projection stays d_e wide (the delta above)
-        "uneven_heads": dict(v=60, n=8, d_emb=6, d_e=30, M=4, d_f=20, L=2),
-    },
 ))

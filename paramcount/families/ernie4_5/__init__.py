@@ -152,18 +152,12 @@ _ROWS = (EVEN_HEAD_DIM, GQA)
 
 register(hf_causal_lm(
     "ernie4_5",
-    title="ERNIE 4.5 dense (transformers Ernie4_5ForCausalLM): Llama's block with head_dim "
-          "apart from d_e/M, tied head",
-    source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
-           "transformers/models/ernie4_5/modeling_ernie4_5.py",
     formula=DENSE,
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={tied: 1},
     restrictions=(
         *_ROWS,
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks, final RMS norm, "
-             "LM head (none when tied, as released)",
     mapping=Table(
         # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
         fields=_fields(HF_HEAD_DIM_OR_128),
@@ -172,10 +166,6 @@ register(hf_causal_lm(
             Sets("use_bias", False, why="no released ERNIE 4.5 model has projection biases; the formula has none"),
             *Requires.each((_NO_BIAS,)),
         ), free=_FREE),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=2),
-        "tiny_mha_untied": dict(v=31, d_e=24, M=3, M_kv=3, d_k=8, d_f=20, L=3, tied=0),
-    },
 ))
 
 
@@ -185,10 +175,6 @@ def _start(hp) -> int:
 
 register(hf_causal_lm(
     "ernie4_5_moe",
-    title="ERNIE 4.5 MoE (transformers Ernie4_5_MoeForCausalLM): first-k dense blocks, routed "
-          "+ shared experts with a frozen score-correction bias",
-    source="Baidu 2025 (ERNIE 4.5 Technical Report), table 1; "
-           "transformers/models/ernie4_5_moe/modeling_ernie4_5_moe.py",
     formula=MOE,
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, d_fe),
     optional={k_act: 8, E_sh: 0, L_dense: 1, tied: 1},
@@ -198,10 +184,6 @@ register(hf_causal_lm(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (a dense SwiGLU "
-             "in the first L_dense, routed and shared experts in the rest), final RMS norm, LM "
-             "head (none when tied); the router's score-correction bias is frozen, counted "
-             "apart; active parameters count k of the E routed experts",
     mapping=Table(
         fields=_fields(
             # absent: d_e/M, as Ernie4_5_MoeAttention takes it
@@ -226,9 +208,4 @@ register(hf_causal_lm(
         free=_FREE | {
             "moe_norm_min", "output_router_logits", "router_aux_loss_coef", "moe_gate",
             "moe_use_aux_free", "moe_capacity"}),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, d_fe=12, k=2, E_sh=2),
-        "tiny_no_shared_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4,
-                                      d_fe=6, k=4, L_dense=0, tied=0),
-    },
 ))

@@ -69,20 +69,10 @@ MAPPING = family_table(
         Requires("is_folding_model", (False,), why="ESMFold's folding trunk is not in the formula"),
         no_cross_attention("ESM"),
     ),
-    free=frozenset({
-        "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps", "rope_theta",
-        "token_dropout", "mask_token_id", "vocab_list", "esmfold_config", "is_decoder",
-        "classifier_dropout", "tie_word_embeddings", "dropout", "activation", "max_wavelength",
-        "pad_token_id", "hidden_act",
-    }),
 )
 
 register(keras_hub_backbone(
     "esm",
-    title="ESM-2 backbone (keras_hub.models.ESMBackbone): protein encoder, rotary or absolute "
-          "positions",
-    source="Lin et al. 2023 (ESM-2), Rives et al. 2021 (ESM-1b); "
-           "keras_hub/src/models/esm/esm_backbone.py",
     formula=group(
         "esm",
         group(
@@ -105,8 +95,6 @@ register(keras_hub_backbone(
         ),
         layer_norm("final_norm", match="output_layer_norm"),
     ),
-    counting="trainable weights of the backbone: token table (positions only when absolute), "
-             "optional embedding norm, L pre-LN blocks, final norm; no LM or contact head",
     required=(v, d_e, M, d_f, L),
     optional={zeta: 1, abs_pos: 0, emb_norm: 0, n: 1024},
     restrictions=(
@@ -164,9 +152,4 @@ register(keras_hub_backbone(
                   "buffer (saved, not trained); KerasHub computes them"),
         ),
     ),
-    examples={
-        "tiny": dict(v=33, d_e=32, M=4, d_f=64, L=2),
-        "tiny_esm1b_style": dict(v=33, d_e=32, M=4, d_f=64, L=2, abs_pos=1, emb_norm=1, n=40),
-        "odd_no_bias": dict(v=37, d_e=45, M=5, d_f=13, L=3, zeta=0, abs_pos=1, n=7),
-    },
 ))

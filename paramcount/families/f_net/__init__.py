@@ -60,16 +60,10 @@ MAPPING = family_table(
                 "entries) as saved buffers, with SciPy; without SciPy transformers 5.23 fails to build",
         ),
     ),
-    free=frozenset({
-        "hidden_act", "hidden_dropout_prob", "layer_norm_eps", "dropout",
-        "tpu_short_seq_length", "tie_word_embeddings",
-    }),
 )
 
 register(keras_hub_backbone(
     "f_net",
-    title="FNet backbone (keras_hub.models.FNetBackbone): Fourier mixing in place of attention",
-    source="Lee-Thorp et al. 2022; keras_hub/src/models/f_net/f_net_backbone.py",
     formula=group(
         "f_net",
         group(
@@ -89,9 +83,6 @@ register(keras_hub_backbone(
         ),
         dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
     ),
-    counting="trainable weights of the backbone: token, position and segment tables and their "
-             "norm, the embedding projection, L blocks (Fourier mixing costs nothing; two norms "
-             "and the feed-forward network do), the pooler",
     required=(v, n, d_e, d_f, L),
     optional={s: 4},
     mapping=MAPPING,
@@ -108,8 +99,4 @@ register(keras_hub_backbone(
         "blocks.norm_2": r"\d+/output/LayerNorm",
         "pooler": "pooler/dense",
     }),
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, d_f=64, L=2),
-        "odd_sizes": dict(v=997, n=7, d_e=45, d_f=13, L=3, s=3),
-    },
 ))

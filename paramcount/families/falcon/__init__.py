@@ -114,9 +114,6 @@ TRANSFORMERS = Transformers(restrictions=(
 
 register(keras_hub_backbone(
     "falcon",
-    title="Falcon backbone (keras_hub.models.FalconBackbone): Falcon-RW layout, ALiBi",
-    source="Penedo et al. 2023, 'The RefinedWeb Dataset for Falcon LLM' (Falcon-RW); "
-           "keras_hub/src/models/falcon/falcon_{backbone,transformer_decoder,attention}.py",
     formula=alibi_decoder(
         "falcon", embedding_norm=None, attention_match="attention",
         norm_names=("input_layernorm", "post_attention_layernorm"),
@@ -130,8 +127,6 @@ register(keras_hub_backbone(
     ),
     # Falcon's attention output is d_e → d_e whatever the heads (prove refutes a floor there).
     reference="reference_models.falcon:backbone",
-    counting="trainable weights of the backbone: token embedding, L pre-LN blocks, final norm; "
-             "no LM head (FalconCausalLM ties it to the token embedding)",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples=TINY_AND_ODD,
@@ -218,10 +213,6 @@ _W = _PARALLEL_WEIGHTS
 
 register(hf_causal_lm(
     "falcon_parallel",
-    title="Falcon-7B/40B/180B (transformers FalconForCausalLM): parallel attention + MLP, "
-          "multi-query / grouped-query attention, no biases",
-    source="Almazrouei et al. 2023, 'The Falcon Series of Open Language Models', table 2; "
-           "transformers/models/falcon/modeling_falcon.py",
     formula=group(
         "falcon_parallel",
         group("embeddings", embedding("token", v, match=_W["embeddings.token"]),
@@ -273,14 +264,6 @@ register(hf_causal_lm(
         Holds(Relation(M_kv, "==", 1, when=1 - kv_bcast,
                        reason="the original layout's multi_query has one key/value head")),
     ),
-    counting="trainable parameters of FalconForCausalLM: token embedding, L parallel blocks, "
-             "final norm; the LM head is the token embedding (tied), counted once",
     mapping=FALCON_PARALLEL_MAPPING,
     transformers=Transformers(weights=_PARALLEL_WEIGHTS),
-    examples={
-        "tiny_mqa": dict(v=97, d_e=32, M=4, L=2),
-        "tiny_gqa_two_norms": dict(v=61, d_e=48, M=6, M_kv=2, L=3, d_f=40, split_ln=1),
-        "tiny_mha_bias": dict(v=13, d_e=16, M=2, M_kv=2, L=1, d_f=24, zeta=1),
-        "tiny_original_mqa": dict(v=41, d_e=24, M=3, L=2, d_f=20, kv_bcast=0),
-    },
 ))

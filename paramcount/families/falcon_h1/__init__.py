@@ -134,10 +134,6 @@ MAPPING = family_table(
 
 register(hf_causal_lm(
     "falcon_h1",
-    title="Falcon-H1 (transformers FalconH1ForCausalLM): attention and Mamba-2 heads in "
-          "parallel in every block",
-    source="TII 2025 (Falcon-H1: A Family of Hybrid-Head Language Models), section 2; "
-           "transformers/models/falcon_h1/modeling_falcon_h1.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, L, H_ssm, d_ssm),
     optional={G_ssm: 1, d_state: 256, K_conv: 4, b_conv: 1, b_proj: 0, b_out: 0, ssm_norm: 0,
@@ -146,16 +142,6 @@ register(hf_causal_lm(
         EVEN_HEAD_DIM,
         GQA,
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (attention and "
-             "a Mamba-2 mixer side by side, a SwiGLU MLP), final RMS norm, the LM head unless "
-             "tied; the µP multipliers are scalars, not parameters",
     mapping=MAPPING,
     cost_config=ssd_chunk("mamba_chunk_size", 256),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=2, H_ssm=4, d_ssm=6,
-                     G_ssm=2, d_state=4, ssm_norm=1),
-        "tiny_odd_biases_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=6, d_f=13, L=3, H_ssm=3,
-                                     d_ssm=7, d_state=5, K_conv=3, b_conv=0, b_proj=1,
-                                     b_out=1, b_att=1, b_ffn=1, tied=1),
-    },
 ))

@@ -27,8 +27,6 @@ IDS = ("ffnn_lm",)  # the ids this folder registers
 
 register(Architecture(
     id="ffnn_lm",
-    title="Feedforward neural LM (Bengio et al. 2003): n context embeddings → L tanh layers → v",
-    source="Bengio et al. 2003, JMLR 3, section 2; Saleh & Paquelet 2024 (FFNN LM)",
     formula=group(
         "ffnn_lm",
         group("embeddings", embedding("token", v, match="embedding",
@@ -49,15 +47,5 @@ register(Architecture(
     required=(v, n, d_e, d_h),
     optional={L: 1, direct: 0},
     reference="reference_models.ffnn_lm:ffnn_lm",
-    counting="trainable weights: embedding table (counted once for the n positions), hidden "
-             "layers, output layer, direct connections when present",
-    examples={
-        "tiny": dict(v=100, n=4, d_e=8, d_h=16),
-        "odd_sizes": dict(v=97, n=3, d_e=7, d_h=11),
-        "three_hidden": dict(v=53, n=5, d_e=6, d_h=9, L=3),
-        "direct": dict(v=61, n=2, d_e=5, d_h=7, direct=1),
-        "direct_two_hidden": dict(v=61, n=2, d_e=5, d_h=7, L=2, direct=1),
-        "realistic_20k": dict(v=20000, n=5, d_e=100, d_h=500, direct=1),
-    },
     family="paper",
 ))

@@ -193,10 +193,6 @@ def gemma_decoder(post_attention: Term, post_ffw: Term, attention: Term | None =
 
 register(keras_hub_backbone(
     "gemma",
-    title="Gemma / Gemma 2 backbone (keras_hub.models.GemmaBackbone): MQA/GQA, GeGLU, RMS norm",
-    source="Gemma Team 2024, 'Gemma: Open Models Based on Gemini Research and Technology' and "
-           "'Gemma 2: Improving Open Language Models at a Practical Size'; "
-           "keras_hub/src/models/gemma/gemma_{backbone,decoder_block,attention}.py",
     formula=group(
         "gemma",
         *gemma_decoder(_post_attention, _post_ffw),
@@ -209,15 +205,6 @@ register(keras_hub_backbone(
     restrictions=(
         GQA,
     ),
-    counting="trainable weights of the backbone: token embedding (also the tied head), L blocks, "
-             "final norm",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2),
-        "tiny_gemma2": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, post_norm=1),
-        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, post_norm=0),
-        "post_attention_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
-                                         post_attn_norm=1, post_ffw_norm=0),
-    },
 ))

@@ -181,10 +181,6 @@ TRANSFORMERS = Transformers(
 
 register(_architecture(
     "gemma3",
-    title="Gemma 3 text backbone (keras_hub.models.Gemma3Backbone, no vision encoder): QK norm, "
-          "local/global layers",
-    source="Gemma Team 2025, 'Gemma 3 Technical Report'; "
-           "keras_hub/src/models/gemma3/gemma3_{backbone,decoder_block,attention,layers}.py",
     formula=group(
         "gemma3",
         *_BACKBONE,
@@ -192,19 +188,8 @@ register(_architecture(
              macs=d_e * v),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST},
-    counting="trainable weights of the text backbone: token embedding (also the tied head), "
-             "L blocks, final norm; the vision+text presets, with their SigLIP encoder, are "
-             "gemma3_vision's",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=7),
-        "no_qk_no_post": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2, qk_norm=0,
-                              post_norm=0),
-        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3),
-        "post_ffw_norm_only": dict(v=100, d_e=32, M=4, M_kv=2, d_k=16, d_f=48, L=2,
-                                   post_attn_norm=0, post_ffw_norm=1),
-    },
 ))
 
 # symbol ↔ Gemma3Backbone(is_embedding_model=True) argument ↔ Gemma3TextConfig key: gemma3's
@@ -264,9 +249,6 @@ EMBEDDING_TRANSFORMERS = Transformers(
 
 register(_architecture(
     "gemma3_embedding",
-    title="Gemma 3 as an embedding model (Gemma3Backbone(is_embedding_model=True)): "
-          "EmbeddingGemma",
-    source="Vera et al. 2025, 'EmbeddingGemma'; keras_hub/src/models/gemma3/gemma3_backbone.py",
     formula=group(
         "gemma3_embedding",
         *_BACKBONE,
@@ -280,13 +262,6 @@ register(_architecture(
         ),
     ),
     optional={M_kv: M, qk_norm: 1, post_norm: 1, **_POST, d_pool: 4 * d_e, d_sent: d_e},
-    counting="trainable weights: token embedding, L bidirectional blocks, final norm, pooling "
-             "head (two bias-free dense layers)",
     mapping=EMBEDDING_MAPPING,
     transformers=EMBEDDING_TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=1, d_k=8, d_f=48, L=2, d_pool=40, d_sent=24),
-        "odd_sizes": dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, qk_norm=0,
-                          post_norm=0),
-    },
 ))

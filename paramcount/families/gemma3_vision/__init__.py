@@ -169,10 +169,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "gemma3_vision",
-    title="Gemma 3 vision-language backbone (Gemma3Backbone with Gemma3VisionEncoder): SigLIP "
-          "encoder, pooled and projected image tokens",
-    source="Gemma Team 2025, 'Gemma 3 Technical Report', section 2.1 (vision encoder); Zhai et al. "
-           "2023 (SigLIP); keras_hub/src/models/gemma3/gemma3_{backbone,vision_encoder}.py",
     formula=group(
         "gemma3_vision",
         *_text._BACKBONE,
@@ -195,9 +191,6 @@ register(keras_hub_backbone(
         *VISION_SPLIT,
     ),
     reference="reference_models.gemma3_vision:backbone",
-    counting="trainable weights of the whole vision-language backbone: the text backbone "
-             "(token embedding, also the tied head; L blocks; final norm), the image encoder "
-             "and its projector",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

@@ -257,21 +257,6 @@ MAPPING = family_table(
                 "(Conformer) is not formulated: only the text decoder is",
         ),
     ),
-    # the constructor's required arguments that hold no weight, at the released models' values
-    free=frozenset({
-        # both frameworks: masks, rotary wavelengths, activations, epsilons, clipping
-        "hidden_activation", "layer_types", "sliding_window", "rope_theta", "rope_scaling",
-        "rope_local_base_freq", "max_position_embeddings", "attention_dropout", "rms_norm_eps",
-        "activation_sparsity_pattern", "altup_coef_clip", "altup_active_idx",
-        # transformers
-        "rope_parameters", "final_logit_softcapping", "hidden_act", "query_pre_attn_scalar",
-        "altup_lr_multiplier", "sliding_window_pattern", "cache_implementation",
-        # KerasHub: the multimodal embedders' sizes and token ids, unused without encoders
-        "pad_token_id", "final_logit_soft_cap", "vision_hidden_size", "vision_vocab_size",
-        "vision_vocab_offset", "vision_soft_tokens_per_image", "image_token_id",
-        "audio_hidden_size", "audio_vocab_size", "audio_vocab_offset",
-        "audio_soft_tokens_per_image", "audio_token_id",
-    }),
 )
 
 # Gemma3nForCausalLM (transformers 5.23, modeling_gemma3n.py): the KerasHub port kept the
@@ -341,10 +326,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "gemma3n",
-    title="Gemma 3n text decoder (keras_hub.models.Gemma3nBackbone, no vision/audio): AltUp, "
-          "LAuReL, per-layer inputs, KV-shared layers",
-    source="Google DeepMind 2025 (Gemma 3n); keras_hub/src/models/gemma3n/"
-           "gemma3n_{backbone,text_model,text_decoder,text_layers,attention}.py",
     formula=group(
         "gemma3n",
         group(
@@ -370,10 +351,6 @@ register(keras_hub_backbone(
         zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma3n:backbone",
-    counting="trainable weights of the text decoder: token embedding (also the tied head), "
-             "per-layer input table and projection, AltUp projections, L blocks (L_kvs of them "
-             "KV-shared, whose key/value projections KerasHub builds but never uses), final norm; "
-             "no vision or audio encoder",
     required=(v, d_e, M, M_kv, d_k, d_f, L, v_p, d_p, A, r_l),
     optional={L_kvs: 0, b_att: 0, altup_cs: 1},
     restrictions=(
@@ -391,22 +368,6 @@ register(keras_hub_backbone(
     presets=None,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=50, d_e=8, M=2, M_kv=1, d_k=4, d_f=16, L=3, v_p=40, d_p=2, A=3, r_l=1,
-                     L_kvs=1),
-        "tiny_bias_no_scale": dict(v=31, d_e=12, M=3, M_kv=3, d_k=5, d_f=7, L=4, v_p=13, d_p=3,
-                                   A=2, r_l=2, L_kvs=2, b_att=1, altup_cs=0),
-        # biases and no AltUp output scale where transformers builds them too (an even d_k),
-        # seven blocks with a global one among the computing five
-        "small_bias_no_scale": dict(v=29, d_e=8, M=2, M_kv=1, d_k=6, d_f=10, L=7, v_p=9, d_p=2,
-                                    A=3, r_l=2, L_kvs=2, b_att=1, altup_cs=0),
-        "tiny_no_altup_no_sharing": dict(v=17, d_e=6, M=1, M_kv=1, d_k=6, d_f=9, L=2, v_p=11,
-                                         d_p=1, A=1, r_l=3),
-        # transformers' Gemma3nTextConfig defaults (documented as google/gemma-3n-E4B's text
-        # configuration): the E4B text decoder without its vision and audio encoders.
-        "e4b_text": dict(v=262400, d_e=2048, M=8, M_kv=2, d_k=256, d_f=16384, L=35,
-                         v_p=262144, d_p=256, A=4, r_l=64, L_kvs=15),
-    },
 ))
 
 # memory and compute: not formulated yet (frameworks.unformulated)

@@ -281,21 +281,6 @@ MAPPING = family_table(
     ),
     hf_normalize=_hf_keys,
     keras_normalize=_keras_keys,
-    free=frozenset({
-        # transformers
-        "hidden_activation", "max_position_embeddings", "rms_norm_eps", "rope_parameters",
-        "attention_dropout", "sliding_window", "final_logit_softcapping",
-        "use_bidirectional_attention", "vocab_size_per_layer_input", "use_double_wide_mlp",
-        "num_experts", "top_k_experts", "moe_intermediate_size", "sliding_window_pattern",
-        # KerasHub
-        "query_head_dim_normalize", "attention_logit_soft_cap", "final_logit_soft_cap",
-        "use_sliding_window_attention", "sliding_window_size", "local_rope_scaling_factor",
-        "global_rope_scaling_factor", "num_audio_tokens_per_clip",
-        "use_vision_bidirectional_attention", "layer_norm_epsilon", "dropout",
-        "pooling_intermediate_dim", "embedding_dim", "global_rope_wavelength",
-        "local_rope_wavelength", "global_rope_partial_rotary_factor", "expert_intermediate_dim",
-        "num_experts_per_token", "image_size",
-    }),
 )
 
 
@@ -347,10 +332,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "gemma4",
-    title="Gemma 4 dense text decoder (keras_hub.models.Gemma4Backbone, no vision/audio): "
-          "local and global layers with different weights",
-    source="Google DeepMind 2026 (Gemma 4); "
-           "keras_hub/src/models/gemma4/gemma4_{backbone,decoder_block,attention}.py",
     formula=group(
         "gemma4",
         embeddings("token_embedding"),
@@ -359,9 +340,6 @@ register(keras_hub_backbone(
         zero("head", "tied: the output projection is the token embedding, transposed", kind="head"),
     ),
     reference="reference_models.gemma4:backbone",
-    counting="trainable weights of the text decoder: token embedding (also the tied head), L "
-             "blocks (L_global global, L_local sliding-window), final norm; each block's "
-             "non-trainable scalar counted apart",
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={L_global: sympy.floor(L / 6), d_kg: d_k, keqv: 0, M_kvg: M_kv},
     restrictions=(
@@ -374,13 +352,6 @@ register(keras_hub_backbone(
     presets=None,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=7),
-        "tiny_k_eq_v": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, L_global=2, d_kg=16,
-                            keqv=1, M_kvg=1),
-        "odd_all_local": dict(v=97, d_e=15, M=3, M_kv=3, d_k=5, d_f=7, L=3, L_global=0),
-        "odd_all_global": dict(v=13, d_e=10, M=2, M_kv=1, d_k=3, d_f=5, L=2, L_global=2, d_kg=7),
-    },
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)

@@ -127,10 +127,6 @@ _MTP_REASON = ("transformers (Glm4MoeForCausalLM) does not build the multi-token
 
 register(hf_causal_lm(
     "glm4_moe",
-    title="GLM-4.5 / 4.6 (transformers Glm4MoeForCausalLM): grouped-query attention with "
-          "biases and QK norm, first-k dense blocks, routed + shared experts",
-    source="GLM-4.5 Team 2025 (GLM-4.5: Agentic, Reasoning, and Coding Foundation Models), "
-           "table 1; transformers/models/glm4_moe/modeling_glm4_moe.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, L, E, E_s, d_fe),
     optional={k_act: 8, tied: 0, L_dense: 1, b_att: 1, qk_norm: 0, n_mtp: 0, mtp_tab: 1},
@@ -141,27 +137,9 @@ register(hf_causal_lm(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(DENSE_FIRST.constraints()),
     ),
-    # transformers' own constraints (only it builds the model): an even rotary width (half of
-    # d_k rotates in the published models; the formula needs d_k even at least), heads in groups
-    counting="trainable parameters of the causal LM: token embedding, L blocks (grouped-query "
-             "attention; a dense SwiGLU in the first L_dense, routed and shared experts in the "
-             "rest), final RMS norm, untied LM head; the router's score-correction bias is a "
-             "non-trainable buffer, counted apart; the n_mtp multi-token-prediction layers the "
-             "checkpoint stores (transformers does not build them), with their own token table "
-             "and head when mtp_tab = 1; active parameters count k of the E routed experts",
     mapping=MAPPING,
     transformers=Transformers(
         weights={p: m for p, m in own_weights(FORMULA).items() if p.split(".")[0] != "mtp"},
         deltas=(Delta("mtp", None, _MTP_REASON),),
     ),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_f=48, L=3, E=6, E_s=1, d_fe=12, k=2,
-                     qk_norm=1),
-        "tiny_no_bias_tied": dict(v=31, d_e=20, M=6, M_kv=3, d_k=4, d_f=14, L=2, E=4, E_s=2,
-                                  d_fe=6, k=4, L_dense=0, b_att=0, tied=1),
-        "tiny_mtp": dict(v=53, d_e=16, M=4, M_kv=1, d_k=6, d_f=24, L=3, E=5, E_s=1, d_fe=8, k=2,
-                         L_dense=2, n_mtp=1, qk_norm=1),
-        "tiny_mtp_shared_tables": dict(v=41, d_e=12, M=3, M_kv=3, d_k=4, d_f=10, L=2, E=4, E_s=2,
-                                       d_fe=6, k=3, n_mtp=2, mtp_tab=0),
-    },
 ))

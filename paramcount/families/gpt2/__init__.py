@@ -55,12 +55,6 @@ MAPPING = family_table(
         ("add_cross_attention", False, "GPT-2 is a decoder alone: no cross-attention weights",
          "GPT-2 here is a decoder without cross-attention"),
     ),
-    free=frozenset({
-        "activation_function", "attn_pdrop", "embd_pdrop", "resid_pdrop", "summary_type",
-        "summary_use_proj", "summary_activation", "summary_proj_to_labels",
-        "summary_first_dropout", "layer_norm_epsilon", "n_ctx", "scale_attn_weights",
-        "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "dropout",
-    }),
 )
 
 # GPT2Model / GPT2LMHeadModel names (the latter under ``transformer.``): Conv1D layers, with
@@ -95,20 +89,14 @@ _architecture = learned_positions_family(
 
 register(_architecture(
     id="gpt2",
-    title="GPT-2 backbone (keras_hub.models.GPT2Backbone)",
-    source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_backbone.py",
     formula=group("gpt2", *_BACKBONE),
     reference="reference_models.gpt2:backbone",
-    counting="trainable weights of the backbone: embeddings, L pre-LN decoder blocks, final norm; "
-             "no LM head",
     keras_hub_metadata=True,
     transformers=TRANSFORMERS,
 ))
 
 register(_architecture(
     id="gpt2_causal_lm",
-    title="GPT-2 causal LM (keras_hub.models.GPT2CausalLM): backbone + tied LM head",
-    source="Radford et al. 2019; keras_hub/src/models/gpt2/gpt2_causal_lm.py",
     formula=group(
         "gpt2_causal_lm",
         *_BACKBONE,
@@ -116,8 +104,6 @@ register(_architecture(
              kind="head", macs=d_e * v),
     ),
     reference="reference_models.gpt2:causal_lm",
-    counting="trainable weights of backbone and LM head; the head is the token embedding reused "
-             "(tied), counted once",
     # tied: GPT2LMHeadModel's lm_head is wte itself, listed once by named_parameters()
     transformers=Transformers(weights={**TRANSFORMERS.weights, "head": "lm_head"},
                               restrictions=(

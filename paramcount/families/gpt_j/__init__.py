@@ -45,10 +45,6 @@ FORMULA = parallel_causal_lm(
 
 register(hf_causal_lm(
     "gpt_j",
-    title="GPT-J (transformers GPTJForCausalLM): parallel blocks, partial rotary, bias-free "
-          "attention, LM head with a bias",
-    source="Wang & Komatsuzaki 2021 (GPT-J-6B, mesh-transformer-jax); "
-           "transformers/models/gptj/modeling_gptj.py",
     hf="GPTJForCausalLM", model_type="gptj",
     formula=FORMULA,
     # the memory-and-compute measurement's forward rotates rotary_dim channels of each head (64
@@ -62,16 +58,7 @@ register(hf_causal_lm(
         full_heads("GPT-J"),
         Holds(Divisible(d_e, M), why="GPTJAttention refuses an embed_dim not divisible by num_attention_heads"),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
-             "layer norm, LM head weight (none when tied) and bias",
     fields=(HF_VOCAB, Field("L", hf="n_layer"), Field("M", hf="n_head"), Field("d_e", hf="n_embd"),
             Field("d_f", hf="n_inner", hf_default=4 * d_e), HF_TIED_NO),
     base_free=frozenset(),  # GPTJConfig's keys are GPT-2's
-    free=("n_positions", "rotary_dim", "activation_function", "resid_pdrop", "embd_pdrop", "attn_pdrop",
-          "layer_norm_epsilon", "rotary", "gradient_checkpointing", "scale_attn_weights", "tokenizer_class",
-          "task_specific_params"),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, L=2),
-        "tiny_inner_tied": dict(v=31, d_e=24, M=3, d_f=20, L=3, tied=1),
-    },
 ))

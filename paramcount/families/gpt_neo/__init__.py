@@ -64,10 +64,6 @@ def _attention_types(hp) -> list:
 
 register(hf_causal_lm(
     "gpt_neo",
-    title="GPT-Neo (transformers GPTNeoForCausalLM): learned positions, bias-free q/k/v, "
-          "alternating local and global attention, tied head",
-    source="Black et al. 2021 (GPT-Neo, mesh-tensorflow); "
-           "transformers/models/gpt_neo/modeling_gpt_neo.py",
     hf="GPTNeoForCausalLM",
     formula=FORMULA,
     required=(v, n, d_e, M, L),
@@ -86,12 +82,4 @@ register(hf_causal_lm(
             why="GPTNeoConfig takes the local/global alternation as attention_types (no weights either way)"),
     ),
     base_free=frozenset(),  # GPTNeoConfig names its keys apart
-    free=("attention_types", "attention_layers", "window_size", "activation_function", "resid_dropout",
-          "embed_dropout", "attention_dropout", "classifier_dropout", "layer_norm_epsilon",
-          "gradient_checkpointing", "summary_activation", "summary_first_dropout", "summary_proj_to_labels",
-          "summary_type", "summary_use_proj", "tokenizer_class", "task_specific_params"),
-    examples={
-        "tiny": dict(v=97, n=16, d_e=32, M=4, L=2),
-        "tiny_inner_untied": dict(v=31, n=8, d_e=24, M=3, d_f=20, L=3, tied=0),
-    },
 ))

@@ -88,10 +88,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "gpt_neo_x",
-    title="GPT-NeoX backbone (keras_hub.models.GPTNeoXBackbone): parallel attention + MLP, "
-          "fused QKV, partial rotary",
-    source="Black et al. 2022, 'GPT-NeoX-20B'; keras_hub/src/models/gpt_neo_x/"
-           "gpt_neo_x_{backbone,decoder,attention}.py",
     formula=group(
         "gpt_neo_x",
         embeddings("token_embedding"),
@@ -122,9 +118,6 @@ register(keras_hub_backbone(
             why="the heads split the width exactly: transformers' GPTNeoXAttention refuses a hidden size the heads "
                 "do not divide"),
     ),
-    counting="trainable weights of the backbone: token embedding, L parallel blocks, final norm; "
-             "no LM head (KerasHub's GPTNeoXCausalLM ties it to the token embedding, whereas "
-             "EleutherAI's checkpoints keep an untied embed_out of v·d_e more)",
     keras_hub_metadata=False,
     mapping=MAPPING,
     transformers=TRANSFORMERS,

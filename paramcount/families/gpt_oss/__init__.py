@@ -97,10 +97,6 @@ TRANSFORMERS = Transformers(restrictions=(
 
 register(keras_hub_backbone(
     "gpt_oss",
-    title="GPT-OSS backbone (keras_hub.models.GptOssBackbone): MoE with top-k routing, "
-          "attention sinks, untied head",
-    source="OpenAI 2025, 'gpt-oss-120b & gpt-oss-20b Model Card'; "
-           "keras_hub/src/models/gpt_oss/gpt_oss_{backbone,decoder,attention,layer_norm}.py",
     formula=group(
         "gpt_oss",
         embeddings(),
@@ -136,12 +132,6 @@ register(keras_hub_backbone(
         Holds(Relation(k_act, "<=", E, reason="a token is routed to at most all E experts")),
     ),
     reference="reference_models.gpt_oss:backbone",
-    counting="trainable weights of the backbone, untied LM head included; the active count per "
-             "token has the k routed experts of each layer in place of all E",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_k=8, d_f=24, E=3, k=2, L=2),
-        "odd_sizes": dict(v=97, d_e=45, M=5, M_kv=1, d_k=7, d_f=13, E=5, k=1, L=3),
-    },
 ))

@@ -30,8 +30,6 @@ IDS = ("granite",)  # the ids this folder registers
 
 register(hf_causal_lm(
     "granite",
-    title="Granite 3 (transformers GraniteForCausalLM): Llama's block with optional biases, activation multipliers",
-    source="IBM 2024 (Granite 3.0 Language Models), table 1; transformers/models/granite/modeling_granite.py",
     hf="GraniteForCausalLM",
     # Llama's pre-norm block with optional biases (attention_bias, mlp_bias), as transformers names it
     formula=pre_norm_causal_lm("granite", attention(qkv_bias=b_att, o_bias=b_att), gated_feed_forward(
@@ -40,9 +38,4 @@ register(hf_causal_lm(
     counting=causal_lm_counting(tail=", as released"),
     # head_dim: GraniteAttention reads it (getattr; issue 32), refused unless d_e/M
     fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, HF_ATTENTION_BIAS, HF_MLP_BIAS, HF_TIED_NO),
-    free=("rms_norm_eps", "embedding_multiplier", "logits_scaling", "residual_multiplier", "attention_multiplier"),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=48, L=2),
-        "tiny_biases_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_f=20, L=3, b_att=1, b_ffn=1, tied=0),
-    },
 ))

@@ -179,10 +179,6 @@ MAPPING = family_table(
 
 register(hf_causal_lm(
     "granitemoehybrid",
-    title="Granite 4.0 (transformers GraniteMoeHybridForCausalLM): Mamba-2 and attention "
-          "mixers, a shared MLP in every block, routed experts beside it",
-    source="IBM 2025 (Granite 4.0 model cards and release: H-Small 32B total / 9B active); "
-           "transformers/models/granitemoehybrid/modeling_granitemoehybrid.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, L, L_att, d_fs, H_ssm),
     optional={moe: 1, E: 8, k_act: 2, d_fe: 1024, x_in: 2, G_ssm: 1, d_state: 256, K_conv: 4,
@@ -198,9 +194,6 @@ register(hf_causal_lm(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MIXERS.constraints()),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
-             "Mamba-2 mixer, a shared MLP, E routed experts when moe = 1), final RMS norm, the "
-             "LM head unless tied; active parameters count k of the E experts",
     mapping=MAPPING,
     transformers=Transformers(weights=own_weights(FORMULA), cost_config=ssd_chunk("mamba_chunk_size", 256),
                               restrictions=(
@@ -210,11 +203,4 @@ register(hf_causal_lm(
                 "(d_e = M_kv·M'·H_ssm·d_e'), each width would be a product of four random factors whose builds "
                 "overflow torch's byte count, and the Schwartz-Zippel bound would not be close"),
     )),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, L=4, L_att=1, d_fs=20, H_ssm=8, E=5, k=2,
-                     d_fe=12, G_ssm=2, d_state=4),
-        "tiny_dense_odd": dict(v=31, d_e=18, M=3, M_kv=1, L=3, L_att=2, d_fs=11, H_ssm=4,
-                               moe=0, G_ssm=1, d_state=5, K_conv=3, b_conv=0, b_proj=1,
-                               b_att=1, tied=0),
-    },
 ))

@@ -165,21 +165,10 @@ MAPPING = family_table(
                 "blocks changes no count)"),
     ),
     hf_normalize=_normalize,
-    free=frozenset({
-        "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "output_router_logits",
-        "router_aux_loss_coef", "pad_token_id", "bos_token_id", "eos_token_id",
-        "max_position_embeddings", "attention_dropout", "use_mamba_kernels", "use_mambapy",
-        "use_associative_scan", "num_logits_to_keep", "sliding_window", "n_ctx",
-        "calc_logits_for_entire_prompt", "mamba_inner_layernorms",
-    }),
 )
 
 register(hf_causal_lm(
     "jamba",
-    title="Jamba (transformers JambaForCausalLM): Mamba and attention mixers interleaved, "
-          "experts in every other block",
-    source="Lieber et al. 2024 (Jamba: A Hybrid Transformer-Mamba Language Model), section 2; "
-           "Jamba Team 2024 (Jamba-1.5); transformers/models/jamba/modeling_jamba.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_fe, L, E),
     # r_dt: ⌈d_e/16⌉ (mamba_dt_rank "auto"), written as a floor
@@ -200,9 +189,6 @@ register(hf_causal_lm(
         *Holds.each(PERIODIC_ATTENTION.constraints()),
         *Holds.each(PERIODIC_MOE.constraints()),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (attention or a "
-             "Mamba mixer; experts or a dense SwiGLU), final RMS norm, untied LM head; active "
-             "parameters count k of the E experts",
     mapping=MAPPING,
     # prove: every sampled stack must be writable as JambaConfig's period and offset; L a
     # multiple of L_att, and L_att of L_moe, always is
@@ -215,11 +201,4 @@ register(hf_causal_lm(
                                       why="prove samples only stacks JambaConfig's period and offset can write: "
                                           "L_att a multiple of L_moe always is"),
                               )),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_fe=24, L=4, E=4, k=2, L_att=1, L_moe=2,
-                     d_state=4, r_dt=3),
-        "tiny_odd_tied": dict(v=31, d_e=18, M=3, M_kv=1, d_fe=10, L=5, E=3, k=3, L_att=2,
-                              L_moe=1, x_in=3, d_state=5, K_conv=3, r_dt=2, b_conv=0, b_proj=1,
-                              tied=1),
-    },
 ))

@@ -144,10 +144,6 @@ MAPPING = family_table(
 
 register(hf_causal_lm(
     "llama4_text",
-    title="Llama 4 language model (transformers Llama4ForCausalLM): routed + shared experts "
-          "interleaved with dense blocks, NoPE blocks, QK L2 norm",
-    source="Meta 2025 (The Llama 4 herd: Scout 17B-16E, Maverick 17B-128E); "
-           "transformers/models/llama4/modeling_llama4.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_f, d_fe, L, E),
     optional={k_act: 1, tied: 0, L_moe: L},
@@ -158,18 +154,5 @@ register(hf_causal_lm(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(INTERLEAVED_MOE.constraints()),
     ),
-    # transformers' validation is this model's own constraint (only transformers builds it):
-    # an even rotary width
-    counting="trainable parameters of the text model (Llama4ForCausalLM; the vision encoder and "
-             "its projector are not counted): token embedding, L blocks (router, E routed and "
-             "one shared expert in L_moe of them, a dense SwiGLU in the rest), final RMS norm, "
-             "untied LM head; active parameters count k of the E routed experts",
     mapping=MAPPING,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, d_fe=12, L=3, E=5, k=1),
-        "tiny_interleaved_tied": dict(v=31, d_e=24, M=6, M_kv=3, d_k=6, d_f=20, d_fe=10, L=4,
-                                      E=4, k=2, L_moe=2, tied=1),
-        "tiny_all_dense": dict(v=13, d_e=8, M=2, M_kv=1, d_k=4, d_f=6, d_fe=3, L=2, E=3,
-                               L_moe=0),
-    },
 ))

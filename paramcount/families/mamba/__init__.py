@@ -104,9 +104,6 @@ _TIED = "the token embedding doubles as the LM head (counted once)"
 MAMBA_FORMULA = _tree("mamba", mamba_mixer())
 register(hf_causal_lm(
     "mamba",
-    title="Mamba (transformers MambaForCausalLM): selective state-space blocks, no attention",
-    source="Gu & Dao 2023 (Mamba), section 3 and table 12; "
-           "transformers/models/mamba/modeling_mamba.py",
     formula=MAMBA_FORMULA,
     required=(v, d_e, L),
     # r_dt: ⌈d_e/16⌉ (time_step_rank "auto"), written as a floor
@@ -123,19 +120,11 @@ register(hf_causal_lm(
         free=_FREE,
         hf_normalize=_auto_rank,
     ),
-    examples={
-        "tiny": dict(v=97, d_e=32, L=2, x_in=2, d_state=4, K_conv=4, r_dt=3),
-        "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=3, d_state=5, K_conv=3, r_dt=2,
-                                   b_conv=0, b_proj=1, tied=0),
-    },
 ))
 
 MAMBA2_FORMULA = _tree("mamba2", mamba2_mixer())
 register(hf_causal_lm(
     "mamba2",
-    title="Mamba-2 (transformers Mamba2ForCausalLM): SSD state-space blocks, no attention",
-    source="Dao & Gu 2024 (Transformers are SSMs: Mamba-2), section 7; "
-           "transformers/models/mamba2/modeling_mamba2.py",
     formula=MAMBA2_FORMULA,
     required=(v, d_e, L, H_ssm),
     optional={x_in: 2, d_state: 128, K_conv: 4, G_ssm: 1, b_conv: 1, b_proj: 0, tied: 1},
@@ -152,9 +141,4 @@ register(hf_causal_lm(
         free=_FREE | {"time_step_rank", "intermediate_size"},
     ),
     cost_config=ssd_chunk("chunk_size", 256),
-    examples={
-        "tiny": dict(v=97, d_e=32, L=2, H_ssm=8, d_state=4, G_ssm=2, K_conv=4),
-        "tiny_untied_biases": dict(v=31, d_e=21, L=3, x_in=2, H_ssm=6, d_state=5, G_ssm=1,
-                                   K_conv=3, b_conv=0, b_proj=1, tied=0),
-    },
 ))

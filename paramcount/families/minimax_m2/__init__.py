@@ -64,10 +64,6 @@ FORMULA = pre_norm_causal_lm(
 
 register(hf_causal_lm(
     "minimax_m2",
-    title="MiniMax-M2 (transformers MiniMaxM2ForCausalLM): E fine-grained SwiGLU experts with a "
-          "score-corrected router, all-heads QK norm",
-    source="MiniMax 2025 (MiniMax-M2 model card: 230B total, 10B activated); "
-           "transformers/models/minimax_m2/modeling_minimax_m2.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_k, d_fe, L, E),
     optional={k_act: 8, tied: 0},
@@ -76,11 +72,6 @@ register(hf_causal_lm(
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
-             "experts each), final RMS norm, LM head (none when tied); the router's "
-             "score-correction bias is a non-trainable buffer, counted apart; the MTP modules the "
-             "config describes are not built by transformers and not counted; active parameters "
-             "count k of the E experts",
     mapping=family_table(
         "minimax_m2", hf="MiniMaxM2ForCausalLM",
         fields=(
@@ -102,8 +93,4 @@ register(hf_causal_lm(
             "num_mtp_modules", "mtp_transformer_layers", "attn_type_list",
         },
     ),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=12, d_fe=12, L=2, E=6, k=2),
-        "tiny_mha_tied": dict(v=31, d_e=24, M=3, M_kv=3, d_k=8, d_fe=5, L=3, E=4, k=4, tied=1),
-    },
 ))

@@ -26,19 +26,11 @@ KV_HEADS_8 = Field("M_kv", keras="num_key_value_heads", hf="num_key_value_heads"
 
 _MISTRAL = keras_llama(
     "mistral",
-    title="Mistral backbone (keras_hub.models.MistralBackbone): GQA, SwiGLU, RoPE, untied head",
-    source="Jiang et al. 2023 (Mistral 7B), table 1; keras_hub/src/models/mistral/mistral_backbone.py",
     hf="MistralForCausalLM", keras="MistralBackbone",
     fields=(*decoder_fields(KV_HEADS_8), FFN, HEAD_DIM),
-    free=("sliding_window", "rope_scaling_factor"),
     untied="Mistral's LM head is a matrix of its own (untied), kept in the backbone",
     # d_k is d_e/M unless head_dim sets it; MistralForCausalLM names its parameters as Llama's does
     head_dim="default",
-    examples={
-        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
-        "tiny_wide_heads": dict(v=31, d_e=20, M=4, M_kv=1, d_f=27, L=3, d_k=9),
-        "tiny_mha": dict(v=13, d_e=12, M=3, M_kv=3, d_f=5, L=1),
-    },
 )
 # MistralConfig: every layer attends in a window of sliding_window (4096) positions, its cache
 # keeping the last w − 1 (the window costs no weight, so the parameter tree is Llama's)

@@ -81,9 +81,6 @@ TRANSFORMERS = Transformers(restrictions=(
 
 register(keras_hub_backbone(
     "mixtral",
-    title="Mixtral MoE backbone (keras_hub.models.MixtralBackbone): E SwiGLU experts, top-k router",
-    source="Jiang et al. 2024 (Mixtral of Experts), table 1; "
-           "keras_hub/src/models/mixtral/mixtral_backbone.py",
     formula=backbone(
         "mixtral",
         decoder_blocks(moe_swiglu(block=r"mixtral_sparse_moe_block(?:_\d+)?")),
@@ -97,14 +94,6 @@ register(keras_hub_backbone(
         GQA,
         ROUTED_TO_AT_MOST_ALL,
     ),
-    counting="trainable weights of the backbone: token embedding, L decoder blocks (router and E "
-             "experts each), final RMS norm and the untied LM head KerasHub keeps in the "
-             "backbone; active parameters count k of the E experts",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2, E=4),
-        "tiny_odd_top1": dict(v=31, d_e=21, M=3, M_kv=1, d_f=13, L=3, E=5, k=1),
-        "tiny_all_experts": dict(v=11, d_e=8, M=2, M_kv=2, d_f=6, L=1, E=3, k=3),
-    },
 ))

@@ -135,17 +135,6 @@ MAPPING = family_table(
                 "for another)",
         ),
     ),
-    # a required argument of KerasHub's constructor that holds no weight (the width is the
-    # expansion factor's): passed as the width it names
-    free=frozenset({
-        "intermediate_dim", "max_position_embeddings", "rope_theta", "dropout",
-        "attention_dropout", "initializer_range",
-        # transformers: activations, the rotary settings (its inverse frequencies are a
-        # non-persistent buffer: no weight) and head padding (MoonshineAttention pads q, k, v
-        # after the projections, for the attention kernels: no weight)
-        "encoder_hidden_act", "decoder_hidden_act", "rope_scaling", "rope_parameters",
-        "partial_rotary_factor", "pad_head_dim_to_multiple_of", "is_encoder_decoder",
-    }),
 )
 
 
@@ -234,10 +223,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "moonshine",
-    title="Moonshine backbone (keras_hub.models.MoonshineBackbone): speech encoder-decoder over "
-          "the raw waveform, convolutional front end",
-    source="Jeffries et al. 2024 (Moonshine), usefulsensors/moonshine model.py; "
-           "keras_hub/src/models/moonshine/moonshine_{backbone,encoder,decoder,layers}.py",
     formula=group(
         "moonshine",
         embedding("token_embedding", v, match="token_embedding",
@@ -303,10 +288,6 @@ register(keras_hub_backbone(
              macs=d_e * v),
     ),
     reference="reference_models.moonshine:backbone",
-    counting="trainable weights of the backbone: the convolutional front end and its group "
-             "norm, L_enc encoder and L_dec decoder blocks, their final norms and the token "
-             "table (the LM head is tied); the two rotary inverse-frequency vectors are "
-             "non-trainable, counted apart",
     required=(v, d_e, M, L_enc),
     optional={L_dec: L_enc, M_dec: M, x_f: 4, zeta: 0, glu_enc: 0, glu_dec: 1,
               # KerasHub's default partial_rotary_factor 0.62 = 31/100 of each head's width,
@@ -324,15 +305,4 @@ register(keras_hub_backbone(
     ),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, L_enc=2),
-        "odd_sizes": dict(v=97, d_e=21, M=3, M_dec=7, L_enc=3, L_dec=1, x_f=3, f_rot=2,
-                          f_rot_dec=1),
-        "all_glu_biases": dict(v=13, d_e=16, M=2, M_dec=4, L_enc=1, L_dec=2, zeta=1,
-                               glu_enc=1, glu_dec=1),
-        "all_gelu": dict(v=13, d_e=12, M=2, L_enc=2, L_dec=1, x_f=2, glu_dec=0),
-        # attention biases in transformers' layout (ungated encoder, gated decoder): its
-        # o_proj has none (a declared delta)
-        "biases": dict(v=13, d_e=16, M=2, M_dec=4, L_enc=1, L_dec=2, zeta=1),
-    },
 ))

@@ -37,8 +37,6 @@ IDS = ("nanogpt",)  # the ids this folder registers
 
 register(Architecture(
     id="nanogpt",
-    title="nanoGPT's GPT (plain Keras): GPT-2 with biases on or off everywhere, tied head",
-    source="Radford et al. 2019; karpathy/nanoGPT model.py (GPTConfig.bias)",
     formula=group(
         "nanogpt",
         group(
@@ -76,13 +74,6 @@ register(Architecture(
         Holds(Divisible(d_e, M), why="nanoGPT's CausalSelfAttention asserts n_embd % n_head == 0"),
     ),
     reference="reference_models.nanogpt:gpt",
-    counting="trainable weights: token and position embeddings, L blocks, final norm; the head is "
-             "the token embedding (tied), counted once",
     presets="nanogpt",
     family="plain_keras",
-    examples={
-        "tiny": dict(v=100, n=16, d_e=32, M=4, L=2),
-        "tiny_with_bias": dict(v=100, n=16, d_e=32, M=4, L=2, bias=1),
-        "odd_sizes": dict(v=997, n=7, d_e=45, M=5, d_f=13, L=3),
-    },
 ))

@@ -225,29 +225,10 @@ MAPPING = family_table(
         Sets("attention_bias", False, why="Nemotron-H's attention has no biases"),
     ),
     hf_normalize=_normalize,
-    free=frozenset({
-        "hybrid_override_pattern", "attention_head_dim", "expand", "mamba_proj_bias",
-        "attention_bias", "hidden_act", "mlp_hidden_act", "mamba_hidden_act",
-        "initializer_range", "layer_norm_epsilon", "rms_norm_eps", "use_cache",
-        "num_logits_to_keep", "pad_token_id", "bos_token_id", "eos_token_id",
-        "max_position_embeddings", "attention_dropout", "hidden_dropout", "sliding_window",
-        "use_mamba_kernels", "time_step_min", "time_step_max", "time_step_limit",
-        "time_step_floor", "chunk_size", "mamba_ssm_cache_dtype", "output_router_logits",
-        "n_shared_experts", "moe_shared_expert_overlap", "routed_scaling_factor", "n_group",
-        "topk_group", "norm_topk_prob", "residual_in_fp32", "rescale_prenorm_residual",
-        "num_nextn_predict_layers", "mtp_layers_block_type", "mtp_hybrid_override_pattern",
-        "torch_dtype", "transformers_version", "layer_types",
-        # NemotronHForCausalLM declares no tied weights: its head is its own at either value
-        "tie_word_embeddings",
-    }),
 )
 
 register(hf_causal_lm(
     "nemotron_h",
-    title="Nemotron-H (transformers NemotronHForCausalLM): Mamba-2, attention, MLP and expert "
-          "blocks as its config lists them",
-    source="NVIDIA 2025 (Nemotron-H: A Family of Accurate and Efficient Hybrid Mamba-Transformer "
-           "Models), section 2; transformers/models/nemotron_h/modeling_nemotron_h.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L, H_ssm, d_ssm, L_att, L_mlp),
     optional={d_k: 128, G_ssm: 8, d_state: 128, K_conv: 4, b_conv: 1, b_proj: 0, b_ffn: 0,
@@ -259,23 +240,8 @@ register(hf_causal_lm(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(BLOCK_TYPES.constraints()),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (a norm and a "
-             "Mamba-2, attention, MLP or expert mixer each), final RMS norm, untied LM head; the "
-             "router's score-correction bias is a non-trainable buffer, counted apart; with "
-             "moe_lat = 1 the routed experts work on a d_lat latent, projected to and from d_e; "
-             "active parameters count k of the E routed experts",
     mapping=MAPPING,
     cost_config=ssd_chunk("chunk_size", 128),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=6, H_ssm=4, d_ssm=6,
-                     G_ssm=2, d_state=4, L_att=1, L_mlp=2, L_moe=1, E=4, k=2, d_fe=12, d_fs=20),
-        "tiny_odd_biases": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, d_f=13, L=5, H_ssm=3,
-                                d_ssm=7, G_ssm=1, d_state=5, K_conv=3, L_att=2, L_mlp=1,
-                                b_conv=0, b_proj=1, b_ffn=1),
-        "tiny_latent_moe": dict(v=53, d_e=24, M=4, M_kv=4, d_k=6, d_f=30, L=5, H_ssm=2,
-                                d_ssm=5, G_ssm=1, d_state=3, L_att=1, L_mlp=1, L_moe=2, E=5,
-                                k=3, d_fe=9, d_fs=11, moe_lat=1, d_lat=7, b_ffn=1),
-    },
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)

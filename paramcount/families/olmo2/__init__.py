@@ -67,9 +67,6 @@ OLMO2 = causal_lm(
 
 register(hf_causal_lm(
     "olmo2",
-    title="OLMo 2 (transformers Olmo2ForCausalLM): post-norm blocks, all-heads QK norm, SwiGLU",
-    source="Team OLMo 2024 (2 OLMo 2 Furious), section 2 and table 1; "
-           "transformers/models/olmo2/modeling_olmo2.py",
     hf="Olmo2ForCausalLM",
     formula=OLMO2,
     optional={tied: 0},
@@ -77,10 +74,6 @@ register(hf_causal_lm(
     fields=(*HF_DECODER_FIELDS, HF_TIED_NO, HF_FFN, HF_HEAD_DIM),
     table_restrictions=_ROWS,
     free=_FREE,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=4, d_f=48, L=2),
-        "tiny_gqa_tied": dict(v=31, d_e=24, M=6, M_kv=2, d_f=20, L=3, tied=1),
-    },
 ))
 
 _EXPERT = stacked_expert(d_fe)
@@ -90,9 +83,6 @@ OLMOE = pre_norm_causal_lm(
 
 register(hf_causal_lm(
     "olmoe",
-    title="OLMoE (transformers OlmoeForCausalLM): E fine-grained SwiGLU experts, all-heads QK norm",
-    source="Muennighoff et al. 2024 (OLMoE), table 1; "
-           "transformers/models/olmoe/modeling_olmoe.py",
     hf="OlmoeForCausalLM",
     formula=OLMOE,
     required=(v, d_e, M, M_kv, d_fe, L, E),
@@ -107,8 +97,4 @@ register(hf_causal_lm(
     fields=(*HF_DECODER_FIELDS, HF_HEAD_DIM, HF_TIED_NO, HF_EXPERT_FFN_AS_FFN, HF_EXPERTS, HF_TOP_K),
     table_restrictions=_ROWS,
     free=_FREE,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=4, d_fe=12, L=2, E=6, k=2),
-        "tiny_gqa_tied": dict(v=31, d_e=24, M=6, M_kv=3, d_fe=5, L=3, E=4, k=4, tied=1),
-    },
 ))

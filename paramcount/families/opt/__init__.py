@@ -74,17 +74,10 @@ MAPPING = family_table(
         Requires("enable_bias", (True,), why="the formula has biases on every projection"),
         Requires("layer_norm_elementwise_affine", (True,), why="the formula's layer norms are affine"),
     ),
-    free=frozenset({
-        "activation_function", "dropout", "attention_dropout", "activation_dropout",
-        "layerdrop", "init_std", "scale_embedding", "prefix",
-    }),
 )
 
 register(keras_hub_backbone(
     "opt",
-    title="OPT backbone (keras_hub.models.OPTBackbone)",
-    source="Zhang et al. 2022, 'OPT: Open Pre-trained Transformer Language Models'; "
-           "keras_hub/src/models/opt/opt_backbone.py",
     formula=group(
         "opt",
         group(
@@ -102,8 +95,6 @@ register(keras_hub_backbone(
         Fixed(zeta, 1, why="KerasHub's OPT has biases on every attention projection"),
         HEADS_FIT_WIDTH,
     ),
-    counting="trainable weights of the backbone: token and position embeddings, L pre-LN decoder "
-             "blocks, final norm; no LM head (OPTCausalLM ties it to the token embedding)",
     mapping=MAPPING,
     transformers=Transformers(
         restrictions=(

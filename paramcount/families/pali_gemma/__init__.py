@@ -232,11 +232,6 @@ ODD_VISION_LM = dict(v=997, d_e=45, M=5, M_kv=5, d_k=7, d_f=13, L=3, H=21, P=7, 
 
 register(keras_hub_backbone(
     "pali_gemma",
-    title="PaliGemma / PaliGemma 2 backbone (keras_hub.models.PaliGemmaBackbone): SigLIP image "
-          "encoder, linear projection, Gemma / Gemma 2 decoder",
-    source="Beyer et al. 2024, 'PaliGemma: A versatile 3B VLM for transfer', section 3; Steiner "
-           "et al. 2024, 'PaliGemma 2'; keras_hub/src/models/pali_gemma/"
-           "pali_gemma_{backbone,vit,decoder_block}.py",
     formula=group(
         "pali_gemma",
         vision_encoder(costs=True),
@@ -256,8 +251,6 @@ register(keras_hub_backbone(
         GQA,
         *VISION_SPLIT,
     ),
-    counting="trainable weights of the backbone: image encoder, its projection, token embedding "
-             "(also the tied head), L decoder blocks, final norm",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     examples={

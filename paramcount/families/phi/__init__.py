@@ -48,10 +48,6 @@ FORMULA = parallel_causal_lm(
 
 register(hf_causal_lm(
     "phi",
-    title="Phi-1 / 1.5 / 2 (transformers PhiForCausalLM): parallel blocks, biases, partial "
-          "rotary, LM head with a bias",
-    source="Gunasekar et al. 2023 (Textbooks Are All You Need, phi-1); Li et al. 2023 "
-           "(phi-1.5); transformers/models/phi/modeling_phi.py",
     hf="PhiForCausalLM",
     formula=FORMULA,
     required=(v, d_e, M, d_f, L),
@@ -63,13 +59,5 @@ register(hf_causal_lm(
                 "needs an even rotary width, d_k a multiple of 4"),
         GQA,
     ),
-    counting="trainable parameters of the causal LM: token embedding, L parallel blocks, final "
-             "layer norm, LM head weight (none when tied) and bias",
     fields=(*HF_CAUSAL_LM_FIELDS, Field("qk_norm", hf="qk_layernorm", flag=True, hf_default=0), HF_TIED_NO),
-    free=("layer_norm_eps", "partial_rotary_factor", "resid_pdrop", "embd_pdrop"),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, d_f=48, L=2),
-        "tiny_gqa_qk_norm_tied": dict(v=31, d_e=48, M=6, M_kv=2, d_f=20, L=3, qk_norm=1,
-                                      tied=1),
-    },
 ))

@@ -49,10 +49,6 @@ MAPPING = llama_table(
             why="Phi3Config's default token ids (32000) lie past a small vocabulary: torch refuses the padding row"),
         Requires("tie_word_embeddings", (False,), why="KerasHub's Phi3Backbone always keeps an untied LM head"),
     ),
-    # its long-context rotary scaling ("su", short and long factors) and dropouts: no weights
-    free=("original_max_position_embeddings", "rope_scaling", "partial_rotary_factor", "resid_pdrop", "embd_pdrop",
-          "sliding_window", "max_sequence_length", "pretraining_sequence_length", "rope_scaling_type",
-          "rope_scaling_short_factor", "rope_scaling_long_factor"),
 )
 
 # Phi3ForCausalLM fuses q, k and v into one ``qkv_proj`` (rows M·d_k, then M_kv·d_k twice: the
@@ -78,9 +74,6 @@ TRANSFORMERS = Transformers(restrictions=(
 register(keras_llama(
     "phi3",
     keras="Phi3Backbone",
-    title="Phi-3 backbone (keras_hub.models.Phi3Backbone): GQA, SwiGLU, RMS norm, untied head",
-    source="Abdin et al. 2024, 'Phi-3 Technical Report'; "
-           "keras_hub/src/models/phi3/phi3_{backbone,decoder,attention,layernorm}.py",
     formula=group(
         "phi3",
         embeddings(),
@@ -103,14 +96,6 @@ register(keras_llama(
             why="the heads split the width exactly: the fused query-key-value projection is 3·d_e wide"),
         GQA,
     ),
-    # Phi-3 floors d_e // M, but with M = M_kv·M' the prover cannot split floor(d_e/M) yet.
-    counting="trainable weights of the backbone, which includes the untied LM head "
-             "(token_embedding/reverse_embeddings)",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, M_kv=2, d_f=64, L=2),
-        "mqa_odd": dict(v=997, d_e=45, M=5, M_kv=1, d_f=13, L=3),
-        "mha": dict(v=61, d_e=24, M=3, d_f=40, L=1),
-    },
 ))

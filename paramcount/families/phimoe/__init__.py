@@ -56,9 +56,6 @@ FORMULA = pre_norm_causal_lm("phimoe", attention(qkv_bias=b_att, o_bias=b_att), 
 
 register(hf_causal_lm(
     "phimoe",
-    title="Phi-3.5-MoE (transformers PhimoeForCausalLM): E SwiGLU experts, layer norms, biases",
-    source="Abdin et al. 2024 (Phi-3 Technical Report), phi-3.5-MoE; "
-           "transformers/models/phimoe/modeling_phimoe.py",
     formula=FORMULA,
     required=(v, d_e, M, M_kv, d_f, L, E),
     # no window unless a config sets one (every layer then): the cache's kept positions
@@ -68,9 +65,6 @@ register(hf_causal_lm(
         *rotary_heads("PhimoeConfig"),
         ROUTED_TO_AT_MOST_ALL,
     ),
-    counting="trainable parameters of the causal LM: token embedding, L blocks (router and E "
-             "experts each), final layer norm, LM head weight (none when tied) and bias; active "
-             "parameters count k of the E experts",
     mapping=family_table(
         "phimoe", hf="PhimoeForCausalLM",
         fields=(
@@ -87,9 +81,4 @@ register(hf_causal_lm(
             "input_jitter_noise", "original_max_position_embeddings",
         },
     ),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=12, L=2, E=6),
-        "tiny_no_biases_tied": dict(v=31, d_e=24, M=6, M_kv=3, d_f=5, L=3, E=4, k=1, b_att=0,
-                                    b_head=0, tied=1),
-    },
 ))

@@ -28,21 +28,12 @@ TRANSFORMERS = LLAMA_TRANSFORMERS  # the same names and rotary-width rule
 
 register(keras_llama(
     "qwen",
-    title="Qwen 2 / 2.5 backbone (keras_hub.models.QwenBackbone): GQA with q/k/v biases, SwiGLU",
-    source="Qwen Team 2024 (Qwen2, Qwen2.5 technical reports); "
-           "keras_hub/src/models/qwen/qwen_backbone.py",
     hf="Qwen2ForCausalLM", keras="QwenBackbone", model_type="qwen2",
     # symbol ↔ QwenBackbone argument ↔ Qwen2Config key. The two frameworks disagree on an absent
     # tie_word_embeddings: KerasHub ties by default, transformers does not. QwenBackbone has no
     # head_dim argument (d_k = d_e/M); Qwen2Attention reads one when a config sets it, so a
     # config may state it only with that value.
     fields=(*DECODER_FIELDS, FFN, HF_HEAD_DIM_IMPLIED, TIED_KERAS_YES),
-    free=("use_sliding_window_attention", "use_mrope"),
     base_free=QWEN_FREE,
     attention_term=gqa_attention(bias=(1, 1, 1, 0)),
-    examples={
-        "tiny_tied": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=2),
-        "tiny_untied_odd": dict(v=31, d_e=21, M=7, M_kv=7, d_f=13, L=3, tied=0),
-        "tiny_mqa": dict(v=10, d_e=12, M=4, M_kv=1, d_f=5, L=1, tied=1),
-    },
 ))

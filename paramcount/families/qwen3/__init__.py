@@ -22,9 +22,6 @@ IDS = ("qwen3",)  # the ids this folder registers
 
 register(keras_llama(
     "qwen3",
-    title="Qwen 3 backbone (keras_hub.models.Qwen3Backbone): GQA with QK norm, SwiGLU, RoPE",
-    source="Qwen Team 2025 (Qwen3 Technical Report), table 1; "
-           "keras_hub/src/models/qwen3/qwen3_backbone.py",
     hf="Qwen3ForCausalLM", keras="Qwen3Backbone",
     # symbol ↔ Qwen3Backbone argument ↔ Qwen3Config key. Absent keys: transformers' head_dim is
     # 128, its tie_word_embeddings false; KerasHub's tie_word_embeddings is true.
@@ -36,9 +33,4 @@ register(keras_llama(
     # a head width d_k of its own, and QK norms: Qwen3ForCausalLM's names are Qwen 2's (Llama's)
     # with q_norm and k_norm, its rotary width d_k set apart from d_e/M
     head_dim="own", qk_norm=True,
-    examples={
-        "tiny_tied": dict(v=97, d_e=32, M=8, M_kv=2, d_k=4, d_f=48, L=2),
-        "tiny_untied_wide_heads": dict(v=31, d_e=21, M=3, M_kv=1, d_k=10, d_f=13, L=3, tied=0),
-        "tiny_mha": dict(v=10, d_e=12, M=4, M_kv=4, d_k=3, d_f=5, L=1, tied=1),
-    },
 ))

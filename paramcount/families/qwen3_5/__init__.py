@@ -141,10 +141,6 @@ TRANSFORMERS = Transformers(weights={
 
 register(keras_hub_backbone(
     "qwen3_5",
-    title="Qwen 3.5 text backbone (keras_hub.models.Qwen3_5Backbone): gated DeltaNet + gated "
-          "attention hybrid, SwiGLU",
-    source="Qwen Team 2026 (Qwen3.5); Yang et al. 2025 (Gated Delta Networks); "
-           "keras_hub/src/models/qwen3_5/qwen3_5_backbone.py",
     formula=backbone("qwen3_5", hybrid_blocks(swiglu())),
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional=HYBRID_OPTIONAL,
@@ -152,18 +148,7 @@ register(keras_hub_backbone(
         *HYBRID_FIXED,
         *HYBRID_CONSTRAINTS,
     ),
-    counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
-             "hybrid blocks, final RMS norm and the LM head KerasHub keeps in the backbone (none "
-             "when tied); KerasHub's presets are vision-language models and are not counted here",
     presets=None,  # KerasHub's Qwen 3.5 presets are vision-language models
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_k=8, d_f=48, L=7, H_lk=2, H_lv=4, d_lk=4,
-                     d_lv=6, K_conv=4),
-        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=5, d_f=13, L=6, L_full=2, H_lk=1,
-                              H_lv=3, d_lk=7, d_lv=2, K_conv=3, tied=1),
-        "tiny_all_full": dict(v=13, d_e=8, M=2, M_kv=2, d_k=4, d_f=6, L=2, L_full=2, H_lk=1,
-                              H_lv=1, d_lk=2, d_lv=2, K_conv=2, tied=0),
-    },
 ))

@@ -112,14 +112,7 @@ TRANSFORMERS = Transformers(weights={
 
 register(keras_hub_backbone(
     "qwen3_5_moe",
-    title="Qwen 3.5 MoE text backbone (keras_hub.models.Qwen3_5MoeBackbone): hybrid attention, "
-          "E experts + gated shared expert",
-    source="Qwen Team 2026 (Qwen3.5); keras_hub/src/models/qwen3_5_moe/qwen3_5_moe_backbone.py",
     **hybrid_moe("qwen3_5_moe"),
-    counting="trainable weights of the text backbone (no vision encoder): token embedding, L "
-             "hybrid blocks each with a router, E routed experts and a gated shared expert, "
-             "final RMS norm and the LM head KerasHub keeps in the backbone (none when tied); "
-             "active parameters count k of the E routed experts",
     presets=None,
     mapping=MAPPING,
     transformers=TRANSFORMERS,

@@ -137,9 +137,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "qwen3_moe",
-    title="Qwen 3 MoE backbone (keras_hub.models.Qwen3MoeBackbone): QK norm, E experts, top-k",
-    source="Qwen Team 2025 (Qwen3 Technical Report), table 2; "
-           "keras_hub/src/models/qwen3_moe/qwen3_moe_backbone.py",
     formula=backbone("qwen3_moe", BLOCKS),
     required=(v, d_e, M, M_kv, d_f, L, E, d_fe),
     optional={d_k: d_e / M, k_act: 4, tied: 0, L_moe: L},
@@ -149,18 +146,6 @@ register(keras_hub_backbone(
         ROUTED_TO_AT_MOST_ALL,
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),
-    counting="trainable weights of the backbone: token embedding, L decoder blocks (router and "
-             "E experts in each sparse block, a dense feed-forward in the others), final RMS "
-             "norm and the LM head KerasHub keeps in the backbone (none when tied); active "
-             "parameters count k of the E experts",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_k=4, d_f=48, L=2, E=6, d_fe=12),
-        "tiny_dense_blocks_tied": dict(v=31, d_e=21, M=3, M_kv=1, d_k=10, d_f=13, L=3, E=5,
-                                       d_fe=7, k=2, tied=1, L_moe=1),
-        "tiny_default_heads": dict(v=13, d_e=8, M=2, M_kv=2, d_f=6, L=2, E=4, d_fe=3, k=4,
-                                   tied=0, L_moe=2),
-        "tiny_all_dense": dict(v=13, d_e=8, M=2, M_kv=1, d_f=6, L=2, E=4, d_fe=3, L_moe=0),
-    },
 ))

@@ -67,15 +67,7 @@ TRANSFORMERS = Transformers(weights={
 
 register(hf_causal_lm(
     "qwen3_next",
-    title="Qwen3-Next (transformers Qwen3NextForCausalLM): gated DeltaNet + gated attention "
-          "hybrid, E experts + gated shared expert",
-    source="Qwen Team 2025 (Qwen3-Next-80B-A3B model card and blog); "
-           "transformers/models/qwen3_next/modeling_qwen3_next.py",
     **hybrid_moe("qwen3_next"),
-    counting="trainable parameters of the causal LM: token embedding, L hybrid blocks each with "
-             "a router, E routed experts and a gated shared expert, final RMS norm, LM head "
-             "(none when tied); the checkpoint's multi-token-prediction layer is not built by "
-             "transformers and not counted; active parameters count k of the E routed experts",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
     # Qwen 3.5 MoE's, the odd one with an even head width

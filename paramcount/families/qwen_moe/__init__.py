@@ -158,9 +158,6 @@ TRANSFORMERS = Transformers(restrictions=(
 
 register(keras_hub_backbone(
     "qwen_moe",
-    title="Qwen1.5-MoE backbone (keras_hub.models.QwenMoeBackbone): E experts + gated shared expert",
-    source="Qwen Team 2024 (Qwen1.5-MoE blog and config); "
-           "keras_hub/src/models/qwen_moe/qwen_moe_backbone.py",
     formula=backbone("qwen_moe", BLOCKS),
     required=(v, d_e, M, M_kv, L, E, d_fe, d_fs),
     # The published config sets the dense width (intermediate_size) to the shared expert's.
@@ -174,27 +171,6 @@ register(keras_hub_backbone(
         *Holds.each(MOE_AND_DENSE.constraints()),
     ),
     reference="reference_models.qwen_moe:backbone",
-    counting="trainable weights of the backbone: token embedding, L decoder blocks (router, E "
-             "routed experts, shared expert and its gate in each sparse block, a dense SwiGLU in "
-             "the others), final RMS norm and the LM head "
-             "KerasHub keeps in the backbone (none when tied); active parameters count k of the "
-             "E routed experts and the shared expert. L_moe is the published rule's count; "
-             "KerasHub's backbone never passes a block its index, so it builds every block "
-             "alike (all dense for mlp_only_layers=[0] or decoder_sparse_step > 1: L_moe = 0), "
-             "and the reference gives each block its index where L_moe is strictly between",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, L=2, E=6, d_fe=12, d_fs=40),
-        "tiny_odd_tied": dict(v=31, d_e=21, M=3, M_kv=1, L=3, E=5, d_fe=7, d_fs=11, k=2,
-                              tied=1),
-        "tiny_mha_untied": dict(v=13, d_e=8, M=2, M_kv=2, L=1, E=4, d_fe=3, d_fs=5, k=4,
-                                tied=0),
-        "tiny_dense_blocks": dict(v=31, d_e=12, M=3, M_kv=1, L=4, E=3, d_fe=5, d_fs=7, d_f=9,
-                                  k=2, L_moe=2),
-        # KerasHub's QwenMoeBackboneTest configuration with mlp_only_layers=[0]: the backbone
-        # builds both blocks dense (see the notes), 5,392 parameters.
-        "keras_hub_test_mlp_only_0": dict(v=20, d_e=16, M=4, M_kv=2, L=2, E=4, d_fe=16,
-                                          d_fs=32, d_f=32, k=2, tied=0, L_moe=0),
-    },
 ))

@@ -177,12 +177,4 @@ class _StackReference:
 register(stacked_rnn_lm(
     ("lstm", "gru", "simple_rnn"),
     id="mixed_rnn_lm",
-    title="RNN LM with an LSTM, a GRU and a SimpleRNN layer, each of its own width (layers as data)",
-    examples={
-        "tiny": dict(v=101, d_e=16, d_h1=24, d_h2=12, d_h3=20),
-        "bidirectional": dict(v=61, d_e=9, d_h1=7, d_h2=5, d_h3=11, bi=1),
-        "tied_narrowing": dict(v=83, d_e=12, d_h1=32, d_h2=20, d_h3=12, tied=1),
-        "reset_before_other_output": dict(v=71, d_e=10, d_h1=9, d_h2=6, d_h3=4, reset_after=0,
-                                          v_out=5),
-    },
 ))

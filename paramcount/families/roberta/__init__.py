@@ -151,11 +151,6 @@ MAPPING = table("roberta", "Roberta", "Roberta", "roberta")
 
 register(encoder(
     "roberta",
-    title="RoBERTa backbone (keras_hub.models.RobertaBackbone): no segments, no pooler",
-    source="Liu et al. 2019; keras_hub/src/models/roberta/roberta_backbone.py",
-    counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
-             "L post-LN encoder blocks. KerasHub holds n positions (the original checkpoint's "
-             "n+2, offset by the padding index, are trimmed), no token-type table and no pooler",
     mapping=MAPPING,
     why=_WHY,
 ))

@@ -62,10 +62,6 @@ register(keras_hub_backbone(
     "roformer_v2",
     presets=None,
     mapping=MAPPING,
-    title="RoFormer-V2 backbone (keras_hub.models.RoformerV2Backbone): rotary positions, RMS "
-          "norms, optional biases",
-    source="Su et al. 2022 (RoFormer-V2 release notes; RoFormer: Su et al. 2021); "
-           "keras_hub/src/models/roformer_v2/roformer_v2_backbone.py",
     formula=group(
         "roformer_v2",
         group(
@@ -86,8 +82,6 @@ register(keras_hub_backbone(
             match=r"transformer_layer_\d+",
         ),
     ),
-    counting="trainable weights of the backbone: token and segment tables, embedding RMS norm, "
-             "L blocks (rotary positions cost nothing; biases only when ζ = 1); no pooler",
     required=(v, d_e, M, d_k, d_f, L),
     optional={s: 2, zeta: 0},
     restrictions=(
@@ -97,10 +91,4 @@ register(keras_hub_backbone(
             reason="the attention output (M·d_k wide) is added to the residual"),
         ),
     ),
-    examples={
-        "tiny": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2),
-        "tiny_biases": dict(v=100, d_e=32, M=4, d_k=8, d_f=64, L=2, zeta=1),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_k=9, d_f=13, L=3, s=3, zeta=1),
-        "base_width": dict(v=12000, d_e=768, M=12, d_k=64, d_f=3072, L=12),
-    },
 ))

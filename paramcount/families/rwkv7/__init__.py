@@ -69,10 +69,6 @@ register(keras_hub_backbone(
     "rwkv7",
     presets=None,
     mapping=MAPPING,
-    title="RWKV-7 backbone (keras_hub.models.RWKV7Backbone): attention-free, low-rank "
-          "time-mix maps, untied head",
-    source="Peng et al. 2025, 'RWKV-7 \"Goose\" with Expressive Dynamic State Evolution'; "
-           "keras_hub/src/models/rwkv7/rwkv7_{backbone,layer}.py",
     formula=group(
         "rwkv7",
         group(
@@ -134,14 +130,4 @@ register(keras_hub_backbone(
               why="KerasHub's time mix has hidden_size // head_size heads, which must tile the width exactly"),
     ),
     reference="reference_models.rwkv7:backbone",
-    counting="trainable weights of the backbone, which ends in the untied LM head",
-    # No presets: KerasHub's two RWKV-7 G1a presets publish rounded figures (150M, 400M) and the
-    # checkpoints' low-rank widths are set by rules that changed between RWKV-7 releases, so we
-    # could not confirm them from a published source; the examples cover the shapes.
-    examples={
-        "tiny": dict(v=100, d_e=32, d_k=8, d_f=64, L=2, r_w=5, r_a=6, r_v=4, r_g=8),
-        "one_layer": dict(v=50, d_e=24, d_k=6, d_f=40, L=1, r_w=3, r_a=2, r_v=7, r_g=5),
-        "odd_sizes": dict(v=97, d_e=45, d_k=9, d_f=13, L=3, r_w=3, r_a=5, r_v=7, r_g=11),
-        "width_768_default_ranks": dict(v=65536, d_e=768, d_k=64, d_f=3072, L=12),
-    },
 ))

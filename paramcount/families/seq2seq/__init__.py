@@ -69,8 +69,6 @@ _REQUIRED = (v_src, v_tgt, d_e, d_h, L_enc, L_dec)
 
 register(Architecture(
     id="seq2seq_lstm",
-    title="LSTM encoder-decoder (Sutskever et al. 2014): L_enc + L_dec LSTM layers, softmax",
-    source="Sutskever, Vinyals & Le 2014, section 3.4; keras.layers.LSTM",
     formula=group(
         "seq2seq_lstm",
         *_encoder_decoder(),
@@ -81,25 +79,13 @@ register(Architecture(
     ),
     optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_lstm",
-    counting="trainable weights: source and target embeddings, encoder and decoder LSTM layers "
-             "(one bias per gate, Keras' convention), output layer",
     required=_REQUIRED,
     presets="seq2seq",
-    examples={
-        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2),
-        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1),
-        "deeper_decoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=3),
-        "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=3, L_dec=2, bi=1),
-        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=2,
-                                       v_out=5),
-    },
     family="paper",
 ))
 
 register(Architecture(
     id="seq2seq_attention",
-    title="LSTM encoder-decoder with Bahdanau additive attention; context joins the softmax input",
-    source="Bahdanau, Cho & Bengio 2015, appendix A; keras.layers.AdditiveAttention",
     formula=group(
         "seq2seq_attention",
         *_encoder_decoder(),
@@ -124,20 +110,6 @@ register(Architecture(
     required=(*_REQUIRED, d_a),
     optional={bi: 0, v_out: v_tgt},
     reference="reference_models.seq2seq:seq2seq_attention",
-    counting="trainable weights: embeddings, encoder and decoder LSTM layers, additive attention "
-             "(W_a, U_a, v_a), output layer over [decoder output; context]",
-    examples={
-        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_h=12, L_enc=2, L_dec=2, d_a=10),
-        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=7, d_h=5, L_enc=3, L_dec=1, d_a=3),
-        "output_width_not_v_tgt": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=1, L_dec=2,
-                                       d_a=4, v_out=3),
-        "bidirectional_encoder": dict(v_src=31, v_tgt=41, d_e=6, d_h=9, L_enc=2, L_dec=3,
-                                      d_a=7, bi=1),
-        # Bahdanau et al.'s sizes (30k vocabularies, 620-d embeddings, 1000 units, alignment
-        # width 1000, bidirectional encoder) with LSTM layers in place of their gated units.
-        "bahdanau_sizes_lstm": dict(v_src=30000, v_tgt=30000, d_e=620, d_h=1000, L_enc=1,
-                                    L_dec=1, d_a=1000, bi=1),
-    },
     family="paper",
 ))
 
@@ -223,11 +195,4 @@ class _StackReference:
 register(stacked_seq2seq(
     ("lstm", "gru", "simple_rnn"), ("gru", "simple_rnn"),
     id="mixed_seq2seq",
-    title="RNN encoder-decoder with mixed layers: encoder LSTM → GRU → SimpleRNN, decoder GRU → "
-          "SimpleRNN (layers as data)",
-    examples={
-        "tiny": dict(v_src=50, v_tgt=40, d_e=8, d_enc1=12, d_enc2=10, d_enc3=6),
-        "bidirectional_other_output": dict(v_src=31, v_tgt=41, d_e=6, d_enc1=9, d_enc2=5,
-                                           d_enc3=7, bi=1, v_out=4, reset_after=0),
-    },
 ))

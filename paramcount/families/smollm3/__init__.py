@@ -155,9 +155,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "smollm3",
-    title="SmolLM3 backbone (keras_hub.models.SmolLM3Backbone): GQA, SwiGLU, NoPE layers, tied",
-    source="Hugging Face 2025 (SmolLM3 blog and config); "
-           "keras_hub/src/models/smollm3/smollm3_backbone.py",
     formula=group("smollm3", embeddings(), BLOCKS, final_norm(), output_head(1)),
     required=(v, d_e, M, M_kv, d_f, L),
     optional={b_qkv: 0, b_ffn: 0},
@@ -167,14 +164,6 @@ register(keras_hub_backbone(
         ROTARY_PAIRS,
         GQA,
     ),
-    counting="weights of the backbone: token embedding (the head is tied to it), L decoder "
-             "blocks, final RMS norm; the per-layer RoPE inverse frequencies are counted apart as "
-             "non-trainable",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=97, d_e=32, M=8, M_kv=2, d_f=48, L=4),
-        "tiny_biases": dict(v=31, d_e=24, M=3, M_kv=1, d_f=13, L=3, b_qkv=1, b_ffn=1),
-        "tiny_qkv_bias_only": dict(v=13, d_e=8, M=2, M_kv=2, d_f=6, L=1, b_qkv=1, b_ffn=0),
-    },
 ))

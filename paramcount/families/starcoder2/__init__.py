@@ -40,10 +40,6 @@ FORMULA = pre_norm_causal_lm("starcoder2", attention(qkv_bias=b_att, o_bias=b_at
 
 register(hf_causal_lm(
     "starcoder2",
-    title="StarCoder2 (transformers Starcoder2ForCausalLM): grouped-query attention and a GELU "
-          "MLP with biases, layer norms",
-    source="Lozhkov et al. 2024 (StarCoder 2 and The Stack v2), table 3; "
-           "transformers/models/starcoder2/modeling_starcoder2.py",
     hf="Starcoder2ForCausalLM",
     formula=FORMULA,
     # no window unless a config sets one (every layer then): the cache's kept positions
@@ -58,9 +54,4 @@ register(hf_causal_lm(
     counting=causal_lm_counting("L blocks", "layer norm", ", as the 3B and 7B are"),
     # head_dim: read by the attention (getattr; issue 32), refused unless d_e/M
     fields=(*HF_CAUSAL_LM_FIELDS, HF_HEAD_DIM, Field("b_att", hf="use_bias", flag=True, hf_default=1), HF_TIED_YES),
-    free=("norm_epsilon", "residual_dropout", "embedding_dropout", "sliding_window", "mlp_type", "norm_type"),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, M_kv=2, d_f=48, L=2),
-        "tiny_no_bias_untied": dict(v=31, d_e=24, M=6, M_kv=3, d_f=20, L=3, b_att=0, tied=0),
-    },
 ))

@@ -98,12 +98,6 @@ MAPPING = family_table(
             why="the formula (and KerasHub) has n_b = 32 relative-position buckets",
         ),
     ),
-    free=frozenset({
-        "dropout_rate", "layer_norm_epsilon", "initializer_factor", "classifier_dropout",
-        "relative_attention_max_distance", "is_encoder_decoder", "is_decoder", "n_positions",
-        "dense_act_fn", "output_past", "activation", "dropout", "num_labels",
-        "scale_decoder_outputs",  # what transformers 5 saves in place of tie_word_embeddings
-    }),
 )
 
 _T5_STACK = {
@@ -127,9 +121,6 @@ _T5_STACK = {
 
 register(keras_hub_backbone(
     "t5",
-    title="T5 backbone (keras_hub.models.T5Backbone): encoder-decoder, relative position bias, "
-          "RMS norms; v1.0 (ReLU, tied) or v1.1 (GeGLU, untied head)",
-    source="Raffel et al. 2020; T5 v1.1 release notes; keras_hub/src/models/t5/t5_backbone.py",
     formula=group(
         "t5",
         group(
@@ -166,10 +157,6 @@ register(keras_hub_backbone(
                   "where the head is the token embedding, transposed"),
     ),
     reference="reference_models.t5:backbone",
-    counting="trainable weights of the backbone: the shared token table, the two relative "
-             "position bias tables, L encoder and L decoder blocks (bias-free projections, RMS "
-             "norms), two final norms, and the untied LM head when tied = 0 (KerasHub keeps it "
-             "in the backbone)",
     required=(v, d_e, M, d_f, L),
     optional={d_k: sympy.floor(d_e / M), gated: 1, tied: 0},
     restrictions=(
@@ -194,10 +181,4 @@ register(keras_hub_backbone(
         "transformers 5's T5Config forces tie_word_embeddings = True (a false value only turns "
         "off the decoder's output scaling), so T5ForConditionalGeneration never has a separate "
         "head; KerasHub keeps v1.1's untied d_e × v head"),)),
-    examples={
-        "tiny_v1_1": dict(v=100, d_e=32, M=4, d_f=48, L=2),
-        "tiny_v1_0": dict(v=100, d_e=32, M=4, d_f=64, L=2, gated=0, tied=1),
-        "odd_sizes": dict(v=997, d_e=45, M=5, d_k=7, d_f=13, L=3, gated=1, tied=1),
-        "odd_untied_relu": dict(v=101, d_e=30, M=3, d_k=11, d_f=17, L=1, gated=0, tied=0),
-    },
 ))

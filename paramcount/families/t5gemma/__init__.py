@@ -177,10 +177,6 @@ _DECODER_KEPT = sliding_kept(w, sympy.floor(L_dec / 2), layers=L_dec)
 
 register(keras_hub_backbone(
     "t5gemma",
-    title="T5Gemma backbone (keras_hub.models.T5GemmaBackbone): Gemma 2 blocks as encoder and "
-          "decoder, sizes per side",
-    source="Zhang et al. 2025, 'Encoder-Decoder Gemma'; Gemma Team 2024 (Gemma 2); "
-           "keras_hub/src/models/t5gemma/t5gemma_backbone.py",
     formula=group(
         "t5gemma",
         *encoder_decoder_embeddings(d_e_dec),
@@ -215,9 +211,6 @@ register(keras_hub_backbone(
         *encoder_decoder_outputs(d_e + d_e_dec, head_width=d_e_dec,
                                  whose="the encoder's (d_e) and decoder's (d_e_dec)"),
     ),
-    counting="trainable weights of the backbone: encoder and decoder token tables, L_enc encoder "
-             "and L_dec decoder blocks, the two output norms, and the LM head when untied "
-             "(KerasHub keeps it in the backbone)",
     required=(v, d_e, d_f, M, M_kv, d_k, L_enc),
     optional={L_dec: L_enc, d_e_dec: d_e, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv,
               d_k_dec: d_k, zeta: 0, tied: 1},
@@ -226,11 +219,4 @@ register(keras_hub_backbone(
     ),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=2),
-        "tiny_unbalanced_untied": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=3,
-                                       L_dec=1, d_e_dec=24, d_f_dec=40, M_dec=2, M_kv_dec=1,
-                                       d_k_dec=6, tied=0),
-        "odd_biases": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=5, L_enc=1, L_dec=2, zeta=1),
-    },
 ))

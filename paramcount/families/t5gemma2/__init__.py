@@ -358,10 +358,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "t5gemma2",
-    title="T5Gemma 2 backbone, text only (keras_hub.models.T5Gemma2Backbone): Gemma 3 blocks as "
-          "encoder and decoder, merged self+cross attention",
-    source="Google 2025, 'T5Gemma 2: Seeing, Reading, and Understanding Longer'; "
-           "keras_hub/src/models/t5gemma2/t5gemma2_{backbone,encoder,decoder,attention}.py",
     formula=group(
         "t5gemma2",
         *encoder_decoder_embeddings(d_e),
@@ -380,9 +376,6 @@ register(keras_hub_backbone(
         ),
         *encoder_decoder_outputs(2 * d_e, head_width=d_e, whose="the encoder's and decoder's"),
     ),
-    counting="trainable weights of the text backbone: encoder and decoder token tables, L_enc "
-             "encoder and L_dec decoder blocks, the two output norms, and the LM head when "
-             "untied; the vision encoder of the released checkpoints is not counted",
     required=(v, d_e, d_f, M, M_kv, d_k, L_enc),
     optional={L_dec: L_enc, d_f_dec: d_f, M_dec: M, M_kv_dec: M_kv, d_k_dec: d_k, zeta: 0,
               qk_norm: 1, tied: 1},
@@ -392,15 +385,4 @@ register(keras_hub_backbone(
     presets=None,
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, d_e=32, d_f=48, M=4, M_kv=2, d_k=8, L_enc=2),
-        "tiny_unbalanced_untied": dict(v=100, d_e=24, d_f=48, M=4, M_kv=2, d_k=8, L_enc=3,
-                                       L_dec=1, d_f_dec=40, M_dec=2, M_kv_dec=1, d_k_dec=6,
-                                       tied=0),
-        "odd_biases_no_qk_norm": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=5, L_enc=1,
-                                      L_dec=2, zeta=1, qk_norm=0),
-        # what transformers can build too (QK norms, even rotary widths, heads dividing d_e)
-        "odd_biases": dict(v=97, d_e=15, d_f=7, M=3, M_kv=3, d_k=6, L_enc=1, L_dec=2, M_dec=5,
-                           M_kv_dec=1, d_k_dec=4, d_f_dec=9, zeta=1),
-    },
 ))

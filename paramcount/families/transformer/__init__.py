@@ -73,16 +73,12 @@ def _lm(block):
 
 register(_architecture(
     id="transformer_encoder",
-    title="Transformer encoder LM: L keras_hub TransformerEncoder blocks",
-    source="Saleh & Paquelet 2024 (params_Transformer); Vaswani et al. 2017",
     formula=_lm(encoder_block(times=L)),
     reference="reference_models.transformer:encoder",
 ))
 
 register(_architecture(
     id="transformer_decoder",
-    title="Transformer decoder LM: L keras_hub TransformerDecoder blocks, no cross-attention",
-    source="Saleh & Paquelet 2024 (params_Transformer); Radford et al. 2018",
     formula=_lm(decoder_block(times=L)),
     reference="reference_models.transformer:decoder",
     examples={

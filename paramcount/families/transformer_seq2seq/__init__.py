@@ -43,9 +43,6 @@ IDS = ("transformer",)  # the ids this folder registers
 
 register(Architecture(
     id="transformer",
-    title="Transformer encoder-decoder (Vaswani et al. 2017): post-LN, sinusoidal positions",
-    source="Vaswani et al. 2017, section 3 and table 3; keras_hub.layers.TransformerEncoder / "
-           "TransformerDecoder",
     formula=group(
         "transformer",
         group(
@@ -76,16 +73,6 @@ register(Architecture(
         ),
     ),
     reference="reference_models.transformer_seq2seq:transformer",
-    counting="trainable weights: embeddings (a shared table once), L_enc encoder and L_dec decoder "
-             "blocks, output layer (none of its own when tied); positions are sinusoidal",
     presets="transformer_seq2seq",
-    examples={
-        "tiny": dict(v_src=60, v_tgt=50, d_e=16, M=4, d_f=32, L_enc=2, L_dec=2),
-        "odd_sizes": dict(v_src=37, v_tgt=29, d_e=15, M=5, d_f=7, L_enc=3, L_dec=1),
-        "shared": dict(v_src=64, v_tgt=64, d_e=12, M=3, d_f=20, L_enc=1, L_dec=2, shared=1),
-        "tied": dict(v_src=40, v_tgt=45, d_e=12, M=2, d_f=20, L_enc=2, L_dec=2, tied=1),
-        "shared_tied": dict(v_src=64, v_tgt=64, d_e=12, M=3, d_f=20, L_enc=2, L_dec=2,
-                            shared=1, tied=1),
-    },
     family="paper",
 ))

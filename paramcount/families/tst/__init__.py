@@ -49,9 +49,6 @@ def _norm(name: str):
 
 register(Architecture(
     id="tst",
-    title="Time-series transformer (Zerveas et al. 2021): input projection, learned positions, "
-          "L encoder blocks, output layer",
-    source="Zerveas et al. 2021 (KDD), sections 3.1-3.3; Saleh & Paquelet 2024 (TST)",
     formula=group(
         "tst",
         group(
@@ -90,15 +87,5 @@ register(Architecture(
         HEADS_FIT_WIDTH,
     ),
     reference="reference_models.tst:tst",
-    counting="trainable weights: input projection, positions, L encoder blocks, output layer; "
-             "batch norms' moving statistics counted apart, as non-trainable",
-    examples={
-        "tiny": dict(d_x=3, n=10, d_e=16, M=4, d_f=32, L=2, d_y=5),
-        "odd_sizes": dict(d_x=7, n=13, d_e=15, M=5, d_f=11, L=3, d_y=2),
-        "layer_norm": dict(d_x=4, n=9, d_e=12, M=3, d_f=20, L=2, d_y=3, bn=0),
-        "pretraining": dict(d_x=6, n=11, d_e=8, M=2, d_f=24, L=1, pretrain=1),
-        "pretraining_layer_norm": dict(d_x=6, n=11, d_e=8, M=2, d_f=24, L=2, pretrain=1, bn=0),
-        "realistic_classifier": dict(d_x=9, n=144, d_e=128, M=16, d_f=256, L=3, d_y=12),
-    },
     family="paper",
 ))

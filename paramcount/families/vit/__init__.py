@@ -126,13 +126,6 @@ MAPPING = family_table(
         ),
     ),
     hf_normalize=_pooler_width,
-    free=frozenset({
-        # KerasHub
-        "dropout_rate", "attention_dropout", "layer_norm_epsilon",
-        # transformers: encoder_stride shapes only ViTForMaskedImageModeling's decoder
-        "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "layer_norm_eps",
-        "encoder_stride", "pooler_act",
-    }),
 )
 
 # PyTorch names of ViTModel (transformers 5: layers.<i>, q_proj ... o_proj, mlp.fc1 / fc2).
@@ -184,8 +177,6 @@ TRANSFORMERS = Transformers(
 
 register(keras_hub_backbone(
     "vit",
-    title="ViT backbone (keras_hub.models.ViTBackbone): patch embedding, class token, positions",
-    source="Dosovitskiy et al. 2021, section 3.1; keras_hub/src/models/vit/vit_backbone.py",
     formula=group(
         "vit",
         group(
@@ -220,15 +211,6 @@ register(keras_hub_backbone(
         Holds(Divisible(W, P), why="the patches tile the image's width"),
     ),
     reference="reference_models.vit:backbone",
-    counting="trainable weights of the backbone: patch embedding, class token, positions, L "
-             "encoder blocks, final norm; no classification head",
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(H=32, P=8, d_e=32, M=4, d_f=64, L=2),
-        "odd_sizes": dict(H=21, W=14, P=7, C=5, d_e=15, M=5, d_f=13, L=3),
-        "grayscale_no_class_token": dict(H=28, P=4, C=1, d_e=16, M=2, d_f=24, L=2, cls=0),
-        "no_attention_bias": dict(H=16, W=24, P=8, d_e=12, M=3, d_f=20, L=1, zeta=0),
-        "no_mlp_or_patch_bias": dict(H=16, P=4, d_e=20, M=3, d_f=24, L=2, b_ffn=0, b_patch=0),
-    },
 ))

@@ -89,17 +89,6 @@ MAPPING = family_table(
             why="the output projection counts only as the decoder's token table, tied",
         ),
     ),
-    free=frozenset({
-        "dropout", "attention_dropout", "activation_dropout", "activation_function",
-        "encoder_layerdrop", "decoder_layerdrop", "init_std", "scale_embedding",
-        "is_encoder_decoder", "suppress_tokens", "begin_suppress_tokens", "forced_decoder_ids",
-        "median_filter_width", "alignment_heads", "lang_ids", "no_timestamps_token_id",
-        # SpecAugment masks the features in training (no weight); the weighted layer sum and
-        # the classifier projection belong to WhisperForAudioClassification only
-        "apply_spec_augment", "mask_time_prob", "mask_time_length", "mask_time_min_masks",
-        "mask_feature_prob", "mask_feature_length", "mask_feature_min_masks",
-        "use_weighted_layer_sum", "classifier_proj_size", "num_labels",
-    }),
 )
 
 _BLOCK = {
@@ -146,10 +135,6 @@ TRANSFORMERS = Transformers(weights={
 
 register(keras_hub_backbone(
     "whisper",
-    title="Whisper backbone (keras_hub.models.WhisperBackbone): speech encoder-decoder with a "
-          "convolutional front end",
-    source="Radford et al. 2022 (Whisper), openai/whisper model.py; "
-           "keras_hub/src/models/whisper/whisper_{backbone,encoder,decoder}.py",
     formula=group(
         "whisper",
         group(
@@ -208,10 +193,6 @@ register(keras_hub_backbone(
         zero("head", "tied: the output projection is the decoder's token table, transposed",
              kind="head", macs=d_e * v),
     ),
-    counting="trainable weights of the backbone: the convolutional front end, L encoder and L "
-             "decoder blocks, their final norms, the decoder's token and position tables (the "
-             "LM head is tied); the encoder's sinusoidal table is a non-trainable weight, "
-             "counted apart (KerasHub's published figure includes it)",
     required=(v, n_mels, d_e, M, d_f, L),
     optional={n: 448, n_audio: 1500},
     restrictions=(
@@ -222,8 +203,4 @@ register(keras_hub_backbone(
     ),
     mapping=MAPPING,
     transformers=TRANSFORMERS,
-    examples={
-        "tiny": dict(v=100, n_mels=8, d_e=32, M=4, d_f=64, L=2, n=16, n_audio=12),
-        "odd_sizes": dict(v=97, n_mels=5, d_e=21, M=3, d_f=13, L=3, n=7, n_audio=5),
-    },
 ))

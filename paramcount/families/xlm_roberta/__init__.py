@@ -19,11 +19,6 @@ _WHY = ("transformers' XLMRobertaSelfAttention refuses a hidden size that is not
 
 register(encoder(
     "xlm_roberta",
-    title="XLM-RoBERTa backbone (keras_hub.models.XLMRobertaBackbone): RoBERTa's layers",
-    source="Conneau et al. 2020; keras_hub/src/models/xlm_roberta/xlm_roberta_backbone.py "
-           "(a subclass of RobertaBackbone)",
-    counting="trainable weights of the backbone: token and position embeddings, embedding norm, "
-             "L post-LN encoder blocks; no token-type table, no pooler",
     mapping=MAPPING,
     why=_WHY,
 ))

@@ -57,26 +57,10 @@ MAPPING = family_table(
         Field("d_f", keras="intermediate_dim", hf="d_inner"),
         Field("d_k", hf="d_head"),
     ),
-    free=frozenset({
-        "ff_activation", "dropout", "layer_norm_eps", "activation", "kernel_initializer_range",
-        "bias_initializer",
-        # memory, attention span and data order: computed, not learned
-        "attn_type", "mem_len", "reuse_len", "use_mems_eval", "use_mems_train", "bi_data",
-        "clamp_len", "same_length",
-        # XLNet's sequence-summary and span heads, built by other classes only
-        "summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout",
-        "start_n_top", "end_n_top", "tie_word_embeddings",
-        # the original code's switch for per-layer biases; transformers always has them
-        "untie_r",
-    }),
 )
 
 register(keras_hub_backbone(
     "xlnet",
-    title="XLNet backbone (keras_hub.models.XLNetBackbone): relative attention with per-layer "
-          "position projection and segment encodings",
-    source="Yang et al. 2019; Dai et al. 2019 (Transformer-XL); "
-           "keras_hub/src/models/xlnet/xlnet_backbone.py",
     formula=group(
         "xlnet",
         group(
@@ -103,9 +87,6 @@ register(keras_hub_backbone(
             match=r"xlnet_encoder_\d+",
         ),
     ),
-    counting="trainable weights of the backbone: token table, mask embedding, L blocks (bias-free "
-             "attention, relative-position projection, per-head biases and segment encodings, "
-             "two norms, feed-forward); no LM head",
     required=(v, d_e, M, d_f, L),
     restrictions=(
         *KERAS_FLOORED_HEADS,

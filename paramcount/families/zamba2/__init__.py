@@ -206,26 +206,10 @@ MAPPING = family_table(
     ),
     # the convolution always has its bias (Zamba2MambaMixer ignores use_conv_bias)
     hf_normalize=_normalize,
-    # mamba_headdim, kv_channels: recomputed by Zamba2Config from the others, never read;
-    # hybrid_layer_ids: the hybrid entries of layers_block_type
-    free=frozenset({
-        "mamba_headdim", "kv_channels",
-        "hybrid_layer_ids", "ffn_hidden_size", "num_query_groups", "use_conv_bias",
-        "hidden_act", "initializer_range", "rms_norm_eps", "use_cache", "num_logits_to_keep",
-        "pad_token_id", "bos_token_id", "eos_token_id", "max_position_embeddings",
-        "attention_dropout", "rope_theta", "rope_parameters", "use_mem_rope",
-        "use_long_context", "use_mamba_kernels", "use_mem_eff_path", "chunk_size",
-        "time_step_min", "time_step_max", "time_step_floor", "time_step_limit",
-        "torch_dtype", "transformers_version",
-    }),
 )
 
 register(hf_causal_lm(
     "zamba2",
-    title="Zamba 2 (transformers Zamba2ForCausalLM): a Mamba-2 backbone with B_mem shared "
-          "attention blocks reused across its hybrid layers (counted once), per-layer adapters",
-    source="Glorioso et al. 2024 (The Zamba2 Suite: Technical Report), section 2; "
-           "transformers/models/zamba2/modeling_zamba2.py",
     formula=FORMULA,
     required=(v, d_e, M, L, L_hyb, H_ssm),
     optional={M_kv: M, d_f: 4 * d_e, x_in: 2, G_ssm: 1, d_state: 64, K_conv: 4, b_proj: 0,
@@ -244,18 +228,8 @@ register(hf_causal_lm(
             "layer (else it is never built)"),
         ),
     ),
-    counting="trainable parameters of the causal LM: token embedding, L Mamba-2 layers, the "
-             "B_mem shared attention blocks once each (whichever hybrid layers reuse them), one "
-             "linear and one adapter set per hybrid layer, final RMS norm; the head is tied",
     mapping=MAPPING,
     cost_config=ssd_chunk("chunk_size", 256),
-    examples={
-        "tiny": dict(v=97, d_e=32, M=4, L=5, L_hyb=3, H_ssm=8, d_f=24, B_mem=2, r_ad=3,
-                     G_ssm=2, d_state=4),
-        "tiny_attention_adapters": dict(v=31, d_e=18, M=3, M_kv=1, L=4, L_hyb=2, H_ssm=6,
-                                        d_f=10, r_ad=2, att_ad=1, d_state=5, K_conv=3,
-                                        b_proj=1),
-    },
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
