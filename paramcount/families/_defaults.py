@@ -16,13 +16,14 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 
 from paramcount.core.restrictions import Restriction
+from paramcount.core.restrictions import Sets
 from paramcount.model import discovery
 from paramcount.model.mapping import Field
 from paramcount.model.mapping import Table
 from paramcount.model.registry import Architecture
 from paramcount.model.weights import Named
 
-__all__ = ["family_table", "keras_hub_backbone"]
+__all__ = ["family_table", "keras_hub_backbone", "token_ids_unset"]
 
 
 def keras_hub_backbone(arch_id: str, **fields) -> Architecture:
@@ -49,6 +50,13 @@ def family_table(arch_id: str, *, hf: str | tuple[str, ...], keras: str | None =
     return Table(fields=tuple(fields), model_type=model_type or arch_id, hf_classes={**classes, **(tasks or {})},
                  keras_classes={keras: arch_id} if keras else {}, restrictions=tuple(restrictions),
                  free=base_free | frozenset(free) | frozenset(discovery.said(arch_id, "free", ())), **more)
+
+
+def token_ids_unset(config: str, ids: str, **effects: str) -> tuple[Sets, ...]:
+    """The rows writing unset the token ids (``pad_token_id``, ...) whose defaults in ``config``
+    (``ids``) lie past a small vocabulary, each with what keeping it does (``effects``)."""
+    past = f"{config}'s default token ids ({ids}) lie past a small vocabulary"
+    return tuple(Sets(key, None, why=f"{past}: {effect}") for key, effect in effects.items())
 
 
 def not_formulated(arch_id: str, **reasons: str) -> Architecture:

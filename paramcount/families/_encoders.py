@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from functools import partial
 
+from paramcount.core.formula import Term
+from paramcount.core.formula import group
 from paramcount.core.symbols import L
 from paramcount.core.symbols import M
 from paramcount.core.symbols import d_e
@@ -19,7 +21,7 @@ from paramcount.core.symbols import v
 from paramcount.families._lineages import biased_floored_heads
 from paramcount.model.registry import Architecture
 
-__all__ = ["learned_positions_family"]
+__all__ = ["learned_positions_backbone", "learned_positions_family"]
 
 
 def learned_positions_family(model: str, **fields) -> partial:
@@ -28,3 +30,12 @@ def learned_positions_family(model: str, **fields) -> partial:
     the family's ``fields``."""
     return partial(Architecture, required=(v, n, d_e, M, d_f, L), restrictions=biased_floored_heads(model),
                    family="keras_hub", **fields)
+
+
+def learned_positions_backbone(family: partial, arch_id: str, *parts: Term,
+                               **fields) -> Architecture:
+    """The KerasHub backbone ``arch_id`` of a ``family`` (:func:`learned_positions_family`): its
+    tree the group ``arch_id`` of ``parts``, checked against ``reference_models.<id>:backbone`` and
+    counted by KerasHub's metadata; ``fields``, the rest (transformers' names)."""
+    return family(id=arch_id, formula=group(arch_id, *parts), keras_hub_metadata=True,
+                  reference=f"reference_models.{arch_id}:backbone", **fields)

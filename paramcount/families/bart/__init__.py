@@ -8,6 +8,7 @@ BartSeq2SeqLM is the token embedding, transposed (tied), so the backbone is the 
 
 from __future__ import annotations
 
+from paramcount.core.formula import Term
 from paramcount.core.formula import group
 from paramcount.core.restrictions import Fixed
 from paramcount.core.restrictions import Holds
@@ -117,25 +118,27 @@ _HF = {
     **{f"decoder.{k}": p for k, p in _STACK.items() if not k.startswith("blocks.attention")},
 }
 
+
+def _side(side: str, stack: Term) -> Term:
+    """The encoder or decoder (``side``): its own learned positions and embedding norm, then its
+    ``stack`` of L blocks."""
+    return group(side,
+                 position_embedding(n, match=f"{side}_position_embedding", name="positions"),
+                 layer_norm("embedding_norm", match=f"{side}_embeddings_layer_norm"),
+                 stack)
+
+
 register(keras_hub_backbone(
     "bart",
+    mapping=MAPPING,
     formula=group(
         "bart",
         embedding("token_embedding", v, match="token_embedding",
                   note="v × d_e table shared by encoder and decoder (and the tied LM head)"),
-        group(
-            "encoder",
-            position_embedding(n, match="encoder_position_embedding", name="positions"),
-            layer_norm("embedding_norm", match="encoder_embeddings_layer_norm"),
-            # the encoder caches nothing: its positions attend both ways
-            without_cache(encoder_stack(L, match=r"transformer_encoder_layer_\d+")),
-        ),
-        group(
-            "decoder",
-            position_embedding(n, match="decoder_position_embedding", name="positions"),
-            layer_norm("embedding_norm", match="decoder_embeddings_layer_norm"),
-            decoder_block(times=L, cross_attention=True, match=r"transformer_decoder_layer_\d+"),
-        ),
+        # the encoder caches nothing: its positions attend both ways
+        _side("encoder", without_cache(encoder_stack(L, match=r"transformer_encoder_layer_\d+"))),
+        _side("decoder", decoder_block(times=L, cross_attention=True,
+                                       match=r"transformer_decoder_layer_\d+")),
     ),
     required=(v, n, d_e, M, d_f, L),
     restrictions=(
@@ -143,7 +146,6 @@ register(keras_hub_backbone(
         Fixed(zeta, 1, why="BART has biases on its query, key, value and output projections"),
         HEADS_FIT_WIDTH,
     ),
-    mapping=MAPPING,
     # BartAttention refuses a width the heads do not split ("embed_dim must be divisible by
     # num_heads"); KerasHub floors the head width
     transformers=Transformers(weights=_HF, deltas=(_positions("encoder"), _positions("decoder")),

@@ -11,10 +11,9 @@ from paramcount.core.restrictions import Requires
 from paramcount.core.restrictions import Sets
 from paramcount.core.symbols import L
 from paramcount.core.symbols import d_e
-from paramcount.core.symbols import n
 from paramcount.core.symbols import s
-from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_backbone
 from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import ABSOLUTE_POSITIONS
 from paramcount.families._lineages import ENCODER_FIELDS
@@ -25,13 +24,11 @@ from paramcount.families._lineages import encoder_only
 from paramcount.families._lineages import mlm_names
 from paramcount.families._lineages import no_cross_attention
 from paramcount.model.components import dense
-from paramcount.model.components import embedding
 from paramcount.model.components import encoder_block
-from paramcount.model.components import layer_norm
-from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
 from paramcount.model.components.encoders import mlm_decoder
 from paramcount.model.components.encoders import mlm_head
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.registry import get as _registered
@@ -41,13 +38,7 @@ IDS = ("bert", "bert_masked_lm", "bert_pretraining")  # the ids this folder regi
 
 
 _BACKBONE = (
-    group(
-        "embeddings",
-        embedding("token", v, match="token_embedding"),
-        position_embedding(n),
-        embedding("segment", s, match="segment_embedding"),
-        layer_norm("norm", match="embeddings_layer_norm"),
-    ),
+    token_position_embeddings(segments=s),
     encoder_block(times=L),
     dense("pooler", d_e, d_e, match="pooled_dense", kind="head").with_cost(tokens=1),
 )
@@ -119,11 +110,8 @@ _architecture = learned_positions_family(
     mapping=MAPPING,
 )
 
-register(_architecture(
-    id="bert",
-    formula=group("bert", *_BACKBONE),
-    reference="reference_models.bert:backbone",
-    keras_hub_metadata=True,
+register(learned_positions_backbone(
+    _architecture, "bert", *_BACKBONE,
     transformers=Transformers(caches=False, weights={**HF_ENCODER, **HF_POOLER}, restrictions=_HF_WHOLE_HEADS),
 ))
 

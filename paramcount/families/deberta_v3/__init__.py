@@ -103,13 +103,9 @@ def _relative_span(config):
 MAPPING = family_table(
     "deberta_v3", hf="DebertaV2Model", keras="DebertaV3Backbone", model_type="deberta-v2",
     fields=(
-        VOCAB,
-        LAYERS,
-        HEADS,
-        WIDTH,
+        VOCAB, LAYERS, HEADS, WIDTH,
         Field("d_e", hf="embedding_size"),
-        FFN,
-        POSITIONS_512,
+        FFN, POSITIONS_512,
         Field("k_rel", keras="bucket_size", hf="position_buckets", keras_default=256),
     ),
     restrictions=(

@@ -10,6 +10,7 @@ from paramcount.core.formula import group
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_backbone
 from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import POSITIONS_512
 from paramcount.families._lineages import TINY_AND_ODD_N
@@ -73,15 +74,8 @@ _architecture = learned_positions_family(
     mapping=MAPPING,
 )
 
-register(_architecture(
-    id="distil_bert",
-    formula=group(
-        "distil_bert",
-        token_position_embeddings(),
-        encoder_stack(L),
-    ),
-    reference="reference_models.distil_bert:backbone",
-    keras_hub_metadata=True,
+register(learned_positions_backbone(
+    _architecture, "distil_bert", token_position_embeddings(), encoder_stack(L),
     transformers=Transformers(caches=False, weights=_HF, restrictions=(
         *Holds.each(_HF_CONSTRAINTS, binds="transformers",
             why="DistilBERT's TransformerBlock refuses a width the heads do not split ('config.n_heads must divide "

@@ -59,12 +59,10 @@ register(keras_hub_backbone(
     mapping=MAPPING,
     formula=group(
         "edrec",
-        group(
-            "embeddings",
-            embedding("token", v, match="embedding",
-                      note="v × d_e table shared by encoder and decoder"),
-            zero("positions", "no position embedding: the blocks hold none", kind="position"),
-        ),
+        group("embeddings",
+              embedding("token", v, match="embedding",
+                        note="v × d_e table shared by encoder and decoder"),
+              zero("positions", "no position embedding: the blocks hold none", kind="position")),
         group(
             "encoder",
             rms_norm("norm_1", match="pre_attention_norm"),

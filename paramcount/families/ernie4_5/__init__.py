@@ -155,9 +155,7 @@ register(hf_causal_lm(
     formula=DENSE,
     required=(v, d_e, M, M_kv, d_k, d_f, L),
     optional={tied: 1},
-    restrictions=(
-        *_ROWS,
-    ),
+    restrictions=_ROWS,
     mapping=Table(
         # head_dim absent: Ernie4_5Config's default, 128 (null would be d_e/M)
         fields=_fields(HF_HEAD_DIM_OR_128),

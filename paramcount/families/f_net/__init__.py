@@ -42,11 +42,7 @@ MAPPING = family_table(
     # backbone does not have: refused by name.
     "f_net", hf="FNetModel", keras="FNetBackbone", model_type="fnet",
     fields=(
-        VOCAB,
-        LAYERS,
-        WIDTH,
-        FFN,
-        POSITIONS_512,
+        VOCAB, LAYERS, WIDTH, FFN, POSITIONS_512,
         Field("s", keras="num_segments", hf="type_vocab_size", keras_default=4, hf_default=4),
     ),
     restrictions=(
@@ -66,12 +62,9 @@ register(keras_hub_backbone(
     "f_net",
     formula=group(
         "f_net",
-        group(
-            "embeddings",
-            *token_position_embeddings(segments=s).children,
-            dense("projection", d_e, d_e, match="embedding_projection", kind="projection",
-                  note="dense d_e → d_e after the embedding norm"),
-        ),
+        group("embeddings", *token_position_embeddings(segments=s).children,
+              dense("projection", d_e, d_e, match="embedding_projection", kind="projection",
+                    note="dense d_e → d_e after the embedding norm")),
         group(
             "blocks",
             fourier_mixing(),

@@ -190,8 +190,8 @@ FALCON_PARALLEL_MAPPING = family_table(
         ),
         Requires("tie_word_embeddings", (True,), why="Falcon's LM head is the token embedding (tied)"),
     ),
-    free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads", "new_decoder_architecture"},
     hf_normalize=_parallel_keys,
+    free=_HF_FREE - {"num_ln_in_parallel_attn", "num_kv_heads", "new_decoder_architecture"},
 )
 
 # FalconForCausalLM's names; the formula's own patterns are these (no Keras build exists).

@@ -108,13 +108,9 @@ def _bidirectional_window(config) -> tuple:
 MAPPING = family_table(
     "gemma3", hf="Gemma3ForCausalLM", keras="Gemma3Backbone", model_type="gemma3_text",
     fields=(
-        *DECODER_FIELDS,
-        FFN,
-        HEAD_DIM,
-        QK_NORM_KERAS,
+        *DECODER_FIELDS, FFN, HEAD_DIM, QK_NORM_KERAS,
         # KerasHub's two switches, apart (post_norm, their common default, sets no weight itself)
-        POST_ATTENTION_NORM,
-        POST_FFW_NORM,
+        POST_ATTENTION_NORM, POST_FFW_NORM,
     ),
     restrictions=(
         GEMMA3_TIED,
@@ -127,20 +123,11 @@ MAPPING = family_table(
         Sets("sliding_window_size", 512, binds="keras", why="the released Gemma 3 models' window (no weight)"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding (tied)"),
         Requires("attention_bias", (False,), why="KerasHub's Gemma 3 attention has no biases"),
-        Requires(
-            "vision_encoder",
-            (None,),
-            binds="keras",
-            why="a Gemma3Backbone with a vision encoder is "
-                "gemma3_vision, not mapped to a config reader yet",
-        ),
-        Requires(
-            "is_embedding_model",
-            (False,),
-            binds="keras",
-            why="an embedding Gemma3Backbone is "
-                "gemma3_embedding",
-        ),
+        Requires("vision_encoder", (None,), binds="keras",
+                 why="a Gemma3Backbone with a vision encoder is gemma3_vision, not mapped to a "
+                     "config reader yet"),
+        Requires("is_embedding_model", (False,), binds="keras",
+                 why="an embedding Gemma3Backbone is gemma3_embedding"),
     ),
     # the text backbone, as the checkpoints build it (five local layers to one global)
     free=RMS_CAUSAL_LM_FREE | {

@@ -44,6 +44,7 @@ from paramcount.model.components.vision import P
 from paramcount.model.components.vision import d_fvis
 from paramcount.model.components.vision import d_vis
 from paramcount.model.components.vision import vision_encoder
+from paramcount.model.components.vision import vision_fields
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import get
@@ -78,11 +79,7 @@ MAPPING = family_table(
           for f in _TEXT),
         IMAGE_SIZE_224,
         Field("H", keras=_ENC + "image_size"),
-        Field("P", keras=_ENC + "patch_size", hf="vision_config.patch_size"),
-        Field("M_vis", keras=_ENC + "num_heads", hf="vision_config.num_attention_heads"),
-        Field("d_vis", keras=_ENC + "hidden_dim", hf="vision_config.hidden_size"),
-        Field("L_vis", keras=_ENC + "num_layers", hf="vision_config.num_hidden_layers"),
-        Field("d_fvis", keras=_ENC + "intermediate_dim", hf="vision_config.intermediate_size"),
+        *vision_fields(_ENC),
         Field("d_e", keras=_ENC + "output_dim"),
     ),
     restrictions=(
@@ -104,33 +101,16 @@ MAPPING = family_table(
                 "grid); pooling holds no weights"),
         Requires("tie_word_embeddings", (True,), why="Gemma 3's head is the token embedding"),
         RGB_ONLY,
-        Requires(
-            "text_config.attention_bias",
-            (False,),
-            why="KerasHub's Gemma 3 attention has no "
-                "biases",
-        ),
-        Requires(
-            "vision_config.vision_use_head",
-            (False,),
-            why="Gemma 3's SigLIP encoder is "
-                "unpooled (no MAP head)",
-        ),
-        Requires(
-            "vision_encoder.class_name",
-            ("Gemma3VisionEncoder",),
-            absent_ok=False,
-            binds="keras",
-            why="gemma3_vision reads "
-                "a Gemma3Backbone with a Gemma3VisionEncoder",
-        ),
-        Requires(
-            "is_embedding_model",
-            (False,),
-            binds="keras",
-            why="an embedding Gemma3Backbone is "
-                "gemma3_embedding, not mapped to a config reader yet",
-        ),
+        Requires("text_config.attention_bias", (False,),
+                 why="KerasHub's Gemma 3 attention has no biases"),
+        Requires("vision_config.vision_use_head", (False,),
+                 why="Gemma 3's SigLIP encoder is unpooled (no MAP head)"),
+        Requires("vision_encoder.class_name", ("Gemma3VisionEncoder",), absent_ok=False,
+                 binds="keras",
+                 why="gemma3_vision reads a Gemma3Backbone with a Gemma3VisionEncoder"),
+        Requires("is_embedding_model", (False,), binds="keras",
+                 why="an embedding Gemma3Backbone is gemma3_embedding, not mapped to a config "
+                     "reader yet"),
     ),
     free=frozenset({
         *{f"text_config.{k}" for k in _text.MAPPING.free},

@@ -242,20 +242,12 @@ MAPPING = family_table(
             max_position_embeddings=32_768,
         ),
         Requires("tie_word_embeddings", (True,), why="Gemma 3n's head is the token embedding (tied)"),
-        Requires(
-            "vision_encoder_config",
-            (None,),
-            binds="keras",
-            why="a Gemma3nBackbone with a vision encoder "
-                "(MobileNetV5) is not formulated: only the text decoder is",
-        ),
-        Requires(
-            "audio_encoder_config",
-            (None,),
-            binds="keras",
-            why="a Gemma3nBackbone with an audio encoder "
-                "(Conformer) is not formulated: only the text decoder is",
-        ),
+        Requires("vision_encoder_config", (None,), binds="keras",
+                 why="a Gemma3nBackbone with a vision encoder (MobileNetV5) is not formulated: "
+                     "only the text decoder is"),
+        Requires("audio_encoder_config", (None,), binds="keras",
+                 why="a Gemma3nBackbone with an audio encoder (Conformer) is not formulated: "
+                     "only the text decoder is"),
     ),
 )
 

@@ -193,9 +193,7 @@ def _hf_keys(config):
 MAPPING = family_table(
     "gemma4", hf="Gemma4ForCausalLM", keras="Gemma4Backbone", model_type="gemma4_text",
     fields=(
-        *DECODER_FIELDS,
-        FFN,
-        HEAD_DIM,
+        *DECODER_FIELDS, FFN, HEAD_DIM,
         Field("d_kg", keras="global_head_dim", hf="global_head_dim", keras_default=d_k,
               hf_default=512),
         Field("L_global", keras="layer_types", hf="layer_types",
@@ -307,7 +305,6 @@ TRANSFORMERS = Transformers(
             "last layer to global attention"),
         ),
     ),
-    rename=_global_layers_apart,
     weights={
         "embeddings.token": "model/embed_tokens",
         "blocks": r"layers/\d+(?:_global)?",
@@ -328,6 +325,7 @@ TRANSFORMERS = Transformers(
                                  (".output", "o_proj"))},
         "final_norm": "model/norm",
     },
+    rename=_global_layers_apart,
 )
 
 register(keras_hub_backbone(

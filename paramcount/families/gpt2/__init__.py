@@ -7,19 +7,18 @@ from paramcount.core.formula import zero
 from paramcount.core.restrictions import Holds
 from paramcount.core.symbols import L
 from paramcount.core.symbols import d_e
-from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
+from paramcount.families._encoders import learned_positions_backbone
 from paramcount.families._encoders import learned_positions_family
 from paramcount.families._lineages import HEADS_N_HEAD
 from paramcount.families._lineages import LAYERS_N_LAYER
 from paramcount.families._lineages import VOCAB
 from paramcount.families._lineages import pinned
 from paramcount.model.components import decoder_block
-from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
-from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.registry import register
@@ -28,11 +27,7 @@ IDS = ("gpt2", "gpt2_causal_lm")  # the ids this folder registers
 
 
 _BACKBONE = (
-    group(
-        "embeddings",
-        embedding("token", v, match="token_embedding"),
-        position_embedding(n),
-    ),
+    token_position_embeddings(norm=None),
     decoder_block(times=L),
     layer_norm("final_norm", match="layer_norm"),
 )
@@ -87,13 +82,7 @@ _architecture = learned_positions_family(
     mapping=MAPPING,
 )
 
-register(_architecture(
-    id="gpt2",
-    formula=group("gpt2", *_BACKBONE),
-    reference="reference_models.gpt2:backbone",
-    keras_hub_metadata=True,
-    transformers=TRANSFORMERS,
-))
+register(learned_positions_backbone(_architecture, "gpt2", *_BACKBONE, transformers=TRANSFORMERS))
 
 register(_architecture(
     id="gpt2_causal_lm",

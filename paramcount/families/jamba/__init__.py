@@ -140,16 +140,10 @@ MAPPING = family_table(
     fields=(
         *HF_DECODER_FIELDS,
         HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
-        HF_EXPERT_FFN_AS_FFN,
-        HF_EXPERTS,
-        HF_TOP_K,
-        MAMBA_EXPAND,
-        MAMBA_STATE,
-        MAMBA_CONV,
+        HF_EXPERT_FFN_AS_FFN, HF_EXPERTS, HF_TOP_K,
+        MAMBA_EXPAND, MAMBA_STATE, MAMBA_CONV,
         Field("r_dt", hf="mamba_dt_rank"),
-        MAMBA_CONV_BIAS,
-        MAMBA_PROJ_BIAS,
-        HF_TIED_NO,
+        MAMBA_CONV_BIAS, MAMBA_PROJ_BIAS, HF_TIED_NO,
         Field("L_att", stack=PERIODIC_ATTENTION, options={
             "attn_layer_period": "attn_layer_period", "attn_layer_offset": "attn_layer_offset"}),
         Field("L_moe", stack=PERIODIC_MOE, options={

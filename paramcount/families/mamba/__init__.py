@@ -77,14 +77,10 @@ def _auto_rank(config: Mapping) -> Mapping:
 
 
 _COMMON = (
-    HF_VOCAB,
-    HF_LAYERS,
-    HF_WIDTH,
+    HF_VOCAB, HF_LAYERS, HF_WIDTH,
     Field("x_in", hf="expand"),
     Field("d_state", hf="state_size"),
-    SSM_CONV,
-    SSM_CONV_BIAS,
-    SSM_PROJ_BIAS,
+    SSM_CONV, SSM_CONV_BIAS, SSM_PROJ_BIAS,
 )
 # the rest change no count (Mamba's intermediate_size is read: MAMBA_WIDTH)
 _FREE = frozenset({

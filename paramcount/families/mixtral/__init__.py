@@ -49,9 +49,7 @@ IDS = ("mixtral",)  # the ids this folder registers
 MAPPING = family_table(
     "mixtral", hf="MixtralForCausalLM", keras="MixtralBackbone",
     fields=(
-        *DECODER_FIELDS,
-        FFN,
-        LOCAL_EXPERTS,
+        *DECODER_FIELDS, FFN, LOCAL_EXPERTS,
         # top-k changes the active count only; both frameworks default it to 2
         Field("k", keras="top_k", hf="num_experts_per_tok", hf_default=2, keras_default=2),
         HF_HEAD_DIM_IMPLIED,

@@ -26,9 +26,8 @@ from paramcount.core.symbols import d_f
 from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.model.components import dense
-from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
-from paramcount.model.components import position_embedding
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
@@ -39,11 +38,7 @@ register(Architecture(
     id="nanogpt",
     formula=group(
         "nanogpt",
-        group(
-            "embeddings",
-            embedding("token", v, match="wte"),
-            position_embedding(n, match="wpe"),
-        ),
+        token_position_embeddings(norm=None, token_match="wte", position_match="wpe"),
         group(
             "blocks",
             layer_norm("norm_1", beta=bias, match="ln_1"),

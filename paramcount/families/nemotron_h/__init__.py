@@ -191,24 +191,15 @@ def _latent_size(hp):
 MAPPING = family_table(
     "nemotron_h", hf="NemotronHForCausalLM",
     fields=(
-        HF_VOCAB,
-        HF_LAYERS,
-        HF_HEADS,
-        HF_KV_HEADS_OR_M,
+        HF_VOCAB, HF_LAYERS, HF_HEADS, HF_KV_HEADS_OR_M,
         # NemotronHConfig's head_dim (default 128); the older attention_head_dim is not read
-        HF_HEAD_DIM_OR_128,
-        HF_WIDTH,
-        HF_FFN,
+        HF_HEAD_DIM_OR_128, HF_WIDTH, HF_FFN,
         Field("H_ssm", hf="mamba_num_heads"),
         Field("d_ssm", hf="mamba_head_dim"),
         SSM_GROUPS,
         Field("d_state", hf="ssm_state_size"),
-        SSM_CONV,
-        SSM_CONV_BIAS,
-        SSM_PROJ_BIAS,
-        HF_MLP_BIAS,
-        HF_ROUTED_EXPERTS,
-        HF_TOP_K,
+        SSM_CONV, SSM_CONV_BIAS, SSM_PROJ_BIAS, HF_MLP_BIAS,
+        HF_ROUTED_EXPERTS, HF_TOP_K,
         HF_EXPERT_FFN,
         Field("d_fs", hf="moe_shared_expert_intermediate_size"),
         Field("moe_lat", hf="moe_latent_size", hf_presence=True),
@@ -245,10 +236,10 @@ register(hf_causal_lm(
 ))
 
 # memory and compute: what the trees do not formulate yet (frameworks.unformulated)
-register(not_formulated("nemotron_h", kv=(
+_KV = (
     "its attention and Mamba-2 layers are the same module name (model.layers.i.mixer): an "
     "attention layer's keys and values and a Mamba layer's conv and SSM states are both measured "
     "at <mixer>/cache, which the attention's cache leaf and the mixer's both claim (each path "
     "ends in cache under mixer), so neither is attributed, though each agrees in value "
-    "(B·T·2·M_kv·d_k per attention layer, B·(conv_dim·K_conv + d_in·N) per Mamba layer)")),
-    replace=True)
+    "(B·T·2·M_kv·d_k per attention layer, B·(conv_dim·K_conv + d_in·N) per Mamba layer)")
+register(not_formulated("nemotron_h", kv=_KV), replace=True)

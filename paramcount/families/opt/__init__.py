@@ -31,8 +31,8 @@ from paramcount.families._lineages import WIDTH
 from paramcount.model.components import decoder_block
 from paramcount.model.components import embedding
 from paramcount.model.components import layer_norm
-from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import WHOLE_HEADS
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.frameworks import Delta
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
@@ -48,18 +48,15 @@ MAPPING = family_table(
     # its configs count as the backbone.
     "opt", hf=("OPTModel", "OPTForCausalLM"), keras="OPTBackbone",
     fields=(
-        VOCAB,
-        LAYERS,
-        HEADS,
-        WIDTH,
+        VOCAB, LAYERS, HEADS, WIDTH,
         Field("d_e", hf="word_embed_proj_dim"),
         Field("d_f", keras="intermediate_dim", hf="ffn_dim"),
         Field("n", keras="max_sequence_length", hf="max_position_embeddings", keras_default=2048),
     ),
     restrictions=(
         Sets("tie_word_embeddings", True, why="OPT's LM head is the token embedding (tied)"),
-        Sets("do_layer_norm_before", True,
-            why="KerasHub's OPT is pre-LN (post-LN OPT-350m has no final norm in transformers)"),
+        Sets("do_layer_norm_before", True, why="KerasHub's OPT is pre-LN (post-LN OPT-350m has no "
+                                                "final norm in transformers)"),
         Sets("enable_bias", True, why="KerasHub's OPT has biases on every projection"),
         Sets("layer_norm_elementwise_affine", True, why="KerasHub's OPT layer norms have a scale and a shift"),
         Sets("_remove_final_layer_norm", False, why="KerasHub's OPT has a final layer norm"),
@@ -80,12 +77,7 @@ register(keras_hub_backbone(
     "opt",
     formula=group(
         "opt",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            position_embedding(n),
-            match="embeddings",
-        ),
+        token_position_embeddings(norm=None, match="embeddings"),
         decoder_block(times=L),
         layer_norm("final_norm", match="layer_norm"),
     ),

@@ -55,6 +55,7 @@ from paramcount.model.components.vision import P
 from paramcount.model.components.vision import d_fvis
 from paramcount.model.components.vision import d_vis
 from paramcount.model.components.vision import vision_encoder
+from paramcount.model.components.vision import vision_fields
 from paramcount.model.frameworks import Transformers
 from paramcount.model.mapping import Field
 from paramcount.model.mapping import Require
@@ -86,11 +87,7 @@ _FIELDS = (
     Field("d_f", keras="intermediate_dim", hf="text_config.intermediate_size", keras_scale=2),
     Field("d_k", keras="head_dim", hf="text_config.head_dim", hf_default=256),
     IMAGE_SIZE_224,
-    Field("P", keras="vit_patch_size", hf="vision_config.patch_size"),
-    Field("M_vis", keras="vit_num_heads", hf="vision_config.num_attention_heads"),
-    Field("d_vis", keras="vit_hidden_dim", hf="vision_config.hidden_size"),
-    Field("L_vis", keras="vit_num_layers", hf="vision_config.num_hidden_layers"),
-    Field("d_fvis", keras="vit_intermediate_dim", hf="vision_config.intermediate_size"),
+    *vision_fields("vit_"),
     # one symbol for both KerasHub switches (they must agree): see the post_norm split
     Field("post_norm", keras="use_post_attention_norm", flag=True, keras_default=0),
     Field("post_norm", keras="use_post_ffw_norm", flag=True, keras_default=0),

@@ -70,9 +70,7 @@ register(hf_causal_lm(
         fields=(
             *HF_GQA_FIELDS,
             HF_HEAD_DIM,  # read by the attention (getattr; issue 32), refused unless d_e/M
-            HF_FFN,
-            *HF_LOCAL_ROUTING,
-            HF_ATTENTION_BIAS,
+            HF_FFN, *HF_LOCAL_ROUTING, HF_ATTENTION_BIAS,
             Field("b_head", hf="lm_head_bias", flag=True, hf_default=0),
             HF_TIED_NO,
         ),

@@ -37,6 +37,7 @@ from paramcount.model.components.recurrent import reset_after
 from paramcount.model.components.recurrent import v_out
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
+from paramcount.model.weights import Named
 
 IDS = ("gru_lm", "lstm_lm", "mixed_rnn_lm", "simple_rnn_lm")  # the ids this folder registers
 
@@ -145,33 +146,12 @@ def stacked_rnn_lm(kinds: Sequence[str], *, id: str, title: str | None = None,
         restrictions=(
             *Holds.each(_constraints((1 + bi) * widths[-1])),
         ),
-        reference=_StackReference(kinds),
+        reference=Named("reference_models.rnn_lm:stack_lm", (kinds,)),
         counting="trainable weights: token embedding, the recurrent layers as declared (Keras: "
                  "one bias per gate; GRU with reset_after two), output layer (none when tied)",
         examples=dict(examples or {}),
         family="paper",
     )
-
-
-class _StackReference:
-    """The Keras builder of a declared stack (imports Keras only when called)."""
-
-    def __init__(self, kinds: tuple[str, ...]):
-        self.kinds = kinds
-
-    def __call__(self, hp: dict[str, int]):
-        from reference_models.rnn_lm import stack_lm
-
-        return stack_lm(self.kinds, hp)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _StackReference) and other.kinds == self.kinds
-
-    def __hash__(self) -> int:
-        return hash(self.kinds)
-
-    def __repr__(self) -> str:
-        return f"reference_models.rnn_lm:stack_lm{self.kinds}"
 
 
 register(stacked_rnn_lm(

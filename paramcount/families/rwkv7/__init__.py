@@ -71,11 +71,8 @@ register(keras_hub_backbone(
     mapping=MAPPING,
     formula=group(
         "rwkv7",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            layer_norm("norm", match=r"rwkv_layer_0/init_norm"),
-        ),
+        group("embeddings", embedding("token", v, match="token_embedding"),
+              layer_norm("norm", match=r"rwkv_layer_0/init_norm")),
         group(
             "blocks",
             layer_norm("norm_1", match="att_norm"),

@@ -47,6 +47,7 @@ from paramcount.model.components.recurrent import reset_after
 from paramcount.model.components.recurrent import v_out
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
+from paramcount.model.weights import Named
 
 IDS = ("mixed_seq2seq", "seq2seq_attention", "seq2seq_lstm")  # the ids this folder registers
 
@@ -163,33 +164,12 @@ def stacked_seq2seq(encoder: Sequence[str], decoder: Sequence[str], *, id: str,
         ),
         required=(v_src, v_tgt, d_e, *dict.fromkeys(enc_w + dec_w)),
         optional=optional,
-        reference=_StackReference(encoder, decoder),
+        reference=Named("reference_models.seq2seq:stacked_seq2seq", (encoder, decoder)),
         counting="trainable weights: source and target embeddings, the encoder and decoder "
                  "layers as declared, output layer",
         examples=dict(examples or {}),
         family="paper",
     )
-
-
-class _StackReference:
-    """The Keras builder of a declared encoder-decoder (imports Keras only when called)."""
-
-    def __init__(self, encoder: tuple[str, ...], decoder: tuple[str, ...]):
-        self.kinds = (encoder, decoder)
-
-    def __call__(self, hp: dict[str, int]):
-        from reference_models.seq2seq import stacked_seq2seq as build
-
-        return build(*self.kinds, hp)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _StackReference) and other.kinds == self.kinds
-
-    def __hash__(self) -> int:
-        return hash(self.kinds)
-
-    def __repr__(self) -> str:
-        return f"reference_models.seq2seq:stacked_seq2seq{self.kinds}"
 
 
 register(stacked_seq2seq(

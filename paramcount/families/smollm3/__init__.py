@@ -30,6 +30,7 @@ from paramcount.families._decoders import LLAMA_TRANSFORMERS
 from paramcount.families._decoders import RMS_CAUSAL_LM_FREE
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import token_ids_unset
 from paramcount.families._lineages import ATTENTION_HEADS
 from paramcount.families._lineages import FFN
 from paramcount.families._lineages import GQA
@@ -102,13 +103,8 @@ MAPPING = family_table(
     ),
     restrictions=(
         Sets("tie_word_embeddings", True, why="KerasHub's SmolLM3 always ties its LM head"),
-        Sets("pad_token_id", None,
-            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: torch refuses the "
-                "padding row"),
-        Sets("bos_token_id", None,
-            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
-        Sets("eos_token_id", None,
-            why="SmolLM3Config's default token ids (128000+) lie past a small vocabulary: transformers warns"),
+        *token_ids_unset("SmolLM3Config", "128000+", pad_token_id="torch refuses the padding row",
+                         bos_token_id="transformers warns", eos_token_id="transformers warns"),
         *released_values(
             "SmolLM3Backbone",
             attention_dropout=0.0,

@@ -203,19 +203,11 @@ MAPPING = family_table(
             absent_ok=False)
             for k, x in _VISION.items()),
         ),
-        Requires(
-            "encoder.vision_config.num_channels",
-            (3,),
-            why="the SigLIP tower of the released "
-                "checkpoints takes RGB images",
-        ),
-        Requires(
-            "vision_encoder",
-            (None,),
-            binds="keras",
-            why="t5gemma2 is the text backbone; a T5Gemma2Backbone "
-                "with a vision encoder is not mapped yet",
-        ),
+        Requires("encoder.vision_config.num_channels", (3,), why="the SigLIP tower of the released "
+                                                                 "checkpoints takes RGB images"),
+        Requires("vision_encoder", (None,), binds="keras",
+                 why="t5gemma2 is the text backbone; a T5Gemma2Backbone with a vision encoder is "
+                     "not mapped yet"),
     ),
     free=frozenset({
         "vocab_size", "is_encoder_decoder", "dropout_rate", "attention_dropout",

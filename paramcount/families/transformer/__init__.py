@@ -27,10 +27,9 @@ from paramcount.core.symbols import zeta
 from paramcount.families._lineages import HEADS_FIT_WIDTH
 from paramcount.model.components import decoder_block
 from paramcount.model.components import dense
-from paramcount.model.components import embedding
 from paramcount.model.components import encoder_block
-from paramcount.model.components import position_embedding
 from paramcount.model.components.basic import EVEN_HEADS
+from paramcount.model.components.encoders import token_position_embeddings
 from paramcount.model.registry import Architecture
 from paramcount.model.registry import register
 
@@ -60,12 +59,7 @@ _architecture = partial(
 def _lm(block):
     return group(
         "transformer_lm",
-        group(
-            "embeddings",
-            embedding("token", v, match="token_embedding"),
-            position_embedding(n),
-            match="embeddings",
-        ),
+        token_position_embeddings(norm=None, match="embeddings"),
         block,
         dense("head", d_e, v, match="lm_head", kind="head"),
     )

@@ -33,6 +33,7 @@ from paramcount.core.symbols import n
 from paramcount.core.symbols import v
 from paramcount.families._defaults import family_table
 from paramcount.families._defaults import keras_hub_backbone
+from paramcount.families._defaults import token_ids_unset
 from paramcount.families._lineages import KERAS_FLOORED_HEADS
 from paramcount.families.bart import ENCODER_DECODER_FIELDS
 from paramcount.model.components import attention
@@ -73,15 +74,11 @@ MAPPING = family_table(
     ),
     restrictions=(
         Sets("tie_word_embeddings", True, why="Whisper's LM head is the token table transposed (tied)"),
-        Sets("pad_token_id", None,
-            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
-                "padding row"),
-        Sets("bos_token_id", None,
-            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
-                "padding row (decoder_start_token_id stays: it must be an int, and 0 is in every vocabulary)"),
-        Sets("eos_token_id", None,
-            why="WhisperConfig's default token ids (50256, 50257) lie past a small vocabulary: torch refuses the "
-                "padding row"),
+        *token_ids_unset(
+            "WhisperConfig", "50256, 50257", pad_token_id="torch refuses the padding row",
+            bos_token_id="torch refuses the padding row (decoder_start_token_id stays: it must be "
+                         "an int, and 0 is in every vocabulary)",
+            eos_token_id="torch refuses the padding row"),
         Sets("decoder_start_token_id", 0, why="the decoder start token must be an int: 0 is in every vocabulary"),
         Requires(
             "tie_word_embeddings",

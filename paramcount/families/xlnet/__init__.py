@@ -50,10 +50,7 @@ MAPPING = family_table(
     # not have: refused by name.
     "xlnet", hf="XLNetModel", keras="XLNetBackbone",
     fields=(
-        VOCAB,
-        LAYERS_N_LAYER,
-        HEADS_N_HEAD,
-        WIDTH_D_MODEL,
+        VOCAB, LAYERS_N_LAYER, HEADS_N_HEAD, WIDTH_D_MODEL,
         Field("d_f", keras="intermediate_dim", hf="d_inner"),
         Field("d_k", hf="d_head"),
     ),

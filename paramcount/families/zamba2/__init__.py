@@ -182,13 +182,10 @@ def _normalize(config: Mapping) -> Mapping:
 MAPPING = family_table(
     "zamba2", hf="Zamba2ForCausalLM",
     fields=(
-        *HF_DECODER_FIELDS,
-        HF_FFN_OR_4D,
-        MAMBA_EXPAND,
+        *HF_DECODER_FIELDS, HF_FFN_OR_4D, MAMBA_EXPAND,
         Field("H_ssm", hf="n_mamba_heads"),
         Field("G_ssm", hf="mamba_ngroups"),
-        MAMBA_STATE,
-        MAMBA_CONV,
+        MAMBA_STATE, MAMBA_CONV,
         Field("b_proj", hf="add_bias_linear", flag=True, hf_default=0),
         Field("B_mem", hf="num_mem_blocks"),
         Field("r_ad", hf="adapter_rank"),

@@ -57,14 +57,17 @@ def token_position_embeddings(
     position_match: str = "position_embedding",
     segment_match: str = "segment_embedding",
     name: str = "embeddings",
+    match: str | None = None,
 ) -> Term:
-    """Token, learned-position and (optionally) segment tables of ``width``, and a layer norm."""
+    """Token, learned-position and (optionally) segment tables of ``width``, and a layer norm
+    (``norm`` None: none; the group's own weights under ``match``, where a layer holds them)."""
     return group(
         name,
         embedding("token", v, width, match=token_match),
         position_embedding(positions, width, match=position_match),
         None if segments is None else embedding("segment", segments, width, match=segment_match),
         None if norm is None else layer_norm("norm", width, match=norm),
+        match=match,
     )
 
 

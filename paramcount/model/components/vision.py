@@ -20,9 +20,10 @@ from paramcount.core.restrictions import Requires
 from paramcount.core.symbols import H, L_vis, M_vis, P, d_fvis, d_vis
 from paramcount.model.components.audio import on_positions, over_keys
 from paramcount.model.components.basic import attention, feed_forward, layer_norm
+from paramcount.model.mapping import Field
 
 __all__ = ["PATCHES", "RGB_ONLY", "VISION_CONSTRAINTS", "H", "L_vis", "M_vis", "P", "d_fvis", "d_vis",
-           "vision_encoder"]
+           "vision_encoder", "vision_fields"]
 
 # H and P are ViT's symbols (paramcount.core.symbols): these encoders
 # take square images only, so H is the side.
@@ -38,6 +39,17 @@ _CHANNELS = 3  # both encoders take RGB input only (KerasHub fixes num_channels=
 #: convolution is num_channels·P·P·d_vis wide (issue 32: declared free, it was counted as RGB).
 RGB_ONLY = Requires("vision_config.num_channels", (_CHANNELS,),
                     why="the image encoder here takes RGB images (3 channels), as KerasHub's does")
+
+
+def vision_fields(keras_prefix: str) -> tuple[Field, ...]:
+    """The encoder's table rows, in this order (P, M_vis, d_vis, L_vis, d_fvis): both KerasHub
+    encoders' arguments, named alike after ``keras_prefix`` (PaliGemma's ``vit_``), beside the
+    keys of transformers' SigLIP ``vision_config``."""
+    keys = (("P", "patch_size", "patch_size"), ("M_vis", "num_heads", "num_attention_heads"),
+            ("d_vis", "hidden_dim", "hidden_size"), ("L_vis", "num_layers", "num_hidden_layers"),
+            ("d_fvis", "intermediate_dim", "intermediate_size"))
+    return tuple(Field(symbol, keras=keras_prefix + keras, hf=f"vision_config.{hf}")
+                 for symbol, keras, hf in keys)
 
 
 def vision_encoder(name: str = "vision_encoder", *, match: str = "image_encoder",
