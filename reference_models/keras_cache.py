@@ -27,7 +27,12 @@ class _Seeding(Exception):
 
 def causal_lm_class(arch_id: str):
     """KerasHub's causal LM over ``arch_id``'s backbone (``MistralBackbone`` → ``MistralCausalLM``),
-    or None where KerasHub has none."""
+    or None where KerasHub has none (or its table names no KerasHub class of its own)."""
+    from paramcount.model.registry import get
+
+    mapping = get(arch_id).mapping
+    if mapping is None or arch_id not in mapping.keras_classes.values():
+        return None
     name = table.keras_class(arch_id).__name__.replace("Backbone", "CausalLM")
     return getattr(keras_hub.models, name, None)
 

@@ -244,8 +244,11 @@ def generate(results: list[Verification] | None = None, *,
         from paramcount.analyze.prove.record import COSTS, prove_against
 
         cost_proofs = {q: [prove_against(a, q) for a in cost_ids(results, q)] for q in COSTS}
+    from paramcount.analyze import keras_cache
+
+    caches = keras_cache.preset_rows(cost_ids(results, "kv"), report_costs.CONTEXTS[0])
     inp = Inputs(results, vers or versions(), proofs, transformers_proofs, index, derived,
-                 dict(cost_proofs))
+                 dict(cost_proofs), tuple(caches))
     pages = {p.path: p.text(inp) for p in PAGES}
     pages.update(family_pages(inp))
     # No grand total of "parameters verified": it would sum fine-tuned twins, example sets and

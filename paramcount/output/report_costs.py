@@ -181,9 +181,32 @@ def section(inp: Inputs) -> str:
             cells += [f"{float(train):,.4g}", _pct(Fraction(6 * n) / train - 1)]
         lines.append(f"| {aid} · {name} | {6 * n:,} | " + " | ".join(cells) + " |")
     lines += _training(rows)
+    lines += _keras_caches(inp.keras_caches)
     if rows:
         lines += ["", f"![KV cache against context]({FIGURE})"]
     return "\n".join(lines)
+
+
+def _keras_caches(rows) -> list[str]:
+    """KerasHub's generation cache beside transformers' (:mod:`paramcount.analyze.keras_cache`)."""
+    if not rows:
+        return []
+    out = ["", "## KerasHub's generation cache", "",
+           "What each KerasHub causal LM allocates for generation (`_build_cache`, read "
+           "allocation-free: the zeros it asks for, its seeding forward never run) for one prompt "
+           "of T tokens at its first preset, beside transformers' cache (the KV-cache tree, "
+           "proven above), and what makes them differ. KerasHub's is the same tree with no "
+           "window, or the difference its family declares (`tests/test_keras_cache.py` checks "
+           "both at example sets and presets).", "",
+           "| architecture · preset | T | KerasHub (elements) | transformers (elements) | "
+           "difference |", "|---|---:|---:|---:|---|"]
+    for r in rows:
+        theirs = "—" if r.transformers is None else f"{r.transformers:,}"
+        why = r.why or "none"
+        if r.keras != r.expected:  # a finding, not hidden: KerasHub allocates something else
+            why = f"**unexplained**: the tree says {r.expected:,}"
+        out.append(f"| {r.arch} · {r.preset} | {r.context:,} | {r.keras:,} | {theirs} | {why} |")
+    return out
 
 
 def _training(rows) -> list[str]:

@@ -46,6 +46,7 @@ class Inputs:
     index: str = "conformance.md"
     derived: tuple = ([], {})  # the derive sweep's (rows, versions): paramcount.output.report_derived
     cost_proofs: dict = field(default_factory=dict)  # quantity -> proofs (paramcount.analyze.costs)
+    keras_caches: tuple = ()  # KerasHub's generation caches at presets (paramcount.analyze.keras_cache)
 
     def by_arch(self) -> dict[str, list[Verification]]:
         out: dict[str, list[Verification]] = {}
