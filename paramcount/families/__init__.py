@@ -14,8 +14,9 @@ A family's folder holds:
   ``heads.py`` (``CLASSES``, by id: its further transformers classes, :mod:`paramcount.model.heads`),
   ``options.py`` (``OPTIONS``, by id: options only transformers builds,
   :mod:`paramcount.model.options`), ``caches.py`` (``KERAS_CACHE``, by id: where KerasHub's
-  generation cache is not the KV-cache tree, :mod:`paramcount.model.keras_cache`), ``unlisted.py`` (``UNLISTED``, by KerasHub preset: the presets
-  no preset file lists, with the reason), ``checkpoints.py`` (how its released checkpoints are
+  generation cache is not the KV-cache tree, :mod:`paramcount.model.keras_cache`),
+  ``unlisted.py`` (``UNLISTED``, by KerasHub preset: the presets no preset file lists, with the
+  reason), ``checkpoints.py`` (how its released checkpoints are
   stored: ``GGUF`` / ``NO_GGUF`` by id, ``GGUF_TABLES``, ``LAYOUTS``, ``PUBLISHED``, in the terms
   of :mod:`paramcount.model.checkpoint_tables`). :func:`paramcount.model.discovery.family_table` loads one by its path,
   without the family's formula; no central module names a family.
