@@ -10,6 +10,7 @@ allocated or multiplied. Its own module, so no proof is keyed by it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import keras
@@ -37,6 +38,20 @@ def causal_lm_class(arch_id: str):
     return getattr(keras_hub.models, name, None)
 
 
+@functools.lru_cache(maxsize=4)  # a few contexts of one model: built once (it holds no memory)
+def _causal_lm(arch_id: str, hp: tuple[tuple[str, int], ...]):
+    """KerasHub's causal LM of ``arch_id`` at ``hp``, built allocation-free; None where there is
+    none, or where its backbone is built as no causal LM takes it (EmbeddingGemma's pooled
+    outputs)."""
+    cls = causal_lm_class(arch_id)
+    if cls is None:
+        return None
+    backbone = table.backbone(arch_id, dict(hp))
+    if isinstance(backbone.output, dict):  # pooled outputs (an embedding model): no LM takes it
+        return None
+    return stateless_task(cls, backbone=backbone, preprocessor=None)
+
+
 def cache_shapes(arch_id: str, hp: dict[str, int]) -> list[tuple[int, ...]] | None:
     """The shape of each tensor KerasHub's causal LM of ``arch_id`` allocates as its generation
     cache at resolved ``hp`` (with the context ``T`` and the batch ``B``: B prompts of T token
@@ -44,15 +59,11 @@ def cache_shapes(arch_id: str, hp: dict[str, int]) -> list[tuple[int, ...]] | No
     takes it (EmbeddingGemma's pooled outputs). Arguments ``_build_cache`` takes beside the
     ids (an image's embeddings, a padding mask) are None: none is read before the seeding
     forward."""
-    cls = causal_lm_class(arch_id)
-    if cls is None:
-        return None
     hp = dict(hp)
     context, batch = hp.pop("T"), hp.pop("B")
-    backbone = table.backbone(arch_id, hp)
-    if isinstance(backbone.output, dict):  # pooled outputs (an embedding model): no LM takes it
+    lm = _causal_lm(arch_id, tuple(sorted(hp.items())))
+    if lm is None:
         return None
-    lm = stateless_task(cls, backbone=backbone, preprocessor=None)
     ids = keras.ops.zeros((batch, context), dtype="int32")
     others = len(inspect.signature(lm._build_cache).parameters) - 1
     shapes: list[tuple[int, ...]] = []
@@ -66,7 +77,7 @@ def cache_shapes(arch_id: str, hp: dict[str, int]) -> list[tuple[int, ...]] | No
         raise _Seeding
 
     keras.ops.zeros = recorded
-    lm.call_with_cache = seeding
+    lm.call_with_cache = seeding  # (this model serves only here: it never runs)
     try:
         lm._build_cache(ids, *[None] * others)
     except _Seeding:
