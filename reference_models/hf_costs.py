@@ -171,10 +171,10 @@ def _measure(model, ids) -> tuple[dict[str, int], object, dict[tuple[int, int], 
                        if p in counted and p != name), None)
         if parent is not None:
             own[parent] -= total
-    return own, returned_cache(out), places
+    return own, _returned_cache(out), places
 
 
-def returned_cache(out):
+def _returned_cache(out):
     """The cache a forward's output holds: ``past_key_values``, or where a state-space model's
     output keeps it (transformers 5's ``cache``, older ``cache_params``); None without one."""
     for name in ("past_key_values", "cache", "cache_params"):

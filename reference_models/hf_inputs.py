@@ -48,7 +48,7 @@ def fed(model, ids) -> dict:
 def unread(inputs: dict, ids):
     """While entered, a forward over ``inputs`` on the meta device has no check read a value."""
     checks = "pixel_values" in inputs and "input_ids" in inputs and ids.is_meta
-    with _unread_masks(len(inputs) > 1 or ids.is_meta), _unread_checks(checks), _no_padding_warning(ids.is_meta):
+    with _unread_masks(len(inputs) > 1), _unread_checks(checks), _no_padding_warning(ids.is_meta):
         yield
 
 
@@ -142,8 +142,7 @@ def _unread_masks(on: bool):
     device is taken as a traced one (its values unknown, so the mask is built, not skipped after
     reading whether every position is attended: an ``.item()`` the meta device cannot give). The
     masks an encoder-decoder makes of its inputs (T5Gemma's padding mask, BART's decoder's ones)
-    need it, and so does any forward of meta ids alone (BART's and BioGPT's causal decoders read
-    their causal mask); building a mask multiplies nothing."""
+    need it; building a mask multiplies nothing."""
     if not on:
         yield
         return

@@ -305,7 +305,7 @@ def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
 
     import torch
 
-    from reference_models.hf_costs import cache_weights, returned_cache
+    from reference_models.hf_costs import _returned_cache, cache_weights
 
     def indexed(module, i):
         module.layer_idx = i
@@ -326,8 +326,8 @@ def test_cache_weights_read_state_dicts_and_split_a_hybrid_layer():
     got = {w.path: w.size for w in cache_weights(model, cache)}
     assert got == {"layers/0/self_attention/cache": 60, "layers/0/mixer/cache": 24 + 48,
                                   "layers/1/cache": 60}
-    assert returned_cache(types.SimpleNamespace(cache=cache)) is cache
-    assert returned_cache(types.SimpleNamespace(past_key_values=None)) is None
+    assert _returned_cache(types.SimpleNamespace(cache=cache)) is cache
+    assert _returned_cache(types.SimpleNamespace(past_key_values=None)) is None
 
 
 @pytest.mark.slow

@@ -159,26 +159,3 @@ def test_a_floor_of_a_layer_count_above_another_count_is_proven():
                  reference, [("<=", "n_dense", "num_hidden_layers"),
                              ("<=", "decoder_sparse_step", "num_hidden_layers")])
     assert {p.status for p in _prove_all(arch)} == {"proven"}
-
-
-def test_a_floor_by_heads_the_kv_heads_divide_is_proven():
-    """Qwen 2's cache: keys and values head_dim = hidden_size // num_attention_heads wide, the
-    KV heads dividing the heads (num_attention_heads = KV · M'): the remainder below a product
-    was 'cannot bound a remainder by num_attention_heads'; it is drawn below one factor (a
-    sub-region of r < KV · M'), and the head width's evenness is imposed on the quotient."""
-    fields = {"hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2}
-
-    def reference(hp):
-        hd, kv = hp["hidden_size"] // hp["num_attention_heads"], hp["num_key_value_heads"]
-        return [Weight("k/weight", kv * hd, True, (kv, hd)),
-                Weight("norm/weight", hp["hidden_size"], True, (hp["hidden_size"],))]
-
-    arch = _arch(fields, {"k.weight": (ONE, (_field("num_key_value_heads"),
-                                             _floor("hidden_size", "num_attention_heads"))),
-                          "norm.weight": (ONE, (_field("hidden_size"),))},
-                 reference, [("<=", "num_attention_heads", "hidden_size"),
-                             ("divides", "num_attention_heads", "num_key_value_heads"),
-                             ("divides", "hidden_size//num_attention_heads", "2")])
-    proofs = _prove_all(arch)
-    assert [p.status for p in proofs] == ["proven", "proven"]
-    assert any("sub-region" in n for p in proofs for n in p.parametrization)

@@ -142,7 +142,7 @@ def forward(model, batch: int, context: int, *within) -> Any:
 
     import torch
 
-    from reference_models.hf_costs import gather_experts, returned_cache
+    from reference_models.hf_costs import gather_experts
     from reference_models.hf_inputs import fed, unread
 
     if hasattr(type(model), "_can_set_experts_implementation"):
@@ -154,7 +154,9 @@ def forward(model, batch: int, context: int, *within) -> Any:
         for c in (torch.no_grad(), unread(inputs, ids), *within):
             stack.enter_context(c)
         out = model(**inputs, use_cache=True)
-    return returned_cache(out)
+    return next((c for c in (getattr(out, n, None) for n in ("past_key_values", "cache",
+                                                              "cache_params")) if c is not None),
+                None)
 
 
 def one_wide(layer) -> None:

@@ -9,7 +9,7 @@ term is a polynomial in the free parameters (:func:`paramcount.analyze.prove.par
   eliminated; where its coefficient is a constant k > 1 (``4·L'`` after ``L = 4·L' + ρ``), the
   parameters of B (and of A's other terms) are taken as multiples of k first, so that
   ``floor((k·A' + ρ)/(k·B')) = floor(A'/B')``. Where r < B cannot be written over positive
-  parameters (B = y + z, or y·z), r < y is (``y = r + t``).
+  parameters (B = y + z), r < y is (``y = r + t``).
 - ``ceiling(A/B)``: the same sub-cases; it is floor(A/B), plus one where B does not divide A.
 - ``floor(√X)``: two sub-cases, X a square (``X = s²``) or not (``X = s² + r``, 1 ≤ r ≤ 2s),
   s = floor(√X) a new parameter; a parameter of X of degree one and coefficient one is
@@ -170,13 +170,12 @@ def _positive(space: Space, value: sympy.Expr, probe: sympy.Symbol) -> bool:
 
 
 def _bounding(space: Space, b: sympy.Expr, a: sympy.Expr) -> sympy.Symbol:
-    """A parameter y of B, of degree one with a coefficient at least 1 (a positive constant, or
-    a polynomial in the other parameters: B = KV heads × heads per KV head), the rest of B
+    """A parameter y of B, of degree one with a positive constant coefficient, the rest of B
     nonnegative: r < y then implies r < B. Those absent from A first, then fresh ones."""
     options = []
     for y in b.free_symbols & set(space.free()):
         c = sympy.expand(b).coeff(y, 1)
-        if sympy.degree(b, y) == 1 and _positive(space, c, sympy.Dummy()) \
+        if sympy.degree(b, y) == 1 and c.is_Integer and c > 0 \
                 and _positive(space, sympy.expand(b - c * y) + 1, sympy.Dummy()):
             options.append(y)
     if not options:
