@@ -56,6 +56,8 @@ def test_notebook_shows_formulas_tables_verifications_and_plots(executed):
     assert len(svgs) == 3 and all(s.lstrip().startswith("<?xml") for s in svgs)
     assert "KV cache against context" in svgs[2]  # memory and compute, section 9
     assert any("T^{2}" in t for t in latex)  # the forward FLOPs: attention over T keys
+    plain = "\n".join(_outputs(executed, "text/plain"))  # KerasHub's cache beside transformers'
+    assert "'KerasHub': 536870912" in plain and "'transformers': 268369920" in plain
     errors = [o for c in executed.cells for o in c.get("outputs", [])
               if o.get("output_type") == "error" or o.get("name") == "stderr"]
     assert not errors, errors
