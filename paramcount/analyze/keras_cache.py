@@ -33,12 +33,11 @@ def expected(arch: Architecture, hp: Mapping[str, int], context: int, batch: int
     values = {**hp, **frameworks.cost_values(arch, hp, config), "T": context, "B": batch}
     window = values.get("w", NO_WINDOW) < context
     values["w"] = NO_WINDOW
-    said = declared(arch.id)
-    symbols = arch.values(values)
+    said = declared(arch.id)  # evaluated exactly, as every formula is (Architecture.evaluate)
     if said is not None and said.elements is not None:
-        return int(said.elements.subs(symbols)), said.why
+        return arch.evaluate(said.elements, values, "KerasHub's cache"), said.why
     if said is not None and said.context is not None:
-        values["T"] = int(said.context.subs(symbols))
+        values["T"] = arch.evaluate(said.context, values, "KerasHub's cached positions")
     tree, _ = costs.tree(arch, "kv", hp)
     why = said.why if said is not None else WINDOW if window else ""
     return tree.evaluate(arch.values(values)), why
